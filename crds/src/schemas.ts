@@ -1,0 +1,303 @@
+/**
+ * The Gantry API: one source of truth for the five kinds. The same schemas validate
+ * objects in the apiserver (rendered into CRD openAPIV3Schema), in the operator and in
+ * the standalone gantry.yaml (ajv).
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+export const GROUP = 'gantry.dev';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+const Name = Type.String({ minLength: 1, maxLength: 253 });
+const Usd = Type.Number({ minimum: 0 });
+const LocalObjectRef = Type.Object({ name: Name }, { additionalProperties: false });
+const SecretKeyRef = Type.Object(
+  { name: Name, key: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+);
+
+export const ProviderKinds = ['openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini'] as const;
+export type ProviderKind = (typeof ProviderKinds)[number];
+
+export const Capabilities = [
+  'chat',
+  'streaming',
+  'tools',
+  'vision',
+  'documents',
+  'json_mode',
+  'embeddings',
+  'completions',
+  'reasoning',
+  'prefill',
+  'images',
+  'audio',
+] as const;
+export type Capability = (typeof Capabilities)[number];
+
+const literalUnion = <T extends readonly string[]>(values: T) =>
+  Type.Union(values.map((v) => Type.Literal(v)) as never) as unknown as TSchema & { static: T[number] };
+
+export const Metadata = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' }),
+    namespace: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
+    labels: Type.Optional(Type.Record(Type.String(), Type.String())),
+    annotations: Type.Optional(Type.Record(Type.String(), Type.String())),
+    generation: Type.Optional(Type.Integer()),
+    uid: Type.Optional(Type.String()),
+    resourceVersion: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+export const Condition = Type.Object({
+  type: Type.String(),
+  status: Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')]),
+  reason: Type.String(),
+  message: Type.String(),
+  observedGeneration: Type.Optional(Type.Integer()),
+  lastTransitionTime: Type.Optional(Type.String()),
+});
+
+const Status = (extra: Record<string, TSchema> = {}) =>
+  Type.Object({ conditions: Type.Optional(Type.Array(Condition)), ...extra });
+
+export const Pricing = Type.Object(
+  {
+    inputPerMillionTokens: Usd,
+    outputPerMillionTokens: Usd,
+    cachedInputPerMillionTokens: Type.Optional(Usd),
+    perImage: Type.Optional(Usd),
+    perSecond: Type.Optional(Usd),
+    perCharacter: Type.Optional(Usd),
+  },
+  { additionalProperties: false },
+);
+
+export const ModelDeploymentSpec = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 200, description: 'The model id clients send' }),
+    provider: literalUnion(ProviderKinds),
+    upstreamModel: Type.String({ minLength: 1, maxLength: 200 }),
+    baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+    apiVersion: Type.Optional(Type.String({ description: 'azure-openai api-version' })),
+    apiKeyEnv: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
+    credentialsSecretRef: Type.Optional(SecretKeyRef),
+    weight: Type.Optional(Type.Number({ minimum: 0, default: 1 })),
+    priority: Type.Optional(Type.Integer({ minimum: 0, default: 1 })),
+    fallbacks: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 8 })),
+    region: Type.Optional(Type.String()),
+    euResident: Type.Optional(Type.Boolean({ default: false })),
+    pricing: Type.Optional(Pricing),
+    capabilities: Type.Optional(Type.Array(literalUnion(Capabilities), { uniqueItems: true })),
+    contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxOutputTokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    timeoutMs: Type.Optional(
+      Type.Integer({ minimum: 100, default: 60000, description: 'Total time for one attempt' }),
+    ),
+    connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 10, default: 5000 })),
+    headersTimeoutMs: Type.Optional(Type.Integer({ minimum: 10, default: 30000 })),
+    firstTokenTimeoutMs: Type.Optional(
+      Type.Integer({ minimum: 10, description: 'Fail a stream over when no token arrived in time' }),
+    ),
+    streamIdleTimeoutMs: Type.Optional(Type.Integer({ minimum: 10, default: 30000 })),
+    rpm: Type.Optional(Type.Integer({ minimum: 1 })),
+    tpm: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+export const Tiers = ['free', 'pro', 'enterprise'] as const;
+export const ReasoningEfforts = ['minimal', 'low', 'medium', 'high'] as const;
+const RoutingLevel = Type.Object(
+  { model: Type.String({ minLength: 1 }), reasoningEffort: Type.Optional(literalUnion(ReasoningEfforts)) },
+  { additionalProperties: false },
+);
+
+export const TenantSpec = Type.Object(
+  {
+    tier: Type.Optional(literalUnion(Tiers)),
+    models: Type.Array(Type.String({ minLength: 1 }), {
+      description: 'Models the tenant may use; "*" allows all',
+    }),
+    wallet: Type.Optional(Type.Object({ balanceUsd: Usd }, { additionalProperties: false })),
+    cache: Type.Optional(
+      Type.Object(
+        { enabled: Type.Boolean(), policyRef: Type.Optional(LocalObjectRef) },
+        { additionalProperties: false },
+      ),
+    ),
+    guardrails: Type.Optional(
+      Type.Object({ policyRef: Type.Optional(LocalObjectRef) }, { additionalProperties: false }),
+    ),
+    compression: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Boolean(),
+          thresholdTokens: Type.Optional(Type.Integer({ minimum: 1 })),
+          stepWindow: Type.Optional(Type.Integer({ minimum: 0 })),
+          extractionModel: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    routing: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Boolean(),
+          levels: Type.Optional(
+            Type.Object(
+              {
+                trivial: Type.Optional(RoutingLevel),
+                standard: Type.Optional(RoutingLevel),
+                complex: Type.Optional(RoutingLevel),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const BudgetPeriods = ['daily', 'monthly', 'total'] as const;
+export const KeyRoles = ['user', 'admin'] as const;
+
+export const ApiKeySpec = Type.Object(
+  {
+    tenantRef: LocalObjectRef,
+    keyHash: Type.Optional(Type.String({ pattern: '^[a-f0-9]{64}$', description: 'hex SHA-256 of the key' })),
+    secretRef: Type.Optional(
+      Type.Object({ name: Name, key: Type.Optional(Type.String()) }, { additionalProperties: false }),
+    ),
+    budget: Type.Optional(
+      Type.Object({ limitUsd: Usd, period: literalUnion(BudgetPeriods) }, { additionalProperties: false }),
+    ),
+    autoRecharge: Type.Optional(
+      Type.Object(
+        { enabled: Type.Boolean(), thresholdUsd: Usd, amountUsd: Usd, monthlyCapUsd: Usd },
+        { additionalProperties: false },
+      ),
+    ),
+    models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    rateLimit: Type.Optional(
+      Type.Object(
+        {
+          requestsPerMinute: Type.Optional(Type.Integer({ minimum: 1 })),
+          tokensPerMinute: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    role: Type.Optional(literalUnion(KeyRoles)),
+    disabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const GuardActions = ['block', 'redact', 'flag', 'off'] as const;
+const GuardCheck = Type.Object(
+  {
+    action: literalUnion(GuardActions),
+    threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  },
+  { additionalProperties: false },
+);
+export const PiiEntities = ['EMAIL', 'PHONE', 'CREDIT_CARD', 'IBAN', 'US_SSN', 'IP_ADDRESS'] as const;
+
+export const GuardrailPolicySpec = Type.Object(
+  {
+    promptInjection: Type.Optional(GuardCheck),
+    toxicity: Type.Optional(GuardCheck),
+    pii: Type.Optional(
+      Type.Object(
+        {
+          action: literalUnion(GuardActions),
+          threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+          entities: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    secrets: Type.Optional(GuardCheck),
+    scanResponses: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const CachePolicySpec = Type.Object(
+  {
+    alpha: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0.7 })),
+    beta: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0.3 })),
+    thresholds: Type.Optional(
+      Type.Object(
+        {
+          direct: Type.Number({ minimum: 0, maximum: 1 }),
+          reuse: Type.Number({ minimum: 0, maximum: 1 }),
+          tweak: Type.Number({ minimum: 0, maximum: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    tweakModel: Type.Optional(Type.String()),
+    embeddingModel: Type.Optional(Type.String({ default: 'builtin' })),
+    ttlSeconds: Type.Optional(Type.Integer({ minimum: 1, default: 86400 })),
+    savingsShare: Type.Optional(Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 100 }))),
+  },
+  { additionalProperties: false },
+);
+
+const manifest = <K extends string, S extends TSchema, St extends TSchema>(kind: K, spec: S, status: St) =>
+  Type.Object({
+    apiVersion: Type.Literal(API_VERSION),
+    kind: Type.Literal(kind),
+    metadata: Metadata,
+    spec,
+    status: Type.Optional(status),
+  });
+
+export const ModelDeployment = manifest('ModelDeployment', ModelDeploymentSpec, Status());
+export const Tenant = manifest(
+  'Tenant',
+  TenantSpec,
+  Status({ walletBalanceUsd: Type.Optional(Type.Number()), keys: Type.Optional(Type.Integer()) }),
+);
+export const ApiKey = manifest(
+  'ApiKey',
+  ApiKeySpec,
+  Status({
+    spendUsd: Type.Optional(Type.Number()),
+    remainingUsd: Type.Optional(Type.Number()),
+    lastUsed: Type.Optional(Type.String()),
+    keyHash: Type.Optional(Type.String()),
+  }),
+);
+export const GuardrailPolicy = manifest('GuardrailPolicy', GuardrailPolicySpec, Status());
+export const CachePolicy = manifest('CachePolicy', CachePolicySpec, Status());
+
+export type ModelDeploymentSpec = Static<typeof ModelDeploymentSpec>;
+export type TenantSpec = Static<typeof TenantSpec>;
+export type ApiKeySpec = Static<typeof ApiKeySpec>;
+export type GuardrailPolicySpec = Static<typeof GuardrailPolicySpec>;
+export type CachePolicySpec = Static<typeof CachePolicySpec>;
+export type ModelDeployment = Static<typeof ModelDeployment>;
+export type Tenant = Static<typeof Tenant>;
+export type ApiKey = Static<typeof ApiKey>;
+export type GuardrailPolicy = Static<typeof GuardrailPolicy>;
+export type CachePolicy = Static<typeof CachePolicy>;
+export type Condition = Static<typeof Condition>;
+
+export const Kinds = {
+  ModelDeployment,
+  Tenant,
+  ApiKey,
+  GuardrailPolicy,
+  CachePolicy,
+} as const;
+export type KindName = keyof typeof Kinds;
+export type Manifest = ModelDeployment | Tenant | ApiKey | GuardrailPolicy | CachePolicy;

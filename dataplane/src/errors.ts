@@ -1,0 +1,59 @@
+/**
+ * One error type for everything the gateway answers with, a closed set of codes, and one
+ * code → status map. Anything thrown is normalised into the SPEC.md body at one edge.
+ */
+export const ErrorStatus = {
+  invalid_request_error: 400,
+  unsupported_endpoint: 400,
+  context_length_exceeded: 400,
+  content_policy_violation: 400,
+  authentication_error: 401,
+  budget_exceeded: 402,
+  guardrail_blocked: 403,
+  permission_denied: 403,
+  model_not_found: 404,
+  not_found: 404,
+  request_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limit_exceeded: 429,
+  client_closed_request: 499,
+  internal_error: 500,
+  upstream_error: 502,
+  service_unavailable: 503,
+  upstream_timeout: 504,
+} as const;
+
+export type ErrorType = keyof typeof ErrorStatus;
+
+export interface ErrorBody {
+  error: { message: string; type: string; code: number; param?: string | undefined };
+}
+
+export class GatewayError extends Error {
+  readonly type: ErrorType;
+  readonly status: number;
+  readonly param: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    type: ErrorType,
+    message: string,
+    opts: { param?: string; headers?: Record<string, string>; status?: number; cause?: unknown } = {},
+  ) {
+    super(message, { cause: opts.cause });
+    this.name = 'GatewayError';
+    this.type = type;
+    this.status = opts.status ?? ErrorStatus[type];
+    this.param = opts.param;
+    this.headers = opts.headers ?? {};
+  }
+
+  toBody(): ErrorBody {
+    const error: ErrorBody['error'] = { message: this.message, type: this.type, code: this.status };
+    if (this.param !== undefined) error.param = this.param;
+    return { error };
+  }
+}
+
+export const invalidParam = (param: string, message: string): GatewayError =>
+  new GatewayError('invalid_request_error', `${param}: ${message}`, { param });

@@ -1,0 +1,113 @@
+/**
+ * The one interface every provider implements. An adapter only translates: canonical
+ * (OpenAI chat) request → provider wire request, provider response/stream/error →
+ * canonical, and reports usage. Pipeline, router and accounting never branch on provider.
+ */
+import type { ProviderKind } from '@gantry/crds';
+import type {
+  ChatChunk,
+  ChatCompletion,
+  ChatRequest,
+  CompletionRequest,
+  CompletionResponse,
+  EmbeddingRequest,
+  EmbeddingResponse,
+  Usage,
+} from '../formats/openai/types.ts';
+import type { SseEvent } from '../formats/sse.ts';
+
+/** What an adapter needs to know about the deployment it talks to. */
+export interface UpstreamTarget {
+  provider: ProviderKind;
+  /** Base URL without trailing slash, e.g. https://api.openai.com/v1 */
+  baseUrl: string;
+  upstreamModel: string;
+  apiKey: string | undefined;
+  /** azure-openai `api-version` */
+  apiVersion?: string | undefined;
+  /** The deployment accepts a trailing assistant message as a prefill to continue. */
+  prefill: boolean;
+}
+
+export interface UpstreamRequest {
+  method: 'POST' | 'GET';
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/**
+ * Why an upstream call failed, normalised. The router decides what to do from `kind`
+ * alone: retry, fail over, go to a larger model, or return the reason to the caller.
+ */
+export type UpstreamErrorKind =
+  | 'rate_limited' // 429: honour retry-after, else back off / fail over
+  | 'overloaded' // 503/529: fail over
+  | 'server' // other 5xx: fail over
+  | 'auth' // provider rejected our credentials: deployment is broken, fail over
+  | 'not_found' // provider does not know the model: deployment is broken, fail over
+  | 'context_length' // prompt too long for this model: larger-context fallback or caller
+  | 'content_policy' // provider refused the content: caller
+  | 'bad_request' // caller's fault, another attempt cannot fix it
+  | 'network' // connection refused/reset before headers
+  | 'timeout'; // connect/headers/total/first-token timeout
+
+export interface UpstreamError {
+  kind: UpstreamErrorKind;
+  /** Upstream HTTP status, 0 when no response arrived. */
+  status: number;
+  /** The provider's own reason, safe to show the caller. */
+  message: string;
+  retryAfterMs?: number | undefined;
+}
+
+/** Per-request, stateful translator of a provider's SSE stream into canonical chunks. */
+export interface StreamTranslator {
+  /** Translate one upstream SSE event. Malformed events are skipped (return []). */
+  push(event: SseEvent): ChatChunk[];
+  /** The provider sent its explicit end marker ([DONE], message_stop, ...). */
+  readonly done: boolean;
+  /** A finish_reason has been emitted: the answer is complete even without an end marker. */
+  readonly finished: boolean;
+  /** Usage reported by the provider so far. */
+  readonly usage: Usage | undefined;
+  /** An error the provider reported inside the stream. */
+  readonly error: UpstreamError | undefined;
+  /** Malformed events skipped so far. */
+  readonly skipped: number;
+}
+
+export interface StreamContext {
+  /** id/created/model the canonical chunks carry. */
+  id: string;
+  created: number;
+  model: string;
+}
+
+export interface ChatAdapter {
+  /** Build the upstream call. `req.stream` decides streaming; usage reporting is requested. */
+  request(req: ChatRequest, target: UpstreamTarget): UpstreamRequest;
+  response(body: unknown, target: UpstreamTarget): ChatCompletion;
+  stream(target: UpstreamTarget, ctx: StreamContext): StreamTranslator;
+}
+
+export interface EmbeddingsAdapter {
+  request(req: EmbeddingRequest, target: UpstreamTarget): UpstreamRequest;
+  response(body: unknown, target: UpstreamTarget): EmbeddingResponse;
+}
+
+export interface CompletionsAdapter {
+  request(req: CompletionRequest, target: UpstreamTarget): UpstreamRequest;
+  response(body: unknown, target: UpstreamTarget): CompletionResponse;
+  /** Streams of the legacy endpoint are passed through as-is; only usage is read. */
+  streamUsage(event: SseEvent): Usage | undefined;
+}
+
+export interface ProviderAdapter {
+  readonly kind: ProviderKind;
+  readonly chat: ChatAdapter;
+  readonly embeddings?: EmbeddingsAdapter;
+  readonly completions?: CompletionsAdapter;
+  /** Classify a non-2xx upstream answer. `body` is the raw text (possibly truncated). */
+  error(status: number, headers: Record<string, string | string[] | undefined>, body: string): UpstreamError;
+}
