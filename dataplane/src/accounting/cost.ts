@@ -1,0 +1,19 @@
+/** Cost in USD from deployment pricing and real usage. Pure; failed attempts never reach here. */
+import type { Pricing } from '../config/snapshot.ts';
+import type { Usage } from '../formats/openai/types.ts';
+
+export function costUsd(pricing: Pricing | undefined, usage: Pick<Usage, 'prompt_tokens' | 'completion_tokens'> & Partial<Usage>): number {
+  if (!pricing) return 0;
+  const cached = Math.min(usage.prompt_tokens_details?.cached_tokens ?? 0, usage.prompt_tokens);
+  const cachedRate = pricing.cachedInputPerMillionTokens ?? pricing.inputPerMillionTokens;
+  const micro =
+    (usage.prompt_tokens - cached) * pricing.inputPerMillionTokens +
+    cached * cachedRate +
+    usage.completion_tokens * pricing.outputPerMillionTokens;
+  return micro / 1_000_000;
+}
+
+/** Header form: plain decimal, no exponent, at most 10 places. */
+export function formatUsd(usd: number): string {
+  return usd.toFixed(10).replace(/0+$/, '').replace(/\.$/, '.0');
+}

@@ -1,0 +1,240 @@
+/**
+ * Pure compile step: validated manifests + environment → Snapshot, or every problem found
+ * (each naming its file, document and field). No I/O here, so it is tested exhaustively.
+ */
+import type { ApiKey, Capability, CachePolicy, GuardrailPolicy, Manifest, ModelDeployment, ProviderKind, Tenant } from '@gantry/crds';
+import { Buffer } from 'node:buffer';
+import type { Deployment, KeyRecord, ModelRoute, Snapshot, TenantRecord } from './snapshot.ts';
+
+export interface LocatedManifest {
+  manifest: Manifest;
+  /** e.g. `gantry.yaml document 3 (ModelDeployment/gpt-4o)` */
+  where: string;
+}
+
+export interface CompileOptions {
+  env: Readonly<Record<string, string | undefined>>;
+  version: number;
+  source: string;
+  /** Offline mode: a deployment whose credential env var is unset is served by this fake. */
+  fakeBaseUrl?: ((provider: ProviderKind) => string) | undefined;
+  now?: Date;
+}
+
+export type CompileResult =
+  | { ok: true; snapshot: Snapshot; warnings: string[] }
+  | { ok: false; errors: string[] };
+
+const DEFAULT_BASE_URL: Partial<Record<ProviderKind, string>> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com/v1',
+  gemini: 'https://generativelanguage.googleapis.com/v1beta',
+};
+
+const DEFAULT_CAPABILITIES: readonly Capability[] = ['chat', 'streaming', 'tools', 'vision', 'json_mode'];
+
+/** Providers whose API always continues a trailing assistant message. */
+const PREFILL_BY_DEFAULT: ReadonlySet<ProviderKind> = new Set(['anthropic']);
+
+export function compile(items: readonly LocatedManifest[], opts: CompileOptions): CompileResult {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const byKind = groupByKind(items, errors);
+
+  const guardrails = new Map(byKind.GuardrailPolicy.map(({ manifest }) => [manifest.metadata.name, manifest.spec]));
+  const cachePolicies = new Map(byKind.CachePolicy.map(({ manifest }) => [manifest.metadata.name, manifest.spec]));
+
+  const deployments: Deployment[] = [];
+  const fallbacksByModel = new Map<string, Set<string>>();
+  for (const { manifest, where } of byKind.ModelDeployment) {
+    const d = compileDeployment(manifest, where, opts, errors, warnings);
+    if (!d) continue;
+    deployments.push(d);
+    const fb = fallbacksByModel.get(d.model) ?? new Set<string>();
+    for (const f of manifest.spec.fallbacks ?? []) fb.add(f);
+    fallbacksByModel.set(d.model, fb);
+  }
+  const models = buildModels(deployments, fallbacksByModel, errors);
+
+  const tenants = new Map<string, TenantRecord>();
+  for (const { manifest, where } of byKind.Tenant) {
+    const t = compileTenant(manifest, where, guardrails, cachePolicies, models, errors, warnings);
+    tenants.set(t.name, t);
+  }
+
+  const keys = new Map<string, KeyRecord>();
+  for (const { manifest, where } of byKind.ApiKey) {
+    const k = compileKey(manifest, where, tenants, errors);
+    if (!k) continue;
+    const hex = k.hash.toString('hex');
+    if (keys.has(hex)) errors.push(`${where}: spec.keyHash: the same key is already used by ${keys.get(hex)?.id}`);
+    else keys.set(hex, k);
+  }
+
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    warnings,
+    snapshot: { version: opts.version, source: opts.source, loadedAt: opts.now ?? new Date(), models, keys, tenants },
+  };
+}
+
+interface KindLists {
+  ModelDeployment: { manifest: ModelDeployment; where: string }[];
+  Tenant: { manifest: Tenant; where: string }[];
+  ApiKey: { manifest: ApiKey; where: string }[];
+  GuardrailPolicy: { manifest: GuardrailPolicy; where: string }[];
+  CachePolicy: { manifest: CachePolicy; where: string }[];
+}
+
+function groupByKind(items: readonly LocatedManifest[], errors: string[]): KindLists {
+  const lists: KindLists = { ModelDeployment: [], Tenant: [], ApiKey: [], GuardrailPolicy: [], CachePolicy: [] };
+  const seen = new Map<string, string>();
+  for (const { manifest, where } of items) {
+    const id = `${manifest.kind}/${manifest.metadata.name}`;
+    const earlier = seen.get(id);
+    if (earlier) errors.push(`${where}: metadata.name: ${id} is already defined at ${earlier}`);
+    seen.set(id, where);
+    (lists[manifest.kind] as { manifest: Manifest; where: string }[]).push({ manifest, where });
+  }
+  return lists;
+}
+
+function compileDeployment(
+  m: ModelDeployment,
+  where: string,
+  opts: CompileOptions,
+  errors: string[],
+  warnings: string[],
+): Deployment | undefined {
+  const s = m.spec;
+  let baseUrl = s.baseUrl ?? DEFAULT_BASE_URL[s.provider];
+  if (baseUrl === undefined) {
+    errors.push(`${where}: spec.baseUrl: required for provider ${s.provider}`);
+    return undefined;
+  }
+  let apiKey: string | undefined;
+  if (s.apiKeyEnv !== undefined) {
+    apiKey = opts.env[s.apiKeyEnv];
+    if (apiKey === undefined || apiKey === '') {
+      if (opts.fakeBaseUrl) {
+        baseUrl = opts.fakeBaseUrl(s.provider);
+        apiKey = 'fake-key';
+        warnings.push(`${where}: ${s.apiKeyEnv} is not set; served by the built-in fake provider at ${baseUrl}`);
+      } else {
+        errors.push(`${where}: spec.apiKeyEnv: environment variable ${s.apiKeyEnv} is not set`);
+        return undefined;
+      }
+    }
+  } else if (s.credentialsSecretRef !== undefined) {
+    errors.push(`${where}: spec.credentialsSecretRef: needs the operator; standalone config uses spec.apiKeyEnv`);
+    return undefined;
+  }
+  const capabilities = new Set<Capability>(s.capabilities ?? DEFAULT_CAPABILITIES);
+  if (PREFILL_BY_DEFAULT.has(s.provider)) capabilities.add('prefill');
+  const totalMs = s.timeoutMs ?? 60_000;
+  return {
+    name: m.metadata.name,
+    model: s.model,
+    provider: s.provider,
+    target: {
+      provider: s.provider,
+      baseUrl: baseUrl.replace(/\/+$/, ''),
+      upstreamModel: s.upstreamModel,
+      apiKey,
+      apiVersion: s.apiVersion,
+      prefill: capabilities.has('prefill'),
+    },
+    weight: s.weight ?? 1,
+    priority: s.priority ?? 1,
+    region: s.region,
+    euResident: s.euResident ?? false,
+    pricing: s.pricing,
+    capabilities,
+    contextWindow: s.contextWindow,
+    timeouts: {
+      totalMs,
+      connectMs: s.connectTimeoutMs ?? 5_000,
+      headersMs: s.headersTimeoutMs ?? totalMs,
+      firstTokenMs: s.firstTokenTimeoutMs,
+      idleMs: s.streamIdleTimeoutMs ?? 30_000,
+    },
+  };
+}
+
+function buildModels(
+  deployments: Deployment[],
+  fallbacksByModel: Map<string, Set<string>>,
+  errors: string[],
+): Map<string, ModelRoute> {
+  const grouped = new Map<string, Deployment[]>();
+  for (const d of deployments) grouped.set(d.model, [...(grouped.get(d.model) ?? []), d]);
+  const models = new Map<string, ModelRoute>();
+  for (const [model, list] of grouped) {
+    list.sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
+    const fallbacks = [...(fallbacksByModel.get(model) ?? [])];
+    for (const f of fallbacks) {
+      if (f === model) errors.push(`model ${model}: spec.fallbacks: a model cannot fall back to itself`);
+      else if (!grouped.has(f)) errors.push(`model ${model}: spec.fallbacks: no ModelDeployment serves ${f}`);
+    }
+    const capabilities = new Set<Capability>();
+    for (const d of list) for (const c of d.capabilities) capabilities.add(c);
+    models.set(model, { model, deployments: list, fallbacks, capabilities, ownedBy: list[0]!.provider });
+  }
+  return models;
+}
+
+function compileTenant(
+  m: Tenant,
+  where: string,
+  guardrails: Map<string, GuardrailPolicy['spec']>,
+  cachePolicies: Map<string, CachePolicy['spec']>,
+  models: Map<string, ModelRoute>,
+  errors: string[],
+  warnings: string[],
+): TenantRecord {
+  const s = m.spec;
+  const all = s.models.includes('*');
+  for (const model of s.models) {
+    if (model !== '*' && !models.has(model)) warnings.push(`${where}: spec.models: no ModelDeployment serves ${model} yet`);
+  }
+  const guardRef = s.guardrails?.policyRef?.name;
+  if (guardRef !== undefined && !guardrails.has(guardRef))
+    errors.push(`${where}: spec.guardrails.policyRef: GuardrailPolicy ${guardRef} not found`);
+  const cacheRef = s.cache?.policyRef?.name;
+  if (cacheRef !== undefined && !cachePolicies.has(cacheRef))
+    errors.push(`${where}: spec.cache.policyRef: CachePolicy ${cacheRef} not found`);
+  return {
+    name: m.metadata.name,
+    models: all ? undefined : new Set(s.models),
+    spec: s,
+    guardrails: guardRef === undefined ? undefined : guardrails.get(guardRef),
+    cache: cacheRef === undefined ? undefined : cachePolicies.get(cacheRef),
+  };
+}
+
+function compileKey(
+  m: ApiKey,
+  where: string,
+  tenants: Map<string, TenantRecord>,
+  errors: string[],
+): KeyRecord | undefined {
+  const s = m.spec;
+  if (!tenants.has(s.tenantRef.name)) {
+    errors.push(`${where}: spec.tenantRef: Tenant ${s.tenantRef.name} not found`);
+    return undefined;
+  }
+  if (s.keyHash === undefined) {
+    errors.push(`${where}: spec.keyHash: required in standalone config (secretRef needs the operator)`);
+    return undefined;
+  }
+  if (s.disabled) return undefined;
+  return {
+    id: `${m.metadata.namespace ?? 'default'}/${m.metadata.name}`,
+    hash: Buffer.from(s.keyHash, 'hex'),
+    tenant: s.tenantRef.name,
+    models: s.models === undefined ? undefined : new Set(s.models),
+    role: s.role ?? 'user',
+    spec: s,
+  };
+}

@@ -1,0 +1,54 @@
+/** Standalone config: a multi-document YAML of the same manifests `kubectl apply -f` takes. */
+import { compileValidators, formatAjvErrors, Kinds, type KindName, type Manifest } from '@gantry/crds';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { compile, type CompileOptions, type CompileResult, type LocatedManifest } from './compile.ts';
+
+const validators = compileValidators();
+
+const isKind = (k: unknown): k is KindName => typeof k === 'string' && Object.hasOwn(Kinds, k);
+
+/** Parse and schema-check every document; errors name the file, the document and the field. */
+export function parseManifests(text: string, file: string): { items: LocatedManifest[]; errors: string[] } {
+  const items: LocatedManifest[] = [];
+  const errors: string[] = [];
+  const name = basename(file);
+  parseAllDocuments(text).forEach((doc, i) => {
+    const at = `${name} document ${i + 1}`;
+    if (doc.errors.length > 0) {
+      for (const e of doc.errors) errors.push(`${at}: ${e.message.split('\n')[0]}`);
+      return;
+    }
+    const value: unknown = doc.toJS();
+    if (value === null || value === undefined) return;
+    const kind = (value as { kind?: unknown }).kind;
+    if (!isKind(kind)) {
+      errors.push(`${at}: kind: must be one of ${Object.keys(Kinds).join(', ')}`);
+      return;
+    }
+    const objectName = (value as { metadata?: { name?: unknown } }).metadata?.name;
+    const where = `${at} (${kind}/${typeof objectName === 'string' ? objectName : '?'})`;
+    const validate = validators[kind];
+    if (!validate(value)) {
+      for (const message of formatAjvErrors(validate.errors ?? [])) errors.push(`${where}: ${message}`);
+      return;
+    }
+    items.push({ manifest: value as Manifest, where });
+  });
+  return { items, errors };
+}
+
+export type LoadOptions = Omit<CompileOptions, 'source'>;
+
+export async function loadConfigFile(file: string, opts: LoadOptions): Promise<CompileResult> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    return { ok: false, errors: [`${file}: ${(err as Error).message}`] };
+  }
+  const { items, errors } = parseManifests(text, file);
+  if (errors.length > 0) return { ok: false, errors };
+  return compile(items, { ...opts, source: file });
+}

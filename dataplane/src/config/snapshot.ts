@@ -1,0 +1,88 @@
+/**
+ * The compiled, immutable config the data plane serves from. Kubernetes-free: built from
+ * the manifests (standalone YAML or, later, the operator's rendering) by a pure compile
+ * step, and swapped atomically as a whole. A request keeps the snapshot it started with.
+ */
+import type {
+  ApiKeySpec,
+  CachePolicySpec,
+  Capability,
+  GuardrailPolicySpec,
+  ProviderKind,
+  TenantSpec,
+} from '@gantry/crds';
+import type { UpstreamTarget } from '../providers/types.ts';
+
+export interface Pricing {
+  inputPerMillionTokens: number;
+  outputPerMillionTokens: number;
+  cachedInputPerMillionTokens?: number | undefined;
+}
+
+export interface DeploymentTimeouts {
+  /** Whole attempt, headers to last byte for non-streaming calls. */
+  totalMs: number;
+  connectMs: number;
+  headersMs: number;
+  /** Streams: first token must arrive within this, or the attempt fails over. */
+  firstTokenMs: number | undefined;
+  /** Streams: longest silence between two chunks. */
+  idleMs: number;
+}
+
+export interface Deployment {
+  /** ModelDeployment metadata.name: what X-Gantry-Provider and X-Gantry-Failed carry. */
+  name: string;
+  model: string;
+  provider: ProviderKind;
+  target: UpstreamTarget;
+  weight: number;
+  priority: number;
+  region: string | undefined;
+  euResident: boolean;
+  pricing: Pricing | undefined;
+  capabilities: ReadonlySet<Capability>;
+  contextWindow: number | undefined;
+  timeouts: DeploymentTimeouts;
+}
+
+export interface ModelRoute {
+  model: string;
+  /** Sorted by priority, lowest first. */
+  deployments: readonly Deployment[];
+  fallbacks: readonly string[];
+  /** Union of the deployments' capabilities: what the model can do somewhere. */
+  capabilities: ReadonlySet<Capability>;
+  ownedBy: ProviderKind;
+}
+
+export interface KeyRecord {
+  /** `namespace/name` of the ApiKey: stable id for accounting and logs, never the key. */
+  id: string;
+  hash: Buffer;
+  tenant: string;
+  /** Key restriction inside the tenant's allow list; undefined = no narrowing. */
+  models: ReadonlySet<string> | undefined;
+  role: 'user' | 'admin';
+  spec: ApiKeySpec;
+}
+
+export interface TenantRecord {
+  name: string;
+  /** undefined = every model ("*"). */
+  models: ReadonlySet<string> | undefined;
+  spec: TenantSpec;
+  guardrails: GuardrailPolicySpec | undefined;
+  cache: CachePolicySpec | undefined;
+}
+
+export interface Snapshot {
+  /** Increments with every successful load; visible in logs and /readyz. */
+  version: number;
+  source: string;
+  loadedAt: Date;
+  models: ReadonlyMap<string, ModelRoute>;
+  /** hex SHA-256 of the key → record. */
+  keys: ReadonlyMap<string, KeyRecord>;
+  tenants: ReadonlyMap<string, TenantRecord>;
+}

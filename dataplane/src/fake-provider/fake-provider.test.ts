@@ -1,0 +1,740 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SseParser } from '../formats/sse.ts';
+import type { SseEvent } from '../formats/sse.ts';
+import { countTokens, fakeAnswer, fakeEmbedding, startFakeProvider } from './index.ts';
+import type { FakeProvider } from './index.ts';
+
+let fp: FakeProvider;
+beforeAll(async () => {
+  fp = await startFakeProvider();
+});
+afterEach(() => fp.reset());
+afterAll(() => fp.close());
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test assertions on wire JSON
+
+const OPENAI = { authorization: 'Bearer sk-test' };
+const ANTHROPIC = { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' };
+const GEMINI = { 'x-goog-api-key': 'g-test' };
+const AZURE = { 'api-key': 'az-test' };
+
+function post(path: string, body: unknown, headers: Record<string, string> = OPENAI, signal?: AbortSignal) {
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  return fetch(`${fp.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: payload,
+    signal,
+  });
+}
+
+interface Read {
+  events: SseEvent[];
+  end: 'done' | 'error' | 'idle';
+  raw: string;
+}
+
+/** Reads an SSE body until it ends, fails, or stays silent for `idleMs`. */
+async function readEvents(res: Response, idleMs = 1000): Promise<Read> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  const events: SseEvent[] = [];
+  let raw = '';
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const idle = new Promise<'idle'>((r) => (timer = setTimeout(() => r('idle'), idleMs)));
+    let step: Awaited<ReturnType<typeof reader.read>> | 'idle';
+    try {
+      step = await Promise.race([reader.read(), idle]);
+    } catch {
+      clearTimeout(timer);
+      return { events, end: 'error', raw };
+    }
+    clearTimeout(timer);
+    if (step === 'idle') {
+      await reader.cancel().catch(() => undefined);
+      return { events, end: 'idle', raw };
+    }
+    if (step.done) {
+      events.push(...parser.end());
+      return { events, end: 'done', raw };
+    }
+    const text = decoder.decode(step.value, { stream: true });
+    raw += text;
+    events.push(...parser.push(text));
+  }
+}
+
+const jsonEvents = (r: Read): Json[] =>
+  r.events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data) as Json);
+const openaiText = (r: Read): string =>
+  jsonEvents(r)
+    .map((c) => c.choices?.[0]?.delta?.content ?? '')
+    .join('');
+
+const WEATHER_TOOL = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    parameters: {
+      type: 'object',
+      properties: {
+        city: { type: 'string' },
+        days: { type: 'integer' },
+        metric: { type: 'boolean' },
+        unit: { type: 'string', enum: ['c', 'f'] },
+        note: { type: 'string' },
+      },
+      required: ['city', 'days', 'metric', 'unit'],
+    },
+  },
+};
+const WEATHER_ARGS = { city: 'fake', days: 1, metric: true, unit: 'c' };
+
+describe('deterministic behaviour', () => {
+  it('answers from the last user text only', () => {
+    expect(fakeAnswer('  Hello\n  world ')).toBe(
+      'Fake answer to: Hello world. The quick brown fox jumps over the lazy dog.',
+    );
+    expect(fakeAnswer('x'.repeat(100))).toBe(
+      `Fake answer to: ${'x'.repeat(60)}. The quick brown fox jumps over the lazy dog.`,
+    );
+  });
+
+  it('embeds deterministically into unit vectors, closer when words are shared', () => {
+    const a = fakeEmbedding('the capital of France');
+    expect(a).toHaveLength(16);
+    expect(Math.hypot(...a)).toBeCloseTo(1, 6);
+    expect(fakeEmbedding('The  capital of FRANCE')).toEqual(a);
+    const cos = (x: number[], y: number[]): number => x.reduce((n, v, i) => n + v * (y[i] ?? 0), 0);
+    const near = cos(a, fakeEmbedding('the capital of Germany'));
+    const far = cos(a, fakeEmbedding('zebra quantum pancake recipe'));
+    expect(near).toBeGreaterThan(far);
+  });
+});
+
+describe('OpenAI', () => {
+  const chat = {
+    model: 'gpt-4o-mini',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'What is the capital of France?' },
+    ],
+  };
+  const answer = fakeAnswer('What is the capital of France?');
+
+  it('answers chat completions and records the request', async () => {
+    const res = await post('/v1/chat/completions', chat);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Json;
+    expect(body.object).toBe('chat.completion');
+    expect(body.model).toBe('gpt-4o-mini');
+    expect(body.choices[0].message).toMatchObject({ role: 'assistant', content: answer });
+    expect(body.choices[0].finish_reason).toBe('stop');
+    const prompt = Math.ceil(('Be brief.'.length + 'What is the capital of France?'.length) / 4);
+    expect(body.usage).toMatchObject({ prompt_tokens: prompt, completion_tokens: countTokens(answer) });
+    expect(body.usage.total_tokens).toBe(prompt + countTokens(answer));
+    expect(fp.requests).toHaveLength(1);
+    expect(fp.requests[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', body: chat });
+    expect(fp.requests[0]?.headers.authorization).toBe('Bearer sk-test');
+  });
+
+  it('counts image parts and ignores the model for the answer', async () => {
+    const res = await post('/v1/chat/completions', {
+      model: 'other',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is the capital of France?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          ],
+        },
+      ],
+    });
+    const body = (await res.json()) as Json;
+    expect(body.choices[0].message.content).toBe(answer);
+    expect(body.usage.prompt_tokens).toBe(Math.ceil(30 / 4) + 85);
+  });
+
+  it('streams word chunks, usage only when asked, then [DONE]', async () => {
+    const plain = await readEvents(await post('/v1/chat/completions', { ...chat, stream: true }));
+    expect(plain.end).toBe('done');
+    expect(plain.events.at(-1)?.data).toBe('[DONE]');
+    expect(openaiText(plain)).toBe(answer);
+    expect(jsonEvents(plain).length).toBeGreaterThan(8);
+    expect(jsonEvents(plain).some((c) => c.usage)).toBe(false);
+    expect(jsonEvents(plain).at(-1)?.choices[0].finish_reason).toBe('stop');
+
+    const withUsage = await readEvents(
+      await post('/v1/chat/completions', { ...chat, stream: true, stream_options: { include_usage: true } }),
+    );
+    const chunks = jsonEvents(withUsage);
+    const last = chunks.at(-1)!;
+    expect(last.choices).toEqual([]);
+    expect(last.usage.completion_tokens).toBe(countTokens(answer));
+    expect(chunks[0]?.usage).toBeNull();
+  });
+
+  it('calls the first tool, then answers after the tool result', async () => {
+    const req = { ...chat, tools: [WEATHER_TOOL, { type: 'function', function: { name: 'other' } }] };
+    const body = (await (await post('/v1/chat/completions', req)).json()) as Json;
+    expect(body.choices[0].finish_reason).toBe('tool_calls');
+    const call = body.choices[0].message.tool_calls[0];
+    expect(call.function.name).toBe('get_weather');
+    expect(JSON.parse(call.function.arguments)).toEqual(WEATHER_ARGS);
+    expect(body.usage.completion_tokens).toBe(countTokens(call.function.arguments));
+
+    const stream = await readEvents(await post('/v1/chat/completions', { ...req, stream: true }));
+    const chunks = jsonEvents(stream);
+    expect(chunks[0]?.choices[0].delta.tool_calls[0]).toMatchObject({
+      index: 0,
+      function: { name: 'get_weather' },
+    });
+    const args = chunks.map((c) => c.choices[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '').join('');
+    expect(JSON.parse(args)).toEqual(WEATHER_ARGS);
+    expect(chunks.at(-1)?.choices[0].finish_reason).toBe('tool_calls');
+
+    const forced = await post('/v1/chat/completions', {
+      ...req,
+      tool_choice: { type: 'function', function: { name: 'other' } },
+    });
+    expect(((await forced.json()) as Json).choices[0].message.tool_calls[0].function.name).toBe('other');
+
+    const none = await post('/v1/chat/completions', { ...req, tool_choice: 'none' });
+    expect(((await none.json()) as Json).choices[0].message.content).toBe(answer);
+
+    const after = await post('/v1/chat/completions', {
+      ...req,
+      messages: [
+        ...chat.messages,
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: call.function }],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+      ],
+    });
+    expect(((await after.json()) as Json).choices[0].message.content).toBe(answer);
+  });
+
+  it('rejects an orphan tool message like OpenAI does', async () => {
+    const res = await post('/v1/chat/completions', {
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+      ],
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Json).error.type).toBe('invalid_request_error');
+  });
+
+  it('continues a final assistant message only with continue_final_message', async () => {
+    const messages = [...chat.messages, { role: 'assistant', content: 'Fake answer to:' }];
+    const cont = await post('/v1/chat/completions', { ...chat, messages, continue_final_message: true });
+    expect(((await cont.json()) as Json).choices[0].message.content).toBe(
+      answer.slice('Fake answer to:'.length),
+    );
+    const plain = await post('/v1/chat/completions', { ...chat, messages });
+    expect(((await plain.json()) as Json).choices[0].message.content).toBe(answer);
+    const mismatch = [...chat.messages, { role: 'assistant', content: 'Sure!' }];
+    const other = await post('/v1/chat/completions', {
+      ...chat,
+      messages: mismatch,
+      continue_final_message: true,
+    });
+    expect(((await other.json()) as Json).choices[0].message.content).toBe(answer);
+  });
+
+  it('answers legacy completions, plain and streamed', async () => {
+    const body = (await (
+      await post('/v1/completions', { model: 'gpt-3.5-turbo-instruct', prompt: 'Say hi' })
+    ).json()) as Json;
+    expect(body.object).toBe('text_completion');
+    expect(body.choices[0].text).toBe(fakeAnswer('Say hi'));
+    expect(body.usage.prompt_tokens).toBe(2);
+    const stream = await readEvents(
+      await post('/v1/completions', {
+        model: 'm',
+        prompt: 'Say hi',
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    );
+    const chunks = jsonEvents(stream);
+    expect(chunks.map((c) => c.choices[0]?.text ?? '').join('')).toBe(fakeAnswer('Say hi'));
+    expect(chunks.at(-1)?.usage.total_tokens).toBe(2 + countTokens(fakeAnswer('Say hi')));
+    expect(stream.events.at(-1)?.data).toBe('[DONE]');
+  });
+
+  it('embeds with dimensions and base64', async () => {
+    const body = (await (
+      await post('/v1/embeddings', { model: 'text-embedding-3-small', input: ['hello world', 'bye'] })
+    ).json()) as Json;
+    expect(body.object).toBe('list');
+    expect(body.data[1]).toMatchObject({ object: 'embedding', index: 1 });
+    expect(body.data[0].embedding).toEqual(fakeEmbedding('hello world'));
+    expect(body.usage).toEqual({ prompt_tokens: 3 + 1, total_tokens: 4 });
+    const small = (await (
+      await post('/v1/embeddings', { model: 'e', input: 'hi', dimensions: 8 })
+    ).json()) as Json;
+    expect(small.data[0].embedding).toHaveLength(8);
+    const b64 = (await (
+      await post('/v1/embeddings', { model: 'e', input: 'hi', encoding_format: 'base64' })
+    ).json()) as Json;
+    const buf = Buffer.from(b64.data[0].embedding as string, 'base64');
+    const floats = Array.from({ length: buf.length / 4 }, (_, i) => buf.readFloatLE(i * 4));
+    fakeEmbedding('hi').forEach((v, i) => expect(floats[i]).toBeCloseTo(v, 6));
+  });
+
+  it('lists models, rejects missing keys and bad JSON', async () => {
+    const models = (await (await fetch(`${fp.url}/v1/models`, { headers: OPENAI })).json()) as Json;
+    expect(models.object).toBe('list');
+    expect(models.data[0]).toMatchObject({ object: 'model' });
+    const noKey = await post('/v1/chat/completions', chat, {});
+    expect(noKey.status).toBe(401);
+    expect(((await noKey.json()) as Json).error).toMatchObject({ type: 'invalid_request_error' });
+    const badJson = await post('/v1/chat/completions', '{"model":');
+    expect(badJson.status).toBe(400);
+    expect(((await badJson.json()) as Json).error.message).toMatch(/JSON/);
+    expect(fp.requests.at(-1)?.body).toBeUndefined();
+  });
+});
+
+describe('Azure OpenAI', () => {
+  const path = '/openai/deployments/my-gpt/chat/completions?api-version=2024-10-21';
+  const req = { messages: [{ role: 'user', content: 'Hello Azure' }] };
+
+  it('answers with filter annotations and the deployment as model', async () => {
+    const body = (await (await post(path, req, AZURE)).json()) as Json;
+    expect(body.model).toBe('my-gpt');
+    expect(body.choices[0].message.content).toBe(fakeAnswer('Hello Azure'));
+    expect(body.prompt_filter_results).toBeDefined();
+  });
+
+  it('streams with a leading filter-only chunk', async () => {
+    const stream = await readEvents(await post(path, { ...req, stream: true }, AZURE));
+    const chunks = jsonEvents(stream);
+    expect(chunks[0]).toMatchObject({ choices: [], id: '' });
+    expect(openaiText(stream)).toBe(fakeAnswer('Hello Azure'));
+    expect(stream.events.at(-1)?.data).toBe('[DONE]');
+  });
+
+  it('needs api-key and api-version', async () => {
+    const noKey = await post(path, req, {});
+    expect(noKey.status).toBe(401);
+    expect(((await noKey.json()) as Json).error.code).toBe('401');
+    const noVersion = await post('/openai/deployments/my-gpt/chat/completions', req, AZURE);
+    expect(noVersion.status).toBe(404);
+    const emb = await post(
+      '/openai/deployments/emb/embeddings?api-version=2024-10-21',
+      { input: 'x' },
+      AZURE,
+    );
+    expect(((await emb.json()) as Json).data[0].embedding).toEqual(fakeEmbedding('x'));
+  });
+});
+
+describe('Anthropic', () => {
+  const msg = {
+    model: 'claude-sonnet-4',
+    max_tokens: 100,
+    system: 'Be brief.',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Tell me a joke' }] }],
+  };
+  const answer = fakeAnswer('Tell me a joke');
+  const tool = {
+    name: 'get_weather',
+    input_schema: WEATHER_TOOL.function.parameters,
+  };
+
+  it('answers messages', async () => {
+    const res = await post('/v1/messages', msg, ANTHROPIC);
+    const body = (await res.json()) as Json;
+    expect(res.headers.get('request-id')).toMatch(/^req_/);
+    expect(body).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4',
+      stop_reason: 'end_turn',
+    });
+    expect(body.content).toEqual([{ type: 'text', text: answer }]);
+    expect(body.usage).toMatchObject({ input_tokens: Math.ceil(23 / 4), output_tokens: countTokens(answer) });
+  });
+
+  it('streams the full event sequence', async () => {
+    const stream = await readEvents(await post('/v1/messages', { ...msg, stream: true }, ANTHROPIC));
+    const names = stream.events.map((e) => e.event);
+    expect(names.slice(0, 3)).toEqual(['message_start', 'content_block_start', 'ping']);
+    expect(names.slice(-3)).toEqual(['content_block_stop', 'message_delta', 'message_stop']);
+    const deltas = stream.events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => JSON.parse(e.data) as Json);
+    expect(deltas.length).toBeGreaterThan(8);
+    expect(deltas.map((d) => d.delta.text).join('')).toBe(answer);
+    const delta = JSON.parse(stream.events.at(-2)!.data) as Json;
+    expect(delta).toMatchObject({
+      delta: { stop_reason: 'end_turn' },
+      usage: { output_tokens: countTokens(answer) },
+    });
+  });
+
+  it('uses a tool, streams input_json_delta, then answers after tool_result', async () => {
+    const body = (await (await post('/v1/messages', { ...msg, tools: [tool] }, ANTHROPIC)).json()) as Json;
+    expect(body.stop_reason).toBe('tool_use');
+    expect(body.content[0]).toMatchObject({ type: 'tool_use', name: 'get_weather', input: WEATHER_ARGS });
+    const stream = await readEvents(
+      await post('/v1/messages', { ...msg, tools: [tool], stream: true }, ANTHROPIC),
+    );
+    const parsed = stream.events.map((e) => JSON.parse(e.data) as Json);
+    expect(parsed[1]?.content_block).toMatchObject({ type: 'tool_use', name: 'get_weather', input: {} });
+    const json = parsed
+      .filter((p) => p.delta?.type === 'input_json_delta')
+      .map((p) => p.delta.partial_json)
+      .join('');
+    expect(JSON.parse(json)).toEqual(WEATHER_ARGS);
+    const id = body.content[0].id as string;
+    const after = await post(
+      '/v1/messages',
+      {
+        ...msg,
+        tools: [tool],
+        messages: [
+          ...msg.messages,
+          { role: 'assistant', content: body.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'sunny' }] },
+        ],
+      },
+      ANTHROPIC,
+    );
+    expect(((await after.json()) as Json).content[0].text).toBe(answer);
+  });
+
+  it('continues a prefill and rejects trailing whitespace in it', async () => {
+    const prefill = {
+      ...msg,
+      messages: [...msg.messages, { role: 'assistant', content: 'Fake answer to: Tell' }],
+    };
+    const body = (await (await post('/v1/messages', prefill, ANTHROPIC)).json()) as Json;
+    expect(body.content[0].text).toBe(answer.slice('Fake answer to: Tell'.length));
+    const trailing = { ...msg, messages: [...msg.messages, { role: 'assistant', content: 'Fake ' }] };
+    const res = await post('/v1/messages', trailing, ANTHROPIC);
+    expect(res.status).toBe(400);
+  });
+
+  it('speaks its own auth, version and validation errors', async () => {
+    const noKey = await post('/v1/messages', msg, { 'anthropic-version': '2023-06-01' });
+    expect(noKey.status).toBe(401);
+    expect(await noKey.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+    const noVersion = await post('/v1/messages', msg, { 'x-api-key': 'k' });
+    expect(noVersion.status).toBe(400);
+    const noMax = await post('/v1/messages', { ...msg, max_tokens: undefined }, ANTHROPIC);
+    expect(((await noMax.json()) as Json).error.message).toMatch(/max_tokens/);
+    const badJson = await post('/v1/messages', '{', ANTHROPIC);
+    expect(await badJson.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+  });
+});
+
+describe('Gemini', () => {
+  const base = '/v1beta/models/gemini-2.0-flash';
+  const req = {
+    systemInstruction: { parts: [{ text: 'Be brief.' }] },
+    contents: [{ role: 'user', parts: [{ text: 'Why is the sky blue?' }] }],
+  };
+  const answer = fakeAnswer('Why is the sky blue?');
+  const tools = [
+    {
+      functionDeclarations: [
+        {
+          name: 'lookup',
+          parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' } }, required: ['q'] },
+        },
+      ],
+    },
+  ];
+
+  it('generates content', async () => {
+    const body = (await (await post(`${base}:generateContent`, req, GEMINI)).json()) as Json;
+    expect(body.candidates[0]).toMatchObject({
+      content: { role: 'model', parts: [{ text: answer }] },
+      finishReason: 'STOP',
+    });
+    expect(body.usageMetadata).toMatchObject({
+      promptTokenCount: Math.ceil(29 / 4),
+      candidatesTokenCount: countTokens(answer),
+    });
+    expect(body.modelVersion).toBe('gemini-2.0-flash');
+  });
+
+  it('streams SSE with alt=sse and a JSON array without', async () => {
+    const res = await post(`${base}:streamGenerateContent?alt=sse`, req, GEMINI);
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const stream = await readEvents(res);
+    expect(stream.raw).toContain('\r\n\r\n');
+    const chunks = jsonEvents(stream);
+    expect(chunks.map((c) => c.candidates[0].content.parts[0].text).join('')).toBe(answer);
+    expect(chunks.at(-1)?.candidates[0].finishReason).toBe('STOP');
+    expect(chunks.at(-1)?.usageMetadata.candidatesTokenCount).toBe(countTokens(answer));
+
+    const arr = (await (await post(`${base}:streamGenerateContent?key=abc`, req, {})).json()) as Json[];
+    expect(arr.map((c) => c.candidates[0].content.parts[0].text).join('')).toBe(answer);
+  });
+
+  it('calls functions and answers after a functionResponse', async () => {
+    const body = (await (await post(`${base}:generateContent`, { ...req, tools }, GEMINI)).json()) as Json;
+    expect(body.candidates[0].content.parts[0]).toEqual({
+      functionCall: { name: 'lookup', args: { q: 'fake' } },
+    });
+    const after = await post(
+      `${base}:generateContent`,
+      {
+        ...req,
+        tools,
+        contents: [
+          ...req.contents,
+          { role: 'model', parts: [{ functionCall: { name: 'lookup', args: { q: 'fake' } } }] },
+          {
+            role: 'user',
+            parts: [{ functionResponse: { name: 'lookup', response: { result: 'rayleigh' } } }],
+          },
+        ],
+      },
+      GEMINI,
+    );
+    expect(((await after.json()) as Json).candidates[0].content.parts[0].text).toBe(answer);
+  });
+
+  it('embeds single and batched', async () => {
+    const one = (await (
+      await post(
+        '/v1beta/models/text-embedding-004:embedContent',
+        { content: { parts: [{ text: 'hi' }] } },
+        GEMINI,
+      )
+    ).json()) as Json;
+    expect(one.embedding.values).toEqual(fakeEmbedding('hi'));
+    const batch = (await (
+      await post(
+        '/v1beta/models/text-embedding-004:batchEmbedContents',
+        {
+          requests: [
+            {
+              model: 'models/text-embedding-004',
+              content: { parts: [{ text: 'a' }] },
+              outputDimensionality: 4,
+            },
+          ],
+        },
+        GEMINI,
+      )
+    ).json()) as Json;
+    expect(batch.embeddings[0].values).toEqual(fakeEmbedding('a', 4));
+  });
+
+  it('speaks its own errors', async () => {
+    const noKey = await post(`${base}:generateContent`, req, {});
+    expect(noKey.status).toBe(403);
+    expect(((await noKey.json()) as Json).error).toMatchObject({ code: 403, status: 'PERMISSION_DENIED' });
+    const badRole = await post(
+      `${base}:generateContent`,
+      { contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] },
+      GEMINI,
+    );
+    expect(((await badRole.json()) as Json).error.status).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('faults', () => {
+  const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one two three four' }] };
+  const streamChat = { ...chat, stream: true, stream_options: { include_usage: true } };
+
+  it('answers a status in each provider format, with retry-after, only `times` times', async () => {
+    fp.setFaults([{ times: 1, fault: { type: 'status', status: 429, retryAfterSeconds: 7 } }]);
+    const limited = await post('/v1/chat/completions', chat);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('7');
+    expect(((await limited.json()) as Json).error.code).toBe('rate_limit_exceeded');
+    expect((await post('/v1/chat/completions', chat)).status).toBe(200);
+
+    fp.setFaults([{ fault: { type: 'status', status: 529 } }]);
+    const overloaded = await post(
+      '/v1/messages',
+      { model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] },
+      ANTHROPIC,
+    );
+    expect(overloaded.status).toBe(529);
+    expect(((await overloaded.json()) as Json).error.type).toBe('overloaded_error');
+
+    fp.setFaults([{ fault: { type: 'status', status: 429, retryAfterSeconds: 3 } }]);
+    const gem = await post(
+      '/v1beta/models/g:generateContent',
+      { contents: [{ parts: [{ text: 'x' }] }] },
+      GEMINI,
+    );
+    expect(((await gem.json()) as Json).error).toMatchObject({
+      status: 'RESOURCE_EXHAUSTED',
+      details: [{ retryDelay: '3s' }],
+    });
+
+    fp.setFaults([{ fault: { type: 'status', status: 400, code: 'content_policy' } }]);
+    expect(((await (await post('/v1/chat/completions', chat)).json()) as Json).error.code).toBe(
+      'content_filter',
+    );
+    fp.setFaults([{ fault: { type: 'status', status: 400, code: 'context_length_exceeded' } }]);
+    expect(((await (await post('/v1/chat/completions', chat)).json()) as Json).error.code).toBe(
+      'context_length_exceeded',
+    );
+  });
+
+  it('matches on model, path and stream', async () => {
+    fp.setFaults([
+      { match: { model: 'gpt-4o', stream: true }, fault: { type: 'status', status: 500 } },
+      { match: { path: '/embeddings' }, fault: { type: 'status', status: 503 } },
+    ]);
+    expect((await post('/v1/chat/completions', { ...chat, model: 'gpt-4o' })).status).toBe(200);
+    expect((await post('/v1/chat/completions', { ...chat, model: 'gpt-4o', stream: true })).status).toBe(500);
+    expect((await post('/v1/embeddings', { model: 'e', input: 'x' })).status).toBe(503);
+  });
+
+  it('hangs until the client gives up, delays, and resets', async () => {
+    fp.setFaults([{ times: 1, fault: { type: 'hang' } }]);
+    await expect(post('/v1/chat/completions', chat, OPENAI, AbortSignal.timeout(200))).rejects.toThrow();
+    fp.setFaults([{ times: 1, fault: { type: 'delay', ms: 150 } }]);
+    const t0 = Date.now();
+    expect((await post('/v1/chat/completions', chat)).status).toBe(200);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+    fp.setFaults([{ times: 1, fault: { type: 'reset' } }]);
+    await expect(post('/v1/chat/completions', chat)).rejects.toThrow();
+    expect((await post('/v1/chat/completions', chat)).status).toBe(200);
+  });
+
+  it('slows a stream down', async () => {
+    fp.setFaults([{ fault: { type: 'slow-stream', chunkDelayMs: 20, firstChunkDelayMs: 100 } }]);
+    const t0 = Date.now();
+    const stream = await readEvents(await post('/v1/chat/completions', streamChat));
+    expect(stream.end).toBe('done');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(100 + 20 * (stream.events.length - 1) - 10);
+  });
+
+  it('stalls and breaks after N content chunks', async () => {
+    fp.setFaults([{ times: 1, fault: { type: 'stall-stream', afterChunks: 2 } }]);
+    const stalled = await readEvents(await post('/v1/chat/completions', streamChat), 300);
+    expect(stalled.end).toBe('idle');
+    expect(openaiText(stalled)).toBe('Fake answer');
+
+    fp.setFaults([{ times: 1, fault: { type: 'break-stream', afterChunks: 3 } }]);
+    const broken = await readEvents(
+      await post(
+        '/v1/messages',
+        { model: 'c', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'x' }] },
+        ANTHROPIC,
+      ),
+    );
+    expect(broken.end).toBe('error');
+    expect(broken.events.filter((e) => e.event === 'content_block_delta')).toHaveLength(3);
+  });
+
+  it('omits the end marker, optionally holding the socket', async () => {
+    fp.setFaults([{ times: 1, fault: { type: 'no-done' } }]);
+    const ended = await readEvents(await post('/v1/chat/completions', streamChat));
+    expect(ended.end).toBe('done');
+    expect(ended.events.some((e) => e.data === '[DONE]')).toBe(false);
+    expect(jsonEvents(ended).at(-1)?.usage).toBeDefined();
+
+    fp.setFaults([{ times: 1, fault: { type: 'no-done', keepOpen: true } }]);
+    const held = await readEvents(
+      await post(
+        '/v1/messages',
+        { model: 'c', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'x' }] },
+        ANTHROPIC,
+      ),
+      300,
+    );
+    expect(held.end).toBe('idle');
+    expect(held.events.at(-1)?.event).toBe('message_delta');
+  });
+
+  it('inserts one malformed chunk', async () => {
+    fp.setFaults([{ times: 1, fault: { type: 'malformed-chunk', atChunk: 1 } }]);
+    const stream = await readEvents(await post('/v1/chat/completions', streamChat));
+    const bad = stream.events.filter((e) => {
+      try {
+        JSON.parse(e.data === '[DONE]' ? '{}' : e.data);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(bad).toHaveLength(1);
+    expect(stream.events.indexOf(bad[0]!)).toBe(2); // role chunk, first word, garbage
+    expect(stream.events.at(-1)?.data).toBe('[DONE]');
+  });
+
+  it('drops usage everywhere', async () => {
+    fp.setFaults([{ fault: { type: 'no-usage' } }]);
+    expect(((await (await post('/v1/chat/completions', chat)).json()) as Json).usage).toBeUndefined();
+    const stream = await readEvents(await post('/v1/chat/completions', streamChat));
+    expect(jsonEvents(stream).some((c) => c.usage)).toBe(false);
+    const anth = await readEvents(
+      await post(
+        '/v1/messages',
+        { model: 'c', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'x' }] },
+        ANTHROPIC,
+      ),
+    );
+    expect(
+      anth.events.some(
+        (e) => (JSON.parse(e.data) as Json).usage || (JSON.parse(e.data) as Json).message?.usage,
+      ),
+    ).toBe(false);
+  });
+
+  it('sends an in-stream error event', async () => {
+    fp.setFaults([{ fault: { type: 'stream-error', afterChunks: 1, status: 529 } }]);
+    const stream = await readEvents(
+      await post(
+        '/v1/messages',
+        { model: 'c', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'x' }] },
+        ANTHROPIC,
+      ),
+    );
+    expect(stream.end).toBe('done');
+    expect(stream.events.at(-1)).toMatchObject({ event: 'error' });
+    expect((JSON.parse(stream.events.at(-1)!.data) as Json).error.type).toBe('overloaded_error');
+  });
+
+  it('ignores stream faults on non-stream requests', async () => {
+    fp.setFaults([{ times: 1, fault: { type: 'break-stream', afterChunks: 0 } }]);
+    expect((await post('/v1/chat/completions', chat)).status).toBe(200);
+    const broken = await readEvents(await post('/v1/chat/completions', streamChat));
+    expect(broken.end).toBe('error');
+  });
+
+  it('takes faults and resets over HTTP', async () => {
+    const set = await post('/_fake/faults', [{ fault: { type: 'status', status: 502 } }], {});
+    expect(set.status).toBe(200);
+    expect((await post('/v1/chat/completions', chat)).status).toBe(502);
+    expect((await post('/_fake/reset', {}, {})).status).toBe(200);
+    expect((await post('/v1/chat/completions', chat)).status).toBe(200);
+    expect(fp.requests).toHaveLength(1);
+    expect((await post('/_fake/faults', { not: 'an array' }, {})).status).toBe(400);
+  });
+});
+
+describe('server lifecycle', () => {
+  it('applies base latency and closes with a hung request pending', async () => {
+    const slow = await startFakeProvider({ latencyMs: 80 });
+    const t0 = Date.now();
+    const res = await fetch(`${slow.url}/v1/models`, { headers: OPENAI });
+    expect(res.status).toBe(200);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(75);
+    slow.setFaults([{ fault: { type: 'hang' } }]);
+    const pending = fetch(`${slow.url}/v1/models`, { headers: OPENAI }).catch(() => 'failed');
+    await new Promise((r) => setTimeout(r, 50));
+    await slow.close();
+    expect(await pending).toBe('failed');
+  });
+});

@@ -1,0 +1,97 @@
+/** Route table for the OpenAI and Azure OpenAI paths (prefix-tolerant). */
+import { asString } from './behaviour.ts';
+import { answerChat, validateChat } from './openai-chat.ts';
+import { azureErrors, openaiErrors } from './openai-errors.ts';
+import {
+  answerCompletion,
+  answerEmbeddings,
+  answerModels,
+  validateCompletion,
+  validateEmbeddings,
+} from './openai-misc.ts';
+import type { ErrorReply, Route, RouteContext } from './types.ts';
+
+type Endpoint = 'chat' | 'completions' | 'embeddings';
+
+function header(ctx: Omit<RouteContext, 'body'>, name: string): string | undefined {
+  const v = ctx.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function hasBearer(ctx: Omit<RouteContext, 'body'>): boolean {
+  return /^Bearer\s+\S+/i.test(header(ctx, 'authorization') ?? '');
+}
+
+const validators: Record<
+  Endpoint,
+  (b: Record<string, unknown>, needModel: boolean) => ErrorReply | undefined
+> = {
+  chat: validateChat,
+  completions: validateCompletion,
+  embeddings: validateEmbeddings,
+};
+
+function openai(endpoint: Endpoint): Route {
+  return {
+    errors: openaiErrors,
+    authorized: hasBearer,
+    validate: (ctx) => validators[endpoint](ctx.body, true),
+    describe: (ctx) => ({
+      model: asString(ctx.body.model),
+      stream: ctx.body.stream === true && endpoint !== 'embeddings',
+    }),
+    answer: (ctx, { usage }) => {
+      const model = asString(ctx.body.model) ?? '';
+      if (endpoint === 'chat') return answerChat(ctx.body, { azure: false, model }, usage);
+      if (endpoint === 'completions') return answerCompletion(ctx.body, model, usage);
+      return answerEmbeddings(ctx.body, model, usage);
+    },
+  };
+}
+
+function azure(endpoint: Endpoint, deployment: string): Route {
+  return {
+    errors: azureErrors,
+    authorized: (ctx) => (header(ctx, 'api-key') ?? '').trim() !== '' || hasBearer(ctx),
+    validate: (ctx) => {
+      // Azure answers a call without api-version as an unknown resource.
+      if (!ctx.url.searchParams.get('api-version')) {
+        return { status: 404, body: { error: { code: '404', message: 'Resource not found' } } };
+      }
+      return validators[endpoint](ctx.body, false);
+    },
+    describe: (ctx) => ({ model: deployment, stream: ctx.body.stream === true && endpoint !== 'embeddings' }),
+    answer: (ctx, { usage }) => {
+      // The deployment decides the model; echo the body's model when the caller sent one.
+      const model = asString(ctx.body.model) ?? deployment;
+      if (endpoint === 'chat') return answerChat(ctx.body, { azure: true, model }, usage);
+      if (endpoint === 'completions') return answerCompletion(ctx.body, model, usage);
+      return answerEmbeddings(ctx.body, model, usage);
+    },
+  };
+}
+
+const modelsRoute: Route = {
+  errors: openaiErrors,
+  bodyless: true,
+  authorized: hasBearer,
+  describe: () => ({ model: undefined, stream: false }),
+  answer: () => answerModels(),
+};
+
+function endpointOf(pathname: string): Endpoint | undefined {
+  if (pathname.endsWith('/chat/completions')) return 'chat';
+  if (pathname.endsWith('/completions')) return 'completions';
+  if (pathname.endsWith('/embeddings')) return 'embeddings';
+  return undefined;
+}
+
+export function openaiRoute(method: string, pathname: string): Route | undefined {
+  if (method === 'GET' && pathname.endsWith('/models') && !pathname.includes('/v1beta/')) return modelsRoute;
+  if (method !== 'POST') return undefined;
+  const endpoint = endpointOf(pathname);
+  if (!endpoint) return undefined;
+  const az = /\/openai\/deployments\/([^/]+)\//.exec(pathname);
+  if (az?.[1]) return azure(endpoint, decodeURIComponent(az[1]));
+  return openai(endpoint);
+}

@@ -1,0 +1,128 @@
+/** Socket-level helpers: bodies, JSON answers, and stream writing with stream faults applied. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorReply, Fault, Outcome } from './types.ts';
+
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, reply: ErrorReply, extra: Record<string, string> = {}): void {
+  sendJson(res, reply.status, reply.body, { ...extra, ...reply.headers });
+}
+
+/** Resolves true after `ms`, or false as soon as the client has gone away. */
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  if (ms <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Resolves when the client goes away (or the server closes the connection). */
+export function untilClosed(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+const BREAK_GRACE_MS = 30;
+
+type StreamOutcome = Extract<Outcome, { kind: 'stream' }>;
+
+/** Where stall/break/stream-error cut: after `n` content frames, before anything but preamble. */
+function cutAfter(fault: Fault | undefined): number | undefined {
+  if (fault?.type === 'stall-stream' || fault?.type === 'break-stream' || fault?.type === 'stream-error') {
+    return Math.max(0, fault.afterChunks);
+  }
+  return undefined;
+}
+
+/**
+ * Writes a stream frame by frame. `streamError` renders the provider's in-stream error
+ * for the `stream-error` fault.
+ */
+export async function writeStream(
+  res: ServerResponse,
+  stream: StreamOutcome,
+  fault: Fault | undefined,
+  signal: AbortSignal,
+  streamError: () => string,
+): Promise<void> {
+  res.writeHead(200, {
+    'content-type': stream.contentType,
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...stream.headers,
+  });
+  res.flushHeaders();
+  const cut = cutAfter(fault);
+  let content = 0;
+  let garbageSent = false;
+  let first = true;
+  let flushed: Promise<void> = Promise.resolve();
+  for (const frame of stream.frames) {
+    if (frame.role === 'end' && fault?.type === 'no-done') continue;
+    const pastContent = frame.role !== 'pre';
+    if (cut !== undefined && pastContent && content >= cut) {
+      if (fault?.type === 'break-stream') {
+        // Let what was written reach the client first, so "N chunks then a dead socket" is
+        // what it observes rather than a race between the data and the teardown.
+        await flushed;
+        await sleep(BREAK_GRACE_MS, signal);
+        res.socket?.destroy();
+        return;
+      }
+      if (fault?.type === 'stream-error') {
+        res.end(streamError());
+        return;
+      }
+      await untilClosed(signal);
+      return;
+    }
+    if (fault?.type === 'slow-stream') {
+      const ms = first ? (fault.firstChunkDelayMs ?? fault.chunkDelayMs) : fault.chunkDelayMs;
+      if (!(await sleep(ms, signal))) return;
+    }
+    first = false;
+    if (fault?.type === 'malformed-chunk' && !garbageSent && pastContent && content >= fault.atChunk) {
+      res.write(stream.garbage);
+      garbageSent = true;
+    }
+    if (signal.aborted) return;
+    flushed = new Promise((done) => res.write(frame.data, () => done()));
+    if (frame.role === 'content') content += 1;
+  }
+  if (fault?.type === 'no-done' && fault.keepOpen) {
+    await untilClosed(signal);
+    return;
+  }
+  res.end();
+}

@@ -1,0 +1,100 @@
+/**
+ * Composition root: config store, router, adapters, public and admin apps. `main.ts` and
+ * the tests both start Gantry through here, so tests run exactly what ships.
+ */
+import type { ProviderKind } from '@gantry/crds';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { loadConfigFile } from './config/load.ts';
+import { ConfigStore, watchConfigFile } from './config/store.ts';
+import { Metrics } from './metrics.ts';
+import { adapters } from './providers/index.ts';
+import type { BreakerConfig } from './router/breaker.ts';
+import { HealthRegistry } from './router/health.ts';
+import type { RetryConfig } from './router/policy.ts';
+import { Router } from './router/router.ts';
+import { UpstreamClient } from './router/upstream.ts';
+import { buildAdminApp } from './server/admin.ts';
+import { buildApp } from './server/app.ts';
+
+export interface GatewayOptions {
+  configFile: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  host?: string;
+  port?: number;
+  adminHost?: string;
+  adminPort?: number;
+  /** Serve deployments whose credential env var is unset from this fake provider. */
+  fakeBaseUrl?: (provider: ProviderKind) => string;
+  logger?: FastifyServerOptions['logger'];
+  watch?: boolean;
+  retry?: RetryConfig;
+  breaker?: BreakerConfig;
+  bodyLimitBytes?: number;
+  requestTimeoutMs?: number;
+}
+
+export interface Gateway {
+  url: string;
+  adminUrl: string;
+  config: ConfigStore;
+  app: FastifyInstance;
+  admin: FastifyInstance;
+  metrics: Metrics;
+  health: HealthRegistry;
+  close(): Promise<void>;
+}
+
+/** Where each provider kind lives on the built-in fake provider. */
+export function fakeBaseUrls(fakeUrl: string): (provider: ProviderKind) => string {
+  return (provider) =>
+    provider === 'gemini' ? `${fakeUrl}/v1beta` : provider === 'azure-openai' ? fakeUrl : `${fakeUrl}/v1`;
+}
+
+export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
+  const env = opts.env ?? process.env;
+  const loadOpts = { env, fakeBaseUrl: opts.fakeBaseUrl };
+  const initial = await loadConfigFile(opts.configFile, { ...loadOpts, version: 1 });
+  if (!initial.ok) throw new Error(`invalid config:\n  ${initial.errors.join('\n  ')}`);
+
+  const config = new ConfigStore(initial.snapshot);
+  const metrics = new Metrics();
+  const health = new HealthRegistry(opts.breaker);
+  const upstream = new UpstreamClient();
+  const router = new Router({ health, observer: metrics, retry: opts.retry });
+  const app = buildApp({
+    config,
+    forward: { router, upstream, adapters },
+    metrics,
+    logger: opts.logger,
+    bodyLimitBytes: opts.bodyLimitBytes,
+    requestTimeoutMs: opts.requestTimeoutMs,
+  });
+  for (const w of initial.warnings) app.log.warn(w);
+  metrics.configVersion.set(initial.snapshot.version);
+  config.onReload((e) => {
+    metrics.configReloads.inc({ result: e.ok ? 'ok' : 'rejected' });
+    if (e.ok) metrics.configVersion.set(e.version);
+  });
+  const stopWatching = opts.watch === false ? () => undefined : watchConfigFile(opts.configFile, config, loadOpts, app.log);
+
+  let closing = false;
+  const admin = buildAdminApp(config, metrics, () => !closing);
+  const url = await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
+  const adminUrl = await admin.listen({ host: opts.adminHost ?? '127.0.0.1', port: opts.adminPort ?? 0 });
+  return {
+    url,
+    adminUrl,
+    config,
+    app,
+    admin,
+    metrics,
+    health,
+    async close() {
+      closing = true;
+      stopWatching();
+      await app.close();
+      await admin.close();
+      await upstream.close();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * `npm start`: run the data plane on a gantry.yaml of manifests. With no provider key set,
+ * the deployments are served by the built-in fake provider, so it works offline.
+ */
+import { parseArgs } from 'node:util';
+import { startFakeProvider } from './fake-provider/index.ts';
+import { fakeBaseUrls, startGateway } from './gateway.ts';
+
+const { values } = parseArgs({
+  options: {
+    config: { type: 'string', default: process.env.GANTRY_CONFIG ?? 'gantry.yaml' },
+    host: { type: 'string', default: process.env.GANTRY_HOST ?? '0.0.0.0' },
+    port: { type: 'string', default: process.env.GANTRY_PORT ?? '8080' },
+    'admin-host': { type: 'string', default: process.env.GANTRY_ADMIN_HOST ?? '0.0.0.0' },
+    'admin-port': { type: 'string', default: process.env.GANTRY_ADMIN_PORT ?? '9090' },
+    'fake-provider': { type: 'string', default: process.env.GANTRY_FAKE_PROVIDER ?? 'auto' },
+  },
+});
+
+const logger = {
+  level: process.env.GANTRY_LOG_LEVEL ?? 'info',
+  redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],
+};
+
+async function main(): Promise<void> {
+  const fake = values['fake-provider'] === 'off' ? undefined : await startFakeProvider({ port: 0, host: '127.0.0.1' });
+  const gateway = await startGateway({
+    configFile: values.config,
+    host: values.host,
+    port: Number(values.port),
+    adminHost: values['admin-host'],
+    adminPort: Number(values['admin-port']),
+    fakeBaseUrl: fake ? fakeBaseUrls(fake.url) : undefined,
+    logger,
+    bodyLimitBytes: process.env.GANTRY_MAX_BODY_BYTES ? Number(process.env.GANTRY_MAX_BODY_BYTES) : undefined,
+  });
+  gateway.app.log.info({ url: gateway.url, admin: gateway.adminUrl, config: values.config }, 'gantry is serving');
+  const stop = async () => {
+    await gateway.close();
+    await fake?.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error((err as Error).message);
+  process.exit(1);
+});

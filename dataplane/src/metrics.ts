@@ -1,0 +1,70 @@
+/**
+ * Prometheus metrics, in a registry owned by the app (not the global one) so several
+ * gateways can live in one process. Labels carry names and kinds, never keys or prompts.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Deployment } from './config/snapshot.ts';
+import type { RouterObserver } from './router/router.ts';
+
+export class Metrics implements RouterObserver {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'gantry_requests_total',
+    help: 'Requests answered, by route and status',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: 'gantry_request_duration_seconds',
+    help: 'Time to the end of the response, by route',
+    labelNames: ['route'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly upstreamAttempts = new Counter({
+    name: 'gantry_upstream_attempts_total',
+    help: 'Upstream attempts by deployment, provider, model and outcome',
+    labelNames: ['deployment', 'provider', 'model', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly upstreamFailures = new Counter({
+    name: 'gantry_upstream_failures_total',
+    help: 'Failed upstream attempts by deployment, provider, model and kind',
+    labelNames: ['deployment', 'provider', 'model', 'kind'] as const,
+    registers: [this.registry],
+  });
+  readonly upstreamLatency = new Histogram({
+    name: 'gantry_upstream_attempt_duration_seconds',
+    help: 'Time to the answer (non-streaming) or the first token (streaming) per attempt',
+    labelNames: ['deployment', 'provider', 'model'] as const,
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly streamFailures = new Counter({
+    name: 'gantry_stream_failures_total',
+    help: 'Streams that could not complete after bytes reached the client, by resolution',
+    labelNames: ['resolution'] as const,
+    registers: [this.registry],
+  });
+  readonly configReloads = new Counter({
+    name: 'gantry_config_reloads_total',
+    help: 'Config reloads by result',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  readonly configVersion = new Gauge({
+    name: 'gantry_config_version',
+    help: 'Version of the config snapshot being served',
+    registers: [this.registry],
+  });
+
+  constructor(defaults = true) {
+    if (defaults) collectDefaultMetrics({ register: this.registry });
+  }
+
+  attempt(d: Deployment, outcome: string, seconds: number): void {
+    this.upstreamAttempts.inc({ deployment: d.name, provider: d.provider, model: d.model, outcome });
+    if (outcome === 'success') this.upstreamLatency.observe({ deployment: d.name, provider: d.provider, model: d.model }, seconds);
+    else this.upstreamFailures.inc({ deployment: d.name, provider: d.provider, model: d.model, kind: outcome });
+  }
+}

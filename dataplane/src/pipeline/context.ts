@@ -1,0 +1,24 @@
+/** What every stage of a request sees: who is calling, on which snapshot, and how to stop. */
+import type { KeyRecord, Snapshot, TenantRecord } from '../config/snapshot.ts';
+
+export interface RequestContext {
+  id: string;
+  /** The snapshot this request started on; it finishes on it even if config reloads. */
+  snapshot: Snapshot;
+  key: KeyRecord;
+  tenant: TenantRecord;
+  /** Aborted when the client disconnects: every upstream call listens to it. */
+  signal: AbortSignal;
+  startedAt: number;
+  /** Absolute time by which the whole request must be answered. */
+  deadline: number;
+  /** Request headers, lower-cased (for the per-request opt-outs of later stages). */
+  requestHeaders: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** Model access = tenant allow list ∩ key restriction. */
+export function mayUse(ctx: Pick<RequestContext, 'key' | 'tenant' | 'snapshot'>, model: string): boolean {
+  if (!ctx.snapshot.models.has(model)) return false;
+  if (ctx.tenant.models !== undefined && !ctx.tenant.models.has(model)) return false;
+  return ctx.key.models === undefined || ctx.key.models.has(model);
+}

@@ -1,0 +1,70 @@
+/**
+ * The last stage: hand the canonical request to the router, one attempt per deployment,
+ * each through that deployment's adapter.
+ */
+import type { ProviderKind } from '@gantry/crds';
+import type { Deployment } from '../config/snapshot.ts';
+import type { ChatRequest } from '../formats/openai/types.ts';
+import type { ProviderAdapter } from '../providers/types.ts';
+import type { CallContext } from '../router/calls.ts';
+import { openChatStream, type LiveStream } from '../router/live-stream.ts';
+import type { RouteRequest, Routed, Router } from '../router/router.ts';
+import type { UpstreamClient } from '../router/upstream.ts';
+import type { RequestContext } from './context.ts';
+import { mayUse } from './context.ts';
+import type { Continue, StreamMeta } from './stream-relay.ts';
+
+export interface ForwardDeps {
+  router: Router;
+  upstream: UpstreamClient;
+  adapters: Readonly<Record<ProviderKind, ProviderAdapter>>;
+}
+
+export function routeRequest(ctx: RequestContext, model: string, needs: RouteRequest['needs']): RouteRequest {
+  return {
+    model,
+    snapshot: ctx.snapshot,
+    allowed: (m) => mayUse(ctx, m),
+    needs,
+    signal: ctx.signal,
+    deadline: ctx.deadline,
+  };
+}
+
+export function callContext(deps: ForwardDeps, ctx: RequestContext, d: Deployment): CallContext {
+  return { upstream: deps.upstream, adapter: deps.adapters[d.provider], deployment: d, signal: ctx.signal };
+}
+
+export function openStream(
+  deps: ForwardDeps,
+  ctx: RequestContext,
+  route: RouteRequest,
+  req: ChatRequest,
+  meta: StreamMeta,
+): Promise<Routed<LiveStream>> {
+  return deps.router.execute(route, (d) => openChatStream(callContext(deps, ctx, d), req, meta));
+}
+
+/** Continue a broken stream where a deployment accepts the partial answer as prefill. */
+export function continuation(
+  deps: ForwardDeps,
+  ctx: RequestContext,
+  route: RouteRequest,
+  req: ChatRequest,
+  meta: StreamMeta,
+): Continue {
+  return async (partial, failed) => {
+    const prefilled: ChatRequest = { ...req, messages: [...req.messages, { role: 'assistant', content: partial }] };
+    try {
+      return await openStream(
+        deps,
+        ctx,
+        { ...route, filter: (d) => d.name !== failed.name && d.target.prefill },
+        prefilled,
+        meta,
+      );
+    } catch {
+      return undefined;
+    }
+  };
+}

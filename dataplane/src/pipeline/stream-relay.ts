@@ -1,0 +1,87 @@
+/**
+ * Carries a committed stream to the client and keeps it honest: a stream that dies or
+ * stalls after bytes were sent is continued on a deployment that accepts the partial
+ * answer as prefill, or ends as a failure; it is never passed off as complete.
+ */
+import type { Deployment } from '../config/snapshot.ts';
+import type { ChatChunk, Usage } from '../formats/openai/types.ts';
+import type { LiveStream } from '../router/live-stream.ts';
+import type { AttemptLog, Routed } from '../router/router.ts';
+import { UpstreamFailure } from '../router/upstream.ts';
+import type { UpstreamError } from '../providers/types.ts';
+
+export interface StreamMeta {
+  id: string;
+  created: number;
+  model: string;
+}
+
+export type StreamEnd =
+  | { outcome: 'complete'; usage: Usage | undefined; text: string; deployment: Deployment; log: AttemptLog }
+  | { outcome: 'failed'; error: UpstreamError; text: string; deployment: Deployment; log: AttemptLog };
+
+export type Continue = (partialText: string, failed: Deployment) => Promise<Routed<LiveStream> | undefined>;
+
+export async function* relayStream(
+  first: Routed<LiveStream>,
+  meta: StreamMeta,
+  continueWith: Continue,
+): AsyncGenerator<ChatChunk, StreamEnd> {
+  let current = first;
+  let text = '';
+  let toolCalls = false;
+  let finished = false;
+  let continued = false;
+  const log: AttemptLog = { attempts: first.log.attempts, failed: [...first.log.failed] };
+
+  for (;;) {
+    try {
+      for (const chunk of current.value.head) {
+        const out = normalise(chunk, meta, continued);
+        if (out) yield track(out);
+      }
+      for (;;) {
+        const step = await current.value.rest.next();
+        if (step.done) break;
+        const out = normalise(step.value, meta, false);
+        if (out) yield track(out);
+      }
+      return { outcome: 'complete', usage: current.value.translator.usage, text, deployment: current.deployment, log };
+    } catch (err) {
+      if (!(err instanceof UpstreamFailure)) throw err;
+      current.value.cancel();
+      if (finished) {
+        return { outcome: 'complete', usage: current.value.translator.usage, text, deployment: current.deployment, log };
+      }
+      if (!log.failed.includes(current.deployment.name)) log.failed.push(current.deployment.name);
+      const next = text.length > 0 && !toolCalls ? await continueWith(text, current.deployment) : undefined;
+      if (!next) return { outcome: 'failed', error: err.upstream, text, deployment: current.deployment, log };
+      log.attempts += next.log.attempts;
+      for (const f of next.log.failed) if (!log.failed.includes(f)) log.failed.push(f);
+      current = next;
+      continued = true;
+    }
+  }
+
+  function track(chunk: ChatChunk): ChatChunk {
+    const choice = chunk.choices[0];
+    if (choice) {
+      if (typeof choice.delta.content === 'string') text += choice.delta.content;
+      if (choice.delta.tool_calls?.length) toolCalls = true;
+      if (choice.finish_reason !== null) finished = true;
+    }
+    return chunk;
+  }
+}
+
+/**
+ * One id/model/created for the whole stream; usage is sent once at the end by the encoder;
+ * a continuation's opening role chunk is dropped (the client already has one).
+ */
+function normalise(chunk: ChatChunk, meta: StreamMeta, dropRoleOnly: boolean): ChatChunk | undefined {
+  if (chunk.choices.length === 0) return undefined;
+  if (dropRoleOnly && chunk.choices.every((c) => !c.delta.content && !c.delta.tool_calls && c.finish_reason === null))
+    return undefined;
+  const { usage: _usage, ...rest } = chunk;
+  return { ...rest, id: meta.id, created: meta.created, model: meta.model };
+}

@@ -1,0 +1,21 @@
+import type { ProviderAdapter } from '../types.ts';
+import { classifyOpenAIError } from './errors.ts';
+import { chatRequest, completionsRequest, embeddingsRequest } from './request.ts';
+import { chatResponse, completionsResponse, embeddingsResponse } from './response.ts';
+import { completionsStreamUsage, OpenAIStreamTranslator } from './stream.ts';
+
+const adapter = (kind: 'openai' | 'openai-compatible' | 'azure-openai'): ProviderAdapter => ({
+  kind,
+  chat: {
+    request: chatRequest,
+    response: chatResponse,
+    stream: () => new OpenAIStreamTranslator(),
+  },
+  embeddings: { request: embeddingsRequest, response: embeddingsResponse },
+  completions: { request: completionsRequest, response: completionsResponse, streamUsage: completionsStreamUsage },
+  error: classifyOpenAIError,
+});
+
+export const openaiAdapter = adapter('openai');
+export const openaiCompatibleAdapter = adapter('openai-compatible');
+export const azureOpenAIAdapter = adapter('azure-openai');

@@ -1,0 +1,54 @@
+import type { ChatMessage, ChatRequest, CompletionRequest, EmbeddingRequest } from '../../formats/openai/types.ts';
+import type { UpstreamRequest, UpstreamTarget } from '../types.ts';
+
+const AZURE_DEFAULT_API_VERSION = '2024-10-21';
+
+/** Where an OpenAI-style operation lives: Azure addresses the deployment in the path. */
+export function endpointUrl(target: UpstreamTarget, operation: 'chat/completions' | 'completions' | 'embeddings') {
+  if (target.provider === 'azure-openai') {
+    const version = encodeURIComponent(target.apiVersion ?? AZURE_DEFAULT_API_VERSION);
+    return `${target.baseUrl}/openai/deployments/${encodeURIComponent(target.upstreamModel)}/${operation}?api-version=${version}`;
+  }
+  return `${target.baseUrl}/${operation}`;
+}
+
+export function authHeaders(target: UpstreamTarget): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (target.apiKey === undefined) return headers;
+  if (target.provider === 'azure-openai') headers['api-key'] = target.apiKey;
+  else headers.authorization = `Bearer ${target.apiKey}`;
+  return headers;
+}
+
+export function chatRequest(req: ChatRequest, target: UpstreamTarget): UpstreamRequest {
+  const body: ChatRequest = { ...req, model: target.upstreamModel, messages: req.messages.map(stripInternal) };
+  if (req.stream) body.stream_options = { ...req.stream_options, include_usage: true };
+  const last = req.messages[req.messages.length - 1];
+  // vLLM-style servers continue a trailing assistant message when asked to.
+  if (target.prefill && last?.role === 'assistant') {
+    body.continue_final_message = true;
+    body.add_generation_prompt = false;
+  }
+  return post(endpointUrl(target, 'chat/completions'), target, body);
+}
+
+export function embeddingsRequest(req: EmbeddingRequest, target: UpstreamTarget): UpstreamRequest {
+  return post(endpointUrl(target, 'embeddings'), target, { ...req, model: target.upstreamModel });
+}
+
+export function completionsRequest(req: CompletionRequest, target: UpstreamTarget): UpstreamRequest {
+  const body: CompletionRequest = { ...req, model: target.upstreamModel };
+  if (req.stream) body.stream_options = { ...req.stream_options, include_usage: true };
+  return post(endpointUrl(target, 'completions'), target, body);
+}
+
+function post(url: string, target: UpstreamTarget, body: object): UpstreamRequest {
+  return { method: 'POST', url, headers: authHeaders(target), body: JSON.stringify(body) };
+}
+
+/** Fields Gantry carries between formats that OpenAI would reject. */
+function stripInternal(message: ChatMessage): ChatMessage {
+  if (message.reasoning_content === undefined) return message;
+  const { reasoning_content: _omit, ...rest } = message;
+  return rest as ChatMessage;
+}

@@ -1,0 +1,31 @@
+/** Parse `retry-after` (seconds or HTTP date) and `retry-after-ms` into milliseconds. */
+export function retryAfterMs(
+  headers: Record<string, string | string[] | undefined>,
+  now: number = Date.now(),
+): number | undefined {
+  const ms = first(headers['retry-after-ms']);
+  if (ms !== undefined) {
+    const n = Number(ms);
+    if (Number.isFinite(n) && n >= 0) return n;
+  }
+  const value = first(headers['retry-after']);
+  if (value === undefined || value === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/** JSON.parse that returns undefined instead of throwing: upstream bodies are untrusted. */
+export function tryParseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

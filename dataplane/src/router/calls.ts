@@ -1,0 +1,70 @@
+/**
+ * One attempt against one deployment, per endpoint: build the upstream request with the
+ * deployment's adapter, send it, and turn the answer into canonical form or an
+ * UpstreamFailure the router can judge.
+ */
+import type { Deployment } from '../config/snapshot.ts';
+import type {
+  ChatCompletion,
+  ChatRequest,
+  CompletionRequest,
+  CompletionResponse,
+  EmbeddingRequest,
+  EmbeddingResponse,
+} from '../formats/openai/types.ts';
+import type { ProviderAdapter, UpstreamRequest } from '../providers/types.ts';
+import { readErrorBody, UpstreamFailure, type UpstreamClient, type UpstreamResponse } from './upstream.ts';
+
+export interface CallContext {
+  upstream: UpstreamClient;
+  adapter: ProviderAdapter;
+  deployment: Deployment;
+  signal: AbortSignal;
+}
+
+/** Send and return the response when it is a 2xx; any other status becomes an UpstreamFailure. */
+export async function sendOk(ctx: CallContext, req: UpstreamRequest, stream: boolean): Promise<UpstreamResponse> {
+  const t = ctx.deployment.timeouts;
+  const res = await ctx.upstream.send(
+    req,
+    {
+      connectMs: t.connectMs,
+      headersMs: t.headersMs,
+      bodyMs: stream ? t.idleMs : t.totalMs,
+      totalMs: stream ? undefined : t.totalMs,
+    },
+    ctx.signal,
+  );
+  if (res.status >= 200 && res.status < 300) return res;
+  const text = await readErrorBody(res.body);
+  throw new UpstreamFailure(ctx.adapter.error(res.status, res.headers, text));
+}
+
+async function readJson(res: UpstreamResponse): Promise<unknown> {
+  try {
+    return await res.body.json();
+  } catch (err) {
+    if ((err as { name?: string }).name === 'SyntaxError')
+      throw new UpstreamFailure({ kind: 'server', status: res.status, message: 'upstream sent invalid JSON' });
+    throw err;
+  }
+}
+
+export async function chatCall(ctx: CallContext, req: ChatRequest): Promise<ChatCompletion> {
+  const res = await sendOk(ctx, ctx.adapter.chat.request({ ...req, stream: false }, ctx.deployment.target), false);
+  return ctx.adapter.chat.response(await readJson(res), ctx.deployment.target);
+}
+
+export async function embeddingsCall(ctx: CallContext, req: EmbeddingRequest): Promise<EmbeddingResponse> {
+  const adapter = ctx.adapter.embeddings;
+  if (!adapter) throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'embeddings not supported' });
+  const res = await sendOk(ctx, adapter.request(req, ctx.deployment.target), false);
+  return adapter.response(await readJson(res), ctx.deployment.target);
+}
+
+export async function completionsCall(ctx: CallContext, req: CompletionRequest): Promise<CompletionResponse> {
+  const adapter = ctx.adapter.completions;
+  if (!adapter) throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'completions not supported' });
+  const res = await sendOk(ctx, adapter.request({ ...req, stream: false }, ctx.deployment.target), false);
+  return adapter.response(await readJson(res), ctx.deployment.target);
+}

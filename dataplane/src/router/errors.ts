@@ -1,0 +1,23 @@
+/** How a final upstream failure reaches the caller: the provider's reason, the right status. */
+import { GatewayError } from '../errors.ts';
+import type { UpstreamError } from '../providers/types.ts';
+
+export function toGatewayError(e: UpstreamError, deployment: string): GatewayError {
+  switch (e.kind) {
+    case 'rate_limited': {
+      const headers: Record<string, string> = {};
+      if (e.retryAfterMs !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfterMs / 1000));
+      return new GatewayError('rate_limit_exceeded', `upstream rate limit: ${e.message}`, { headers });
+    }
+    case 'context_length':
+      return new GatewayError('context_length_exceeded', e.message, { param: 'messages' });
+    case 'content_policy':
+      return new GatewayError('content_policy_violation', e.message);
+    case 'bad_request':
+      return new GatewayError('invalid_request_error', e.message);
+    case 'timeout':
+      return new GatewayError('upstream_timeout', `deployment ${deployment}: ${e.message}`);
+    default:
+      return new GatewayError('upstream_error', `deployment ${deployment} failed: ${e.message}`);
+  }
+}

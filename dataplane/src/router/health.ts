@@ -1,0 +1,105 @@
+/**
+ * What this pod knows about each deployment: in-flight calls, a latency average, the
+ * circuit breaker and a rate-limit cooldown. Keyed by deployment name so it survives
+ * config reloads.
+ */
+import type { Deployment } from '../config/snapshot.ts';
+import {
+  abandonProbe,
+  admission,
+  closedBreaker,
+  DEFAULT_BREAKER,
+  recordFailure,
+  recordSuccess,
+  startProbe,
+  type BreakerConfig,
+  type BreakerState,
+} from './breaker.ts';
+
+export interface HealthView {
+  inflight: number;
+  /** Exponentially weighted average of time to headers/first token, ms; 0 = unknown. */
+  latencyMs: number;
+}
+
+export type Availability = { ok: true } | { ok: false; until: number; reason: 'circuit_open' | 'cooldown' };
+
+interface Entry extends HealthView {
+  breaker: BreakerState;
+  cooldownUntil: number;
+}
+
+const EWMA_WEIGHT = 0.2;
+
+export class HealthRegistry {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly breakerConfig: BreakerConfig = DEFAULT_BREAKER,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private entry(name: string): Entry {
+    let e = this.entries.get(name);
+    if (!e) {
+      e = { inflight: 0, latencyMs: 0, breaker: closedBreaker(), cooldownUntil: 0 };
+      this.entries.set(name, e);
+    }
+    return e;
+  }
+
+  view(d: Deployment): HealthView {
+    return this.entry(d.name);
+  }
+
+  availability(d: Deployment): Availability {
+    const e = this.entry(d.name);
+    const now = this.now();
+    if (now < e.cooldownUntil) return { ok: false, until: e.cooldownUntil, reason: 'cooldown' };
+    const a = admission(e.breaker, now);
+    return a.admit ? { ok: true } : { ok: false, until: a.until, reason: 'circuit_open' };
+  }
+
+  /** Claim a slot on the deployment; false when its circuit does not admit the call now. */
+  begin(d: Deployment): boolean {
+    const e = this.entry(d.name);
+    const a = admission(e.breaker, this.now());
+    if (!a.admit) return false;
+    if (a.probe) e.breaker = startProbe(e.breaker);
+    e.inflight++;
+    return true;
+  }
+
+  succeed(d: Deployment, latencyMs: number): void {
+    const e = this.entry(d.name);
+    e.inflight = Math.max(0, e.inflight - 1);
+    e.latencyMs = e.latencyMs === 0 ? latencyMs : e.latencyMs + EWMA_WEIGHT * (latencyMs - e.latencyMs);
+    e.breaker = recordSuccess(e.breaker);
+  }
+
+  /** A fault of the deployment (5xx, timeout, reset, bad credentials). */
+  fail(d: Deployment): void {
+    const e = this.entry(d.name);
+    e.inflight = Math.max(0, e.inflight - 1);
+    e.breaker = recordFailure(e.breaker, this.now(), this.breakerConfig);
+  }
+
+  /** Rate limited: stay away until `retryAfterMs` has passed; not a fault of the deployment. */
+  coolDown(d: Deployment, retryAfterMs: number): void {
+    const e = this.entry(d.name);
+    e.inflight = Math.max(0, e.inflight - 1);
+    e.cooldownUntil = Math.max(e.cooldownUntil, this.now() + retryAfterMs);
+    if (e.breaker.state === 'half-open') e.breaker = abandonProbe(e.breaker);
+  }
+
+  /** The call ended without telling anything about the deployment (caller error, abort). */
+  release(d: Deployment): void {
+    const e = this.entry(d.name);
+    e.inflight = Math.max(0, e.inflight - 1);
+    e.breaker = abandonProbe(e.breaker);
+  }
+
+  circuitState(name: string): BreakerState['state'] {
+    return this.entry(name).breaker.state;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * A streaming attempt. Nothing reaches the client until the first token has arrived, so
+ * a deployment that fails or stays silent before that is failed over invisibly. After
+ * that, the stream is read chunk by chunk; a death or stall surfaces as UpstreamFailure.
+ */
+import type { ChatChunk, ChatRequest } from '../formats/openai/types.ts';
+import { SseParser } from '../formats/sse.ts';
+import type { StreamContext, StreamTranslator } from '../providers/types.ts';
+import { sendOk, type CallContext } from './calls.ts';
+import { UpstreamFailure, type UpstreamResponse } from './upstream.ts';
+
+/** How long to wait for an end marker after the answer and its usage are complete. */
+const FINISH_GRACE_MS = 250;
+
+export interface LiveStream {
+  /** Chunks read before the stream was handed over, first token included. */
+  head: ChatChunk[];
+  /** The rest; throws UpstreamFailure when the upstream dies or stalls before finishing. */
+  rest: AsyncGenerator<ChatChunk, void>;
+  translator: StreamTranslator;
+  /** Stop reading and release the connection (client went away). */
+  cancel(): void;
+}
+
+export async function openChatStream(ctx: CallContext, req: ChatRequest, stream: StreamContext): Promise<LiveStream> {
+  const res = await sendOk(ctx, ctx.adapter.chat.request({ ...req, stream: true }, ctx.deployment.target), true);
+  const translator = ctx.adapter.chat.stream(ctx.deployment.target, stream);
+  const rest = readChunks(res, translator);
+  const head = await untilFirstToken(rest, res, ctx.deployment.timeouts.firstTokenMs);
+  return { head, rest, translator, cancel: () => res.body.destroy() };
+}
+
+async function* readChunks(res: UpstreamResponse, translator: StreamTranslator): AsyncGenerator<ChatChunk, void> {
+  const parser = new SseParser();
+  const decoder = new TextDecoder();
+  let graceTimer: NodeJS.Timeout | undefined;
+  let finalised = false;
+  const complete = () => translator.done || (translator.finished && translator.usage !== undefined);
+  try {
+    for await (const buf of res.body) {
+      for (const event of parser.push(decoder.decode(buf as Buffer, { stream: true }))) {
+        yield* translator.push(event);
+        if (translator.error) throw new UpstreamFailure(translator.error);
+      }
+      // An upstream that completed but keeps the socket open is finalised promptly.
+      if (graceTimer === undefined && complete()) {
+        graceTimer = setTimeout(() => {
+          finalised = true;
+          res.body.destroy();
+        }, FINISH_GRACE_MS);
+      }
+    }
+    for (const event of parser.end()) yield* translator.push(event);
+  } catch (err) {
+    if (!finalised) {
+      if (err instanceof UpstreamFailure) throw err;
+      const code = (err as { code?: string }).code;
+      const stalled = code === 'UND_ERR_BODY_TIMEOUT';
+      throw new UpstreamFailure({
+        kind: stalled ? 'timeout' : 'network',
+        status: 0,
+        message: stalled ? 'upstream stream stalled' : `upstream stream broke (${code ?? (err as Error).message})`,
+      });
+    }
+  } finally {
+    clearTimeout(graceTimer);
+  }
+  if (translator.error) throw new UpstreamFailure(translator.error);
+  if (!translator.done && !translator.finished)
+    throw new UpstreamFailure({ kind: 'network', status: 0, message: 'upstream stream ended before the answer was complete' });
+}
+
+const carriesToken = (c: ChatChunk): boolean =>
+  c.choices.some(
+    (ch) =>
+      (typeof ch.delta.content === 'string' && ch.delta.content.length > 0) ||
+      (ch.delta.tool_calls?.length ?? 0) > 0 ||
+      (ch.delta.reasoning_content?.length ?? 0) > 0 ||
+      ch.finish_reason !== null,
+  );
+
+/** Pull chunks until one carries a token, within the first-token limit when one is set. */
+async function untilFirstToken(
+  rest: AsyncGenerator<ChatChunk, void>,
+  res: UpstreamResponse,
+  firstTokenMs: number | undefined,
+): Promise<ChatChunk[]> {
+  const head: ChatChunk[] = [];
+  const deadline = firstTokenMs === undefined ? undefined : Date.now() + firstTokenMs;
+  for (;;) {
+    const next = rest.next();
+    const step = deadline === undefined ? await next : await withDeadline(next, deadline, res);
+    if (step.done) return head;
+    head.push(step.value);
+    if (carriesToken(step.value)) return head;
+  }
+}
+
+function withDeadline<T>(p: Promise<T>, deadline: number, res: UpstreamResponse): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      res.body.destroy();
+      p.catch(() => undefined);
+      reject(new UpstreamFailure({ kind: 'timeout', status: 0, message: 'no first token within the time limit' }));
+    }, Math.max(0, deadline - Date.now()));
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}

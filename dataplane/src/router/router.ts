@@ -1,0 +1,223 @@
+/**
+ * Failover across a model's deployments and its fallback models. The router knows nothing
+ * about providers or endpoints: it runs an `attempt` function per candidate and decides,
+ * from the normalised failure, whether to retry, fail over, go to a larger-context model or
+ * stop. Health (circuit, cooldown, load) is shared by every request of this pod.
+ */
+import type { Capability } from '@gantry/crds';
+import { ResponseHeaders } from '../brand.ts';
+import { GatewayError } from '../errors.ts';
+import type { Deployment, Snapshot } from '../config/snapshot.ts';
+import type { UpstreamError } from '../providers/types.ts';
+import { orderDeployments, type Skipped } from './balance.ts';
+import { toGatewayError } from './errors.ts';
+import type { HealthRegistry } from './health.ts';
+import { backoffMs, decide, DEFAULT_RETRY, isDeploymentFault, type RetryConfig } from './policy.ts';
+import { ClientAbortError, UpstreamFailure } from './upstream.ts';
+
+export interface RouteRequest {
+  model: string;
+  snapshot: Snapshot;
+  /** Key/tenant access: fallback models the caller may not use are never tried. */
+  allowed: (model: string) => boolean;
+  /** Capabilities a deployment needs for this request (documents, vision, ...). */
+  needs: readonly Capability[];
+  signal: AbortSignal;
+  deadline: number;
+  /** Only deployments accepting this filter are candidates (e.g. prefill continuation). */
+  filter?: (d: Deployment) => boolean;
+}
+
+export interface AttemptLog {
+  attempts: number;
+  /** Names of deployments that failed, in order, without repeats. */
+  failed: string[];
+}
+
+export interface Routed<T> {
+  value: T;
+  deployment: Deployment;
+  log: AttemptLog;
+}
+
+export interface RouterObserver {
+  attempt(d: Deployment, outcome: 'success' | UpstreamError['kind'], seconds: number): void;
+}
+
+export interface RouterDeps {
+  health: HealthRegistry;
+  observer: RouterObserver;
+  retry?: RetryConfig;
+  random?: () => number;
+  now?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+interface Candidate {
+  deployment: Deployment;
+  modelIndex: number;
+}
+
+export class Router {
+  private readonly retry: RetryConfig;
+  private readonly random: () => number;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+
+  constructor(private readonly deps: RouterDeps) {
+    this.retry = deps.retry ?? DEFAULT_RETRY;
+    this.random = deps.random ?? Math.random;
+    this.now = deps.now ?? Date.now;
+    this.sleep = deps.sleep ?? abortableSleep;
+  }
+
+  async execute<T>(req: RouteRequest, attempt: (d: Deployment) => Promise<T>): Promise<Routed<T>> {
+    const { candidates, skipped } = this.plan(req);
+    const log: AttemptLog = { attempts: 0, failed: [] };
+    let index = 0;
+    let sameRetries = 0;
+    let last: { error: UpstreamError; deployment: Deployment } | undefined;
+
+    while (index < candidates.length) {
+      const { deployment, modelIndex } = candidates[index]!;
+      if (!this.deps.health.begin(deployment)) {
+        index++;
+        continue;
+      }
+      log.attempts++;
+      const started = this.now();
+      try {
+        const value = await attempt(deployment);
+        this.deps.health.succeed(deployment, this.now() - started);
+        this.deps.observer.attempt(deployment, 'success', (this.now() - started) / 1000);
+        return { value, deployment, log };
+      } catch (err) {
+        if (err instanceof ClientAbortError || req.signal.aborted) {
+          this.deps.health.release(deployment);
+          throw err instanceof ClientAbortError ? err : new ClientAbortError();
+        }
+        // Our own translation refused the request (e.g. a part this provider cannot take).
+        if (err instanceof GatewayError) {
+          this.deps.health.release(deployment);
+          throw withLog(err, log);
+        }
+        const error = toUpstreamError(err);
+        this.deps.observer.attempt(deployment, error.kind, (this.now() - started) / 1000);
+        this.recordHealth(deployment, error, sameRetries);
+        if (!log.failed.includes(deployment.name)) log.failed.push(deployment.name);
+        last = { error, deployment };
+        const decision = decide(
+          {
+            error,
+            attemptsMade: log.attempts,
+            sameRetries,
+            remainingMs: req.deadline - this.now(),
+            hasAlternative: index + 1 < candidates.length,
+            random: this.random(),
+          },
+          this.retry,
+        );
+        if (decision.kind === 'retry-same') {
+          sameRetries++;
+          await this.sleep(decision.delayMs, req.signal);
+          continue;
+        }
+        sameRetries = 0;
+        if (decision.kind === 'stop') break;
+        index =
+          decision.kind === 'next' ? index + 1 : nextLargerContext(candidates, index, modelIndex, deployment);
+      }
+    }
+    if (last) throw withLog(toGatewayError(last.error, last.deployment.name), log);
+    throw withLog(unavailable(req.model, skipped, this.now()), log);
+  }
+
+  /** Candidates in order: the model's deployments, then each allowed fallback model's. */
+  private plan(req: RouteRequest): { candidates: Candidate[]; skipped: Skipped[] } {
+    const route = req.snapshot.models.get(req.model);
+    if (!route) throw new GatewayError('model_not_found', `model ${req.model} does not exist`, { param: 'model' });
+    const chain = [route.model, ...route.fallbacks.filter((m) => m !== route.model && req.allowed(m))];
+    const candidates: Candidate[] = [];
+    const skipped: Skipped[] = [];
+    chain.forEach((model, modelIndex) => {
+      const deployments = (req.snapshot.models.get(model)?.deployments ?? []).filter(
+        (d) => req.needs.every((c) => d.capabilities.has(c)) && (req.filter?.(d) ?? true),
+      );
+      const order = orderDeployments({
+        deployments,
+        view: (d) => this.deps.health.view(d),
+        availability: (d) => this.deps.health.availability(d),
+        random: this.random,
+      });
+      skipped.push(...order.skipped);
+      for (const deployment of order.ordered) candidates.push({ deployment, modelIndex });
+    });
+    return { candidates, skipped };
+  }
+
+  private recordHealth(d: Deployment, error: UpstreamError, sameRetries: number): void {
+    const health = this.deps.health;
+    if (error.kind === 'rate_limited') {
+      health.coolDown(d, error.retryAfterMs ?? backoffMs(sameRetries, this.random(), this.retry));
+    } else if (isDeploymentFault(error)) health.fail(d);
+    else health.release(d);
+  }
+}
+
+/** After a context-length error: the next fallback model with a larger (or unknown) window. */
+function nextLargerContext(candidates: Candidate[], index: number, modelIndex: number, failed: Deployment): number {
+  for (let i = index + 1; i < candidates.length; i++) {
+    const c = candidates[i]!;
+    if (c.modelIndex === modelIndex) continue;
+    const window = c.deployment.contextWindow;
+    if (window === undefined || failed.contextWindow === undefined || window > failed.contextWindow) return i;
+  }
+  return candidates.length;
+}
+
+function unavailable(model: string, skipped: Skipped[], now: number): GatewayError {
+  if (skipped.length === 0)
+    return new GatewayError('model_not_found', `model ${model} has no deployment that can serve this request`, {
+      param: 'model',
+    });
+  const until = Math.min(...skipped.map((s) => s.until));
+  const headers = { 'retry-after': String(Math.max(1, Math.ceil((until - now) / 1000))) };
+  if (skipped.every((s) => s.reason === 'cooldown'))
+    return new GatewayError('rate_limit_exceeded', `every deployment of ${model} is rate limited upstream`, { headers });
+  return new GatewayError('service_unavailable', `every deployment of ${model} is unavailable (circuit open)`, {
+    headers,
+  });
+}
+
+function withLog(error: GatewayError, log: AttemptLog): GatewayError {
+  Object.assign(error.headers, attemptHeaders(log));
+  return error;
+}
+
+export function attemptHeaders(log: AttemptLog): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (log.attempts > 1) headers[ResponseHeaders.attempts] = String(log.attempts);
+  if (log.failed.length > 0) headers[ResponseHeaders.failed] = log.failed.join(',');
+  return headers;
+}
+
+function toUpstreamError(err: unknown): UpstreamError {
+  if (err instanceof UpstreamFailure) return err.upstream;
+  // An adapter could not make sense of a 2xx answer: the deployment misbehaved.
+  return { kind: 'server', status: 0, message: `invalid upstream response: ${(err as Error).message}` };
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new ClientAbortError());
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ClientAbortError());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

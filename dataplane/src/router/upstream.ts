@@ -1,0 +1,106 @@
+/**
+ * The only place that speaks HTTP to providers (undici). One Agent per origin+connect
+ * timeout, reused across requests; every response body is consumed or destroyed so the
+ * pool never stalls on a failover path.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import type { UpstreamError, UpstreamRequest } from '../providers/types.ts';
+
+export interface CallTimeouts {
+  connectMs: number;
+  headersMs: number;
+  /** Max silence while reading the body. */
+  bodyMs: number;
+  /** Whole call, including the body; undefined for streams. */
+  totalMs: number | undefined;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+/** The caller went away: stop, do not fail over, do not blame the deployment. */
+export class ClientAbortError extends Error {
+  constructor() {
+    super('client closed the request');
+    this.name = 'ClientAbortError';
+  }
+}
+
+/** A failed upstream call, classified for the router (transport error, HTTP error or broken stream). */
+export class UpstreamFailure extends Error {
+  constructor(readonly upstream: UpstreamError) {
+    super(upstream.message);
+    this.name = 'UpstreamFailure';
+  }
+}
+
+const ERROR_BODY_LIMIT = 64 * 1024;
+
+export class UpstreamClient {
+  private readonly agents = new Map<string, Agent>();
+
+  private agent(url: string, connectMs: number): Agent {
+    const key = `${new URL(url).origin}|${connectMs}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      agent = new Agent({ connect: { timeout: connectMs }, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 300_000 });
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  async send(req: UpstreamRequest, timeouts: CallTimeouts, clientSignal: AbortSignal): Promise<UpstreamResponse> {
+    if (clientSignal.aborted) throw new ClientAbortError();
+    const signal =
+      timeouts.totalMs === undefined ? clientSignal : AbortSignal.any([clientSignal, AbortSignal.timeout(timeouts.totalMs)]);
+    try {
+      const res = await request(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        signal,
+        dispatcher: this.agent(req.url, timeouts.connectMs),
+        headersTimeout: timeouts.headersMs,
+        bodyTimeout: timeouts.bodyMs,
+      });
+      return { status: res.statusCode, headers: res.headers, body: res.body };
+    } catch (err) {
+      throw classifyUpstreamFailure(err, clientSignal);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.agents.values()].map((a) => a.close()));
+    this.agents.clear();
+  }
+}
+
+/** Read an error body, bounded; the body is always consumed. */
+export async function readErrorBody(body: UpstreamResponse['body']): Promise<string> {
+  let text = '';
+  try {
+    for await (const chunk of body) {
+      if (text.length < ERROR_BODY_LIMIT) text += (chunk as Buffer).toString('utf8');
+    }
+  } catch {
+    // a broken error body still tells us the status
+  }
+  return text.slice(0, ERROR_BODY_LIMIT);
+}
+
+export function classifyUpstreamFailure(err: unknown, clientSignal: AbortSignal): Error {
+  if (err instanceof ClientAbortError || err instanceof UpstreamFailure) return err;
+  if (clientSignal.aborted) return new ClientAbortError();
+  const e = err as { code?: string; name?: string; message?: string };
+  const timeout =
+    e.name === 'TimeoutError' ||
+    e.code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e.code === 'UND_ERR_BODY_TIMEOUT' ||
+    (e.name === 'AbortError' && !clientSignal.aborted);
+  const message = timeout ? `upstream timed out (${e.code ?? e.name})` : `upstream connection failed (${e.code ?? e.message})`;
+  return new UpstreamFailure({ kind: timeout ? 'timeout' : 'network', status: 0, message });
+}

@@ -1,0 +1,83 @@
+/**
+ * The public data-plane app: authentication, the OpenAI- and Anthropic-compatible routes,
+ * and one error edge. Admin surfaces (/metrics, /healthz) live on a separate port.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { ResponseHeaders } from '../brand.ts';
+import type { ConfigStore } from '../config/store.ts';
+import { GatewayError } from '../errors.ts';
+import type { Metrics } from '../metrics.ts';
+import type { ForwardDeps } from '../pipeline/forward.ts';
+import { createContext } from './context.ts';
+import { normaliseError } from './errors.ts';
+import { chatRoute } from './routes/chat.ts';
+import { completionsRoute } from './routes/completions.ts';
+import { embeddingsRoute } from './routes/embeddings.ts';
+import type { RouteHooks } from './routes/hooks.ts';
+import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
+import { modelsRoute } from './routes/models.ts';
+
+export interface AppOptions {
+  config: ConfigStore;
+  forward: ForwardDeps;
+  metrics: Metrics;
+  logger?: FastifyServerOptions['logger'];
+  bodyLimitBytes?: number;
+  requestTimeoutMs?: number;
+}
+
+export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+
+/** Served by other products of this kind; never by the public port of this one. */
+const ADMIN_PREFIXES = ['/ui', '/sso', '/login'];
+
+export function buildApp(opts: AppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
+    disableRequestLogging: true,
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+  });
+  const requestTimeoutMs = opts.requestTimeoutMs ?? 120_000;
+  app.decorateRequest('gantry', null);
+
+  const hooks: RouteHooks = {
+    context: (request, reply) => (request.gantry = createContext(request, reply, opts.config, requestTimeoutMs)),
+    streamed: (request, result) => observe(request.routeOptions.url ?? 'unknown', result.clientGone ? 499 : 200, request),
+  };
+
+  const observe = (route: string, status: number, request: { gantry: unknown; id: string; log: FastifyInstance['log'] }) => {
+    opts.metrics.requests.inc({ route, status: String(status) });
+    const ctx = request.gantry as { startedAt?: number } | null;
+    if (ctx?.startedAt) opts.metrics.duration.observe({ route }, (Date.now() - ctx.startedAt) / 1000);
+    request.log.info({ route, status }, 'request completed');
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(ResponseHeaders.requestId, request.id);
+    const path = request.url.split('?', 1)[0]!;
+    if (ADMIN_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`)))
+      throw new GatewayError('permission_denied', `${path} is an administrative route and is not served here`);
+  });
+  app.addHook('onResponse', async (request, reply) => observe(request.routeOptions.url ?? 'unknown', reply.statusCode, request));
+
+  app.setErrorHandler(async (err, request, reply) => {
+    const error = normaliseError(err);
+    if (error.status >= 500) request.log.error({ err: error.cause ?? error, type: error.type }, 'request failed');
+    reply.code(error.status).headers(error.headers);
+    return request.url.startsWith('/v1/messages') ? anthropicErrorBody(error) : error.toBody();
+  });
+  app.setNotFoundHandler(async (request) => {
+    throw new GatewayError('not_found', `no route ${request.method} ${request.url.split('?', 1)[0]}`);
+  });
+
+  chatRoute(app, opts.forward, hooks);
+  messagesRoute(app, opts.forward, hooks);
+  completionsRoute(app, opts.forward, hooks);
+  embeddingsRoute(app, opts.forward, hooks);
+  modelsRoute(app, hooks);
+  return app;
+}

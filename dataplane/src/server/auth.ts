@@ -1,0 +1,31 @@
+/**
+ * API keys are known only as SHA-256 hashes. The presented key is hashed, looked up, and
+ * compared in constant time. OpenAI clients send `Authorization: Bearer`, Anthropic
+ * clients `x-api-key`; both are accepted.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { KeyRecord, Snapshot, TenantRecord } from '../config/snapshot.ts';
+import { GatewayError } from '../errors.ts';
+
+export const hashKey = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
+
+export function presentedKey(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const auth = headers.authorization;
+  if (typeof auth === 'string') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    return match?.[1] ?? '';
+  }
+  const apiKey = headers['x-api-key'];
+  return typeof apiKey === 'string' ? apiKey.trim() : undefined;
+}
+
+export function authenticate(snapshot: Snapshot, key: string | undefined): { key: KeyRecord; tenant: TenantRecord } {
+  if (key === undefined)
+    throw new GatewayError('authentication_error', 'missing API key: send Authorization: Bearer <key>');
+  const digest = hashKey(key);
+  const record = snapshot.keys.get(digest.toString('hex'));
+  if (!record || !timingSafeEqual(record.hash, digest)) throw new GatewayError('authentication_error', 'invalid API key');
+  const tenant = snapshot.tenants.get(record.tenant);
+  if (!tenant) throw new GatewayError('authentication_error', 'invalid API key');
+  return { key: record, tenant };
+}

@@ -1,0 +1,40 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ConfigStore } from '../config/store.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import { authenticate, presentedKey } from './auth.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    gantry: RequestContext | null;
+  }
+}
+
+/**
+ * Authenticate and build the request context. The snapshot is read once, here: the
+ * request finishes on it whatever reloads happen meanwhile.
+ */
+export function createContext(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  config: ConfigStore,
+  requestTimeoutMs: number,
+): RequestContext {
+  const snapshot = config.current();
+  const { key, tenant } = authenticate(snapshot, presentedKey(request.headers));
+  const controller = new AbortController();
+  // The response closing before it finished means the client went away.
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  const startedAt = Date.now();
+  return {
+    id: String(request.id),
+    snapshot,
+    key,
+    tenant,
+    signal: controller.signal,
+    startedAt,
+    deadline: startedAt + requestTimeoutMs,
+    requestHeaders: request.headers,
+  };
+}

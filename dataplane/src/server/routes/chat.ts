@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { ChatRequest } from '../../formats/openai/types.ts';
+import { OpenAIStreamEncoder } from '../../formats/openai/encoder.ts';
+import { runChat } from '../../pipeline/chat.ts';
+import type { ForwardDeps } from '../../pipeline/forward.ts';
+import { ChatRequestSchema } from '../schemas.ts';
+import { writeStream } from '../stream-writer.ts';
+import { servedHeaders } from './headers.ts';
+import type { RouteHooks } from './hooks.ts';
+
+export function chatRoute(app: FastifyInstance, deps: ForwardDeps, hooks: RouteHooks): void {
+  app.post('/v1/chat/completions', { schema: { body: ChatRequestSchema } }, async (request, reply) => {
+    const body = request.body as ChatRequest;
+    const outcome = await runChat(deps, hooks.context(request, reply), body);
+    if (outcome.kind === 'completion') {
+      reply.headers(servedHeaders(outcome, outcome.costUsd));
+      return outcome.completion;
+    }
+    reply.hijack();
+    const encoder = new OpenAIStreamEncoder(outcome.meta, body.stream_options?.include_usage === true);
+    const result = await writeStream(reply.raw, servedHeaders(outcome), encoder, outcome.chunks, outcome.settle);
+    hooks.streamed(request, result);
+  });
+}

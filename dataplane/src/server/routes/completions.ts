@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { ResponseHeaders } from '../../brand.ts';
+import { costUsd, formatUsd } from '../../accounting/cost.ts';
+import type { CompletionRequest, Usage } from '../../formats/openai/types.ts';
+import { SseParser } from '../../formats/sse.ts';
+import type { ForwardDeps } from '../../pipeline/forward.ts';
+import { runCompletions } from '../../pipeline/simple.ts';
+import { CompletionRequestSchema } from '../schemas.ts';
+import { servedHeaders } from './headers.ts';
+import type { RouteHooks } from './hooks.ts';
+
+/** Legacy completions: non-streaming answers are canonical; streams are piped as they come. */
+export function completionsRoute(app: FastifyInstance, deps: ForwardDeps, hooks: RouteHooks): void {
+  app.post('/v1/completions', { schema: { body: CompletionRequestSchema } }, async (request, reply) => {
+    const outcome = await runCompletions(deps, hooks.context(request, reply), request.body as CompletionRequest);
+    if (outcome.kind === 'completion') {
+      reply.headers(servedHeaders(outcome, outcome.costUsd));
+      return outcome.response;
+    }
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      trailer: ResponseHeaders.cost,
+      ...servedHeaders(outcome),
+    });
+    const parser = new SseParser();
+    const decoder = new TextDecoder();
+    let usage: Usage | undefined;
+    try {
+      for await (const buf of outcome.upstream.body) {
+        for (const event of parser.push(decoder.decode(buf as Buffer, { stream: true }))) usage = outcome.usageOf(event) ?? usage;
+        if (!res.write(buf)) await new Promise((r) => res.once('drain', r));
+      }
+      res.addTrailers({ [ResponseHeaders.cost]: formatUsd(usage ? costUsd(outcome.deployment.pricing, usage) : 0) });
+    } catch {
+      outcome.upstream.body.destroy();
+    }
+    res.end();
+    hooks.streamed(request, { end: undefined, usage, costUsd: 0, clientGone: res.destroyed });
+  });
+}

@@ -1,0 +1,15 @@
+import type { FastifyInstance } from 'fastify';
+import type { EmbeddingRequest } from '../../formats/openai/types.ts';
+import type { ForwardDeps } from '../../pipeline/forward.ts';
+import { runEmbeddings } from '../../pipeline/simple.ts';
+import { EmbeddingRequestSchema } from '../schemas.ts';
+import { servedHeaders } from './headers.ts';
+import type { RouteHooks } from './hooks.ts';
+
+export function embeddingsRoute(app: FastifyInstance, deps: ForwardDeps, hooks: RouteHooks): void {
+  app.post('/v1/embeddings', { schema: { body: EmbeddingRequestSchema } }, async (request, reply) => {
+    const result = await runEmbeddings(deps, hooks.context(request, reply), request.body as EmbeddingRequest);
+    reply.headers(servedHeaders(result, result.costUsd));
+    return result.response;
+  });
+}

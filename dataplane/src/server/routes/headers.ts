@@ -1,0 +1,14 @@
+import { ResponseHeaders } from '../../brand.ts';
+import { formatUsd } from '../../accounting/cost.ts';
+import type { Served } from '../../pipeline/chat.ts';
+import { attemptHeaders } from '../../router/router.ts';
+
+/** X-Gantry-Provider / -Attempts / -Failed, and -Cost when it is known up front. */
+export function servedHeaders(served: Served, costUsd?: number): Record<string, string> {
+  const headers: Record<string, string> = {
+    [ResponseHeaders.provider]: served.deployment.name,
+    ...attemptHeaders(served.log),
+  };
+  if (costUsd !== undefined) headers[ResponseHeaders.cost] = formatUsd(costUsd);
+  return headers;
+}

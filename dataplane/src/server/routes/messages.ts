@@ -1,0 +1,37 @@
+import type { FastifyInstance } from 'fastify';
+import type { GatewayError } from '../../errors.ts';
+import { estimatePromptTokens } from '../../accounting/tokens.ts';
+import { AnthropicMessagesRequest, chatToMessages, messagesToChat } from '../../formats/anthropic/index.ts';
+import { AnthropicClientEncoder } from '../../formats/anthropic-encoder.ts';
+import { runChat } from '../../pipeline/chat.ts';
+import type { ForwardDeps } from '../../pipeline/forward.ts';
+import { writeStream } from '../stream-writer.ts';
+import { servedHeaders } from './headers.ts';
+import type { RouteHooks } from './hooks.ts';
+
+/**
+ * Anthropic Messages in, any provider out: translated to the canonical request, run
+ * through the same pipeline as chat completions, and translated back.
+ */
+export function messagesRoute(app: FastifyInstance, deps: ForwardDeps, hooks: RouteHooks): void {
+  app.post('/v1/messages', { schema: { body: AnthropicMessagesRequest } }, async (request, reply) => {
+    const chat = messagesToChat(request.body as AnthropicMessagesRequest);
+    const outcome = await runChat(deps, hooks.context(request, reply), chat);
+    if (outcome.kind === 'completion') {
+      reply.headers(servedHeaders(outcome, outcome.costUsd));
+      return chatToMessages(outcome.completion, outcome.completion.model);
+    }
+    reply.hijack();
+    const encoder = new AnthropicClientEncoder(outcome.meta, estimatePromptTokens(chat));
+    const result = await writeStream(reply.raw, servedHeaders(outcome), encoder, outcome.chunks, outcome.settle);
+    hooks.streamed(request, result);
+  });
+}
+
+/**
+ * Errors on /v1/messages: the SPEC.md body plus Anthropic's top-level `type: "error"`, so
+ * both SPEC.md clients and the Anthropic SDK read it.
+ */
+export function anthropicErrorBody(error: GatewayError): { type: 'error' } & ReturnType<GatewayError['toBody']> {
+  return { type: 'error', ...error.toBody() };
+}

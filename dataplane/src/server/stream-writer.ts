@@ -1,0 +1,70 @@
+/**
+ * Writes a committed stream to the client with backpressure. Headers go out with the first
+ * chunk; the cost is known only at the end and travels as an HTTP trailer.
+ */
+import type { ServerResponse } from 'node:http';
+import { ResponseHeaders } from '../brand.ts';
+import { GatewayError } from '../errors.ts';
+import type { ClientStreamEncoder } from '../formats/encoder.ts';
+import type { ChatChunk, Usage } from '../formats/openai/types.ts';
+import type { StreamEnd } from '../pipeline/stream-relay.ts';
+import { formatUsd } from '../accounting/cost.ts';
+
+export interface StreamResult {
+  end: StreamEnd | undefined;
+  usage: Usage | undefined;
+  costUsd: number;
+  clientGone: boolean;
+}
+
+export async function writeStream(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  encoder: ClientStreamEncoder,
+  chunks: AsyncGenerator<ChatChunk, StreamEnd>,
+  settle: (end: StreamEnd) => { usage: Usage; costUsd: number },
+): Promise<StreamResult> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+    trailer: ResponseHeaders.cost,
+    ...headers,
+  });
+  const result: StreamResult = { end: undefined, usage: undefined, costUsd: 0, clientGone: false };
+  try {
+    let step = await chunks.next();
+    while (!step.done) {
+      const text = encoder.chunk(step.value);
+      if (text && !res.write(text)) await drained(res);
+      step = await chunks.next();
+    }
+    const end = step.value;
+    const { usage, costUsd } = settle(end);
+    Object.assign(result, { end, usage, costUsd });
+    if (end.outcome === 'complete') res.write(encoder.finish(usage));
+    else res.write(encoder.fail(new GatewayError('upstream_error', `stream interrupted: ${end.error.message}`)));
+    res.addTrailers({ [ResponseHeaders.cost]: formatUsd(costUsd) });
+  } catch (err) {
+    if (res.destroyed) {
+      result.clientGone = true;
+      return result;
+    }
+    const error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'stream failed');
+    res.write(encoder.fail(error));
+  }
+  res.end();
+  return result;
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
