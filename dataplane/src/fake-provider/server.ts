@@ -29,6 +29,8 @@ function findRoute(method: string, pathname: string): Route | undefined {
 
 interface State {
   requests: RecordedRequest[];
+  abandoned: number;
+  abandonWaiters: (() => void)[];
   faults: FaultBook;
   latencyMs: number;
 }
@@ -57,7 +59,12 @@ function control(state: State, method: string, pathname: string, raw: string, re
 
 async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const closed = new AbortController();
-  res.on('close', () => closed.abort());
+  res.on('close', () => {
+    closed.abort();
+    if (res.writableFinished) return;
+    state.abandoned++;
+    for (const wake of state.abandonWaiters.splice(0)) wake();
+  });
   const method = req.method ?? 'GET';
   const path = req.url ?? '/';
   const url = new URL(path, 'http://fake-provider');
@@ -108,7 +115,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
 }
 
 export function startFakeProvider(opts: FakeProviderOptions = {}): Promise<FakeProvider> {
-  const state: State = { requests: [], faults: new FaultBook(), latencyMs: opts.latencyMs ?? 0 };
+  const state: State = { requests: [], abandoned: 0, abandonWaiters: [], faults: new FaultBook(), latencyMs: opts.latencyMs ?? 0 };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((err: unknown) => {
       // A handler bug must be visible in tests, not a silent hang.
@@ -128,6 +135,10 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): Promise<FakeP
         port,
         requests: state.requests,
         setFaults: (rules: FaultRule[]) => state.faults.set(rules),
+        get abandoned() {
+          return state.abandoned;
+        },
+        whenAbandoned: () => new Promise<void>((wake) => state.abandonWaiters.push(wake)),
         reset: () => {
           state.requests.length = 0;
           state.faults.clear();

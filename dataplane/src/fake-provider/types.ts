@@ -41,6 +41,10 @@ export interface FakeProvider {
   /** Every provider request in arrival order (control routes under `/_fake/` excluded). */
   requests: RecordedRequest[];
   setFaults(rules: FaultRule[]): void;
+  /** Exchanges the client (the gateway) closed before the answer was complete. */
+  readonly abandoned: number;
+  /** Resolves the next time a client closes an exchange before its answer was complete. */
+  whenAbandoned(): Promise<void>;
   /** Forget recorded requests and fault rules. */
   reset(): void;
   close(): Promise<void>;

@@ -41,8 +41,24 @@ function byStatus(status: number): AnthropicErrorType {
   return 'invalid_request_error';
 }
 
+const ANTHROPIC_TYPES: ReadonlySet<string> = new Set<AnthropicErrorType>([
+  'invalid_request_error',
+  'authentication_error',
+  'billing_error',
+  'permission_error',
+  'not_found_error',
+  'request_too_large',
+  'rate_limit_error',
+  'timeout_error',
+  'api_error',
+  'overloaded_error',
+]);
+
+/** A Gantry error type is mapped, an Anthropic one kept (relayed upstream errors), else the status decides. */
 export function anthropicErrorType(status: number, type: string): AnthropicErrorType {
-  return type in BY_GANTRY_TYPE ? BY_GANTRY_TYPE[type as ErrorType] : byStatus(status);
+  if (Object.hasOwn(BY_GANTRY_TYPE, type)) return BY_GANTRY_TYPE[type as ErrorType];
+  if (ANTHROPIC_TYPES.has(type)) return type as AnthropicErrorType;
+  return byStatus(status);
 }
 
 export function toAnthropicError(status: number, type: string, message: string): AnthropicErrorBody {

@@ -109,6 +109,7 @@ describe('toAnthropicError', () => {
     [503, 'service_unavailable', 'overloaded_error'],
     [504, 'upstream_timeout', 'timeout_error'],
     [529, 'something_new', 'overloaded_error'],
+    [529, 'overloaded_error', 'overloaded_error'],
     [418, 'something_new', 'invalid_request_error'],
   ] as const)('%d %s → %s', (status, type, anthropicType) => {
     expect(toAnthropicError(status, type, 'why')).toEqual({

@@ -145,6 +145,9 @@ describe('AnthropicStreamEncoder', () => {
       }),
     });
     await expect(sdkFor(sse).messages.stream(params).finalMessage()).rejects.toThrow(/Upstream timed out/);
+    expect(new AnthropicStreamEncoder({ id: 'x', model: 'm' }).error('internal_error', 'oops')).toContain(
+      '"type":"api_error"',
+    );
     expect(new AnthropicStreamEncoder({ id: 'x', model: 'm' }).error('overloaded_error', 'busy')).toContain(
       '"type":"overloaded_error"',
     );

@@ -94,14 +94,13 @@ export class AnthropicStreamEncoder {
 
   /**
    * An Anthropic `error` event for a stream that failed after it started (Anthropic clients
-   * treat it as the end of the stream). `type` is a Gantry error type or an Anthropic one.
+   * treat it as the end of the stream). `type` is a Gantry error type or an Anthropic one (see anthropicErrorType).
    */
   error(type: string, message: string, status = 500): string {
     if (this.ended) return '';
     this.ended = true;
-    const errorType =
-      type.endsWith('_error') || type === 'request_too_large' ? type : anthropicErrorType(status, type);
-    return sseEvent('error', JSON.stringify({ type: 'error', error: { type: errorType, message } }));
+    const body = { type: 'error', error: { type: anthropicErrorType(status, type), message } };
+    return sseEvent('error', JSON.stringify(body));
   }
 
   private start(): string {

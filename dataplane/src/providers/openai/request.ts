@@ -22,6 +22,9 @@ export function authHeaders(target: UpstreamTarget): Record<string, string> {
 
 export function chatRequest(req: ChatRequest, target: UpstreamTarget): UpstreamRequest {
   const body: ChatRequest = { ...req, model: target.upstreamModel, messages: req.messages.map(stripInternal) };
+  if (req.tools) body.tools = stripTools(req.tools);
+  // vLLM-style servers take top_k; OpenAI and Azure reject it.
+  if (target.provider !== 'openai-compatible') delete body.top_k;
   if (req.stream) body.stream_options = { ...req.stream_options, include_usage: true };
   const last = req.messages[req.messages.length - 1];
   // vLLM-style servers continue a trailing assistant message when asked to.
@@ -46,9 +49,31 @@ function post(url: string, target: UpstreamTarget, body: object): UpstreamReques
   return { method: 'POST', url, headers: authHeaders(target), body: JSON.stringify(body) };
 }
 
-/** Fields Gantry carries between formats that OpenAI would reject. */
+/** Keys Gantry carries between formats (Anthropic thinking, caching) that OpenAI would reject. */
+const MESSAGE_EXTENSIONS = ['reasoning_content', 'thinking_blocks', 'is_error', 'cache_control'] as const;
+
 function stripInternal(message: ChatMessage): ChatMessage {
-  if (message.reasoning_content === undefined) return message;
-  const { reasoning_content: _omit, ...rest } = message;
-  return rest as ChatMessage;
+  let out: ChatMessage | undefined;
+  for (const key of MESSAGE_EXTENSIONS) {
+    if (message[key] === undefined) continue;
+    out ??= { ...message };
+    delete out[key];
+  }
+  if (Array.isArray(message.content) && message.content.some((p) => 'cache_control' in p)) {
+    out ??= { ...message };
+    out.content = message.content.map((p) => {
+      if (!('cache_control' in p)) return p;
+      const { cache_control: _omit, ...rest } = p;
+      return rest as typeof p;
+    });
+  }
+  return out ?? message;
+}
+
+function stripTools(tools: ChatRequest['tools']): ChatRequest['tools'] {
+  if (!tools?.some((t) => 'cache_control' in t)) return tools;
+  return tools.map((t) => {
+    const { cache_control: _omit, ...rest } = t as typeof t & { cache_control?: unknown };
+    return rest;
+  });
 }

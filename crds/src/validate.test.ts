@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { compileValidators, formatAjvErrors } from './index.ts';
+import type { KindName } from './schemas.ts';
+
+type Doc = Record<string, unknown> & { kind: KindName };
+
+/** The design document's example manifests, fresh for every call (validation mutates). */
+function examples(): Doc[] {
+  const text = readFileSync(new URL('./fixtures/example.yaml', import.meta.url), 'utf8');
+  return parseAllDocuments(text).map((doc) => doc.toJS() as Doc);
+}
+
+function example(kind: KindName): Doc {
+  const doc = examples().find((d) => d.kind === kind);
+  if (!doc) throw new Error(`no ${kind} in the fixture`);
+  return doc;
+}
+
+const validators = compileValidators();
+
+function check(doc: Doc): string[] {
+  const validate = validators[doc.kind];
+  return validate(doc) ? [] : formatAjvErrors(validate.errors);
+}
+
+const spec = (doc: Doc) => doc.spec as Record<string, unknown>;
+
+describe('the DESIGN.md examples', () => {
+  it('hold one manifest of each kind', () => {
+    expect(examples().map((d) => d.kind)).toEqual([
+      'ModelDeployment',
+      'Tenant',
+      'ApiKey',
+      'GuardrailPolicy',
+      'CachePolicy',
+    ]);
+  });
+
+  it.each(examples().map((d) => [d.kind, d] as const))('%s is valid', (_kind, doc) => {
+    expect(check(doc)).toEqual([]);
+  });
+
+  it('get the schema defaults filled in', () => {
+    const doc = example('ModelDeployment');
+    expect(check(doc)).toEqual([]);
+    expect(spec(doc)).toMatchObject({ weight: 1, connectTimeoutMs: 5000, streamIdleTimeoutMs: 30000 });
+    expect(spec(doc).timeoutMs).toBe(30000); // set in the example: not overwritten
+  });
+});
+
+describe('broken manifests', () => {
+  const cases: [string, KindName, (doc: Doc) => void, string[]][] = [
+    ['a negative weight', 'ModelDeployment', (d) => (spec(d).weight = -1), ['/spec/weight: must be >= 0']],
+    [
+      'an unknown field',
+      'ModelDeployment',
+      (d) => (spec(d).wieght = 2),
+      ['/spec: unknown property "wieght"'],
+    ],
+    [
+      'an unknown provider',
+      'ModelDeployment',
+      (d) => (spec(d).provider = 'bedrock'),
+      ['/spec/provider: must be one of: openai, openai-compatible, azure-openai, anthropic, gemini'],
+    ],
+    [
+      'a repeated capability',
+      'ModelDeployment',
+      (d) => (spec(d).capabilities = ['chat', 'chat']),
+      ['/spec/capabilities: must NOT have duplicate items (items ## 1 and 0 are identical)'],
+    ],
+    ['a missing tenantRef', 'ApiKey', (d) => delete spec(d).tenantRef, ['/spec/tenantRef: is required']],
+    [
+      'a key hash that is not SHA-256 hex',
+      'ApiKey',
+      (d) => (spec(d).keyHash = 'abc'),
+      ['/spec/keyHash: must match pattern "^[a-f0-9]{64}$"'],
+    ],
+    [
+      'another API version',
+      'Tenant',
+      (d) => (d.apiVersion = 'gantry.dev/v1'),
+      ['/apiVersion: must be "gantry.dev/v1alpha1"'],
+    ],
+    [
+      'a reasoning effort out of range',
+      'Tenant',
+      (d) =>
+        ((
+          spec(d).routing as { levels: { complex: { reasoningEffort: string } } }
+        ).levels.complex.reasoningEffort = 'max'),
+      ['/spec/routing/levels/complex/reasoningEffort: must be one of: minimal, low, medium, high'],
+    ],
+    [
+      'a threshold above 1',
+      'GuardrailPolicy',
+      (d) => ((spec(d).toxicity as { threshold: number }).threshold = 1.5),
+      ['/spec/toxicity/threshold: must be <= 1'],
+    ],
+    [
+      'a fractional TTL',
+      'CachePolicy',
+      (d) => (spec(d).ttlSeconds = 1.5),
+      ['/spec/ttlSeconds: must be integer'],
+    ],
+    [
+      'an invalid object name',
+      'CachePolicy',
+      (d) => ((d.metadata as { name: string }).name = 'Default_Policy'),
+      ['/metadata/name: must match pattern "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"'],
+    ],
+    [
+      'several problems at once',
+      'CachePolicy',
+      (d) => (d.spec = { alpha: 2, savingsShare: { pro: 150 }, extra: true }),
+      [
+        '/spec: unknown property "extra"',
+        '/spec/alpha: must be <= 1',
+        '/spec/savingsShare/pro: must be <= 100',
+      ],
+    ],
+  ];
+
+  it.each(cases)('%s', (_name, kind, breakIt, expected) => {
+    const doc = example(kind);
+    breakIt(doc);
+    expect(check(doc)).toEqual(expected);
+  });
+});
+
+describe('formatAjvErrors', () => {
+  it('gives nothing for no errors', () => {
+    expect(formatAjvErrors(null)).toEqual([]);
+    expect(formatAjvErrors(undefined)).toEqual([]);
+    expect(formatAjvErrors([])).toEqual([]);
+  });
+
+  it('reports a missing top-level field at the root', () => {
+    const doc = example('Tenant');
+    delete doc.spec;
+    expect(check(doc)).toEqual(['/spec: is required']);
+  });
+});
