@@ -31,6 +31,8 @@ export interface GatewayOptions {
   breaker?: BreakerConfig;
   bodyLimitBytes?: number;
   requestTimeoutMs?: number;
+  /** On close, how long in-flight requests may take to finish before connections are cut. */
+  shutdownGraceMs?: number;
 }
 
 export interface Gateway {
@@ -92,7 +94,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     async close() {
       closing = true;
       stopWatching();
+      const cut = setTimeout(() => app.server.closeAllConnections(), opts.shutdownGraceMs ?? 10_000);
       await app.close();
+      clearTimeout(cut);
       await admin.close();
       await upstream.close();
     },

@@ -32,7 +32,7 @@ export async function startStack(yaml: (fakeUrls: string[]) => string, opts: Sta
   const dir = await mkdtemp(join(tmpdir(), 'gantry-test-'));
   const configFile = join(dir, 'gantry.yaml');
   await writeFile(configFile, yaml(fakes.map((f) => f.url)));
-  const gateway = await startGateway({ env: { FAKE_PROVIDER_KEY: 'sk-fake' }, watch: false, ...opts, configFile });
+  const gateway = await startGateway({ env: { FAKE_PROVIDER_KEY: 'sk-fake' }, watch: false, shutdownGraceMs: 200, ...opts, configFile });
   return {
     gateway,
     fakes,

@@ -99,6 +99,11 @@ export class HealthRegistry {
     e.breaker = abandonProbe(e.breaker);
   }
 
+  /** Forget everything learned (tests; an operator's manual reset). */
+  reset(): void {
+    this.entries.clear();
+  }
+
   circuitState(name: string): BreakerState['state'] {
     return this.entry(name).breaker.state;
   }
