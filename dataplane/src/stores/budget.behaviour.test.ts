@@ -1,0 +1,328 @@
+/** One behavioural suite, run against the in-process and the Redis budget store (with wallets). */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BudgetLimit, Reservation, ReserveResult } from './budget.ts';
+import type { Stores } from './index.ts';
+import { toMicros } from './money.ts';
+import { backends, fakeClock, type FakeClock, type StoreFixture } from './testing/backends.ts';
+
+const key = { tenant: 'acme', keyId: 'ci' };
+const monthly: BudgetLimit = { limitUsd: 10, period: 'monthly' };
+const TTL = 60_000;
+
+function reserved(r: ReserveResult): Reservation {
+  if (!r.ok) throw new Error(`expected a reservation, got ${JSON.stringify(r)}`);
+  return r.reservation;
+}
+
+describe.each(backends)('budget ($name)', (backend) => {
+  let fixture: StoreFixture | undefined;
+  let clock: FakeClock;
+
+  async function open(): Promise<Stores> {
+    clock = fakeClock(Date.parse('2025-03-14T12:00:00Z'));
+    fixture = await backend.create({ clock: clock.now, reservationTtlMs: TTL });
+    return fixture.open();
+  }
+
+  afterEach(async () => {
+    await fixture?.close();
+    fixture = undefined;
+  });
+
+  it('reserves within the limit and reports what is left', async () => {
+    const { budgets } = await open();
+    const r = await budgets.reserve({ ...key, budget: monthly, estimateUsd: 2.5 });
+    expect(r).toMatchObject({ ok: true, remainingUsd: 7.5, rechargedUsd: 0 });
+    expect(reserved(r)).toMatchObject({ ...key, periodKey: 'm2025-03', amountUsd: 2.5, limitUsd: 10 });
+    expect(await budgets.state(key, monthly)).toEqual({
+      periodKey: 'm2025-03',
+      limitUsd: 10,
+      spentUsd: 0,
+      creditUsd: 0,
+      heldUsd: 2.5,
+      remainingUsd: 7.5,
+      rechargedThisMonthUsd: 0,
+    });
+  });
+
+  it('refuses an estimate that does not fit and says how much is left', async () => {
+    const { budgets } = await open();
+    reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 9 }));
+    const refused = await budgets.reserve({ ...key, budget: monthly, estimateUsd: 1.000001 });
+    expect(refused).toEqual({ ok: false, remainingUsd: 1, rechargedUsd: 0 });
+    expect((await budgets.reserve({ ...key, budget: monthly, estimateUsd: 1 })).ok).toBe(true);
+    expect((await budgets.reserve({ ...key, budget: monthly, estimateUsd: 0 })).ok).toBe(false);
+  });
+
+  it('rounds estimates up to the micro-dollar', async () => {
+    const { budgets } = await open();
+    const r = reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 0.0000001 }));
+    expect(r.amountUsd).toBe(0.000001);
+  });
+
+  it('settles the actual cost, frees the hold and charges once however often it is repeated', async () => {
+    const { budgets } = await open();
+    const r = reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 3 }));
+    expect(await budgets.settle(r, 1.234567)).toEqual({
+      applied: true,
+      chargedUsd: 1.234567,
+      remainingUsd: 8.765433,
+    });
+    expect(await budgets.settle(r, 1.234567)).toEqual({
+      applied: false,
+      chargedUsd: 0,
+      remainingUsd: 8.765433,
+    });
+    expect(await budgets.settle(r, 5)).toMatchObject({ applied: false, chargedUsd: 0 });
+    expect(await budgets.state(key, monthly)).toMatchObject({ spentUsd: 1.234567, heldUsd: 0 });
+  });
+
+  it('settles above the estimate (the overshoot is charged)', async () => {
+    const { budgets } = await open();
+    const r = reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 1 }));
+    await budgets.settle(r, 12);
+    expect(await budgets.state(key, monthly)).toMatchObject({ spentUsd: 12, remainingUsd: 0 });
+    expect((await budgets.reserve({ ...key, budget: monthly, estimateUsd: 0.01 })).ok).toBe(false);
+  });
+
+  it('release drops the hold without charging, and a later settle is ignored', async () => {
+    const { budgets } = await open();
+    const r = reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 4 }));
+    expect(await budgets.release(r)).toEqual({ applied: true, chargedUsd: 0, remainingUsd: 10 });
+    expect(await budgets.settle(r, 4)).toMatchObject({ applied: false, chargedUsd: 0 });
+    expect(await budgets.state(key, monthly)).toMatchObject({ spentUsd: 0, heldUsd: 0, remainingUsd: 10 });
+  });
+
+  it('expires abandoned reservations, and still charges a late settle exactly once', async () => {
+    const { budgets } = await open();
+    const r = reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 8 }));
+    expect((await budgets.reserve({ ...key, budget: monthly, estimateUsd: 8 })).ok).toBe(false);
+    clock.advance(TTL - 1);
+    expect((await budgets.reserve({ ...key, budget: monthly, estimateUsd: 8 })).ok).toBe(false);
+    clock.advance(1);
+    expect(await budgets.state(key, monthly)).toMatchObject({ heldUsd: 0, remainingUsd: 10 });
+    const second = reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 8 }));
+    expect(await budgets.settle(r, 3)).toMatchObject({ applied: true, chargedUsd: 3 });
+    expect(await budgets.settle(r, 3)).toMatchObject({ applied: false });
+    expect(await budgets.state(key, monthly)).toMatchObject({ spentUsd: 3, heldUsd: 8, remainingUsd: -1 });
+    await budgets.settle(second, 0.5);
+    expect(await budgets.state(key, monthly)).toMatchObject({ spentUsd: 3.5, heldUsd: 0, remainingUsd: 6.5 });
+  });
+
+  it('starts each UTC day afresh and charges a request to the period it was reserved in', async () => {
+    const { budgets } = await open();
+    const daily: BudgetLimit = { limitUsd: 1, period: 'daily' };
+    clock.set(Date.parse('2025-03-14T23:59:59Z'));
+    const r = reserved(await budgets.reserve({ ...key, budget: daily, estimateUsd: 0.6 }));
+    clock.advance(2000);
+    // A hold in flight counts against the new day too (conservative), until it is settled.
+    expect(await budgets.reserve({ ...key, budget: daily, estimateUsd: 0.5 })).toMatchObject({
+      ok: false,
+      remainingUsd: 0.4,
+    });
+    const next = reserved(await budgets.reserve({ ...key, budget: daily, estimateUsd: 0.4 }));
+    expect(next.periodKey).toBe('d2025-03-15');
+    await budgets.settle(r, 0.6);
+    await budgets.settle(next, 0.7);
+    expect(await budgets.state(key, daily)).toMatchObject({
+      periodKey: 'd2025-03-15',
+      spentUsd: 0.7,
+      remainingUsd: 0.3,
+    });
+    clock.set(Date.parse('2025-03-14T12:00:00Z'));
+    expect(await budgets.state(key, daily)).toMatchObject({ periodKey: 'd2025-03-14', spentUsd: 0.6 });
+  });
+
+  it('never resets a total budget', async () => {
+    const { budgets } = await open();
+    const total: BudgetLimit = { limitUsd: 1, period: 'total' };
+    await budgets.settle(reserved(await budgets.reserve({ ...key, budget: total, estimateUsd: 1 })), 0.9);
+    clock.advance(400 * 86_400_000);
+    expect(await budgets.state(key, total)).toMatchObject({ periodKey: 'total', spentUsd: 0.9 });
+  });
+
+  it('charges without a reservation, idempotently when given an id', async () => {
+    const { budgets } = await open();
+    expect(await budgets.charge({ ...key, budget: monthly, amountUsd: 0.25, id: 'req-1' })).toMatchObject({
+      applied: true,
+      chargedUsd: 0.25,
+    });
+    expect(await budgets.charge({ ...key, budget: monthly, amountUsd: 0.25, id: 'req-1' })).toMatchObject({
+      applied: false,
+    });
+    await budgets.charge({ ...key, budget: monthly, amountUsd: 0.25 });
+    expect((await budgets.state(key, monthly)).spentUsd).toBe(0.5);
+  });
+
+  it('keeps keys and tenants apart', async () => {
+    const { budgets } = await open();
+    await budgets.settle(reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 10 })), 10);
+    expect(
+      (await budgets.reserve({ tenant: 'acme', keyId: 'other', budget: monthly, estimateUsd: 10 })).ok,
+    ).toBe(true);
+    expect(
+      (await budgets.reserve({ tenant: 'globex', keyId: 'ci', budget: monthly, estimateUsd: 10 })).ok,
+    ).toBe(true);
+  });
+
+  it('200 concurrent reserves from 3 clients hold exactly what the budget allows', async () => {
+    await open();
+    const handles = await Promise.all([fixture!.open(), fixture!.open(), fixture!.open()]);
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        handles[i % 3]!.budgets.reserve({ ...key, budget: monthly, estimateUsd: 0.1 }),
+      ),
+    );
+    const ok = results.filter((r) => r.ok);
+    expect(ok).toHaveLength(100);
+    expect(await handles[0]!.budgets.state(key, monthly)).toMatchObject({ heldUsd: 10, remainingUsd: 0 });
+    // Settling each at its estimate spends the budget to the micro-dollar, and settling again changes nothing.
+    await Promise.all(ok.map((r, i) => handles[i % 3]!.budgets.settle(reserved(r), 0.1)));
+    await Promise.all(ok.map((r, i) => handles[(i + 1) % 3]!.budgets.settle(reserved(r), 0.1)));
+    expect(await handles[1]!.budgets.state(key, monthly)).toMatchObject({
+      spentUsd: 10,
+      heldUsd: 0,
+      remainingUsd: 0,
+    });
+  });
+
+  it('under concurrent reserve/settle traffic never overspends by more than the overshoot of estimates', async () => {
+    await open();
+    const handles = await Promise.all([fixture!.open(), fixture!.open(), fixture!.open()]);
+    const budget: BudgetLimit = { limitUsd: 5, period: 'monthly' };
+    let chargedMicros = 0;
+    let overshootMicros = 0;
+    // A deterministic spread of estimates and actuals (some above their estimate).
+    const run = async (i: number) => {
+      const h = handles[i % 3]!;
+      const estimate = 0.01 + ((i * 37) % 50) / 1000;
+      const r = await h.budgets.reserve({ ...key, budget, estimateUsd: estimate });
+      if (!r.ok) return;
+      const actual = (estimate * ((i * 53) % 150)) / 100;
+      const s = await h.budgets.settle(r.reservation, actual);
+      chargedMicros += toMicros(s.chargedUsd);
+      overshootMicros += Math.max(0, toMicros(actual) - toMicros(r.reservation.amountUsd));
+      await h.budgets.settle(r.reservation, actual); // duplicate: must not count
+    };
+    await Promise.all(Array.from({ length: 200 }, (_, i) => run(i)));
+    const state = await handles[2]!.budgets.state(key, budget);
+    expect(toMicros(state.spentUsd)).toBe(chargedMicros);
+    expect(toMicros(state.spentUsd)).toBeLessThanOrEqual(toMicros(5) + overshootMicros);
+    expect(state.heldUsd).toBe(0);
+  });
+
+  describe('auto-recharge', () => {
+    const recharge = { thresholdUsd: 1, amountUsd: 5, monthlyCapUsd: 12 };
+    const small: BudgetLimit = { limitUsd: 2, period: 'daily' };
+
+    it('tops the key up from the wallet when a reservation would drop below the threshold', async () => {
+      const { budgets, wallets } = await open();
+      await wallets.credit('acme', 'topup', { amountUsd: 100 });
+      const first = await budgets.reserve({
+        ...key,
+        budget: small,
+        estimateUsd: 0.5,
+        autoRecharge: recharge,
+      });
+      expect(first).toMatchObject({ ok: true, rechargedUsd: 0, remainingUsd: 1.5 });
+      const second = await budgets.reserve({
+        ...key,
+        budget: small,
+        estimateUsd: 1,
+        autoRecharge: recharge,
+        reference: 'req-2',
+      });
+      expect(second).toMatchObject({ ok: true, rechargedUsd: 5, remainingUsd: 5.5 });
+      expect(await wallets.balance('acme')).toBe(95);
+      const ledger = await wallets.ledger('acme');
+      expect(ledger.at(-1)).toMatchObject({
+        kind: 'recharge',
+        amountUsd: -5,
+        balanceUsd: 95,
+        keyId: 'ci',
+        reference: 'req-2',
+      });
+      expect(await budgets.state(key, small)).toMatchObject({
+        creditUsd: 5,
+        heldUsd: 1.5,
+        rechargedThisMonthUsd: 5,
+      });
+    });
+
+    it('recharged credit carries over into the next period and is spent after the allowance', async () => {
+      const { budgets, wallets } = await open();
+      await wallets.credit('acme', 'topup', { amountUsd: 100 });
+      const r = reserved(
+        await budgets.reserve({ ...key, budget: small, estimateUsd: 1.5, autoRecharge: recharge }),
+      );
+      expect(await budgets.state(key, small)).toMatchObject({ creditUsd: 5 });
+      await budgets.settle(r, 3); // 2 from the allowance, 1 from the credit
+      expect(await budgets.state(key, small)).toMatchObject({ spentUsd: 3, creditUsd: 4, remainingUsd: 4 });
+      clock.advance(86_400_000);
+      expect(await budgets.state(key, small)).toMatchObject({ spentUsd: 0, creditUsd: 4, remainingUsd: 6 });
+    });
+
+    it('stops at the monthly cap and when the wallet runs dry, and never overdraws the wallet', async () => {
+      const { budgets, wallets } = await open();
+      await wallets.credit('acme', 'topup', { amountUsd: 7 });
+      const big = await budgets.reserve({ ...key, budget: small, estimateUsd: 7, autoRecharge: recharge });
+      // Needs two recharges to end above the threshold, the wallet pays for one.
+      expect(big).toMatchObject({ ok: true, rechargedUsd: 5, remainingUsd: 0 });
+      expect(await wallets.balance('acme')).toBe(2);
+      expect(
+        (await budgets.reserve({ ...key, budget: small, estimateUsd: 1, autoRecharge: recharge })).ok,
+      ).toBe(false);
+      await wallets.credit('acme', 'topup', { amountUsd: 100 });
+      // Cap 12: one more recharge of 5 (10 in total); a third would exceed it.
+      expect(
+        await budgets.reserve({ ...key, budget: small, estimateUsd: 1, autoRecharge: recharge }),
+      ).toMatchObject({
+        ok: true,
+        rechargedUsd: 5,
+      });
+      const capped = await budgets.reserve({ ...key, budget: small, estimateUsd: 5, autoRecharge: recharge });
+      expect(capped).toMatchObject({ ok: false, rechargedUsd: 0, remainingUsd: 4 });
+      expect(await budgets.state(key, small)).toMatchObject({ rechargedThisMonthUsd: 10 });
+      // A new month resets the cap (the holds have expired by then: 2 allowance + 10 credit left).
+      clock.set(Date.parse('2025-04-01T00:00:00Z'));
+      expect(
+        await budgets.reserve({ ...key, budget: small, estimateUsd: 12, autoRecharge: recharge }),
+      ).toMatchObject({
+        ok: true,
+        rechargedUsd: 5,
+        remainingUsd: 5,
+      });
+      expect(await budgets.state(key, small)).toMatchObject({ rechargedThisMonthUsd: 5 });
+    });
+
+    it('concurrent reserves from 3 clients never exceed the cap or overdraw the wallet, and the ledger adds up', async () => {
+      const { wallets } = await open();
+      const handles = await Promise.all([fixture!.open(), fixture!.open(), fixture!.open()]);
+      await wallets.credit('acme', 'topup', { amountUsd: 18 });
+      const policy = { thresholdUsd: 0.5, amountUsd: 1, monthlyCapUsd: 50 };
+      const results = await Promise.all(
+        Array.from({ length: 120 }, (_, i) =>
+          handles[i % 3]!.budgets.reserve({ ...key, budget: small, estimateUsd: 0.25, autoRecharge: policy }),
+        ),
+      );
+      const recharged = results.reduce((s, r) => s + toMicros(r.rechargedUsd), 0);
+      // The wallet held 18: at most 18 recharges of 1, and 2 + 18 = 20 USD buys exactly 80 holds of 0.25.
+      expect(recharged).toBe(toMicros(18));
+      expect(results.filter((r) => r.ok)).toHaveLength(80);
+      expect(await wallets.balance('acme')).toBe(0);
+      const ledger = await wallets.ledger('acme');
+      expect(ledger.filter((e) => e.kind === 'recharge').reduce((s, e) => s - toMicros(e.amountUsd), 0)).toBe(
+        recharged,
+      );
+      expect(await wallets.rebuildBalance('acme')).toMatchObject({
+        balanceUsd: 0,
+        previousUsd: 0,
+        entries: ledger.length,
+      });
+      expect(await handles[0]!.budgets.state(key, small)).toMatchObject({
+        creditUsd: 18,
+        rechargedThisMonthUsd: 18,
+      });
+    });
+  });
+});

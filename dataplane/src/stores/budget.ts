@@ -1,0 +1,107 @@
+/**
+ * Per-key budgets: reserve an estimate before the provider call, settle the actual cost after.
+ * Concurrent requests (on any pod) cannot overspend by more than the estimates in flight, a
+ * settle is charged once however often it is repeated, and reservations of a crashed pod
+ * expire on their own.
+ */
+import type { BudgetPeriod } from './period.ts';
+import type { AutoRechargePolicy } from './recharge.ts';
+import type { KeyRef } from './types.ts';
+
+export interface BudgetLimit {
+  limitUsd: number;
+  period: BudgetPeriod;
+}
+
+export interface ReserveRequest extends KeyRef {
+  budget: BudgetLimit;
+  /** Rounded up to the next micro-dollar. */
+  estimateUsd: number;
+  /** Omit (or pass undefined) when the key's auto-recharge is disabled. */
+  autoRecharge?: AutoRechargePolicy | undefined;
+  /** Written on ledger entries of recharges this reservation triggers (e.g. the request id). */
+  reference?: string | undefined;
+}
+
+/** A held estimate. Plain data: it may be logged, serialised or settled from another pod. */
+export interface Reservation extends KeyRef {
+  readonly id: string;
+  /** The period the reservation (and so its settle) is charged to. */
+  readonly periodKey: string;
+  /** The limit at reservation time; settle splits the charge between allowance and credit with it. */
+  readonly limitUsd: number;
+  readonly amountUsd: number;
+  readonly expiresAt: number;
+  /** Retention of the period's spend counter, carried so settle needs no clock arithmetic. */
+  readonly periodRetentionMs: number | undefined;
+}
+
+export type ReserveResult =
+  | {
+      ok: true;
+      reservation: Reservation;
+      /** Left for further reservations after this one. */
+      remainingUsd: number;
+      /** Moved from the tenant wallet by auto-recharge during this call (0 if none). */
+      rechargedUsd: number;
+    }
+  | {
+      ok: false;
+      /** What was left (never negative), to quote in the 402 message. */
+      remainingUsd: number;
+      rechargedUsd: number;
+    };
+
+export interface SettleResult {
+  /** False when this reservation had already been settled or released: nothing was charged now. */
+  applied: boolean;
+  chargedUsd: number;
+  /** Left for new reservations, never negative. */
+  remainingUsd: number;
+}
+
+export interface ChargeRequest extends KeyRef {
+  budget: BudgetLimit;
+  amountUsd: number;
+  /** Makes the charge idempotent: a second charge with the same id is not applied. Random when absent. */
+  id?: string | undefined;
+}
+
+export interface BudgetState {
+  periodKey: string;
+  limitUsd: number;
+  /** Settled spend in the current period. */
+  spentUsd: number;
+  /** Recharged money not yet spent. */
+  creditUsd: number;
+  /** Live reservations. */
+  heldUsd: number;
+  /** What a new reservation may take now: allowance left + credit − held (negative while holds exceed it). */
+  remainingUsd: number;
+  rechargedThisMonthUsd: number;
+}
+
+export interface BudgetStore {
+  /** Atomically: expire stale holds, auto-recharge if due, then hold the estimate if it fits. */
+  reserve(req: ReserveRequest): Promise<ReserveResult>;
+  /**
+   * Charges `actualUsd` (rounded to the nearest µ$) to the reservation's period and drops its
+   * hold. Idempotent per reservation id; still charges when the hold already expired.
+   */
+  settle(reservation: Reservation, actualUsd: number): Promise<SettleResult>;
+  /** Drops the hold without charging (the call never reached a provider). Idempotent; a later settle is ignored. */
+  release(reservation: Reservation): Promise<SettleResult>;
+  /** Charges without a prior reservation (spend the caller could not estimate). Never refused. */
+  charge(req: ChargeRequest): Promise<SettleResult>;
+  state(key: KeyRef, budget: BudgetLimit): Promise<BudgetState>;
+}
+
+export interface BudgetStoreOptions {
+  /** How long a reservation holds before it is presumed abandoned. Longer than the slowest stream. */
+  reservationTtlMs?: number;
+  /** How long a settled reservation id is remembered to reject a duplicate settle. */
+  settledMemoryMs?: number;
+}
+
+export const DEFAULT_RESERVATION_TTL_MS = 15 * 60_000;
+export const DEFAULT_SETTLED_MEMORY_MS = 3_600_000;

@@ -1,0 +1,85 @@
+/**
+ * The stores the data plane shares across requests (and, with Redis, across pods). Without a
+ * Redis URL everything lives in process: the embedded default for a laptop or a single pod.
+ */
+import type { Redis } from 'ioredis';
+import type { BudgetStore, BudgetStoreOptions } from './budget.ts';
+import { MemoryBudgetStore } from './memory/budget.ts';
+import { MemoryRateLimiter } from './memory/rate-limiter.ts';
+import { MemoryState } from './memory/state.ts';
+import { MemoryWalletStore } from './memory/wallet.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import { RedisBudgetStore } from './redis/budget.ts';
+import { createRedisClient, waitForReady, type RedisClientOptions } from './redis/client.ts';
+import { KeySpace } from './redis/keys.ts';
+import { RedisRateLimiter } from './redis/rate-limiter.ts';
+import { RedisWalletStore } from './redis/wallet.ts';
+import { systemClock, type Clock } from './types.ts';
+import type { WalletStore } from './wallet.ts';
+
+export interface Stores {
+  readonly kind: 'memory' | 'redis';
+  readonly rateLimiter: RateLimiter;
+  readonly budgets: BudgetStore;
+  readonly wallets: WalletStore;
+  /** Resolves once the stores can serve (Redis connected); rejects with StoreUnavailableError on timeout. */
+  ready(timeoutMs?: number): Promise<void>;
+  /** Closes the Redis connection if these stores own it. */
+  close(): Promise<void>;
+}
+
+export interface StoresOptions extends BudgetStoreOptions {
+  clock?: Clock;
+}
+
+export interface RedisStoresOptions extends StoresOptions {
+  /** Key namespace (default `gantry`); tests use a fresh one each. */
+  prefix?: string;
+}
+
+export function createMemoryStores(opts: StoresOptions & { state?: MemoryState } = {}): Stores {
+  const state = opts.state ?? new MemoryState();
+  const clock = opts.clock ?? systemClock;
+  return {
+    kind: 'memory',
+    rateLimiter: new MemoryRateLimiter(state, clock),
+    budgets: new MemoryBudgetStore(state, clock, opts),
+    wallets: new MemoryWalletStore(state, clock),
+    ready: async () => {},
+    close: async () => {},
+  };
+}
+
+/** Stores on an existing client (not closed by close()), or on a client of their own made from options. */
+export function createRedisStores(client: Redis | RedisClientOptions, opts: RedisStoresOptions = {}): Stores {
+  const owned = !('defineCommand' in client);
+  const redis = owned ? createRedisClient(client) : client;
+  const keys = new KeySpace(opts.prefix);
+  const clock = opts.clock ?? systemClock;
+  return {
+    kind: 'redis',
+    rateLimiter: new RedisRateLimiter(redis, keys, clock),
+    budgets: new RedisBudgetStore(redis, keys, clock, opts),
+    wallets: new RedisWalletStore(redis, keys, clock),
+    ready: (timeoutMs) => waitForReady(redis, timeoutMs),
+    close: async () => {
+      if (owned) redis.disconnect();
+    },
+  };
+}
+
+/** Redis when a URL is configured, in-process otherwise. */
+export function createStores(opts: RedisStoresOptions & { redisUrl?: string | undefined }): Stores {
+  return opts.redisUrl ? createRedisStores({ url: opts.redisUrl }, opts) : createMemoryStores(opts);
+}
+
+export { StoreUnavailableError, isStoreUnavailable } from './errors.ts';
+export { waitForReady } from './redis/client.ts';
+export { MemoryState } from './memory/state.ts';
+export type * from './budget.ts';
+export type * from './rate-limiter.ts';
+export type * from './wallet.ts';
+export type { KeyRef, Clock } from './types.ts';
+export type { AutoRechargePolicy } from './recharge.ts';
+export type { BudgetPeriod } from './period.ts';
+export { formatUsd, fromMicros, roundUsd, toMicros } from './money.ts';

@@ -1,0 +1,180 @@
+import {
+  DEFAULT_RESERVATION_TTL_MS,
+  DEFAULT_SETTLED_MEMORY_MS,
+  type BudgetLimit,
+  type BudgetState,
+  type BudgetStore,
+  type BudgetStoreOptions,
+  type ChargeRequest,
+  type Reservation,
+  type ReserveRequest,
+  type ReserveResult,
+  type SettleResult,
+} from '../budget.ts';
+import { available, fits, splitCharge } from '../budget-math.ts';
+import { newId } from '../ids.ts';
+import { fromMicros, toMicros } from '../money.ts';
+import { monthKey, periodRetentionMs, periodWindow } from '../period.ts';
+import { planRecharge, rechargeMicros } from '../recharge.ts';
+import { systemClock, type Clock, type KeyRef } from '../types.ts';
+import type { MemoryKeyBudget, MemoryState } from './state.ts';
+
+export class MemoryBudgetStore implements BudgetStore {
+  private readonly ttlMs: number;
+  private readonly settledMemoryMs: number;
+
+  constructor(
+    private readonly mem: MemoryState,
+    private readonly clock: Clock = systemClock,
+    opts: BudgetStoreOptions = {},
+  ) {
+    this.ttlMs = opts.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
+    this.settledMemoryMs = opts.settledMemoryMs ?? DEFAULT_SETTLED_MEMORY_MS;
+  }
+
+  /** Drops holds whose reservation expired (the pod that made them is presumed gone). */
+  private expireHolds(b: MemoryKeyBudget, now: number): void {
+    for (const [id, r] of b.reservations) {
+      if (r.expiresAt <= now) {
+        b.held -= r.amount;
+        b.reservations.delete(id);
+      }
+    }
+    if (b.reservations.size === 0 || b.held < 0) b.held = 0;
+  }
+
+  private forgetSettled(b: MemoryKeyBudget, now: number): void {
+    for (const [id, until] of b.settled) {
+      if (until > now) break;
+      b.settled.delete(id);
+    }
+  }
+
+  async reserve(req: ReserveRequest): Promise<ReserveResult> {
+    const now = this.clock();
+    const window = periodWindow(req.budget.period, now);
+    const limit = toMicros(req.budget.limitUsd);
+    const estimate = Math.max(0, toMicros(req.estimateUsd, 'up'));
+    const b = this.mem.budget(req.tenant, req.keyId);
+    this.expireHolds(b, now);
+    let avail = available({ limit, spent: b.spent.get(window.key) ?? 0, credit: b.credit, held: b.held });
+
+    let recharged = 0;
+    if (req.autoRecharge) {
+      const policy = rechargeMicros(req.autoRecharge);
+      const month = monthKey(now);
+      const wallet = this.mem.wallet(req.tenant);
+      const n = planRecharge({
+        ...policy,
+        availableMicros: avail,
+        estimateMicros: estimate,
+        rechargedThisMonthMicros: b.rechargedByMonth.get(month) ?? 0,
+        walletMicros: wallet.balance,
+      });
+      if (n > 0) {
+        recharged = n * policy.amountMicros;
+        b.credit += recharged;
+        b.rechargedByMonth.set(month, (b.rechargedByMonth.get(month) ?? 0) + recharged);
+        this.mem.appendLedger(wallet, now, 'recharge', -recharged, req.keyId, req.reference);
+        avail += recharged;
+      }
+    }
+
+    if (!fits(avail, estimate)) {
+      return { ok: false, remainingUsd: fromMicros(Math.max(0, avail)), rechargedUsd: fromMicros(recharged) };
+    }
+    const id = newId();
+    const expiresAt = now + this.ttlMs;
+    b.held += estimate;
+    b.reservations.set(id, { amount: estimate, expiresAt });
+    const reservation: Reservation = {
+      tenant: req.tenant,
+      keyId: req.keyId,
+      id,
+      periodKey: window.key,
+      limitUsd: fromMicros(limit),
+      amountUsd: fromMicros(estimate),
+      expiresAt,
+      periodRetentionMs: periodRetentionMs(window, now),
+    };
+    return {
+      ok: true,
+      reservation,
+      remainingUsd: fromMicros(avail - estimate),
+      rechargedUsd: fromMicros(recharged),
+    };
+  }
+
+  /** One code path for settle, release and charge, as in the Redis script. */
+  private apply(
+    r: KeyRef & { id: string; periodKey: string; limitUsd: number },
+    amount: number,
+  ): SettleResult {
+    const now = this.clock();
+    const b = this.mem.budget(r.tenant, r.keyId);
+    this.forgetSettled(b, now);
+    const limit = toMicros(r.limitUsd);
+    const remaining = () =>
+      fromMicros(
+        Math.max(
+          0,
+          available({ limit, spent: b.spent.get(r.periodKey) ?? 0, credit: b.credit, held: b.held }),
+        ),
+      );
+    if (b.settled.has(r.id)) return { applied: false, chargedUsd: 0, remainingUsd: remaining() };
+
+    const hold = b.reservations.get(r.id);
+    if (hold) {
+      b.reservations.delete(r.id);
+      b.held = b.reservations.size === 0 ? 0 : Math.max(0, b.held - hold.amount);
+    }
+    if (amount > 0) {
+      const spentBefore = b.spent.get(r.periodKey) ?? 0;
+      const { fromCredit } = splitCharge(limit, spentBefore, b.credit, amount);
+      b.spent.set(r.periodKey, spentBefore + amount);
+      b.credit -= fromCredit;
+    }
+    b.settled.set(r.id, now + this.settledMemoryMs);
+    return { applied: true, chargedUsd: fromMicros(amount), remainingUsd: remaining() };
+  }
+
+  async settle(reservation: Reservation, actualUsd: number): Promise<SettleResult> {
+    return this.apply(reservation, Math.max(0, toMicros(actualUsd)));
+  }
+
+  async release(reservation: Reservation): Promise<SettleResult> {
+    return this.apply(reservation, 0);
+  }
+
+  async charge(req: ChargeRequest): Promise<SettleResult> {
+    const window = periodWindow(req.budget.period, this.clock());
+    return this.apply(
+      {
+        tenant: req.tenant,
+        keyId: req.keyId,
+        id: req.id ?? newId(),
+        periodKey: window.key,
+        limitUsd: req.budget.limitUsd,
+      },
+      Math.max(0, toMicros(req.amountUsd)),
+    );
+  }
+
+  async state(key: KeyRef, budget: BudgetLimit): Promise<BudgetState> {
+    const now = this.clock();
+    const window = periodWindow(budget.period, now);
+    const b = this.mem.budget(key.tenant, key.keyId);
+    this.expireHolds(b, now);
+    const limit = toMicros(budget.limitUsd);
+    const spent = b.spent.get(window.key) ?? 0;
+    return {
+      periodKey: window.key,
+      limitUsd: fromMicros(limit),
+      spentUsd: fromMicros(spent),
+      creditUsd: fromMicros(b.credit),
+      heldUsd: fromMicros(b.held),
+      remainingUsd: fromMicros(available({ limit, spent, credit: b.credit, held: b.held })),
+      rechargedThisMonthUsd: fromMicros(b.rechargedByMonth.get(monthKey(now)) ?? 0),
+    };
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The in-process backing state. Several store objects may share one (as pods share a Redis),
+ * which the behavioural tests use; a data plane creates one per process. Every operation runs
+ * synchronously between awaits, so each is atomic like a Redis script.
+ */
+import type { LedgerKind } from '../wallet.ts';
+
+export interface MemoryRateEntry {
+  id: string;
+  at: number;
+  tokens: number;
+}
+
+export interface MemoryRateWindow {
+  /** Oldest first. */
+  entries: MemoryRateEntry[];
+  tokens: number;
+}
+
+export interface MemoryKeyBudget {
+  credit: number;
+  held: number;
+  reservations: Map<string, { amount: number; expiresAt: number }>;
+  spent: Map<string, number>;
+  rechargedByMonth: Map<string, number>;
+  /** Settled ids → when they may be forgotten; insertion order is time order. */
+  settled: Map<string, number>;
+}
+
+export interface MemoryLedgerEntry {
+  id: string;
+  at: number;
+  kind: LedgerKind;
+  amount: number;
+  balance: number;
+  keyId: string | undefined;
+  reference: string | undefined;
+}
+
+export interface MemoryWallet {
+  balance: number;
+  configured: number | undefined;
+  ledger: MemoryLedgerEntry[];
+  /** idempotency key → entry id and when to forget it */
+  idempotency: Map<string, { id: string; until: number }>;
+  lastIdMs: number;
+  lastIdSeq: number;
+}
+
+export class MemoryState {
+  readonly rateWindows = new Map<string, MemoryRateWindow>();
+  readonly budgets = new Map<string, MemoryKeyBudget>();
+  readonly wallets = new Map<string, MemoryWallet>();
+
+  budget(tenant: string, keyId: string): MemoryKeyBudget {
+    const k = JSON.stringify([tenant, keyId]);
+    let b = this.budgets.get(k);
+    if (!b) {
+      b = {
+        credit: 0,
+        held: 0,
+        reservations: new Map(),
+        spent: new Map(),
+        rechargedByMonth: new Map(),
+        settled: new Map(),
+      };
+      this.budgets.set(k, b);
+    }
+    return b;
+  }
+
+  wallet(tenant: string): MemoryWallet {
+    let w = this.wallets.get(tenant);
+    if (!w) {
+      w = {
+        balance: 0,
+        configured: undefined,
+        ledger: [],
+        idempotency: new Map(),
+        lastIdMs: 0,
+        lastIdSeq: 0,
+      };
+      this.wallets.set(tenant, w);
+    }
+    return w;
+  }
+
+  /** Appends a ledger entry with a stream-style id (`<ms>-<seq>`, monotonic even if the clock steps back). */
+  appendLedger(
+    w: MemoryWallet,
+    at: number,
+    kind: LedgerKind,
+    amount: number,
+    keyId: string | undefined,
+    reference: string | undefined,
+  ): MemoryLedgerEntry {
+    const ms = Math.max(Math.floor(at), w.lastIdMs);
+    const seq = ms === w.lastIdMs ? w.lastIdSeq + 1 : 0;
+    w.lastIdMs = ms;
+    w.lastIdSeq = seq;
+    w.balance += amount;
+    const entry: MemoryLedgerEntry = {
+      id: `${ms}-${seq}`,
+      at,
+      kind,
+      amount,
+      balance: w.balance,
+      keyId,
+      reference,
+    };
+    w.ledger.push(entry);
+    return entry;
+  }
+}
+
+/** Compares two `<ms>-<seq>` ids. */
+export function compareLedgerIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split('-').map(Number);
+  const [bm = 0, bs = 0] = b.split('-').map(Number);
+  return am - bm || as - bs;
+}

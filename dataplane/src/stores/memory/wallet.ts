@@ -1,0 +1,92 @@
+import { fromMicros, toMicros } from '../money.ts';
+import { systemClock, type Clock } from '../types.ts';
+import type { LedgerEntry, LedgerKind, MoveResult, Movement, RebuildResult, WalletStore } from '../wallet.ts';
+import { compareLedgerIds, type MemoryLedgerEntry, type MemoryState, type MemoryWallet } from './state.ts';
+
+const IDEMPOTENCY_MS = 24 * 3_600_000;
+
+export function toLedgerEntry(e: MemoryLedgerEntry): LedgerEntry {
+  return {
+    id: e.id,
+    at: e.at,
+    kind: e.kind,
+    amountUsd: fromMicros(e.amount),
+    balanceUsd: fromMicros(e.balance),
+    keyId: e.keyId,
+    reference: e.reference,
+  };
+}
+
+export class MemoryWalletStore implements WalletStore {
+  constructor(
+    private readonly mem: MemoryState,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  async balance(tenant: string): Promise<number> {
+    return fromMicros(this.mem.wallet(tenant).balance);
+  }
+
+  private move(
+    tenant: string,
+    kind: LedgerKind,
+    amount: number,
+    m: Movement,
+    allowNegative: boolean,
+  ): MoveResult {
+    const now = this.clock();
+    const w: MemoryWallet = this.mem.wallet(tenant);
+    for (const [k, v] of w.idempotency) if (v.until <= now) w.idempotency.delete(k);
+    if (m.idempotencyKey !== undefined) {
+      const prior = w.idempotency.get(m.idempotencyKey);
+      const entry = prior && w.ledger.find((e) => e.id === prior.id);
+      if (entry) return { ok: true, entry: toLedgerEntry(entry), duplicate: true };
+    }
+    if (amount < 0 && !allowNegative && w.balance + amount < 0)
+      return { ok: false, balanceUsd: fromMicros(w.balance) };
+    const entry = this.mem.appendLedger(w, now, kind, amount, m.keyId, m.reference);
+    if (m.idempotencyKey !== undefined)
+      w.idempotency.set(m.idempotencyKey, { id: entry.id, until: now + IDEMPOTENCY_MS });
+    return { ok: true, entry: toLedgerEntry(entry), duplicate: false };
+  }
+
+  async credit(
+    tenant: string,
+    kind: 'topup' | 'cache_credit' | 'adjustment',
+    m: Movement,
+  ): Promise<MoveResult> {
+    return this.move(tenant, kind, Math.abs(toMicros(m.amountUsd)), m, true);
+  }
+
+  async debit(
+    tenant: string,
+    kind: 'debit' | 'adjustment',
+    m: Movement & { allowNegative?: boolean },
+  ): Promise<MoveResult> {
+    return this.move(tenant, kind, -Math.abs(toMicros(m.amountUsd)), m, m.allowNegative === true);
+  }
+
+  async syncConfigured(tenant: string, configuredUsd: number): Promise<LedgerEntry | undefined> {
+    const w = this.mem.wallet(tenant);
+    const target = toMicros(configuredUsd);
+    const delta = target - (w.configured ?? 0);
+    w.configured = target;
+    if (delta === 0) return undefined;
+    const kind = delta > 0 ? 'topup' : 'adjustment';
+    return toLedgerEntry(this.mem.appendLedger(w, this.clock(), kind, delta, undefined, 'config'));
+  }
+
+  async ledger(tenant: string, opts: { after?: string; limit?: number } = {}): Promise<LedgerEntry[]> {
+    const after = opts.after;
+    const all = this.mem.wallet(tenant).ledger;
+    const from = after === undefined ? all : all.filter((e) => compareLedgerIds(e.id, after) > 0);
+    return from.slice(0, opts.limit ?? from.length).map(toLedgerEntry);
+  }
+
+  async rebuildBalance(tenant: string): Promise<RebuildResult> {
+    const w = this.mem.wallet(tenant);
+    const previous = w.balance;
+    w.balance = w.ledger.reduce((sum, e) => sum + e.amount, 0);
+    return { balanceUsd: fromMicros(w.balance), previousUsd: fromMicros(previous), entries: w.ledger.length };
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Money is kept in integer micro-dollars (1 USD = 1,000,000 µ$) so sums are exact; USD floats
+ * exist only at the edges (config, headers, JSON). 1 µ$ is far below any provider's price step
+ * (a token of a $0.10/M model costs 0.1 µ$, so costs are rounded once per request, not per token).
+ */
+export const MICROS_PER_USD = 1_000_000;
+
+export type Rounding = 'nearest' | 'up';
+
+/** Float noise such as 0.1 * 1e6 = 100000.00000000001 must not round a whole amount up. */
+const NOISE = 1e-6;
+
+/**
+ * USD → integer micro-dollars. `nearest` (half away from zero) for charges; `up` (toward +∞)
+ * for amounts held in advance, so a reservation never holds less than the estimate.
+ */
+export function toMicros(usd: number, rounding: Rounding = 'nearest'): number {
+  if (!Number.isFinite(usd)) throw new RangeError(`not a finite USD amount: ${usd}`);
+  const scaled = usd * MICROS_PER_USD;
+  const nearest = Math.sign(scaled) * Math.round(Math.abs(scaled));
+  let micros: number;
+  if (Math.abs(scaled - nearest) < NOISE) micros = nearest;
+  else micros = rounding === 'up' ? Math.ceil(scaled) : nearest;
+  if (!Number.isSafeInteger(micros)) throw new RangeError(`USD amount out of range: ${usd}`);
+  return micros === 0 ? 0 : micros; // no -0
+}
+
+export function fromMicros(micros: number): number {
+  return micros / MICROS_PER_USD;
+}
+
+/** The USD value the stores will record for `usd`; report this one so every sum agrees. */
+export function roundUsd(usd: number): number {
+  return fromMicros(toMicros(usd));
+}
+
+/** `$1.50`, `$0.000150`: at least cents, at most micro-dollars, no float noise. */
+export function formatUsd(usd: number): string {
+  const micros = toMicros(usd);
+  const sign = micros < 0 ? '-' : '';
+  const abs = Math.abs(micros);
+  const whole = Math.floor(abs / MICROS_PER_USD);
+  const frac = String(abs % MICROS_PER_USD)
+    .padStart(6, '0')
+    .replace(/0+$/, '')
+    .padEnd(2, '0');
+  return `${sign}$${whole}.${frac}`;
+}

@@ -1,0 +1,194 @@
+import type { Redis } from 'ioredis';
+import {
+  DEFAULT_RESERVATION_TTL_MS,
+  DEFAULT_SETTLED_MEMORY_MS,
+  type BudgetLimit,
+  type BudgetState,
+  type BudgetStore,
+  type BudgetStoreOptions,
+  type ChargeRequest,
+  type Reservation,
+  type ReserveRequest,
+  type ReserveResult,
+  type SettleResult,
+} from '../budget.ts';
+import { available } from '../budget-math.ts';
+import { newId } from '../ids.ts';
+import { fromMicros, toMicros } from '../money.ts';
+import { monthKey, periodRetentionMs, periodWindow } from '../period.ts';
+import { rechargeMicros } from '../recharge.ts';
+import { systemClock, type Clock, type KeyRef } from '../types.ts';
+import type { KeySpace } from './keys.ts';
+import { budgetReserve, budgetSettle, budgetState } from './lua/budget.ts';
+import { arg, bindScript, int, type BoundScript } from './script.ts';
+
+/** Recharge counters outlive their month long enough for key-health reports. */
+const MONTH_RETENTION_MS = 62 * 86_400_000;
+
+function triple(raw: unknown, what: string): [number, number, number] {
+  if (!Array.isArray(raw) || raw.length < 3) throw new Error(`${what} script: unexpected reply`);
+  return [int(raw[0], what), int(raw[1], what), int(raw[2], what)];
+}
+
+export class RedisBudgetStore implements BudgetStore {
+  private readonly reserveScript: BoundScript;
+  private readonly settleScript: BoundScript;
+  private readonly stateScript: BoundScript;
+  private readonly ttlMs: number;
+  private readonly settledMemoryMs: number;
+
+  constructor(
+    client: Redis,
+    private readonly keys: KeySpace,
+    private readonly clock: Clock = systemClock,
+    opts: BudgetStoreOptions = {},
+  ) {
+    this.reserveScript = bindScript(client, budgetReserve, 'budget.reserve');
+    this.settleScript = bindScript(client, budgetSettle, 'budget.settle');
+    this.stateScript = bindScript(client, budgetState, 'budget.state');
+    this.ttlMs = opts.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
+    this.settledMemoryMs = opts.settledMemoryMs ?? DEFAULT_SETTLED_MEMORY_MS;
+  }
+
+  async reserve(req: ReserveRequest): Promise<ReserveResult> {
+    const now = Math.floor(this.clock());
+    const window = periodWindow(req.budget.period, now);
+    const limit = toMicros(req.budget.limitUsd);
+    const estimate = Math.max(0, toMicros(req.estimateUsd, 'up'));
+    const recharge = req.autoRecharge ? rechargeMicros(req.autoRecharge) : undefined;
+    const id = newId();
+    const expiresAt = now + this.ttlMs;
+    const retention = periodRetentionMs(window, now);
+    const month = monthKey(now);
+    const [ok, avail, recharged] = triple(
+      await this.reserveScript(
+        [
+          this.keys.budget(req),
+          this.keys.spent(req, window.key),
+          this.keys.reservations(req),
+          this.keys.reservationExpiry(req),
+          this.keys.recharged(req, month),
+          this.keys.wallet(req.tenant),
+          this.keys.ledger(req.tenant),
+        ],
+        [
+          arg(now),
+          arg(limit),
+          arg(estimate),
+          id,
+          arg(expiresAt),
+          arg(retention ?? 0),
+          recharge ? '1' : '0',
+          arg(recharge?.thresholdMicros ?? 0),
+          arg(recharge?.amountMicros ?? 0),
+          arg(recharge?.monthlyCapMicros ?? 0),
+          arg(MONTH_RETENTION_MS),
+          req.keyId,
+          req.reference ?? '',
+        ],
+      ),
+      'budget reserve',
+    );
+    if (ok !== 1) {
+      return { ok: false, remainingUsd: fromMicros(Math.max(0, avail)), rechargedUsd: fromMicros(recharged) };
+    }
+    const reservation: Reservation = {
+      tenant: req.tenant,
+      keyId: req.keyId,
+      id,
+      periodKey: window.key,
+      limitUsd: fromMicros(limit),
+      amountUsd: fromMicros(estimate),
+      expiresAt,
+      periodRetentionMs: retention,
+    };
+    return { ok: true, reservation, remainingUsd: fromMicros(avail), rechargedUsd: fromMicros(recharged) };
+  }
+
+  private async apply(
+    r: KeyRef & { id: string; periodKey: string; limitUsd: number; periodRetentionMs: number | undefined },
+    amount: number,
+  ): Promise<SettleResult> {
+    const [applied, charged, avail] = triple(
+      await this.settleScript(
+        [
+          this.keys.budget(r),
+          this.keys.spent(r, r.periodKey),
+          this.keys.reservations(r),
+          this.keys.reservationExpiry(r),
+          this.keys.settled(r, r.id),
+        ],
+        [
+          r.id,
+          arg(amount),
+          arg(toMicros(r.limitUsd)),
+          arg(r.periodRetentionMs ?? 0),
+          arg(this.settledMemoryMs),
+          arg(Math.floor(this.clock())),
+        ],
+      ),
+      'budget settle',
+    );
+    return {
+      applied: applied === 1,
+      chargedUsd: fromMicros(charged),
+      remainingUsd: fromMicros(Math.max(0, avail)),
+    };
+  }
+
+  async settle(reservation: Reservation, actualUsd: number): Promise<SettleResult> {
+    return this.apply(reservation, Math.max(0, toMicros(actualUsd)));
+  }
+
+  async release(reservation: Reservation): Promise<SettleResult> {
+    return this.apply(reservation, 0);
+  }
+
+  async charge(req: ChargeRequest): Promise<SettleResult> {
+    const now = Math.floor(this.clock());
+    const window = periodWindow(req.budget.period, now);
+    return this.apply(
+      {
+        tenant: req.tenant,
+        keyId: req.keyId,
+        id: req.id ?? newId(),
+        periodKey: window.key,
+        limitUsd: req.budget.limitUsd,
+        periodRetentionMs: periodRetentionMs(window, now),
+      },
+      Math.max(0, toMicros(req.amountUsd)),
+    );
+  }
+
+  async state(key: KeyRef, budget: BudgetLimit): Promise<BudgetState> {
+    const now = Math.floor(this.clock());
+    const window = periodWindow(budget.period, now);
+    const raw = await this.stateScript(
+      [
+        this.keys.budget(key),
+        this.keys.spent(key, window.key),
+        this.keys.reservations(key),
+        this.keys.reservationExpiry(key),
+        this.keys.recharged(key, monthKey(now)),
+      ],
+      [arg(now)],
+    );
+    if (!Array.isArray(raw) || raw.length !== 4) throw new Error('budget state script: unexpected reply');
+    const [spent, credit, held, recharged] = raw.map((v, i) => int(v, `state[${i}]`)) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    const limit = toMicros(budget.limitUsd);
+    return {
+      periodKey: window.key,
+      limitUsd: fromMicros(limit),
+      spentUsd: fromMicros(spent),
+      creditUsd: fromMicros(credit),
+      heldUsd: fromMicros(held),
+      remainingUsd: fromMicros(available({ limit, spent, credit, held })),
+      rechargedThisMonthUsd: fromMicros(recharged),
+    };
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The ioredis client the stores share, tuned to fail fast: with Redis down a command rejects
+ * at once (no offline queue, no per-request retries) and a hung server is cut off by the command
+ * timeout, so money and limit stages can answer 503 instead of hanging. Reconnection goes on in
+ * the background and the stores recover when Redis is back.
+ */
+import { Redis } from 'ioredis';
+import { StoreUnavailableError } from '../errors.ts';
+
+export interface RedisClientOptions {
+  url: string;
+  connectTimeoutMs?: number;
+  commandTimeoutMs?: number;
+  /** Connection errors are expected while Redis is down; this sees them (ioredis would print them otherwise). */
+  onError?: (err: Error) => void;
+}
+
+export function createRedisClient(opts: RedisClientOptions): Redis {
+  const client = new Redis(opts.url, {
+    connectTimeout: opts.connectTimeoutMs ?? 1000,
+    commandTimeout: opts.commandTimeoutMs ?? 1000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    // A script whose reply was lost may already have run; resending could apply it twice.
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
+    lazyConnect: false,
+  });
+  client.on('error', opts.onError ?? (() => {}));
+  return client;
+}
+
+/** Resolves once the client can take commands; rejects with StoreUnavailableError after `timeoutMs`. */
+export function waitForReady(client: Redis, timeoutMs = 5000): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      reject(
+        new StoreUnavailableError('redis.connect', `not ready after ${timeoutMs} ms (${client.status})`),
+      );
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    client.once('ready', onReady);
+  });
+}
+
+/** Redis replies that mean "not serving right now" rather than "your command is wrong". */
+const TRANSIENT_REPLY = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|NOREPLICAS)\b/;
+
+/**
+ * Maps a failed command to what the caller should see: StoreUnavailableError for anything that
+ * is about reaching Redis, the original error for a real reply error (a bug in a script).
+ */
+export function toStoreError(operation: string, err: unknown): Error {
+  if (err instanceof StoreUnavailableError) return err;
+  if (err instanceof Error && err.name === 'ReplyError' && !TRANSIENT_REPLY.test(err.message)) return err;
+  return new StoreUnavailableError(operation, err);
+}

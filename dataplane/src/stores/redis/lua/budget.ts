@@ -1,0 +1,147 @@
+/**
+ * Budget scripts, mirroring budget-math.ts and recharge.ts. All amounts are integer
+ * micro-dollars; integers are written with %d so large values never turn into exponent
+ * notation. Every key is in the tenant's hash slot.
+ */
+import type { LuaScript } from '../script.ts';
+
+const HELPERS = `
+local function num(v) return tonumber(v or '0') or 0 end
+local function int(x) return string.format('%d', x) end
+-- Drops holds whose reservation expired; returns the held total that remains.
+local function expireHolds(budget, res, resexp, now)
+  local held = num(redis.call('HGET', budget, 'held'))
+  local expired = redis.call('ZRANGEBYSCORE', resexp, '-inf', now, 'LIMIT', 0, 512)
+  for i = 1, #expired do
+    held = held - num(redis.call('HGET', res, expired[i]))
+    redis.call('HDEL', res, expired[i])
+    redis.call('ZREM', resexp, expired[i])
+  end
+  if held < 0 or redis.call('ZCARD', resexp) == 0 then held = 0 end
+  return held
+end
+local function available(limit, spent, credit, held)
+  local allowance = limit - spent
+  if allowance < 0 then allowance = 0 end
+  return allowance + credit - held
+end
+`;
+
+/**
+ * KEYS: budget hash, period spent, reservations hash, reservation expiry zset, month recharged,
+ *       wallet hash, ledger stream.
+ * ARGV: now, limit, estimate, reservation id, expiresAt, spent retention ms (0 = keep),
+ *       recharge enabled (1/0), threshold, amount, monthly cap, month retention ms, key id, reference.
+ * Returns {ok, available (after the hold when ok), recharged}.
+ */
+export const budgetReserve: LuaScript = {
+  name: 'gantryBudgetReserve',
+  numberOfKeys: 7,
+  lua: `${HELPERS}
+local now = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local est = tonumber(ARGV[3])
+local held = expireHolds(KEYS[1], KEYS[3], KEYS[4], now)
+local spent = num(redis.call('GET', KEYS[2]))
+local credit = num(redis.call('HGET', KEYS[1], 'credit'))
+local avail = available(limit, spent, credit, held)
+
+local recharged = 0
+if ARGV[7] == '1' then
+  local threshold, amount, cap = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+  local after = avail - est
+  if amount > 0 and after < threshold then
+    local needed = math.ceil((threshold - after) / amount)
+    local month = num(redis.call('GET', KEYS[5]))
+    local capRoom = math.floor(math.max(0, cap - month) / amount)
+    local wallet = num(redis.call('HGET', KEYS[6], 'balance'))
+    local walletRoom = math.floor(math.max(0, wallet) / amount)
+    local n = math.max(0, math.min(needed, capRoom, walletRoom))
+    if n > 0 then
+      recharged = n * amount
+      credit = redis.call('HINCRBY', KEYS[1], 'credit', int(recharged))
+      redis.call('INCRBY', KEYS[5], int(recharged))
+      redis.call('PEXPIRE', KEYS[5], ARGV[11])
+      local balance = redis.call('HINCRBY', KEYS[6], 'balance', int(-recharged))
+      redis.call('XADD', KEYS[7], '*', 'at', ARGV[1], 'kind', 'recharge', 'amount', int(-recharged),
+        'balance', int(balance), 'keyId', ARGV[12], 'ref', ARGV[13])
+      avail = avail + recharged
+    end
+  end
+end
+
+local ok = 0
+if avail > 0 and est <= avail then
+  ok = 1
+  held = held + est
+  avail = avail - est
+  redis.call('HSET', KEYS[3], ARGV[4], int(est))
+  redis.call('ZADD', KEYS[4], ARGV[5], ARGV[4])
+end
+redis.call('HSET', KEYS[1], 'held', int(held))
+return {ok, avail, recharged}
+`,
+};
+
+/**
+ * Settle, release and direct charge in one script.
+ * KEYS: budget hash, period spent, reservations hash, reservation expiry zset, settled marker.
+ * ARGV: reservation id, amount, limit, spent retention ms (0 = keep), settled memory ms, now.
+ * Returns {applied, charged, available}.
+ */
+export const budgetSettle: LuaScript = {
+  name: 'gantryBudgetSettle',
+  numberOfKeys: 5,
+  lua: `${HELPERS}
+local amount = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+local held = expireHolds(KEYS[1], KEYS[3], KEYS[4], tonumber(ARGV[6]))
+local applied, charged = 0, 0
+if redis.call('EXISTS', KEYS[5]) == 0 then
+  applied = 1
+  local hold = redis.call('HGET', KEYS[3], ARGV[1])
+  if hold then
+    redis.call('HDEL', KEYS[3], ARGV[1])
+    redis.call('ZREM', KEYS[4], ARGV[1])
+    held = held - tonumber(hold)
+    if held < 0 or redis.call('ZCARD', KEYS[4]) == 0 then held = 0 end
+  end
+  if amount > 0 then
+    local spentBefore = num(redis.call('GET', KEYS[2]))
+    local allowance = limit - spentBefore
+    if allowance < 0 then allowance = 0 end
+    local fromCredit = amount - math.min(amount, allowance)
+    local credit = num(redis.call('HGET', KEYS[1], 'credit'))
+    if credit < 0 then credit = 0 end
+    if fromCredit > credit then fromCredit = credit end
+    redis.call('INCRBY', KEYS[2], int(amount))
+    if ARGV[4] ~= '0' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+    if fromCredit > 0 then redis.call('HINCRBY', KEYS[1], 'credit', int(-fromCredit)) end
+    charged = amount
+  end
+  redis.call('SET', KEYS[5], '1', 'PX', ARGV[5])
+end
+redis.call('HSET', KEYS[1], 'held', int(held))
+local spent = num(redis.call('GET', KEYS[2]))
+local credit = num(redis.call('HGET', KEYS[1], 'credit'))
+return {applied, charged, available(limit, spent, credit, held)}
+`,
+};
+
+/**
+ * KEYS: budget hash, period spent, reservations hash, reservation expiry zset, month recharged.
+ * ARGV: now. Read-only: expired holds are left for the next write to remove.
+ * Returns {spent, credit, held, rechargedThisMonth}.
+ */
+export const budgetState: LuaScript = {
+  name: 'gantryBudgetState',
+  numberOfKeys: 5,
+  lua: `
+local function num(v) return tonumber(v or '0') or 0 end
+local held = num(redis.call('HGET', KEYS[1], 'held'))
+local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', ARGV[1])
+for i = 1, #expired do held = held - num(redis.call('HGET', KEYS[3], expired[i])) end
+if held < 0 or redis.call('ZCARD', KEYS[4]) == #expired then held = 0 end
+return {num(redis.call('GET', KEYS[2])), num(redis.call('HGET', KEYS[1], 'credit')), held, num(redis.call('GET', KEYS[5]))}
+`,
+};

@@ -1,0 +1,97 @@
+/**
+ * Sliding-window rate limit in Lua, mirroring sliding-window.ts. One sorted set per key holds
+ * admitted requests as `id:tokens` scored by admission time; a counter beside it holds their
+ * token total, so a decision costs O(log n) plus the entries that expire.
+ */
+import type { LuaScript } from '../script.ts';
+
+const WEIGHT = `
+local function weight(member)
+  return tonumber(string.match(member, ':(%d+)$')) or 0
+end
+`;
+
+/**
+ * KEYS: window zset, token counter.
+ * ARGV: now, windowMs, rpm (0 = none), tpm (0 = none), estimate, id.
+ * Returns {allowed, count, tokens, requestsRetryMs, tokensRetryMs, tokensExceedLimit, newestAt (-1 = none)}.
+ */
+export const rateAcquire: LuaScript = {
+  name: 'gantryRateAcquire',
+  numberOfKeys: 2,
+  lua: `${WEIGHT}
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local rpm = tonumber(ARGV[3])
+local tpm = tonumber(ARGV[4])
+local est = tonumber(ARGV[5])
+local cutoff = now - window
+
+local sum = tonumber(redis.call('GET', KEYS[2]) or '0')
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', cutoff)
+if #expired > 0 then
+  for i = 1, #expired do sum = sum - weight(expired[i]) end
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', cutoff)
+end
+local count = redis.call('ZCARD', KEYS[1])
+if count == 0 or sum < 0 then sum = 0 end
+
+local reqRetry, tokRetry, exceeds = 0, 0, 0
+if rpm > 0 and count + 1 > rpm then
+  local e = redis.call('ZRANGE', KEYS[1], count - rpm, count - rpm, 'WITHSCORES')
+  if e[2] then reqRetry = tonumber(e[2]) + window - now else reqRetry = window end
+end
+if tpm > 0 and sum + est > tpm then
+  tokRetry = window
+  if est > tpm then
+    exceeds = 1
+  else
+    local need = sum + est - tpm
+    local freed = 0
+    local entries = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+    for i = 1, #entries, 2 do
+      freed = freed + weight(entries[i])
+      if freed >= need then
+        tokRetry = tonumber(entries[i + 1]) + window - now
+        break
+      end
+    end
+  end
+end
+
+local allowed = 0
+if reqRetry == 0 and tokRetry == 0 then
+  allowed = 1
+  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[6] .. ':' .. ARGV[5])
+  sum = sum + est
+  count = count + 1
+  redis.call('SET', KEYS[2], string.format('%d', sum), 'PX', window)
+  redis.call('PEXPIRE', KEYS[1], window)
+end
+local newest = -1
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if last[2] then newest = tonumber(last[2]) end
+return {allowed, count, sum, reqRetry, tokRetry, exceeds, newest}
+`,
+};
+
+/**
+ * KEYS: window zset, token counter.
+ * ARGV: old member, new member, token delta, windowMs.
+ * Returns 1 when adjusted, 0 when the entry has left the window (or was adjusted already).
+ */
+export const rateAdjust: LuaScript = {
+  name: 'gantryRateAdjust',
+  numberOfKeys: 2,
+  lua: `
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[1], score, ARGV[2])
+local sum = tonumber(redis.call('GET', KEYS[2]) or '0') + tonumber(ARGV[3])
+if sum < 0 then sum = 0 end
+redis.call('SET', KEYS[2], string.format('%d', sum), 'PX', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+`,
+};

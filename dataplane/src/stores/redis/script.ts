@@ -1,0 +1,46 @@
+/**
+ * Binds a Lua script to a client with ioredis' defineCommand: EVALSHA normally (one round trip),
+ * EVAL when the server lost its script cache (after a restart).
+ */
+import type { Redis } from 'ioredis';
+import { toStoreError } from './client.ts';
+
+export interface LuaScript {
+  name: string;
+  numberOfKeys: number;
+  lua: string;
+}
+
+export type ScriptArg = string | number;
+export type BoundScript = (keys: readonly string[], args: readonly ScriptArg[]) => Promise<unknown>;
+
+type ScriptMethod = (...args: ScriptArg[]) => Promise<unknown>;
+
+export function bindScript(client: Redis, script: LuaScript, operation: string): BoundScript {
+  client.defineCommand(script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+  const method = (client as unknown as Record<string, ScriptMethod>)[script.name];
+  if (!method) throw new Error(`defineCommand did not install ${script.name}`);
+  return async (keys, args) => {
+    if (keys.length !== script.numberOfKeys)
+      throw new Error(`${script.name}: expected ${script.numberOfKeys} keys`);
+    try {
+      return await method.call(client, ...keys, ...args);
+    } catch (err) {
+      throw toStoreError(operation, err);
+    }
+  };
+}
+
+/** Lua integers arrive as numbers; guard against a script returning something else. */
+export function int(value: unknown, what: string): number {
+  const n = typeof value === 'string' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n))
+    throw new Error(`redis script returned a non-number for ${what}`);
+  return n;
+}
+
+/** Writes integers for Lua without exponent notation. */
+export const arg = (n: number): string => {
+  if (!Number.isSafeInteger(n)) throw new RangeError(`not a safe integer: ${n}`);
+  return String(n);
+};

@@ -1,0 +1,69 @@
+/**
+ * Per-tenant wallets. Every movement is a ledger entry written atomically with the balance
+ * change, so a balance can always be rebuilt from its ledger. Auto-recharges are written by
+ * the budget store's reserve, in the same atomic step as the budget check.
+ */
+
+export const LedgerKinds = ['topup', 'recharge', 'cache_credit', 'debit', 'adjustment'] as const;
+export type LedgerKind = (typeof LedgerKinds)[number];
+
+export interface LedgerEntry {
+  /** Monotonic per tenant and sortable (`<ms>-<seq>`, a Redis stream id in Redis). */
+  id: string;
+  /** Time of the movement (the store's clock), ms since the epoch. */
+  at: number;
+  kind: LedgerKind;
+  /** Signed: positive credits the wallet, negative debits it. */
+  amountUsd: number;
+  /** Balance right after this movement. */
+  balanceUsd: number;
+  keyId?: string | undefined;
+  reference?: string | undefined;
+}
+
+export interface Movement {
+  /** Magnitude, > 0; the method gives the sign. Rounded to the nearest µ$. */
+  amountUsd: number;
+  keyId?: string | undefined;
+  reference?: string | undefined;
+  /** When set, a repeated movement with the same key is not applied again (for a day). */
+  idempotencyKey?: string | undefined;
+}
+
+export type MoveResult =
+  | { ok: true; entry: LedgerEntry; duplicate: boolean }
+  /** Debit refused: the balance would go negative. Nothing was written. */
+  | { ok: false; balanceUsd: number };
+
+export interface RebuildResult {
+  /** Sum of the ledger, now written as the balance. */
+  balanceUsd: number;
+  /** The balance found before the rebuild. */
+  previousUsd: number;
+  entries: number;
+}
+
+export interface WalletStore {
+  balance(tenant: string): Promise<number>;
+  credit(
+    tenant: string,
+    kind: 'topup' | 'cache_credit' | 'adjustment',
+    movement: Movement,
+  ): Promise<MoveResult>;
+  /** Refused when the balance would go negative, unless `allowNegative`. */
+  debit(
+    tenant: string,
+    kind: 'debit' | 'adjustment',
+    movement: Movement & { allowNegative?: boolean },
+  ): Promise<MoveResult>;
+  /**
+   * Aligns the wallet with the configured funding (`Tenant.spec.wallet.balanceUsd`): the config
+   * value is the total funded through config, so raising it by 50 books a 50 top-up and lowering
+   * it books a negative adjustment. Idempotent, safe to call from every pod on every reload.
+   */
+  syncConfigured(tenant: string, configuredUsd: number): Promise<LedgerEntry | undefined>;
+  /** Entries oldest first, strictly after `after` when given. */
+  ledger(tenant: string, opts?: { after?: string; limit?: number }): Promise<LedgerEntry[]>;
+  /** Recomputes the balance as the sum of the ledger and stores it. */
+  rebuildBalance(tenant: string): Promise<RebuildResult>;
+}
