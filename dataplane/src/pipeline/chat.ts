@@ -11,6 +11,7 @@ import { chatCall } from '../router/calls.ts';
 import type { AttemptLog } from '../router/router.ts';
 import { mayUse, type RequestContext } from './context.ts';
 import { callContext, continuation, openStream, routeRequest, type ForwardDeps } from './forward.ts';
+import { routeByDifficulty } from './routing/stage.ts';
 import { relayStream, type StreamEnd, type StreamMeta } from './stream-relay.ts';
 import { checkCapabilities, inspectChat } from './validate.ts';
 import type { ChatChunk } from '../formats/openai/types.ts';
@@ -41,6 +42,11 @@ export async function runChat(deps: ForwardDeps, ctx: RequestContext, req: ChatR
   if (!route || !mayUse(ctx, req.model)) throw modelNotEnabled(req.model);
   const needs = inspectChat(req);
   checkCapabilities(route, 'chat', needs);
+
+  const routed = routeByDifficulty(ctx, req, needs.capabilities);
+  Object.assign(ctx.responseHeaders, routed.headers);
+  req = routed.req;
+
   const routing = routeRequest(ctx, req.model, needs.capabilities);
 
   if (!req.stream) {

@@ -1,6 +1,13 @@
 /** What every stage of a request sees: who is calling, on which snapshot, and how to stop. */
 import type { KeyRecord, Snapshot, TenantRecord } from '../config/snapshot.ts';
 
+/** The slice of the request logger stages use; never given keys or prompt text. */
+export interface StageLogger {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
 export interface RequestContext {
   id: string;
   /** The snapshot this request started on; it finishes on it even if config reloads. */
@@ -14,6 +21,9 @@ export interface RequestContext {
   deadline: number;
   /** Request headers, lower-cased (for the per-request opt-outs of later stages). */
   requestHeaders: Readonly<Record<string, string | string[] | undefined>>;
+  log: StageLogger;
+  /** Response headers stages add (routing, cache, compression); sent with the answer. */
+  responseHeaders: Record<string, string>;
 }
 
 /** Model access = tenant allow list ∩ key restriction. */

@@ -45,7 +45,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.decorateRequest('gantry', null);
 
   const hooks: RouteHooks = {
-    context: (request, reply) => (request.gantry = createContext(request, reply, opts.config, requestTimeoutMs)),
+    // Built once per request, by the onRequest hook below; routes reuse it.
+    context: (request, reply) => (request.gantry ??= createContext(request, reply, opts.config, requestTimeoutMs)),
     streamed: (request, result) => observe(request.routeOptions.url ?? 'unknown', result.clientGone ? 499 : 200, request),
   };
 
@@ -61,6 +62,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     const path = request.url.split('?', 1)[0]!;
     if (ADMIN_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`)))
       throw new GatewayError('permission_denied', `${path} is an administrative route and is not served here`);
+    // Authenticate before the body is read and validated: a caller without a valid key gets
+    // a 401, never schema feedback, and cannot make the gateway parse a large body.
+    if (request.routeOptions.url !== undefined) hooks.context(request, reply);
   });
   app.addHook('onResponse', async (request, reply) => observe(request.routeOptions.url ?? 'unknown', reply.statusCode, request));
 

@@ -36,5 +36,7 @@ export function createContext(
     startedAt,
     deadline: startedAt + requestTimeoutMs,
     requestHeaders: request.headers,
+    log: request.log,
+    responseHeaders: {},
   };
 }

@@ -17,18 +17,42 @@ interface AjvIssue {
   params: Record<string, unknown>;
 }
 
+const issueParam = (i: AjvIssue): string =>
+  jsonPointerToParam(i.instancePath, i.keyword === 'required' ? String(i.params.missingProperty) : undefined) || 'body';
+const depth = (i: AjvIssue): number => i.instancePath.split('/').length + (i.keyword === 'required' ? 1 : 0);
+
+/**
+ * A failed union (`anyOf`) reports one issue per alternative. The deepest issue is where the
+ * value went wrong (an array of parts with a bad URL: the URL, not "must be string"), and
+ * the alternatives at that spot are listed together rather than only the first one tried.
+ */
+function explain(issues: readonly AjvIssue[]): { param: string; detail: string } {
+  const concrete = issues.filter((i) => i.keyword !== 'anyOf' && i.keyword !== 'oneOf');
+  const pool = concrete.length > 0 ? concrete : issues;
+  const deepest = pool.reduce((best, i) => (depth(i) > depth(best) ? i : best));
+  const param = issueParam(deepest);
+  const here = pool.filter((i) => issueParam(i) === param);
+  const allowed = here.flatMap((i): string[] => {
+    if (i.keyword === 'const') return [JSON.stringify(i.params.allowedValue)];
+    if (i.keyword === 'enum') return (i.params.allowedValues as unknown[]).map((v) => JSON.stringify(v));
+    if (i.keyword === 'type') return [String(i.params.type)];
+    return [];
+  });
+  const alternatives = [...new Set(allowed)];
+  const others = here.filter((i) => i.keyword !== 'const' && i.keyword !== 'enum' && i.keyword !== 'type');
+  const reasons = [...new Set(others.map((i) => i.message ?? 'is invalid'))];
+  if (alternatives.length > 0)
+    reasons.unshift(alternatives.length === 1 ? `must be ${alternatives[0]}` : `must be one of ${alternatives.join(', ')}`);
+  return { param, detail: reasons.join('; or ') };
+}
+
 export function normaliseError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   if (err instanceof ClientAbortError) return new GatewayError('client_closed_request', err.message);
-  const fe = err as FastifyError & { validation?: AjvIssue[] };
+  // `throw null` / `throw undefined` must still become a 500, not crash the error edge.
+  const fe = (err ?? {}) as FastifyError & { validation?: AjvIssue[] };
   if (fe.validation && fe.validation.length > 0) {
-    const issue = fe.validation[0]!;
-    const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined;
-    const param = jsonPointerToParam(issue.instancePath, missing) || 'body';
-    const detail =
-      issue.keyword === 'enum' || issue.keyword === 'const'
-        ? `${issue.message}: ${JSON.stringify(issue.params.allowedValues ?? issue.params.allowedValue)}`
-        : (issue.message ?? 'is invalid');
+    const { param, detail } = explain(fe.validation);
     return new GatewayError('invalid_request_error', `${param}: ${detail}`, { param });
   }
   switch (fe.code) {

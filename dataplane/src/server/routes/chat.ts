@@ -10,15 +10,16 @@ import type { RouteHooks } from './hooks.ts';
 
 export function chatRoute(app: FastifyInstance, deps: ForwardDeps, hooks: RouteHooks): void {
   app.post('/v1/chat/completions', { schema: { body: ChatRequestSchema } }, async (request, reply) => {
+    const ctx = hooks.context(request, reply);
     const body = request.body as ChatRequest;
-    const outcome = await runChat(deps, hooks.context(request, reply), body);
+    const outcome = await runChat(deps, ctx, body);
     if (outcome.kind === 'completion') {
-      reply.headers(servedHeaders(outcome, outcome.costUsd));
+      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
       return outcome.completion;
     }
     reply.hijack();
     const encoder = new OpenAIStreamEncoder(outcome.meta, body.stream_options?.include_usage === true);
-    const result = await writeStream(reply.raw, servedHeaders(outcome), encoder, outcome.chunks, outcome.settle);
+    const result = await writeStream(reply.raw, servedHeaders(ctx, outcome), encoder, outcome.chunks, outcome.settle);
     hooks.streamed(request, result);
   });
 }

@@ -12,9 +12,10 @@ import type { RouteHooks } from './hooks.ts';
 /** Legacy completions: non-streaming answers are canonical; streams are piped as they come. */
 export function completionsRoute(app: FastifyInstance, deps: ForwardDeps, hooks: RouteHooks): void {
   app.post('/v1/completions', { schema: { body: CompletionRequestSchema } }, async (request, reply) => {
-    const outcome = await runCompletions(deps, hooks.context(request, reply), request.body as CompletionRequest);
+    const ctx = hooks.context(request, reply);
+    const outcome = await runCompletions(deps, ctx, request.body as CompletionRequest);
     if (outcome.kind === 'completion') {
-      reply.headers(servedHeaders(outcome, outcome.costUsd));
+      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
       return outcome.response;
     }
     reply.hijack();
@@ -23,7 +24,7 @@ export function completionsRoute(app: FastifyInstance, deps: ForwardDeps, hooks:
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       trailer: ResponseHeaders.cost,
-      ...servedHeaders(outcome),
+      ...servedHeaders(ctx, outcome),
     });
     const parser = new SseParser();
     const decoder = new TextDecoder();

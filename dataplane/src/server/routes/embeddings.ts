@@ -8,8 +8,9 @@ import type { RouteHooks } from './hooks.ts';
 
 export function embeddingsRoute(app: FastifyInstance, deps: ForwardDeps, hooks: RouteHooks): void {
   app.post('/v1/embeddings', { schema: { body: EmbeddingRequestSchema } }, async (request, reply) => {
-    const result = await runEmbeddings(deps, hooks.context(request, reply), request.body as EmbeddingRequest);
-    reply.headers(servedHeaders(result, result.costUsd));
+    const ctx = hooks.context(request, reply);
+    const result = await runEmbeddings(deps, ctx, request.body as EmbeddingRequest);
+    reply.headers(servedHeaders(ctx, result, result.costUsd));
     return result.response;
   });
 }

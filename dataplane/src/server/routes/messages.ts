@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { GatewayError } from '../../errors.ts';
+import { GatewayError } from '../../errors.ts';
 import { estimatePromptTokens } from '../../accounting/tokens.ts';
-import { AnthropicMessagesRequest, chatToMessages, messagesToChat } from '../../formats/anthropic/index.ts';
+import {
+  AnthropicMessagesRequest,
+  anthropicParam,
+  chatToMessages,
+  messagesToChat,
+} from '../../formats/anthropic/index.ts';
+import type { ChatRequest } from '../../formats/openai/types.ts';
 import { AnthropicClientEncoder } from '../../formats/anthropic-encoder.ts';
 import { runChat } from '../../pipeline/chat.ts';
 import type { ForwardDeps } from '../../pipeline/forward.ts';
@@ -15,15 +21,18 @@ import type { RouteHooks } from './hooks.ts';
  */
 export function messagesRoute(app: FastifyInstance, deps: ForwardDeps, hooks: RouteHooks): void {
   app.post('/v1/messages', { schema: { body: AnthropicMessagesRequest } }, async (request, reply) => {
+    const ctx = hooks.context(request, reply);
     const chat = messagesToChat(request.body as AnthropicMessagesRequest);
-    const outcome = await runChat(deps, hooks.context(request, reply), chat);
+    const outcome = await runChat(deps, ctx, chat).catch((err: unknown) => {
+      throw inClientTerms(err, chat);
+    });
     if (outcome.kind === 'completion') {
-      reply.headers(servedHeaders(outcome, outcome.costUsd));
+      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
       return chatToMessages(outcome.completion, outcome.completion.model);
     }
     reply.hijack();
     const encoder = new AnthropicClientEncoder(outcome.meta, estimatePromptTokens(chat));
-    const result = await writeStream(reply.raw, servedHeaders(outcome), encoder, outcome.chunks, outcome.settle);
+    const result = await writeStream(reply.raw, servedHeaders(ctx, outcome), encoder, outcome.chunks, outcome.settle);
     hooks.streamed(request, result);
   });
 }
@@ -34,4 +43,17 @@ export function messagesRoute(app: FastifyInstance, deps: ForwardDeps, hooks: Ro
  */
 export function anthropicErrorBody(error: GatewayError): { type: 'error' } & ReturnType<GatewayError['toBody']> {
   return { type: 'error', ...error.toBody() };
+}
+
+/** An error about a translated media part names the Anthropic field the client sent. */
+function inClientTerms(err: unknown, chat: ChatRequest): unknown {
+  if (!(err instanceof GatewayError) || err.param === undefined) return err;
+  const param = anthropicParam(chat, err.param);
+  if (param === undefined) return err;
+  return new GatewayError(err.type, err.message.replace(err.param, param), {
+    param,
+    headers: err.headers,
+    status: err.status,
+    cause: err.cause,
+  });
 }
