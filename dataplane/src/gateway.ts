@@ -15,6 +15,7 @@ import { Router } from './router/router.ts';
 import { UpstreamClient } from './router/upstream.ts';
 import { buildAdminApp } from './server/admin.ts';
 import { buildApp } from './server/app.ts';
+import { createStores, type Stores } from './stores/index.ts';
 
 export interface GatewayOptions {
   configFile: string;
@@ -33,6 +34,10 @@ export interface GatewayOptions {
   requestTimeoutMs?: number;
   /** On close, how long in-flight requests may take to finish before connections are cut. */
   shutdownGraceMs?: number;
+  /** Shared state (rate limits, budgets, wallets, usage); in-process when absent. */
+  redisUrl?: string | undefined;
+  /** Key namespace in Redis (tests isolate themselves with their own). */
+  redisPrefix?: string;
 }
 
 export interface Gateway {
@@ -43,6 +48,7 @@ export interface Gateway {
   admin: FastifyInstance;
   metrics: Metrics;
   health: HealthRegistry;
+  stores: Stores;
   close(): Promise<void>;
 }
 
@@ -62,10 +68,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const metrics = new Metrics();
   const health = new HealthRegistry(opts.breaker);
   const upstream = new UpstreamClient();
+  const stores = createStores({ redisUrl: opts.redisUrl, prefix: opts.redisPrefix });
+  await stores.ready();
   const router = new Router({ health, observer: metrics, retry: opts.retry });
   const app = buildApp({
     config,
-    forward: { router, upstream, adapters },
+    pipeline: { router, upstream, adapters, stores, metrics },
     metrics,
     logger: opts.logger,
     bodyLimitBytes: opts.bodyLimitBytes,
@@ -91,6 +99,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     admin,
     metrics,
     health,
+    stores,
     async close() {
       closing = true;
       stopWatching();
@@ -99,6 +108,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       clearTimeout(cut);
       await admin.close();
       await upstream.close();
+      await stores.close();
     },
   };
 }

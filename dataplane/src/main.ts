@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     adminPort: Number(values['admin-port']),
     fakeBaseUrl: fake ? fakeBaseUrls(fake.url) : undefined,
     logger,
+    redisUrl: process.env.GANTRY_REDIS_URL || undefined,
     bodyLimitBytes: process.env.GANTRY_MAX_BODY_BYTES ? Number(process.env.GANTRY_MAX_BODY_BYTES) : undefined,
   });
   gateway.app.log.info({ url: gateway.url, admin: gateway.adminUrl, config: values.config }, 'gantry is serving');

@@ -46,6 +46,24 @@ export class Metrics implements RouterObserver {
     labelNames: ['resolution'] as const,
     registers: [this.registry],
   });
+  readonly spend = new Counter({
+    name: 'gantry_spend_usd_total',
+    help: 'USD charged to callers, by tenant, model and provider',
+    labelNames: ['tenant', 'model', 'provider'] as const,
+    registers: [this.registry],
+  });
+  readonly tokens = new Counter({
+    name: 'gantry_tokens_total',
+    help: 'Tokens processed, by tenant, model, provider and kind (prompt, completion)',
+    labelNames: ['tenant', 'model', 'provider', 'kind'] as const,
+    registers: [this.registry],
+  });
+  readonly accountingFailures = new Counter({
+    name: 'gantry_accounting_failures_total',
+    help: 'Settlements or usage records that could not be written at once, by operation',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
   readonly configReloads = new Counter({
     name: 'gantry_config_reloads_total',
     help: 'Config reloads by result',

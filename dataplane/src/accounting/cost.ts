@@ -6,11 +6,14 @@ export function costUsd(pricing: Pricing | undefined, usage: Pick<Usage, 'prompt
   if (!pricing) return 0;
   const cached = Math.min(usage.prompt_tokens_details?.cached_tokens ?? 0, usage.prompt_tokens);
   const cachedRate = pricing.cachedInputPerMillionTokens ?? pricing.inputPerMillionTokens;
-  const micro =
+  const scaled =
     (usage.prompt_tokens - cached) * pricing.inputPerMillionTokens +
     cached * cachedRate +
     usage.completion_tokens * pricing.outputPerMillionTokens;
-  return micro / 1_000_000;
+  // `scaled` is in micro-dollars. Whole micro-dollars make the header, the budget and
+  // analytics agree exactly; a paid request never rounds down to free.
+  if (scaled <= 0) return 0;
+  return Math.max(1, Math.round(scaled)) / 1_000_000;
 }
 
 /** Header form: plain decimal, no exponent, at most 10 places. */

@@ -1,14 +1,18 @@
 /**
- * Token estimates for when a provider reports no usage (so nothing is ever counted as
- * zero). A character heuristic for now; the money issue replaces it with a real tokenizer.
+ * Token counts for budgets and for streams whose provider reports no usage (so nothing is
+ * ever billed at zero). A real BPE tokenizer (o200k, GPT-4o's) gives the counts; for other
+ * providers' models it is an estimate of the same order, settled later on real usage.
  */
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ChatMessage, ChatRequest, Usage } from '../formats/openai/types.ts';
 
-const CHARS_PER_TOKEN = 4;
 const IMAGE_TOKENS = 85;
 const MESSAGE_OVERHEAD = 4;
+/** Past this size the tokenizer costs more than the precision is worth: ~4 chars per token. */
+const TOKENIZE_LIMIT_CHARS = 200_000;
 
-export const estimateTextTokens = (text: string): number => Math.ceil(text.length / CHARS_PER_TOKEN);
+export const estimateTextTokens = (text: string): number =>
+  text.length === 0 ? 0 : text.length > TOKENIZE_LIMIT_CHARS ? Math.ceil(text.length / 4) : countTokens(text);
 
 export function estimateMessageTokens(m: ChatMessage): number {
   let tokens = MESSAGE_OVERHEAD;

@@ -45,13 +45,14 @@ export function compile(items: readonly LocatedManifest[], opts: CompileOptions)
   const cachePolicies = new Map(byKind.CachePolicy.map(({ manifest }) => [manifest.metadata.name, manifest.spec]));
 
   const deployments: Deployment[] = [];
-  const fallbacksByModel = new Map<string, Set<string>>();
+  // model → fallback → where it was first declared (errors name the file and document)
+  const fallbacksByModel = new Map<string, Map<string, string>>();
   for (const { manifest, where } of byKind.ModelDeployment) {
     const d = compileDeployment(manifest, where, opts, errors, warnings);
     if (!d) continue;
     deployments.push(d);
-    const fb = fallbacksByModel.get(d.model) ?? new Set<string>();
-    for (const f of manifest.spec.fallbacks ?? []) fb.add(f);
+    const fb = fallbacksByModel.get(d.model) ?? new Map<string, string>();
+    for (const f of manifest.spec.fallbacks ?? []) if (!fb.has(f)) fb.set(f, where);
     fallbacksByModel.set(d.model, fb);
   }
   const models = buildModels(deployments, fallbacksByModel, errors);
@@ -152,6 +153,7 @@ function compileDeployment(
     pricing: s.pricing,
     capabilities,
     contextWindow: s.contextWindow,
+    maxOutputTokens: s.maxOutputTokens,
     timeouts: {
       totalMs,
       connectMs: s.connectTimeoutMs ?? 5_000,
@@ -164,7 +166,7 @@ function compileDeployment(
 
 function buildModels(
   deployments: Deployment[],
-  fallbacksByModel: Map<string, Set<string>>,
+  fallbacksByModel: Map<string, Map<string, string>>,
   errors: string[],
 ): Map<string, ModelRoute> {
   const grouped = new Map<string, Deployment[]>();
@@ -172,10 +174,11 @@ function buildModels(
   const models = new Map<string, ModelRoute>();
   for (const [model, list] of grouped) {
     list.sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
-    const fallbacks = [...(fallbacksByModel.get(model) ?? [])];
-    for (const f of fallbacks) {
-      if (f === model) errors.push(`model ${model}: spec.fallbacks: a model cannot fall back to itself`);
-      else if (!grouped.has(f)) errors.push(`model ${model}: spec.fallbacks: no ModelDeployment serves ${f}`);
+    const declared = fallbacksByModel.get(model) ?? new Map<string, string>();
+    const fallbacks = [...declared.keys()];
+    for (const [f, where] of declared) {
+      if (f === model) errors.push(`${where}: spec.fallbacks: a model cannot fall back to itself`);
+      else if (!grouped.has(f)) errors.push(`${where}: spec.fallbacks: no ModelDeployment serves ${f}`);
     }
     const capabilities = new Set<Capability>();
     for (const d of list) for (const c of d.capabilities) capabilities.add(c);

@@ -43,6 +43,7 @@ export interface Deployment {
   pricing: Pricing | undefined;
   capabilities: ReadonlySet<Capability>;
   contextWindow: number | undefined;
+  maxOutputTokens?: number | undefined;
   timeouts: DeploymentTimeouts;
 }
 

@@ -6,11 +6,13 @@ import { GatewayError } from '../errors.ts';
 import type { Deployment } from '../config/snapshot.ts';
 import type { ChatCompletion, ChatRequest, Usage } from '../formats/openai/types.ts';
 import { costUsd } from '../accounting/cost.ts';
-import { estimatedUsage } from '../accounting/tokens.ts';
+import { estimatedUsage, estimatePromptTokens } from '../accounting/tokens.ts';
 import { chatCall } from '../router/calls.ts';
 import type { AttemptLog } from '../router/router.ts';
 import { mayUse, type RequestContext } from './context.ts';
-import { callContext, continuation, openStream, routeRequest, type ForwardDeps } from './forward.ts';
+import { admit } from './admission.ts';
+import { callContext, continuation, openStream, routeRequest, type PipelineDeps } from './forward.ts';
+import { settle } from './settlement.ts';
 import { routeByDifficulty } from './routing/stage.ts';
 import { relayStream, type StreamEnd, type StreamMeta } from './stream-relay.ts';
 import { checkCapabilities, inspectChat } from './validate.ts';
@@ -27,8 +29,12 @@ export type ChatOutcome =
       kind: 'stream';
       meta: StreamMeta;
       chunks: AsyncGenerator<ChatChunk, StreamEnd>;
-      /** Usage (estimated when the provider gave none) and cost of a finished stream. */
-      settle(end: StreamEnd): { usage: Usage; costUsd: number };
+      /**
+       * Usage (estimated when the provider gave none) and cost of an ended stream, settled.
+       * A stream the client abandoned is charged for what was produced; one that failed
+       * upstream is not charged.
+       */
+      settle(end: StreamEnd, clientGone: boolean): Promise<{ usage: Usage; costUsd: number }>;
     });
 
 export function modelNotEnabled(model: string): GatewayError {
@@ -37,14 +43,23 @@ export function modelNotEnabled(model: string): GatewayError {
   });
 }
 
-export async function runChat(deps: ForwardDeps, ctx: RequestContext, req: ChatRequest): Promise<ChatOutcome> {
+export async function runChat(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  req: ChatRequest,
+  endpoint: 'chat' | 'messages',
+): Promise<ChatOutcome> {
+  Object.assign(ctx.usage, { endpoint, requestedModel: req.model, stream: req.stream === true });
   const route = ctx.snapshot.models.get(req.model);
   if (!route || !mayUse(ctx, req.model)) throw modelNotEnabled(req.model);
   const needs = inspectChat(req);
   checkCapabilities(route, 'chat', needs);
+  ctx.admission = await admit(deps.stores, ctx, route, () => estimatePromptTokens(req), req.max_completion_tokens ?? req.max_tokens);
 
   const routed = routeByDifficulty(ctx, req, needs.capabilities);
   Object.assign(ctx.responseHeaders, routed.headers);
+  if (routed.decision)
+    ctx.usage.routing = { level: routed.decision.level, model: routed.decision.model, effort: routed.decision.effortInjected };
   req = routed.req;
 
   const routing = routeRequest(ctx, req.model, needs.capabilities);
@@ -54,14 +69,9 @@ export async function runChat(deps: ForwardDeps, ctx: RequestContext, req: ChatR
     const completion = { ...routed.value, model: routed.deployment.model };
     const usage = completion.usage ?? estimatedUsage(req, completion.choices[0]?.message.content ?? '');
     completion.usage = usage;
-    return {
-      kind: 'completion',
-      completion,
-      usage,
-      costUsd: costUsd(routed.deployment.pricing, usage),
-      deployment: routed.deployment,
-      log: routed.log,
-    };
+    const cost = costUsd(routed.deployment.pricing, usage);
+    await settle(deps, ctx, { status: 200, deployment: routed.deployment, attempts: routed.log.attempts, usage, costUsd: cost });
+    return { kind: 'completion', completion, usage, costUsd: cost, deployment: routed.deployment, log: routed.log };
   }
 
   const pending: StreamMeta = { id: `chatcmpl-${ctx.id}`, created: Math.floor(Date.now() / 1000), model: req.model };
@@ -73,9 +83,19 @@ export async function runChat(deps: ForwardDeps, ctx: RequestContext, req: ChatR
     deployment: first.deployment,
     log: first.log,
     chunks: relayStream(first, meta, continuation(deps, ctx, routing, req, meta)),
-    settle(end) {
+    async settle(end, clientGone) {
       const usage = end.outcome === 'complete' && end.usage ? end.usage : estimatedUsage(req, end.text);
-      return { usage, costUsd: costUsd(end.deployment.pricing, usage) };
+      const billed = end.outcome === 'complete' || clientGone;
+      const cost = billed ? costUsd(end.deployment.pricing, usage) : 0;
+      await settle(deps, ctx, {
+        status: end.outcome === 'complete' ? 200 : clientGone ? 499 : 502,
+        errorType: end.outcome === 'complete' ? undefined : clientGone ? 'client_closed_request' : 'upstream_error',
+        deployment: end.deployment,
+        attempts: end.log.attempts,
+        usage: billed ? usage : undefined,
+        costUsd: cost,
+      });
+      return { usage, costUsd: cost };
     },
   };
 }

@@ -1,5 +1,12 @@
 /** What every stage of a request sees: who is calling, on which snapshot, and how to stop. */
 import type { KeyRecord, Snapshot, TenantRecord } from '../config/snapshot.ts';
+import type { UsageRecord } from '../accounting/usage.ts';
+import type { Admission } from './admission.ts';
+
+/** What stages note for the usage record as the request goes. */
+export type UsageDraft = Partial<
+  Pick<UsageRecord, 'endpoint' | 'requestedModel' | 'stream' | 'cache' | 'guardrails' | 'compression' | 'routing'>
+>;
 
 /** The slice of the request logger stages use; never given keys or prompt text. */
 export interface StageLogger {
@@ -24,6 +31,10 @@ export interface RequestContext {
   log: StageLogger;
   /** Response headers stages add (routing, cache, compression); sent with the answer. */
   responseHeaders: Record<string, string>;
+  usage: UsageDraft;
+  /** Rate-limit ticket and budget reservation, settled exactly once at the end. */
+  admission: Admission | undefined;
+  settled: boolean;
 }
 
 /** Model access = tenant allow list ∩ key restriction. */

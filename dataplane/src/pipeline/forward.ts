@@ -12,6 +12,7 @@ import type { RouteRequest, Routed, Router } from '../router/router.ts';
 import type { UpstreamClient } from '../router/upstream.ts';
 import type { RequestContext } from './context.ts';
 import { mayUse } from './context.ts';
+import type { AccountingDeps } from './settlement.ts';
 import type { Continue, StreamMeta } from './stream-relay.ts';
 
 export interface ForwardDeps {
@@ -19,6 +20,8 @@ export interface ForwardDeps {
   upstream: UpstreamClient;
   adapters: Readonly<Record<ProviderKind, ProviderAdapter>>;
 }
+
+export interface PipelineDeps extends ForwardDeps, AccountingDeps {}
 
 export function routeRequest(ctx: RequestContext, model: string, needs: RouteRequest['needs']): RouteRequest {
   return {

@@ -8,48 +8,79 @@ import { estimateTextTokens } from '../accounting/tokens.ts';
 import type { CompletionRequest, CompletionResponse, EmbeddingRequest, EmbeddingResponse, Usage } from '../formats/openai/types.ts';
 import { completionsCall, embeddingsCall, sendOk } from '../router/calls.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../router/upstream.ts';
+import { admit } from './admission.ts';
 import { modelNotEnabled, type Served } from './chat.ts';
+import { settle } from './settlement.ts';
 import { mayUse, type RequestContext } from './context.ts';
-import { callContext, routeRequest, type ForwardDeps } from './forward.ts';
+import { callContext, routeRequest, type PipelineDeps } from './forward.ts';
 import { checkCapabilities, type Endpoint } from './validate.ts';
 
-function admit(ctx: RequestContext, model: string, endpoint: Endpoint, needs: Capability[]) {
-  const route = ctx.snapshot.models.get(model);
-  if (!route || !mayUse(ctx, model)) throw modelNotEnabled(model);
+/** Access, capability, rate limit and budget; then the route for the router. */
+async function prepare(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  req: { model: string; stream?: boolean | undefined; max_tokens?: number | undefined },
+  endpoint: Endpoint,
+  needs: Capability[],
+  promptTokens: () => number,
+) {
+  Object.assign(ctx.usage, { endpoint, requestedModel: req.model, stream: req.stream === true });
+  const route = ctx.snapshot.models.get(req.model);
+  if (!route || !mayUse(ctx, req.model)) throw modelNotEnabled(req.model);
   checkCapabilities(route, endpoint, undefined);
-  return routeRequest(ctx, model, needs);
+  ctx.admission = await admit(deps.stores, ctx, route, promptTokens, endpoint === 'embeddings' ? 0 : req.max_tokens);
+  return routeRequest(ctx, req.model, needs);
 }
 
+const inputText = (input: EmbeddingRequest['input']): string =>
+  typeof input === 'string' ? input : input.map((x) => (typeof x === 'string' ? x : '')).join('\n');
+
 export async function runEmbeddings(
-  deps: ForwardDeps,
+  deps: PipelineDeps,
   ctx: RequestContext,
   req: EmbeddingRequest,
 ): Promise<Served & { response: EmbeddingResponse; costUsd: number }> {
-  const routing = admit(ctx, req.model, 'embeddings', ['embeddings']);
+  const routing = await prepare(deps, ctx, req, 'embeddings', ['embeddings'], () => estimateTextTokens(inputText(req.input)));
   const routed = await deps.router.execute(routing, (d) => embeddingsCall(callContext(deps, ctx, d), req));
   const response = { ...routed.value, model: routed.deployment.model };
-  const usage = { prompt_tokens: response.usage.prompt_tokens, completion_tokens: 0 };
-  return { response, costUsd: costUsd(routed.deployment.pricing, usage), deployment: routed.deployment, log: routed.log };
+  const usage = {
+    prompt_tokens: response.usage.prompt_tokens || estimateTextTokens(inputText(req.input)),
+    completion_tokens: 0,
+  };
+  const cost = costUsd(routed.deployment.pricing, usage);
+  await settle(deps, ctx, { status: 200, deployment: routed.deployment, attempts: routed.log.attempts, usage, costUsd: cost });
+  return { response, costUsd: cost, deployment: routed.deployment, log: routed.log };
 }
 
 export type CompletionOutcome =
   | (Served & { kind: 'completion'; response: CompletionResponse; costUsd: number })
-  | (Served & { kind: 'stream'; upstream: UpstreamResponse; usageOf: (event: { data: string }) => Usage | undefined });
+  | (Served & {
+      kind: 'stream';
+      upstream: UpstreamResponse;
+      usageOf: (event: { data: string }) => Usage | undefined;
+      /** Charge what the stream reported (or the prompt's estimate when it reported nothing). */
+      settle(usage: Usage | undefined, completionText: string, clientGone: boolean): Promise<number>;
+    });
 
 export async function runCompletions(
-  deps: ForwardDeps,
+  deps: PipelineDeps,
   ctx: RequestContext,
   req: CompletionRequest,
 ): Promise<CompletionOutcome> {
-  const routing = admit(ctx, req.model, 'completions', req.stream ? ['completions', 'streaming'] : ['completions']);
+  const promptText = [req.prompt].flat().join('');
+  const routing = await prepare(deps, ctx, req, 'completions', req.stream ? ['completions', 'streaming'] : ['completions'], () =>
+    estimateTextTokens(promptText),
+  );
   if (!req.stream) {
     const routed = await deps.router.execute(routing, (d) => completionsCall(callContext(deps, ctx, d), req));
     const response = { ...routed.value, model: routed.deployment.model };
     const usage = response.usage ?? {
-      prompt_tokens: estimateTextTokens([req.prompt].flat().join('')),
+      prompt_tokens: estimateTextTokens(promptText),
       completion_tokens: estimateTextTokens(response.choices.map((c) => c.text).join('')),
     };
-    return { kind: 'completion', response, costUsd: costUsd(routed.deployment.pricing, usage), deployment: routed.deployment, log: routed.log };
+    const cost = costUsd(routed.deployment.pricing, usage);
+    await settle(deps, ctx, { status: 200, deployment: routed.deployment, attempts: routed.log.attempts, usage, costUsd: cost });
+    return { kind: 'completion', response, costUsd: cost, deployment: routed.deployment, log: routed.log };
   }
   const routed = await deps.router.execute(routing, (d) => {
     const call = callContext(deps, ctx, d);
@@ -58,5 +89,23 @@ export async function runCompletions(
     return sendOk(call, adapter.request(req, d.target), true);
   });
   const adapter = deps.adapters[routed.deployment.provider].completions!;
-  return { kind: 'stream', upstream: routed.value, usageOf: adapter.streamUsage, deployment: routed.deployment, log: routed.log };
+  return {
+    kind: 'stream',
+    upstream: routed.value,
+    usageOf: adapter.streamUsage,
+    deployment: routed.deployment,
+    log: routed.log,
+    async settle(reported, completionText, clientGone) {
+      const usage = reported ?? { prompt_tokens: estimateTextTokens(promptText), completion_tokens: estimateTextTokens(completionText) };
+      const cost = costUsd(routed.deployment.pricing, usage);
+      await settle(deps, ctx, {
+        status: clientGone ? 499 : 200,
+        deployment: routed.deployment,
+        attempts: routed.log.attempts,
+        usage,
+        costUsd: cost,
+      });
+      return cost;
+    },
+  };
 }

@@ -80,8 +80,15 @@ export async function* relayStream(
  */
 function normalise(chunk: ChatChunk, meta: StreamMeta, dropRoleOnly: boolean): ChatChunk | undefined {
   if (chunk.choices.length === 0) return undefined;
-  if (dropRoleOnly && chunk.choices.every((c) => !c.delta.content && !c.delta.tool_calls && c.finish_reason === null))
-    return undefined;
+  if (dropRoleOnly && chunk.choices.every(carriesNothing)) return undefined;
   const { usage: _usage, ...rest } = chunk;
   return { ...rest, id: meta.id, created: meta.created, model: meta.model };
 }
+
+/** Only a role (or empty content): reasoning and refusal deltas are part of the answer. */
+const carriesNothing = (c: ChatChunk['choices'][number]): boolean =>
+  !c.delta.content &&
+  !c.delta.tool_calls &&
+  !c.delta.reasoning_content &&
+  !c.delta.refusal &&
+  c.finish_reason === null;

@@ -8,7 +8,8 @@ import { ResponseHeaders } from '../brand.ts';
 import type { ConfigStore } from '../config/store.ts';
 import { GatewayError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import type { ForwardDeps } from '../pipeline/forward.ts';
+import type { PipelineDeps } from '../pipeline/forward.ts';
+import { settle } from '../pipeline/settlement.ts';
 import { createContext } from './context.ts';
 import { normaliseError } from './errors.ts';
 import { chatRoute } from './routes/chat.ts';
@@ -20,7 +21,7 @@ import { modelsRoute } from './routes/models.ts';
 
 export interface AppOptions {
   config: ConfigStore;
-  forward: ForwardDeps;
+  pipeline: PipelineDeps;
   metrics: Metrics;
   logger?: FastifyServerOptions['logger'];
   bodyLimitBytes?: number;
@@ -50,7 +51,12 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     streamed: (request, result) => observe(request.routeOptions.url ?? 'unknown', result.clientGone ? 499 : 200, request),
   };
 
+  // A streamed (hijacked) reply is reported by its route and, when it finishes, by Fastify's
+  // onResponse as well: the first report counts, so each request is counted and logged once.
+  const observed = new WeakSet<object>();
   const observe = (route: string, status: number, request: { gantry: unknown; id: string; log: FastifyInstance['log'] }) => {
+    if (observed.has(request)) return;
+    observed.add(request);
     opts.metrics.requests.inc({ route, status: String(status) });
     const ctx = request.gantry as { startedAt?: number } | null;
     if (ctx?.startedAt) opts.metrics.duration.observe({ route }, (Date.now() - ctx.startedAt) / 1000);
@@ -71,6 +77,12 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.setErrorHandler(async (err, request, reply) => {
     const error = normaliseError(err);
     if (error.status >= 500) request.log.error({ err: error.cause ?? error, type: error.type }, 'request failed');
+    const ctx = request.gantry;
+    if (ctx) {
+      // Release the hold and record the failure; a failed request is never charged.
+      await settle(opts.pipeline, ctx, { status: error.status, errorType: error.type, costUsd: 0 });
+      reply.headers(ctx.responseHeaders);
+    }
     reply.code(error.status).headers(error.headers);
     return request.url.startsWith('/v1/messages') ? anthropicErrorBody(error) : error.toBody();
   });
@@ -78,10 +90,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     throw new GatewayError('not_found', `no route ${request.method} ${request.url.split('?', 1)[0]}`);
   });
 
-  chatRoute(app, opts.forward, hooks);
-  messagesRoute(app, opts.forward, hooks);
-  completionsRoute(app, opts.forward, hooks);
-  embeddingsRoute(app, opts.forward, hooks);
+  chatRoute(app, opts.pipeline, hooks);
+  messagesRoute(app, opts.pipeline, hooks);
+  completionsRoute(app, opts.pipeline, hooks);
+  embeddingsRoute(app, opts.pipeline, hooks);
   modelsRoute(app, hooks);
   return app;
 }

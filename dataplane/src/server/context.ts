@@ -38,5 +38,8 @@ export function createContext(
     requestHeaders: request.headers,
     log: request.log,
     responseHeaders: {},
+    usage: {},
+    admission: undefined,
+    settled: false,
   };
 }

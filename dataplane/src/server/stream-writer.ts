@@ -22,7 +22,7 @@ export async function writeStream(
   headers: Record<string, string>,
   encoder: ClientStreamEncoder,
   chunks: AsyncGenerator<ChatChunk, StreamEnd>,
-  settle: (end: StreamEnd) => { usage: Usage; costUsd: number },
+  settle: (end: StreamEnd, clientGone: boolean) => Promise<{ usage: Usage; costUsd: number }>,
 ): Promise<StreamResult> {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -40,7 +40,8 @@ export async function writeStream(
       step = await chunks.next();
     }
     const end = step.value;
-    const { usage, costUsd } = settle(end);
+    result.clientGone = res.destroyed;
+    const { usage, costUsd } = await settle(end, result.clientGone);
     Object.assign(result, { end, usage, costUsd });
     if (end.outcome === 'complete') res.write(encoder.finish(usage));
     else res.write(encoder.fail(new GatewayError('upstream_error', `stream interrupted: ${end.error.message}`)));

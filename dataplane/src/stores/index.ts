@@ -16,12 +16,15 @@ import { RedisRateLimiter } from './redis/rate-limiter.ts';
 import { RedisWalletStore } from './redis/wallet.ts';
 import { systemClock, type Clock } from './types.ts';
 import type { WalletStore } from './wallet.ts';
+import type { UsageStore } from '../accounting/usage.ts';
+import { createMemoryUsageStore, createRedisUsageStore } from './usage/index.ts';
 
 export interface Stores {
   readonly kind: 'memory' | 'redis';
   readonly rateLimiter: RateLimiter;
   readonly budgets: BudgetStore;
   readonly wallets: WalletStore;
+  readonly usage: UsageStore;
   /** Resolves once the stores can serve (Redis connected); rejects with StoreUnavailableError on timeout. */
   ready(timeoutMs?: number): Promise<void>;
   /** Closes the Redis connection if these stores own it. */
@@ -45,6 +48,7 @@ export function createMemoryStores(opts: StoresOptions & { state?: MemoryState }
     rateLimiter: new MemoryRateLimiter(state, clock),
     budgets: new MemoryBudgetStore(state, clock, opts),
     wallets: new MemoryWalletStore(state, clock),
+    usage: createMemoryUsageStore({ clock }),
     ready: async () => {},
     close: async () => {},
   };
@@ -61,6 +65,7 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
     rateLimiter: new RedisRateLimiter(redis, keys, clock),
     budgets: new RedisBudgetStore(redis, keys, clock, opts),
     wallets: new RedisWalletStore(redis, keys, clock),
+    usage: createRedisUsageStore(redis, keys, { clock }),
     ready: (timeoutMs) => waitForReady(redis, timeoutMs),
     close: async () => {
       if (owned) redis.disconnect();

@@ -54,6 +54,26 @@ function effortOf(
 
 const dataUrl = (mediaType: string, data: string): string => `data:${mediaType};base64,${data}`;
 
+/**
+ * The Anthropic block each translated media part came from, so a check made later on the
+ * canonical request (media type, document capability) names the client's own field.
+ */
+const origins = new WeakMap<object, string>();
+function remember(part: ContentPart, where: string): ContentPart {
+  origins.set(part, where);
+  return part;
+}
+
+/** `messages[i].content[j]…` of the canonical request → the Anthropic block's source field. */
+export function anthropicParam(req: ChatRequest, param: string): string | undefined {
+  const at = /^messages\[(\d+)\]\.content\[(\d+)\]/.exec(param);
+  if (!at) return undefined;
+  const content = req.messages[Number(at[1])]?.content;
+  const part = Array.isArray(content) ? content[Number(at[2])] : undefined;
+  const where = part === undefined ? undefined : origins.get(part);
+  return where === undefined ? undefined : `${where}.source`;
+}
+
 function imagePart(block: AnthropicImageBlock, where: string): ContentPart {
   const source = block.source;
   if (source.type === 'file') {
@@ -62,7 +82,7 @@ function imagePart(block: AnthropicImageBlock, where: string): ContentPart {
     });
   }
   const url = source.type === 'base64' ? dataUrl(source.media_type, source.data) : source.url;
-  return { type: 'image_url', image_url: { url }, ...withCacheControl(block) };
+  return remember({ type: 'image_url', image_url: { url }, ...withCacheControl(block) }, where);
 }
 
 /** Only a bare base64 PDF has a canonical form; richer documents pass through verbatim. */
@@ -75,11 +95,14 @@ function documentPart(block: AnthropicDocumentBlock, where: string): ContentPart
   }
   const plain = !block.title && !block.context && !block.citations;
   if (source.type === 'base64' && source.media_type === 'application/pdf' && plain) {
-    return {
-      type: 'image_url',
-      image_url: { url: dataUrl(source.media_type, source.data) },
-      ...withCacheControl(block),
-    };
+    return remember(
+      {
+        type: 'image_url',
+        image_url: { url: dataUrl(source.media_type, source.data) },
+        ...withCacheControl(block),
+      },
+      where,
+    );
   }
   return { ...block };
 }

@@ -139,7 +139,7 @@ export type AnthropicThinkingConfig = Static<typeof AnthropicThinkingConfig>;
 export const AnthropicMessagesRequest = Type.Object({
   model: Type.String({ minLength: 1 }),
   max_tokens: Type.Integer({ minimum: 1 }),
-  messages: Type.Array(AnthropicMessageParam),
+  messages: Type.Array(AnthropicMessageParam, { minItems: 1 }),
   system: Type.Optional(Type.Union([Type.String(), Type.Array(AnthropicTextBlock)])),
   stop_sequences: Type.Optional(Type.Array(Type.String())),
   stream: Type.Optional(Type.Boolean()),

@@ -3,13 +3,14 @@ export function retryAfterMs(
   headers: Record<string, string | string[] | undefined>,
   now: number = Date.now(),
 ): number | undefined {
-  const ms = first(headers['retry-after-ms']);
-  if (ms !== undefined) {
+  // Number('') is 0: a blank header must read as absent, not as "retry at once".
+  const ms = first(headers['retry-after-ms'])?.trim();
+  if (ms) {
     const n = Number(ms);
     if (Number.isFinite(n) && n >= 0) return n;
   }
-  const value = first(headers['retry-after']);
-  if (value === undefined || value === '') return undefined;
+  const value = first(headers['retry-after'])?.trim();
+  if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
   const date = Date.parse(value);

@@ -2,17 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import type { ChatRequest } from '../../formats/openai/types.ts';
 import { OpenAIStreamEncoder } from '../../formats/openai/encoder.ts';
 import { runChat } from '../../pipeline/chat.ts';
-import type { ForwardDeps } from '../../pipeline/forward.ts';
+import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { ChatRequestSchema } from '../schemas.ts';
 import { writeStream } from '../stream-writer.ts';
 import { servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
-export function chatRoute(app: FastifyInstance, deps: ForwardDeps, hooks: RouteHooks): void {
+export function chatRoute(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
   app.post('/v1/chat/completions', { schema: { body: ChatRequestSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const body = request.body as ChatRequest;
-    const outcome = await runChat(deps, ctx, body);
+    const outcome = await runChat(deps, ctx, body, 'chat');
     if (outcome.kind === 'completion') {
       reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
       return outcome.completion;

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { ResponseHeaders } from '../../brand.ts';
-import { costUsd, formatUsd } from '../../accounting/cost.ts';
+import { formatUsd } from '../../accounting/cost.ts';
 import type { CompletionRequest, Usage } from '../../formats/openai/types.ts';
 import { SseParser } from '../../formats/sse.ts';
-import type { ForwardDeps } from '../../pipeline/forward.ts';
+import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { runCompletions } from '../../pipeline/simple.ts';
 import { CompletionRequestSchema } from '../schemas.ts';
 import { servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 /** Legacy completions: non-streaming answers are canonical; streams are piped as they come. */
-export function completionsRoute(app: FastifyInstance, deps: ForwardDeps, hooks: RouteHooks): void {
+export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
   app.post('/v1/completions', { schema: { body: CompletionRequestSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const outcome = await runCompletions(deps, ctx, request.body as CompletionRequest);
@@ -29,16 +29,33 @@ export function completionsRoute(app: FastifyInstance, deps: ForwardDeps, hooks:
     const parser = new SseParser();
     const decoder = new TextDecoder();
     let usage: Usage | undefined;
+    let text = '';
     try {
       for await (const buf of outcome.upstream.body) {
-        for (const event of parser.push(decoder.decode(buf as Buffer, { stream: true }))) usage = outcome.usageOf(event) ?? usage;
+        for (const event of parser.push(decoder.decode(buf as Buffer, { stream: true }))) {
+          usage = outcome.usageOf(event) ?? usage;
+          text += completionText(event.data);
+        }
         if (!res.write(buf)) await new Promise((r) => res.once('drain', r));
       }
-      res.addTrailers({ [ResponseHeaders.cost]: formatUsd(usage ? costUsd(outcome.deployment.pricing, usage) : 0) });
     } catch {
       outcome.upstream.body.destroy();
     }
+    // Legacy streams are piped byte for byte, so they settle after the provider's end marker.
+    const cost = await outcome.settle(usage, text, res.destroyed);
+    if (!res.destroyed) res.addTrailers({ [ResponseHeaders.cost]: formatUsd(cost) });
     res.end();
-    hooks.streamed(request, { end: undefined, usage, costUsd: 0, clientGone: res.destroyed });
+    hooks.streamed(request, { end: undefined, usage, costUsd: cost, clientGone: res.destroyed });
   });
+}
+
+function completionText(data: string): string {
+  if (data === '[DONE]') return '';
+  try {
+    const chunk = JSON.parse(data) as { choices?: { text?: unknown }[] };
+    const t = chunk.choices?.[0]?.text;
+    return typeof t === 'string' ? t : '';
+  } catch {
+    return '';
+  }
 }

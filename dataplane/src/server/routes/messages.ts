@@ -10,7 +10,7 @@ import {
 import type { ChatRequest } from '../../formats/openai/types.ts';
 import { AnthropicClientEncoder } from '../../formats/anthropic-encoder.ts';
 import { runChat } from '../../pipeline/chat.ts';
-import type { ForwardDeps } from '../../pipeline/forward.ts';
+import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { writeStream } from '../stream-writer.ts';
 import { servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
@@ -19,11 +19,11 @@ import type { RouteHooks } from './hooks.ts';
  * Anthropic Messages in, any provider out: translated to the canonical request, run
  * through the same pipeline as chat completions, and translated back.
  */
-export function messagesRoute(app: FastifyInstance, deps: ForwardDeps, hooks: RouteHooks): void {
+export function messagesRoute(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
   app.post('/v1/messages', { schema: { body: AnthropicMessagesRequest } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const chat = messagesToChat(request.body as AnthropicMessagesRequest);
-    const outcome = await runChat(deps, ctx, chat).catch((err: unknown) => {
+    const outcome = await runChat(deps, ctx, chat, 'messages').catch((err: unknown) => {
       throw inClientTerms(err, chat);
     });
     if (outcome.kind === 'completion') {

@@ -1,0 +1,41 @@
+/**
+ * What a request may cost, before it runs: real prompt tokens, the output it may produce
+ * (`max_tokens`, else the deployment's limit, else a default), priced at the dearest
+ * deployment of the model so a reservation is never too small for where it may land.
+ */
+import type { ModelRoute, Pricing } from '../config/snapshot.ts';
+import { costUsd } from './cost.ts';
+
+/** Output assumed when neither the request nor the deployment bounds it. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+export interface CostEstimate {
+  promptTokens: number;
+  maxOutputTokens: number;
+  costUsd: number;
+}
+
+export function dearestPricing(route: ModelRoute): Pricing | undefined {
+  let worst: Pricing | undefined;
+  for (const d of route.deployments) {
+    if (!d.pricing) continue;
+    if (!worst || d.pricing.inputPerMillionTokens + d.pricing.outputPerMillionTokens > worst.inputPerMillionTokens + worst.outputPerMillionTokens)
+      worst = d.pricing;
+  }
+  return worst;
+}
+
+export function maxOutputTokens(route: ModelRoute, requested: number | undefined): number {
+  if (requested !== undefined) return requested;
+  const limits = route.deployments.map((d) => d.maxOutputTokens).filter((n): n is number => n !== undefined);
+  return limits.length > 0 ? Math.max(...limits) : DEFAULT_MAX_OUTPUT_TOKENS;
+}
+
+export function estimateCost(route: ModelRoute, promptTokens: number, requestedMaxTokens: number | undefined): CostEstimate {
+  const output = maxOutputTokens(route, requestedMaxTokens);
+  return {
+    promptTokens,
+    maxOutputTokens: output,
+    costUsd: costUsd(dearestPricing(route), { prompt_tokens: promptTokens, completion_tokens: output }),
+  };
+}

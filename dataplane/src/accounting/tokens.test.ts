@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatMessage, ChatRequest } from '../formats/openai/types.ts';
+import { estimatedUsage, estimateMessageTokens, estimatePromptTokens, estimateTextTokens } from './tokens.ts';
+
+// Counts are composed from estimateTextTokens, so these tests hold whether text is counted
+// by a tokenizer or by a character heuristic; only the fixed costs are pinned.
+const t = estimateTextTokens;
+const MESSAGE_OVERHEAD = 4;
+const IMAGE_TOKENS = 85;
+
+describe('estimateTextTokens', () => {
+  it('empty text is 0 tokens', () => {
+    expect(t('')).toBe(0);
+  });
+
+  it.each(['a', ' ', 'hello', 'Hello, world!', '你好', '😀', '{"q":"a"}'])(
+    'non-empty text (%j) is at least 1 token and at most one per UTF-16 unit or byte',
+    (text) => {
+      const n = t(text);
+      expect(Number.isInteger(n)).toBe(true);
+      expect(n).toBeGreaterThanOrEqual(1);
+      expect(n).toBeLessThanOrEqual(Buffer.byteLength(text, 'utf8'));
+    },
+  );
+
+  it('more of the same text is never fewer tokens', () => {
+    const sentence = 'The quick brown fox jumps over the lazy dog. ';
+    let prev = 0;
+    for (let k = 1; k <= 8; k++) {
+      const n = t(sentence.repeat(k));
+      expect(n).toBeGreaterThan(prev);
+      prev = n;
+    }
+  });
+
+  it('ordinary English costs roughly one token per 3–6 characters', () => {
+    const text = 'Gantry forwards each request to a model provider and fails over when one breaks. '.repeat(
+      20,
+    );
+    const perToken = text.length / t(text);
+    expect(perToken).toBeGreaterThan(3);
+    expect(perToken).toBeLessThan(6.5);
+  });
+
+  it('huge text is counted as ceil(length / 4)', () => {
+    expect(t('x'.repeat(400_001))).toBe(100_001);
+  });
+});
+
+describe('estimateMessageTokens', () => {
+  it('a message costs a fixed overhead even when empty', () => {
+    expect(estimateMessageTokens({ role: 'assistant', content: null })).toBe(MESSAGE_OVERHEAD);
+    expect(estimateMessageTokens({ role: 'assistant' })).toBe(MESSAGE_OVERHEAD);
+    expect(estimateMessageTokens({ role: 'user', content: '' })).toBe(MESSAGE_OVERHEAD);
+    expect(estimateMessageTokens({ role: 'user', content: [] })).toBe(MESSAGE_OVERHEAD);
+  });
+
+  it('string content adds its text', () => {
+    const content = 'What is the capital of France?';
+    expect(estimateMessageTokens({ role: 'user', content })).toBe(MESSAGE_OVERHEAD + t(content));
+  });
+
+  it('text parts add their text, each image a fixed amount, other parts nothing', () => {
+    const m: ChatMessage = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Describe these two pictures' },
+        { type: 'image_url', image_url: { url: 'https://x/a.png' } },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+        { type: 'input_audio', input_audio: { data: 'x'.repeat(1000), format: 'wav' } },
+        { type: 'text', text: 'briefly.' },
+      ],
+    };
+    expect(estimateMessageTokens(m)).toBe(
+      MESSAGE_OVERHEAD + t('Describe these two pictures') + 2 * IMAGE_TOKENS + t('briefly.'),
+    );
+  });
+
+  it('an image costs the same whatever its size', () => {
+    const small = estimateMessageTokens({
+      role: 'user',
+      content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AA' } }],
+    });
+    const large = estimateMessageTokens({
+      role: 'user',
+      content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${'A'.repeat(100_000)}` } }],
+    });
+    expect(small).toBe(MESSAGE_OVERHEAD + IMAGE_TOKENS);
+    expect(large).toBe(small);
+  });
+
+  it('a text part whose text is not a string counts nothing (and does not throw)', () => {
+    const m = { role: 'user', content: [{ type: 'text', text: 42 }] } as unknown as ChatMessage;
+    expect(estimateMessageTokens(m)).toBe(MESSAGE_OVERHEAD);
+  });
+
+  it('tool calls add their name and arguments', () => {
+    const m: ChatMessage = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: '1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+        { id: '2', type: 'function', function: { name: 'abcd', arguments: '' } },
+      ],
+    };
+    expect(estimateMessageTokens(m)).toBe(MESSAGE_OVERHEAD + t('get_weather{"city":"Paris"}') + t('abcd'));
+  });
+});
+
+describe('estimatePromptTokens and estimatedUsage', () => {
+  const req: ChatRequest = {
+    model: 'm',
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Name three primes.' },
+    ],
+  };
+  const prompt = 2 * MESSAGE_OVERHEAD + t('You are terse.') + t('Name three primes.');
+
+  it('sums the messages', () => {
+    expect(estimatePromptTokens(req)).toBe(prompt);
+  });
+
+  it('tool definitions add their JSON', () => {
+    const tools = [{ type: 'function' as const, function: { name: 'f', parameters: { type: 'object' } } }];
+    expect(estimatePromptTokens({ ...req, tools })).toBe(prompt + t(JSON.stringify(tools)));
+  });
+
+  it('estimatedUsage: prompt + completion = total, and a real prompt is never free', () => {
+    const usage = estimatedUsage(req, '2, 3, 5');
+    expect(usage).toEqual({
+      prompt_tokens: prompt,
+      completion_tokens: t('2, 3, 5'),
+      total_tokens: prompt + t('2, 3, 5'),
+    });
+    expect(usage.completion_tokens).toBeGreaterThan(0);
+    expect(
+      estimatedUsage({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, '').prompt_tokens,
+    ).toBeGreaterThan(MESSAGE_OVERHEAD);
+    expect(estimatedUsage(req, '').completion_tokens).toBe(0);
+  });
+});

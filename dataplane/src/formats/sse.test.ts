@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import { SseParser, sseData, sseEvent, type SseEvent } from './sse.ts';
+
+/** Feed `pieces` one by one, then end: every event, in order. */
+function parse(pieces: readonly string[]): SseEvent[] {
+  const p = new SseParser();
+  const out: SseEvent[] = [];
+  for (const piece of pieces) out.push(...p.push(piece));
+  out.push(...p.end());
+  return out;
+}
+
+const ev = (data: string, event?: string): SseEvent => ({ event, data });
+
+const OPENAI_LIKE = [
+  ': keep-alive comment\n',
+  'data: {"id":"1","choices":[{"delta":{"content":"Hel"}}]}\n\n',
+  'data: {"id":"1","choices":[{"delta":{"content":"lo"}}]}\n\n',
+  'data: [DONE]\n\n',
+].join('');
+
+const ANTHROPIC_LIKE = [
+  'event: message_start\r\n',
+  'data: {"type":"message_start"}\r\n',
+  '\r\n',
+  ':ping\r\n',
+  'event: content_block_delta\r\n',
+  'data: {"type":"content_block_delta",\r\n',
+  'data: "text":"é😀"}\r\n',
+  '\r\n',
+  'event: message_stop\r\n',
+  'data: {}\r\n',
+  '\r\n',
+].join('');
+
+const EXPECTED_OPENAI = [
+  ev('{"id":"1","choices":[{"delta":{"content":"Hel"}}]}'),
+  ev('{"id":"1","choices":[{"delta":{"content":"lo"}}]}'),
+  ev('[DONE]'),
+];
+const EXPECTED_ANTHROPIC = [
+  ev('{"type":"message_start"}', 'message_start'),
+  ev('{"type":"content_block_delta",\n"text":"é😀"}', 'content_block_delta'),
+  ev('{}', 'message_stop'),
+];
+
+/** mulberry32 */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('SseParser: chunking never changes the events', () => {
+  for (const [name, stream, expected] of [
+    ['LF stream', OPENAI_LIKE, EXPECTED_OPENAI],
+    ['CRLF stream', ANTHROPIC_LIKE, EXPECTED_ANTHROPIC],
+  ] as const) {
+    describe(name, () => {
+      it('whole', () => {
+        expect(parse([stream])).toEqual(expected);
+      });
+
+      it('one character at a time', () => {
+        expect(parse([...stream])).toEqual(expected);
+      });
+
+      it('one UTF-16 code unit at a time (even splitting surrogate pairs)', () => {
+        expect(parse(stream.split(''))).toEqual(expected);
+      });
+
+      it('every split into two pieces', () => {
+        for (let i = 0; i <= stream.length; i++) {
+          expect(parse([stream.slice(0, i), stream.slice(i)]), `split at ${i}`).toEqual(expected);
+        }
+      });
+
+      it('every split into three pieces', () => {
+        for (let i = 0; i <= stream.length; i++) {
+          for (let j = i; j <= stream.length; j++) {
+            const events = parse([stream.slice(0, i), stream.slice(i, j), stream.slice(j)]);
+            if (JSON.stringify(events) !== JSON.stringify(expected)) {
+              expect(events, `split at ${i}, ${j}`).toEqual(expected);
+            }
+          }
+        }
+      });
+
+      it('random chunkings, including empty pieces', () => {
+        const random = seeded(stream.length);
+        for (let round = 0; round < 300; round++) {
+          const pieces: string[] = [];
+          let at = 0;
+          while (at < stream.length) {
+            const len = Math.floor(random() * 12);
+            pieces.push(stream.slice(at, at + len));
+            at += len;
+          }
+          expect(parse(pieces)).toEqual(expected);
+        }
+      });
+    });
+  }
+
+  it('events come out as soon as their blank line arrives, not later', () => {
+    const p = new SseParser();
+    expect(p.push('data: a\n')).toEqual([]);
+    expect(p.push('\n')).toEqual([ev('a')]);
+    expect(p.push('data: b\r\n\r')).toEqual([]);
+    expect(p.push('\n')).toEqual([ev('b')]);
+    expect(p.end()).toEqual([]);
+  });
+});
+
+describe('SseParser: fields', () => {
+  it('comments are ignored, also between the lines of one event', () => {
+    expect(parse([':c1\ndata: a\n: c2\ndata: b\n\n'])).toEqual([ev('a\nb')]);
+  });
+
+  it('a comment alone is no event', () => {
+    expect(parse([': only a comment\n\n'])).toEqual([]);
+  });
+
+  it('multi-line data joins with LF', () => {
+    expect(parse(['data: one\ndata: two\ndata: three\n\n'])).toEqual([ev('one\ntwo\nthree')]);
+  });
+
+  it('exactly one space after the colon is removed, no more', () => {
+    expect(parse(['data:x\n\ndata: x\n\ndata:  x\n\n'])).toEqual([ev('x'), ev('x'), ev(' x')]);
+  });
+
+  it('colons inside the value are kept', () => {
+    expect(parse(['data: {"a":"b:c"}\n\n'])).toEqual([ev('{"a":"b:c"}')]);
+  });
+
+  it('the event name applies to its own event only', () => {
+    expect(parse(['event: first\ndata: 1\n\ndata: 2\n\n'])).toEqual([ev('1', 'first'), ev('2')]);
+  });
+
+  it('the last event name of a block wins', () => {
+    expect(parse(['event: a\nevent: b\ndata: x\n\n'])).toEqual([ev('x', 'b')]);
+  });
+
+  it('an event name without data dispatches nothing and does not leak into the next event', () => {
+    expect(parse(['event: ping\n\ndata: x\n\n'])).toEqual([ev('x')]);
+  });
+
+  it('id, retry and unknown fields are ignored', () => {
+    expect(parse(['id: 7\nretry: 100\nfoo: bar\ndata: x\n\n'])).toEqual([ev('x')]);
+  });
+
+  it('a field name without a colon is a field with an empty value', () => {
+    expect(parse(['data\ndata: x\n\n'])).toEqual([ev('\nx')]);
+  });
+
+  it('blank lines between events produce nothing extra', () => {
+    expect(parse(['\n\n\ndata: a\n\n\n\ndata: b\n\n\n'])).toEqual([ev('a'), ev('b')]);
+  });
+});
+
+describe('SseParser: end of input', () => {
+  it('flushes a last event that lacks its blank line', () => {
+    expect(parse(['data: a\n\ndata: last\n'])).toEqual([ev('a'), ev('last')]);
+  });
+
+  it('flushes a last line that lacks even its newline', () => {
+    expect(parse(['event: e\ndata: tail'])).toEqual([ev('tail', 'e')]);
+    expect(parse(['data: tail\r'])).toEqual([ev('tail')]);
+  });
+
+  it('nothing pending → nothing flushed; end twice is harmless', () => {
+    const p = new SseParser();
+    expect(p.push('data: a\n\n')).toEqual([ev('a')]);
+    expect(p.end()).toEqual([]);
+    expect(p.end()).toEqual([]);
+  });
+
+  it('a dangling comment or event name is not an event', () => {
+    expect(parse([': bye'])).toEqual([]);
+    expect(parse(['event: x\n'])).toEqual([]);
+  });
+});
+
+describe('encoding', () => {
+  it('sseData and sseEvent produce what the parser reads back', () => {
+    expect(sseData('{"a":1}')).toBe('data: {"a":1}\n\n');
+    expect(sseEvent('ping', '{}')).toBe('event: ping\ndata: {}\n\n');
+    expect(parse([sseData('x'), sseEvent('e', 'y'), sseData('[DONE]')])).toEqual([
+      ev('x'),
+      ev('y', 'e'),
+      ev('[DONE]'),
+    ]);
+  });
+});

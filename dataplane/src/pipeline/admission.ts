@@ -1,0 +1,113 @@
+/**
+ * Money and limits before the call: the key's rate limit (requests and tokens per minute)
+ * and its budget (an estimate reserved atomically). Both fail closed: a store that cannot
+ * be reached refuses the request with a 503 rather than letting it through unmetered.
+ */
+import { GatewayError } from '../errors.ts';
+import type { ModelRoute } from '../config/snapshot.ts';
+import { estimateCost, type CostEstimate } from '../accounting/estimate.ts';
+import { formatUsd } from '../accounting/cost.ts';
+import type { Stores } from '../stores/index.ts';
+import { isStoreUnavailable, type RateDecision, type RateTicket, type Reservation } from '../stores/index.ts';
+import type { RequestContext } from './context.ts';
+
+export interface Admission {
+  estimate: CostEstimate;
+  ticket: RateTicket | undefined;
+  reservation: Reservation | undefined;
+}
+
+/** `x-ratelimit-reset-*` in OpenAI's duration style: `1s`, `6m0s`, `250ms`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
+  const seconds = Math.ceil(ms / 1000);
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`;
+}
+
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, dim] of [['requests', d.requests], ['tokens', d.tokens]] as const) {
+    if (!dim) continue;
+    headers[`x-ratelimit-limit-${name}`] = String(dim.limit);
+    headers[`x-ratelimit-remaining-${name}`] = String(dim.remaining);
+    headers[`x-ratelimit-reset-${name}`] = formatDuration(dim.resetMs);
+  }
+  return headers;
+}
+
+function unavailable(what: string, cause: unknown): GatewayError {
+  return new GatewayError('service_unavailable', `${what} is unavailable; the request was not charged`, {
+    cause,
+    headers: { 'retry-after': '1' },
+  });
+}
+
+export async function admit(
+  stores: Stores,
+  ctx: RequestContext,
+  route: ModelRoute,
+  promptTokens: () => number,
+  requestedMaxTokens: number | undefined,
+): Promise<Admission> {
+  const spec = ctx.key.spec;
+  const keyRef = { tenant: ctx.tenant.name, keyId: ctx.key.id };
+  const metered = spec.budget !== undefined || spec.rateLimit?.tokensPerMinute !== undefined;
+  const estimate = metered ? estimateCost(route, promptTokens(), requestedMaxTokens) : { promptTokens: 0, maxOutputTokens: 0, costUsd: 0 };
+  const admission: Admission = { estimate, ticket: undefined, reservation: undefined };
+
+  if (spec.rateLimit) {
+    let decision: RateDecision;
+    try {
+      decision = await stores.rateLimiter.acquire(keyRef, spec.rateLimit, estimate.promptTokens + estimate.maxOutputTokens);
+    } catch (err) {
+      throw isStoreUnavailable(err) ? unavailable('the rate limiter', err) : err;
+    }
+    const headers = rateLimitHeaders(decision);
+    Object.assign(ctx.responseHeaders, headers);
+    if (!decision.allowed) {
+      const which = decision.requests && !decision.requests.allowed ? 'requests' : 'tokens';
+      const limit = which === 'requests' ? spec.rateLimit.requestsPerMinute : spec.rateLimit.tokensPerMinute;
+      const message = decision.tokensExceedLimit
+        ? `request needs about ${estimate.promptTokens + estimate.maxOutputTokens} tokens, more than this key's limit of ${limit} tokens per minute`
+        : `rate limit exceeded: ${limit} ${which} per minute for this key; retry after ${Math.ceil(decision.retryAfterMs / 1000)}s`;
+      throw new GatewayError('rate_limit_exceeded', message, {
+        headers: { ...headers, 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) },
+      });
+    }
+    admission.ticket = decision.ticket;
+  }
+
+  if (spec.budget) {
+    const autoRecharge = spec.autoRecharge?.enabled ? spec.autoRecharge : undefined;
+    let result;
+    try {
+      result = await stores.budgets.reserve({
+        ...keyRef,
+        budget: spec.budget,
+        estimateUsd: estimate.costUsd,
+        autoRecharge,
+        reference: ctx.id,
+      });
+    } catch (err) {
+      await releaseTicket(stores, admission);
+      throw isStoreUnavailable(err) ? unavailable('the budget store', err) : err;
+    }
+    if (!result.ok) {
+      await releaseTicket(stores, admission);
+      throw new GatewayError(
+        'budget_exceeded',
+        `budget exceeded: $${formatUsd(result.remainingUsd)} remaining of this key's ${spec.budget.period} budget of $${formatUsd(spec.budget.limitUsd)}, ` +
+          `and this request is estimated at $${formatUsd(estimate.costUsd)}`,
+      );
+    }
+    admission.reservation = result.reservation;
+  }
+  return admission;
+}
+
+/** A refused request does not count against the token limit. */
+async function releaseTicket(stores: Stores, admission: Admission): Promise<void> {
+  if (!admission.ticket) return;
+  await stores.rateLimiter.adjust(admission.ticket, 0).catch(() => undefined);
+  admission.ticket = undefined;
+}

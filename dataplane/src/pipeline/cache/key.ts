@@ -1,0 +1,163 @@
+/**
+ * What a request is, for the cache: the query (text of the last user message), the context
+ * (the conversation before it, system prompt included) and the partition its entries live in.
+ *
+ * The partition is the tenant, the client format and a hash of everything else that changes
+ * the answer, so two requests are only ever compared when a cached answer to one is a valid
+ * answer to the other. The rule is "everything counts unless listed as not changing the
+ * answer" (IGNORED_FIELDS): an unknown or provider-specific field splits the cache rather
+ * than serving a wrong answer.
+ */
+import { createHash } from 'node:crypto';
+import type { ChatMessage, ChatRequest } from '../../formats/openai/types.ts';
+import { partitionKey } from '../../stores/cache-entries/partition.ts';
+import type { CacheFormat } from './policy.ts';
+
+export interface CacheScope {
+  /** Tenant name (Tenant metadata.name). */
+  tenant: string;
+  format: CacheFormat;
+  /** Embedder id: vectors of different embedders are never compared. */
+  embedder: string;
+}
+
+export interface CacheKeyParts {
+  query: string;
+  context: string;
+  partition: string;
+}
+
+/**
+ * Fields that do not change which answer is right, so they stay out of the partition:
+ * - transport and bookkeeping: stream, stream_options, metadata, user, store, service_tier,
+ *   prompt_cache_key, safety_identifier — a streamed request hits a non-streamed entry;
+ * - sampling: temperature, top_p, top_k, seed, presence/frequency penalties — a cached answer
+ *   is one valid sample whatever the randomness asked for;
+ * - length limits: max_tokens, max_completion_tokens — checked per entry instead
+ *   (`entryServes`), so a short limit never receives a longer answer;
+ * - tools, tool_choice, parallel_tool_calls, functions, function_call — requests with tools
+ *   are never cached at all.
+ */
+export const IGNORED_FIELDS: ReadonlySet<string> = new Set([
+  'messages',
+  'stream',
+  'stream_options',
+  'metadata',
+  'user',
+  'store',
+  'service_tier',
+  'prompt_cache_key',
+  'safety_identifier',
+  'temperature',
+  'top_p',
+  'top_k',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'max_tokens',
+  'max_completion_tokens',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'functions',
+  'function_call',
+]);
+
+/** Long conversations: the start (system prompt, task) and the recent turns say most. */
+export const CONTEXT_HEAD_CHARS = 4_000;
+export const CONTEXT_TAIL_CHARS = 12_000;
+
+/** Text of a message, and the non-text parts (images, audio, files) it carries. */
+function messageText(m: ChatMessage, media: unknown[]): string {
+  const texts: string[] = [];
+  if (typeof m.content === 'string') texts.push(m.content);
+  else if (Array.isArray(m.content)) {
+    for (const part of m.content) {
+      if (part.type === 'text' && typeof part.text === 'string') texts.push(part.text);
+      else media.push(part);
+    }
+  }
+  for (const call of m.tool_calls ?? []) texts.push(`${call.function.name}(${call.function.arguments})`);
+  return texts.join('\n');
+}
+
+const line = (m: ChatMessage, text: string): string => `${m.role}: ${text}`;
+
+function capContext(text: string): string {
+  if (text.length <= CONTEXT_HEAD_CHARS + CONTEXT_TAIL_CHARS) return text;
+  return `${text.slice(0, CONTEXT_HEAD_CHARS)}\n…\n${text.slice(-CONTEXT_TAIL_CHARS)}`;
+}
+
+/** JSON with sorted keys and undefined dropped: equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/** Spellings of the same request made equal, so they share a partition. */
+function normalizeShapeField(name: string, value: unknown): unknown {
+  switch (name) {
+    case 'n':
+      return value === 1 ? undefined : value;
+    case 'stop': {
+      const list = typeof value === 'string' ? [value] : Array.isArray(value) ? value : undefined;
+      return list === undefined || list.length === 0 ? undefined : list;
+    }
+    case 'response_format':
+      return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'text'
+        ? undefined
+        : value;
+    case 'logprobs':
+      return value === false ? undefined : value;
+    default:
+      return value;
+  }
+}
+
+/**
+ * Query, context and partition of a chat request. Undefined when the request has no user
+ * message (nothing to key on): such a request is not cached.
+ */
+export function cacheKeyParts(req: ChatRequest, scope: CacheScope): CacheKeyParts | undefined {
+  let last = -1;
+  for (let i = req.messages.length - 1; i >= 0; i--) {
+    if (req.messages[i]?.role === 'user') {
+      last = i;
+      break;
+    }
+  }
+  if (last < 0) return undefined;
+
+  const media: unknown[] = [];
+  const contextLines: string[] = [];
+  for (let i = 0; i < last; i++) {
+    const m = req.messages[i] as ChatMessage;
+    contextLines.push(line(m, messageText(m, media)));
+  }
+  const queryMessage = req.messages[last] as ChatMessage;
+  const query = messageText(queryMessage, media);
+  // Messages after the last user turn (an assistant prefill) shape the answer exactly.
+  const tailMedia: unknown[] = [];
+  const tail = req.messages.slice(last + 1).map((m) => line(m, messageText(m, tailMedia)));
+
+  const shape: Record<string, unknown> = { v: 1, embedder: scope.embedder };
+  for (const [name, value] of Object.entries(req)) {
+    if (IGNORED_FIELDS.has(name)) continue;
+    const normalized = normalizeShapeField(name, value);
+    if (normalized !== undefined) shape[name] = normalized;
+  }
+  // Text is compared by meaning, but an image is not text: different images never match.
+  if (media.length > 0 || tailMedia.length > 0) shape.media = [...media, ...tailMedia];
+  if (tail.length > 0) shape.tail = tail;
+
+  const hash = createHash('sha256').update(canonicalJson(shape)).digest('base64url').slice(0, 32);
+  return {
+    query,
+    context: capContext(contextLines.join('\n')),
+    partition: partitionKey(scope.tenant, scope.format, hash),
+  };
+}

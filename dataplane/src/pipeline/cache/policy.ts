@@ -1,0 +1,54 @@
+/**
+ * The cache's vocabulary and its policy with every default filled in. SPEC.md fixes the
+ * defaults (alpha 0.7, beta 0.3, thresholds 0.95/0.90/0.85); the rest are ours and written
+ * down in README.md beside this file.
+ */
+import type { CachePolicySpec, TenantSpec } from '@gantry/crds';
+
+export const Bands = ['DIRECT', 'REUSE', 'TWEAK', 'MISS'] as const;
+export type Band = (typeof Bands)[number];
+
+/** The client wire format a request arrived in; entries of the two never meet. */
+export type CacheFormat = 'openai' | 'anthropic';
+
+export interface BandThresholds {
+  direct: number;
+  reuse: number;
+  tweak: number;
+}
+
+export interface ResolvedCachePolicy {
+  alpha: number;
+  beta: number;
+  thresholds: BandThresholds;
+  /** Model that adapts a TWEAK hit; without one TWEAK is never taken (it becomes a MISS). */
+  tweakModel: string | undefined;
+  /** `builtin` or the model of an embeddings ModelDeployment. */
+  embeddingModel: string;
+  ttlSeconds: number;
+  /** Percent of a hit's saving credited to the wallet, per tenant tier. */
+  savingsShare: Readonly<Record<string, number>>;
+}
+
+export const DEFAULT_THRESHOLDS: BandThresholds = { direct: 0.95, reuse: 0.9, tweak: 0.85 };
+export const DEFAULT_SAVINGS_SHARE: Readonly<Record<string, number>> = { free: 0, pro: 10, enterprise: 20 };
+export const DEFAULT_TTL_SECONDS = 86_400;
+export const BUILTIN_EMBEDDING_MODEL = 'builtin';
+
+export function resolveCachePolicy(spec: CachePolicySpec | undefined): ResolvedCachePolicy {
+  return {
+    alpha: spec?.alpha ?? 0.7,
+    beta: spec?.beta ?? 0.3,
+    thresholds: spec?.thresholds ?? DEFAULT_THRESHOLDS,
+    tweakModel: spec?.tweakModel,
+    embeddingModel: spec?.embeddingModel ?? BUILTIN_EMBEDDING_MODEL,
+    ttlSeconds: spec?.ttlSeconds ?? DEFAULT_TTL_SECONDS,
+    savingsShare: spec?.savingsShare ?? DEFAULT_SAVINGS_SHARE,
+  };
+}
+
+/** The cache is on for a tenant unless its manifest turns it off (like compression, on by default). */
+export const tenantCacheEnabled = (tenant: Pick<TenantSpec, 'cache'>): boolean => tenant.cache?.enabled ?? true;
+
+/** A tenant without a tier is on the free tier. */
+export const tenantTier = (tenant: Pick<TenantSpec, 'tier'>): string => tenant.tier ?? 'free';

@@ -1,0 +1,476 @@
+/**
+ * Prompt-injection signals. Each pattern is one piece of evidence with a weight; the
+ * detector combines the evidence found near each other (noisy-OR), so one weak cue such as
+ * a line starting "System:" stays below the default threshold while an override phrase,
+ * or two weaker cues together, cross it. Categories:
+ *   instruction_override      "ignore previous instructions", in many languages
+ *   jailbreak                 persona and no-limits role play (DAN, developer mode, ...)
+ *   system_prompt_extraction  asking for the hidden prompt or the text above
+ *   delimiter_injection       chat-template tokens and fake role markers
+ * A `booster` adds weight to whatever it accompanies but is never a finding on its own.
+ */
+
+export type InjectionCategory =
+  'instruction_override' | 'jailbreak' | 'system_prompt_extraction' | 'delimiter_injection' | 'booster';
+
+export interface Signal {
+  category: InjectionCategory;
+  weight: number;
+  re: RegExp;
+  /**
+   * Lower-case word prefixes, one of which every match of `re` contains. The detector finds
+   * all anchors in one pass and runs `re` only in windows around its own. Signals without
+   * anchors (weak cues and boosters) run only where an anchored signal fired.
+   */
+  anchors: string[];
+}
+
+const s = (
+  category: InjectionCategory,
+  weight: number,
+  anchors: string,
+  source: string,
+  flags = 'gi',
+): Signal => ({
+  category,
+  weight,
+  re: new RegExp(source, flags),
+  anchors: anchors === '' ? [] : anchors.split('|'),
+});
+
+// --- English building blocks
+const IGNORE =
+  "(?:ignore|ignoring|disregard|forget|skip|drop|discard|abandon|override|overrule|bypass|circumvent|set aside|throw out|do not (?:follow|obey|adhere to)|don'?t (?:follow|obey)|stop following|no longer follow|cancel|erase|delete|reset|break)";
+const QUAL =
+  "(?:all|any|every|each|of|the|your|ur|my|its|these|those|this|that|previous|prior|preceding|above|aforementioned|earlier|former|original|initial|old|existing|current|system|developer'?s?|default|given|provided|safety|content|ethical|moral|security|programmed|built-in|hidden|other|and|whatever|you|were|have|been|got|so|far|before|instructions?\\s+and)";
+const OBJ =
+  '(?:instructions?|instructs|directions|directives?|prompts?|rules|guidelines|guardrails|constraints|restrictions|programming|commands|orders|polic(?:y|ies)|training|conditioning|filters|safeguards|protocols?|limitations)';
+const LIMITS =
+  '(?:restrictions?|limits|limitations|rules|filters?|guidelines|guardrails|censorship|boundaries|polic(?:y|ies)|confines|morals|ethics|constraints|safeguards)';
+const PROMPT_NOUN =
+  '(?:system\\s*prompt|system\\s*message|pre-?prompt|(?:initial|original|hidden|secret|internal|confidential|real|full|complete|entire|exact|first|developer|system)\\s+(?:prompt|instructions?|message|directives?|rules|configuration|guidelines))';
+const SHOW =
+  "(?:reveal|show|print|display|output|repeat|recite|tell|give|share|leak|dump|expose|disclose|write (?:out|down)|spell out|list|paste|copy|provide|return|echo|read (?:me |back )?|type out|what(?:'s| is| are| was| were))";
+
+export const SIGNALS: Signal[] = [
+  // ---------------------------------------------------------------- overrides (en)
+  s(
+    'instruction_override',
+    0.85,
+    'ignor|disregard|forget|overrid|overrul|bypass|circumvent|instruc|directive|prompt|guideline|guardrail|rules',
+    `\\b${IGNORE}\\s+(?:${QUAL}[\\s,]+){0,5}${OBJ}\\b`,
+  ),
+  s(
+    'instruction_override',
+    0.75,
+    'forget',
+    "\\bforget\\s+(?:about\\s+)?(?:everything|all(?: of it| that)?|anything|what)\\s+(?:you(?:'ve| have)?\\s+(?:were|been|was)?\\s*(?:told|taught|learned|instructed|programmed)|(?:you\\s+)?(?:know|learned)|above|before|so far|previously|earlier)",
+  ),
+  s(
+    'instruction_override',
+    0.7,
+    'instruc|directive|prompt|guideline|guardrail|rules',
+    `\\b(?:previous|prior|above|earlier|original|old|all|your|system|initial)\\s+(?:${OBJ})\\s+(?:are|is|have been|were)\\s+(?:now\\s+)?(?:no longer (?:valid|active|in effect|apply|applicable)|void|null|cancell?ed|revoked|invalid|overridden|suspended|lifted|disabled|deprecated)`,
+  ),
+  s(
+    'instruction_override',
+    0.75,
+    'instruc|directive|prompt|guideline|guardrail|rules|obey',
+    `\\b(?:do not|don'?t|never|stop)\\s+(?:follow|obey|listen to|adhere to|comply with)\\s+(?:${QUAL}\\s+){0,3}${OBJ}`,
+  ),
+  s(
+    'instruction_override',
+    0.45,
+    'instruc|rules|directive|orders',
+    '\\bnew\\s+(?:instructions?|rules|directives?|task|system prompt|orders)\\s*:',
+  ),
+  s(
+    'instruction_override',
+    0.45,
+    '',
+    '\\b(?:from now on|henceforth|starting now|for the rest of (?:this|the) conversation),?\\s+(?:you\\s+)?(?:will|must|shall|are going to|should|only|always|never)\\b',
+  ),
+  s(
+    'instruction_override',
+    0.6,
+    'instead',
+    `\\binstead\\s+of\\s+(?:following\\s+)?(?:your|the)\\s+(?:${OBJ})`,
+  ),
+  // ---------------------------------------------------------------- jailbreak / persona (en)
+  s('jailbreak', 0.8, 'do anything', '\\bdo anything now\\b'),
+  s(
+    'jailbreak',
+    0.8,
+    'dan',
+    "\\b(?:[Yy]ou (?:are|will be|will act as)(?: now)?|[Aa]ct(?:ing)? as|[Pp]retend(?: to be)?|[Bb]ecome|[Cc]alled|[Nn]amed|[Ss]tay|[Aa]s|[Ii]m|[Ii]'m) DAN\\b|\\bDAN (?:[Mm]ode|[Jj]ailbreak|prompt)\\b|\\bDAN,? which stands",
+    'g',
+  ),
+  s(
+    'jailbreak',
+    0.6,
+    'mode|jailbr',
+    '\\b(?:developer|dev|god|opposite|evil|unrestricted|unfiltered|jailbr(?:eak|oken)|sudo|admin|debug)\\s+mode\\s+(?:enabled|activated|on|engaged)\\b',
+  ),
+  s(
+    'jailbreak',
+    0.6,
+    'mode|jailbr',
+    '\\b(?:enable|activate|enter|switch to|turn on)\\s+(?:god|opposite|evil|unrestricted|unfiltered|jailbr(?:eak|oken)|dan)\\s+mode\\b',
+  ),
+  s(
+    'jailbreak',
+    0.65,
+    'mode',
+    '\\b(?:with|in)\\s+developer mode\\s+(?:enabled|on|activated)|\\bdeveloper mode\\b[^.\\n]{0,60}\\b(?:ignores?|no|never|without|bypass|uncensored|polic)',
+  ),
+  s(
+    'jailbreak',
+    0.6,
+    'mode|jailbr',
+    '\\byou are (?:now )?in (?:jailbreak|dan|god|developer|unrestricted) mode\\b|\\bjailbroken\\b',
+  ),
+  s(
+    'jailbreak',
+    0.5,
+    'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln',
+    `\\b(?:no|without(?: any)?|free (?:of|from)(?: all| any)?|(?:not|no longer|never) (?:be )?bound by|unbound by|(?:doesn'?t|does not|don'?t|do not) (?:have to|need to) (?:abide by|follow|obey)|broken free (?:of|from)|escaped)\\s+(?:(?:any|all|the|its|your|their|typical|usual|normal|ethical|moral|content|safety|openai|anthropic|ai|of)\\s+){0,3}${LIMITS}\\b`,
+  ),
+  s(
+    'jailbreak',
+    0.6,
+    'unfiltered|uncensored|unrestricted|amoral|unethical|unaligned|evil|rogue|limitless|unlimited',
+    '\\b(?:unfiltered|uncensored|unrestricted|amoral|unethical|unaligned|evil|rogue|limitless|unlimited)\\s+(?:ai|assistant|model|chatbot|bot|version|llm|gpt|persona|character|mode)\\b',
+  ),
+  s(
+    'jailbreak',
+    0.45,
+    '',
+    "\\b(?:never|don'?t ever|will not|won'?t) (?:refuse|decline|say (?:no|you can'?t))\\b|\\bnever refuses\\b",
+  ),
+  s(
+    'jailbreak',
+    0.4,
+    '',
+    '\\bwithout (?:any )?(?:warnings?|disclaimers?|moralizing|lectures?|refusals?)\\b',
+  ),
+  s(
+    'jailbreak',
+    0.35,
+    '',
+    '\\b(?:stay|remain|keep) in character\\b|\\bbreak character\\b|\\bmachiavellian\\b',
+  ),
+  s(
+    'jailbreak',
+    0.5,
+    'grandm|granny|grandpa',
+    '\\b(?:grandma|grandmother|granny|grandpa)\\b[^.\\n]{0,80}\\b(?:used to|would)\\b[^.\\n]{0,60}\\b(?:keys?|serials?|napalm|recipe|passwords?|how to make)',
+  ),
+  s(
+    'jailbreak',
+    0.5,
+    '',
+    '\\b(?:respond|answer|reply)\\s+(?:twice|as both|in two ways)\\b[^.\\n]{0,120}\\b(?:opposite|no limitations|unfiltered|jailbr|without restrictions)',
+  ),
+  // Persona set-up: harmless alone, weighty next to a no-limits cue.
+  s(
+    'booster',
+    0.3,
+    '',
+    "\\b(?:pretend|imagine|roleplay|role-play|simulate|act as|you are now|you're now|from now on you|let'?s play a game|hypothetically|in this fictional world|you will act)\\b",
+  ),
+  // ---------------------------------------------------------------- extraction (en)
+  s(
+    'system_prompt_extraction',
+    0.75,
+    'prompt|instruc|directive|guideline|rules|system message|systemprompt',
+    `\\b${SHOW}\\b[^.?!\\n]{0,25}\\b(?:your|ur|yr)\\s+${PROMPT_NOUN}`,
+  ),
+  s(
+    'system_prompt_extraction',
+    0.7,
+    'prompt|instruc|directive|guideline|rules|system message|systemprompt|hidden|secret|confidential',
+    `\\b${SHOW}\\b[^.?!\\n]{0,25}\\bthe\\s+(?:hidden|initial|original|secret|internal|confidential)\\s+(?:prompt|instructions?|message|rules)`,
+  ),
+  s(
+    'system_prompt_extraction',
+    0.4,
+    'system prompt|system message|systemprompt|preprompt|pre-prompt',
+    `\\b${SHOW}\\b[^.?!\\n]{0,25}\\bthe\\s+(?:system\\s*prompt|system\\s*message|pre-?prompt)`,
+  ),
+  s(
+    'system_prompt_extraction',
+    0.7,
+    'prompt|instruc|directive|guideline|rules|system message|systemprompt',
+    '\\b(?:what|which)\\s+(?:exact\\s+)?(?:instructions?|rules|guidelines|directives|prompt)\\s+(?:were you|you were|have you been|did you get|you got|you have been|are you)\\s+(?:given|told|programmed|instructed|trained|configured)',
+  ),
+  s(
+    'system_prompt_extraction',
+    0.6,
+    'above|preceding|verbatim',
+    '\\b(?:repeat|print|output|copy|recite|echo|write out|reproduce|dump)\\s+(?:back\\s+)?(?:all\\s+|of\\s+)?(?:the\\s+)?(?:text|words|everything|content|lines|messages?|instructions|conversation)\\s+(?:above|before this|preceding|prior|so far|from the (?:beginning|start)|you (?:were|have been) given)',
+  ),
+  s(
+    'system_prompt_extraction',
+    0.55,
+    'above|verbatim',
+    '\\b(?:repeat|print|output|copy)\\s+(?:everything|all)\\s+(?:above|before|so far)',
+  ),
+  s(
+    'system_prompt_extraction',
+    0.45,
+    'prompt|instruc|directive|guideline|rules|system message|systemprompt',
+    '\\b(?:your|ur)\\s+(?:system\\s*prompt|pre-?prompt|initial instructions|hidden instructions|system message)\\b',
+  ),
+  s(
+    'booster',
+    0.25,
+    '',
+    '\\b(?:verbatim|word for word|in full|in its entirety|without omitting|starting with [\'"“]?you are|including (?:any|all) (?:confidential|hidden|secret))',
+  ),
+  s(
+    'booster',
+    0.25,
+    '',
+    "\\b(?:i am|i'm)\\s+(?:the|your)\\s+(?:developer|creator|admin(?:istrator)?|owner|programmer|operator)\\b",
+  ),
+  // ---------------------------------------------------------------- delimiters / fake roles
+  s(
+    'delimiter_injection',
+    0.75,
+    '<|',
+    '<\\|(?:im_start|im_end|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id|begin_of_text)\\|>|\\[/?INST\\]|<</?SYS>>|<start_of_turn>|<end_of_turn>',
+  ),
+  s(
+    'delimiter_injection',
+    0.6,
+    '<system|</system|<developer|</developer|<sys>|<admin|<instruction',
+    '</?(?:system|developer|sys|admin|instructions?)>',
+  ),
+  s(
+    'delimiter_injection',
+    0.45,
+    '',
+    '</(?:user|human|context|document|input)>',
+  ),
+  s('delimiter_injection', 0.55, '"role"|\'role\'', '["\']role["\']\\s*:\\s*["\'](?:system|developer)["\']'),
+  s(
+    'delimiter_injection',
+    0.6,
+    'overrid|note to|system command|system instruction|admin command',
+    '\\b(?:system|admin|developer|root)\\s+(?:override|note to (?:the )?(?:ai|assistant|model)|command|instruction)s?\\b\\s*:',
+  ),
+  s(
+    'delimiter_injection',
+    0.4,
+    '',
+    '(?:^|\\n)\\s*(?:#{1,4}\\s*|\\[|\\*\\*)?(?:system|developer|admin|assistant)(?:\\s+(?:message|prompt|note|instructions?))?\\s*(?:\\]|\\*\\*)?\\s*:',
+    'gi',
+  ),
+  s(
+    'delimiter_injection',
+    0.45,
+    '',
+    '(?:-{2,}|={2,}|#{2,}|\\*{2,}|\\[)\\s*end (?:of )?(?:the )?(?:document|input|user input|prompt|context|email|text|instructions)\\s*(?:-{2,}|={2,}|#{2,}|\\*{2,}|\\])',
+  ),
+  s('delimiter_injection', 0.3, '', '\\n\\s*(?:human|assistant|user)\\s*:'),
+  // Text that addresses the model reading it: the mark of indirect injection.
+  s(
+    'booster',
+    0.3,
+    '',
+    '\\b(?:ai|llm|gpt|chatgpt|claude|gemini|language model|assistant|chatbot|agent)s?\\s+(?:reading|processing|summari[sz]ing|parsing|that (?:reads?|processes))|\\bnote to (?:the )?(?:ai|assistant|model|llm)|\\b(?:ai|assistant) (?:agent|model)?:\\s',
+  ),
+  s('booster', 0.15, '', '\\b(?:important|attention|urgent|warning)\\s*[:!]'),
+
+  // ---------------------------------------------------------------- other languages
+  // German
+  s(
+    'instruction_override',
+    0.85,
+    'ignor|missacht|vergiss|vergessen|übergeh|überschreib|umgeh',
+    '\\b(?:ignorier\\w*|missachte\\w*|vergiss|vergessen sie|übergehe\\w*|überschreibe\\w*|umgehe\\w*)\\s+(?:(?:alle|alles|die|deine|ihre|dein|ihr|vorherigen?|bisherigen?|obigen?|vorigen?|früheren?|ursprünglichen?|gegebenen?|bis jetzt|was|dir|ihnen|gesagt|wurde|und)[\\s,]+){0,5}(?:anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien|prompts?|beschränkungen|einschränkungen)\\b',
+  ),
+  s('instruction_override', 0.75, 'vergiss|vergessen', '\\bvergiss\\s+alles\\b|\\bvergessen sie alles\\b'),
+  s(
+    'system_prompt_extraction',
+    0.7,
+    'systemprompt|system-prompt|systemanweisung|anweisung',
+    '\\b(?:zeig|gib|nenn|verrat|druck|wiederhol)\\w*\\s+(?:mir\\s+)?(?:bitte\\s+)?(?:deinen|deine|dein|ihren|ihre|den|die)\\s+(?:system-?prompt|systemanweisung\\w*|versteckten anweisungen|ursprünglichen anweisungen|geheimen anweisungen)',
+  ),
+  s(
+    'jailbreak',
+    0.5,
+    'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln',
+    '\\b(?:keine|ohne(?: jegliche)?)\\s+(?:einschränkungen|regeln|filter|grenzen|beschränkungen|richtlinien|zensur)\\b',
+  ),
+  s('booster', 0.3, '', '\\bab (?:jetzt|sofort) bist du\\b|\\bdu bist (?:jetzt|nun|ab sofort)\\b'),
+  // French
+  s(
+    'instruction_override',
+    0.85,
+    'ignor|oubli|ne tien|abstraction|contourn',
+    "\\b(?:ignore[zsr]?|oublie[zsr]?|ne tiens? pas compte d(?:e|es)|fais abstraction d(?:e|es)|contourne[zr]?)\\s+(?:(?:toutes|tous|tout|les|tes|vos|ces|des|ses|leurs|l'ensemble|de|précédentes?|antérieures?|initiales?)[\\s,]+){0,4}(?:instructions|consignes|règles|directives|prompts?|restrictions|limites)\\b",
+  ),
+  s('instruction_override', 0.7, 'oubli', '\\boublie[zs]?\\s+tout\\b'),
+  s(
+    'system_prompt_extraction',
+    0.7,
+    'prompt|instruc|consignes',
+    '\\b(?:montre|révèle|affiche|donne|dis|répète|imprime)[-\\w]*\\s+(?:moi\\s+|-moi\\s+)?(?:ton|tes|votre|vos)\\s+(?:prompt(?: système)?|instructions|consignes)',
+  ),
+  s('jailbreak', 0.5, 'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln', '\\bsans (?:aucune?s? )?(?:restrictions?|limites?|filtres?|règles|censure)\\b'),
+  // Spanish
+  s(
+    'instruction_override',
+    0.85,
+    'ignor|olvid|descarta|omite|caso omiso|no sigas',
+    '\\b(?:ignora|ignore|ignoren|olvida|olvide|olviden|descarta|omite|haz caso omiso de|no sigas)\\s+(?:(?:todas|todos|las|los|tus|sus|mis|de|anteriores|previas|iniciales)[\\s,]+){0,4}(?:instrucciones|reglas|indicaciones|órdenes|directrices|prompts?|restricciones)\\b',
+  ),
+  s('instruction_override', 0.7, 'olvid', '\\bolvida\\s+todo\\b'),
+  s(
+    'system_prompt_extraction',
+    0.7,
+    'prompt|instruc',
+    '\\b(?:muestra|muéstrame|revela|revélame|dime|enséñame|imprime|repite)\\s+(?:me\\s+)?(?:tu|tus|su|sus)\\s+(?:prompt|instrucciones)',
+  ),
+  s(
+    'jailbreak',
+    0.5,
+    'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln',
+    '\\bsin (?:ninguna |ningún |ningun )?(?:restricci(?:ó|o)n(?:es)?|l(?:í|i)mites?|filtros?|reglas|censura)\\b',
+  ),
+  s('booster', 0.3, '', '\\ba partir de ahora (?:eres|serás|actúas|actuarás)\\b'),
+  // Italian
+  s(
+    'instruction_override',
+    0.85,
+    'ignor|dimentic|trascura|non seguire',
+    '\\b(?:ignora|ignori|ignorate|dimentica|dimentichi|trascura|non seguire)\\s+(?:(?:tutte|tutti|le|i|gli|tue|tuoi|sue|precedenti|di|quelle)[\\s,]+){0,4}(?:istruzioni|regole|indicazioni|direttive|prompt|restrizioni)\\b',
+  ),
+  s(
+    'system_prompt_extraction',
+    0.7,
+    'prompt|istruz',
+    '\\b(?:mostra|rivela|dimmi|stampa|ripeti)\\w*\\s+(?:il tuo|i tuoi|le tue|la tua)\\s+(?:prompt|istruzioni)',
+  ),
+  s('jailbreak', 0.5, 'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln', '\\bsenza (?:alcuna |alcun )?(?:restrizion|limit|filtr|regol|censur)\\w*'),
+  // Portuguese
+  s(
+    'instruction_override',
+    0.85,
+    'ignor|esque|desconsider|descarte',
+    '\\b(?:ignore|ignora|ignorem|esqueça|esqueca|esquece|desconsidere|descarte)\\s+(?:(?:todas|todos|as|os|suas|tuas|minhas|seus|teus|anteriores|prévias)[\\s,]+){0,4}(?:instruções|instrucoes|regras|orientações|diretrizes|prompts?|restrições)\\b',
+  ),
+  s(
+    'system_prompt_extraction',
+    0.7,
+    'prompt|instruç|instruc',
+    '\\b(?:mostre|mostra|revele|diga|exiba|repita)(?:-me)?\\s+(?:o seu|o teu|seu|teu|as suas|suas)\\s+(?:prompt|instruções)',
+  ),
+  s(
+    'jailbreak',
+    0.5,
+    'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln',
+    '\\bsem (?:nenhuma |qualquer )?(?:restriç|limit|filtro|regra|censura)\\w*',
+  ),
+  // Dutch
+  s(
+    'instruction_override',
+    0.85,
+    'negeer|vergeet|negeren|omzeil',
+    '\\b(?:negeer|vergeet|negeren|omzeil)\\s+(?:(?:alle|al|de|je|jouw|uw|eerdere|vorige|voorgaande|bovenstaande)[\\s,]+){0,4}(?:instructies|regels|aanwijzingen|opdrachten|prompts?|beperkingen)\\b',
+  ),
+  s(
+    'system_prompt_extraction',
+    0.7,
+    'prompt|systeemprompt|instructies',
+    '\\b(?:laat|toon|geef)\\w*\\s+(?:me\\s+|mij\\s+)?(?:je|jouw|uw)\\s+(?:systeemprompt|systeem-prompt|prompt|verborgen instructies|instructies)\\b',
+  ),
+  s('jailbreak', 0.5, 'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln', '\\bzonder (?:enige )?(?:beperkingen|regels|filters|censuur)\\b'),
+  // Swedish, Danish, Norwegian
+  s(
+    'instruction_override',
+    0.85,
+    'ignor|glöm|glem',
+    '\\b(?:ignorera|glöm|ignorer|glem)\\s+(?:(?:alla|alle|dina|dine|tidigare|föregående|tidligere|forrige)\\s+){0,3}(?:instruktioner|instruksjoner|instruktioner|regler|direktiv)\\b',
+  ),
+  // Polish, Czech
+  s(
+    'instruction_override',
+    0.85,
+    'zignoruj|ignoruj|zapomn|zapomeň',
+    '(?:zignoruj|ignoruj|zapomnij|ignorujte|zapomeň)\\s+(?:o\\s+)?(?:(?:wszystkie|wszystkich|poprzednie|wcześniejsze|swoje|twoje|všechny|předchozí)\\s+){0,3}(?:instrukcje|instrukcji|polecenia|poleceń|zasady|reguły|instrukce|pokyny)',
+  ),
+  s(
+    'system_prompt_extraction',
+    0.6,
+    'prompt',
+    '(?:pokaż|ujawnij|wypisz)\\s+(?:mi\\s+)?(?:swój|twój)\\s+prompt',
+  ),
+  // Russian, Ukrainian
+  s(
+    'instruction_override',
+    0.85,
+    'игнор|проигнор|забуд|не обращай|ігнор',
+    '(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не обращай внимания на|ігноруй|забудь)\\s+(?:(?:все|всё|свои|твои|предыдущие|прошлые|прежние|данные|попередні|усі)\\s+){0,3}(?:инструкции|указания|правила|команды|промпт|інструкції)',
+  ),
+  s(
+    'system_prompt_extraction',
+    0.7,
+    'промпт|инструкци',
+    '(?:покажи|выведи|раскрой|скажи|напиши)\\S*\\s+(?:мне\\s+)?(?:свой|твой|свои|твои)\\s+(?:системный промпт|системные инструкции|скрытые инструкции|промпт|инструкции)',
+  ),
+  // Turkish
+  s(
+    'instruction_override',
+    0.85,
+    'talimat|kuralları|komutları',
+    '(?:önceki|tüm|bütün|yukarıdaki)\\s+(?:(?:tüm|bütün|önceki)\\s+)?(?:talimatları|talimatlari|kuralları|komutları)\\s+(?:yok say|görmezden gel|unut|dikkate alma|umursama)',
+  ),
+  s(
+    'system_prompt_extraction',
+    0.6,
+    'sistem',
+    'sistem (?:istemini|komutunu|talimatlarını)\\s+(?:göster|yaz|açıkla|söyle)',
+  ),
+  // Chinese, Japanese, Korean
+  s(
+    'instruction_override',
+    0.85,
+    '忽略|无视|忘记|忘掉|不要理会|跳过|忽視|無視',
+    '(?:忽略|无视|忘记|忘掉|不要理会|跳过|忽視|無視)(?:之前|以上|先前|上面|前面|所有|全部|你的|以前)*的?(?:所有|全部)?(?:指令|指示|规则|規則|提示|说明|設定|设定)',
+  ),
+  s(
+    'instruction_override',
+    0.85,
+    '無視|忘れ',
+    '(?:以前|前|これまで|上記|先)の(?:すべての|全ての)?(?:指示|命令|ルール|プロンプト)を(?:すべて|全て)?(?:無視|忘れ)',
+  ),
+  s(
+    'instruction_override',
+    0.85,
+    '무시|잊어',
+    '(?:이전|앞의|모든)\\s*(?:모든\\s*)?(?:지시|명령|규칙|지침)(?:을|를|사항을)?\\s*(?:무시|잊어)',
+  ),
+  s(
+    'system_prompt_extraction',
+    0.6,
+    '系统提示|系统指令|初始指令|システムプロンプト|初期指示',
+    '(?:告诉|显示|输出|泄露|打印|给我看)[^。\\n]{0,6}(?:系统提示|系统指令|初始指令)|(?:システムプロンプト|初期指示)を(?:表示|教え|見せ|出力)',
+  ),
+  // Arabic, Hindi
+  s('instruction_override', 0.85, 'تجاهل', 'تجاهل\\s+(?:جميع\\s+|كل\\s+)?(?:التعليمات|الأوامر|القواعد)'),
+  s(
+    'instruction_override',
+    0.85,
+    'अनदेखा|नज़रअंदाज़|भूल',
+    '(?:पिछले|सभी)\\s+(?:सभी\\s+)?(?:निर्देशों|नियमों)\\s+को\\s+(?:अनदेखा|नज़रअंदाज़|भूल)',
+  ),
+];
+
+/**
+ * Talk *about* injection — training material, research, detection questions. A match that
+ * sits in quotes inside such talk is a mention, not an instruction.
+ */
+export const META_DISCUSSION =
+  /prompt[- ]injection|jailbreak(?:s|ing)?\s+(?:attempts?|prompts?|attacks?|techniques?|like|such|worked|work)|injection attacks?|attackers?|adversar|red[- ]team|security (?:training|awareness|module)|\b(?:detect|defend|protect|mitigat|prevent|classif|flag|block|filter|recogni[sz])\w*\b|for example|e\.g\.|such as|phrases? (?:like|such as)|examples? of|\bpaper\b|literature|research|tutorial|explains?\b|\bwhat is\b|\bwhy (?:do|does|did)\b|how (?:do|does|did|can) (?:we|i|you|they)|means? that|is called|known as/i;

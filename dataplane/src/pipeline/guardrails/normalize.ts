@@ -1,0 +1,125 @@
+/**
+ * Undoes the cheap disguises attackers put on trigger words — zero-width characters,
+ * fullwidth and mathematical letters, Cyrillic/Greek look-alikes inside Latin words,
+ * l.e.t.t.e.r s p a c i n g and leetspeak — for the stretches of text that carry them, and
+ * keeps a map from every normalised character back to its offset in the original, so
+ * findings still point at the right span. Normalising only around the disguise keeps the
+ * cost off ordinary text, which never pays more than one regex pass here.
+ */
+
+export interface Normalized {
+  text: string;
+  /** map[i] = offset in the original of normalized character i; map[text.length] = end. */
+  map: number[];
+}
+
+/** Cyrillic and Greek letters that render like Latin ones (the common part of Unicode's confusables). */
+const CONFUSABLE: Record<string, string> = {
+  а: 'a', в: 'b', е: 'e', ё: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y',
+  х: 'x', і: 'i', ї: 'i', ј: 'j', ѕ: 's', ԁ: 'd', ɡ: 'g', ո: 'n', ս: 'u',
+  А: 'A', В: 'B', Е: 'E', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', Х: 'X', І: 'I', Ј: 'J', Ѕ: 'S',
+  α: 'a', ο: 'o', ν: 'v', ρ: 'p', τ: 't', ι: 'i', κ: 'k', υ: 'u', ε: 'e',
+  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
+};
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
+
+const INVISIBLE_CODES = /[\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufe00-\ufe0f\ufeff]/;
+
+/**
+ * Marks of a disguise: invisible characters, fullwidth or mathematical letters, a Latin
+ * letter touching a Cyrillic/Greek one, single letters joined by separators, and words
+ * where leet digits sit between letters ("1gn0r3", "y0ur").
+ */
+const DISGUISE =
+  /[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\uff01-\uff5e]|\ud835[\udc00-\udfff]|[a-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][a-z]|\b(?:[a-z][ .\-_*]){4,}[a-z]\b|\b[a-z]*[013457][a-z]+[013457][a-z013457]*\b|\b[a-z]+[013457][a-z]+\b/gi;
+const LEET_WORD = /^(?:[a-z]*[013457][a-z]+[013457][a-z013457]*|[a-z]+[013457][a-z]+)$/i;
+const SPACED = /\b(?:[a-z][ .\-_*]){4,}[a-z]\b/gi;
+const LEET_TOKEN = /[a-z0-9@$]{2,}/gi;
+const WINDOW = 400;
+
+/**
+ * Stretches of `text` worth normalising, merged. A lone leet-looking word ("log4j") does not
+ * count; three within one window do.
+ */
+export function disguisedWindows(text: string): Array<[number, number]> {
+  const windows: Array<[number, number]> = [];
+  const leetHits: number[] = [];
+  DISGUISE.lastIndex = 0;
+  for (let m = DISGUISE.exec(text); m !== null; m = DISGUISE.exec(text)) {
+    if (LEET_WORD.test(m[0])) {
+      leetHits.push(m.index);
+      const n = leetHits.length;
+      if (n < 3 || m.index - (leetHits[n - 3] ?? 0) > WINDOW) continue;
+    }
+    const from = Math.max(0, m.index - WINDOW);
+    const to = Math.min(text.length, m.index + m[0].length + WINDOW);
+    const last = windows[windows.length - 1];
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else windows.push([from, to]);
+  }
+  return windows;
+}
+
+function hasLatinAndOther(word: string): boolean {
+  return /[a-z]/i.test(word) && /[\u0370-\u03ff\u0400-\u04ff]/.test(word);
+}
+
+/** Normalises text[from, to); offsets in the map are absolute. */
+export function normalizeWindow(text: string, from: number, to: number): Normalized {
+  let out = '';
+  const map: number[] = [];
+  const slice = text.slice(from, to);
+  let offset = from;
+  for (const word of slice.split(/(\s+)/)) {
+    const mixed = hasLatinAndOther(word);
+    for (let i = 0; i < word.length; ) {
+      const cp = word.codePointAt(i) ?? 0;
+      const ch = String.fromCodePoint(cp);
+      const at = offset + i;
+      i += ch.length;
+      if (INVISIBLE_CODES.test(ch) || (cp >= 0x300 && cp <= 0x36f)) continue;
+      let rep = ch;
+      if (cp >= 0xff01 && cp <= 0xff5e) rep = String.fromCharCode(cp - 0xfee0);
+      else if (cp >= 0x1d400 && cp <= 0x1d7ff) rep = ch.normalize('NFKC');
+      else if (mixed && CONFUSABLE[ch] !== undefined) rep = CONFUSABLE[ch];
+      for (let k = 0; k < rep.length; k++) {
+        out += rep[k];
+        map.push(at);
+      }
+    }
+    offset += word.length;
+  }
+  map.push(to);
+  const collapsed = collapseSpacing({ text: out, map });
+  // Same length in and out, so the map survives the leet substitution untouched.
+  return { text: collapsed.text.replace(LEET_TOKEN, deLeet), map: collapsed.map };
+}
+
+function deLeet(token: string): string {
+  if (!/[a-z].*[a-z]/i.test(token) || !/[013457@$]/.test(token) || /^\d+[a-z]{0,2}$/i.test(token)) return token;
+  let s = '';
+  for (const ch of token) s += LEET[ch] ?? ch;
+  return s;
+}
+
+/** "i g n o r e" / "i.g.n.o.r.e" -> "ignore", keeping each letter's original offset. */
+function collapseSpacing(n: Normalized): Normalized {
+  SPACED.lastIndex = 0;
+  if (!SPACED.test(n.text)) return n;
+  let text = '';
+  const map: number[] = [];
+  let last = 0;
+  const keep = (i: number): void => {
+    text += n.text[i];
+    map.push(n.map[i] ?? 0);
+  };
+  for (const m of n.text.matchAll(SPACED)) {
+    const start = m.index ?? 0;
+    for (let i = last; i < start; i++) keep(i);
+    for (let i = start; i < start + m[0].length; i++) if (/[a-z]/i.test(n.text[i] ?? '')) keep(i);
+    last = start + m[0].length;
+  }
+  for (let i = last; i < n.text.length; i++) keep(i);
+  map.push(n.map[n.text.length] ?? 0);
+  return { text, map };
+}

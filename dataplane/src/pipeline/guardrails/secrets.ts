@@ -1,0 +1,308 @@
+/**
+ * Secrets detector, in the manner of gitleaks: one rule per credential format with a cheap
+ * literal keyword that must be present before the rule's regex runs, an entropy floor, and
+ * an allowlist of placeholders. A generic rule catches high-entropy values assigned to
+ * names like key/secret/token/password. Regexes are our own; formats follow the vendors'
+ * documented token prefixes.
+ *
+ * Documented example credentials (AWS's ...EXAMPLE keys, Stripe's docs key) and self-declared
+ * placeholders are not secrets: they grant nothing, and flagging them blocks people reading
+ * vendor docs.
+ */
+import type { Finding } from './types.ts';
+import { dedupeOverlaps, extendLeft, isWordCode } from './spans.ts';
+import { isPlaceholder, shannonEntropy } from './validators.ts';
+
+interface Rule {
+  category: string;
+  /** Literal substrings; the regex runs only when one is present (case-sensitive). */
+  keywords: string[];
+  re: RegExp;
+  /** Capture group holding the secret; 0 for the whole match. */
+  group?: number;
+  score: number;
+  /** Minimum Shannon entropy of the secret part, when the format leaves room for fakes. */
+  minEntropy?: number;
+  check?: (secret: string) => boolean;
+}
+
+/** Stripe's own documentation key, published on every API reference page. */
+const DOCUMENTED = new Set(['sk_test_4eC39HqLyjWDarjtT1zdp7dc']);
+
+const RULES: Rule[] = [
+  {
+    category: 'AWS_ACCESS_KEY',
+    keywords: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'],
+    re: /\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b/g,
+    score: 0.95,
+    minEntropy: 3,
+  },
+  {
+    category: 'AWS_SECRET_KEY',
+    keywords: ['ecret', 'ECRET'],
+    re: /(?:secret_?access_?key|aws_?secret(?:_?key)?)["']?\s{0,3}[:=]\s{0,3}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi,
+    group: 1,
+    score: 0.95,
+    minEntropy: 4,
+  },
+  {
+    category: 'GCP_API_KEY',
+    keywords: ['AIza'],
+    re: /\bAIza[\w-]{35}(?![\w-])/g,
+    score: 0.95,
+    minEntropy: 3.5,
+  },
+  {
+    category: 'GCP_SERVICE_ACCOUNT',
+    keywords: ['service_account'],
+    re: /"private_key"\s{0,3}:\s{0,3}"(-----BEGIN[A-Z ]{0,20}PRIVATE KEY-----[^"]{64,}?)"/g,
+    group: 1,
+    score: 0.99,
+    check: (s) => shannonEntropy(s) > 4.5,
+  },
+  {
+    category: 'AZURE_CLIENT_SECRET',
+    keywords: ['Q~'],
+    re: /(?<![\w~.-])([\w~.]{3}\dQ~[\w~.-]{31,34})(?![\w~.-])/g,
+    group: 1,
+    score: 0.9,
+    minEntropy: 3,
+  },
+  {
+    category: 'AZURE_STORAGE_KEY',
+    keywords: ['AccountKey='],
+    re: /AccountKey=([A-Za-z0-9+/]{86}==)/g,
+    group: 1,
+    score: 0.95,
+    minEntropy: 4,
+  },
+  {
+    category: 'GITHUB_TOKEN',
+    keywords: ['gh', 'github_pat_'],
+    re: /\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_\w{82})\b/g,
+    score: 0.97,
+    minEntropy: 3,
+  },
+  {
+    category: 'GITLAB_TOKEN',
+    keywords: ['gl', 'GR1348941'],
+    re: /\b(?:gl(?:pat|ptt|dt|rt|cbt|ft|imt|oas|soat|ffct|agent)-[\w-]{20,}|GR1348941[\w-]{20})/g,
+    score: 0.95,
+    minEntropy: 3,
+  },
+  {
+    category: 'SLACK_TOKEN',
+    keywords: ['xox', 'xapp-'],
+    re: /\b(?:xox[abposer]-\d{8,14}-[A-Za-z0-9-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+)/g,
+    score: 0.95,
+    minEntropy: 3,
+  },
+  {
+    category: 'SLACK_WEBHOOK',
+    keywords: ['hooks.slack.com'],
+    re: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{20,}/g,
+    score: 0.95,
+  },
+  {
+    category: 'STRIPE_KEY',
+    keywords: ['k_live_', 'k_test_', 'k_prod_'],
+    re: /\b[rs]k_(?:live|test|prod)_[A-Za-z0-9]{16,99}\b/g,
+    score: 0.95,
+    minEntropy: 3,
+    check: (s) => !DOCUMENTED.has(s),
+  },
+  {
+    category: 'ANTHROPIC_KEY',
+    keywords: ['sk-ant-'],
+    re: /\bsk-ant-(?:api|admin|oat|sid)\d{2}-[\w-]{80,120}/g,
+    score: 0.97,
+    minEntropy: 3.5,
+  },
+  {
+    category: 'OPENAI_KEY',
+    keywords: ['T3BlbkFJ'],
+    re: /\bsk-(?:(?:proj|svcacct|admin)-)?[\w-]{16,}T3BlbkFJ[\w-]{16,}/g,
+    score: 0.97,
+  },
+  {
+    // Keys without the T3BlbkFJ marker still follow "sk-" with a long random body.
+    category: 'OPENAI_KEY',
+    keywords: ['sk-'],
+    re: /\bsk-(?!ant-)(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{40,}/g,
+    score: 0.85,
+    minEntropy: 4,
+  },
+  {
+    category: 'TWILIO_KEY',
+    keywords: ['SK'],
+    re: /\bSK[0-9a-fA-F]{32}\b/g,
+    score: 0.85,
+    minEntropy: 3,
+  },
+  {
+    category: 'SENDGRID_KEY',
+    keywords: ['SG.'],
+    re: /\bSG\.[\w-]{22}\.[\w-]{43}\b/g,
+    score: 0.97,
+  },
+  {
+    category: 'NPM_TOKEN',
+    keywords: ['npm_'],
+    re: /\bnpm_[A-Za-z0-9]{36}\b/g,
+    score: 0.95,
+    minEntropy: 3,
+  },
+  {
+    category: 'PYPI_TOKEN',
+    keywords: ['pypi-AgEIcHlwaS5vcmc'],
+    re: /\bpypi-AgEIcHlwaS5vcmc[\w-]{50,}/g,
+    score: 0.97,
+  },
+  {
+    category: 'HUGGINGFACE_TOKEN',
+    keywords: ['hf_'],
+    re: /\bhf_[A-Za-z]{34}\b/g,
+    score: 0.9,
+    minEntropy: 3.5,
+  },
+  {
+    category: 'JWT',
+    keywords: ['eyJ'],
+    re: /\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{16,}/g,
+    score: 0.9,
+    check: jwtHeaderValid,
+  },
+  {
+    // scheme://user:password@host — the span is the password alone, so redaction keeps the URL.
+    category: 'URL_CREDENTIALS',
+    keywords: ['://'],
+    re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/'"]{1,64}:([^\s@/'"]{3,128})@[\w.-]+/gi,
+    group: 1,
+    score: 0.9,
+    check: (s) => humanSecretOk(s),
+  },
+  {
+    category: 'GENERIC_CREDENTIAL',
+    keywords: ['Bearer', 'bearer'],
+    re: /\b[Bb]earer\s+([A-Za-z0-9._~+/-]{20,}=*)/g,
+    group: 1,
+    score: 0.85,
+    check: (s) => machineSecretOk(s),
+  },
+];
+
+/** A JWT counts when its header decodes to JSON naming a real signing algorithm. */
+function jwtHeaderValid(token: string): boolean {
+  const header = token.slice(0, token.indexOf('.'));
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null) return false;
+    const alg = (parsed as Record<string, unknown>).alg;
+    return typeof alg === 'string' && alg.toLowerCase() !== 'none';
+  } catch {
+    return false;
+  }
+}
+
+function charClasses(s: string): number {
+  return (
+    Number(/[a-z]/.test(s)) + Number(/[A-Z]/.test(s)) + Number(/\d/.test(s)) + Number(/[^A-Za-z0-9]/.test(s))
+  );
+}
+
+/** Machine-made credentials: long, random-looking, mixing letters and digits. */
+function machineSecretOk(value: string): boolean {
+  if (value.length < 16 || isPlaceholder(value)) return false;
+  if (!/\d/.test(value) || !/[A-Za-z]/.test(value)) return false;
+  const h = shannonEntropy(value);
+  // Hex alphabets cap entropy near 4 bits, so they get a lower floor than base62/64.
+  const hex = /^[0-9a-f]+$/i.test(value);
+  return h >= (hex ? 3.2 : 3.5);
+}
+
+/** Human-chosen passwords: shorter and less random, so the bar is "not a word or a stand-in". */
+function humanSecretOk(value: string): boolean {
+  if (value.length < 6 || isPlaceholder(value)) return false;
+  if (/^(?:pass(?:word)?|pwd|secret|admin|root|user|guest|changeit|letmein)\d{0,4}$/i.test(value)) return false;
+  if (charClasses(value) < 2) return false;
+  return shannonEntropy(value) >= 2.5;
+}
+
+/**
+ * Names of the form *key*, *secret*, *token*, *password* followed by an assignment. The match
+ * starts at the credential word; the rest of the name is recovered by walking left, which is
+ * cheaper than letting the regex guess where the name begins.
+ */
+const ASSIGNMENT =
+  /((?:key|secret|token|passw(?:or)?d|passwd|pwd|auth|credential)s?)([\w.-]{0,30}?)["']?[ \t]{0,3}(?:=>|:=|[:=]|[ \t]is[ \t])[ \t]{0,3}(["'`]?)([^\s"'`]{6,300})/gi;
+const PASSWORD_NAME = /passw|pwd/i;
+/** Name parts that describe a credential rather than hold one. */
+const NOT_A_VALUE_NAME =
+  /(?:^|[_.-])(?:id|type|name|length|len|size|count|ttl|expir\w*|url|uri|path|file|field|format|hint|policy|prefix|regex|pattern|header|param|env|var|min|max|limit|hash|salt|rotation|version|mode|store)$|^(?:max|min|num)[_-]?tokens?|tokeni[sz]|keyboard|monkey|turkey|hockey|jockey|donkey|keyword|keystroke|keyframe|keyspace|primary[_-]?key|foreign[_-]?key|sort[_-]?key|partition[_-]?key|cache[_-]?key|public[_-]?key|author/i;
+/** Unquoted values that are code: member access, calls, indexing, interpolation. */
+const CODE_VALUE = /[([{<]|^(?:await|new|this|self|os|process|env|settings|config|request|req|params|props)\b|\.[A-Za-z_]/;
+
+const isNameCode = (c: number): boolean => isWordCode(c) || c === 46 || c === 45;
+
+function genericFindings(text: string, out: Finding[]): void {
+  ASSIGNMENT.lastIndex = 0;
+  for (let m = ASSIGNMENT.exec(text); m !== null; m = ASSIGNMENT.exec(text)) {
+    const [whole, word = '', suffix = '', quote = '', raw = ''] = m;
+    const nameStart = extendLeft(text, m.index, isNameCode, 40);
+    const name = text.slice(nameStart, m.index + word.length + suffix.length);
+    if (NOT_A_VALUE_NAME.test(name)) continue;
+    const valueStart = m.index + whole.length - raw.length;
+    let value = raw;
+    if (quote === '') {
+      value = value.replace(/[,;)}\]]+$/, '');
+      if (CODE_VALUE.test(value)) continue;
+    } else if (text[valueStart + raw.length] !== quote) continue;
+    if (/^(?:https?|ftp|file):\/\//i.test(value) || value.includes('@')) continue;
+    const ok = PASSWORD_NAME.test(name) ? humanSecretOk(value) || machineSecretOk(value) : machineSecretOk(value);
+    if (!ok) continue;
+    out.push({ guardrail: 'secrets', category: 'GENERIC_CREDENTIAL', score: 0.8, start: valueStart, end: valueStart + value.length });
+  }
+}
+
+export function detect(text: string): Finding[] {
+  const out: Finding[] = [];
+  for (const rule of RULES) {
+    if (!rule.keywords.some((k) => text.includes(k))) continue;
+    rule.re.lastIndex = 0;
+    for (let m = rule.re.exec(text); m !== null; m = rule.re.exec(text)) {
+      const g = rule.group ?? 0;
+      const secret = m[g] ?? '';
+      if (secret === '') continue;
+      const start = m.index + (g === 0 ? 0 : m[0].indexOf(secret));
+      if (isPlaceholder(secret)) continue;
+      if (rule.minEntropy !== undefined && shannonEntropy(secret) < rule.minEntropy) continue;
+      if (rule.check && !rule.check(secret)) continue;
+      out.push({ guardrail: 'secrets', category: rule.category, score: rule.score, start, end: start + secret.length });
+    }
+  }
+  privateKeyFindings(text, out);
+  genericFindings(text, out);
+  return dedupeOverlaps(out);
+}
+
+const PEM_HEADER = /-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----/g;
+
+/** PEM private keys count only with a real base64 body, so "-----BEGIN ...\n...\n" is not one. */
+function privateKeyFindings(text: string, out: Finding[]): void {
+  if (!text.includes('PRIVATE KEY')) return;
+  PEM_HEADER.lastIndex = 0;
+  for (let m = PEM_HEADER.exec(text); m !== null; m = PEM_HEADER.exec(text)) {
+    const bodyStart = m.index + m[0].length;
+    const endMarker = text.indexOf('-----END', bodyStart);
+    const bodyEnd = endMarker === -1 ? Math.min(text.length, bodyStart + 8192) : endMarker;
+    const body = text.slice(bodyStart, bodyEnd).replace(/\\n|\\r|\s|^[A-Za-z-]+:.*$/gm, '');
+    const base64 = /^[A-Za-z0-9+/=]+/.exec(body)?.[0] ?? '';
+    if (base64.length < 64 || shannonEntropy(base64) < 4.5) continue;
+    let end = bodyEnd;
+    if (endMarker !== -1) {
+      const close = text.indexOf('-----', endMarker + 8);
+      end = close === -1 ? bodyEnd : close + 5;
+    }
+    out.push({ guardrail: 'secrets', category: 'PRIVATE_KEY', score: 0.99, start: m.index, end });
+  }
+}

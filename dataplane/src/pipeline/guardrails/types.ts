@@ -1,0 +1,21 @@
+/**
+ * Shapes shared by the four detectors and the request scanner. A Finding carries offsets
+ * rather than the matched text, so nothing that leaves a detector can leak the content;
+ * only redaction reads the spans back out of the original string.
+ */
+
+export const GuardrailNames = ['prompt-injection', 'toxicity', 'pii', 'secrets'] as const;
+export type GuardrailName = (typeof GuardrailNames)[number];
+
+export interface Finding {
+  guardrail: GuardrailName;
+  /** Snake-case category for prompt-injection and toxicity, entity kind for pii and secrets. */
+  category: string;
+  /** Confidence in 0..1; compared with the policy threshold. */
+  score: number;
+  /** UTF-16 offsets into the scanned text, end exclusive. */
+  start: number;
+  end: number;
+}
+
+export type Detector = (text: string) => Finding[];

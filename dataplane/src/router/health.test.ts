@@ -1,0 +1,238 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Deployment } from '../config/snapshot.ts';
+import type { BreakerConfig } from './breaker.ts';
+import { HealthRegistry } from './health.ts';
+
+const dep = (name: string): Deployment => ({
+  name,
+  model: 'm',
+  provider: 'openai',
+  target: { provider: 'openai', baseUrl: 'http://u', upstreamModel: 'u', apiKey: 'k', prefill: false },
+  weight: 1,
+  priority: 1,
+  region: undefined,
+  euResident: false,
+  pricing: undefined,
+  capabilities: new Set(['chat']),
+  contextWindow: undefined,
+  timeouts: { totalMs: 1_000, connectMs: 100, headersMs: 1_000, firstTokenMs: undefined, idleMs: 1_000 },
+});
+
+const breaker: BreakerConfig = { failureThreshold: 2, baseOpenMs: 1_000, maxOpenMs: 8_000 };
+
+let now = 0;
+let health: HealthRegistry;
+const a = dep('a');
+const b = dep('b');
+
+beforeEach(() => {
+  now = 10_000;
+  health = new HealthRegistry(breaker, () => now);
+});
+
+/** begin + fail, asserting the slot was granted. */
+function failOnce(d: Deployment): void {
+  expect(health.begin(d)).toBe(true);
+  health.fail(d);
+}
+
+describe('inflight accounting', () => {
+  it('a new deployment is idle, closed and available', () => {
+    expect(health.view(a)).toMatchObject({ inflight: 0, latencyMs: 0 });
+    expect(health.availability(a)).toEqual({ ok: true });
+    expect(health.circuitState('a')).toBe('closed');
+  });
+
+  it('begin counts up; succeed, fail, coolDown and release each count down by one', () => {
+    for (let i = 0; i < 4; i++) expect(health.begin(a)).toBe(true);
+    expect(health.view(a).inflight).toBe(4);
+    health.succeed(a, 10);
+    expect(health.view(a).inflight).toBe(3);
+    health.fail(a);
+    expect(health.view(a).inflight).toBe(2);
+    health.coolDown(a, 1);
+    expect(health.view(a).inflight).toBe(1);
+    health.release(a);
+    expect(health.view(a).inflight).toBe(0);
+  });
+
+  it('never goes below zero', () => {
+    health.release(a);
+    health.succeed(a, 5);
+    health.fail(a);
+    health.coolDown(a, 1);
+    expect(health.view(a).inflight).toBe(0);
+  });
+
+  it('is per deployment name, shared by equal-named deployments (survives reloads)', () => {
+    health.begin(a);
+    expect(health.view(b).inflight).toBe(0);
+    expect(health.view(dep('a')).inflight).toBe(1);
+  });
+});
+
+describe('latency average', () => {
+  it('the first sample is taken as is, later ones move it by 20%', () => {
+    health.begin(a);
+    health.succeed(a, 100);
+    expect(health.view(a).latencyMs).toBe(100);
+    health.begin(a);
+    health.succeed(a, 200);
+    expect(health.view(a).latencyMs).toBeCloseTo(120);
+    health.begin(a);
+    health.succeed(a, 20);
+    expect(health.view(a).latencyMs).toBeCloseTo(100);
+  });
+
+  it('converges towards a steady latency', () => {
+    health.begin(a);
+    health.succeed(a, 1_000);
+    for (let i = 0; i < 50; i++) {
+      health.begin(a);
+      health.succeed(a, 50);
+    }
+    expect(health.view(a).latencyMs).toBeCloseTo(50, 0);
+  });
+
+  it('failures do not feed the average', () => {
+    health.begin(a);
+    health.succeed(a, 100);
+    failOnce(a);
+    expect(health.view(a).latencyMs).toBe(100);
+  });
+});
+
+describe('cooldown from rate limits', () => {
+  it('makes the deployment unavailable until retry-after has passed', () => {
+    health.begin(a);
+    health.coolDown(a, 3_000);
+    expect(health.availability(a)).toEqual({ ok: false, until: 13_000, reason: 'cooldown' });
+    now = 12_999;
+    expect(health.availability(a).ok).toBe(false);
+    now = 13_000;
+    expect(health.availability(a)).toEqual({ ok: true });
+  });
+
+  it('a shorter later cooldown does not shorten a longer one', () => {
+    health.begin(a);
+    health.coolDown(a, 5_000);
+    health.begin(a);
+    health.coolDown(a, 1_000);
+    expect(health.availability(a)).toEqual({ ok: false, until: 15_000, reason: 'cooldown' });
+  });
+
+  it('a later, longer cooldown extends it', () => {
+    health.begin(a);
+    health.coolDown(a, 1_000);
+    now += 500;
+    health.begin(a);
+    health.coolDown(a, 2_000);
+    expect(health.availability(a)).toEqual({ ok: false, until: 12_500, reason: 'cooldown' });
+  });
+
+  it('is not a fault: the circuit stays closed however many 429s arrive', () => {
+    for (let i = 0; i < 10; i++) {
+      health.begin(a);
+      health.coolDown(a, 0);
+    }
+    expect(health.circuitState('a')).toBe('closed');
+  });
+
+  it('only affects its own deployment', () => {
+    health.begin(a);
+    health.coolDown(a, 3_000);
+    expect(health.availability(b)).toEqual({ ok: true });
+  });
+});
+
+describe('breaker through begin/fail/succeed', () => {
+  it('opens after the threshold of faults and refuses new calls until the open period ends', () => {
+    failOnce(a);
+    expect(health.circuitState('a')).toBe('closed');
+    failOnce(a);
+    expect(health.circuitState('a')).toBe('open');
+    expect(health.availability(a)).toEqual({ ok: false, until: 11_000, reason: 'circuit_open' });
+    expect(health.begin(a)).toBe(false);
+    expect(health.view(a).inflight).toBe(0);
+  });
+
+  it('after the open period, exactly one probe is admitted', () => {
+    failOnce(a);
+    failOnce(a);
+    now = 11_000;
+    expect(health.availability(a)).toEqual({ ok: true });
+    expect(health.begin(a)).toBe(true);
+    expect(health.circuitState('a')).toBe('half-open');
+    expect(health.begin(a)).toBe(false);
+    expect(health.availability(a).ok).toBe(false);
+    expect(health.availability(a)).toMatchObject({ reason: 'circuit_open' });
+    expect(health.view(a).inflight).toBe(1);
+  });
+
+  it('a successful probe closes the circuit', () => {
+    failOnce(a);
+    failOnce(a);
+    now = 11_000;
+    health.begin(a);
+    health.succeed(a, 50);
+    expect(health.circuitState('a')).toBe('closed');
+    expect(health.begin(a)).toBe(true);
+    expect(health.begin(a)).toBe(true);
+  });
+
+  it('a failed probe re-opens it for twice as long', () => {
+    failOnce(a);
+    failOnce(a);
+    now = 11_000;
+    failOnce(a);
+    expect(health.circuitState('a')).toBe('open');
+    expect(health.availability(a)).toEqual({ ok: false, until: 13_000, reason: 'circuit_open' });
+  });
+
+  it('a probe that ends without a verdict (release) lets the next caller probe', () => {
+    failOnce(a);
+    failOnce(a);
+    now = 11_000;
+    health.begin(a);
+    health.release(a);
+    expect(health.circuitState('a')).toBe('open');
+    expect(health.availability(a)).toEqual({ ok: true });
+    expect(health.begin(a)).toBe(true);
+    expect(health.circuitState('a')).toBe('half-open');
+  });
+
+  it('a rate-limited probe abandons the probe and cools the deployment down', () => {
+    failOnce(a);
+    failOnce(a);
+    now = 11_000;
+    health.begin(a);
+    health.coolDown(a, 2_000);
+    expect(health.circuitState('a')).toBe('open');
+    expect(health.availability(a)).toEqual({ ok: false, until: 13_000, reason: 'cooldown' });
+    now = 13_000;
+    expect(health.begin(a)).toBe(true);
+    expect(health.circuitState('a')).toBe('half-open');
+  });
+
+  it('a success between faults resets the count', () => {
+    failOnce(a);
+    health.begin(a);
+    health.succeed(a, 10);
+    failOnce(a);
+    expect(health.circuitState('a')).toBe('closed');
+  });
+
+  it('begin ignores a cooldown (a retry that waited out Retry-After may go)', () => {
+    health.begin(a);
+    health.coolDown(a, 5_000);
+    expect(health.begin(a)).toBe(true);
+  });
+
+  it('cooldown is reported before an open circuit', () => {
+    failOnce(a);
+    failOnce(a);
+    health.begin(b);
+    health.coolDown(a, 5_000);
+    expect(health.availability(a)).toMatchObject({ ok: false, reason: 'cooldown', until: 15_000 });
+  });
+});

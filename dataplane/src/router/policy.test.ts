@@ -1,0 +1,251 @@
+import { describe, expect, it } from 'vitest';
+import type { UpstreamError, UpstreamErrorKind } from '../providers/types.ts';
+import {
+  backoffMs,
+  decide,
+  DEFAULT_RETRY,
+  isDeploymentFault,
+  type Decision,
+  type RetryConfig,
+} from './policy.ts';
+
+const KINDS: readonly UpstreamErrorKind[] = [
+  'rate_limited',
+  'overloaded',
+  'server',
+  'auth',
+  'not_found',
+  'context_length',
+  'content_policy',
+  'bad_request',
+  'network',
+  'timeout',
+];
+
+const cfg: RetryConfig = {
+  maxAttempts: 4,
+  maxRetryAfterMs: 5_000,
+  backoffBaseMs: 100,
+  backoffMaxMs: 1_000,
+  maxSameRetries: 2,
+};
+
+const err = (kind: UpstreamErrorKind, retryAfterMs?: number): UpstreamError => ({
+  kind,
+  status: 0,
+  message: kind,
+  retryAfterMs,
+});
+
+const STOP: Decision = { kind: 'stop' };
+const NEXT: Decision = { kind: 'next' };
+const LARGER: Decision = { kind: 'larger-context' };
+const retry = (delayMs: number): Decision => ({ kind: 'retry-same', delayMs });
+
+describe('decide: the whole input space', () => {
+  // random = 0.5 makes the jittered backoff known: retry 0 → 50 (floor base/2), retry 1 → 100.
+  const random = 0.5;
+  const backoffAt = [50, 100];
+  const retryAfters = [
+    { name: 'no Retry-After', ms: undefined },
+    { name: 'Retry-After fits the budget', ms: 1_000 },
+    { name: 'Retry-After longer than the time left', ms: 4_000 },
+    { name: 'Retry-After above maxRetryAfterMs', ms: 6_000 },
+  ];
+  const budgets = [3_000, 60_000];
+
+  /** The rules of the issue, written as a table: caller errors, budget, kind, alternatives. */
+  function expected(
+    kind: UpstreamErrorKind,
+    hasAlternative: boolean,
+    exhausted: boolean,
+    retryAfterMs: number | undefined,
+    sameRetries: number,
+    remainingMs: number,
+  ): Decision {
+    const callersFault = kind === 'bad_request' || kind === 'content_policy';
+    if (callersFault || exhausted) return STOP;
+    if (kind === 'context_length') return LARGER;
+    if (hasAlternative) return NEXT;
+    const brokenOrSilent = kind === 'timeout' || kind === 'auth' || kind === 'not_found';
+    if (brokenOrSilent || sameRetries >= cfg.maxSameRetries) return STOP;
+    if (kind === 'rate_limited' && retryAfterMs !== undefined) {
+      if (retryAfterMs > cfg.maxRetryAfterMs || retryAfterMs >= remainingMs) return STOP;
+      return retry(retryAfterMs);
+    }
+    const delay = backoffAt[sameRetries]!;
+    return delay < remainingMs ? retry(delay) : STOP;
+  }
+
+  const cases: {
+    kind: UpstreamErrorKind;
+    hasAlternative: boolean;
+    exhausted: boolean;
+    ra: (typeof retryAfters)[number];
+    sameRetries: number;
+    remainingMs: number;
+  }[] = [];
+  for (const kind of KINDS)
+    for (const hasAlternative of [false, true])
+      for (const exhausted of [false, true])
+        for (const ra of retryAfters)
+          for (const sameRetries of [0, 1, 2])
+            for (const remainingMs of budgets)
+              cases.push({ kind, hasAlternative, exhausted, ra, sameRetries, remainingMs });
+
+  it(`covers ${KINDS.length * 2 * 2 * 4 * 3 * 2} combinations`, () => {
+    expect(cases).toHaveLength(960);
+  });
+
+  it.each(cases)(
+    '$kind alt=$hasAlternative exhausted=$exhausted $ra.name same=$sameRetries left=$remainingMs',
+    ({ kind, hasAlternative, exhausted, ra, sameRetries, remainingMs }) => {
+      const decision = decide(
+        {
+          error: err(kind, ra.ms),
+          attemptsMade: exhausted ? cfg.maxAttempts : 1,
+          sameRetries,
+          remainingMs,
+          hasAlternative,
+          random,
+        },
+        cfg,
+      );
+      expect(decision).toEqual(expected(kind, hasAlternative, exhausted, ra.ms, sameRetries, remainingMs));
+    },
+  );
+});
+
+describe('decide: the rules by name', () => {
+  const base = { attemptsMade: 1, sameRetries: 0, remainingMs: 30_000, hasAlternative: false, random: 0.5 };
+
+  it.each(['bad_request', 'content_policy'] as const)(
+    '%s stops even with alternatives and budget',
+    (kind) => {
+      expect(decide({ ...base, error: err(kind), hasAlternative: true }, cfg)).toEqual(STOP);
+    },
+  );
+
+  it('context_length asks for a larger model whether or not an alternative exists', () => {
+    expect(decide({ ...base, error: err('context_length') }, cfg)).toEqual(LARGER);
+    expect(decide({ ...base, error: err('context_length'), hasAlternative: true }, cfg)).toEqual(LARGER);
+  });
+
+  it('a silent deployment (timeout) is failed over, never retried', () => {
+    expect(decide({ ...base, error: err('timeout'), hasAlternative: true }, cfg)).toEqual(NEXT);
+    expect(decide({ ...base, error: err('timeout') }, cfg)).toEqual(STOP);
+  });
+
+  it('429 with an alternative fails over instead of waiting', () => {
+    expect(decide({ ...base, error: err('rate_limited', 1_000), hasAlternative: true }, cfg)).toEqual(NEXT);
+  });
+
+  it('429 alone waits out its Retry-After when it fits', () => {
+    expect(decide({ ...base, error: err('rate_limited', 1_000) }, cfg)).toEqual(retry(1_000));
+  });
+
+  it('Retry-After equal to maxRetryAfterMs is still waited; one ms more is not', () => {
+    expect(decide({ ...base, error: err('rate_limited', 5_000) }, cfg)).toEqual(retry(5_000));
+    expect(decide({ ...base, error: err('rate_limited', 5_001) }, cfg)).toEqual(STOP);
+  });
+
+  it('a delay equal to the time left is not taken (the retry would have no time)', () => {
+    expect(decide({ ...base, error: err('rate_limited', 1_000), remainingMs: 1_000 }, cfg)).toEqual(STOP);
+    expect(decide({ ...base, error: err('rate_limited', 1_000), remainingMs: 1_001 }, cfg)).toEqual(
+      retry(1_000),
+    );
+  });
+
+  it('a Retry-After on a 503 is not treated as a 429: jittered backoff applies', () => {
+    expect(decide({ ...base, error: err('overloaded', 4_000) }, cfg)).toEqual(retry(50));
+  });
+
+  it('attempts are bounded even for retryable faults', () => {
+    expect(decide({ ...base, error: err('server'), attemptsMade: cfg.maxAttempts - 1 }, cfg)).toEqual(
+      retry(50),
+    );
+    expect(decide({ ...base, error: err('server'), attemptsMade: cfg.maxAttempts }, cfg)).toEqual(STOP);
+    expect(decide({ ...base, error: err('server'), attemptsMade: cfg.maxAttempts + 3 }, cfg)).toEqual(STOP);
+  });
+
+  it('uses DEFAULT_RETRY when no config is given', () => {
+    const d = decide({ ...base, error: err('rate_limited', DEFAULT_RETRY.maxRetryAfterMs + 1) });
+    expect(d).toEqual(STOP);
+    expect(decide({ ...base, error: err('server'), attemptsMade: DEFAULT_RETRY.maxAttempts })).toEqual(STOP);
+  });
+
+  it('a retried delay is never zero without Retry-After (never hammer a provider)', () => {
+    const d = decide({ ...base, error: err('network'), random: 0 }, cfg);
+    expect(d).toEqual(retry(cfg.backoffBaseMs / 2));
+  });
+});
+
+describe('backoffMs', () => {
+  const randoms = [0, 1e-9, 0.1, 0.25, 0.5, 0.75, 0.999999];
+
+  it('stays within [base/2, min(max, base·2^retry)] and is a whole number of ms', () => {
+    for (let retry = 0; retry <= 12; retry++) {
+      const ceiling = Math.min(cfg.backoffMaxMs, cfg.backoffBaseMs * 2 ** retry);
+      for (const r of randoms) {
+        const ms = backoffMs(retry, r, cfg);
+        expect(ms).toBeGreaterThanOrEqual(cfg.backoffBaseMs / 2);
+        expect(ms).toBeLessThanOrEqual(ceiling);
+        expect(Number.isInteger(ms)).toBe(true);
+      }
+    }
+  });
+
+  it('is never below base/2, even with random = 0', () => {
+    for (let retry = 0; retry <= 12; retry++) expect(backoffMs(retry, 0, cfg)).toBe(50);
+  });
+
+  it('the ceiling doubles with each retry until backoffMaxMs', () => {
+    const top = Array.from({ length: 7 }, (_, retry) => backoffMs(retry, 0.999999, cfg));
+    expect(top).toEqual([100, 200, 400, 800, 1_000, 1_000, 1_000]);
+  });
+
+  it('full jitter: the value scales with random inside the ceiling', () => {
+    expect(backoffMs(3, 0.25, cfg)).toBe(200);
+    expect(backoffMs(3, 0.5, cfg)).toBe(400);
+    expect(backoffMs(3, 0.75, cfg)).toBe(600);
+  });
+
+  it('is non-decreasing in retry for a fixed random draw', () => {
+    for (const r of randoms) {
+      let prev = 0;
+      for (let retry = 0; retry <= 12; retry++) {
+        const ms = backoffMs(retry, r, cfg);
+        expect(ms).toBeGreaterThanOrEqual(prev);
+        prev = ms;
+      }
+    }
+  });
+
+  it('defaults to DEFAULT_RETRY', () => {
+    expect(backoffMs(0, 0)).toBe(DEFAULT_RETRY.backoffBaseMs / 2);
+    expect(backoffMs(50, 0.999999)).toBe(DEFAULT_RETRY.backoffMaxMs);
+  });
+});
+
+describe('isDeploymentFault', () => {
+  const table: Record<UpstreamErrorKind, boolean> = {
+    server: true,
+    overloaded: true,
+    network: true,
+    timeout: true,
+    auth: true,
+    not_found: true,
+    rate_limited: false,
+    context_length: false,
+    content_policy: false,
+    bad_request: false,
+  };
+
+  it('the table names every kind', () => {
+    expect(Object.keys(table).sort()).toEqual([...KINDS].sort());
+  });
+
+  it.each(Object.entries(table))('%s → %s', (kind, fault) => {
+    expect(isDeploymentFault(err(kind as UpstreamErrorKind))).toBe(fault);
+  });
+});
