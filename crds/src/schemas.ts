@@ -98,7 +98,9 @@ export const ModelDeploymentSpec = Type.Object(
       Type.Integer({ minimum: 100, default: 60000, description: 'Total time for one attempt' }),
     ),
     connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 10, default: 5000 })),
-    headersTimeoutMs: Type.Optional(Type.Integer({ minimum: 10, default: 30000 })),
+    headersTimeoutMs: Type.Optional(
+      Type.Integer({ minimum: 10, description: 'Time to response headers; defaults to timeoutMs (non-streaming answers send headers last)' }),
+    ),
     firstTokenTimeoutMs: Type.Optional(
       Type.Integer({ minimum: 10, description: 'Fail a stream over when no token arrived in time' }),
     ),
