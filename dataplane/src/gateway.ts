@@ -3,7 +3,8 @@
  * the tests both start Gantry through here, so tests run exactly what ships.
  */
 import type { ProviderKind } from '@gantry/crds';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Snapshot } from './config/snapshot.ts';
 import { loadConfigFile } from './config/load.ts';
 import { ConfigStore, watchConfigFile } from './config/store.ts';
 import { Metrics } from './metrics.ts';
@@ -52,6 +53,20 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/**
+ * A Tenant's `wallet.balanceUsd` is the total funded through config: each pod books the
+ * difference as a ledger entry, idempotently, at boot and on every reload.
+ */
+async function syncWallets(stores: Stores, snapshot: Snapshot, log: FastifyBaseLogger): Promise<void> {
+  for (const tenant of snapshot.tenants.values()) {
+    const funded = tenant.spec.wallet?.balanceUsd;
+    if (funded === undefined) continue;
+    await stores.wallets.syncConfigured(tenant.name, funded).catch((err: unknown) => {
+      log.warn({ tenant: tenant.name, err: (err as Error).message }, 'wallet funding not synced');
+    });
+  }
+}
+
 /** Where each provider kind lives on the built-in fake provider. */
 export function fakeBaseUrls(fakeUrl: string): (provider: ProviderKind) => string {
   return (provider) =>
@@ -80,10 +95,14 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     requestTimeoutMs: opts.requestTimeoutMs,
   });
   for (const w of initial.warnings) app.log.warn(w);
+  await syncWallets(stores, initial.snapshot, app.log);
   metrics.configVersion.set(initial.snapshot.version);
   config.onReload((e) => {
     metrics.configReloads.inc({ result: e.ok ? 'ok' : 'rejected' });
-    if (e.ok) metrics.configVersion.set(e.version);
+    if (e.ok) {
+      metrics.configVersion.set(e.version);
+      void syncWallets(stores, config.current(), app.log);
+    }
   });
   const stopWatching = opts.watch === false ? () => undefined : watchConfigFile(opts.configFile, config, loadOpts, app.log);
 

@@ -50,5 +50,7 @@ export async function loadConfigFile(file: string, opts: LoadOptions): Promise<C
   }
   const { items, errors } = parseManifests(text, file);
   if (errors.length > 0) return { ok: false, errors };
+  // A file caught half-written (or emptied by mistake) would lock every caller out.
+  if (items.length === 0) return { ok: false, errors: [`${basename(file)}: no manifests found`] };
   return compile(items, { ...opts, source: file });
 }
