@@ -16,7 +16,9 @@ import { Router } from './router/router.ts';
 import { UpstreamClient } from './router/upstream.ts';
 import { buildAdminApp } from './server/admin.ts';
 import { buildApp } from './server/app.ts';
+import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
 import { createStores, type Stores } from './stores/index.ts';
+import { RetryingUsageRecorder } from './stores/usage/index.ts';
 
 export interface GatewayOptions {
   configFile: string;
@@ -85,14 +87,18 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const upstream = new UpstreamClient();
   const stores = createStores({ redisUrl: opts.redisUrl, prefix: opts.redisPrefix });
   await stores.ready();
+  const recorder = new RetryingUsageRecorder(stores.usage, {
+    onError: (err) => app.log.warn({ err: (err as Error).message }, 'usage record retry failed'),
+  });
   const router = new Router({ health, observer: metrics, retry: opts.retry });
   const app = buildApp({
     config,
-    pipeline: { router, upstream, adapters, stores, metrics },
+    pipeline: { router, upstream, adapters, stores, metrics, recorder },
     metrics,
     logger: opts.logger,
     bodyLimitBytes: opts.bodyLimitBytes,
     requestTimeoutMs: opts.requestTimeoutMs,
+    adminKeyHash: adminKeyHashFromEnv(env),
   });
   for (const w of initial.warnings) app.log.warn(w);
   await syncWallets(stores, initial.snapshot, app.log);
@@ -127,6 +133,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       clearTimeout(cut);
       await admin.close();
       await upstream.close();
+      await recorder.close();
       await stores.close();
     },
   };

@@ -42,7 +42,13 @@ export function cacheView(tenant: string, period: DayRange, rows: readonly Rollu
       .map(([model, g]) => {
         const l = sum(g, (r) => r.cacheLookups);
         const h = sum(g, (r) => r.cacheHits);
-        return { model, lookups: l, hits: h, hit_rate: rate(h, l), savings_usd: sumUsd(g, (r) => r.cacheSavedUsd) };
+        return {
+          model,
+          lookups: l,
+          hits: h,
+          hit_rate: rate(h, l),
+          savings_usd: sumUsd(g, (r) => r.cacheSavedUsd),
+        };
       })
       .filter((m) => m.lookups > 0)
       .sort((a, b) => b.hits - a.hits || cmp(a.model, b.model)),

@@ -16,7 +16,8 @@ export function parseDay(value: string): string | undefined {
   const [, y, mo, d] = m.map(Number) as [number, number, number, number];
   const t = Date.UTC(y, mo - 1, d);
   const back = new Date(t);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return undefined;
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d)
+    return undefined;
   return value;
 }
 
@@ -36,7 +37,11 @@ export function eachDay(r: DayRange): string[] {
   return out;
 }
 
-export const toPeriod = (r: DayRange): Period => ({ start_date: r.from, end_date: r.to, days: daysInRange(r) });
+export const toPeriod = (r: DayRange): Period => ({
+  start_date: r.from,
+  end_date: r.to,
+  days: daysInRange(r),
+});
 
 /** The current UTC month: its first day through today. */
 export function monthToDate(nowMs: number): DayRange {

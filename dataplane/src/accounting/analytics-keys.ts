@@ -12,7 +12,8 @@ export interface KeyHealthInput {
   tenant: string;
   role: 'user' | 'admin';
   budget: { limitUsd: number; period: 'daily' | 'monthly' | 'total' } | undefined;
-  autoRecharge: { enabled: boolean; thresholdUsd: number; amountUsd: number; monthlyCapUsd: number } | undefined;
+  autoRecharge:
+    { enabled: boolean; thresholdUsd: number; amountUsd: number; monthlyCapUsd: number } | undefined;
   /** The budget store's state; undefined when the key has no budget. */
   state: BudgetState | undefined;
 }
@@ -35,7 +36,8 @@ export function keyHealth(k: KeyHealthInput): KeyHealth {
           held_usd: usd(s.heldUsd),
           credit_usd: usd(s.creditUsd),
           remaining_usd: usd(s.remainingUsd),
-          percent_used: k.budget.limitUsd > 0 ? Math.round((s.spentUsd / k.budget.limitUsd) * 10_000) / 100 : null,
+          percent_used:
+            k.budget.limitUsd > 0 ? Math.round((s.spentUsd / k.budget.limitUsd) * 10_000) / 100 : null,
         }
       : null;
   const ar = k.autoRecharge;
@@ -48,7 +50,9 @@ export function keyHealth(k: KeyHealthInput): KeyHealth {
         monthly_cap_usd: usd(ar.monthlyCapUsd),
         recharged_this_month_usd: recharged,
         cap_remaining_usd:
-          recharged === null ? null : fromMicros(Math.max(0, toMicros(ar.monthlyCapUsd) - toMicros(recharged))),
+          recharged === null
+            ? null
+            : fromMicros(Math.max(0, toMicros(ar.monthlyCapUsd) - toMicros(recharged))),
       }
     : null;
   return {

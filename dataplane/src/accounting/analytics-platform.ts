@@ -27,8 +27,16 @@ export function revenue(rows: readonly RollupRow[]): PlatformView['revenue'] {
   }));
   return {
     total_usd: total,
-    by_tenant: sortByAmount(byTenant, (t) => t.revenue_usd, (t) => t.tenant_id),
-    by_key: sortByAmount(byKey, (k) => k.revenue_usd, (k) => `${k.tenant_id}\n${k.key_id}`),
+    by_tenant: sortByAmount(
+      byTenant,
+      (t) => t.revenue_usd,
+      (t) => t.tenant_id,
+    ),
+    by_key: sortByAmount(
+      byKey,
+      (k) => k.revenue_usd,
+      (k) => `${k.tenant_id}\n${k.key_id}`,
+    ),
   };
 }
 
@@ -46,7 +54,10 @@ export function cacheRevenue(rows: readonly RollupRow[]): PlatformView['cache_re
 
 const twoDecimals = (n: number): number => Math.round(n * 100) / 100;
 
-function project(mtd: ConsumptionFigures, m: MonthProgress): { avg: ConsumptionFigures; month: ConsumptionFigures } {
+function project(
+  mtd: ConsumptionFigures,
+  m: MonthProgress,
+): { avg: ConsumptionFigures; month: ConsumptionFigures } {
   const factor = m.daysInMonth / m.daysElapsed;
   return {
     avg: {
@@ -77,7 +88,11 @@ export function forecast(monthRows: readonly RollupRow[], m: MonthProgress): For
   const { avg, month } = project(mtd, m);
   const byTenant = [...groupBy(monthRows, (r) => r.tenant)].map(([tenant, g]) => {
     const t = figures(g);
-    return { tenant_id: tenant, month_to_date_usd: t.spend_usd, projected_usd: project(t, m).month.spend_usd };
+    return {
+      tenant_id: tenant,
+      month_to_date_usd: t.spend_usd,
+      projected_usd: project(t, m).month.spend_usd,
+    };
   });
   return {
     method: 'linear_month_to_date',
@@ -87,7 +102,11 @@ export function forecast(monthRows: readonly RollupRow[], m: MonthProgress): For
     month_to_date: mtd,
     daily_average: avg,
     projected_month: month,
-    by_tenant: sortByAmount(byTenant, (t) => t.projected_usd, (t) => t.tenant_id),
+    by_tenant: sortByAmount(
+      byTenant,
+      (t) => t.projected_usd,
+      (t) => t.tenant_id,
+    ),
   };
 }
 

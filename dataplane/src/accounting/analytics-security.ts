@@ -51,7 +51,9 @@ export function securityView(
       findings: sum(g, (r) => r.findings),
       by_action: actionCounts(g),
     }))
-    .sort((a, b) => b.violations - a.violations || cmp(a.guardrail, b.guardrail) || cmp(a.category, b.category));
+    .sort(
+      (a, b) => b.violations - a.violations || cmp(a.guardrail, b.guardrail) || cmp(a.category, b.category),
+    );
 
   const perDay = groupBy(rollups, (r) => r.day);
   const dayCounts = (day: string) => {

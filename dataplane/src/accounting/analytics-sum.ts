@@ -24,7 +24,8 @@ export const rate = (part: number, whole: number): number =>
 
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 
-export const violations = (r: RollupRow): number => r.guardrailBlocks + r.guardrailFlags + r.guardrailRedactions;
+export const violations = (r: RollupRow): number =>
+  r.guardrailBlocks + r.guardrailFlags + r.guardrailRedactions;
 
 export function totals(rows: readonly RollupRow[]): UsageTotals {
   const requests = sum(rows, (r) => r.requests);

@@ -293,7 +293,13 @@ export interface CacheView {
 export interface FilterOptions {
   tenant_id: string | null;
   /** Configured keys and keys seen in usage (`configured: false` once deleted from the config). */
-  keys: { key_id: string; name: string; tenant_id: string; role: 'user' | 'admin' | null; configured: boolean }[];
+  keys: {
+    key_id: string;
+    name: string;
+    tenant_id: string;
+    role: 'user' | 'admin' | null;
+    configured: boolean;
+  }[];
   models: string[];
   providers: string[];
   /** Platform administrators asking without tenant_id: every tenant. */

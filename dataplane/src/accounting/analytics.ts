@@ -6,7 +6,16 @@
 import { eachDay, toPeriod, type DayRange, type MonthProgress } from './analytics-dates.ts';
 import { keyHealthList, type KeyHealthInput } from './analytics-keys.ts';
 import { platformView } from './analytics-platform.ts';
-import { breakdownCounts, cmp, groupBy, sortByAmount, sum, sumUsd, totals, violations } from './analytics-sum.ts';
+import {
+  breakdownCounts,
+  cmp,
+  groupBy,
+  sortByAmount,
+  sum,
+  sumUsd,
+  totals,
+  violations,
+} from './analytics-sum.ts';
 import type {
   Dashboard,
   FilterOptions,
@@ -59,9 +68,21 @@ export function dashboard(i: DashboardInput): Dashboard {
     filters: filtersOf(scope),
     generated_at: new Date(i.now).toISOString(),
     totals: totals(rows),
-    by_model: sortByAmount(byModel, (m) => m.spend_usd, (m) => m.model),
-    by_provider: sortByAmount(byProvider, (p) => p.spend_usd, (p) => p.provider),
-    by_key: sortByAmount(byKey, (k) => k.spend_usd, (k) => `${k.tenant_id}\n${k.key_id}`),
+    by_model: sortByAmount(
+      byModel,
+      (m) => m.spend_usd,
+      (m) => m.model,
+    ),
+    by_provider: sortByAmount(
+      byProvider,
+      (p) => p.spend_usd,
+      (p) => p.provider,
+    ),
+    by_key: sortByAmount(
+      byKey,
+      (k) => k.spend_usd,
+      (k) => `${k.tenant_id}\n${k.key_id}`,
+    ),
     key_health: keyHealthList(i.keys),
   };
   if (i.platform) body.platform = platformView(rows, i.platform.monthRows, i.platform.month);
@@ -149,7 +170,9 @@ export function toLogEntry(r: UsageRecord): LogEntry {
           savings_usd: r.compression.savedUsd,
         }
       : null,
-    routing: r.routing ? { level: r.routing.level, model: r.routing.model, effort: r.routing.effort ?? null } : null,
+    routing: r.routing
+      ? { level: r.routing.level, model: r.routing.model, effort: r.routing.effort ?? null }
+      : null,
   };
 }
 
@@ -201,7 +224,13 @@ export function filterOptions(i: FilterInput): FilterOptions {
   for (const { tenant, dims } of i.usage)
     for (const keyId of dims.keys)
       if (!keys.has(id(tenant, keyId)))
-        keys.set(id(tenant, keyId), { key_id: keyId, name: name(keyId), tenant_id: tenant, role: null, configured: false });
+        keys.set(id(tenant, keyId), {
+          key_id: keyId,
+          name: name(keyId),
+          tenant_id: tenant,
+          role: null,
+          configured: false,
+        });
   const body: FilterOptions = {
     tenant_id: i.tenant,
     keys: [...keys.values()].sort((a, b) => cmp(a.tenant_id, b.tenant_id) || cmp(a.key_id, b.key_id)),

@@ -9,11 +9,14 @@ import type { Usage } from '../formats/openai/types.ts';
 import type { UsageRecord } from '../accounting/usage.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Stores } from '../stores/index.ts';
+import type { UsageRecorder } from '../stores/usage/index.ts';
 import type { RequestContext } from './context.ts';
 
 export interface AccountingDeps {
   stores: Stores;
   metrics: Metrics;
+  /** Takes the records the usage store could not take at once, and retries them. */
+  recorder: UsageRecorder;
 }
 
 export interface Outcome {
@@ -127,6 +130,7 @@ async function record(deps: AccountingDeps, ctx: RequestContext, o: Outcome, pro
     await deps.stores.usage.record(rec);
   } catch (err) {
     deps.metrics.accountingFailures.inc({ operation: 'usage.record' });
-    ctx.log.warn({ err: (err as Error).message }, 'usage record not written');
+    ctx.log.warn({ err: (err as Error).message }, 'usage record deferred');
+    deps.recorder.record(rec);
   }
 }

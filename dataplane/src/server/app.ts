@@ -18,6 +18,7 @@ import { embeddingsRoute } from './routes/embeddings.ts';
 import type { RouteHooks } from './routes/hooks.ts';
 import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
+import { registerAnalyticsRoutes } from './routes/analytics.ts';
 
 export interface AppOptions {
   config: ConfigStore;
@@ -26,6 +27,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   bodyLimitBytes?: number;
   requestTimeoutMs?: number;
+  /** SHA-256 of the platform admin's bootstrap key (GANTRY_ADMIN_KEY), for /api/ analytics. */
+  adminKeyHash?: Buffer | undefined;
 }
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
@@ -70,7 +73,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       throw new GatewayError('permission_denied', `${path} is an administrative route and is not served here`);
     // Authenticate before the body is read and validated: a caller without a valid key gets
     // a 401, never schema feedback, and cannot make the gateway parse a large body.
-    if (request.routeOptions.url !== undefined) hooks.context(request, reply);
+    // The /api/ analytics routes authenticate admins themselves (the platform key is not a config key).
+    if (request.routeOptions.url?.startsWith('/v1/')) hooks.context(request, reply);
   });
   app.addHook('onResponse', async (request, reply) => observe(request.routeOptions.url ?? 'unknown', reply.statusCode, request));
 
@@ -95,5 +99,11 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   completionsRoute(app, opts.pipeline, hooks);
   embeddingsRoute(app, opts.pipeline, hooks);
   modelsRoute(app, hooks);
+  registerAnalyticsRoutes(app, {
+    config: opts.config,
+    usage: opts.pipeline.stores.usage,
+    budgets: opts.pipeline.stores.budgets,
+    adminKeyHash: opts.adminKeyHash,
+  });
   return app;
 }
