@@ -1,0 +1,94 @@
+/**
+ * The router stage of a chat request: one call or one stream across the model's
+ * deployments, then settlement on what was actually served.
+ */
+import type { Capability } from '@gantry/crds';
+import { costUsd } from '../accounting/cost.ts';
+import { estimatedUsage } from '../accounting/tokens.ts';
+import type { Deployment } from '../config/snapshot.ts';
+import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from '../formats/openai/types.ts';
+import { chatCall } from '../router/calls.ts';
+import type { AttemptLog } from '../router/router.ts';
+import type { RequestContext } from './context.ts';
+import { callContext, continuation, openStream, routeRequest, type PipelineDeps } from './forward.ts';
+import { guardResponse } from './guardrails/stage.ts';
+import { settle } from './settlement.ts';
+import { relayStream, type StreamEnd, type StreamMeta } from './stream-relay.ts';
+
+export interface Served {
+  deployment: Deployment;
+  log: AttemptLog;
+}
+
+export type ChatOutcome =
+  | (Served & { kind: 'completion'; completion: ChatCompletion; usage: Usage; costUsd: number })
+  | (Served & {
+      kind: 'stream';
+      meta: StreamMeta;
+      chunks: AsyncGenerator<ChatChunk, StreamEnd>;
+      /**
+       * Usage (estimated when the provider gave none) and cost of an ended stream, settled.
+       * A stream the client abandoned is charged for what was produced; one that failed
+       * upstream is not charged.
+       */
+      settle(end: StreamEnd, clientGone: boolean): Promise<{ usage: Usage; costUsd: number }>;
+    });
+
+export async function forwardChat(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  req: ChatRequest,
+  needs: readonly Capability[],
+): Promise<ChatOutcome> {
+  const routing = routeRequest(ctx, req.model, needs);
+  if (!req.stream) {
+    const routed = await deps.router.execute(routing, (d) => chatCall(callContext(deps, ctx, d), req));
+    const answer = { ...routed.value, model: routed.deployment.model };
+    const usage = answer.usage ?? estimatedUsage(req, answer.choices[0]?.message.content ?? '');
+    answer.usage = usage;
+    const cost = costUsd(routed.deployment.pricing, usage);
+    // The provider did the work, so an answer the guardrails then refuse is still charged.
+    let completion: ChatCompletion | undefined;
+    let refusal: unknown;
+    try {
+      completion = guardResponse(ctx, answer);
+    } catch (err) {
+      refusal = err;
+    }
+    await settle(deps, ctx, {
+      status: refusal ? 403 : 200,
+      errorType: refusal ? 'guardrail_blocked' : undefined,
+      deployment: routed.deployment,
+      attempts: routed.log.attempts,
+      usage,
+      costUsd: cost,
+    });
+    if (!completion) throw refusal;
+    return { kind: 'completion', completion, usage, costUsd: cost, deployment: routed.deployment, log: routed.log };
+  }
+
+  const pending: StreamMeta = { id: `chatcmpl-${ctx.id}`, created: Math.floor(Date.now() / 1000), model: req.model };
+  const first = await openStream(deps, ctx, routing, req, pending);
+  const meta = { ...pending, model: first.deployment.model };
+  return {
+    kind: 'stream',
+    meta,
+    deployment: first.deployment,
+    log: first.log,
+    chunks: relayStream(first, meta, continuation(deps, ctx, routing, req, meta)),
+    async settle(end, clientGone) {
+      const usage = end.outcome === 'complete' && end.usage ? end.usage : estimatedUsage(req, end.text);
+      const billed = end.outcome === 'complete' || clientGone;
+      const cost = billed ? costUsd(end.deployment.pricing, usage) : 0;
+      await settle(deps, ctx, {
+        status: end.outcome === 'complete' ? 200 : clientGone ? 499 : 502,
+        errorType: end.outcome === 'complete' ? undefined : clientGone ? 'client_closed_request' : 'upstream_error',
+        deployment: end.deployment,
+        attempts: end.log.attempts,
+        usage: billed ? usage : undefined,
+        costUsd: cost,
+      });
+      return { usage, costUsd: cost };
+    },
+  };
+}

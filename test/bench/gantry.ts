@@ -1,0 +1,89 @@
+/**
+ * Gantry as a child process, started the way `npm start` starts it (dataplane/src/main.ts
+ * under tsx), on a standalone config written to a temp file: one OpenAI deployment on the
+ * fake upstream, one tenant, one key. Pinned to the gateway core.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apiKey, deployment, fakeBase, tenant } from '../harness/stack.ts';
+import { freePort, waitForHttp } from './procs.ts';
+import type { BenchContext } from './section.ts';
+import type { Target } from './target.ts';
+import { UPSTREAM_KEY } from './upstream.ts';
+
+const CLIENT_KEY = 'sk-gantry-bench';
+
+export function benchConfig(upstreamUrl: string): string {
+  return [
+    deployment({
+      name: 'bench-openai',
+      model: 'gpt-4o-mini',
+      baseUrl: fakeBase(upstreamUrl),
+      capabilities: ['chat', 'streaming'],
+    }),
+    tenant('bench'),
+    apiKey('bench-key', CLIENT_KEY, 'bench'),
+  ].join('');
+}
+
+export async function startGantry(
+  ctx: BenchContext,
+  upstreamUrl: string,
+): Promise<Target & { profileDir?: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'gantry-bench-'));
+  const configFile = join(dir, 'gantry.yaml');
+  await writeFile(configFile, benchConfig(upstreamUrl));
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const profileDir = ctx.options.cpuProfile ? join(ctx.scratchDir, 'profiles') : undefined;
+  if (profileDir) await mkdir(profileDir, { recursive: true });
+  const root = ctx.options.gantryDir ?? ctx.repoRoot;
+  const startedAtMs = Date.now();
+  const child = ctx.processes.start({
+    name: 'gantry',
+    command: process.execPath,
+    args: [
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      '--import',
+      'tsx',
+      join(root, 'dataplane/src/main.ts'),
+      '--config',
+      configFile,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--admin-host',
+      '127.0.0.1',
+      '--admin-port',
+      String(adminPort),
+      '--fake-provider',
+      'off',
+    ],
+    cwd: root,
+    // The deployment's apiKeyEnv (the harness names it FAKE_PROVIDER_KEY) is set here only.
+    env: { ...process.env, FAKE_PROVIDER_KEY: UPSTREAM_KEY, GANTRY_LOG_LEVEL: ctx.options.gantryLogLevel },
+    cores: ctx.cpus.gatewayCores,
+  });
+  try {
+    await waitForHttp(child, `http://127.0.0.1:${adminPort}/readyz`, (s) => s === 200);
+  } catch (err) {
+    await child.stop();
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    name: 'gantry',
+    label: `Gantry${ctx.options.gantryDir ? ` from ${root}` : ''} (GANTRY_LOG_LEVEL=${ctx.options.gantryLogLevel})`,
+    origin: `http://127.0.0.1:${port}`,
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${CLIENT_KEY}` },
+    child,
+    startedAtMs,
+    ...(profileDir && { profileDir }),
+    async stop() {
+      await child.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

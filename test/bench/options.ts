@@ -1,0 +1,57 @@
+/** Bench settings, all from the environment so `npm run bench` needs no arguments. */
+
+export interface BenchOptions {
+  /** Measured duration of each cell (BENCH_SECONDS, default 5). */
+  seconds: number;
+  /** Warm-up before each cell, on the same connections (BENCH_WARMUP_SECONDS, default 1). */
+  warmupSeconds: number;
+  /**
+   * Before its first cell, each target serves this long per mode at the highest concurrency
+   * (BENCH_PRIME_SECONDS, default 2), so every cell, the 1-connection ones included, runs on
+   * JIT-optimised code rather than on whatever a second of light traffic managed to tier up.
+   */
+  primeSeconds: number;
+  /** Measure the peer gateway (BENCH_PEER=0 skips it). */
+  peer: boolean;
+  /** npm version spec of @portkey-ai/gateway (BENCH_PEER_VERSION). */
+  peerVersion: string;
+  /** GANTRY_LOG_LEVEL given to the gateway (BENCH_GANTRY_LOG_LEVEL, default warn). */
+  gantryLogLevel: string;
+  /** Write a V8 CPU profile of the Gantry child into .bench/profiles (BENCH_CPU_PROF=1). */
+  cpuProfile: boolean;
+  /** Checkout whose dataplane/src/main.ts is measured (BENCH_GANTRY_DIR; default this repo). */
+  gantryDir?: string;
+  /** Only these proxy-overhead cells, as conns/mode (BENCH_CELLS=1/json,16/stream); all when empty. */
+  cells: string[];
+  /** Only these sections (BENCH_SECTIONS=a,b); all when empty. */
+  sections: string[];
+}
+
+function positive(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0)
+    throw new Error(`${name} must be a non-negative number of seconds, got "${raw}"`);
+  return n;
+}
+
+const list = (raw: string | undefined): string[] =>
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+export function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
+  return {
+    seconds: positive('BENCH_SECONDS', env.BENCH_SECONDS, 5) || 5,
+    warmupSeconds: positive('BENCH_WARMUP_SECONDS', env.BENCH_WARMUP_SECONDS, 1),
+    primeSeconds: positive('BENCH_PRIME_SECONDS', env.BENCH_PRIME_SECONDS, 2),
+    peer: env.BENCH_PEER !== '0',
+    peerVersion: env.BENCH_PEER_VERSION || '1.15.2',
+    gantryLogLevel: env.BENCH_GANTRY_LOG_LEVEL || 'warn',
+    cpuProfile: env.BENCH_CPU_PROF === '1',
+    ...(env.BENCH_GANTRY_DIR && { gantryDir: env.BENCH_GANTRY_DIR }),
+    cells: list(env.BENCH_CELLS),
+    sections: list(env.BENCH_SECTIONS),
+  };
+}

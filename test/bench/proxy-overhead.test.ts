@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { addedLatency, proxyChecks, throughputRatio, type Mode, type TargetRun } from './proxy-overhead.ts';
+import type { CellStats } from './stats.ts';
+
+const stats = (rps: number, p50: number, ttfbP50 = NaN): CellStats => ({
+  requests: 100,
+  errors: 0,
+  rps,
+  p50,
+  p99: p50 * 2,
+  ttfbP50,
+  ttfbP99: ttfbP50 * 2,
+});
+
+function run(name: string, rps16: number, p50: number, ttfb: number, rssMb?: number): TargetRun {
+  const cells = ([1, 16] as const).flatMap((connections) =>
+    (['json', 'stream'] as Mode[]).map((mode) => ({
+      connections,
+      mode,
+      stats: stats(connections === 16 ? rps16 : 1000, p50, mode === 'stream' ? ttfb : NaN),
+      gatewayCpuMs: 1000 / rps16,
+      upstreamCpuMs: 0.1,
+    })),
+  );
+  return { name, label: name, cells, ...(rssMb !== undefined && { memory: { rssMb, peakMb: rssMb } }) };
+}
+
+describe('proxy overhead figures', () => {
+  const direct = run('direct', 8000, 0.4, 0.3);
+  const gantry = run('gantry', 4000, 0.7, 0.9, 90);
+  const peer = run('peer', 600, 2.8, 28);
+
+  it('subtracts the direct figures cell by cell', () => {
+    const added = addedLatency(direct, [gantry, peer]);
+    const g = added.find((a) => a.gateway === 'gantry' && a.connections === 1 && a.mode === 'stream')!;
+    expect(g.p50).toBeCloseTo(0.3);
+    expect(g.ttfbP50).toBeCloseTo(0.6);
+    expect(added.find((a) => a.gateway === 'peer' && a.connections === 16)!.rpsShare).toBeCloseTo(0.075);
+    expect(throughputRatio(gantry, peer, 'json')).toBeCloseTo(6.667, 2);
+  });
+
+  it('marks each target PASS, MISS or SKIP', () => {
+    const verdicts = (peerMissing?: string, runs = [direct, gantry, peer]) =>
+      proxyChecks(runs, addedLatency(direct, runs.slice(1)), peerMissing).map((c) => c.verdict);
+    expect(verdicts()).toEqual(['PASS', 'PASS', 'PASS', 'PASS', 'PASS']);
+    expect(verdicts('offline', [direct, gantry])).toEqual(['PASS', 'SKIP', 'SKIP', 'PASS', 'PASS']);
+    const slow = run('gantry', 2000, 1.4, 2, 200);
+    expect(verdicts(undefined, [direct, slow, peer])).toEqual(['MISS', 'MISS', 'MISS', 'MISS', 'MISS']);
+  });
+});

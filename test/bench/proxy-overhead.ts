@@ -1,0 +1,429 @@
+/**
+ * Section "proxy-overhead": the same small chat completion, non-streaming and streaming,
+ * at 1 and 16 connections, sent to the fake upstream directly, through Gantry, and through
+ * the peer gateway when it can be installed. What a gateway adds is its figure minus the
+ * direct one; memory is the gateway process's RSS after its runs.
+ */
+import { atLeast, below, skipped } from './checks.ts';
+import { runLoad, type Exchange, type Meter } from './load.ts';
+import { installPeer, startPeer } from './peer.ts';
+import { readCpuMs, readMemory, type Child, type Memory } from './procs.ts';
+import type { BenchContext, Check, Section, SectionResult, Table } from './section.ts';
+import { startGantry } from './gantry.ts';
+import { summarise, type CellStats } from './stats.ts';
+import { chatBody, type Target } from './target.ts';
+import { startUpstream, type Upstream } from './upstream.ts';
+
+export const CONNECTIONS = [1, 16] as const;
+export const MODES = ['json', 'stream'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** Targets from issue 2. */
+export const TARGETS = {
+  addedP50Ms: 0.5,
+  peerThroughputRatio: 5,
+  addedTtfbMs: 1,
+  rssMb: 150,
+};
+
+export interface Cell {
+  connections: number;
+  mode: Mode;
+  stats: CellStats;
+  /**
+   * CPU time per successful request during the measured window (ms), of the gateway process
+   * (NaN for direct) and of the fake upstream. Unlike latency it hardly moves when other
+   * work competes for the cores, and 1000 / gatewayCpuMs is the gateway's req/s per core.
+   */
+  gatewayCpuMs: number;
+  upstreamCpuMs: number;
+}
+
+export interface TargetRun {
+  name: string;
+  label: string;
+  cells: Cell[];
+  /** Memory once ready, before any load, and after all its cells. */
+  memoryAtStart?: Memory;
+  memory?: Memory;
+  /** Seconds from the process start to its first measured window (for profile --skip). */
+  firstWindowAfterS?: number;
+}
+
+export interface Added {
+  gateway: string;
+  connections: number;
+  mode: Mode;
+  p50: number;
+  p99: number;
+  ttfbP50: number;
+  ttfbP99: number;
+  /** Gateway throughput as a share of the direct throughput. */
+  rpsShare: number;
+}
+
+const cellOf = (run: TargetRun | undefined, connections: number, mode: Mode): CellStats | undefined =>
+  run?.cells.find((c) => c.connections === connections && c.mode === mode)?.stats;
+
+/** Each gateway's figures minus the direct ones, cell by cell. */
+export function addedLatency(direct: TargetRun, gateways: TargetRun[]): Added[] {
+  const out: Added[] = [];
+  for (const g of gateways) {
+    for (const cell of g.cells) {
+      const base = cellOf(direct, cell.connections, cell.mode);
+      if (!base) continue;
+      out.push({
+        gateway: g.name,
+        connections: cell.connections,
+        mode: cell.mode,
+        p50: cell.stats.p50 - base.p50,
+        p99: cell.stats.p99 - base.p99,
+        ttfbP50: cell.stats.ttfbP50 - base.ttfbP50,
+        ttfbP99: cell.stats.ttfbP99 - base.ttfbP99,
+        rpsShare: cell.stats.rps / base.rps,
+      });
+    }
+  }
+  return out;
+}
+
+/** Gantry requests/s over the peer's, per mode, at the highest concurrency. */
+export function throughputRatio(
+  gantry: TargetRun | undefined,
+  peer: TargetRun | undefined,
+  mode: Mode,
+): number {
+  const top = CONNECTIONS[CONNECTIONS.length - 1]!;
+  const g = cellOf(gantry, top, mode);
+  const p = cellOf(peer, top, mode);
+  return g && p && p.rps > 0 ? g.rps / p.rps : Number.NaN;
+}
+
+export function proxyChecks(runs: TargetRun[], added: Added[], peerMissing: string | undefined): Check[] {
+  const gantry = runs.find((r) => r.name === 'gantry');
+  const peer = runs.find((r) => r.name === 'peer');
+  const find = (connections: number, mode: Mode): Added | undefined =>
+    added.find((a) => a.gateway === 'gantry' && a.connections === connections && a.mode === mode);
+  const top = CONNECTIONS[CONNECTIONS.length - 1]!;
+  const ratio = (mode: Mode): Check => {
+    const name = `Gantry/peer throughput @${top} conns (${mode})`;
+    if (peerMissing)
+      return skipped(name, `>= ${TARGETS.peerThroughputRatio.toFixed(2)}x`, 'peer not measured (see note)');
+    return atLeast(
+      { name, value: throughputRatio(gantry, peer, mode), unit: 'x' },
+      TARGETS.peerThroughputRatio,
+    );
+  };
+  return [
+    below(
+      {
+        name: 'added p50 @1 conn (non-streaming)',
+        value: find(1, 'json')?.p50 ?? NaN,
+        unit: ' ms',
+        digits: 3,
+      },
+      TARGETS.addedP50Ms,
+    ),
+    ratio('json'),
+    ratio('stream'),
+    below(
+      {
+        name: 'added streaming TTFB p50 @1 conn',
+        value: find(1, 'stream')?.ttfbP50 ?? NaN,
+        unit: ' ms',
+        digits: 3,
+      },
+      TARGETS.addedTtfbMs,
+    ),
+    below(
+      { name: 'Gantry RSS after the runs', value: gantry?.memory?.rssMb ?? NaN, unit: ' MB', digits: 1 },
+      TARGETS.rssMb,
+    ),
+  ];
+}
+
+/** Measures the CPU time `children` use during the measured window. */
+function cpuMeter(children: Array<Child | undefined>): Meter & { used(): number[] } {
+  let before: Array<number | undefined> = [];
+  let after: Array<number | undefined> = [];
+  const read = (): Promise<Array<number | undefined>> =>
+    Promise.all(children.map((c) => (c ? readCpuMs(c.pid) : undefined)));
+  return {
+    start: async () => void (before = await read()),
+    stop: async () => void (after = await read()),
+    used: () => children.map((_, i) => (after[i] ?? NaN) - (before[i] ?? NaN)),
+  };
+}
+
+const ms = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : '-');
+const signedMs = (v: number): string => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(3)}` : '-');
+
+export function tables(runs: TargetRun[], added: Added[]): Table[] {
+  const cells: Table = {
+    title: 'Proxy overhead: measured cells (latency in ms, TTFB = first body chunk)',
+    columns: [
+      'target',
+      'conns',
+      'mode',
+      'req/s',
+      'p50',
+      'p99',
+      'TTFB p50',
+      'TTFB p99',
+      'requests',
+      'errors',
+      'gw CPU/req',
+      'upstream CPU/req',
+    ],
+    rows: runs.flatMap((r) =>
+      r.cells.map((c) => [
+        r.name,
+        String(c.connections),
+        c.mode,
+        c.stats.rps.toFixed(0),
+        ms(c.stats.p50),
+        ms(c.stats.p99),
+        ms(c.stats.ttfbP50),
+        ms(c.stats.ttfbP99),
+        String(c.stats.requests),
+        String(c.stats.errors),
+        ms(c.gatewayCpuMs),
+        ms(c.upstreamCpuMs),
+      ]),
+    ),
+  };
+  const overhead: Table = {
+    title: 'Added by each gateway over calling the upstream directly (ms; req/s as % of direct)',
+    columns: ['gateway', 'conns', 'mode', '+p50', '+p99', '+TTFB p50', '+TTFB p99', 'req/s vs direct'],
+    rows: added.map((a) => [
+      a.gateway,
+      String(a.connections),
+      a.mode,
+      signedMs(a.p50),
+      signedMs(a.p99),
+      signedMs(a.ttfbP50),
+      signedMs(a.ttfbP99),
+      Number.isFinite(a.rpsShare) ? `${(a.rpsShare * 100).toFixed(0)}%` : '-',
+    ]),
+  };
+  const peer = runs.find((r) => r.name === 'peer');
+  const capacity = (cpuMs: number): number => 1000 / cpuMs;
+  const cpu: Table = {
+    title: 'Gateway CPU per request (ms) and the req/s one core would give at that cost (contention-proof)',
+    columns: ['gateway', 'conns', 'mode', 'CPU ms/req', 'req/s per core', 'vs peer'],
+    rows: runs
+      .filter((r) => r.name !== 'direct')
+      .flatMap((r) =>
+        r.cells.map((c) => {
+          const peerCell = peer?.cells.find((p) => p.connections === c.connections && p.mode === c.mode);
+          const ratio = peerCell ? capacity(c.gatewayCpuMs) / capacity(peerCell.gatewayCpuMs) : NaN;
+          return [
+            r.name,
+            String(c.connections),
+            c.mode,
+            ms(c.gatewayCpuMs),
+            Number.isFinite(c.gatewayCpuMs) ? capacity(c.gatewayCpuMs).toFixed(0) : '-',
+            Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : '-',
+          ];
+        }),
+      ),
+  };
+  const memory: Table = {
+    title: 'Gateway memory (/proc/<pid>/status VmRSS): once ready, and after all its cells',
+    columns: ['gateway', 'label', 'RSS idle MB', 'RSS after MB', 'peak (VmHWM) MB'],
+    rows: runs
+      .filter((r) => r.name !== 'direct')
+      .map((r) => [
+        r.name,
+        r.label,
+        r.memoryAtStart?.rssMb.toFixed(1) ?? '-',
+        r.memory?.rssMb.toFixed(1) ?? '-',
+        r.memory?.peakMb.toFixed(1) ?? '-',
+      ]),
+  };
+  return [cells, overhead, cpu, memory];
+}
+
+async function measure(ctx: BenchContext, upstream: Upstream, target: Target): Promise<TargetRun> {
+  const cells: Cell[] = [];
+  const memoryAtStart = target.child ? await readMemory(target.child.pid) : undefined;
+  const exchange = (mode: Mode): Exchange => ({
+    origin: target.origin,
+    path: target.path,
+    headers: target.headers,
+    body: chatBody(mode === 'stream'),
+    stream: mode === 'stream',
+  });
+  if (ctx.options.primeSeconds > 0) {
+    const top = CONNECTIONS[CONNECTIONS.length - 1]!;
+    for (const mode of MODES) {
+      const primed = await runLoad(exchange(mode), {
+        connections: top,
+        warmupMs: 0,
+        durationMs: ctx.options.primeSeconds * 1000,
+      });
+      if (primed.errors > 0 && primed.latencyMs.length === 0)
+        throw new Error(`${target.name} fails every request: ${primed.firstError}`);
+    }
+    await upstream.reset();
+  }
+  let firstWindowMs: number | undefined;
+  const wanted = (connections: number, mode: Mode): boolean =>
+    ctx.options.cells.length === 0 || ctx.options.cells.includes(`${connections}/${mode}`);
+  for (const connections of CONNECTIONS) {
+    for (const mode of MODES) {
+      if (!wanted(connections, mode)) continue;
+      await upstream.reset();
+      const meter = cpuMeter([target.child, upstream.child]);
+      const samples = await runLoad(
+        exchange(mode),
+        { connections, warmupMs: ctx.options.warmupSeconds * 1000, durationMs: ctx.options.seconds * 1000 },
+        {
+          start: async () => {
+            firstWindowMs ??= Date.now();
+            await meter.start();
+          },
+          stop: meter.stop,
+        },
+      );
+      const stats = summarise(samples);
+      const [gatewayCpu, upstreamCpu] = meter.used().map((used) => used / stats.requests);
+      cells.push({
+        connections,
+        mode,
+        stats,
+        gatewayCpuMs: gatewayCpu ?? NaN,
+        upstreamCpuMs: upstreamCpu ?? NaN,
+      });
+      for (const child of [target.child, upstream.child]) {
+        if (child && !child.running())
+          throw new Error(`${child.name} died during the ${target.name} run:\n${child.outputTail()}`);
+      }
+      const ttfb = mode === 'stream' ? `  TTFB p50 ${ms(stats.ttfbP50)}` : '';
+      const cpu = target.child ? `  CPU ${ms(gatewayCpu ?? NaN)} ms/req` : '';
+      const errors = stats.errors ? `  ERRORS ${stats.errors} (first: ${stats.firstError})` : '';
+      ctx.log(
+        `  ${target.name.padEnd(6)} ${String(connections).padStart(2)} conn ${mode.padEnd(6)} ${stats.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(stats.p50)}  p99 ${ms(stats.p99)}${ttfb}${cpu}${errors}`,
+      );
+    }
+  }
+  const memory = target.child ? await readMemory(target.child.pid) : undefined;
+  const after =
+    target.startedAtMs !== undefined && firstWindowMs !== undefined
+      ? (firstWindowMs - target.startedAtMs) / 1000
+      : undefined;
+  return {
+    name: target.name,
+    label: target.label,
+    cells,
+    ...(memoryAtStart && { memoryAtStart }),
+    ...(memory && { memory }),
+    ...(after !== undefined && { firstWindowAfterS: after }),
+  };
+}
+
+/** Starts a gateway, measures it, and always stops it before the next one starts. */
+async function measureGateway(
+  ctx: BenchContext,
+  upstream: Upstream,
+  start: () => Promise<Target>,
+): Promise<TargetRun> {
+  const target = await start();
+  try {
+    ctx.log(`${target.name}: ${target.label} at ${target.origin} (pid ${target.child?.pid ?? '-'})`);
+    return await measure(ctx, upstream, target);
+  } finally {
+    await target.stop();
+  }
+}
+
+async function run(ctx: BenchContext): Promise<SectionResult> {
+  const notes: string[] = [];
+  const peerInstall = ctx.options.peer
+    ? await installPeer(ctx)
+    : ({ ok: false, reason: 'disabled with BENCH_PEER=0' } as const);
+  if (!peerInstall.ok) ctx.log(`peer: not measured (${peerInstall.reason})`);
+
+  const upstream = await startUpstream(ctx);
+  const runs: TargetRun[] = [];
+  let peerMissing = peerInstall.ok ? undefined : peerInstall.reason;
+  try {
+    ctx.log(`direct: fake upstream at ${upstream.url} (pid ${upstream.child.pid})`);
+    runs.push(await measure(ctx, upstream, upstream.direct));
+    let profileDir: string | undefined;
+    runs.push(
+      await measureGateway(ctx, upstream, async () => {
+        const g = await startGantry(ctx, upstream.url);
+        profileDir = g.profileDir;
+        return g;
+      }),
+    );
+    if (profileDir) {
+      const skip = Math.floor(runs.find((r) => r.name === 'gantry')?.firstWindowAfterS ?? 0);
+      notes.push(
+        `Gantry CPU profile in ${profileDir}: npx tsx test/bench/cpuprofile.ts <file> --skip=${skip}`,
+      );
+    }
+    if (peerInstall.ok) {
+      try {
+        runs.push(await measureGateway(ctx, upstream, () => startPeer(ctx, peerInstall, upstream.url)));
+      } catch (err) {
+        peerMissing = `peer failed: ${(err as Error).message.split('\n')[0]}`;
+        ctx.log(peerMissing);
+      }
+    }
+  } finally {
+    await upstream.child.stop();
+  }
+
+  const direct = runs[0]!;
+  const added = addedLatency(
+    direct,
+    runs.filter((r) => r.name !== 'direct'),
+  );
+  for (const r of runs) {
+    for (const c of r.cells) {
+      if (c.stats.errors > 0)
+        notes.push(
+          `${r.name} ${c.connections} conn ${c.mode}: ${c.stats.errors} errors, first: ${c.stats.firstError}`,
+        );
+    }
+  }
+  if (peerMissing) notes.push(`peer not measured: ${peerMissing}`);
+  const gantry = runs.find((r) => r.name === 'gantry');
+  const peer = runs.find((r) => r.name === 'peer');
+  const cpuRatio = (mode: Mode): string => {
+    const top = CONNECTIONS[CONNECTIONS.length - 1]!;
+    const g = gantry?.cells.find((c) => c.connections === top && c.mode === mode)?.gatewayCpuMs;
+    const p = peer?.cells.find((c) => c.connections === top && c.mode === mode)?.gatewayCpuMs;
+    return g !== undefined && p !== undefined && Number.isFinite(p / g) ? `${(p / g).toFixed(2)}x` : 'n/a';
+  };
+  if (peer) {
+    notes.push(
+      `throughput by CPU cost instead of req/s (does not depend on what else the machine runs): Gantry/peer ${cpuRatio('json')} non-streaming, ${cpuRatio('stream')} streaming`,
+    );
+  }
+  return {
+    tables: tables(runs, added),
+    checks: proxyChecks(runs, added, peerMissing),
+    notes,
+    data: {
+      runs,
+      added,
+      throughputRatio16: {
+        json: throughputRatio(gantry, peer, 'json'),
+        stream: throughputRatio(gantry, peer, 'stream'),
+      },
+      peer: peerInstall.ok
+        ? { version: peerInstall.version, measured: !peerMissing }
+        : { measured: false, reason: peerMissing },
+      gantryLogLevel: ctx.options.gantryLogLevel,
+    },
+  };
+}
+
+export const proxyOverhead: Section = {
+  name: 'proxy-overhead',
+  title: 'Proxy overhead: direct vs Gantry vs peer, same fake upstream',
+  run,
+};
