@@ -16,6 +16,7 @@ import { Router } from './router/router.ts';
 import { UpstreamClient } from './router/upstream.ts';
 import { buildAdminApp } from './server/admin.ts';
 import { buildApp } from './server/app.ts';
+import { warmTokenizer } from './accounting/tokens.ts';
 import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
 import { createStores, type Stores } from './stores/index.ts';
 import { RetryingUsageRecorder } from './stores/usage/index.ts';
@@ -69,6 +70,10 @@ async function syncWallets(stores: Stores, snapshot: Snapshot, log: FastifyBaseL
   }
 }
 
+/** Budgets and token limits count prompt tokens before the call: load the tokenizer at boot. */
+const metersTokens = (snapshot: Snapshot): boolean =>
+  [...snapshot.keys.values()].some((k) => k.spec.budget !== undefined || k.spec.rateLimit?.tokensPerMinute !== undefined);
+
 /** Where each provider kind lives on the built-in fake provider. */
 export function fakeBaseUrls(fakeUrl: string): (provider: ProviderKind) => string {
   return (provider) =>
@@ -102,6 +107,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   for (const w of initial.warnings) app.log.warn(w);
   await syncWallets(stores, initial.snapshot, app.log);
+  if (metersTokens(initial.snapshot)) warmTokenizer();
   metrics.configVersion.set(initial.snapshot.version);
   config.onReload((e) => {
     metrics.configReloads.inc({ result: e.ok ? 'ok' : 'rejected' });

@@ -3,7 +3,6 @@
  * the deployments are served by the built-in fake provider, so it works offline.
  */
 import { parseArgs } from 'node:util';
-import { startFakeProvider } from './fake-provider/index.ts';
 import { fakeBaseUrls, startGateway } from './gateway.ts';
 
 const { values } = parseArgs({
@@ -23,7 +22,11 @@ const logger = {
 };
 
 async function main(): Promise<void> {
-  const fake = values['fake-provider'] === 'off' ? undefined : await startFakeProvider({ port: 0, host: '127.0.0.1' });
+  // Loaded only when used, so a production data plane never carries the fake.
+  const fake =
+    values['fake-provider'] === 'off'
+      ? undefined
+      : await (await import('./fake-provider/index.ts')).startFakeProvider({ port: 0, host: '127.0.0.1' });
   const gateway = await startGateway({
     configFile: values.config,
     host: values.host,

@@ -3,7 +3,7 @@
  * ever billed at zero). A real BPE tokenizer (o200k, GPT-4o's) gives the counts; for other
  * providers' models it is an estimate of the same order, settled later on real usage.
  */
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
 import type { ChatMessage, ChatRequest, Usage } from '../formats/openai/types.ts';
 
 const IMAGE_TOKENS = 85;
@@ -11,8 +11,24 @@ const MESSAGE_OVERHEAD = 4;
 /** Past this size the tokenizer costs more than the precision is worth: ~4 chars per token. */
 const TOKENIZE_LIMIT_CHARS = 200_000;
 
+/**
+ * The BPE ranks take ~70 MB, so they load on first use (or at boot through `warmTokenizer`
+ * when the config meters tokens), not in every data plane that never needs them.
+ */
+const requireCjs = createRequire(import.meta.url);
+let countTokens: ((text: string) => number) | undefined;
+
+function tokenizer(): (text: string) => number {
+  countTokens ??= (requireCjs('gpt-tokenizer/cjs/encoding/o200k_base') as { countTokens: (t: string) => number }).countTokens;
+  return countTokens;
+}
+
+export function warmTokenizer(): void {
+  tokenizer()('warm up');
+}
+
 export const estimateTextTokens = (text: string): number =>
-  text.length === 0 ? 0 : text.length > TOKENIZE_LIMIT_CHARS ? Math.ceil(text.length / 4) : countTokens(text);
+  text.length === 0 ? 0 : text.length > TOKENIZE_LIMIT_CHARS ? Math.ceil(text.length / 4) : tokenizer()(text);
 
 export function estimateMessageTokens(m: ChatMessage): number {
   let tokens = MESSAGE_OVERHEAD;

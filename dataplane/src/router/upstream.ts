@@ -42,8 +42,10 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 export class UpstreamClient {
   private readonly agents = new Map<string, Agent>();
 
+  /** One pool per origin and connect timeout; the URL is parsed only when a pool is created. */
   private agent(url: string, connectMs: number): Agent {
-    const key = `${new URL(url).origin}|${connectMs}`;
+    const slash = url.indexOf('/', url.indexOf('//') + 2);
+    const key = `${slash === -1 ? url : url.slice(0, slash)}|${connectMs}`;
     let agent = this.agents.get(key);
     if (!agent) {
       agent = new Agent({ connect: { timeout: connectMs }, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 300_000 });
@@ -54,20 +56,33 @@ export class UpstreamClient {
 
   async send(req: UpstreamRequest, timeouts: CallTimeouts, clientSignal: AbortSignal): Promise<UpstreamResponse> {
     if (clientSignal.aborted) throw new ClientAbortError();
-    const signal =
-      timeouts.totalMs === undefined ? clientSignal : AbortSignal.any([clientSignal, AbortSignal.timeout(timeouts.totalMs)]);
+    // One controller and one timer per attempt: cheaper than AbortSignal.any + AbortSignal.timeout.
+    const controller = new AbortController();
+    const onClientAbort = () => controller.abort(clientSignal.reason);
+    clientSignal.addEventListener('abort', onClientAbort, { once: true });
+    const timer =
+      timeouts.totalMs === undefined
+        ? undefined
+        : setTimeout(() => controller.abort(new DOMException('upstream attempt timed out', 'TimeoutError')), timeouts.totalMs);
+    const release = () => {
+      clearTimeout(timer);
+      clientSignal.removeEventListener('abort', onClientAbort);
+    };
     try {
       const res = await request(req.url, {
         method: req.method,
         headers: req.headers,
         body: req.body,
-        signal,
+        signal: controller.signal,
         dispatcher: this.agent(req.url, timeouts.connectMs),
         headersTimeout: timeouts.headersMs,
         bodyTimeout: timeouts.bodyMs,
       });
+      // The client's abort must reach the body too: a stream is read long after the headers.
+      res.body.once('close', release);
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
+      release();
       throw classifyUpstreamFailure(err, clientSignal);
     }
   }

@@ -36,7 +36,14 @@ export async function writeStream(
     let step = await chunks.next();
     while (!step.done) {
       const text = encoder.chunk(step.value);
-      if (text && !res.write(text)) await drained(res);
+      if (text) {
+        // Chunks decoded from one upstream read arrive in one tick: send them as one write.
+        if (res.writableCorked === 0) {
+          res.cork();
+          process.nextTick(() => res.uncork());
+        }
+        if (!res.write(text)) await drained(res);
+      }
       step = await chunks.next();
     }
     const end = step.value;

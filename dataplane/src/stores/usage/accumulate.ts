@@ -55,7 +55,14 @@ export function emptyCounters(): RollupCounters {
 }
 
 /** `YYYY-MM-DD` of an epoch-ms instant, UTC. */
-export const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+let lastDay = { epochDay: Number.NaN, text: '' };
+
+/** `YYYY-MM-DD` (UTC) of an epoch-ms time; the day's string is reused while the day lasts. */
+export function dayOf(ms: number): string {
+  const n = Math.floor(ms / 86_400_000);
+  if (n !== lastDay.epochDay) lastDay = { epochDay: n, text: new Date(n * 86_400_000).toISOString().slice(0, 10) };
+  return lastDay.text;
+}
 
 /** Days since the epoch of a `YYYY-MM-DD` (UTC): the score of a day in the Redis day index. */
 export const epochDay = (day: string): number => Math.floor(Date.parse(`${day}T00:00:00Z`) / 86_400_000);

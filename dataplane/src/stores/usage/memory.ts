@@ -20,10 +20,8 @@ import {
   dayOf,
   emptyCounters,
   epochDay,
-  logEntry,
   matchesFilters,
   parseCellMember,
-  parseLogEntry,
   securityDeltas,
   securityField,
   parseSecurityField,
@@ -44,6 +42,8 @@ interface TenantUsage {
   /** Oldest first; trimmed to the log limit in batches. */
   log: UsageRecord[];
 }
+
+const MEMORY_DEDUPE_MS = 10 * 60_000;
 
 export class MemoryUsageState {
   readonly tenants = new Map<string, TenantUsage>();
@@ -81,16 +81,18 @@ export class MemoryUsageStore implements UsageStore {
   async record(r: UsageRecord): Promise<boolean> {
     const now = this.clock();
     this.forgetSeen(now);
-    const seenId = JSON.stringify([r.tenant, r.id]);
+    const seenId = `${r.tenant}\u0000${r.id}`;
     if (this.state.seen.has(seenId)) return false;
     // Validate before any write, so a bad record changes nothing (the script does the same).
     const cell = cellOf(r);
     const security = securityDeltas(r);
-    const entry = parseLogEntry(logEntry(r));
-    if (!entry) throw new Error(`usage record ${r.id} cannot be logged`);
+    // A copy: the caller's object must not change what the log holds.
+    const entry: UsageRecord = { ...r };
     const next = accumulate(this.cell(cell.tenant, cell.day, cellMember(cell)), r);
 
-    this.state.seen.set(seenId, now + this.opts.dedupeMs);
+    // In process a write cannot be lost, so only prompt retries need catching: a short window
+    // keeps this map from growing with a day of traffic.
+    this.state.seen.set(seenId, now + Math.min(this.opts.dedupeMs, MEMORY_DEDUPE_MS));
     const t = this.state.tenant(r.tenant);
     const isNewDay = !t.days.has(cell.day);
     this.cells(t, cell.day).set(cellMember(cell), next);
