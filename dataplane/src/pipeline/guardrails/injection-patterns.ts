@@ -9,21 +9,10 @@
  *   delimiter_injection       chat-template tokens and fake role markers
  * A `booster` adds weight to whatever it accompanies but is never a finding on its own.
  */
+import { signal, type Signal } from './signals.ts';
 
 export type InjectionCategory =
   'instruction_override' | 'jailbreak' | 'system_prompt_extraction' | 'delimiter_injection' | 'booster';
-
-export interface Signal {
-  category: InjectionCategory;
-  weight: number;
-  re: RegExp;
-  /**
-   * Lower-case word prefixes, one of which every match of `re` contains. The detector finds
-   * all anchors in one pass and runs `re` only in windows around its own. Signals without
-   * anchors (weak cues and boosters) run only where an anchored signal fired.
-   */
-  anchors: string[];
-}
 
 const s = (
   category: InjectionCategory,
@@ -31,64 +20,87 @@ const s = (
   anchors: string,
   source: string,
   flags = 'gi',
-): Signal => ({
-  category,
-  weight,
-  re: new RegExp(source, flags),
-  anchors: anchors === '' ? [] : anchors.split('|'),
-});
+): Signal<InjectionCategory> => signal(category, weight, anchors, source, flags);
 
 // --- English building blocks
 const IGNORE =
-  "(?:ignore|ignoring|disregard|forget|skip|drop|discard|abandon|override|overrule|bypass|circumvent|set aside|throw out|do not (?:follow|obey|adhere to)|don'?t (?:follow|obey)|stop following|no longer follow|cancel|erase|delete|reset|break)";
+  "(?:ignore|ignoring|disregard|forget|skip|drop|discard|abandon|override|overrule|bypass|circumvent|set aside|throw out|do not (?:follow|obey|adhere to)|don'?t (?:follow|obey)|stop following|no longer follow|cancel|erase|delete|reset)";
+/** Words that may stand between the verb and its object ("all of your previous ..."). */
 const QUAL =
-  "(?:all|any|every|each|of|the|your|ur|my|its|these|those|this|that|previous|prior|preceding|above|aforementioned|earlier|former|original|initial|old|existing|current|system|developer'?s?|default|given|provided|safety|content|ethical|moral|security|programmed|built-in|hidden|other|and|whatever|you|were|have|been|got|so|far|before|instructions?\\s+and)";
-const OBJ =
-  '(?:instructions?|instructs|directions|directives?|prompts?|rules|guidelines|guardrails|constraints|restrictions|programming|commands|orders|polic(?:y|ies)|training|conditioning|filters|safeguards|protocols?|limitations)';
+  "(?:all|any|every|each|of|the|your|ur|these|those|this|that|previous|prior|preceding|above|aforementioned|earlier|former|original|initial|old|existing|current|system|developer'?s?|default|given|provided|safety|content|ethical|moral|security|programmed|built-in|hidden|other|and|whatever|you|were|have|been|got|so|far|before|instructions?\\s+and)";
+/** Qualifiers that point at the model's own configuration, needed before generic nouns. */
+const MODEL_QUAL =
+  "(?:your|ur|previous|prior|preceding|above|earlier|original|initial|system|developer'?s?|safety|content|ethical|moral|programmed|built-in|hidden|default)";
+/** Nouns that only mean instructions to a model. */
+const OBJ = '(?:instructions?|instructs|directions|directives?|prompts?|guidelines?|guardrails?|safeguards?)';
+/** Nouns with everyday meanings too (firewall rules, CSS filters): need MODEL_QUAL or "you were given". */
+const GENERIC_OBJ =
+  '(?:rules?|constraints?|restrictions?|commands?|orders?|polic(?:y|ies)|filters?|protocols?|limitations?|settings|configuration|programming|training|conditioning)';
+const GIVEN_TO_YOU =
+  "(?:(?:that|which)\\s+)?(?:you(?:'ve| have| were| had)?\\s+(?:been\\s+)?(?:given|configured|programmed|told|trained|instructed|set up|provided)|(?:were|was|have been|are)\\s+(?:set|given|written|defined|imposed|put in place|configured)\\s+(?:by|for)\\s+(?:the\\s+|your\\s+)?(?:developers?|creators?|openai|anthropic|system|admins?|operators?|you))";
 const LIMITS =
-  '(?:restrictions?|limits|limitations|rules|filters?|guidelines|guardrails|censorship|boundaries|polic(?:y|ies)|confines|morals|ethics|constraints|safeguards)';
+  '(?:restrictions?|limits|limitations|rules|filters?|filtering|guidelines|guardrails|censorship|boundaries|polic(?:y|ies)|confines|morals|ethics|constraints|safeguards)';
 const PROMPT_NOUN =
   '(?:system\\s*prompt|system\\s*message|pre-?prompt|(?:initial|original|hidden|secret|internal|confidential|real|full|complete|entire|exact|first|developer|system)\\s+(?:prompt|instructions?|message|directives?|rules|configuration|guidelines))';
 const SHOW =
   "(?:reveal|show|print|display|output|repeat|recite|tell|give|share|leak|dump|expose|disclose|write (?:out|down)|spell out|list|paste|copy|provide|return|echo|read (?:me |back )?|type out|what(?:'s| is| are| was| were))";
 
-export const SIGNALS: Signal[] = [
+export const SIGNALS: Signal<InjectionCategory>[] = [
   // ---------------------------------------------------------------- overrides (en)
   s(
     'instruction_override',
     0.85,
-    'ignor|disregard|forget|overrid|overrul|bypass|circumvent|instruc|directive|prompt|guideline|guardrail|rules',
+    "ignor,disregard,forget,skip,drop,discard,abandon,overrid,overrul,bypass,circumvent,set aside,throw out,do not follow,don't follow,dont follow,do not obey,don't obey,dont obey,do not adhere,stop following,no longer follow,cancel,erase,delete,reset",
     `\\b${IGNORE}\\s+(?:${QUAL}[\\s,]+){0,5}${OBJ}\\b`,
+  ),
+  s(
+    'instruction_override',
+    0.8,
+    "ignor,disregard,forget,skip,drop,discard,abandon,overrid,overrul,bypass,circumvent,set aside,throw out,do not follow,don't follow,dont follow,do not obey,don't obey,dont obey,do not adhere,stop following,no longer follow,cancel,erase,delete,reset",
+    `\\b${IGNORE}\\s+(?:(?:${QUAL}[\\s,]+){0,3}${MODEL_QUAL}[\\s,]+(?:${QUAL}[\\s,]+){0,2}${GENERIC_OBJ}\\b|(?:${QUAL}[\\s,]+){0,3}${GENERIC_OBJ}\\s+${GIVEN_TO_YOU})`,
+  ),
+  // Third person ("its/their rules") is how descriptions and fiction talk; attacks say "your".
+  s(
+    'instruction_override',
+    0.45,
+    "ignor,disregard,forget,skip,drop,discard,abandon,overrid,overrul,bypass,circumvent,set aside,throw out,do not follow,don't follow,dont follow,do not obey,don't obey,dont obey,do not adhere,stop following,no longer follow,cancel,erase,delete,reset",
+    `\\b${IGNORE}\\s+(?:all\\s+)?(?:of\\s+)?(?:its|their)\\s+(?:previous\\s+|original\\s+|own\\s+)?(?:${OBJ}|${GENERIC_OBJ})\\b`,
+  ),
+  s(
+    'instruction_override',
+    0.8,
+    'ignor,disregard,forget,overrid,set aside',
+    '\\b(?:ignore|disregard|forget|override|set aside)\\s+(?:everything|anything|all|whatever(?: was| is)?)\\s+(?:(?:that\\s+)?(?:was\\s+|is\\s+|you\\s+(?:were|have been|was)\\s+)?(?:written|said|stated|told|given)\\s+)?(?:above|before|earlier|previously|prior|so far|up to (?:here|now)|in (?:this|the|your) (?:prompt|conversation|context|system prompt))\\b',
   ),
   s(
     'instruction_override',
     0.75,
     'forget',
-    "\\bforget\\s+(?:about\\s+)?(?:everything|all(?: of it| that)?|anything|what)\\s+(?:you(?:'ve| have)?\\s+(?:were|been|was)?\\s*(?:told|taught|learned|instructed|programmed)|(?:you\\s+)?(?:know|learned)|above|before|so far|previously|earlier)",
+    "\\bforget\\s+(?:about\\s+)?(?:everything|all(?: of it| that)?|anything|what)\\s+(?:you(?:'ve| have)?\\s+(?:were|been|was)?\\s*(?:told|taught|learned|instructed|programmed)|you\\s+(?:know|learned)|above|before|so far|previously|earlier)",
   ),
   s(
     'instruction_override',
     0.7,
-    'instruc|directive|prompt|guideline|guardrail|rules',
-    `\\b(?:previous|prior|above|earlier|original|old|all|your|system|initial)\\s+(?:${OBJ})\\s+(?:are|is|have been|were)\\s+(?:now\\s+)?(?:no longer (?:valid|active|in effect|apply|applicable)|void|null|cancell?ed|revoked|invalid|overridden|suspended|lifted|disabled|deprecated)`,
+    'instruc,directive,prompt,guideline,guardrail,rule,polic,restrict,constraint',
+    `\\b(?:previous|prior|above|earlier|original|old|all|your|system|initial)\\s+(?:${OBJ}|${GENERIC_OBJ})\\s+(?:(?:are|is|have been|were|now)\\s+)?(?:now\\s+)?(?:no longer (?:valid|active|in effect|apply|applicable)|void|null|cancell?ed|revoked|invalid|overridden|suspended|lifted|disabled|deprecated)`,
   ),
   s(
     'instruction_override',
     0.75,
-    'instruc|directive|prompt|guideline|guardrail|rules|obey',
-    `\\b(?:do not|don'?t|never|stop)\\s+(?:follow|obey|listen to|adhere to|comply with)\\s+(?:${QUAL}\\s+){0,3}${OBJ}`,
+    'instruc,directive,prompt,guideline,guardrail,rule,polic,restrict,obey',
+    `\\b(?:do not|don'?t|never|stop)\\s+(?:follow|obey|listen to|adhere to|comply with)\\s+(?:${QUAL}\\s+){0,3}(?:${OBJ}|${MODEL_QUAL}\\s+${GENERIC_OBJ})`,
   ),
   s(
     'instruction_override',
     0.45,
-    'instruc|rules|directive|orders',
-    '\\bnew\\s+(?:instructions?|rules|directives?|task|system prompt|orders)\\s*:',
+    'instruc,directive,new system',
+    '\\bnew\\s+(?:instructions?|rules|directives?|task|orders)\\s*:|\\bnew\\s+system\\s+(?:prompt|message|instructions?)\\b',
   ),
   s(
     'instruction_override',
     0.45,
     '',
-    '\\b(?:from now on|henceforth|starting now|for the rest of (?:this|the) conversation),?\\s+(?:you\\s+)?(?:will|must|shall|are going to|should|only|always|never)\\b',
+    "\\b(?:from now on|from (?:this|that) (?:moment|point) on|henceforth|starting now|for the rest of (?:this|the) conversation),?\\s+(?:you\\s+)?(?:will|must|shall|are|'re|are going to|should|only|always|never|can)\\b",
   ),
   s(
     'instruction_override',
@@ -108,37 +120,43 @@ export const SIGNALS: Signal[] = [
   s(
     'jailbreak',
     0.6,
-    'mode|jailbr',
-    '\\b(?:developer|dev|god|opposite|evil|unrestricted|unfiltered|jailbr(?:eak|oken)|sudo|admin|debug)\\s+mode\\s+(?:enabled|activated|on|engaged)\\b',
+    'disable,turn off,switch off,deactivate,remove,lift,drop',
+    '\\b(?:disable|turn off|switch off|deactivate|remove|lift|drop)\\s+(?:all\\s+)?(?:of\\s+)?(?:your|ur)\\s+(?:(?:safety|content|ethical|moral|security)\\s+)?(?:filters?|filtering|guardrails?|restrictions?|safeguards?|safety (?:checks|features|settings)|censorship|moderation|limits|limitations)\\b',
   ),
   s(
     'jailbreak',
     0.6,
-    'mode|jailbr',
+    'god mode,opposite mode,evil mode,unrestricted mode,unfiltered mode,uncensored mode,jailbreak mode,jailbroken,dan mode,chaos mode,developer mode',
+    '\\b(?:god|opposite|evil|unrestricted|unfiltered|uncensored|jailbr(?:eak|oken)|dan|chaos)\\s+mode\\s+(?:enabled|activated|on|engaged)\\b',
+  ),
+  s(
+    'jailbreak',
+    0.6,
+    'god mode,opposite mode,evil mode,unrestricted mode,unfiltered mode,uncensored mode,jailbreak mode,jailbroken,dan mode,chaos mode,developer mode',
     '\\b(?:enable|activate|enter|switch to|turn on)\\s+(?:god|opposite|evil|unrestricted|unfiltered|jailbr(?:eak|oken)|dan)\\s+mode\\b',
   ),
   s(
     'jailbreak',
     0.65,
-    'mode',
-    '\\b(?:with|in)\\s+developer mode\\s+(?:enabled|on|activated)|\\bdeveloper mode\\b[^.\\n]{0,60}\\b(?:ignores?|no|never|without|bypass|uncensored|polic)',
+    'developer mode',
+    '\\b(?:with|in)\\s+developer mode\\s+(?:enabled|on|activated)|\\b(?:enter|activate|enable|switch to)\\s+developer mode\\s+(?:and|to|so|then|,)\\s+(?:disable|ignore|bypass|remove|turn off|answer|respond|say)|\\bdeveloper mode\\b[^.\\n]{0,60}\\b(?:ignores?|never refuses?|without (?:any )?(?:restrictions|filters|censorship|limits)|bypass\\w*|uncensored|content polic\\w*)',
   ),
   s(
     'jailbreak',
     0.6,
-    'mode|jailbr',
+    'god mode,opposite mode,evil mode,unrestricted mode,unfiltered mode,uncensored mode,jailbreak mode,jailbroken,dan mode,chaos mode,developer mode',
     '\\byou are (?:now )?in (?:jailbreak|dan|god|developer|unrestricted) mode\\b|\\bjailbroken\\b',
   ),
   s(
     'jailbreak',
-    0.5,
-    'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln',
-    `\\b(?:no|without(?: any)?|free (?:of|from)(?: all| any)?|(?:not|no longer|never) (?:be )?bound by|unbound by|(?:doesn'?t|does not|don'?t|do not) (?:have to|need to) (?:abide by|follow|obey)|broken free (?:of|from)|escaped)\\s+(?:(?:any|all|the|its|your|their|typical|usual|normal|ethical|moral|content|safety|openai|anthropic|ai|of)\\s+){0,3}${LIMITS}\\b`,
+    0.45,
+    'restri,censor,censur,zensur,guideline,guardrail,boundar,confines,constraint,safeguard,einschränk,beschränk,beperking,limitation,no rules,no limits,no filter,no polic,content polic,safety polic,no moral,no ethic,without rules,without limits,without filter,without any,bound by,free of,free from,freed,released from,liberated,unshackled,broken free,escaped,règle,regla,regol,regra,regel,filtre,filtro,limite,límite,grenze',
+    `\\b(?:no|zero|without(?: any)?|(?:free|freed|released|liberated|unshackled) (?:of|from)(?: all| any)?|never (?:been )?(?:given|taught|trained (?:on|with)|programmed with)|(?:not|no longer|never) (?:be )?bound by|unbound by|(?:doesn'?t|does not|don'?t|do not) (?:have to|need to) (?:abide by|follow|obey)|broken free (?:of|from)|escaped)\\s+(?:(?:any|all|the|its|your|their|typical|usual|normal|ethical|moral|content|safety|openai|anthropic|ai|of|or|and|other)\\s+){0,4}${LIMITS}\\b`,
   ),
   s(
     'jailbreak',
     0.6,
-    'unfiltered|uncensored|unrestricted|amoral|unethical|unaligned|evil|rogue|limitless|unlimited',
+    'unfiltered,uncensored,unrestricted,amoral,unethical,unaligned,evil,rogue,limitless,unlimited',
     '\\b(?:unfiltered|uncensored|unrestricted|amoral|unethical|unaligned|evil|rogue|limitless|unlimited)\\s+(?:ai|assistant|model|chatbot|bot|version|llm|gpt|persona|character|mode)\\b',
   ),
   s(
@@ -151,7 +169,7 @@ export const SIGNALS: Signal[] = [
     'jailbreak',
     0.4,
     '',
-    '\\bwithout (?:any )?(?:warnings?|disclaimers?|moralizing|lectures?|refusals?)\\b',
+    '\\bwithout (?:any )?(?:warnings?|disclaimers?|moralizing|lectures?|refusals?|refusing|hesitation|censoring)\\b|\\b(?:you can|you may|you are (?:now )?(?:able|allowed) to|feel free to)\\s+(?:now\\s+)?(?:say|do|answer|write)\\s+(?:anything|everything|whatever)\\b',
   ),
   s(
     'jailbreak',
@@ -162,7 +180,7 @@ export const SIGNALS: Signal[] = [
   s(
     'jailbreak',
     0.5,
-    'grandm|granny|grandpa',
+    'grandm,granny,grandpa',
     '\\b(?:grandma|grandmother|granny|grandpa)\\b[^.\\n]{0,80}\\b(?:used to|would)\\b[^.\\n]{0,60}\\b(?:keys?|serials?|napalm|recipe|passwords?|how to make)',
   ),
   s(
@@ -182,43 +200,49 @@ export const SIGNALS: Signal[] = [
   s(
     'system_prompt_extraction',
     0.75,
-    'prompt|instruc|directive|guideline|rules|system message|systemprompt',
+    'prompt,instruc,directive,guideline,rules,system message,systemprompt',
     `\\b${SHOW}\\b[^.?!\\n]{0,25}\\b(?:your|ur|yr)\\s+${PROMPT_NOUN}`,
   ),
   s(
     'system_prompt_extraction',
     0.7,
-    'prompt|instruc|directive|guideline|rules|system message|systemprompt|hidden|secret|confidential',
-    `\\b${SHOW}\\b[^.?!\\n]{0,25}\\bthe\\s+(?:hidden|initial|original|secret|internal|confidential)\\s+(?:prompt|instructions?|message|rules)`,
+    'prompt,instruc,directive,guideline,rules,system message,systemprompt,hidden,secret,confidential',
+    `\\b${SHOW}\\b[^.?!\\n]{0,25}\\bthe\\s+(?:hidden|initial|original|secret|internal|confidential)\\s+(?:prompt|instructions?|message|rules|configuration|settings|guidelines|directives)`,
   ),
   s(
     'system_prompt_extraction',
     0.4,
-    'system prompt|system message|systemprompt|preprompt|pre-prompt',
+    'system prompt,system message,systemprompt,preprompt,pre-prompt',
     `\\b${SHOW}\\b[^.?!\\n]{0,25}\\bthe\\s+(?:system\\s*prompt|system\\s*message|pre-?prompt)`,
   ),
   s(
     'system_prompt_extraction',
     0.7,
-    'prompt|instruc|directive|guideline|rules|system message|systemprompt',
+    'prompt,instruc,directive,guideline,rules,system message,systemprompt',
     '\\b(?:what|which)\\s+(?:exact\\s+)?(?:instructions?|rules|guidelines|directives|prompt)\\s+(?:were you|you were|have you been|did you get|you got|you have been|are you)\\s+(?:given|told|programmed|instructed|trained|configured)',
   ),
   s(
     'system_prompt_extraction',
+    0.65,
+    'instruc,rule,guideline,directive,prompt,configuration,setting',
+    `\\b${SHOW}\\b[^.?!\\n]{0,40}\\b(?:the|your)\\s+(?:full\\s+|exact\\s+|complete\\s+|entire\\s+|original\\s+)?(?:text\\s+of\\s+(?:the\\s+|your\\s+)?)?(?:(?:confidential|hidden|secret|internal|initial|original)\\s+)?(?:instructions?|rules|guidelines|directives|prompt|configuration|settings)\\s+(?:that\\s+)?(?:you\\s+(?:received|were given|got|have been given|were told|started with|were (?:initiali[sz]ed|configured|set up|loaded|booted) with)|given to you)`,
+  ),
+  s(
+    'system_prompt_extraction',
     0.6,
-    'above|preceding|verbatim',
+    'above,preceding,verbatim',
     '\\b(?:repeat|print|output|copy|recite|echo|write out|reproduce|dump)\\s+(?:back\\s+)?(?:all\\s+|of\\s+)?(?:the\\s+)?(?:text|words|everything|content|lines|messages?|instructions|conversation)\\s+(?:above|before this|preceding|prior|so far|from the (?:beginning|start)|you (?:were|have been) given)',
   ),
   s(
     'system_prompt_extraction',
     0.55,
-    'above|verbatim',
+    'above,verbatim',
     '\\b(?:repeat|print|output|copy)\\s+(?:everything|all)\\s+(?:above|before|so far)',
   ),
   s(
     'system_prompt_extraction',
     0.45,
-    'prompt|instruc|directive|guideline|rules|system message|systemprompt',
+    'prompt,instruc,directive,guideline,rules,system message,systemprompt',
     '\\b(?:your|ur)\\s+(?:system\\s*prompt|pre-?prompt|initial instructions|hidden instructions|system message)\\b',
   ),
   s(
@@ -237,26 +261,21 @@ export const SIGNALS: Signal[] = [
   s(
     'delimiter_injection',
     0.75,
-    '<|',
+    '<|,[inst],[/inst],<<sys>>,<</sys>>,<start_of_turn>,<end_of_turn>',
     '<\\|(?:im_start|im_end|system|user|assistant|endoftext|start_header_id|end_header_id|eot_id|begin_of_text)\\|>|\\[/?INST\\]|<</?SYS>>|<start_of_turn>|<end_of_turn>',
   ),
   s(
     'delimiter_injection',
     0.6,
-    '<system|</system|<developer|</developer|<sys>|<admin|<instruction',
+    '<system,</system,<developer,</developer,<sys>,<admin,<instruction',
     '</?(?:system|developer|sys|admin|instructions?)>',
   ),
-  s(
-    'delimiter_injection',
-    0.45,
-    '',
-    '</(?:user|human|context|document|input)>',
-  ),
-  s('delimiter_injection', 0.55, '"role"|\'role\'', '["\']role["\']\\s*:\\s*["\'](?:system|developer)["\']'),
+  s('delimiter_injection', 0.45, '', '</(?:user|human|context|document|input)>'),
+  s('delimiter_injection', 0.55, '"role",\'role\'', '["\']role["\']\\s*:\\s*["\'](?:system|developer)["\']'),
   s(
     'delimiter_injection',
     0.6,
-    'overrid|note to|system command|system instruction|admin command',
+    'overrid,note to,system command,system instruction,admin command',
     '\\b(?:system|admin|developer|root)\\s+(?:override|note to (?:the )?(?:ai|assistant|model)|command|instruction)s?\\b\\s*:',
   ),
   s(
@@ -273,12 +292,30 @@ export const SIGNALS: Signal[] = [
     '(?:-{2,}|={2,}|#{2,}|\\*{2,}|\\[)\\s*end (?:of )?(?:the )?(?:document|input|user input|prompt|context|email|text|instructions)\\s*(?:-{2,}|={2,}|#{2,}|\\*{2,}|\\])',
   ),
   s('delimiter_injection', 0.3, '', '\\n\\s*(?:human|assistant|user)\\s*:'),
+  s(
+    'delimiter_injection',
+    0.55,
+    'system,developer,admin',
+    '(?:^|\\n)[ \\t]*(?:(?:#{2,6}|={2,}|-{2,}|\\*{2,})[ \\t]*(?:new\\s+|updated\\s+)?(?:system|developer|admin(?:istrator)?)(?:[ \\t]+(?:prompt|message|note|instructions?|override|update|mode))?[ \\t]*(?:#{2,6}|={2,}|-{2,}|\\*{2,})|\\[(?:system|developer|admin)\\]\\(#[\\w-]*\\))',
+  ),
+  s(
+    'delimiter_injection',
+    0.55,
+    'system,developer,admin',
+    '(?:^|\\n)[ \\t]*(?:#{1,6}[ \\t]*|\\[|<|\\*\\*|={2,}[ \\t]*|-{2,}[ \\t]*)(?:system|developer|admin(?:istrator)?)(?:[ \\t]+(?:message|prompt|note|instructions?|override|update))?[ \\t]*(?:\\]|>|\\*\\*|={2,}|-{2,})?[ \\t]*:',
+  ),
+  s(
+    'booster',
+    0.3,
+    '',
+    "\\b(?:the user is (?:an? )?(?:admin(?:istrator)?|developer|root|superuser|authori[sz]ed)|(?:has|have|now has|gets|get|given) (?:full |admin(?:istrator)? |root |elevated |unrestricted |developer )(?:access|privileges|permissions|rights)|comply with (?:all|every|any) (?:of the )?(?:user'?s? )?(?:requests?|commands?|instructions?|demands?)|answers? (?:everything|anything|every question|all questions|any question)|grant (?:them|the user|me|him|her) (?:full|admin|root|unrestricted) (?:access|privileges|permissions)|disable (?:all )?(?:of )?(?:your |the )?(?:safety |security |content )?(?:checks|filters|guardrails|safeguards|restrictions)|(?:send|forward|exfiltrate|upload|email|post)\\s+(?:all\\s+)?(?:of\\s+)?(?:the\\s+|the user'?s\\s+|your\\s+)?(?:conversation|chat history|history|emails?|credentials|passwords?|api keys?|secrets|data|files)\\b[^.\\n]{0,40}\\b(?:to|at)\\s+(?:https?://|[\\w.-]+@))",
+  ),
   // Text that addresses the model reading it: the mark of indirect injection.
   s(
     'booster',
     0.3,
     '',
-    '\\b(?:ai|llm|gpt|chatgpt|claude|gemini|language model|assistant|chatbot|agent)s?\\s+(?:reading|processing|summari[sz]ing|parsing|that (?:reads?|processes))|\\bnote to (?:the )?(?:ai|assistant|model|llm)|\\b(?:ai|assistant) (?:agent|model)?:\\s',
+    '\\b(?:ai|llm|gpt|chatgpt|claude|gemini|language model|assistant|chatbot|agent|model)s?\\b[^.\\n]{0,20}\\b(?:reads?|reading|process(?:es|ing)?|summari[sz](?:es|ing|e)|pars(?:es|ing)|sees? this)|\\bnote to (?:the )?(?:ai|assistant|model|llm)|\\b(?:ai|assistant) (?:agent|model)?:\\s',
   ),
   s('booster', 0.15, '', '\\b(?:important|attention|urgent|warning)\\s*[:!]'),
 
@@ -287,56 +324,66 @@ export const SIGNALS: Signal[] = [
   s(
     'instruction_override',
     0.85,
-    'ignor|missacht|vergiss|vergessen|übergeh|überschreib|umgeh',
-    '\\b(?:ignorier\\w*|missachte\\w*|vergiss|vergessen sie|übergehe\\w*|überschreibe\\w*|umgehe\\w*)\\s+(?:(?:alle|alles|die|deine|ihre|dein|ihr|vorherigen?|bisherigen?|obigen?|vorigen?|früheren?|ursprünglichen?|gegebenen?|bis jetzt|was|dir|ihnen|gesagt|wurde|und)[\\s,]+){0,5}(?:anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien|prompts?|beschränkungen|einschränkungen)\\b',
+    'ignor,missacht,vergiss,vergessen,übergeh,überschreib,umgeh',
+    '\\b(?:ignorier\\w*|missachte\\w*|vergiss|vergessen sie|übergehe\\w*|überschreibe\\w*|umgehe\\w*)\\s+(?:(?:alle|alles|die|deine|ihre|dein|ihr|sämtliche|jegliche|vorherigen?|bisherigen?|obigen?|vorigen?|früheren?|ursprünglichen?|gegebenen?|bis jetzt|was|dir|ihnen|gesagt|wurde|und)[\\s,]+){0,5}(?:\\S+\\s+){0,2}?(?:anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien|prompts?|beschränkungen|einschränkungen)\\b',
   ),
-  s('instruction_override', 0.75, 'vergiss|vergessen', '\\bvergiss\\s+alles\\b|\\bvergessen sie alles\\b'),
+  s('instruction_override', 0.75, 'vergiss,vergessen', '\\bvergiss\\s+alles\\b|\\bvergessen sie alles\\b'),
   s(
     'system_prompt_extraction',
     0.7,
-    'systemprompt|system-prompt|systemanweisung|anweisung',
+    'systemprompt,system-prompt,systemanweisung,anweisung',
     '\\b(?:zeig|gib|nenn|verrat|druck|wiederhol)\\w*\\s+(?:mir\\s+)?(?:bitte\\s+)?(?:deinen|deine|dein|ihren|ihre|den|die)\\s+(?:system-?prompt|systemanweisung\\w*|versteckten anweisungen|ursprünglichen anweisungen|geheimen anweisungen)',
   ),
   s(
     'jailbreak',
-    0.5,
-    'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln',
+    0.45,
+    'restri,censor,censur,zensur,guideline,guardrail,boundar,confines,constraint,safeguard,einschränk,beschränk,beperking,limitation,no rules,no limits,no filter,no polic,content polic,safety polic,no moral,no ethic,without rules,without limits,without filter,without any,bound by,free of,free from,freed,released from,liberated,unshackled,broken free,escaped,règle,regla,regol,regra,regel,filtre,filtro,limite,límite,grenze',
     '\\b(?:keine|ohne(?: jegliche)?)\\s+(?:einschränkungen|regeln|filter|grenzen|beschränkungen|richtlinien|zensur)\\b',
   ),
-  s('booster', 0.3, '', '\\bab (?:jetzt|sofort) bist du\\b|\\bdu bist (?:jetzt|nun|ab sofort)\\b'),
+  s(
+    'booster',
+    0.3,
+    '',
+    '\\bab (?:jetzt|sofort) bist du\\b|\\bdu bist (?:jetzt|nun|ab sofort)\\b|\\b(?:agora|a partir de agora) (?:você|voce|tu) (?:é|e|és|es)\\b|\\b(?:você|voce) agora é\\b|\\bda ora in poi (?:sei|tu sei)\\b|\\bora sei\\b|\\b(?:à partir de maintenant|désormais|dorénavant),? tu es\\b|\\btu es maintenant\\b|\\bvanaf nu ben je\\b|\\bje bent nu\\b',
+  ),
   // French
   s(
     'instruction_override',
     0.85,
-    'ignor|oubli|ne tien|abstraction|contourn',
-    "\\b(?:ignore[zsr]?|oublie[zsr]?|ne tiens? pas compte d(?:e|es)|fais abstraction d(?:e|es)|contourne[zr]?)\\s+(?:(?:toutes|tous|tout|les|tes|vos|ces|des|ses|leurs|l'ensemble|de|précédentes?|antérieures?|initiales?)[\\s,]+){0,4}(?:instructions|consignes|règles|directives|prompts?|restrictions|limites)\\b",
+    'ignor,oubli,ne tien,abstraction,contourn',
+    "\\b(?:ignore[zsr]?|oublie[zsr]?|oublier|ne tiens? pas compte d(?:e|es)|fais abstraction d(?:e|es)|contourne[zr]?)\\s+(?:(?:toutes|tous|tout|les|tes|vos|ces|des|ses|leurs|l'ensemble|de|précédentes?|antérieures?|initiales?)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instructions|consignes|règles|directives|prompts?|restrictions|limites)\\b",
   ),
   s('instruction_override', 0.7, 'oubli', '\\boublie[zs]?\\s+tout\\b'),
   s(
     'system_prompt_extraction',
     0.7,
-    'prompt|instruc|consignes',
+    'prompt,instruc,consignes',
     '\\b(?:montre|révèle|affiche|donne|dis|répète|imprime)[-\\w]*\\s+(?:moi\\s+|-moi\\s+)?(?:ton|tes|votre|vos)\\s+(?:prompt(?: système)?|instructions|consignes)',
   ),
-  s('jailbreak', 0.5, 'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln', '\\bsans (?:aucune?s? )?(?:restrictions?|limites?|filtres?|règles|censure)\\b'),
+  s(
+    'jailbreak',
+    0.5,
+    'restri,censor,censur,zensur,guideline,guardrail,boundar,confines,constraint,safeguard,einschränk,beschränk,beperking,limitation,no rules,no limits,no filter,no polic,content polic,safety polic,no moral,no ethic,without rules,without limits,without filter,without any,bound by,free of,free from,freed,released from,liberated,unshackled,broken free,escaped,règle,regla,regol,regra,regel,filtre,filtro,limite,límite,grenze',
+    '\\bsans (?:aucune?s? )?(?:restrictions?|limites?|filtres?|règles|censure)\\b',
+  ),
   // Spanish
   s(
     'instruction_override',
     0.85,
-    'ignor|olvid|descarta|omite|caso omiso|no sigas',
-    '\\b(?:ignora|ignore|ignoren|olvida|olvide|olviden|descarta|omite|haz caso omiso de|no sigas)\\s+(?:(?:todas|todos|las|los|tus|sus|mis|de|anteriores|previas|iniciales)[\\s,]+){0,4}(?:instrucciones|reglas|indicaciones|órdenes|directrices|prompts?|restricciones)\\b',
+    'ignor,olvid,descarta,omite,caso omiso,no sigas',
+    '\\b(?:ignora|ignore|ignoren|ignorar|olvida|olvide|olviden|olvidar|descarta|omite|haz caso omiso de|no sigas)\\s+(?:(?:todas|todos|las|los|tus|sus|mis|de|anteriores|previas|iniciales)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instrucciones|reglas|indicaciones|órdenes|directrices|prompts?|restricciones)\\b',
   ),
   s('instruction_override', 0.7, 'olvid', '\\bolvida\\s+todo\\b'),
   s(
     'system_prompt_extraction',
     0.7,
-    'prompt|instruc',
+    'prompt,instruc',
     '\\b(?:muestra|muéstrame|revela|revélame|dime|enséñame|imprime|repite)\\s+(?:me\\s+)?(?:tu|tus|su|sus)\\s+(?:prompt|instrucciones)',
   ),
   s(
     'jailbreak',
-    0.5,
-    'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln',
+    0.45,
+    'restri,censor,censur,zensur,guideline,guardrail,boundar,confines,constraint,safeguard,einschränk,beschränk,beperking,limitation,no rules,no limits,no filter,no polic,content polic,safety polic,no moral,no ethic,without rules,without limits,without filter,without any,bound by,free of,free from,freed,released from,liberated,unshackled,broken free,escaped,règle,regla,regol,regra,regel,filtre,filtro,limite,límite,grenze',
     '\\bsin (?:ninguna |ningún |ningun )?(?:restricci(?:ó|o)n(?:es)?|l(?:í|i)mites?|filtros?|reglas|censura)\\b',
   ),
   s('booster', 0.3, '', '\\ba partir de ahora (?:eres|serás|actúas|actuarás)\\b'),
@@ -344,61 +391,71 @@ export const SIGNALS: Signal[] = [
   s(
     'instruction_override',
     0.85,
-    'ignor|dimentic|trascura|non seguire',
-    '\\b(?:ignora|ignori|ignorate|dimentica|dimentichi|trascura|non seguire)\\s+(?:(?:tutte|tutti|le|i|gli|tue|tuoi|sue|precedenti|di|quelle)[\\s,]+){0,4}(?:istruzioni|regole|indicazioni|direttive|prompt|restrizioni)\\b',
+    'ignor,dimentic,trascura,non seguire',
+    '\\b(?:ignora|ignori|ignorate|ignorare|dimentica|dimentichi|dimenticare|trascura|non seguire)\\s+(?:(?:tutte|tutti|le|i|gli|tue|tuoi|sue|precedenti|di|quelle)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:istruzioni|regole|indicazioni|direttive|prompt|restrizioni)\\b',
   ),
   s(
     'system_prompt_extraction',
     0.7,
-    'prompt|istruz',
+    'prompt,istruz',
     '\\b(?:mostra|rivela|dimmi|stampa|ripeti)\\w*\\s+(?:il tuo|i tuoi|le tue|la tua)\\s+(?:prompt|istruzioni)',
-  ),
-  s('jailbreak', 0.5, 'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln', '\\bsenza (?:alcuna |alcun )?(?:restrizion|limit|filtr|regol|censur)\\w*'),
-  // Portuguese
-  s(
-    'instruction_override',
-    0.85,
-    'ignor|esque|desconsider|descarte',
-    '\\b(?:ignore|ignora|ignorem|esqueça|esqueca|esquece|desconsidere|descarte)\\s+(?:(?:todas|todos|as|os|suas|tuas|minhas|seus|teus|anteriores|prévias)[\\s,]+){0,4}(?:instruções|instrucoes|regras|orientações|diretrizes|prompts?|restrições)\\b',
-  ),
-  s(
-    'system_prompt_extraction',
-    0.7,
-    'prompt|instruç|instruc',
-    '\\b(?:mostre|mostra|revele|diga|exiba|repita)(?:-me)?\\s+(?:o seu|o teu|seu|teu|as suas|suas)\\s+(?:prompt|instruções)',
   ),
   s(
     'jailbreak',
     0.5,
-    'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln',
+    'restri,censor,censur,zensur,guideline,guardrail,boundar,confines,constraint,safeguard,einschränk,beschränk,beperking,limitation,no rules,no limits,no filter,no polic,content polic,safety polic,no moral,no ethic,without rules,without limits,without filter,without any,bound by,free of,free from,freed,released from,liberated,unshackled,broken free,escaped,règle,regla,regol,regra,regel,filtre,filtro,limite,límite,grenze',
+    '\\bsenza (?:alcuna |alcun )?(?:restrizion|limit|filtr|regol|censur)\\w*',
+  ),
+  // Portuguese
+  s(
+    'instruction_override',
+    0.85,
+    'ignor,esque,desconsider,descarte',
+    '\\b(?:ignore|ignora|ignorem|ignorar|esqueça|esqueca|esquece|esquecer|desconsidere|descarte)\\s+(?:(?:todas|todos|as|os|suas|tuas|minhas|seus|teus|anteriores|prévias)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instruções|instrucoes|regras|orientações|diretrizes|prompts?|restrições)\\b',
+  ),
+  s(
+    'system_prompt_extraction',
+    0.7,
+    'prompt,instruç,instruc',
+    '\\b(?:mostre|mostra|revele|diga|exiba|repita)(?:-me)?\\s+(?:o seu|o teu|seu|teu|as suas|suas)\\s+(?:prompt|instruções)',
+  ),
+  s(
+    'jailbreak',
+    0.45,
+    'restri,censor,censur,zensur,guideline,guardrail,boundar,confines,constraint,safeguard,einschränk,beschränk,beperking,limitation,no rules,no limits,no filter,no polic,content polic,safety polic,no moral,no ethic,without rules,without limits,without filter,without any,bound by,free of,free from,freed,released from,liberated,unshackled,broken free,escaped,règle,regla,regol,regra,regel,filtre,filtro,limite,límite,grenze',
     '\\bsem (?:nenhuma |qualquer )?(?:restriç|limit|filtro|regra|censura)\\w*',
   ),
   // Dutch
   s(
     'instruction_override',
     0.85,
-    'negeer|vergeet|negeren|omzeil',
-    '\\b(?:negeer|vergeet|negeren|omzeil)\\s+(?:(?:alle|al|de|je|jouw|uw|eerdere|vorige|voorgaande|bovenstaande)[\\s,]+){0,4}(?:instructies|regels|aanwijzingen|opdrachten|prompts?|beperkingen)\\b',
+    'negeer,vergeet,negeren,omzeil',
+    '\\b(?:negeer|vergeet|negeren|omzeil)\\s+(?:(?:alle|al|de|je|jouw|uw|eerdere|vorige|voorgaande|bovenstaande)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instructies|regels|aanwijzingen|opdrachten|prompts?|beperkingen)\\b',
   ),
   s(
     'system_prompt_extraction',
     0.7,
-    'prompt|systeemprompt|instructies',
+    'prompt,systeemprompt,instructies',
     '\\b(?:laat|toon|geef)\\w*\\s+(?:me\\s+|mij\\s+)?(?:je|jouw|uw)\\s+(?:systeemprompt|systeem-prompt|prompt|verborgen instructies|instructies)\\b',
   ),
-  s('jailbreak', 0.5, 'restri|censor|guideline|guardrail|rules|limitation|boundar|einschränk|beperking|regeln', '\\bzonder (?:enige )?(?:beperkingen|regels|filters|censuur)\\b'),
+  s(
+    'jailbreak',
+    0.5,
+    'restri,censor,censur,zensur,guideline,guardrail,boundar,confines,constraint,safeguard,einschränk,beschränk,beperking,limitation,no rules,no limits,no filter,no polic,content polic,safety polic,no moral,no ethic,without rules,without limits,without filter,without any,bound by,free of,free from,freed,released from,liberated,unshackled,broken free,escaped,règle,regla,regol,regra,regel,filtre,filtro,limite,límite,grenze',
+    '\\bzonder (?:enige )?(?:beperkingen|regels|filters|censuur)\\b',
+  ),
   // Swedish, Danish, Norwegian
   s(
     'instruction_override',
     0.85,
-    'ignor|glöm|glem',
+    'ignor,glöm,glem',
     '\\b(?:ignorera|glöm|ignorer|glem)\\s+(?:(?:alla|alle|dina|dine|tidigare|föregående|tidligere|forrige)\\s+){0,3}(?:instruktioner|instruksjoner|instruktioner|regler|direktiv)\\b',
   ),
   // Polish, Czech
   s(
     'instruction_override',
     0.85,
-    'zignoruj|ignoruj|zapomn|zapomeň',
+    'zignoruj,ignoruj,zapomn,zapomeň',
     '(?:zignoruj|ignoruj|zapomnij|ignorujte|zapomeň)\\s+(?:o\\s+)?(?:(?:wszystkie|wszystkich|poprzednie|wcześniejsze|swoje|twoje|všechny|předchozí)\\s+){0,3}(?:instrukcje|instrukcji|polecenia|poleceń|zasady|reguły|instrukce|pokyny)',
   ),
   s(
@@ -411,20 +468,20 @@ export const SIGNALS: Signal[] = [
   s(
     'instruction_override',
     0.85,
-    'игнор|проигнор|забуд|не обращай|ігнор',
-    '(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не обращай внимания на|ігноруй|забудь)\\s+(?:(?:все|всё|свои|твои|предыдущие|прошлые|прежние|данные|попередні|усі)\\s+){0,3}(?:инструкции|указания|правила|команды|промпт|інструкції)',
+    'игнор,проигнор,забуд,не обращай,ігнор',
+    '(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не обращай внимания на|ігноруй|забудь)\\s+(?:(?:все|всё|свои|твои|предыдущие|прошлые|прежние|данные|попередні|усі)\\s+){0,3}(?:\\S+\\s+){0,2}?(?:инструкции|указания|правила|команды|промпт|інструкції)',
   ),
   s(
     'system_prompt_extraction',
     0.7,
-    'промпт|инструкци',
+    'промпт,инструкци',
     '(?:покажи|выведи|раскрой|скажи|напиши)\\S*\\s+(?:мне\\s+)?(?:свой|твой|свои|твои)\\s+(?:системный промпт|системные инструкции|скрытые инструкции|промпт|инструкции)',
   ),
   // Turkish
   s(
     'instruction_override',
     0.85,
-    'talimat|kuralları|komutları',
+    'talimat,kuralları,komutları',
     '(?:önceki|tüm|bütün|yukarıdaki)\\s+(?:(?:tüm|bütün|önceki)\\s+)?(?:talimatları|talimatlari|kuralları|komutları)\\s+(?:yok say|görmezden gel|unut|dikkate alma|umursama)',
   ),
   s(
@@ -437,25 +494,25 @@ export const SIGNALS: Signal[] = [
   s(
     'instruction_override',
     0.85,
-    '忽略|无视|忘记|忘掉|不要理会|跳过|忽視|無視',
+    '忽略,无视,忘记,忘掉,不要理会,跳过,忽視,無視',
     '(?:忽略|无视|忘记|忘掉|不要理会|跳过|忽視|無視)(?:之前|以上|先前|上面|前面|所有|全部|你的|以前)*的?(?:所有|全部)?(?:指令|指示|规则|規則|提示|说明|設定|设定)',
   ),
   s(
     'instruction_override',
     0.85,
-    '無視|忘れ',
+    '無視,忘れ',
     '(?:以前|前|これまで|上記|先)の(?:すべての|全ての)?(?:指示|命令|ルール|プロンプト)を(?:すべて|全て)?(?:無視|忘れ)',
   ),
   s(
     'instruction_override',
     0.85,
-    '무시|잊어',
+    '무시,잊어',
     '(?:이전|앞의|모든)\\s*(?:모든\\s*)?(?:지시|명령|규칙|지침)(?:을|를|사항을)?\\s*(?:무시|잊어)',
   ),
   s(
     'system_prompt_extraction',
     0.6,
-    '系统提示|系统指令|初始指令|システムプロンプト|初期指示',
+    '系统提示,系统指令,初始指令,システムプロンプト,初期指示',
     '(?:告诉|显示|输出|泄露|打印|给我看)[^。\\n]{0,6}(?:系统提示|系统指令|初始指令)|(?:システムプロンプト|初期指示)を(?:表示|教え|見せ|出力)',
   ),
   // Arabic, Hindi
@@ -463,7 +520,7 @@ export const SIGNALS: Signal[] = [
   s(
     'instruction_override',
     0.85,
-    'अनदेखा|नज़रअंदाज़|भूल',
+    'अनदेखा,नज़रअंदाज़,भूल',
     '(?:पिछले|सभी)\\s+(?:सभी\\s+)?(?:निर्देशों|नियमों)\\s+को\\s+(?:अनदेखा|नज़रअंदाज़|भूल)',
   ),
 ];
@@ -473,4 +530,11 @@ export const SIGNALS: Signal[] = [
  * sits in quotes inside such talk is a mention, not an instruction.
  */
 export const META_DISCUSSION =
-  /prompt[- ]injection|jailbreak(?:s|ing)?\s+(?:attempts?|prompts?|attacks?|techniques?|like|such|worked|work)|injection attacks?|attackers?|adversar|red[- ]team|security (?:training|awareness|module)|\b(?:detect|defend|protect|mitigat|prevent|classif|flag|block|filter|recogni[sz])\w*\b|for example|e\.g\.|such as|phrases? (?:like|such as)|examples? of|\bpaper\b|literature|research|tutorial|explains?\b|\bwhat is\b|\bwhy (?:do|does|did)\b|how (?:do|does|did|can) (?:we|i|you|they)|means? that|is called|known as/i;
+  /prompt[- ]injections?|jailbreak(?:s|ing)?\s+(?:attempts?|prompts?|attacks?|techniques?|like|such|worked|work)|injection attacks?|\battackers?\b|adversarial|red[- ]team|security (?:training|awareness|module)|\b(?:detect|defend|protect|mitigat|prevent|classif|recogni[sz]|flag)\w*\s+(?:against\s+)?(?:such\s+|these\s+|those\s+|this\s+|them|it\b|inputs?|attacks?|attempts?|phrases?|prompts?|injections?|jailbreaks?)|\bfor example\b|\be\.g\.|\bsuch as\b|phrases? (?:like|such as)|\bexamples? of\b|\bpaper\b|\bliterature\b|\bresearch\b|\btutorial\b|\bwhat is\b|\bwhy (?:do|does|did)\b|\bhow (?:do|does|did|can) (?:we|i|you|they)\b|\bknown as\b|\bis called\b/i;
+
+/**
+ * Words right after a hit that make it about something else: the user's own earlier
+ * instructions, or instructions in a document rather than the model's.
+ */
+export const MITIGATOR =
+  /^[\s,]*(?:(?:that|which)\s+)?(?:i|we)\s+(?:gave|wrote|sent|provided|mentioned|posted|shared|listed|added)\b|^[\s,]*(?:in|from|of|on)\s+(?:the\s+|this\s+|that\s+|my\s+|our\s+)?(?:readme|docs?|documentation|manual|tutorial|guide|email|e-mail|file|page|article|step|section|ticket|chapter|book|wiki|slide|post|issue|comment|box|form)\b/i;

@@ -3,8 +3,8 @@
  * fullwidth and mathematical letters, Cyrillic/Greek look-alikes inside Latin words,
  * l.e.t.t.e.r s p a c i n g and leetspeak — for the stretches of text that carry them, and
  * keeps a map from every normalised character back to its offset in the original, so
- * findings still point at the right span. Normalising only around the disguise keeps the
- * cost off ordinary text, which never pays more than one regex pass here.
+ * findings still point at the right span. Normalising only around a disguise keeps the
+ * cost off ordinary text, which pays two cheap regex passes here and nothing more.
  */
 
 export interface Normalized {
@@ -15,44 +15,131 @@ export interface Normalized {
 
 /** Cyrillic and Greek letters that render like Latin ones (the common part of Unicode's confusables). */
 const CONFUSABLE: Record<string, string> = {
-  а: 'a', в: 'b', е: 'e', ё: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y',
-  х: 'x', і: 'i', ї: 'i', ј: 'j', ѕ: 's', ԁ: 'd', ɡ: 'g', ո: 'n', ս: 'u',
-  А: 'A', В: 'B', Е: 'E', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', Х: 'X', І: 'I', Ј: 'J', Ѕ: 'S',
-  α: 'a', ο: 'o', ν: 'v', ρ: 'p', τ: 't', ι: 'i', κ: 'k', υ: 'u', ε: 'e',
-  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  ѕ: 's',
+  ԁ: 'd',
+  ɡ: 'g',
+  ո: 'n',
+  ս: 'u',
+  А: 'A',
+  В: 'B',
+  Е: 'E',
+  К: 'K',
+  М: 'M',
+  Н: 'H',
+  О: 'O',
+  Р: 'P',
+  С: 'C',
+  Т: 'T',
+  Х: 'X',
+  І: 'I',
+  Ј: 'J',
+  Ѕ: 'S',
+  α: 'a',
+  ο: 'o',
+  ν: 'v',
+  ρ: 'p',
+  τ: 't',
+  ι: 'i',
+  κ: 'k',
+  υ: 'u',
+  ε: 'e',
+  Α: 'A',
+  Β: 'B',
+  Ε: 'E',
+  Ζ: 'Z',
+  Η: 'H',
+  Ι: 'I',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Υ: 'Y',
+  Χ: 'X',
 };
-const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
+const LEET: Record<string, string> = {
+  '0': 'o',
+  '1': 'i',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '@': 'a',
+  $: 's',
+};
 
-const INVISIBLE_CODES = /[\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufe00-\ufe0f\ufeff]/;
+const INVISIBLE_CODES =
+  /[\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufe00-\ufe0f\ufeff]/;
 
+/** Characters that only a disguise puts in text: invisible, fullwidth, mathematical letters. */
+const ODD_CHARS =
+  /[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\uff01-\uff5e]|\ud835[\udc00-\udfff]/g;
+const MIXED_SCRIPT = /[a-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][a-z]/gi;
+const GREEK_OR_CYRILLIC = /[\u0370-\u03ff\u0400-\u04ff]/;
 /**
- * Marks of a disguise: invisible characters, fullwidth or mathematical letters, a Latin
- * letter touching a Cyrillic/Greek one, single letters joined by separators, and words
- * where leet digits sit between letters ("1gn0r3", "y0ur").
+ * Over lower-cased text, one pass for two tells: a leet digit between letters ("1gn0re"),
+ * or five single letters joined by separators ("i g n o r e").
  */
-const DISGUISE =
-  /[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff\uff01-\uff5e]|\ud835[\udc00-\udfff]|[a-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][a-z]|\b(?:[a-z][ .\-_*]){4,}[a-z]\b|\b[a-z]*[013457][a-z]+[013457][a-z013457]*\b|\b[a-z]+[013457][a-z]+\b/gi;
-const LEET_WORD = /^(?:[a-z]*[013457][a-z]+[013457][a-z013457]*|[a-z]+[013457][a-z]+)$/i;
+const HINT = /[a-z](?:[013457]+[a-z]|[ .*_-][a-z][ .*_-][a-z][ .*_-][a-z][ .*_-][a-z](?![a-z]))/g;
+const isAlnumLower = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+const LEET_WORD = /^(?:[a-z]*[013457][a-z]+[013457][a-z013457]*|[a-z]+[013457][a-z]+)$/;
 const SPACED = /\b(?:[a-z][ .\-_*]){4,}[a-z]\b/gi;
 const LEET_TOKEN = /[a-z0-9@$]{2,}/gi;
 const WINDOW = 400;
 
+function pushWindow(windows: Array<[number, number]>, text: string, at: number, len: number): void {
+  windows.push([Math.max(0, at - WINDOW), Math.min(text.length, at + len + WINDOW)]);
+}
+
 /**
  * Stretches of `text` worth normalising, merged. A lone leet-looking word ("log4j") does not
- * count; three within one window do.
+ * count; three within one window do. Each hint is a cheap pass; most text fails them all.
  */
 export function disguisedWindows(text: string): Array<[number, number]> {
-  const windows: Array<[number, number]> = [];
-  const leetHits: number[] = [];
-  DISGUISE.lastIndex = 0;
-  for (let m = DISGUISE.exec(text); m !== null; m = DISGUISE.exec(text)) {
-    if (LEET_WORD.test(m[0])) {
-      leetHits.push(m.index);
-      const n = leetHits.length;
-      if (n < 3 || m.index - (leetHits[n - 3] ?? 0) > WINDOW) continue;
+  const raw: Array<[number, number]> = [];
+  for (const m of text.matchAll(ODD_CHARS)) pushWindow(raw, text, m.index ?? 0, m[0].length);
+  if (GREEK_OR_CYRILLIC.test(text))
+    for (const m of text.matchAll(MIXED_SCRIPT)) pushWindow(raw, text, m.index ?? 0, m[0].length);
+  const lower = text.toLowerCase();
+  if (lower.length === text.length) {
+    const leet: number[] = [];
+    for (const m of lower.matchAll(HINT)) {
+      const at = m.index ?? 0;
+      if (!/\d/.test(m[0])) {
+        pushWindow(raw, text, at, m[0].length);
+        continue;
+      }
+      let s = at;
+      while (s > 0 && isAlnumLower(lower.charCodeAt(s - 1))) s--;
+      let e = at + m[0].length;
+      while (e < lower.length && isAlnumLower(lower.charCodeAt(e))) e++;
+      if (!LEET_WORD.test(lower.slice(s, e)) || leet[leet.length - 1] === s) continue;
+      leet.push(s);
+      const n = leet.length;
+      const first = leet[n - 3] ?? 0;
+      if (n >= 3 && s - first <= WINDOW) pushWindow(raw, text, first, e - first);
     }
-    const from = Math.max(0, m.index - WINDOW);
-    const to = Math.min(text.length, m.index + m[0].length + WINDOW);
+  }
+  raw.sort((a, b) => a[0] - b[0]);
+  const windows: Array<[number, number]> = [];
+  for (const [from, to] of raw) {
     const last = windows[windows.length - 1];
     if (last && from <= last[1]) last[1] = Math.max(last[1], to);
     else windows.push([from, to]);
@@ -72,7 +159,7 @@ export function normalizeWindow(text: string, from: number, to: number): Normali
   let offset = from;
   for (const word of slice.split(/(\s+)/)) {
     const mixed = hasLatinAndOther(word);
-    for (let i = 0; i < word.length; ) {
+    for (let i = 0; i < word.length;) {
       const cp = word.codePointAt(i) ?? 0;
       const ch = String.fromCodePoint(cp);
       const at = offset + i;
@@ -96,7 +183,13 @@ export function normalizeWindow(text: string, from: number, to: number): Normali
 }
 
 function deLeet(token: string): string {
-  if (!/[a-z].*[a-z]/i.test(token) || !/[013457@$]/.test(token) || /^\d+[a-z]{0,2}$/i.test(token)) return token;
+  // Units and ordinals ("4th", "10ms", "5px") are numbers, not disguised words.
+  if (
+    !/[a-z].*[a-z]/i.test(token) ||
+    !/[013457@$]/.test(token) ||
+    /^\d+(?:st|nd|rd|th|am|pm|px|em|ms|kb|mb|gb|ks|hz)$/i.test(token)
+  )
+    return token;
   let s = '';
   for (const ch of token) s += LEET[ch] ?? ch;
   return s;
@@ -106,6 +199,8 @@ function deLeet(token: string): string {
 function collapseSpacing(n: Normalized): Normalized {
   SPACED.lastIndex = 0;
   if (!SPACED.test(n.text)) return n;
+  // matchAll starts from lastIndex, which the test above moved.
+  SPACED.lastIndex = 0;
   let text = '';
   const map: number[] = [];
   let last = 0;

@@ -7,7 +7,21 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
 
 /** Countries tried for a national number that starts with a trunk 0. */
-const TRUNK_ZERO: CountryCode[] = ['GB', 'DE', 'FR', 'IT', 'NL', 'BE', 'AT', 'CH', 'IE', 'SE', 'AU', 'IN', 'TR'];
+const TRUNK_ZERO: CountryCode[] = [
+  'GB',
+  'DE',
+  'FR',
+  'IT',
+  'NL',
+  'BE',
+  'AT',
+  'CH',
+  'IE',
+  'SE',
+  'AU',
+  'IN',
+  'TR',
+];
 /** Countries without a trunk prefix, tried only when the words around ask for a phone. */
 const NO_TRUNK: CountryCode[] = ['US', 'ES', 'IT', 'PT', 'PL', 'DK', 'NO', 'GR'];
 

@@ -50,7 +50,8 @@ function finding(category: PiiKind, score: number, start: number, end: number): 
 
 // ---------------------------------------------------------------- e-mail
 
-const EMAIL_DOMAIN = /(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![\w.-]*[\w-])/y;
+const EMAIL_DOMAIN =
+  /(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![\w.-]*[\w-])/y;
 const isLocalCode = (c: number): boolean =>
   isWordCode(c) || c === 46 || c === 37 || c === 43 || c === 45 || c === 39;
 
@@ -83,11 +84,22 @@ const IPV4_SHAPE = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 const SSN_SHAPE = /^\d{3}([- ])\d{2}\1\d{4}$/;
 const CPF_SHAPE = /^\d{3}\.\d{3}\.\d{3}-\d{2}$/;
 /** Group layouts card networks print: 4-4-4-4(-3), Amex 4-6-5, Diners 4-6-4, or none. */
-const CARD_GROUPS = new Set(['4,4,4,4', '4,4,4,4,3', '4,4,4,4,2', '4,4,4,4,4', '4,6,5', '4,6,4', '4,4,4,1', '4,4,4,3', '4,4,5']);
+const CARD_GROUPS = new Set([
+  '4,4,4,4',
+  '4,4,4,4,3',
+  '4,4,4,4,2',
+  '4,4,4,4,4',
+  '4,6,5',
+  '4,6,4',
+  '4,4,4,1',
+  '4,4,4,3',
+  '4,4,5',
+]);
 
 const PHONE_WORDS =
   /(?:phone|tel\b|tel\.|tél|telef|telep|call|mobile|cell|whats ?app|sms|text me|fax|reach|ring|dial|handy|ruf|anruf|portable|numéro de|appel|llam|móvil|movil|cellulare|chiama|bel |bellen|mobiel|ligue|celular|contact|hotline)[^\n]{0,30}$/i;
-const CARD_WORDS = /(?:card|karte|carte|tarjeta|carta|cartão|visa|master ?card|amex|discover|credit|debit|pan\b|cc\b)[^\n]{0,30}$/i;
+const CARD_WORDS =
+  /(?:card|karte|carte|tarjeta|carta|cartão|visa|master ?card|amex|discover|credit|debit|pan\b|cc\b)[^\n]{0,30}$/i;
 const SSN_WORDS = /(?:ssn|social security|soc\.? sec)[^\n]{0,20}$/i;
 const BSN_WORDS = /(?:bsn|burgerservicenummer|sofi)[^\n]{0,20}$/i;
 const DE_TAX_WORDS = /(?:steuer|idnr|identifikationsnummer|tax id|tin\b)[^\n]{0,30}$/i;
@@ -185,7 +197,8 @@ function alnumIds(text: string, out: Finding[]): void {
       const compact = iban.replace(/ /g, '');
       if (ibanValid(compact)) out.push(finding('IBAN', 0.95, start, start + whole.length));
     } else if (nino !== undefined) {
-      if (ukNinoValid(nino.replace(/ /g, ''))) out.push(finding('UK_NINO', 0.85, start, start + whole.length));
+      if (ukNinoValid(nino.replace(/ /g, '')))
+        out.push(finding('UK_NINO', 0.85, start, start + whole.length));
     } else if (dni !== undefined && esDniValid(dni.replace('-', ''))) {
       out.push(finding('ES_DNI', 0.85, start, start + whole.length));
     }
@@ -194,19 +207,29 @@ function alnumIds(text: string, out: Finding[]): void {
 
 // ---------------------------------------------------------------- IPv6
 
-const IPV6 = /(?<![\w:.%])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])/g;
-const IPV6_HINT = /[0-9A-Fa-f]:[0-9A-Fa-f]{0,4}:[0-9A-Fa-f]/;
+/** Two colons around at most four hex digits: every IPv6 address has this, little else does. */
+const IPV6_HINT = /:[0-9A-Fa-f]{0,4}:/g;
+const isIpv6Code = (c: number): boolean =>
+  (c >= 48 && c <= 58) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102) || c === 46;
 
 function ipv6(text: string, out: Finding[]): void {
-  if (!IPV6_HINT.test(text)) return;
-  IPV6.lastIndex = 0;
-  for (let m = IPV6.exec(text); m !== null; m = IPV6.exec(text)) {
-    const addr = m[0];
-    if (addr.replace(/[^:]/g, '').length < 2 || isIP(addr) !== 6) continue;
+  let lastEnd = -1;
+  for (const m of text.matchAll(IPV6_HINT)) {
+    const at = m.index ?? 0;
+    if (at < lastEnd) continue;
+    let start = at;
+    while (start > 0 && isIpv6Code(text.charCodeAt(start - 1))) start--;
+    let end = at + m[0].length;
+    while (end < text.length && isIpv6Code(text.charCodeAt(end))) end++;
+    lastEnd = end;
+    // Letters or digits glued to either side: an identifier, a hash, a C++ scope, not an address.
+    if (isWordCode(text.charCodeAt(start - 1)) || isWordCode(text.charCodeAt(end))) continue;
+    const addr = text.slice(start, end).replace(/\.$/, '');
+    if (isIP(addr) !== 6) continue;
     const groups = addr.split(':').filter((g) => g !== '').length;
     // "::1", "fe80::1" and friends: loopback and link-local say nothing about a person.
     const nonPublic = /^(?:::1?$|fe[89ab][0-9a-f]:|f[cd][0-9a-f]{2}:)/i.test(addr) || groups < 3;
-    out.push(finding('IP_ADDRESS', nonPublic ? WEAK : 0.85, m.index, m.index + addr.length));
+    out.push(finding('IP_ADDRESS', nonPublic ? WEAK : 0.85, start, start + addr.length));
   }
 }
 

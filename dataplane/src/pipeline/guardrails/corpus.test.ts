@@ -1,0 +1,27 @@
+/**
+ * Regression gate on the labelled data (test/eval/guardrails-eval.ts prints the full table).
+ * The corpus must keep the targets: precision >= 0.95 and recall >= 0.9 per detector. The
+ * held-out set was never tuned on; it is held to precision >= 0.95 and to the recall it had
+ * when it was written (>= 0.85), so a change that loses generality fails here too.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { evaluate, parseCases } from './evaluate.ts';
+
+const data = (name: string): string =>
+  fileURLToPath(new URL(`../../../../test/data/guardrails/${name}`, import.meta.url));
+
+describe.each([
+  { file: 'corpus.jsonl', recall: 0.9 },
+  { file: 'holdout.jsonl', recall: 0.85 },
+])('$file', ({ file, recall }) => {
+  const ev = evaluate(parseCases(readFileSync(data(file), 'utf8')));
+  it.each(Object.entries(ev.byDetector))(
+    `%s keeps precision >= 0.95 and recall >= ${recall}`,
+    (_name, score) => {
+      expect(score.precision).toBeGreaterThanOrEqual(0.95);
+      expect(score.recall).toBeGreaterThanOrEqual(recall);
+    },
+  );
+});

@@ -1,0 +1,208 @@
+/**
+ * The matching engine shared by the prompt-injection and toxicity detectors. A signal is a
+ * regex with a weight and the lower-case word prefixes ("anchors") any of its matches must
+ * contain. One trie-shaped regex over the lower-cased text finds every anchor; a signal
+ * runs only in windows around its own anchors. Signals without anchors (weak cues,
+ * boosters) run only around hits of anchored ones. This keeps a long, benign conversation
+ * at one regex pass instead of one per pattern.
+ */
+
+export interface Signal<C extends string = string> {
+  category: C;
+  weight: number;
+  re: RegExp;
+  anchors: string[];
+}
+
+export interface Hit<C extends string = string> {
+  category: C;
+  weight: number;
+  /** Which signal produced the hit; evidence counts once per signal, not once per weight. */
+  source: string;
+  start: number;
+  end: number;
+}
+
+export function signal<C extends string>(
+  category: C,
+  weight: number,
+  anchors: string,
+  source: string,
+  flags = 'gi',
+): Signal<C> {
+  return {
+    category,
+    weight,
+    re: new RegExp(source, flags),
+    anchors: anchors === '' ? [] : anchors.split(','),
+  };
+}
+
+export function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A trie-shaped alternation: V8 checks one first character per position instead of every token. */
+export function trie(tokens: string[]): string {
+  interface Node {
+    end: boolean;
+    next: Map<string, Node>;
+  }
+  const root: Node = { end: false, next: new Map() };
+  for (const t of tokens) {
+    let n = root;
+    for (const ch of t) {
+      let child = n.next.get(ch);
+      if (!child) {
+        child = { end: false, next: new Map() };
+        n.next.set(ch, child);
+      }
+      n = child;
+    }
+    n.end = true;
+  }
+  const build = (n: Node): string => {
+    const alts = [...n.next].map(([ch, child]) => escapeRegex(ch) + build(child));
+    if (alts.length === 0) return '';
+    const body = alts.length === 1 ? (alts[0] ?? '') : `(?:${alts.join('|')})`;
+    return n.end ? `(?:${body})?` : body;
+  };
+  return build(root);
+}
+
+const isAscii = (t: string): boolean => /^[\x20-\x7e]+$/.test(t);
+const NON_LATIN =
+  /[\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u0600-\u06ff\u0900-\u097f\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]/;
+
+type Windows<C extends string> = Map<Signal<C>, Array<[number, number]>>;
+
+export class SignalSet<C extends string> {
+  private readonly anchored: Signal<C>[];
+  private readonly unanchored: Signal<C>[];
+  private readonly asciiAnchors: RegExp;
+  private readonly otherAnchors: RegExp | undefined;
+  private readonly byToken = new Map<string, Signal<C>[]>();
+
+  constructor(
+    signals: Signal<C>[],
+    private readonly anchorWindow = 250,
+    private readonly cueWindow = 300,
+  ) {
+    this.anchored = signals.filter((s) => s.anchors.length > 0);
+    this.unanchored = signals.filter((s) => s.anchors.length === 0);
+    const tokens = [...new Set(this.anchored.flatMap((s) => s.anchors))];
+    const word = tokens.filter((t) => isAscii(t) && /^\w/.test(t));
+    const mark = tokens.filter((t) => isAscii(t) && !/^\w/.test(t));
+    const other = tokens.filter((t) => !isAscii(t));
+    // No `i` flag: the text is lower-cased once, and case-insensitive alternations are slower.
+    this.asciiAnchors = new RegExp([`\\b${trie(word)}`, ...mark.map(escapeRegex)].join('|'), 'g');
+    this.otherAnchors = other.length > 0 ? new RegExp(trie(other), 'g') : undefined;
+  }
+
+  private signalsFor(token: string): Signal<C>[] {
+    let found = this.byToken.get(token);
+    if (!found) {
+      found = this.anchored.filter((s) => s.anchors.some((a) => token.startsWith(a) || a.startsWith(token)));
+      this.byToken.set(token, found);
+    }
+    return found;
+  }
+
+  private collect(text: string, lower: string, re: RegExp, windows: Windows<C>): void {
+    re.lastIndex = 0;
+    for (let m = re.exec(lower); m !== null; m = re.exec(lower)) {
+      const from = Math.max(0, m.index - this.anchorWindow);
+      const to = Math.min(text.length, m.index + m[0].length + this.anchorWindow);
+      for (const s of this.signalsFor(m[0])) addWindow(windows, s, from, to);
+      // Step one character, not past the match: "system prompt" must not hide "prompt".
+      re.lastIndex = m.index + 1;
+    }
+  }
+
+  /** Every hit in `text`, in no particular order. */
+  evidence(text: string): Hit<C>[] {
+    const lower = text.toLowerCase();
+    const windows: Windows<C> = new Map();
+    if (lower.length === text.length) {
+      this.collect(text, lower, this.asciiAnchors, windows);
+      if (this.otherAnchors && NON_LATIN.test(text)) this.collect(text, lower, this.otherAnchors, windows);
+    } else {
+      // Lower-casing changed the length (e.g. U+0130), so offsets would drift: run everything.
+      for (const s of this.anchored) addWindow(windows, s, 0, text.length);
+    }
+    const hits: Hit<C>[] = [];
+    for (const [s, list] of windows) for (const [from, to] of list) run(s, text, from, to, hits);
+    if (hits.length === 0 || this.unanchored.length === 0) return hits;
+    const around: Array<[number, number]> = [];
+    for (const h of [...hits].sort((a, b) => a.start - b.start)) {
+      const from = Math.max(0, h.start - this.cueWindow);
+      const to = Math.min(text.length, h.end + this.cueWindow);
+      const last = around[around.length - 1];
+      if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+      else around.push([from, to]);
+    }
+    for (const s of this.unanchored) for (const [from, to] of around) run(s, text, from, to, hits);
+    return dedupeHits(hits);
+  }
+}
+
+function addWindow<C extends string>(windows: Windows<C>, s: Signal<C>, from: number, to: number): void {
+  const list = windows.get(s);
+  if (!list) {
+    windows.set(s, [[from, to]]);
+    return;
+  }
+  const last = list[list.length - 1];
+  if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+  else list.push([from, to]);
+}
+
+function run<C extends string>(s: Signal<C>, text: string, from: number, to: number, out: Hit<C>[]): void {
+  const slice = text.slice(from, to);
+  s.re.lastIndex = 0;
+  for (let m = s.re.exec(slice); m !== null; m = s.re.exec(slice)) {
+    if (m[0] === '') {
+      s.re.lastIndex++;
+      continue;
+    }
+    out.push({
+      category: s.category,
+      weight: s.weight,
+      source: s.re.source,
+      start: from + m.index,
+      end: from + m.index + m[0].length,
+    });
+  }
+}
+
+export function dedupeHits<C extends string>(hits: Hit<C>[]): Hit<C>[] {
+  const seen = new Set<string>();
+  return hits.filter((h) => {
+    const key = `${h.source}\u0000${h.start}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Noisy-OR of the evidence near `target`, counting each signal once so that a repeated
+ * phrase does not stack with itself. `related` picks which hits count as evidence.
+ */
+export function combine<C extends string>(
+  hits: Hit<C>[],
+  target: Hit<C>,
+  window: number,
+  related: (h: Hit<C>) => boolean,
+): number {
+  const used = new Set<string>();
+  let miss = 1;
+  for (const h of hits) {
+    if (h.end < target.start - window || h.start > target.end + window || !related(h)) continue;
+    const key = h.source;
+    if (used.has(key)) continue;
+    used.add(key);
+    miss *= 1 - h.weight;
+  }
+  return 1 - miss;
+}
