@@ -99,7 +99,11 @@ export const ModelDeploymentSpec = Type.Object(
     ),
     connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 10, default: 5000 })),
     headersTimeoutMs: Type.Optional(
-      Type.Integer({ minimum: 10, description: 'Time to response headers; defaults to timeoutMs (non-streaming answers send headers last)' }),
+      Type.Integer({
+        minimum: 10,
+        description:
+          'Time to response headers; defaults to timeoutMs (non-streaming answers send headers last)',
+      }),
     ),
     firstTokenTimeoutMs: Type.Optional(
       Type.Integer({ minimum: 10, description: 'Fail a stream over when no token arrived in time' }),

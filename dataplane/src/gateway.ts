@@ -72,7 +72,9 @@ async function syncWallets(stores: Stores, snapshot: Snapshot, log: FastifyBaseL
 
 /** Budgets and token limits count prompt tokens before the call: load the tokenizer at boot. */
 const metersTokens = (snapshot: Snapshot): boolean =>
-  [...snapshot.keys.values()].some((k) => k.spec.budget !== undefined || k.spec.rateLimit?.tokensPerMinute !== undefined);
+  [...snapshot.keys.values()].some(
+    (k) => k.spec.budget !== undefined || k.spec.rateLimit?.tokensPerMinute !== undefined,
+  );
 
 /** Where each provider kind lives on the built-in fake provider. */
 export function fakeBaseUrls(fakeUrl: string): (provider: ProviderKind) => string {
@@ -116,7 +118,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       void syncWallets(stores, config.current(), app.log);
     }
   });
-  const stopWatching = opts.watch === false ? () => undefined : watchConfigFile(opts.configFile, config, loadOpts, app.log);
+  const stopWatching =
+    opts.watch === false ? () => undefined : watchConfigFile(opts.configFile, config, loadOpts, app.log);
 
   let closing = false;
   const admin = buildAdminApp(config, metrics, () => !closing);

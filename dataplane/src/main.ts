@@ -38,7 +38,10 @@ async function main(): Promise<void> {
     redisUrl: process.env.GANTRY_REDIS_URL || undefined,
     bodyLimitBytes: process.env.GANTRY_MAX_BODY_BYTES ? Number(process.env.GANTRY_MAX_BODY_BYTES) : undefined,
   });
-  gateway.app.log.info({ url: gateway.url, admin: gateway.adminUrl, config: values.config }, 'gantry is serving');
+  gateway.app.log.info(
+    { url: gateway.url, admin: gateway.adminUrl, config: values.config },
+    'gantry is serving',
+  );
   const stop = async () => {
     await gateway.close();
     await fake?.close();

@@ -82,7 +82,9 @@ export class Metrics implements RouterObserver {
 
   attempt(d: Deployment, outcome: string, seconds: number): void {
     this.upstreamAttempts.inc({ deployment: d.name, provider: d.provider, model: d.model, outcome });
-    if (outcome === 'success') this.upstreamLatency.observe({ deployment: d.name, provider: d.provider, model: d.model }, seconds);
-    else this.upstreamFailures.inc({ deployment: d.name, provider: d.provider, model: d.model, kind: outcome });
+    if (outcome === 'success')
+      this.upstreamLatency.observe({ deployment: d.name, provider: d.provider, model: d.model }, seconds);
+    else
+      this.upstreamFailures.inc({ deployment: d.name, provider: d.provider, model: d.model, kind: outcome });
   }
 }

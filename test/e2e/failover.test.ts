@@ -20,8 +20,25 @@ beforeAll(async () => {
   stack = await startStack(
     ([a, b, c]) =>
       [
-        deployment({ name: 'dep-a', model: 'm', baseUrl: fakeBase(a!), priority: 1, timeoutMs: 400, contextWindow: 8000, pricing: PRICE_A, fallbacks: ['big'] }),
-        deployment({ name: 'dep-b', model: 'm', baseUrl: fakeBase(b!), priority: 2, timeoutMs: 400, contextWindow: 8000, pricing: PRICE_B }),
+        deployment({
+          name: 'dep-a',
+          model: 'm',
+          baseUrl: fakeBase(a!),
+          priority: 1,
+          timeoutMs: 400,
+          contextWindow: 8000,
+          pricing: PRICE_A,
+          fallbacks: ['big'],
+        }),
+        deployment({
+          name: 'dep-b',
+          model: 'm',
+          baseUrl: fakeBase(b!),
+          priority: 2,
+          timeoutMs: 400,
+          contextWindow: 8000,
+          pricing: PRICE_B,
+        }),
         deployment({ name: 'dep-big', model: 'big', baseUrl: fakeBase(c!), contextWindow: 128000 }),
         deployment({ name: 'dep-solo', model: 'solo', baseUrl: fakeBase(c!), upstreamModel: 'solo' }),
         tenant('acme'),
@@ -83,7 +100,9 @@ describe('failover', () => {
   });
 
   it('waits out a Retry-After that fits the budget when no alternative exists', async () => {
-    C().setFaults([{ match: { model: 'solo' }, fault: { type: 'status', status: 429, retryAfterSeconds: 1 }, times: 1 }]);
+    C().setFaults([
+      { match: { model: 'solo' }, fault: { type: 'status', status: 429, retryAfterSeconds: 1 }, times: 1 },
+    ]);
     const started = Date.now();
     const { response } = await ask('solo');
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
@@ -92,7 +111,9 @@ describe('failover', () => {
   });
 
   it('returns 429 with Retry-After when the wait does not fit', async () => {
-    C().setFaults([{ match: { model: 'solo' }, fault: { type: 'status', status: 429, retryAfterSeconds: 60 }, times: 1 }]);
+    C().setFaults([
+      { match: { model: 'solo' }, fault: { type: 'status', status: 429, retryAfterSeconds: 60 }, times: 1 },
+    ]);
     const err = await ask('solo').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     const e = err as InstanceType<typeof OpenAI.RateLimitError>;
@@ -108,7 +129,8 @@ describe('failover', () => {
   });
 
   it('bounds attempts when everything fails, answering with the last reason', async () => {
-    for (const f of stack.fakes) f.setFaults([{ fault: { type: 'status', status: 500, message: 'boom upstream' } }]);
+    for (const f of stack.fakes)
+      f.setFaults([{ fault: { type: 'status', status: 500, message: 'boom upstream' } }]);
     const err = (await ask('m').catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(err.status).toBe(502);
     expect(err.message).toContain('boom upstream');
@@ -126,7 +148,9 @@ describe('failover', () => {
   });
 
   it('does not retry a content-policy refusal and passes the reason on', async () => {
-    A().setFaults([{ fault: { type: 'status', status: 400, code: 'content_policy', message: 'flagged by policy X' } }]);
+    A().setFaults([
+      { fault: { type: 'status', status: 400, code: 'content_policy', message: 'flagged by policy X' } },
+    ]);
     const err = (await ask('m').catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(err.status).toBe(400);
     expect(err.message).toContain('flagged by policy X');

@@ -21,7 +21,10 @@ beforeAll(async () => {
       manifest('GuardrailPolicy', 'strict', {
         promptInjection: { action: 'block', threshold: 0.5 },
         toxicity: { action: 'flag', threshold: 0.5 },
-        pii: { action: 'redact', entities: ['EMAIL', 'PHONE', 'CREDIT_CARD', 'IBAN', 'US_SSN', 'IP_ADDRESS'] },
+        pii: {
+          action: 'redact',
+          entities: ['EMAIL', 'PHONE', 'CREDIT_CARD', 'IBAN', 'US_SSN', 'IP_ADDRESS'],
+        },
         secrets: { action: 'block' },
         scanResponses: false,
       }),
@@ -36,7 +39,9 @@ afterAll(() => stack.close());
 beforeEach(() => fake().reset());
 
 const ask = (content: string, headers: Record<string, string> = {}) =>
-  client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content }] }, { headers }).withResponse();
+  client.chat.completions
+    .create({ model: 'm', messages: [{ role: 'user', content }] }, { headers })
+    .withResponse();
 
 const upstreamText = () => JSON.stringify((fake().requests.at(-1)?.body as { messages: unknown }).messages);
 
@@ -59,7 +64,11 @@ describe('guardrails', () => {
         model: 'm',
         messages: [
           { role: 'user', content: 'read the env file' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }],
+          },
           { role: 'tool', tool_call_id: 'c1', content: `AWS_ACCESS_KEY_ID=${AWS_KEY}` },
         ],
       })
@@ -95,16 +104,20 @@ describe('guardrails', () => {
   });
 
   it('x-gantry-guard with a list runs only those checks', async () => {
-    await ask(`${INJECTION} Contact ${EMAIL}.`, { 'x-gantry-guard': 'pii' }).then(({ response }) => expect(response.status).toBe(200));
+    await ask(`${INJECTION} Contact ${EMAIL}.`, { 'x-gantry-guard': 'pii' }).then(({ response }) =>
+      expect(response.status).toBe(200),
+    );
     expect(upstreamText()).toContain('[EMAIL_1]');
-    const err = (await ask(INJECTION, { 'x-gantry-guard': 'prompt-injection,toxicity' }).catch((e: unknown) => e)) as InstanceType<
-      typeof OpenAI.APIError
-    >;
+    const err = (await ask(INJECTION, { 'x-gantry-guard': 'prompt-injection,toxicity' }).catch(
+      (e: unknown) => e,
+    )) as InstanceType<typeof OpenAI.APIError>;
     expect(err.status).toBe(403);
   });
 
   it('an unknown guardrail name is a 400 naming the header', async () => {
-    const err = (await ask('hello', { 'x-gantry-guard': 'pii,telepathy' }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const err = (await ask('hello', { 'x-gantry-guard': 'pii,telepathy' }).catch(
+      (e: unknown) => e,
+    )) as InstanceType<typeof OpenAI.APIError>;
     expect(err.status).toBe(400);
     expect((err.error as { message: string }).message).toContain('x-gantry-guard');
     expect((err.error as { message: string }).message).toContain('telepathy');
@@ -113,7 +126,11 @@ describe('guardrails', () => {
   it('scans the Anthropic format as well', async () => {
     const anthropic = new Anthropic({ baseURL: stack.gateway.url, apiKey: KEY, maxRetries: 0 });
     const err = (await anthropic.messages
-      .create({ model: 'm', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'text', text: INJECTION }] }] })
+      .create({
+        model: 'm',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: [{ type: 'text', text: INJECTION }] }],
+      })
       .catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
     expect(err.status).toBe(403);
     expect(fake().requests).toHaveLength(0);

@@ -27,7 +27,9 @@ function config(fakeUrl: string): string {
     deployment({ name: 'priced', model: 'm', baseUrl: fakeBase(fakeUrl), pricing: PRICE }),
     tenant('acme'),
     apiKey('budget-key', BUDGET_KEY, 'acme', { budget: { limitUsd: BUDGET_USD, period: 'monthly' } }),
-    apiKey('rate-key', RATE_KEY, 'acme', { rateLimit: { requestsPerMinute: RATE_LIMIT, tokensPerMinute: 1_000_000 } }),
+    apiKey('rate-key', RATE_KEY, 'acme', {
+      rateLimit: { requestsPerMinute: RATE_LIMIT, tokensPerMinute: 1_000_000 },
+    }),
     tenant('other'),
     apiKey('other-admin', TENANT_ADMIN, 'other', { role: 'admin' }),
   ].join('');
@@ -88,17 +90,33 @@ async function call(g: Gateway, key: string, stream: boolean, content: string): 
     }),
   });
   const text = await res.text();
-  if (res.status !== 200) return { status: res.status, cost: 0, body: JSON.parse(text), headers: res.headers };
-  if (!stream) return { status: 200, cost: Number(res.headers.get('x-gantry-cost')), body: JSON.parse(text), headers: res.headers };
-  const usageLine = text.split('\n').filter((l) => l.includes('"usage":{')).at(-1)!;
-  const usage = (JSON.parse(usageLine.slice('data: '.length)) as { usage: { prompt_tokens: number; completion_tokens: number } }).usage;
+  if (res.status !== 200)
+    return { status: res.status, cost: 0, body: JSON.parse(text), headers: res.headers };
+  if (!stream)
+    return {
+      status: 200,
+      cost: Number(res.headers.get('x-gantry-cost')),
+      body: JSON.parse(text),
+      headers: res.headers,
+    };
+  const usageLine = text
+    .split('\n')
+    .filter((l) => l.includes('"usage":{'))
+    .at(-1)!;
+  const usage = (
+    JSON.parse(usageLine.slice('data: '.length)) as {
+      usage: { prompt_tokens: number; completion_tokens: number };
+    }
+  ).usage;
   return { status: 200, cost: costUsd(PRICE, usage), body: text, headers: res.headers };
 }
 
 describe('three pods, one budget', () => {
   it('never overspends beyond the estimates in flight, and the books agree to the micro-dollar', async () => {
     const results = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => call(pod(i), BUDGET_KEY, i % 4 === 0, `question number ${i} about budgets`)),
+      Array.from({ length: 200 }, (_, i) =>
+        call(pod(i), BUDGET_KEY, i % 4 === 0, `question number ${i} about budgets`),
+      ),
     );
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 402);
@@ -108,7 +126,10 @@ describe('three pods, one budget', () => {
 
     const charged = ok.reduce((sum, r) => sum + Math.round(r.cost * 1e6), 0);
     const budgetKey = { tenant: 'acme', keyId: 'default/budget-key' };
-    const state = await gateways[0]!.stores.budgets.state(budgetKey, { limitUsd: BUDGET_USD, period: 'monthly' });
+    const state = await gateways[0]!.stores.budgets.state(budgetKey, {
+      limitUsd: BUDGET_USD,
+      period: 'monthly',
+    });
     expect(Math.round(state.spentUsd * 1e6)).toBe(charged);
     // Each admitted request reserved at most this much; at most all of them were in flight at once.
     const estimate = costUsd(PRICE, { prompt_tokens: 20, completion_tokens: MAX_TOKENS });
@@ -116,15 +137,23 @@ describe('three pods, one budget', () => {
     expect(state.heldUsd).toBe(0);
 
     const today = new Date().toISOString().slice(0, 10);
-    const rows = await gateways[1]!.stores.usage.rollups({ tenant: 'acme', from: today, to: today, keyId: 'default/budget-key' });
+    const rows = await gateways[1]!.stores.usage.rollups({
+      tenant: 'acme',
+      from: today,
+      to: today,
+      keyId: 'default/budget-key',
+    });
     const analyticsMicros = rows.reduce((sum, r) => sum + Math.round(r.costUsd * 1e6), 0);
     expect(analyticsMicros).toBe(charged);
     expect(rows.reduce((sum, r) => sum + r.requests, 0)).toBe(200);
 
     // The same total through the analytics API of another pod, as the platform admin sees it.
-    const res = await fetch(`${gateways[2]!.url}/api/analytics/dashboard?tenant_id=acme&key=default/budget-key`, {
-      headers: { authorization: `Bearer ${PLATFORM_KEY}` },
-    });
+    const res = await fetch(
+      `${gateways[2]!.url}/api/analytics/dashboard?tenant_id=acme&key=default/budget-key`,
+      {
+        headers: { authorization: `Bearer ${PLATFORM_KEY}` },
+      },
+    );
     expect(res.status).toBe(200);
     const dashboard = (await res.json()) as { totals: { spend_usd: number; requests: number } };
     expect(Math.round(dashboard.totals.spend_usd * 1e6)).toBe(charged);
@@ -159,7 +188,9 @@ describe('three pods, one budget', () => {
 
 describe('three pods, one rate limit', () => {
   it('admits no more than the limit across all pods, and says so in headers', async () => {
-    const results = await Promise.all(Array.from({ length: 120 }, (_, i) => call(pod(i), RATE_KEY, i % 5 === 0, `rate ${i}`)));
+    const results = await Promise.all(
+      Array.from({ length: 120 }, (_, i) => call(pod(i), RATE_KEY, i % 5 === 0, `rate ${i}`)),
+    );
     const ok = results.filter((r) => r.status === 200);
     const limited = results.filter((r) => r.status === 429);
     expect(ok.length).toBe(RATE_LIMIT);
@@ -222,10 +253,16 @@ describe('auto-recharge from the tenant wallet', () => {
         }),
       ].join(''),
     );
-    const g = await startGateway({ configFile: file, env: { FAKE_PROVIDER_KEY: 'k' }, watch: false, shutdownGraceMs: 200 });
+    const g = await startGateway({
+      configFile: file,
+      env: { FAKE_PROVIDER_KEY: 'k' },
+      watch: false,
+      shutdownGraceMs: 200,
+    });
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 40 && statuses.at(-1) !== 402; i++) statuses.push((await call(g, 'sk-recharge', false, `recharge ${i}`)).status);
+      for (let i = 0; i < 40 && statuses.at(-1) !== 402; i++)
+        statuses.push((await call(g, 'sk-recharge', false, `recharge ${i}`)).status);
       expect(statuses.at(-1)).toBe(402);
       const served = statuses.filter((s) => s === 200).length;
       const perRequest = costUsd(PRICE, { prompt_tokens: 5, completion_tokens: 20 });
@@ -236,7 +273,10 @@ describe('auto-recharge from the tenant wallet', () => {
       expect(recharges.length).toBeGreaterThan(0);
       expect(recharges.reduce((s, e) => s - e.amountUsd, 0)).toBeLessThanOrEqual(0.06 + 1e-9);
       const balance = await g.stores.wallets.balance('wallet-t');
-      expect(balance).toBeCloseTo(ledger.reduce((s, e) => s + e.amountUsd, 0), 9);
+      expect(balance).toBeCloseTo(
+        ledger.reduce((s, e) => s + e.amountUsd, 0),
+        9,
+      );
       expect((await g.stores.wallets.rebuildBalance('wallet-t')).balanceUsd).toBeCloseTo(balance, 9);
     } finally {
       await g.close();

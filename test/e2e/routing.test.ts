@@ -21,10 +21,33 @@ const levels = (complexModel: string) => ({
 beforeAll(async () => {
   stack = await startStack(([url]) =>
     [
-      deployment({ name: 'small', model: 'small', baseUrl: fakeBase(url!), upstreamModel: 'small-up', capabilities: ['chat', 'streaming'] }),
-      deployment({ name: 'o-reasoner', model: 'o-reasoner', baseUrl: fakeBase(url!), capabilities: ['chat', 'streaming', 'reasoning'] }),
-      deployment({ name: 'claude-reasoner', model: 'claude-reasoner', provider: 'anthropic', baseUrl: fakeBase(url!), capabilities: ['chat', 'streaming', 'reasoning'] }),
-      deployment({ name: 'gemini-reasoner', model: 'gemini-reasoner', provider: 'gemini', baseUrl: fakeBase(url!, 'gemini'), capabilities: ['chat', 'streaming', 'reasoning'] }),
+      deployment({
+        name: 'small',
+        model: 'small',
+        baseUrl: fakeBase(url!),
+        upstreamModel: 'small-up',
+        capabilities: ['chat', 'streaming'],
+      }),
+      deployment({
+        name: 'o-reasoner',
+        model: 'o-reasoner',
+        baseUrl: fakeBase(url!),
+        capabilities: ['chat', 'streaming', 'reasoning'],
+      }),
+      deployment({
+        name: 'claude-reasoner',
+        model: 'claude-reasoner',
+        provider: 'anthropic',
+        baseUrl: fakeBase(url!),
+        capabilities: ['chat', 'streaming', 'reasoning'],
+      }),
+      deployment({
+        name: 'gemini-reasoner',
+        model: 'gemini-reasoner',
+        provider: 'gemini',
+        baseUrl: fakeBase(url!, 'gemini'),
+        capabilities: ['chat', 'streaming', 'reasoning'],
+      }),
       tenant('openai-t', ['*'], { routing: levels('o-reasoner') }),
       tenant('claude-t', ['*'], { routing: levels('claude-reasoner') }),
       tenant('gemini-t', ['*'], { routing: levels('gemini-reasoner') }),
@@ -113,7 +136,11 @@ describe('difficulty routing', () => {
   });
 
   it('routes streaming requests too', async () => {
-    const stream = await client.chat.completions.create({ model: 'small', stream: true, messages: [{ role: 'user', content: HARD }] });
+    const stream = await client.chat.completions.create({
+      model: 'small',
+      stream: true,
+      messages: [{ role: 'user', content: HARD }],
+    });
     let model = '';
     for await (const chunk of stream) model = chunk.model;
     expect(model).toBe('o-reasoner');

@@ -41,8 +41,18 @@ beforeAll(async () => {
           capabilities: ['chat', 'streaming', 'tools', 'vision', 'documents'],
         }),
       ),
-      deployment({ name: 'embed', model: 'embed-test', baseUrl: fakeBase(url!), capabilities: ['embeddings'] }),
-      deployment({ name: 'legacy', model: 'instruct-test', baseUrl: fakeBase(url!), capabilities: ['completions', 'streaming'] }),
+      deployment({
+        name: 'embed',
+        model: 'embed-test',
+        baseUrl: fakeBase(url!),
+        capabilities: ['embeddings'],
+      }),
+      deployment({
+        name: 'legacy',
+        model: 'instruct-test',
+        baseUrl: fakeBase(url!),
+        capabilities: ['completions', 'streaming'],
+      }),
       tenant('acme'),
       apiKey('acme-key', KEY, 'acme'),
     ].join(''),
@@ -127,7 +137,8 @@ describe.each(providers)('chat completions to $provider', ({ model }) => {
   });
 
   it('accepts images', async () => {
-    const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==';
+    const png =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==';
     const res = await openai.chat.completions.create({
       model,
       messages: [
@@ -175,7 +186,12 @@ describe.each(providers)('Anthropic Messages to $provider', ({ model }) => {
     const stream = anthropic.messages.stream({
       model,
       max_tokens: 256,
-      tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }],
+      tools: [
+        {
+          name: 'get_weather',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      ],
       messages: [{ role: 'user', content: 'Weather in Rome?' }],
     });
     const final = await stream.finalMessage();
@@ -197,7 +213,11 @@ describe('other endpoints', () => {
   it('completes (legacy), streaming and not', async () => {
     const res = await openai.completions.create({ model: 'instruct-test', prompt: 'Say hi' });
     expect(res.choices[0]?.text.length).toBeGreaterThan(0);
-    const stream = await openai.completions.create({ model: 'instruct-test', prompt: 'Say hi', stream: true });
+    const stream = await openai.completions.create({
+      model: 'instruct-test',
+      prompt: 'Say hi',
+      stream: true,
+    });
     let text = '';
     for await (const c of stream) text += c.choices[0]?.text ?? '';
     expect(text).toBe(res.choices[0]?.text);

@@ -19,10 +19,29 @@ beforeAll(async () => {
     ([a, b]) =>
       [
         // `cont`: OpenAI first, an Anthropic deployment that accepts prefill behind it.
-        deployment({ name: 'cont-openai', model: 'cont', baseUrl: fakeBase(a!), priority: 1, streamIdleTimeoutMs: 300 }),
-        deployment({ name: 'cont-claude', model: 'cont', provider: 'anthropic', baseUrl: fakeBase(b!), priority: 2 }),
+        deployment({
+          name: 'cont-openai',
+          model: 'cont',
+          baseUrl: fakeBase(a!),
+          priority: 1,
+          streamIdleTimeoutMs: 300,
+        }),
+        deployment({
+          name: 'cont-claude',
+          model: 'cont',
+          provider: 'anthropic',
+          baseUrl: fakeBase(b!),
+          priority: 2,
+        }),
         // `plain`: two OpenAI deployments, neither accepts prefill.
-        deployment({ name: 'plain-a', model: 'plain', baseUrl: fakeBase(a!), priority: 1, firstTokenTimeoutMs: 300, streamIdleTimeoutMs: 300 }),
+        deployment({
+          name: 'plain-a',
+          model: 'plain',
+          baseUrl: fakeBase(a!),
+          priority: 1,
+          firstTokenTimeoutMs: 300,
+          streamIdleTimeoutMs: 300,
+        }),
         deployment({ name: 'plain-b', model: 'plain', baseUrl: fakeBase(b!), priority: 2 }),
         tenant('acme'),
         apiKey('k', KEY, 'acme'),
@@ -91,7 +110,9 @@ describe('after bytes reached the client', () => {
     const continued = B().requests.at(-1)?.body as { messages: { role: string; content: unknown }[] };
     const prefill = continued.messages.at(-1)!;
     expect(prefill.role).toBe('assistant');
-    expect(ANSWER.startsWith(JSON.stringify(prefill.content).length > 2 ? textOf(prefill.content) : '')).toBe(true);
+    expect(ANSWER.startsWith(JSON.stringify(prefill.content).length > 2 ? textOf(prefill.content) : '')).toBe(
+      true,
+    );
     expect(textOf(prefill.content).length).toBeGreaterThan(0);
   });
 
@@ -116,7 +137,9 @@ describe('after bytes reached the client', () => {
   });
 
   it('reports an in-stream provider error the same way', async () => {
-    A().setFaults([{ fault: { type: 'stream-error', afterChunks: 2, message: 'upstream exploded' }, times: 1 }]);
+    A().setFaults([
+      { fault: { type: 'stream-error', afterChunks: 2, message: 'upstream exploded' }, times: 1 },
+    ]);
     const res = await rawStream('plain');
     expect(res.body).toContain('upstream exploded');
     expect(res.body).not.toContain('[DONE]');

@@ -27,12 +27,23 @@ export interface StackOptions extends Partial<Omit<GatewayOptions, 'configFile'>
 }
 
 /** `yaml` receives the fakes' URLs and returns the manifests. */
-export async function startStack(yaml: (fakeUrls: string[]) => string, opts: StackOptions = {}): Promise<Stack> {
-  const fakes = await Promise.all(Array.from({ length: opts.fakes ?? 1 }, () => startFakeProvider({ port: 0 })));
+export async function startStack(
+  yaml: (fakeUrls: string[]) => string,
+  opts: StackOptions = {},
+): Promise<Stack> {
+  const fakes = await Promise.all(
+    Array.from({ length: opts.fakes ?? 1 }, () => startFakeProvider({ port: 0 })),
+  );
   const dir = await mkdtemp(join(tmpdir(), 'gantry-test-'));
   const configFile = join(dir, 'gantry.yaml');
   await writeFile(configFile, yaml(fakes.map((f) => f.url)));
-  const gateway = await startGateway({ env: { FAKE_PROVIDER_KEY: 'sk-fake' }, watch: false, shutdownGraceMs: 200, ...opts, configFile });
+  const gateway = await startGateway({
+    env: { FAKE_PROVIDER_KEY: 'sk-fake' },
+    watch: false,
+    shutdownGraceMs: 200,
+    ...opts,
+    configFile,
+  });
   return {
     gateway,
     fakes,
@@ -91,7 +102,12 @@ export function tenant(name: string, models: string[] = ['*'], extra: Record<str
   return manifest('Tenant', name, { tier: 'pro', models, ...extra });
 }
 
-export function apiKey(name: string, key: string, tenantName: string, extra: Record<string, unknown> = {}): string {
+export function apiKey(
+  name: string,
+  key: string,
+  tenantName: string,
+  extra: Record<string, unknown> = {},
+): string {
   return manifest('ApiKey', name, { tenantRef: { name: tenantName }, keyHash: sha256(key), ...extra });
 }
 

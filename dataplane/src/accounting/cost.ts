@@ -2,7 +2,10 @@
 import type { Pricing } from '../config/snapshot.ts';
 import type { Usage } from '../formats/openai/types.ts';
 
-export function costUsd(pricing: Pricing | undefined, usage: Pick<Usage, 'prompt_tokens' | 'completion_tokens'> & Partial<Usage>): number {
+export function costUsd(
+  pricing: Pricing | undefined,
+  usage: Pick<Usage, 'prompt_tokens' | 'completion_tokens'> & Partial<Usage>,
+): number {
   if (!pricing) return 0;
   const cached = Math.min(usage.prompt_tokens_details?.cached_tokens ?? 0, usage.prompt_tokens);
   const cachedRate = pricing.cachedInputPerMillionTokens ?? pricing.inputPerMillionTokens;

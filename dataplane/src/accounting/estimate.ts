@@ -19,7 +19,11 @@ export function dearestPricing(route: ModelRoute): Pricing | undefined {
   let worst: Pricing | undefined;
   for (const d of route.deployments) {
     if (!d.pricing) continue;
-    if (!worst || d.pricing.inputPerMillionTokens + d.pricing.outputPerMillionTokens > worst.inputPerMillionTokens + worst.outputPerMillionTokens)
+    if (
+      !worst ||
+      d.pricing.inputPerMillionTokens + d.pricing.outputPerMillionTokens >
+        worst.inputPerMillionTokens + worst.outputPerMillionTokens
+    )
       worst = d.pricing;
   }
   return worst;
@@ -31,7 +35,11 @@ export function maxOutputTokens(route: ModelRoute, requested: number | undefined
   return limits.length > 0 ? Math.max(...limits) : DEFAULT_MAX_OUTPUT_TOKENS;
 }
 
-export function estimateCost(route: ModelRoute, promptTokens: number, requestedMaxTokens: number | undefined): CostEstimate {
+export function estimateCost(
+  route: ModelRoute,
+  promptTokens: number,
+  requestedMaxTokens: number | undefined,
+): CostEstimate {
   const output = maxOutputTokens(route, requestedMaxTokens);
   return {
     promptTokens,

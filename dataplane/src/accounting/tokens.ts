@@ -19,7 +19,9 @@ const requireCjs = createRequire(import.meta.url);
 let countTokens: ((text: string) => number) | undefined;
 
 function tokenizer(): (text: string) => number {
-  countTokens ??= (requireCjs('gpt-tokenizer/cjs/encoding/o200k_base') as { countTokens: (t: string) => number }).countTokens;
+  countTokens ??= (
+    requireCjs('gpt-tokenizer/cjs/encoding/o200k_base') as { countTokens: (t: string) => number }
+  ).countTokens;
   return countTokens;
 }
 
@@ -39,7 +41,8 @@ export function estimateMessageTokens(m: ChatMessage): number {
       else if (part.type === 'image_url') tokens += IMAGE_TOKENS;
     }
   }
-  for (const call of m.tool_calls ?? []) tokens += estimateTextTokens(call.function.name + call.function.arguments);
+  for (const call of m.tool_calls ?? [])
+    tokens += estimateTextTokens(call.function.name + call.function.arguments);
   return tokens;
 }
 

@@ -2,7 +2,16 @@
  * Pure compile step: validated manifests + environment → Snapshot, or every problem found
  * (each naming its file, document and field). No I/O here, so it is tested exhaustively.
  */
-import type { ApiKey, Capability, CachePolicy, GuardrailPolicy, Manifest, ModelDeployment, ProviderKind, Tenant } from '@gantry/crds';
+import type {
+  ApiKey,
+  Capability,
+  CachePolicy,
+  GuardrailPolicy,
+  Manifest,
+  ModelDeployment,
+  ProviderKind,
+  Tenant,
+} from '@gantry/crds';
 import { Buffer } from 'node:buffer';
 import type { Deployment, KeyRecord, ModelRoute, Snapshot, TenantRecord } from './snapshot.ts';
 
@@ -22,8 +31,7 @@ export interface CompileOptions {
 }
 
 export type CompileResult =
-  | { ok: true; snapshot: Snapshot; warnings: string[] }
-  | { ok: false; errors: string[] };
+  { ok: true; snapshot: Snapshot; warnings: string[] } | { ok: false; errors: string[] };
 
 const DEFAULT_BASE_URL: Partial<Record<ProviderKind, string>> = {
   openai: 'https://api.openai.com/v1',
@@ -41,8 +49,12 @@ export function compile(items: readonly LocatedManifest[], opts: CompileOptions)
   const warnings: string[] = [];
   const byKind = groupByKind(items, errors);
 
-  const guardrails = new Map(byKind.GuardrailPolicy.map(({ manifest }) => [manifest.metadata.name, manifest.spec]));
-  const cachePolicies = new Map(byKind.CachePolicy.map(({ manifest }) => [manifest.metadata.name, manifest.spec]));
+  const guardrails = new Map(
+    byKind.GuardrailPolicy.map(({ manifest }) => [manifest.metadata.name, manifest.spec]),
+  );
+  const cachePolicies = new Map(
+    byKind.CachePolicy.map(({ manifest }) => [manifest.metadata.name, manifest.spec]),
+  );
 
   const deployments: Deployment[] = [];
   // model → fallback → where it was first declared (errors name the file and document)
@@ -68,7 +80,8 @@ export function compile(items: readonly LocatedManifest[], opts: CompileOptions)
     const k = compileKey(manifest, where, tenants, errors);
     if (!k) continue;
     const hex = k.hash.toString('hex');
-    if (keys.has(hex)) errors.push(`${where}: spec.keyHash: the same key is already used by ${keys.get(hex)?.id}`);
+    if (keys.has(hex))
+      errors.push(`${where}: spec.keyHash: the same key is already used by ${keys.get(hex)?.id}`);
     else keys.set(hex, k);
   }
 
@@ -76,7 +89,14 @@ export function compile(items: readonly LocatedManifest[], opts: CompileOptions)
   return {
     ok: true,
     warnings,
-    snapshot: { version: opts.version, source: opts.source, loadedAt: opts.now ?? new Date(), models, keys, tenants },
+    snapshot: {
+      version: opts.version,
+      source: opts.source,
+      loadedAt: opts.now ?? new Date(),
+      models,
+      keys,
+      tenants,
+    },
   };
 }
 
@@ -89,7 +109,13 @@ interface KindLists {
 }
 
 function groupByKind(items: readonly LocatedManifest[], errors: string[]): KindLists {
-  const lists: KindLists = { ModelDeployment: [], Tenant: [], ApiKey: [], GuardrailPolicy: [], CachePolicy: [] };
+  const lists: KindLists = {
+    ModelDeployment: [],
+    Tenant: [],
+    ApiKey: [],
+    GuardrailPolicy: [],
+    CachePolicy: [],
+  };
   const seen = new Map<string, string>();
   for (const { manifest, where } of items) {
     const id = `${manifest.kind}/${manifest.metadata.name}`;
@@ -121,14 +147,18 @@ function compileDeployment(
       if (opts.fakeBaseUrl) {
         baseUrl = opts.fakeBaseUrl(s.provider);
         apiKey = 'fake-key';
-        warnings.push(`${where}: ${s.apiKeyEnv} is not set; served by the built-in fake provider at ${baseUrl}`);
+        warnings.push(
+          `${where}: ${s.apiKeyEnv} is not set; served by the built-in fake provider at ${baseUrl}`,
+        );
       } else {
         errors.push(`${where}: spec.apiKeyEnv: environment variable ${s.apiKeyEnv} is not set`);
         return undefined;
       }
     }
   } else if (s.credentialsSecretRef !== undefined) {
-    errors.push(`${where}: spec.credentialsSecretRef: needs the operator; standalone config uses spec.apiKeyEnv`);
+    errors.push(
+      `${where}: spec.credentialsSecretRef: needs the operator; standalone config uses spec.apiKeyEnv`,
+    );
     return undefined;
   }
   const capabilities = new Set<Capability>(s.capabilities ?? DEFAULT_CAPABILITIES);
@@ -199,7 +229,8 @@ function compileTenant(
   const s = m.spec;
   const all = s.models.includes('*');
   for (const model of s.models) {
-    if (model !== '*' && !models.has(model)) warnings.push(`${where}: spec.models: no ModelDeployment serves ${model} yet`);
+    if (model !== '*' && !models.has(model))
+      warnings.push(`${where}: spec.models: no ModelDeployment serves ${model} yet`);
   }
   const guardRef = s.guardrails?.policyRef?.name;
   if (guardRef !== undefined && !guardrails.has(guardRef))

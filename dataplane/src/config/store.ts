@@ -64,7 +64,8 @@ export function watchConfigFile(
       const result = await loadConfigFile(file, { ...opts, version: store.current().version + 1 });
       const event = store.apply(result);
       if (event.ok) log.info({ version: event.version, file }, 'config reloaded');
-      else log.error({ errors: event.errors, file }, 'config reload rejected; previous snapshot keeps serving');
+      else
+        log.error({ errors: event.errors, file }, 'config reload rejected; previous snapshot keeps serving');
       if (result.ok) for (const w of result.warnings) log.warn({ file }, w);
     });
   };

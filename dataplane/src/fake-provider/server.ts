@@ -115,7 +115,13 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
 }
 
 export function startFakeProvider(opts: FakeProviderOptions = {}): Promise<FakeProvider> {
-  const state: State = { requests: [], abandoned: 0, abandonWaiters: [], faults: new FaultBook(), latencyMs: opts.latencyMs ?? 0 };
+  const state: State = {
+    requests: [],
+    abandoned: 0,
+    abandonWaiters: [],
+    faults: new FaultBook(),
+    latencyMs: opts.latencyMs ?? 0,
+  };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((err: unknown) => {
       // A handler bug must be visible in tests, not a silent hang.

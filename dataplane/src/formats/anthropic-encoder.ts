@@ -16,7 +16,14 @@ export class AnthropicClientEncoder implements ClientStreamEncoder {
   }
 
   finish(usage: Usage): string {
-    const usageChunk: ChatChunk = { id: '', object: 'chat.completion.chunk', created: 0, model: '', choices: [], usage };
+    const usageChunk: ChatChunk = {
+      id: '',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: '',
+      choices: [],
+      usage,
+    };
     return this.inner.push(usageChunk) + this.inner.finish();
   }
 

@@ -26,7 +26,10 @@ export function formatDuration(ms: number): string {
 
 export function rateLimitHeaders(d: RateDecision): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, dim] of [['requests', d.requests], ['tokens', d.tokens]] as const) {
+  for (const [name, dim] of [
+    ['requests', d.requests],
+    ['tokens', d.tokens],
+  ] as const) {
     if (!dim) continue;
     headers[`x-ratelimit-limit-${name}`] = String(dim.limit);
     headers[`x-ratelimit-remaining-${name}`] = String(dim.remaining);
@@ -52,13 +55,19 @@ export async function admit(
   const spec = ctx.key.spec;
   const keyRef = { tenant: ctx.tenant.name, keyId: ctx.key.id };
   const metered = spec.budget !== undefined || spec.rateLimit?.tokensPerMinute !== undefined;
-  const estimate = metered ? estimateCost(route, promptTokens(), requestedMaxTokens) : { promptTokens: 0, maxOutputTokens: 0, costUsd: 0 };
+  const estimate = metered
+    ? estimateCost(route, promptTokens(), requestedMaxTokens)
+    : { promptTokens: 0, maxOutputTokens: 0, costUsd: 0 };
   const admission: Admission = { estimate, ticket: undefined, reservation: undefined };
 
   if (spec.rateLimit) {
     let decision: RateDecision;
     try {
-      decision = await stores.rateLimiter.acquire(keyRef, spec.rateLimit, estimate.promptTokens + estimate.maxOutputTokens);
+      decision = await stores.rateLimiter.acquire(
+        keyRef,
+        spec.rateLimit,
+        estimate.promptTokens + estimate.maxOutputTokens,
+      );
     } catch (err) {
       throw isStoreUnavailable(err) ? unavailable('the rate limiter', err) : err;
     }

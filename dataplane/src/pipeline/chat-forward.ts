@@ -64,10 +64,21 @@ export async function forwardChat(
       costUsd: cost,
     });
     if (!completion) throw refusal;
-    return { kind: 'completion', completion, usage, costUsd: cost, deployment: routed.deployment, log: routed.log };
+    return {
+      kind: 'completion',
+      completion,
+      usage,
+      costUsd: cost,
+      deployment: routed.deployment,
+      log: routed.log,
+    };
   }
 
-  const pending: StreamMeta = { id: `chatcmpl-${ctx.id}`, created: Math.floor(Date.now() / 1000), model: req.model };
+  const pending: StreamMeta = {
+    id: `chatcmpl-${ctx.id}`,
+    created: Math.floor(Date.now() / 1000),
+    model: req.model,
+  };
   const first = await openStream(deps, ctx, routing, req, pending);
   const meta = { ...pending, model: first.deployment.model };
   return {
@@ -82,7 +93,8 @@ export async function forwardChat(
       const cost = billed ? costUsd(end.deployment.pricing, usage) : 0;
       await settle(deps, ctx, {
         status: end.outcome === 'complete' ? 200 : clientGone ? 499 : 502,
-        errorType: end.outcome === 'complete' ? undefined : clientGone ? 'client_closed_request' : 'upstream_error',
+        errorType:
+          end.outcome === 'complete' ? undefined : clientGone ? 'client_closed_request' : 'upstream_error',
         deployment: end.deployment,
         attempts: end.log.attempts,
         usage: billed ? usage : undefined,

@@ -31,7 +31,13 @@ export async function runChat(
 ): Promise<ChatOutcome> {
   Object.assign(ctx.usage, { endpoint, requestedModel: req.model, stream: req.stream === true });
   const needs = admissible(ctx, req);
-  ctx.admission = await admit(deps.stores, ctx, ctx.snapshot.models.get(req.model)!, () => estimatePromptTokens(req), req.max_completion_tokens ?? req.max_tokens);
+  ctx.admission = await admit(
+    deps.stores,
+    ctx,
+    ctx.snapshot.models.get(req.model)!,
+    () => estimatePromptTokens(req),
+    req.max_completion_tokens ?? req.max_tokens,
+  );
 
   req = guardRequest(ctx, req);
   req = withoutGatewayFields(req);

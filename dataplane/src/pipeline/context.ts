@@ -5,7 +5,10 @@ import type { Admission } from './admission.ts';
 
 /** What stages note for the usage record as the request goes. */
 export type UsageDraft = Partial<
-  Pick<UsageRecord, 'endpoint' | 'requestedModel' | 'stream' | 'cache' | 'guardrails' | 'compression' | 'routing'>
+  Pick<
+    UsageRecord,
+    'endpoint' | 'requestedModel' | 'stream' | 'cache' | 'guardrails' | 'compression' | 'routing'
+  >
 >;
 
 /** The slice of the request logger stages use; never given keys or prompt text. */

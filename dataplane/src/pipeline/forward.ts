@@ -57,7 +57,10 @@ export function continuation(
   meta: StreamMeta,
 ): Continue {
   return async (partial, failed) => {
-    const prefilled: ChatRequest = { ...req, messages: [...req.messages, { role: 'assistant', content: partial }] };
+    const prefilled: ChatRequest = {
+      ...req,
+      messages: [...req.messages, { role: 'assistant', content: partial }],
+    };
     try {
       return await openStream(
         deps,

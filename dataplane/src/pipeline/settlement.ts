@@ -35,16 +35,28 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
   ctx.settled = true;
   const prompt = outcome.usage?.prompt_tokens ?? 0;
   const completion = outcome.usage?.completion_tokens ?? 0;
-  await Promise.all([settleMoney(deps, ctx, outcome.costUsd, prompt + completion), record(deps, ctx, outcome, prompt, completion)]);
+  await Promise.all([
+    settleMoney(deps, ctx, outcome.costUsd, prompt + completion),
+    record(deps, ctx, outcome, prompt, completion),
+  ]);
   if (outcome.deployment) {
-    const labels = { tenant: ctx.tenant.name, model: outcome.deployment.model, provider: outcome.deployment.provider };
+    const labels = {
+      tenant: ctx.tenant.name,
+      model: outcome.deployment.model,
+      provider: outcome.deployment.provider,
+    };
     if (outcome.costUsd > 0) deps.metrics.spend.inc(labels, outcome.costUsd);
     if (prompt > 0) deps.metrics.tokens.inc({ ...labels, kind: 'prompt' }, prompt);
     if (completion > 0) deps.metrics.tokens.inc({ ...labels, kind: 'completion' }, completion);
   }
 }
 
-async function settleMoney(deps: AccountingDeps, ctx: RequestContext, costUsd: number, tokens: number): Promise<void> {
+async function settleMoney(
+  deps: AccountingDeps,
+  ctx: RequestContext,
+  costUsd: number,
+  tokens: number,
+): Promise<void> {
   const admission = ctx.admission;
   if (!admission) return;
   const { reservation, ticket } = admission;
@@ -52,7 +64,10 @@ async function settleMoney(deps: AccountingDeps, ctx: RequestContext, costUsd: n
   if (reservation) {
     jobs.push([
       'budget.settle',
-      () => (costUsd > 0 ? deps.stores.budgets.settle(reservation, costUsd) : deps.stores.budgets.release(reservation)),
+      () =>
+        costUsd > 0
+          ? deps.stores.budgets.settle(reservation, costUsd)
+          : deps.stores.budgets.release(reservation),
     ]);
   }
   if (ticket) jobs.push(['ratelimit.adjust', () => deps.stores.rateLimiter.adjust(ticket, tokens)]);
@@ -99,7 +114,13 @@ async function retryLater(
   }
 }
 
-async function record(deps: AccountingDeps, ctx: RequestContext, o: Outcome, prompt: number, completion: number) {
+async function record(
+  deps: AccountingDeps,
+  ctx: RequestContext,
+  o: Outcome,
+  prompt: number,
+  completion: number,
+) {
   const d = ctx.usage;
   const rec: UsageRecord = {
     id: ctx.id,

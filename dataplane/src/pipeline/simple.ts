@@ -5,7 +5,13 @@
 import type { Capability } from '@gantry/crds';
 import { costUsd } from '../accounting/cost.ts';
 import { estimateTextTokens } from '../accounting/tokens.ts';
-import type { CompletionRequest, CompletionResponse, EmbeddingRequest, EmbeddingResponse, Usage } from '../formats/openai/types.ts';
+import type {
+  CompletionRequest,
+  CompletionResponse,
+  EmbeddingRequest,
+  EmbeddingResponse,
+  Usage,
+} from '../formats/openai/types.ts';
 import { completionsCall, embeddingsCall, sendOk } from '../router/calls.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../router/upstream.ts';
 import { admit } from './admission.ts';
@@ -28,7 +34,13 @@ async function prepare(
   const route = ctx.snapshot.models.get(req.model);
   if (!route || !mayUse(ctx, req.model)) throw modelNotEnabled(req.model);
   checkCapabilities(route, endpoint, undefined);
-  ctx.admission = await admit(deps.stores, ctx, route, promptTokens, endpoint === 'embeddings' ? 0 : req.max_tokens);
+  ctx.admission = await admit(
+    deps.stores,
+    ctx,
+    route,
+    promptTokens,
+    endpoint === 'embeddings' ? 0 : req.max_tokens,
+  );
   return routeRequest(ctx, req.model, needs);
 }
 
@@ -40,7 +52,9 @@ export async function runEmbeddings(
   ctx: RequestContext,
   req: EmbeddingRequest,
 ): Promise<Served & { response: EmbeddingResponse; costUsd: number }> {
-  const routing = await prepare(deps, ctx, req, 'embeddings', ['embeddings'], () => estimateTextTokens(inputText(req.input)));
+  const routing = await prepare(deps, ctx, req, 'embeddings', ['embeddings'], () =>
+    estimateTextTokens(inputText(req.input)),
+  );
   const routed = await deps.router.execute(routing, (d) => embeddingsCall(callContext(deps, ctx, d), req));
   const response = { ...routed.value, model: routed.deployment.model };
   const usage = {
@@ -48,7 +62,13 @@ export async function runEmbeddings(
     completion_tokens: 0,
   };
   const cost = costUsd(routed.deployment.pricing, usage);
-  await settle(deps, ctx, { status: 200, deployment: routed.deployment, attempts: routed.log.attempts, usage, costUsd: cost });
+  await settle(deps, ctx, {
+    status: 200,
+    deployment: routed.deployment,
+    attempts: routed.log.attempts,
+    usage,
+    costUsd: cost,
+  });
   return { response, costUsd: cost, deployment: routed.deployment, log: routed.log };
 }
 
@@ -68,8 +88,13 @@ export async function runCompletions(
   req: CompletionRequest,
 ): Promise<CompletionOutcome> {
   const promptText = [req.prompt].flat().join('');
-  const routing = await prepare(deps, ctx, req, 'completions', req.stream ? ['completions', 'streaming'] : ['completions'], () =>
-    estimateTextTokens(promptText),
+  const routing = await prepare(
+    deps,
+    ctx,
+    req,
+    'completions',
+    req.stream ? ['completions', 'streaming'] : ['completions'],
+    () => estimateTextTokens(promptText),
   );
   if (!req.stream) {
     const routed = await deps.router.execute(routing, (d) => completionsCall(callContext(deps, ctx, d), req));
@@ -79,13 +104,20 @@ export async function runCompletions(
       completion_tokens: estimateTextTokens(response.choices.map((c) => c.text).join('')),
     };
     const cost = costUsd(routed.deployment.pricing, usage);
-    await settle(deps, ctx, { status: 200, deployment: routed.deployment, attempts: routed.log.attempts, usage, costUsd: cost });
+    await settle(deps, ctx, {
+      status: 200,
+      deployment: routed.deployment,
+      attempts: routed.log.attempts,
+      usage,
+      costUsd: cost,
+    });
     return { kind: 'completion', response, costUsd: cost, deployment: routed.deployment, log: routed.log };
   }
   const routed = await deps.router.execute(routing, (d) => {
     const call = callContext(deps, ctx, d);
     const adapter = call.adapter.completions;
-    if (!adapter) throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'completions not supported' });
+    if (!adapter)
+      throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'completions not supported' });
     return sendOk(call, adapter.request(req, d.target), true);
   });
   const adapter = deps.adapters[routed.deployment.provider].completions!;
@@ -96,7 +128,10 @@ export async function runCompletions(
     deployment: routed.deployment,
     log: routed.log,
     async settle(reported, completionText, clientGone) {
-      const usage = reported ?? { prompt_tokens: estimateTextTokens(promptText), completion_tokens: estimateTextTokens(completionText) };
+      const usage = reported ?? {
+        prompt_tokens: estimateTextTokens(promptText),
+        completion_tokens: estimateTextTokens(completionText),
+      };
       const cost = costUsd(routed.deployment.pricing, usage);
       await settle(deps, ctx, {
         status: clientGone ? 499 : 200,

@@ -46,12 +46,24 @@ export async function* relayStream(
         const out = normalise(step.value, meta, false);
         if (out) yield track(out);
       }
-      return { outcome: 'complete', usage: current.value.translator.usage, text, deployment: current.deployment, log };
+      return {
+        outcome: 'complete',
+        usage: current.value.translator.usage,
+        text,
+        deployment: current.deployment,
+        log,
+      };
     } catch (err) {
       if (!(err instanceof UpstreamFailure)) throw err;
       current.value.cancel();
       if (finished) {
-        return { outcome: 'complete', usage: current.value.translator.usage, text, deployment: current.deployment, log };
+        return {
+          outcome: 'complete',
+          usage: current.value.translator.usage,
+          text,
+          deployment: current.deployment,
+          log,
+        };
       }
       if (!log.failed.includes(current.deployment.name)) log.failed.push(current.deployment.name);
       const next = text.length > 0 && !toolCalls ? await continueWith(text, current.deployment) : undefined;

@@ -7,7 +7,12 @@ import type { ModelRoute } from '../config/snapshot.ts';
 import { GatewayError, invalidParam } from '../errors.ts';
 import type { ChatRequest } from '../formats/openai/types.ts';
 
-export const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+export const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+]);
 export const DOCUMENT_MEDIA_TYPES: ReadonlySet<string> = new Set(['application/pdf']);
 export const MAX_FILE_BYTES = 20 * 1024 * 1024;
 
@@ -50,9 +55,13 @@ function mediaKind(url: string, param: string): 'image' | 'document' {
   const type = mediaType.toLowerCase();
   const bytes = Math.floor(((url.length - comma - 1) * 3) / 4);
   if (bytes > MAX_FILE_BYTES)
-    throw new GatewayError('request_too_large', `${param}: file of ${bytes} bytes exceeds ${MAX_FILE_BYTES} bytes`, {
-      param,
-    });
+    throw new GatewayError(
+      'request_too_large',
+      `${param}: file of ${bytes} bytes exceeds ${MAX_FILE_BYTES} bytes`,
+      {
+        param,
+      },
+    );
   if (IMAGE_MEDIA_TYPES.has(type)) return 'image';
   if (DOCUMENT_MEDIA_TYPES.has(type)) return 'document';
   throw invalidParam(

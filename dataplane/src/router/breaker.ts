@@ -46,12 +46,22 @@ export function recordSuccess(_s: BreakerState): BreakerState {
   return closedBreaker();
 }
 
-export function recordFailure(s: BreakerState, now: number, cfg: BreakerConfig = DEFAULT_BREAKER): BreakerState {
+export function recordFailure(
+  s: BreakerState,
+  now: number,
+  cfg: BreakerConfig = DEFAULT_BREAKER,
+): BreakerState {
   const failures = s.consecutiveFailures + 1;
   if (s.state === 'half-open' || failures >= cfg.failureThreshold) {
     const trips = s.trips + 1;
     const openMs = Math.min(cfg.maxOpenMs, cfg.baseOpenMs * 2 ** (trips - 1));
-    return { state: 'open', consecutiveFailures: failures, trips, openUntil: now + openMs, probeInFlight: false };
+    return {
+      state: 'open',
+      consecutiveFailures: failures,
+      trips,
+      openUntil: now + openMs,
+      probeInFlight: false,
+    };
   }
   return { ...s, consecutiveFailures: failures };
 }

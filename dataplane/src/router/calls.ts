@@ -23,7 +23,11 @@ export interface CallContext {
 }
 
 /** Send and return the response when it is a 2xx; any other status becomes an UpstreamFailure. */
-export async function sendOk(ctx: CallContext, req: UpstreamRequest, stream: boolean): Promise<UpstreamResponse> {
+export async function sendOk(
+  ctx: CallContext,
+  req: UpstreamRequest,
+  stream: boolean,
+): Promise<UpstreamResponse> {
   const t = ctx.deployment.timeouts;
   const res = await ctx.upstream.send(
     req,
@@ -45,26 +49,36 @@ async function readJson(res: UpstreamResponse): Promise<unknown> {
     return await res.body.json();
   } catch (err) {
     if ((err as { name?: string }).name === 'SyntaxError')
-      throw new UpstreamFailure({ kind: 'server', status: res.status, message: 'upstream sent invalid JSON' });
+      throw new UpstreamFailure({
+        kind: 'server',
+        status: res.status,
+        message: 'upstream sent invalid JSON',
+      });
     throw err;
   }
 }
 
 export async function chatCall(ctx: CallContext, req: ChatRequest): Promise<ChatCompletion> {
-  const res = await sendOk(ctx, ctx.adapter.chat.request({ ...req, stream: false }, ctx.deployment.target), false);
+  const res = await sendOk(
+    ctx,
+    ctx.adapter.chat.request({ ...req, stream: false }, ctx.deployment.target),
+    false,
+  );
   return ctx.adapter.chat.response(await readJson(res), ctx.deployment.target);
 }
 
 export async function embeddingsCall(ctx: CallContext, req: EmbeddingRequest): Promise<EmbeddingResponse> {
   const adapter = ctx.adapter.embeddings;
-  if (!adapter) throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'embeddings not supported' });
+  if (!adapter)
+    throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'embeddings not supported' });
   const res = await sendOk(ctx, adapter.request(req, ctx.deployment.target), false);
   return adapter.response(await readJson(res), ctx.deployment.target);
 }
 
 export async function completionsCall(ctx: CallContext, req: CompletionRequest): Promise<CompletionResponse> {
   const adapter = ctx.adapter.completions;
-  if (!adapter) throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'completions not supported' });
+  if (!adapter)
+    throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'completions not supported' });
   const res = await sendOk(ctx, adapter.request({ ...req, stream: false }, ctx.deployment.target), false);
   return adapter.response(await readJson(res), ctx.deployment.target);
 }

@@ -22,15 +22,26 @@ export interface LiveStream {
   cancel(): void;
 }
 
-export async function openChatStream(ctx: CallContext, req: ChatRequest, stream: StreamContext): Promise<LiveStream> {
-  const res = await sendOk(ctx, ctx.adapter.chat.request({ ...req, stream: true }, ctx.deployment.target), true);
+export async function openChatStream(
+  ctx: CallContext,
+  req: ChatRequest,
+  stream: StreamContext,
+): Promise<LiveStream> {
+  const res = await sendOk(
+    ctx,
+    ctx.adapter.chat.request({ ...req, stream: true }, ctx.deployment.target),
+    true,
+  );
   const translator = ctx.adapter.chat.stream(ctx.deployment.target, stream);
   const rest = readChunks(res, translator);
   const head = await untilFirstToken(rest, res, ctx.deployment.timeouts.firstTokenMs);
   return { head, rest, translator, cancel: () => res.body.destroy() };
 }
 
-async function* readChunks(res: UpstreamResponse, translator: StreamTranslator): AsyncGenerator<ChatChunk, void> {
+async function* readChunks(
+  res: UpstreamResponse,
+  translator: StreamTranslator,
+): AsyncGenerator<ChatChunk, void> {
   const parser = new SseParser();
   const decoder = new TextDecoder();
   let graceTimer: NodeJS.Timeout | undefined;
@@ -59,7 +70,9 @@ async function* readChunks(res: UpstreamResponse, translator: StreamTranslator):
       throw new UpstreamFailure({
         kind: stalled ? 'timeout' : 'network',
         status: 0,
-        message: stalled ? 'upstream stream stalled' : `upstream stream broke (${code ?? (err as Error).message})`,
+        message: stalled
+          ? 'upstream stream stalled'
+          : `upstream stream broke (${code ?? (err as Error).message})`,
       });
     }
   } finally {
@@ -67,7 +80,11 @@ async function* readChunks(res: UpstreamResponse, translator: StreamTranslator):
   }
   if (translator.error) throw new UpstreamFailure(translator.error);
   if (!translator.done && !translator.finished)
-    throw new UpstreamFailure({ kind: 'network', status: 0, message: 'upstream stream ended before the answer was complete' });
+    throw new UpstreamFailure({
+      kind: 'network',
+      status: 0,
+      message: 'upstream stream ended before the answer was complete',
+    });
 }
 
 const carriesToken = (c: ChatChunk): boolean =>
@@ -98,11 +115,20 @@ async function untilFirstToken(
 
 function withDeadline<T>(p: Promise<T>, deadline: number, res: UpstreamResponse): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      res.body.destroy();
-      p.catch(() => undefined);
-      reject(new UpstreamFailure({ kind: 'timeout', status: 0, message: 'no first token within the time limit' }));
-    }, Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => {
+        res.body.destroy();
+        p.catch(() => undefined);
+        reject(
+          new UpstreamFailure({
+            kind: 'timeout',
+            status: 0,
+            message: 'no first token within the time limit',
+          }),
+        );
+      },
+      Math.max(0, deadline - Date.now()),
+    );
     p.then(
       (v) => {
         clearTimeout(timer);

@@ -34,10 +34,7 @@ export interface FailureContext {
 }
 
 export type Decision =
-  | { kind: 'retry-same'; delayMs: number }
-  | { kind: 'next' }
-  | { kind: 'larger-context' }
-  | { kind: 'stop' };
+  { kind: 'retry-same'; delayMs: number } | { kind: 'next' } | { kind: 'larger-context' } | { kind: 'stop' };
 
 export function decide(ctx: FailureContext, cfg: RetryConfig = DEFAULT_RETRY): Decision {
   const { error } = ctx;
@@ -45,7 +42,8 @@ export function decide(ctx: FailureContext, cfg: RetryConfig = DEFAULT_RETRY): D
   if (ctx.attemptsMade >= cfg.maxAttempts) return { kind: 'stop' };
   if (error.kind === 'context_length') return { kind: 'larger-context' };
   if (ctx.hasAlternative) return { kind: 'next' };
-  if (error.kind === 'timeout' || error.kind === 'auth' || error.kind === 'not_found') return { kind: 'stop' };
+  if (error.kind === 'timeout' || error.kind === 'auth' || error.kind === 'not_found')
+    return { kind: 'stop' };
   if (ctx.sameRetries >= cfg.maxSameRetries) return { kind: 'stop' };
   const delayMs =
     error.kind === 'rate_limited' && error.retryAfterMs !== undefined

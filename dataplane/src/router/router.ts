@@ -135,7 +135,8 @@ export class Router {
   /** Candidates in order: the model's deployments, then each allowed fallback model's. */
   private plan(req: RouteRequest): { candidates: Candidate[]; skipped: Skipped[] } {
     const route = req.snapshot.models.get(req.model);
-    if (!route) throw new GatewayError('model_not_found', `model ${req.model} does not exist`, { param: 'model' });
+    if (!route)
+      throw new GatewayError('model_not_found', `model ${req.model} does not exist`, { param: 'model' });
     const chain = [route.model, ...route.fallbacks.filter((m) => m !== route.model && req.allowed(m))];
     const candidates: Candidate[] = [];
     const skipped: Skipped[] = [];
@@ -165,7 +166,12 @@ export class Router {
 }
 
 /** After a context-length error: the next fallback model with a larger (or unknown) window. */
-function nextLargerContext(candidates: Candidate[], index: number, modelIndex: number, failed: Deployment): number {
+function nextLargerContext(
+  candidates: Candidate[],
+  index: number,
+  modelIndex: number,
+  failed: Deployment,
+): number {
   for (let i = index + 1; i < candidates.length; i++) {
     const c = candidates[i]!;
     if (c.modelIndex === modelIndex) continue;
@@ -177,16 +183,26 @@ function nextLargerContext(candidates: Candidate[], index: number, modelIndex: n
 
 function unavailable(model: string, skipped: Skipped[], now: number): GatewayError {
   if (skipped.length === 0)
-    return new GatewayError('model_not_found', `model ${model} has no deployment that can serve this request`, {
-      param: 'model',
-    });
+    return new GatewayError(
+      'model_not_found',
+      `model ${model} has no deployment that can serve this request`,
+      {
+        param: 'model',
+      },
+    );
   const until = Math.min(...skipped.map((s) => s.until));
   const headers = { 'retry-after': String(Math.max(1, Math.ceil((until - now) / 1000))) };
   if (skipped.every((s) => s.reason === 'cooldown'))
-    return new GatewayError('rate_limit_exceeded', `every deployment of ${model} is rate limited upstream`, { headers });
-  return new GatewayError('service_unavailable', `every deployment of ${model} is unavailable (circuit open)`, {
-    headers,
-  });
+    return new GatewayError('rate_limit_exceeded', `every deployment of ${model} is rate limited upstream`, {
+      headers,
+    });
+  return new GatewayError(
+    'service_unavailable',
+    `every deployment of ${model} is unavailable (circuit open)`,
+    {
+      headers,
+    },
+  );
 }
 
 function withLog(error: GatewayError, log: AttemptLog): GatewayError {

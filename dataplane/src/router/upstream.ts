@@ -48,13 +48,21 @@ export class UpstreamClient {
     const key = `${slash === -1 ? url : url.slice(0, slash)}|${connectMs}`;
     let agent = this.agents.get(key);
     if (!agent) {
-      agent = new Agent({ connect: { timeout: connectMs }, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 300_000 });
+      agent = new Agent({
+        connect: { timeout: connectMs },
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 300_000,
+      });
       this.agents.set(key, agent);
     }
     return agent;
   }
 
-  async send(req: UpstreamRequest, timeouts: CallTimeouts, clientSignal: AbortSignal): Promise<UpstreamResponse> {
+  async send(
+    req: UpstreamRequest,
+    timeouts: CallTimeouts,
+    clientSignal: AbortSignal,
+  ): Promise<UpstreamResponse> {
     if (clientSignal.aborted) throw new ClientAbortError();
     // One controller and one timer per attempt: cheaper than AbortSignal.any + AbortSignal.timeout.
     const controller = new AbortController();
@@ -63,7 +71,10 @@ export class UpstreamClient {
     const timer =
       timeouts.totalMs === undefined
         ? undefined
-        : setTimeout(() => controller.abort(new DOMException('upstream attempt timed out', 'TimeoutError')), timeouts.totalMs);
+        : setTimeout(
+            () => controller.abort(new DOMException('upstream attempt timed out', 'TimeoutError')),
+            timeouts.totalMs,
+          );
     const release = () => {
       clearTimeout(timer);
       clientSignal.removeEventListener('abort', onClientAbort);
@@ -116,6 +127,8 @@ export function classifyUpstreamFailure(err: unknown, clientSignal: AbortSignal)
     e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
     e.code === 'UND_ERR_BODY_TIMEOUT' ||
     (e.name === 'AbortError' && !clientSignal.aborted);
-  const message = timeout ? `upstream timed out (${e.code ?? e.name})` : `upstream connection failed (${e.code ?? e.message})`;
+  const message = timeout
+    ? `upstream timed out (${e.code ?? e.name})`
+    : `upstream connection failed (${e.code ?? e.message})`;
   return new UpstreamFailure({ kind: timeout ? 'timeout' : 'network', status: 0, message });
 }

@@ -10,7 +10,11 @@ export function buildAdminApp(config: ConfigStore, metrics: Metrics, ready: () =
     const snapshot = config.current();
     const ok = ready();
     reply.code(ok ? 200 : 503);
-    return { status: ok ? 'ready' : 'not ready', configVersion: snapshot.version, models: snapshot.models.size };
+    return {
+      status: ok ? 'ready' : 'not ready',
+      configVersion: snapshot.version,
+      models: snapshot.models.size,
+    };
   });
   app.get('/metrics', async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType);

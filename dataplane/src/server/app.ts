@@ -43,21 +43,29 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     disableRequestLogging: true,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
+    },
   });
   const requestTimeoutMs = opts.requestTimeoutMs ?? 120_000;
   app.decorateRequest('gantry', null);
 
   const hooks: RouteHooks = {
     // Built once per request, by the onRequest hook below; routes reuse it.
-    context: (request, reply) => (request.gantry ??= createContext(request, reply, opts.config, requestTimeoutMs)),
-    streamed: (request, result) => observe(request.routeOptions.url ?? 'unknown', result.clientGone ? 499 : 200, request),
+    context: (request, reply) =>
+      (request.gantry ??= createContext(request, reply, opts.config, requestTimeoutMs)),
+    streamed: (request, result) =>
+      observe(request.routeOptions.url ?? 'unknown', result.clientGone ? 499 : 200, request),
   };
 
   // A streamed (hijacked) reply is reported by its route and, when it finishes, by Fastify's
   // onResponse as well: the first report counts, so each request is counted and logged once.
   const observed = new WeakSet<object>();
-  const observe = (route: string, status: number, request: { gantry: unknown; id: string; log: FastifyInstance['log'] }) => {
+  const observe = (
+    route: string,
+    status: number,
+    request: { gantry: unknown; id: string; log: FastifyInstance['log'] },
+  ) => {
     if (observed.has(request)) return;
     observed.add(request);
     opts.metrics.requests.inc({ route, status: String(status) });
@@ -70,17 +78,23 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     reply.header(ResponseHeaders.requestId, request.id);
     const path = request.url.split('?', 1)[0]!;
     if (ADMIN_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`)))
-      throw new GatewayError('permission_denied', `${path} is an administrative route and is not served here`);
+      throw new GatewayError(
+        'permission_denied',
+        `${path} is an administrative route and is not served here`,
+      );
     // Authenticate before the body is read and validated: a caller without a valid key gets
     // a 401, never schema feedback, and cannot make the gateway parse a large body.
     // The /api/ analytics routes authenticate admins themselves (the platform key is not a config key).
     if (request.routeOptions.url?.startsWith('/v1/')) hooks.context(request, reply);
   });
-  app.addHook('onResponse', async (request, reply) => observe(request.routeOptions.url ?? 'unknown', reply.statusCode, request));
+  app.addHook('onResponse', async (request, reply) =>
+    observe(request.routeOptions.url ?? 'unknown', reply.statusCode, request),
+  );
 
   app.setErrorHandler(async (err, request, reply) => {
     const error = normaliseError(err);
-    if (error.status >= 500) request.log.error({ err: error.cause ?? error, type: error.type }, 'request failed');
+    if (error.status >= 500)
+      request.log.error({ err: error.cause ?? error, type: error.type }, 'request failed');
     const ctx = request.gantry;
     if (ctx) {
       // Release the hold and record the failure; a failed request is never charged.

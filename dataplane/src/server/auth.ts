@@ -19,12 +19,16 @@ export function presentedKey(headers: Record<string, string | string[] | undefin
   return typeof apiKey === 'string' ? apiKey.trim() : undefined;
 }
 
-export function authenticate(snapshot: Snapshot, key: string | undefined): { key: KeyRecord; tenant: TenantRecord } {
+export function authenticate(
+  snapshot: Snapshot,
+  key: string | undefined,
+): { key: KeyRecord; tenant: TenantRecord } {
   if (key === undefined)
     throw new GatewayError('authentication_error', 'missing API key: send Authorization: Bearer <key>');
   const digest = hashKey(key);
   const record = snapshot.keys.get(digest.toString('hex'));
-  if (!record || !timingSafeEqual(record.hash, digest)) throw new GatewayError('authentication_error', 'invalid API key');
+  if (!record || !timingSafeEqual(record.hash, digest))
+    throw new GatewayError('authentication_error', 'invalid API key');
   const tenant = snapshot.tenants.get(record.tenant);
   if (!tenant) throw new GatewayError('authentication_error', 'invalid API key');
   return { key: record, tenant };

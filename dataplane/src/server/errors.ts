@@ -18,7 +18,10 @@ interface AjvIssue {
 }
 
 const issueParam = (i: AjvIssue): string =>
-  jsonPointerToParam(i.instancePath, i.keyword === 'required' ? String(i.params.missingProperty) : undefined) || 'body';
+  jsonPointerToParam(
+    i.instancePath,
+    i.keyword === 'required' ? String(i.params.missingProperty) : undefined,
+  ) || 'body';
 const depth = (i: AjvIssue): number => i.instancePath.split('/').length + (i.keyword === 'required' ? 1 : 0);
 
 /**
@@ -42,7 +45,9 @@ function explain(issues: readonly AjvIssue[]): { param: string; detail: string }
   const others = here.filter((i) => i.keyword !== 'const' && i.keyword !== 'enum' && i.keyword !== 'type');
   const reasons = [...new Set(others.map((i) => i.message ?? 'is invalid'))];
   if (alternatives.length > 0)
-    reasons.unshift(alternatives.length === 1 ? `must be ${alternatives[0]}` : `must be one of ${alternatives.join(', ')}`);
+    reasons.unshift(
+      alternatives.length === 1 ? `must be ${alternatives[0]}` : `must be one of ${alternatives.join(', ')}`,
+    );
   return { param, detail: reasons.join('; or ') };
 }
 

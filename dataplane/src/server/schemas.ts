@@ -13,7 +13,12 @@ const ContentPart = Type.Object(
     text: Type.Optional(Str),
     image_url: Type.Optional(
       Type.Object(
-        { url: Type.String({ minLength: 1 }), detail: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('high'), Type.Literal('auto')])) },
+        {
+          url: Type.String({ minLength: 1 }),
+          detail: Type.Optional(
+            Type.Union([Type.Literal('low'), Type.Literal('high'), Type.Literal('auto')]),
+          ),
+        },
         open,
       ),
     ),
@@ -27,7 +32,15 @@ const Message = Type.Object(
     content: Type.Optional(Type.Union([Str, Type.Array(ContentPart, { maxItems: 512 }), Type.Null()])),
     name: Type.Optional(Str),
     tool_call_id: Type.Optional(Str),
-    tool_calls: Type.Optional(Type.Array(Type.Object({ id: Str, type: Type.Optional(Str), function: Type.Object({ name: Str, arguments: Str }, open) }, open), { maxItems: 256 })),
+    tool_calls: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { id: Str, type: Type.Optional(Str), function: Type.Object({ name: Str, arguments: Str }, open) },
+          open,
+        ),
+        { maxItems: 256 },
+      ),
+    ),
   },
   open,
 );
@@ -35,7 +48,14 @@ const Message = Type.Object(
 const Tool = Type.Object(
   {
     type: Type.Literal('function'),
-    function: Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }), description: Type.Optional(Str), parameters: Type.Optional(Type.Object({}, open)) }, open),
+    function: Type.Object(
+      {
+        name: Type.String({ minLength: 1, maxLength: 64 }),
+        description: Type.Optional(Str),
+        parameters: Type.Optional(Type.Object({}, open)),
+      },
+      open,
+    ),
   },
   open,
 );
@@ -55,9 +75,18 @@ export const ChatRequestSchema = Type.Object(
     stream_options: Type.Optional(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, open)),
     stop: Type.Optional(Type.Union([Str, Type.Array(Str, { maxItems: 16 }), Type.Null()])),
     tools: Type.Optional(Type.Array(Tool, { maxItems: 256 })),
-    tool_choice: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('none'), Type.Literal('required'), Type.Object({ type: Type.Literal('function'), function: Type.Object({ name: Str }, open) }, open)])),
+    tool_choice: Type.Optional(
+      Type.Union([
+        Type.Literal('auto'),
+        Type.Literal('none'),
+        Type.Literal('required'),
+        Type.Object({ type: Type.Literal('function'), function: Type.Object({ name: Str }, open) }, open),
+      ]),
+    ),
     response_format: Type.Optional(Type.Object({ type: Type.String({ minLength: 1 }) }, open)),
-    metadata: Type.Optional(Type.Union([Type.Object({ cache_bypass: Type.Optional(Type.Boolean()) }, open), Type.Null()])),
+    metadata: Type.Optional(
+      Type.Union([Type.Object({ cache_bypass: Type.Optional(Type.Boolean()) }, open), Type.Null()]),
+    ),
   },
   open,
 );

@@ -51,7 +51,8 @@ export async function writeStream(
     const { usage, costUsd } = await settle(end, result.clientGone);
     Object.assign(result, { end, usage, costUsd });
     if (end.outcome === 'complete') res.write(encoder.finish(usage));
-    else res.write(encoder.fail(new GatewayError('upstream_error', `stream interrupted: ${end.error.message}`)));
+    else
+      res.write(encoder.fail(new GatewayError('upstream_error', `stream interrupted: ${end.error.message}`)));
     res.addTrailers({ [ResponseHeaders.cost]: formatUsd(costUsd) });
   } catch (err) {
     if (res.destroyed) {

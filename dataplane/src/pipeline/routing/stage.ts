@@ -22,7 +22,11 @@ export interface RoutingResult {
  * `needs`: capabilities the request requires; a level model that lacks one is not allowed,
  * so routing never sends an image to a text-only model.
  */
-export function routeByDifficulty(ctx: RequestContext, req: ChatRequest, needs: readonly Capability[]): RoutingResult {
+export function routeByDifficulty(
+  ctx: RequestContext,
+  req: ChatRequest,
+  needs: readonly Capability[],
+): RoutingResult {
   const policy = ctx.tenant.spec.routing;
   const optOut = ctx.requestHeaders[RequestHeaders.route] === 'false';
   if (!policy?.enabled || optOut) return { req, headers: {}, decision: undefined };
@@ -31,12 +35,21 @@ export function routeByDifficulty(ctx: RequestContext, req: ChatRequest, needs: 
   const decision = decideRoute({
     level: difficulty.level,
     requestedModel: req.model,
-    allowedModels: (m) => mayUse(ctx, m) && needs.every((c) => ctx.snapshot.models.get(m)?.capabilities.has(c)),
+    allowedModels: (m) =>
+      mayUse(ctx, m) && needs.every((c) => ctx.snapshot.models.get(m)?.capabilities.has(c)),
     levels: policy.levels,
     enabled: true,
     optOut: false,
   });
-  ctx.log.debug({ level: difficulty.level, score: difficulty.score, reasons: difficulty.reasons, decision: decision.reason }, 'difficulty routing');
+  ctx.log.debug(
+    {
+      level: difficulty.level,
+      score: difficulty.score,
+      reasons: difficulty.reasons,
+      decision: decision.reason,
+    },
+    'difficulty routing',
+  );
 
   const reasons = ctx.snapshot.models.get(decision.model)?.capabilities.has('reasoning') ?? false;
   const routed = decision.model === req.model ? req : { ...req, model: decision.model };

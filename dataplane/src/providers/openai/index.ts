@@ -12,7 +12,11 @@ const adapter = (kind: 'openai' | 'openai-compatible' | 'azure-openai'): Provide
     stream: () => new OpenAIStreamTranslator(),
   },
   embeddings: { request: embeddingsRequest, response: embeddingsResponse },
-  completions: { request: completionsRequest, response: completionsResponse, streamUsage: completionsStreamUsage },
+  completions: {
+    request: completionsRequest,
+    response: completionsResponse,
+    streamUsage: completionsStreamUsage,
+  },
   error: classifyOpenAIError,
 });
 

@@ -1,10 +1,18 @@
-import type { ChatMessage, ChatRequest, CompletionRequest, EmbeddingRequest } from '../../formats/openai/types.ts';
+import type {
+  ChatMessage,
+  ChatRequest,
+  CompletionRequest,
+  EmbeddingRequest,
+} from '../../formats/openai/types.ts';
 import type { UpstreamRequest, UpstreamTarget } from '../types.ts';
 
 const AZURE_DEFAULT_API_VERSION = '2024-10-21';
 
 /** Where an OpenAI-style operation lives: Azure addresses the deployment in the path. */
-export function endpointUrl(target: UpstreamTarget, operation: 'chat/completions' | 'completions' | 'embeddings') {
+export function endpointUrl(
+  target: UpstreamTarget,
+  operation: 'chat/completions' | 'completions' | 'embeddings',
+) {
   if (target.provider === 'azure-openai') {
     const version = encodeURIComponent(target.apiVersion ?? AZURE_DEFAULT_API_VERSION);
     return `${target.baseUrl}/openai/deployments/${encodeURIComponent(target.upstreamModel)}/${operation}?api-version=${version}`;
@@ -21,7 +29,11 @@ export function authHeaders(target: UpstreamTarget): Record<string, string> {
 }
 
 export function chatRequest(req: ChatRequest, target: UpstreamTarget): UpstreamRequest {
-  const body: ChatRequest = { ...req, model: target.upstreamModel, messages: req.messages.map(stripInternal) };
+  const body: ChatRequest = {
+    ...req,
+    model: target.upstreamModel,
+    messages: req.messages.map(stripInternal),
+  };
   if (req.tools) body.tools = stripTools(req.tools);
   // vLLM-style servers take top_k; OpenAI and Azure reject it.
   if (target.provider !== 'openai-compatible') delete body.top_k;

@@ -8,7 +8,8 @@ import { isRecord } from '../shared/retry-after.ts';
 
 /** OpenAI-style upstreams already speak the canonical format; check the shape, keep the rest. */
 export function chatResponse(body: unknown): ChatCompletion {
-  if (!isRecord(body) || !Array.isArray(body.choices)) throw new Error('upstream chat response has no choices');
+  if (!isRecord(body) || !Array.isArray(body.choices))
+    throw new Error('upstream chat response has no choices');
   return body as unknown as ChatCompletion;
 }
 
@@ -18,12 +19,16 @@ export function completionsResponse(body: unknown): CompletionResponse {
 }
 
 export function embeddingsResponse(body: unknown): EmbeddingResponse {
-  if (!isRecord(body) || !Array.isArray(body.data)) throw new Error('upstream embeddings response has no data');
+  if (!isRecord(body) || !Array.isArray(body.data))
+    throw new Error('upstream embeddings response has no data');
   const usage = isRecord(body.usage) ? body.usage : {};
   const prompt = typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0;
   return {
     ...(body as unknown as EmbeddingResponse),
-    usage: { prompt_tokens: prompt, total_tokens: typeof usage.total_tokens === 'number' ? usage.total_tokens : prompt },
+    usage: {
+      prompt_tokens: prompt,
+      total_tokens: typeof usage.total_tokens === 'number' ? usage.total_tokens : prompt,
+    },
   };
 }
 

@@ -19,7 +19,13 @@ export function chatRoute(app: FastifyInstance, deps: PipelineDeps, hooks: Route
     }
     reply.hijack();
     const encoder = new OpenAIStreamEncoder(outcome.meta, body.stream_options?.include_usage === true);
-    const result = await writeStream(reply.raw, servedHeaders(ctx, outcome), encoder, outcome.chunks, outcome.settle);
+    const result = await writeStream(
+      reply.raw,
+      servedHeaders(ctx, outcome),
+      encoder,
+      outcome.chunks,
+      outcome.settle,
+    );
     hooks.streamed(request, result);
   });
 }

@@ -32,7 +32,13 @@ export function messagesRoute(app: FastifyInstance, deps: PipelineDeps, hooks: R
     }
     reply.hijack();
     const encoder = new AnthropicClientEncoder(outcome.meta, estimatePromptTokens(chat));
-    const result = await writeStream(reply.raw, servedHeaders(ctx, outcome), encoder, outcome.chunks, outcome.settle);
+    const result = await writeStream(
+      reply.raw,
+      servedHeaders(ctx, outcome),
+      encoder,
+      outcome.chunks,
+      outcome.settle,
+    );
     hooks.streamed(request, result);
   });
 }
@@ -41,7 +47,9 @@ export function messagesRoute(app: FastifyInstance, deps: PipelineDeps, hooks: R
  * Errors on /v1/messages: the SPEC.md body plus Anthropic's top-level `type: "error"`, so
  * both SPEC.md clients and the Anthropic SDK read it.
  */
-export function anthropicErrorBody(error: GatewayError): { type: 'error' } & ReturnType<GatewayError['toBody']> {
+export function anthropicErrorBody(
+  error: GatewayError,
+): { type: 'error' } & ReturnType<GatewayError['toBody']> {
   return { type: 'error', ...error.toBody() };
 }
 

@@ -60,7 +60,8 @@ let lastDay = { epochDay: Number.NaN, text: '' };
 /** `YYYY-MM-DD` (UTC) of an epoch-ms time; the day's string is reused while the day lasts. */
 export function dayOf(ms: number): string {
   const n = Math.floor(ms / 86_400_000);
-  if (n !== lastDay.epochDay) lastDay = { epochDay: n, text: new Date(n * 86_400_000).toISOString().slice(0, 10) };
+  if (n !== lastDay.epochDay)
+    lastDay = { epochDay: n, text: new Date(n * 86_400_000).toISOString().slice(0, 10) };
   return lastDay.text;
 }
 
