@@ -44,7 +44,10 @@ function selection(ctx: RequestContext): ReadonlySet<GuardrailName> | undefined 
 }
 
 function summary(v: Verdict): GuardrailVerdictSummary {
-  return { action: v.action, findings: v.findings.map(({ guardrail, category, count }) => ({ guardrail, category, count })) };
+  return {
+    action: v.action,
+    findings: v.findings.map(({ guardrail, category, count }) => ({ guardrail, category, count })),
+  };
 }
 
 function blocked(v: Verdict, what: string): GatewayError {
@@ -89,7 +92,13 @@ export function guardResponse(ctx: RequestContext, completion: ChatCompletion): 
 
 const RANK = { allow: 0, flag: 1, redact: 2, block: 3 } as const;
 
-function mergeSummaries(a: GuardrailVerdictSummary | undefined, b: GuardrailVerdictSummary): GuardrailVerdictSummary {
+function mergeSummaries(
+  a: GuardrailVerdictSummary | undefined,
+  b: GuardrailVerdictSummary,
+): GuardrailVerdictSummary {
   if (!a) return b;
-  return { action: RANK[a.action] >= RANK[b.action] ? a.action : b.action, findings: [...a.findings, ...b.findings] };
+  return {
+    action: RANK[a.action] >= RANK[b.action] ? a.action : b.action,
+    findings: [...a.findings, ...b.findings],
+  };
 }
