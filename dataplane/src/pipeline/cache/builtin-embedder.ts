@@ -33,7 +33,6 @@ const STOP_WORDS = new Set([
 ]);
 
 const WORD_RE = /[\p{L}\p{N}]+/gu;
-// eslint-disable-next-line no-control-regex
 const ASCII_RE = /^[\x00-\x7f]*$/;
 
 /** murmur3's finaliser: spreads every input bit over the whole word. */
@@ -105,7 +104,8 @@ export function builtinEmbed(text: string, dimensions = BUILTIN_DIMENSIONS): Flo
 }
 
 export function createBuiltinEmbedder(dimensions = BUILTIN_DIMENSIONS): Embedder {
-  if (!Number.isInteger(dimensions) || dimensions < 16) throw new RangeError('builtin embedder needs >= 16 dimensions');
+  if (!Number.isInteger(dimensions) || dimensions < 16)
+    throw new RangeError('builtin embedder needs >= 16 dimensions');
   return {
     id: `builtin-v${VERSION}-${dimensions}`,
     dimensions,

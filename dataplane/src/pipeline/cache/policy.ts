@@ -48,7 +48,8 @@ export function resolveCachePolicy(spec: CachePolicySpec | undefined): ResolvedC
 }
 
 /** The cache is on for a tenant unless its manifest turns it off (like compression, on by default). */
-export const tenantCacheEnabled = (tenant: Pick<TenantSpec, 'cache'>): boolean => tenant.cache?.enabled ?? true;
+export const tenantCacheEnabled = (tenant: Pick<TenantSpec, 'cache'>): boolean =>
+  tenant.cache?.enabled ?? true;
 
 /** A tenant without a tier is on the free tier. */
 export const tenantTier = (tenant: Pick<TenantSpec, 'tier'>): string => tenant.tier ?? 'free';

@@ -48,7 +48,8 @@ export function chooseBand(score: number, thresholds: BandThresholds): Band {
 }
 
 function concat(a: Float32Array, wa: number, b: Float32Array, wb: number): Float32Array {
-  if (a.length !== b.length) throw new RangeError(`query and context lengths differ: ${a.length} vs ${b.length}`);
+  if (a.length !== b.length)
+    throw new RangeError(`query and context lengths differ: ${a.length} vs ${b.length}`);
   const out = new Float32Array(a.length * 2);
   for (let i = 0; i < a.length; i++) out[i] = (a[i] as number) * wa;
   for (let i = 0; i < b.length; i++) out[a.length + i] = (b[i] as number) * wb;
@@ -60,5 +61,9 @@ export const entryVector = (query: Float32Array, context: Float32Array): Float32
   concat(query, 1, context, 1);
 
 /** What a lookup searches with: [alpha·q | beta·c]; dot(entry, probe) is the DualScore. */
-export const probeVector = (query: Float32Array, context: Float32Array, alpha: number, beta: number): Float32Array =>
-  concat(query, alpha, context, beta);
+export const probeVector = (
+  query: Float32Array,
+  context: Float32Array,
+  alpha: number,
+  beta: number,
+): Float32Array => concat(query, alpha, context, beta);

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatRequest } from '../../formats/openai/types.ts';
+import { partitionTenant } from '../../stores/cache-entries/partition.ts';
+import {
+  cacheKeyParts,
+  canonicalJson,
+  CONTEXT_HEAD_CHARS,
+  CONTEXT_TAIL_CHARS,
+  type CacheScope,
+} from './key.ts';
+
+const scope: CacheScope = { tenant: 'acme', format: 'openai', embedder: 'builtin-v1-384' };
+
+const base: ChatRequest = {
+  model: 'gpt-4o-mini',
+  messages: [
+    { role: 'system', content: 'You are terse.' },
+    { role: 'user', content: 'Hi' },
+    { role: 'assistant', content: 'Hello!' },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is 2+2?' },
+        { type: 'text', text: 'Explain.' },
+      ],
+    },
+  ],
+};
+
+const partitionOf = (req: ChatRequest, s: CacheScope = scope) => cacheKeyParts(req, s)!.partition;
+
+describe('cacheKeyParts', () => {
+  it('takes the last user message as query and everything before it as context', () => {
+    const parts = cacheKeyParts(base, scope)!;
+    expect(parts.query).toBe('What is 2+2?\nExplain.');
+    expect(parts.context).toBe('system: You are terse.\nuser: Hi\nassistant: Hello!');
+    expect(partitionTenant(parts.partition)).toBe('acme');
+    expect(parts.partition).toMatch(/^acme\/openai\/[A-Za-z0-9_-]{32}$/);
+  });
+
+  it('renders tool calls in the context', () => {
+    const parts = cacheKeyParts(
+      {
+        model: 'm',
+        messages: [
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: '1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+          },
+          { role: 'tool', tool_call_id: '1', content: 'ok' },
+          { role: 'user', content: 'next' },
+        ],
+      },
+      scope,
+    )!;
+    expect(parts.context).toBe('assistant: f({"a":1})\ntool: ok');
+  });
+
+  it('has no key without a user message', () => {
+    expect(
+      cacheKeyParts({ model: 'm', messages: [{ role: 'system', content: 'x' }] }, scope),
+    ).toBeUndefined();
+  });
+
+  it('keeps the start and the end of a very long context', () => {
+    const long = 'x'.repeat(40_000);
+    const parts = cacheKeyParts(
+      {
+        model: 'm',
+        messages: [
+          { role: 'system', content: `BEGIN${long}END` },
+          { role: 'user', content: 'q' },
+        ],
+      },
+      scope,
+    )!;
+    expect(parts.context.length).toBeLessThanOrEqual(CONTEXT_HEAD_CHARS + CONTEXT_TAIL_CHARS + 3);
+    expect(parts.context.startsWith('system: BEGIN')).toBe(true);
+    expect(parts.context.endsWith('END')).toBe(true);
+  });
+
+  it('partitions by tenant, format and embedder', () => {
+    const p = partitionOf(base);
+    expect(partitionOf(base, { ...scope, tenant: 'other' })).not.toBe(p);
+    expect(partitionOf(base, { ...scope, format: 'anthropic' })).not.toBe(p);
+    expect(partitionOf(base, { ...scope, embedder: 'model:text-embedding-3-small' })).not.toBe(p);
+  });
+
+  it.each<[string, Partial<ChatRequest>]>([
+    ['model', { model: 'gpt-4o' }],
+    ['response_format', { response_format: { type: 'json_object' } }],
+    ['json schema', { response_format: { type: 'json_schema', json_schema: { name: 'x', schema: {} } } }],
+    ['n', { n: 2 }],
+    ['stop', { stop: ['\n'] }],
+    ['reasoning_effort', { reasoning_effort: 'high' }],
+    ['logprobs', { logprobs: true, top_logprobs: 3 }],
+    ['logit_bias', { logit_bias: { '50256': -100 } }],
+    ['an unknown field', { verbosity: 'low' }],
+  ])('changes with %s', (_name, change) => {
+    expect(partitionOf({ ...base, ...change })).not.toBe(partitionOf(base));
+  });
+
+  it.each<[string, Partial<ChatRequest>]>([
+    ['stream', { stream: true, stream_options: { include_usage: true } }],
+    ['sampling', { temperature: 0.2, top_p: 0.5, seed: 7, presence_penalty: 1, frequency_penalty: 1 }],
+    ['limits', { max_tokens: 50, max_completion_tokens: 60 }],
+    ['bookkeeping', { user: 'u1', metadata: { cache_bypass: 'false' }, store: true, service_tier: 'auto' }],
+    ['default spellings', { n: 1, stop: [], response_format: { type: 'text' }, logprobs: false }],
+  ])('does not change with %s', (_name, change) => {
+    expect(partitionOf({ ...base, ...change })).toBe(partitionOf(base));
+  });
+
+  it('treats a stop string and a one-element stop list alike', () => {
+    expect(partitionOf({ ...base, stop: 'END' })).toBe(partitionOf({ ...base, stop: ['END'] }));
+  });
+
+  it('never matches requests about different images, only by their text', () => {
+    const withImage = (url: string): ChatRequest => ({
+      model: 'gpt-4o',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in this picture?' },
+            { type: 'image_url', image_url: { url } },
+          ],
+        },
+      ],
+    });
+    const a = cacheKeyParts(withImage('https://x/cat.png'), scope)!;
+    const b = cacheKeyParts(withImage('https://x/dog.png'), scope)!;
+    expect(a.query).toBe('What is in this picture?');
+    expect(a.partition).not.toBe(b.partition);
+    expect(cacheKeyParts(withImage('https://x/cat.png'), scope)!.partition).toBe(a.partition);
+  });
+
+  it('keys an assistant prefill after the last user message exactly', () => {
+    const prefilled = (text: string): ChatRequest => ({
+      ...base,
+      messages: [...base.messages, { role: 'assistant', content: text }],
+    });
+    expect(partitionOf(prefilled('{'))).not.toBe(partitionOf(base));
+    expect(partitionOf(prefilled('{'))).not.toBe(partitionOf(prefilled('[')));
+    expect(cacheKeyParts(prefilled('{'), scope)!.query).toBe('What is 2+2?\nExplain.');
+  });
+
+  it('encodes tenant names so the key stays unambiguous', () => {
+    const weird = cacheKeyParts(base, { ...scope, tenant: 'a/b "c"*' })!;
+    expect(partitionTenant(weird.partition)).toBe('a/b "c"*');
+    expect(weird.partition.split('/')).toHaveLength(3);
+  });
+});
+
+describe('canonicalJson', () => {
+  it('sorts keys and drops undefined', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: undefined }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,{"y":2}]},"b":1}',
+    );
+  });
+});

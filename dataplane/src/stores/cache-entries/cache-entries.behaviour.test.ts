@@ -1,0 +1,164 @@
+/** One behavioural suite, run against the in-process and the Redis cache entry store. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { fakeClock, type FakeClock } from '../testing/backends.ts';
+import { MemoryCacheEntryStore } from './memory.ts';
+import { partitionKey } from './partition.ts';
+import { entryBackends, type EntryFixture } from './testing.ts';
+import type { CacheEntry } from './types.ts';
+
+const P = partitionKey('acme', 'openai', 'shape');
+
+function entry(over: Partial<CacheEntry> = {}): CacheEntry {
+  return {
+    id: 'e1',
+    partition: P,
+    createdAt: Date.parse('2025-03-14T12:00:00Z'),
+    expiresAt: Date.parse('2025-03-14T13:00:00Z'),
+    query: 'What is the capital of France?',
+    response: {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1741953600,
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Paris.' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 14, completion_tokens: 2, total_tokens: 16 },
+    },
+    promptTokens: 14,
+    completionTokens: 2,
+    maxTokens: undefined,
+    meta: 'faq-7',
+    ...over,
+  };
+}
+
+describe.each(entryBackends)('cache entries ($name)', (backend) => {
+  let fixture: EntryFixture | undefined;
+  let clock: FakeClock;
+
+  async function open(): Promise<EntryFixture> {
+    clock = fakeClock(Date.parse('2025-03-14T12:00:00Z'));
+    fixture = await backend.create(clock.now);
+    return fixture;
+  }
+
+  afterEach(async () => {
+    await fixture?.close();
+    fixture = undefined;
+  });
+
+  it('stores and returns an entry unchanged', async () => {
+    const { store } = await open();
+    const e = entry();
+    await store.put(e);
+    const got = await store.get(P, 'e1');
+    expect(got).toEqual({ ...e, maxTokens: undefined });
+    // Stored by value: changing what was put or got does not change the store.
+    e.query = 'changed';
+    if (got) got.response.choices[0]!.message.content = 'changed';
+    expect((await store.get(P, 'e1'))?.query).toBe('What is the capital of France?');
+    expect((await store.get(P, 'e1'))?.response.choices[0]?.message.content).toBe('Paris.');
+  });
+
+  it('returns undefined for an unknown id or partition', async () => {
+    const { store } = await open();
+    await store.put(entry());
+    expect(await store.get(P, 'nope')).toBeUndefined();
+    expect(await store.get(partitionKey('acme', 'openai', 'other'), 'e1')).toBeUndefined();
+  });
+
+  it('never answers from another tenant, format or shape, even under the same id', async () => {
+    const { store } = await open();
+    const others = [
+      partitionKey('tenant-b', 'openai', 'shape'),
+      partitionKey('acme', 'anthropic', 'shape'),
+      partitionKey('acme', 'openai', 'shape2'),
+      partitionKey('acm', 'openai', 'shape'),
+    ];
+    await store.put(entry());
+    for (const p of others) expect(await store.get(p, 'e1'), p).toBeUndefined();
+    for (const [i, p] of others.entries()) await store.put(entry({ partition: p, query: `q${i}` }));
+    expect((await store.get(P, 'e1'))?.query).toBe('What is the capital of France?');
+    for (const [i, p] of others.entries()) expect((await store.get(p, 'e1'))?.query).toBe(`q${i}`);
+  });
+
+  it('expires entries at expiresAt', async () => {
+    const { store } = await open();
+    await store.put(entry({ expiresAt: clock.now() + 1000 }));
+    expect(await store.get(P, 'e1')).toBeDefined();
+    clock.advance(999);
+    expect(await store.get(P, 'e1')).toBeDefined();
+    clock.advance(1);
+    expect(await store.get(P, 'e1')).toBeUndefined();
+  });
+
+  it('does not store an entry that has already expired, and drops the one it replaces', async () => {
+    const { store } = await open();
+    await store.put(entry());
+    await store.put(entry({ expiresAt: clock.now() }));
+    expect(await store.get(P, 'e1')).toBeUndefined();
+  });
+
+  it('deletes', async () => {
+    const { store } = await open();
+    await store.put(entry());
+    expect(await store.delete(P, 'e1')).toBe(true);
+    expect(await store.get(P, 'e1')).toBeUndefined();
+    expect(await store.delete(P, 'e1')).toBe(false);
+  });
+
+  it('flushes one tenant, then everything, and counts entries', async () => {
+    const { store } = await open();
+    const a2 = partitionKey('acme', 'anthropic', 'shape');
+    const b = partitionKey('b*[?]', 'openai', 'shape');
+    await store.put(entry());
+    await store.put(entry({ partition: a2 }));
+    await store.put(entry({ partition: b }));
+    const stats = await store.stats();
+    expect(stats).toMatchObject({ backend: backend.name, status: 'ok', entries: 3 });
+    expect(stats.memoryBytes).toBeGreaterThan(100);
+    expect(await store.flush('acme')).toBe(2);
+    expect(await store.get(P, 'e1')).toBeUndefined();
+    expect(await store.get(b, 'e1')).toBeDefined();
+    // Glob characters in a tenant name match only that tenant.
+    expect(await store.flush('b*')).toBe(0);
+    expect(await store.flush()).toBe(1);
+    expect((await store.stats()).entries).toBe(0);
+  });
+
+  it('refuses malformed partition keys', async () => {
+    const { store } = await open();
+    await expect(store.get('acme/x', 'e1')).rejects.toBeInstanceOf(TypeError);
+    await expect(store.put(entry({ partition: 'a b/openai/x' }))).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
+describe('cache entries (redis) expiry in Redis itself', () => {
+  it('lets Redis drop the key at expiresAt', async () => {
+    const backend = entryBackends.find((b) => b.name === 'redis');
+    const fixture = await backend!.create(Date.now);
+    try {
+      await fixture.store.put(entry({ expiresAt: Date.now() + 150 }));
+      const keys = await fixture.raw!.keys(`${fixture.prefix}:*`);
+      expect(keys).toEqual([`${fixture.prefix}:{acme}:cache:openai/shape:e1`]);
+      expect(await fixture.raw!.pttl(keys[0]!)).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await fixture.raw!.exists(keys[0]!)).toBe(0);
+    } finally {
+      await fixture.close();
+    }
+  });
+});
+
+describe('cache entries (memory) bounds', () => {
+  it('evicts the oldest writes past maxEntries and maxBytes', async () => {
+    const store = new MemoryCacheEntryStore({ clock: () => 0, maxEntries: 2, maxBytes: 1_000_000 });
+    for (const id of ['a', 'b', 'c']) await store.put(entry({ id, expiresAt: 100 }));
+    expect(await store.get(P, 'a')).toBeUndefined();
+    expect(await store.get(P, 'c')).toBeDefined();
+    const small = new MemoryCacheEntryStore({ clock: () => 0, maxBytes: 3000 });
+    for (const id of ['a', 'b', 'c']) await small.put(entry({ id, expiresAt: 100 }));
+    const stats = await small.stats();
+    expect(stats.memoryBytes).toBeLessThanOrEqual(3000);
+    expect(await small.get(P, 'c')).toBeDefined();
+  });
+});
