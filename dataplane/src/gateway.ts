@@ -16,6 +16,11 @@ import { Router } from './router/router.ts';
 import { UpstreamClient } from './router/upstream.ts';
 import { buildAdminApp } from './server/admin.ts';
 import { buildApp } from './server/app.ts';
+import type { CacheDeps } from './pipeline/cache/stage.ts';
+import { RecentCacheMetrics } from './pipeline/cache/recent.ts';
+import { embeddingsCall } from './router/calls.ts';
+import { createVectorIndex } from './stores/vectors/index.ts';
+import { createCacheEntryStore } from './stores/cache-entries/index.ts';
 import { warmTokenizer } from './accounting/tokens.ts';
 import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
 import { createStores, type Stores } from './stores/index.ts';
@@ -42,6 +47,8 @@ export interface GatewayOptions {
   redisUrl?: string | undefined;
   /** Key namespace in Redis (tests isolate themselves with their own). */
   redisPrefix?: string;
+  /** Milvus `host:port` for semantic-cache vectors; in process when absent. */
+  milvusAddress?: string | undefined;
 }
 
 export interface Gateway {
@@ -76,6 +83,21 @@ const metersTokens = (snapshot: Snapshot): boolean =>
     (k) => k.spec.budget !== undefined || k.spec.rateLimit?.tokensPerMinute !== undefined,
   );
 
+/** The `model` cache embedder: Gantry's own router, an embeddings ModelDeployment, float vectors. */
+async function embedThroughRouter(
+  router: Router,
+  upstream: UpstreamClient,
+  snapshot: Snapshot,
+  model: string,
+  texts: string[],
+): Promise<number[][]> {
+  const route = { model, snapshot, allowed: () => true, needs: ['embeddings'] as const, signal: new AbortController().signal, deadline: Date.now() + 30_000 };
+  const { value } = await router.execute(route, (d) =>
+    embeddingsCall({ upstream, adapter: adapters[d.provider], deployment: d, signal: route.signal }, { model, input: texts }),
+  );
+  return [...value.data].sort((a, b) => a.index - b.index).map((e) => e.embedding as number[]);
+}
+
 /** Where each provider kind lives on the built-in fake provider. */
 export function fakeBaseUrls(fakeUrl: string): (provider: ProviderKind) => string {
   return (provider) =>
@@ -98,9 +120,18 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     onError: (err) => app.log.warn({ err: (err as Error).message }, 'usage record retry failed'),
   });
   const router = new Router({ health, observer: metrics, retry: opts.retry });
+  const cache: CacheDeps = {
+    vectors: createVectorIndex({ milvusAddress: opts.milvusAddress }),
+    entries: createCacheEntryStore({ redis: opts.redisUrl ? { url: opts.redisUrl } : undefined, prefix: opts.redisPrefix }),
+    recent: new RecentCacheMetrics(),
+    metrics,
+    embedVia: (snapshot, model, texts) => embedThroughRouter(router, upstream, snapshot, model, texts),
+  };
+  const sweeper = setInterval(() => void cache.vectors.sweep().catch(() => undefined), 10 * 60_000);
+  sweeper.unref();
   const app = buildApp({
     config,
-    pipeline: { router, upstream, adapters, stores, metrics, recorder },
+    pipeline: { router, upstream, adapters, stores, metrics, recorder, cache },
     metrics,
     logger: opts.logger,
     bodyLimitBytes: opts.bodyLimitBytes,
@@ -142,8 +173,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       clearTimeout(cut);
       await admin.close();
       await upstream.close();
+      clearInterval(sweeper);
       await recorder.close();
-      await stores.close();
+      await Promise.all([stores.close(), cache.vectors.close(), cache.entries.close()]);
     },
   };
 }

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     fakeBaseUrl: fake ? fakeBaseUrls(fake.url) : undefined,
     logger,
     redisUrl: process.env.GANTRY_REDIS_URL || undefined,
+    milvusAddress: process.env.GANTRY_MILVUS_ADDRESS || undefined,
     bodyLimitBytes: process.env.GANTRY_MAX_BODY_BYTES ? Number(process.env.GANTRY_MAX_BODY_BYTES) : undefined,
   });
   gateway.app.log.info(

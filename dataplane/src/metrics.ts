@@ -64,6 +64,18 @@ export class Metrics implements RouterObserver {
     labelNames: ['operation'] as const,
     registers: [this.registry],
   });
+  readonly cacheLookups = new Counter({
+    name: 'gantry_cache_lookups_total',
+    help: 'Semantic cache outcomes by band (SKIP when the cache did not apply)',
+    labelNames: ['band'] as const,
+    registers: [this.registry],
+  });
+  readonly cacheFailures = new Counter({
+    name: 'gantry_cache_failures_total',
+    help: 'Cache operations that failed open (embedder, vector index or entry store unreachable)',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
   readonly configReloads = new Counter({
     name: 'gantry_config_reloads_total',
     help: 'Config reloads by result',

@@ -98,8 +98,9 @@ export function deployment(d: DeploymentSpec): string {
   return manifest('ModelDeployment', d.name, spec);
 }
 
+/** Tenants of tests have the semantic cache off unless `extra.cache` turns it on: repeated prompts must reach the provider. */
 export function tenant(name: string, models: string[] = ['*'], extra: Record<string, unknown> = {}): string {
-  return manifest('Tenant', name, { tier: 'pro', models, ...extra });
+  return manifest('Tenant', name, { tier: 'pro', models, cache: { enabled: false }, ...extra });
 }
 
 export function apiKey(

@@ -16,7 +16,8 @@ import { settle } from './settlement.ts';
 import { relayStream, type StreamEnd, type StreamMeta } from './stream-relay.ts';
 
 export interface Served {
-  deployment: Deployment;
+  /** The deployment that served; undefined when the semantic cache did. */
+  deployment: Deployment | undefined;
   log: AttemptLog;
 }
 
@@ -34,11 +35,15 @@ export type ChatOutcome =
       settle(end: StreamEnd, clientGone: boolean): Promise<{ usage: Usage; costUsd: number }>;
     });
 
+/** Hands a complete answer on (the semantic cache stores it for future hits). */
+export type OnAnswer = (completion: ChatCompletion) => Promise<void>;
+
 export async function forwardChat(
   deps: PipelineDeps,
   ctx: RequestContext,
   req: ChatRequest,
   needs: readonly Capability[],
+  onAnswer: OnAnswer | undefined,
 ): Promise<ChatOutcome> {
   const routing = routeRequest(ctx, req.model, needs);
   if (!req.stream) {
@@ -64,6 +69,7 @@ export async function forwardChat(
       costUsd: cost,
     });
     if (!completion) throw refusal;
+    await onAnswer?.(completion);
     return {
       kind: 'completion',
       completion,
@@ -90,7 +96,7 @@ export async function forwardChat(
     async settle(end, clientGone) {
       const usage = end.outcome === 'complete' && end.usage ? end.usage : estimatedUsage(req, end.text);
       const billed = end.outcome === 'complete' || clientGone;
-      const cost = billed ? costUsd(end.deployment.pricing, usage) : 0;
+      const cost = billed ? costUsd(end.deployment?.pricing, usage) : 0;
       await settle(deps, ctx, {
         status: end.outcome === 'complete' ? 200 : clientGone ? 499 : 502,
         errorType:
@@ -100,7 +106,20 @@ export async function forwardChat(
         usage: billed ? usage : undefined,
         costUsd: cost,
       });
+      if (end.outcome === 'complete' && onAnswer) await onAnswer(streamedAnswer(meta, end, usage));
       return { usage, costUsd: cost };
     },
+  };
+}
+
+/** A finished stream as the completion it amounts to (text answers; tool calls are not kept). */
+function streamedAnswer(meta: StreamMeta, end: Extract<StreamEnd, { outcome: 'complete' }>, usage: Usage): ChatCompletion {
+  return {
+    id: meta.id,
+    object: 'chat.completion',
+    created: meta.created,
+    model: meta.model,
+    choices: [{ index: 0, message: { role: 'assistant', content: end.text }, finish_reason: end.finishReason ?? 'stop' }],
+    usage,
   };
 }

@@ -12,6 +12,8 @@ import { forwardChat, type ChatOutcome } from './chat-forward.ts';
 import { mayUse, type RequestContext } from './context.ts';
 import type { PipelineDeps } from './forward.ts';
 import { guardRequest } from './guardrails/stage.ts';
+import { lookupCache } from './cache/stage.ts';
+import { serveHit } from './cache-hit.ts';
 import { routeByDifficulty } from './routing/stage.ts';
 import { checkCapabilities, inspectChat } from './validate.ts';
 
@@ -40,9 +42,12 @@ export async function runChat(
   );
 
   req = guardRequest(ctx, req);
+  const cached = await lookupCache(deps.cache, ctx, req, endpoint === 'messages' ? 'anthropic' : 'openai');
+  if (cached.kind === 'hit') return serveHit(deps, ctx, req, cached);
   req = withoutGatewayFields(req);
+  // Compression (conversation-state snapshots with context recovery) slots in here.
   req = applyRouting(ctx, req, needs);
-  return forwardChat(deps, ctx, req, needs);
+  return forwardChat(deps, ctx, req, needs, cached.store);
 }
 
 /** The model exists, the key may use it, and it can do what the request needs. */

@@ -13,6 +13,7 @@ import type { UpstreamClient } from '../router/upstream.ts';
 import type { RequestContext } from './context.ts';
 import { mayUse } from './context.ts';
 import type { AccountingDeps } from './settlement.ts';
+import type { CacheDeps } from './cache/stage.ts';
 import type { Continue, StreamMeta } from './stream-relay.ts';
 
 export interface ForwardDeps {
@@ -21,7 +22,9 @@ export interface ForwardDeps {
   adapters: Readonly<Record<ProviderKind, ProviderAdapter>>;
 }
 
-export interface PipelineDeps extends ForwardDeps, AccountingDeps {}
+export interface PipelineDeps extends ForwardDeps, AccountingDeps {
+  cache: CacheDeps;
+}
 
 export function routeRequest(ctx: RequestContext, model: string, needs: RouteRequest['needs']): RouteRequest {
   return {

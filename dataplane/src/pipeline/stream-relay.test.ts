@@ -140,7 +140,7 @@ describe('a stream that completes', () => {
     expectComplete(end);
     expect(end.usage).toBe(USAGE);
     expect(end.text).toBe('Hello');
-    expect(end.deployment.name).toBe('a');
+    expect(end.deployment?.name).toBe('a');
     expect(end.log).toEqual({ attempts: 2, failed: ['x'] });
     expect(a.cancelled()).toBe(0);
   });
@@ -207,7 +207,7 @@ describe('a stream that dies after text', () => {
     expect(chunks.every((c) => c.id === META.id && c.model === META.model)).toBe(true);
     expectComplete(end);
     expect(end.text).toBe('Hello world');
-    expect(end.deployment.name).toBe('b');
+    expect(end.deployment?.name).toBe('b');
     expect(end.usage).toBe(USAGE);
     expect(end.log).toEqual({ attempts: 3, failed: ['a', 'c'] });
   });
@@ -249,7 +249,7 @@ describe('a stream that dies after text', () => {
     ]);
     expectComplete(end);
     expect(end.text).toBe('ABC');
-    expect(end.deployment.name).toBe('c');
+    expect(end.deployment?.name).toBe('c');
     expect(end.log).toEqual({ attempts: 3, failed: ['a', 'b'] });
     expect(b.cancelled()).toBe(1);
   });
@@ -264,7 +264,7 @@ describe('a stream that dies after text', () => {
     expectFailed(end);
     expect(end.error).toEqual(DIED);
     expect(end.text).toBe('Hello');
-    expect(end.deployment.name).toBe('a');
+    expect(end.deployment?.name).toBe('a');
     expect(end.log).toEqual({ attempts: 1, failed: ['a'] });
     expect(a.cancelled()).toBe(1);
   });

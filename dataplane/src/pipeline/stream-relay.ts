@@ -4,7 +4,7 @@
  * answer as prefill, or ends as a failure; it is never passed off as complete.
  */
 import type { Deployment } from '../config/snapshot.ts';
-import type { ChatChunk, Usage } from '../formats/openai/types.ts';
+import type { ChatChunk, FinishReason, Usage } from '../formats/openai/types.ts';
 import type { LiveStream } from '../router/live-stream.ts';
 import type { AttemptLog, Routed } from '../router/router.ts';
 import { UpstreamFailure } from '../router/upstream.ts';
@@ -16,9 +16,17 @@ export interface StreamMeta {
   model: string;
 }
 
+/** `deployment` is undefined for a cached answer replayed as a stream. */
 export type StreamEnd =
-  | { outcome: 'complete'; usage: Usage | undefined; text: string; deployment: Deployment; log: AttemptLog }
-  | { outcome: 'failed'; error: UpstreamError; text: string; deployment: Deployment; log: AttemptLog };
+  | {
+      outcome: 'complete';
+      usage: Usage | undefined;
+      text: string;
+      finishReason: FinishReason | null;
+      deployment: Deployment | undefined;
+      log: AttemptLog;
+    }
+  | { outcome: 'failed'; error: UpstreamError; text: string; deployment: Deployment | undefined; log: AttemptLog };
 
 export type Continue = (partialText: string, failed: Deployment) => Promise<Routed<LiveStream> | undefined>;
 
@@ -30,7 +38,7 @@ export async function* relayStream(
   let current = first;
   let text = '';
   let toolCalls = false;
-  let finished = false;
+  let finish: FinishReason | null = null;
   let continued = false;
   const log: AttemptLog = { attempts: first.log.attempts, failed: [...first.log.failed] };
 
@@ -50,17 +58,19 @@ export async function* relayStream(
         outcome: 'complete',
         usage: current.value.translator.usage,
         text,
+        finishReason: finish,
         deployment: current.deployment,
         log,
       };
     } catch (err) {
       if (!(err instanceof UpstreamFailure)) throw err;
       current.value.cancel();
-      if (finished) {
+      if (finish !== null) {
         return {
           outcome: 'complete',
           usage: current.value.translator.usage,
           text,
+          finishReason: finish,
           deployment: current.deployment,
           log,
         };
@@ -80,7 +90,7 @@ export async function* relayStream(
     if (choice) {
       if (typeof choice.delta.content === 'string') text += choice.delta.content;
       if (choice.delta.tool_calls?.length) toolCalls = true;
-      if (choice.finish_reason !== null) finished = true;
+      if (choice.finish_reason !== null) finish = choice.finish_reason;
     }
     return chunk;
   }

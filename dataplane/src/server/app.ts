@@ -19,6 +19,7 @@ import type { RouteHooks } from './routes/hooks.ts';
 import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
+import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 
 export interface AppOptions {
   config: ConfigStore;
@@ -119,5 +120,6 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     budgets: opts.pipeline.stores.budgets,
     adminKeyHash: opts.adminKeyHash,
   });
+  registerCacheAdminRoutes(app, { config: opts.config, cache: opts.pipeline.cache, adminKeyHash: opts.adminKeyHash });
   return app;
 }

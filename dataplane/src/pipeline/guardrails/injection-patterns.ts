@@ -23,47 +23,67 @@ const s = (
 ): Signal<InjectionCategory> => signal(category, weight, anchors, source, flags);
 
 // --- English building blocks
-const IGNORE =
-  "(?:ignore|ignoring|disregard|forget|skip|drop|discard|abandon|override|overrule|bypass|circumvent|set aside|throw out|do not (?:follow|obey|adhere to)|don'?t (?:follow|obey)|stop following|no longer follow|cancel|erase|delete|reset)";
+/** Apostrophes as typed and as typeset ("don't", "don’t"). */
+const AP = "['’]";
+/** Following, obeying, sticking to: what an override tells the model to stop doing. */
+const FOLLOW =
+  '(?:follow(?:ing)?|obey(?:ing)?|adher(?:e|ing) to|listen(?:ing)? to|comply(?:ing)? with|abid(?:e|ing) by|stick(?:ing)? to|respect(?:ing)?|honou?r(?:ing)?)';
+/** Imperatives that set something aside, and the negated "follow" family. */
+const IGNORE = `(?:ignore|ignoring|disregard|forget|neglect|skip|drop|discard|abandon|override|overrule|overwrite|bypass|circumvent|set aside|put aside|lay aside|leave behind|throw (?:out|away)|toss(?: out| aside)?|scrap|ditch|nullify|suspend|cancel|erase|delete|reset|pay no (?:attention|heed|mind) to|(?:do not|don${AP}?t|stop|no longer|never) pay(?:ing)? (?:any )?(?:attention|heed) to|(?:(?:do not|don${AP}?t|no longer) (?:need|have) to|do not|don${AP}?t|stop|cease|quit|no longer|never)\\s+${FOLLOW})`;
+/** Anchors for IGNORE: one of these prefixes occurs in every match. */
+const IGNORE_ANCHORS =
+  'ignor,disregard,forget,neglect,skip,drop,discard,abandon,overrid,overrul,overwrit,bypass,circumvent,set aside,put aside,lay aside,leave behind,throw out,throw away,toss,scrap,ditch,nullif,suspend,cancel,erase,delete,reset,pay,follow,obey,adher,listen,comply,abid,stick,respect,honor,honour';
 /** Words that may stand between the verb and its object ("all of your previous ..."). */
 const QUAL =
-  "(?:all|any|every|each|of|the|your|ur|these|those|this|that|previous|prior|preceding|above|aforementioned|earlier|former|original|initial|old|existing|current|system|developer'?s?|default|given|provided|safety|content|ethical|moral|security|programmed|built-in|hidden|other|and|whatever|you|were|have|been|got|so|far|before|instructions?\\s+and)";
+  "(?:all|any|every|each|of|the|your|ur|these|those|this|that|previous|prior|preceding|above|aforementioned|earlier|former|original|initial|old|existing|current|system|developer'?s?|creators?'?s?|default|given|provided|safety|content|ethical|moral|security|programmed|built-in|hidden|other|and|whatever|you|were|have|been|got|so|far|before|instructions?\\s+and|context\\s+and)";
 /** Qualifiers that point at the model's own configuration, needed before generic nouns. */
 const MODEL_QUAL =
   "(?:your|ur|previous|prior|preceding|above|earlier|original|initial|system|developer'?s?|safety|content|ethical|moral|programmed|built-in|hidden|default)";
 /** Nouns that only mean instructions to a model. */
-const OBJ = '(?:instructions?|instructs|directions|directives?|prompts?|guidelines?|guardrails?|safeguards?)';
+const OBJ =
+  '(?:instructions?|instructs|directions|directives?|prompts?|pre-?prompts?|system\\s+messages?|guidelines?|guardrails?|safeguards?)';
 /** Nouns with everyday meanings too (firewall rules, CSS filters): need MODEL_QUAL or "you were given". */
 const GENERIC_OBJ =
-  '(?:rules?|constraints?|restrictions?|commands?|orders?|polic(?:y|ies)|filters?|protocols?|limitations?|settings|configuration|programming|training|conditioning)';
-const GIVEN_TO_YOU =
-  "(?:(?:that|which)\\s+)?(?:you(?:'ve| have| were| had)?\\s+(?:been\\s+)?(?:given|configured|programmed|told|trained|instructed|set up|provided)|(?:were|was|have been|are)\\s+(?:set|given|written|defined|imposed|put in place|configured)\\s+(?:by|for)\\s+(?:the\\s+|your\\s+)?(?:developers?|creators?|openai|anthropic|system|admins?|operators?|you))";
+  '(?:rules?|constraints?|restrictions?|commands?|orders?|polic(?:y|ies)|filters?|protocols?|limitations?|settings|configuration|programming|training|conditioning|guidance|alignment|principles|values|ethics|morals)';
+/** Whoever configured the model, named as the source of what it was told. */
+const MAKER = '(?:developers?|creators?|makers?|owners?|operators?|programmers?|trainers?|admins?|company)';
+const GIVEN_TO_YOU = `(?:(?:that|which)\\s+)?(?:you(?:'ve| have| were| had)?\\s+(?:been\\s+)?(?:given|configured|programmed|told|trained|instructed|set up|provided)|(?:were|was|have been|are)\\s+(?:set|given|written|defined|imposed|put in place|configured)\\s+(?:by|for)\\s+(?:the\\s+|your\\s+)?(?:developers?|creators?|openai|anthropic|system|admins?|operators?|you)|(?:your|the)\\s+${MAKER}\\s+(?:gave|placed|put|set|imposed|wrote|programmed|installed|added|defined|hard-?coded)(?:\\s+(?:on|in|into)\\s+you)?)`;
+/**
+ * "what your developers told you", "everything you have been told": a reference to the
+ * model's configuration without naming it. A maker is "yours" or the one who told "you",
+ * so "what the developers wrote in the changelog" stays outside.
+ */
+const META_REF = `(?:everything|anything|all|whatever|what)\\s+(?:(?:that|which)\\s+)?(?:(?:your\\s+${MAKER}|openai|anthropic)\\s+(?:ha(?:ve|s|d)\\s+)?(?:told|said|gave|taught|instructed|programmed|wrote|specified|set|put|built)|(?:the\\s+)?(?:${MAKER}|system(?:\\s+prompt)?)\\s+(?:ha(?:ve|s|d)\\s+)?(?:told|gave|taught|instructed|programmed)\\s+you|(?:the\\s+)?${MAKER}\\s+(?:wrote|put|said|set|specified|typed)\\s+(?:in|into|to)\\s+(?:you\\b|your\\s)|you(?:${AP}ve|${AP}re| have| were| had| are)?\\s+(?:been\\s+)?(?:told|taught|instructed|programmed|given|trained|configured))(?!\\s+(?:about|regarding|on|in school|at school)\\b)`;
 const LIMITS =
-  '(?:restrictions?|limits|limitations|rules|filters?|filtering|guidelines|guardrails|censorship|boundaries|polic(?:y|ies)|confines|morals|ethics|constraints|safeguards)';
+  '(?:restrictions?|limits|limitations|rules|filters?|filtering|guidelines|guardrails|censorship|boundaries|polic(?:y|ies)|confines|morals|ethics|constraints|safeguards|alignment|programming|conditioning|shackles|chains)';
 const PROMPT_NOUN =
-  '(?:system\\s*prompt|system\\s*message|pre-?prompt|(?:initial|original|hidden|secret|internal|confidential|real|full|complete|entire|exact|first|developer|system)\\s+(?:prompt|instructions?|message|directives?|rules|configuration|guidelines))';
+  '(?:system\\s*prompt|system\\s*message|pre-?prompt|(?:configuration|config|setup|startup|boot)\\s+(?:message|prompt|instructions?)|(?:initial|original|hidden|secret|internal|confidential|real|full|complete|entire|exact|first|developer|system)\\s+(?:prompt|instructions?|message|directives?|rules|configuration|guidelines))';
 const SHOW =
-  "(?:reveal|show|print|display|output|repeat|recite|tell|give|share|leak|dump|expose|disclose|write (?:out|down)|spell out|list|paste|copy|provide|return|echo|read (?:me |back )?|type out|what(?:'s| is| are| was| were))";
+  "(?:reveal|show|print|display|output|repeat|recite|tell|give|share|leak|dump|expose|disclose|write (?:out|down)|spell out|list|paste|copy|provide|return|echo|read (?:me |back )?|type out|translate|summari[sz]e|paraphrase|rephrase|encode|reproduce|quote|what(?:'s| is| are| was| were))";
+/** Names a model goes by when a text addresses the one reading it. */
+const AI_NOUN =
+  '(?:a\\.?i\\.?(?:\\s+(?:models?|assistants?|agents?|systems?|bots?|tools?))?|llms?|gpts?|chatgpt|claude|gemini|copilot|(?:large\\s+)?language\\s+models?|assistants?|chatbots?|bots?|agents?|models?)';
+const AI_ANCHORS = 'ai,a.i,llm,gpt,chatgpt,claude,gemini,copilot,language model,assistant,chatbot,bot,agent,model';
 
 export const SIGNALS: Signal<InjectionCategory>[] = [
   // ---------------------------------------------------------------- overrides (en)
   s(
     'instruction_override',
     0.85,
-    "ignor,disregard,forget,skip,drop,discard,abandon,overrid,overrul,bypass,circumvent,set aside,throw out,do not follow,don't follow,dont follow,do not obey,don't obey,dont obey,do not adhere,stop following,no longer follow,cancel,erase,delete,reset",
+    IGNORE_ANCHORS,
     `\\b${IGNORE}\\s+(?:${QUAL}[\\s,]+){0,5}${OBJ}\\b`,
   ),
   s(
     'instruction_override',
     0.8,
-    "ignor,disregard,forget,skip,drop,discard,abandon,overrid,overrul,bypass,circumvent,set aside,throw out,do not follow,don't follow,dont follow,do not obey,don't obey,dont obey,do not adhere,stop following,no longer follow,cancel,erase,delete,reset",
+    IGNORE_ANCHORS,
     `\\b${IGNORE}\\s+(?:(?:${QUAL}[\\s,]+){0,3}${MODEL_QUAL}[\\s,]+(?:${QUAL}[\\s,]+){0,2}${GENERIC_OBJ}\\b|(?:${QUAL}[\\s,]+){0,3}${GENERIC_OBJ}\\s+${GIVEN_TO_YOU})`,
   ),
   // Third person ("its/their rules") is how descriptions and fiction talk; attacks say "your".
   s(
     'instruction_override',
     0.45,
-    "ignor,disregard,forget,skip,drop,discard,abandon,overrid,overrul,bypass,circumvent,set aside,throw out,do not follow,don't follow,dont follow,do not obey,don't obey,dont obey,do not adhere,stop following,no longer follow,cancel,erase,delete,reset",
+    IGNORE_ANCHORS,
     `\\b${IGNORE}\\s+(?:all\\s+)?(?:of\\s+)?(?:its|their)\\s+(?:previous\\s+|original\\s+|own\\s+)?(?:${OBJ}|${GENERIC_OBJ})\\b`,
   ),
   s(
@@ -81,8 +101,8 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'instruction_override',
     0.7,
-    'instruc,directive,prompt,guideline,guardrail,rule,polic,restrict,constraint',
-    `\\b(?:previous|prior|above|earlier|original|old|all|your|system|initial)\\s+(?:${OBJ}|${GENERIC_OBJ})\\s+(?:(?:are|is|have been|were|now)\\s+)?(?:now\\s+)?(?:no longer (?:valid|active|in effect|apply|applicable)|void|null|cancell?ed|revoked|invalid|overridden|suspended|lifted|disabled|deprecated)`,
+    'instruc,directive,prompt,guideline,guardrail,rule,polic,restrict,constraint,guidance,programming,filter,safeguard,training,alignment',
+    `\\b(?:(?:all|the|of)\\s+){0,2}(?:(?:previous|prior|above|earlier|original|old|all|your|system|initial|safety|content|ethical|default)\\s+){1,3}(?:${OBJ}|${GENERIC_OBJ})\\s+(?:(?:are|is|have been|has been|were|now)\\s+)?(?:now\\s+)?(?:no longer (?:valid|active|in effect|apply|applicable)|void|null|cancell?ed|revoked|invalid|overridden|suspended|lifted|disabled|deprecated)`,
   ),
   s(
     'instruction_override',
@@ -107,6 +127,48 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     0.6,
     'instead',
     `\\binstead\\s+of\\s+(?:following\\s+)?(?:your|the)\\s+(?:${OBJ})`,
+  ),
+  // "what your developers told you", "everything you were told".
+  s('instruction_override', 0.85, IGNORE_ANCHORS, `\\b${IGNORE}\\s+${META_REF}`),
+  // A generic noun made the model's own by where it stands: "the rules above".
+  s(
+    'instruction_override',
+    0.8,
+    IGNORE_ANCHORS,
+    `\\b${IGNORE}\\s+(?:${QUAL}[\\s,]+){0,3}(?:${OBJ}|${GENERIC_OBJ})\\s+(?:above|before (?:this|now)|earlier|so far|(?:from|in) (?:before|earlier|the (?:system|developers?|start|beginning))|you(?:${AP}ve| have)? (?:been )?(?:given|received|got))\\b`,
+  ),
+  // "ignore the above and say ...": the bare form is also how people retract a message.
+  s(
+    'instruction_override',
+    0.75,
+    IGNORE_ANCHORS,
+    `\\b${IGNORE}\\s+(?:all\\s+(?:of\\s+)?)?(?:the\\s+)?(?:above|preceding|foregoing)\\s*(?:and|,)\\s+(?:instead\\s+)?(?:just\\s+)?(?:say|print|output|respond|reply|write|tell|translate|repeat|answer|do|follow|obey)\\b`,
+  ),
+  s(
+    'instruction_override',
+    0.45,
+    IGNORE_ANCHORS,
+    `\\b${IGNORE}\\s+(?:all\\s+(?:of\\s+)?)?(?:the\\s+)?(?:above|preceding|foregoing)(?=\\s*(?:[.,;:!]|$))`,
+  ),
+  // Ignoring what the user asked, as a document tells the model reading it to.
+  s(
+    'instruction_override',
+    0.7,
+    IGNORE_ANCHORS,
+    `\\b${IGNORE}\\s+(?:the\\s+|any\\s+|all\\s+)?(?:user|human|reader|customer)(?:${AP}s|s${AP}?)?\\s+(?:original\\s+|actual\\s+)?(?:requests?|questions?|instructions?|query|queries|task|prompt|messages?)\\b`,
+  ),
+  // A replacement announced: "your new task is", "these instructions supersede the old ones".
+  s(
+    'instruction_override',
+    0.45,
+    '',
+    '\\byour\\s+(?:new|real|actual|true|only|updated)\\s+(?:task|job|instructions?|goal|objective|role|purpose|mission|directive|orders)\\s*(?:is|are|will be|:)',
+  ),
+  s(
+    'instruction_override',
+    0.45,
+    'supersed,replac,overrid,precedence,invalidat',
+    '\\b(?:new|these|following|updated)\\s+(?:instructions?|directives?|prompts?|guidelines)\\s+(?:supersede|replace|override|take precedence over|invalidate|cancel)s?\\s+(?:all\\s+)?(?:the\\s+|your\\s+|any\\s+)?(?:old|previous|prior|earlier|original|existing|above|initial|system)?\\s*(?:ones|instructions?|rules|prompts?|directives?|guidelines|system prompt)\\b',
   ),
   // ---------------------------------------------------------------- jailbreak / persona (en)
   s('jailbreak', 0.8, 'do anything', '\\bdo anything now\\b'),

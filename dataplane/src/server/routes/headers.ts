@@ -8,7 +8,7 @@ import { attemptHeaders } from '../../router/router.ts';
 export function servedHeaders(ctx: RequestContext, served: Served, costUsd?: number): Record<string, string> {
   const headers: Record<string, string> = {
     ...ctx.responseHeaders,
-    [ResponseHeaders.provider]: served.deployment.name,
+    [ResponseHeaders.provider]: served.deployment?.name ?? 'cache',
     ...attemptHeaders(served.log),
   };
   if (costUsd !== undefined) headers[ResponseHeaders.cost] = formatUsd(costUsd);

@@ -22,7 +22,8 @@ import type { RouteHooks } from './hooks.ts';
 export function messagesRoute(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
   app.post('/v1/messages', { schema: { body: AnthropicMessagesRequest } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
-    const chat = messagesToChat(request.body as AnthropicMessagesRequest);
+    const body = request.body as AnthropicMessagesRequest;
+    const chat = withCacheBypass(messagesToChat(body), body);
     const outcome = await runChat(deps, ctx, chat, 'messages').catch((err: unknown) => {
       throw inClientTerms(err, chat);
     });
@@ -64,4 +65,10 @@ function inClientTerms(err: unknown, chat: ChatRequest): unknown {
     status: err.status,
     cause: err.cause,
   });
+}
+
+/** `metadata.cache_bypass` is Gantry's, not Anthropic's: carry it across the translation. */
+function withCacheBypass(chat: ChatRequest, body: AnthropicMessagesRequest): ChatRequest {
+  const bypass = (body.metadata as Record<string, unknown> | undefined)?.cache_bypass;
+  return bypass === undefined ? chat : { ...chat, metadata: { ...chat.metadata, cache_bypass: bypass } };
 }

@@ -1,0 +1,207 @@
+/**
+ * The semantic-cache stage: embed the query and its context, find the nearest earlier answer
+ * in the request's partition, and choose DIRECT, REUSE, TWEAK or MISS by DualScore. Fails
+ * open: an embedder, Milvus or Redis that cannot answer makes the request a plain MISS.
+ */
+import type { Snapshot } from '../../config/snapshot.ts';
+import type { ChatCompletion, ChatRequest } from '../../formats/openai/types.ts';
+import { estimatePromptTokens } from '../../accounting/tokens.ts';
+import { dearestPricing } from '../../accounting/estimate.ts';
+import type { Metrics } from '../../metrics.ts';
+import type { CacheEntry, CacheEntryStore } from '../../stores/cache-entries/types.ts';
+import type { VectorIndex } from '../../stores/vectors/types.ts';
+import { RequestHeaders, ResponseHeaders } from '../../brand.ts';
+import type { RequestContext } from '../context.ts';
+import { createBuiltinEmbedder } from './builtin-embedder.ts';
+import { callCostUsd, hitSaving, tweakWorthIt, type HitSaving } from './economics.ts';
+import { embedForCache, type CacheVectors, type Embedder } from './embedder.ts';
+import { buildCacheEntry, entryServes, isStorable } from './entry.ts';
+import { cacheKeyParts, type CacheKeyParts } from './key.ts';
+import { createModelEmbedder } from './model-embedder.ts';
+import { BUILTIN_EMBEDDING_MODEL, resolveCachePolicy, tenantCacheEnabled, type Band, type CacheFormat, type ResolvedCachePolicy } from './policy.ts';
+import type { RecentCacheMetrics } from './recent.ts';
+import { chooseBand, entryVector, probeVector } from './score.ts';
+import { skipReason } from './skip.ts';
+import { estimateTweakTokens, tweakRequest } from './tweak.ts';
+
+export interface CacheDeps {
+  vectors: VectorIndex;
+  entries: CacheEntryStore;
+  recent: RecentCacheMetrics;
+  metrics: Metrics;
+  /** Embeds through Gantry's own router with an embeddings ModelDeployment. */
+  embedVia: (snapshot: Snapshot, model: string, texts: string[]) => Promise<number[][]>;
+}
+
+export type CacheLookup =
+  | {
+      kind: 'hit';
+      band: Exclude<Band, 'MISS'>;
+      score: number;
+      entry: CacheEntry;
+      /** The answer to serve: the entry's, or its adaptation for TWEAK. */
+      response: ChatCompletion;
+      saving: HitSaving;
+      /** What the caller pays: the full call the hit replaced. */
+      chargeUsd: number;
+      /** TWEAK: the adaptation request, for the caller to run through the router. */
+      tweak?: ChatRequest;
+      policy: ResolvedCachePolicy;
+    }
+  | { kind: 'miss'; store: ((response: ChatCompletion) => Promise<void>) | undefined };
+
+const SEARCH_K = 4;
+const builtin = createBuiltinEmbedder();
+const modelEmbedders = new WeakMap<Snapshot, Map<string, Embedder>>();
+
+function embedderFor(deps: CacheDeps, policy: ResolvedCachePolicy, snapshot: Snapshot): Embedder {
+  if (policy.embeddingModel === BUILTIN_EMBEDDING_MODEL) return builtin;
+  let bySnapshot = modelEmbedders.get(snapshot);
+  if (!bySnapshot) modelEmbedders.set(snapshot, (bySnapshot = new Map()));
+  let e = bySnapshot.get(policy.embeddingModel);
+  if (!e) {
+    const model = policy.embeddingModel;
+    e = createModelEmbedder({ model, call: (texts) => deps.embedVia(snapshot, model, texts) });
+    bySnapshot.set(model, e);
+  }
+  return e;
+}
+
+export async function lookupCache(
+  deps: CacheDeps,
+  ctx: RequestContext,
+  req: ChatRequest,
+  format: CacheFormat,
+): Promise<CacheLookup> {
+  const started = Date.now();
+  const path = format === 'anthropic' ? '/v1/messages' : '/v1/chat/completions';
+  const skip = skipReason(req, ctx.requestHeaders, tenantCacheEnabled(ctx.tenant.spec), { method: 'POST', path });
+  const note = (band: Band | 'SKIP', score: number | null, tokensSaved = 0, savedUsd = 0, creditedUsd = 0): void => {
+    const latencyMs = Date.now() - started;
+    deps.metrics.cacheLookups.inc({ band });
+    deps.recent.push({
+      at: new Date().toISOString(),
+      requestId: ctx.id,
+      tenant: ctx.tenant.name,
+      model: req.model,
+      band,
+      score,
+      tokensSaved,
+      latencyMs,
+      skipReason: skip.reason,
+    });
+    ctx.usage.cache = { band, score: score ?? undefined, tokensSaved, savedUsd, creditedUsd, latencyMs };
+    if (band === 'SKIP') return;
+    ctx.responseHeaders[ResponseHeaders.cacheStatus] = band;
+    if (score !== null) ctx.responseHeaders[ResponseHeaders.cacheScore] = score.toFixed(4);
+    if (band !== 'MISS') ctx.responseHeaders[ResponseHeaders.cacheTokensSaved] = String(tokensSaved);
+  };
+  if (!skip.lookup && !skip.store) {
+    note('SKIP', null);
+    return { kind: 'miss', store: undefined };
+  }
+
+  const policy = resolveCachePolicy(ctx.tenant.cache);
+  const embedder = embedderFor(deps, policy, ctx.snapshot);
+  const parts = cacheKeyParts(req, { tenant: ctx.tenant.name, format, embedder: embedder.id });
+  if (!parts) {
+    note('SKIP', null);
+    return { kind: 'miss', store: undefined };
+  }
+  const vectors = await failOpen(deps, ctx, 'embed', () => embedForCache(embedder, parts));
+  if (!vectors) {
+    note('MISS', null);
+    return { kind: 'miss', store: undefined };
+  }
+  const store = skip.store ? storeLater(deps, ctx, req, parts, vectors, policy) : undefined;
+  if (!skip.lookup) {
+    note('SKIP', null);
+    return { kind: 'miss', store };
+  }
+
+  const found = await failOpen(deps, ctx, 'search', () => nearest(deps, parts, vectors, policy, req));
+  const band = found ? chooseBand(found.score, policy.thresholds) : 'MISS';
+  if (!found || band === 'MISS') {
+    note('MISS', found?.score ?? null);
+    return { kind: 'miss', store };
+  }
+
+  const prompt = estimatePromptTokens(req);
+  const route = ctx.snapshot.models.get(req.model);
+  const fullPricing = route ? dearestPricing(route) : undefined;
+  const fullCall = { promptTokens: prompt, completionTokens: found.entry.completionTokens };
+  const chargeUsd = callCostUsd(fullPricing, fullCall);
+  let tweak: ChatRequest | undefined;
+  let saving: HitSaving;
+  if (band === 'TWEAK') {
+    const tweakRoute = policy.tweakModel ? ctx.snapshot.models.get(policy.tweakModel) : undefined;
+    if (!policy.tweakModel || !tweakRoute) {
+      note('MISS', found.score);
+      return { kind: 'miss', store };
+    }
+    tweak = tweakRequest(found.entry, parts.query, policy.tweakModel, req);
+    const adaptation = estimateTweakTokens(tweak, found.entry);
+    const adaptationPricing = dearestPricing(tweakRoute);
+    saving = hitSaving({ band, fullCall, fullPricing, adaptation, adaptationPricing });
+    if (!tweakWorthIt(callCostUsd(fullPricing, fullCall), callCostUsd(adaptationPricing, adaptation))) {
+      note('MISS', found.score);
+      return { kind: 'miss', store };
+    }
+  } else saving = hitSaving({ band, fullCall, fullPricing });
+
+  note(band, found.score, saving.tokensSaved, saving.savedUsd);
+  if (found.entry.meta !== undefined) ctx.responseHeaders[ResponseHeaders.cacheMatchedMeta] = found.entry.meta;
+  return { kind: 'hit', band, score: found.score, entry: found.entry, response: found.entry.response, saving, chargeUsd, tweak, policy };
+}
+
+/** The best unexpired entry that may answer this request, with its DualScore. */
+async function nearest(
+  deps: CacheDeps,
+  parts: CacheKeyParts,
+  v: CacheVectors,
+  policy: ResolvedCachePolicy,
+  req: ChatRequest,
+): Promise<{ entry: CacheEntry; score: number } | undefined> {
+  const hits = await deps.vectors.search(parts.partition, probeVector(v.query, v.context, policy.alpha, policy.beta), SEARCH_K);
+  for (const hit of hits) {
+    const entry = await deps.entries.get(parts.partition, hit.id);
+    if (entry && entryServes(entry, req)) return { entry, score: hit.score };
+  }
+  return undefined;
+}
+
+function storeLater(
+  deps: CacheDeps,
+  ctx: RequestContext,
+  req: ChatRequest,
+  parts: CacheKeyParts,
+  v: CacheVectors,
+  policy: ResolvedCachePolicy,
+): (response: ChatCompletion) => Promise<void> {
+  return async (response) => {
+    if (!isStorable(response)) return;
+    const meta = ctx.requestHeaders[RequestHeaders.cacheMeta];
+    const entry = buildCacheEntry({
+      parts,
+      req,
+      response,
+      now: Date.now(),
+      ttlSeconds: policy.ttlSeconds,
+      meta: typeof meta === 'string' ? meta : undefined,
+    });
+    await failOpen(deps, ctx, 'store', async () => {
+      await deps.entries.put(entry);
+      await deps.vectors.upsert(parts.partition, entry.id, entryVector(v.query, v.context), entry.expiresAt);
+    });
+  };
+}
+
+async function failOpen<T>(deps: CacheDeps, ctx: RequestContext, operation: string, fn: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await fn();
+  } catch (err) {
+    deps.metrics.cacheFailures.inc({ operation });
+    ctx.log.warn({ operation, err: (err as Error).message }, 'semantic cache unavailable; serving from the model');
+    return undefined;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Cache management (SPEC.md): `GET /api/v1/cache/stats`, `GET /api/v1/cache/metrics?limit=`,
+ * `POST /api/v1/cache/flush`. Admin keys as for analytics: a tenant admin sees and flushes
+ * its own tenant's entries only; the platform admin all of them (or one, with `tenant_id`).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ConfigStore } from '../../config/store.ts';
+import { GatewayError } from '../../errors.ts';
+import type { CacheDeps } from '../../pipeline/cache/stage.ts';
+import { authorizeAnalytics, scopeTenant } from './analytics-auth.ts';
+
+export interface CacheAdminDeps {
+  config: ConfigStore;
+  cache: CacheDeps;
+  adminKeyHash: Buffer | undefined;
+}
+
+const MAX_LIMIT = 1000;
+
+function parseLimit(raw: string | undefined): number {
+  if (raw === undefined) return 100;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT)
+    throw new GatewayError('invalid_request_error', `limit: must be an integer from 1 to ${MAX_LIMIT}`, { param: 'limit' });
+  return n;
+}
+
+export function registerCacheAdminRoutes(app: FastifyInstance, deps: CacheAdminDeps): void {
+  const scope = (headers: Record<string, string | string[] | undefined>, requested: string | undefined) =>
+    scopeTenant(authorizeAnalytics(headers, deps.config.current(), deps.adminKeyHash), requested);
+
+  app.get<{ Querystring: { tenant_id?: string } }>('/api/v1/cache/stats', async (request) => {
+    const tenant = scope(request.headers, request.query.tenant_id);
+    const [entries, vectors] = await Promise.all([deps.cache.entries.stats(), deps.cache.vectors.stats()]);
+    const status = entries.status === 'ok' && vectors.status === 'ok' ? 'ok' : 'degraded';
+    return {
+      status,
+      tenant_id: tenant,
+      entries: entries.entries,
+      memory_bytes: entries.memoryBytes + vectors.memoryBytes,
+      stores: {
+        entries: { backend: entries.backend, status: entries.status, entries: entries.entries, memory_bytes: entries.memoryBytes },
+        vectors: { backend: vectors.backend, status: vectors.status, entries: vectors.entries, memory_bytes: vectors.memoryBytes },
+      },
+    };
+  });
+
+  app.get<{ Querystring: { limit?: string; tenant_id?: string } }>('/api/v1/cache/metrics', async (request) => {
+    const tenant = scope(request.headers, request.query.tenant_id);
+    const limit = parseLimit(request.query.limit);
+    const data = deps.cache.recent.latest(limit, tenant ?? undefined).map((r) => ({
+      at: r.at,
+      request_id: r.requestId,
+      tenant_id: r.tenant,
+      model: r.model,
+      band: r.band,
+      score: r.score,
+      tokens_saved: r.tokensSaved,
+      latency_ms: r.latencyMs,
+      skip_reason: r.skipReason ?? null,
+    }));
+    return { object: 'list', data };
+  });
+
+  app.post<{ Querystring: { tenant_id?: string } }>('/api/v1/cache/flush', async (request) => {
+    const tenant = scope(request.headers, request.query.tenant_id);
+    const [entries, vectors] = await Promise.all([
+      deps.cache.entries.flush(tenant ?? undefined),
+      deps.cache.vectors.flush(tenant ?? undefined),
+    ]);
+    return { flushed: true, tenant_id: tenant, entries_deleted: entries, vectors_deleted: vectors };
+  });
+}
