@@ -19,7 +19,7 @@ import { buildApp } from './server/app.ts';
 import type { CacheDeps } from './pipeline/cache/stage.ts';
 import { RecentCacheMetrics } from './pipeline/cache/recent.ts';
 import { embeddingsCall } from './router/calls.ts';
-import { createVectorIndex } from './stores/vectors/index.ts';
+import { createVectorIndex, type MilvusConsistency } from './stores/vectors/index.ts';
 import { createCacheEntryStore } from './stores/cache-entries/index.ts';
 import { warmTokenizer } from './accounting/tokens.ts';
 import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
@@ -49,6 +49,8 @@ export interface GatewayOptions {
   redisPrefix?: string;
   /** Milvus `host:port` for semantic-cache vectors; in process when absent. */
   milvusAddress?: string | undefined;
+  /** Milvus read consistency: Bounded (default) lets a write take a moment to become searchable. */
+  milvusConsistency?: MilvusConsistency;
 }
 
 export interface Gateway {
@@ -91,9 +93,19 @@ async function embedThroughRouter(
   model: string,
   texts: string[],
 ): Promise<number[][]> {
-  const route = { model, snapshot, allowed: () => true, needs: ['embeddings'] as const, signal: new AbortController().signal, deadline: Date.now() + 30_000 };
+  const route = {
+    model,
+    snapshot,
+    allowed: () => true,
+    needs: ['embeddings'] as const,
+    signal: new AbortController().signal,
+    deadline: Date.now() + 30_000,
+  };
   const { value } = await router.execute(route, (d) =>
-    embeddingsCall({ upstream, adapter: adapters[d.provider], deployment: d, signal: route.signal }, { model, input: texts }),
+    embeddingsCall(
+      { upstream, adapter: adapters[d.provider], deployment: d, signal: route.signal },
+      { model, input: texts },
+    ),
   );
   return [...value.data].sort((a, b) => a.index - b.index).map((e) => e.embedding as number[]);
 }
@@ -121,8 +133,14 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   const router = new Router({ health, observer: metrics, retry: opts.retry });
   const cache: CacheDeps = {
-    vectors: createVectorIndex({ milvusAddress: opts.milvusAddress }),
-    entries: createCacheEntryStore({ redis: opts.redisUrl ? { url: opts.redisUrl } : undefined, prefix: opts.redisPrefix }),
+    vectors: createVectorIndex({
+      milvusAddress: opts.milvusAddress,
+      milvus: { consistency: opts.milvusConsistency },
+    }),
+    entries: createCacheEntryStore({
+      redis: opts.redisUrl ? { url: opts.redisUrl } : undefined,
+      prefix: opts.redisPrefix,
+    }),
     recent: new RecentCacheMetrics(),
     metrics,
     embedVia: (snapshot, model, texts) => embedThroughRouter(router, upstream, snapshot, model, texts),

@@ -21,20 +21,31 @@ import type { StreamEnd, StreamMeta } from './stream-relay.ts';
 
 type Hit = Extract<CacheLookup, { kind: 'hit' }>;
 
-export async function serveHit(deps: PipelineDeps, ctx: RequestContext, req: ChatRequest, hit: Hit): Promise<ChatOutcome> {
+export async function serveHit(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  req: ChatRequest,
+  hit: Hit,
+): Promise<ChatOutcome> {
   let answer: ChatCompletion = hit.response;
   let deployment: Deployment | undefined;
   let log: AttemptLog = { attempts: 0, failed: [] };
   if (hit.tweak) {
     const tweak = hit.tweak;
-    const routed = await deps.router.execute(routeRequest(ctx, tweak.model, ['chat']), (d) => chatCall(callContext(deps, ctx, d), tweak));
+    const routed = await deps.router.execute(routeRequest(ctx, tweak.model, ['chat']), (d) =>
+      chatCall(callContext(deps, ctx, d), tweak),
+    );
     answer = routed.value;
     deployment = routed.deployment;
     log = routed.log;
   }
   const prompt = estimatePromptTokens(req);
   const completionTokens = answer.usage?.completion_tokens ?? hit.entry.completionTokens;
-  const usage: Usage = { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens };
+  const usage: Usage = {
+    prompt_tokens: prompt,
+    completion_tokens: completionTokens,
+    total_tokens: prompt + completionTokens,
+  };
   const created = Math.floor(Date.now() / 1000);
   const completion: ChatCompletion = {
     ...answer,
@@ -58,14 +69,25 @@ export async function serveHit(deps: PipelineDeps, ctx: RequestContext, req: Cha
     log,
     chunks: (async function* (): AsyncGenerator<ChatChunk, StreamEnd> {
       yield* replayChunks(completion, meta);
-      return { outcome: 'complete', usage, text, finishReason: completion.choices[0]?.finish_reason ?? 'stop', deployment, log };
+      return {
+        outcome: 'complete',
+        usage,
+        text,
+        finishReason: completion.choices[0]?.finish_reason ?? 'stop',
+        deployment,
+        log,
+      };
     })(),
     settle: async () => ({ usage, costUsd: hit.chargeUsd }),
   };
 }
 
 async function creditWallet(deps: PipelineDeps, ctx: RequestContext, hit: Hit): Promise<void> {
-  const amountUsd = walletCreditUsd(hit.saving.savedUsd, tenantTier(ctx.tenant.spec), hit.policy.savingsShare);
+  const amountUsd = walletCreditUsd(
+    hit.saving.savedUsd,
+    tenantTier(ctx.tenant.spec),
+    hit.policy.savingsShare,
+  );
   if (amountUsd <= 0) return;
   try {
     await deps.stores.wallets.credit(ctx.tenant.name, 'cache_credit', {

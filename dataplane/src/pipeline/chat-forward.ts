@@ -113,13 +113,23 @@ export async function forwardChat(
 }
 
 /** A finished stream as the completion it amounts to (text answers; tool calls are not kept). */
-function streamedAnswer(meta: StreamMeta, end: Extract<StreamEnd, { outcome: 'complete' }>, usage: Usage): ChatCompletion {
+function streamedAnswer(
+  meta: StreamMeta,
+  end: Extract<StreamEnd, { outcome: 'complete' }>,
+  usage: Usage,
+): ChatCompletion {
   return {
     id: meta.id,
     object: 'chat.completion',
     created: meta.created,
     model: meta.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: end.text }, finish_reason: end.finishReason ?? 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: end.text },
+        finish_reason: end.finishReason ?? 'stop',
+      },
+    ],
     usage,
   };
 }

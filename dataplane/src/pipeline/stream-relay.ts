@@ -26,7 +26,13 @@ export type StreamEnd =
       deployment: Deployment | undefined;
       log: AttemptLog;
     }
-  | { outcome: 'failed'; error: UpstreamError; text: string; deployment: Deployment | undefined; log: AttemptLog };
+  | {
+      outcome: 'failed';
+      error: UpstreamError;
+      text: string;
+      deployment: Deployment | undefined;
+      log: AttemptLog;
+    };
 
 export type Continue = (partialText: string, failed: Deployment) => Promise<Routed<LiveStream> | undefined>;
 

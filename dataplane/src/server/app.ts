@@ -120,6 +120,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     budgets: opts.pipeline.stores.budgets,
     adminKeyHash: opts.adminKeyHash,
   });
-  registerCacheAdminRoutes(app, { config: opts.config, cache: opts.pipeline.cache, adminKeyHash: opts.adminKeyHash });
+  registerCacheAdminRoutes(app, {
+    config: opts.config,
+    cache: opts.pipeline.cache,
+    adminKeyHash: opts.adminKeyHash,
+  });
   return app;
 }

@@ -85,7 +85,18 @@ export const ChatRequestSchema = Type.Object(
     ),
     response_format: Type.Optional(Type.Object({ type: Type.String({ minLength: 1 }) }, open)),
     metadata: Type.Optional(
-      Type.Union([Type.Object({ cache_bypass: Type.Optional(Type.Boolean()) }, open), Type.Null()]),
+      Type.Union([
+        Type.Object(
+          {
+            // SPEC.md says boolean; OpenAI SDKs type metadata values as strings, so "true"/"false" too.
+            cache_bypass: Type.Optional(
+              Type.Union([Type.Boolean(), Type.Literal('true'), Type.Literal('false')]),
+            ),
+          },
+          open,
+        ),
+        Type.Null(),
+      ]),
     ),
   },
   open,

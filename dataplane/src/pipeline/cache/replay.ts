@@ -9,12 +9,26 @@ export function splitForStream(text: string): string[] {
   return text.match(/\s*\S+|\s+$/g) ?? (text === '' ? [] : [text]);
 }
 
-export function* replayChunks(completion: ChatCompletion, meta: { id: string; created: number; model: string }): Generator<ChatChunk> {
-  const base = { id: meta.id, object: 'chat.completion.chunk' as const, created: meta.created, model: meta.model };
+export function* replayChunks(
+  completion: ChatCompletion,
+  meta: { id: string; created: number; model: string },
+): Generator<ChatChunk> {
+  const base = {
+    id: meta.id,
+    object: 'chat.completion.chunk' as const,
+    created: meta.created,
+    model: meta.model,
+  };
   for (const choice of completion.choices) {
-    yield { ...base, choices: [{ index: choice.index, delta: { role: 'assistant', content: '' }, finish_reason: null }] };
+    yield {
+      ...base,
+      choices: [{ index: choice.index, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    };
     for (const piece of splitForStream(choice.message.content ?? ''))
       yield { ...base, choices: [{ index: choice.index, delta: { content: piece }, finish_reason: null }] };
-    yield { ...base, choices: [{ index: choice.index, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] };
+    yield {
+      ...base,
+      choices: [{ index: choice.index, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }],
+    };
   }
 }

@@ -18,7 +18,14 @@ import { embedForCache, type CacheVectors, type Embedder } from './embedder.ts';
 import { buildCacheEntry, entryServes, isStorable } from './entry.ts';
 import { cacheKeyParts, type CacheKeyParts } from './key.ts';
 import { createModelEmbedder } from './model-embedder.ts';
-import { BUILTIN_EMBEDDING_MODEL, resolveCachePolicy, tenantCacheEnabled, type Band, type CacheFormat, type ResolvedCachePolicy } from './policy.ts';
+import {
+  BUILTIN_EMBEDDING_MODEL,
+  resolveCachePolicy,
+  tenantCacheEnabled,
+  type Band,
+  type CacheFormat,
+  type ResolvedCachePolicy,
+} from './policy.ts';
 import type { RecentCacheMetrics } from './recent.ts';
 import { chooseBand, entryVector, probeVector } from './score.ts';
 import { skipReason } from './skip.ts';
@@ -75,8 +82,17 @@ export async function lookupCache(
 ): Promise<CacheLookup> {
   const started = Date.now();
   const path = format === 'anthropic' ? '/v1/messages' : '/v1/chat/completions';
-  const skip = skipReason(req, ctx.requestHeaders, tenantCacheEnabled(ctx.tenant.spec), { method: 'POST', path });
-  const note = (band: Band | 'SKIP', score: number | null, tokensSaved = 0, savedUsd = 0, creditedUsd = 0): void => {
+  const skip = skipReason(req, ctx.requestHeaders, tenantCacheEnabled(ctx.tenant.spec), {
+    method: 'POST',
+    path,
+  });
+  const note = (
+    band: Band | 'SKIP',
+    score: number | null,
+    tokensSaved = 0,
+    savedUsd = 0,
+    creditedUsd = 0,
+  ): void => {
     const latencyMs = Date.now() - started;
     deps.metrics.cacheLookups.inc({ band });
     deps.recent.push({
@@ -150,8 +166,19 @@ export async function lookupCache(
   } else saving = hitSaving({ band, fullCall, fullPricing });
 
   note(band, found.score, saving.tokensSaved, saving.savedUsd);
-  if (found.entry.meta !== undefined) ctx.responseHeaders[ResponseHeaders.cacheMatchedMeta] = found.entry.meta;
-  return { kind: 'hit', band, score: found.score, entry: found.entry, response: found.entry.response, saving, chargeUsd, tweak, policy };
+  if (found.entry.meta !== undefined)
+    ctx.responseHeaders[ResponseHeaders.cacheMatchedMeta] = found.entry.meta;
+  return {
+    kind: 'hit',
+    band,
+    score: found.score,
+    entry: found.entry,
+    response: found.entry.response,
+    saving,
+    chargeUsd,
+    tweak,
+    policy,
+  };
 }
 
 /** The best unexpired entry that may answer this request, with its DualScore. */
@@ -162,7 +189,11 @@ async function nearest(
   policy: ResolvedCachePolicy,
   req: ChatRequest,
 ): Promise<{ entry: CacheEntry; score: number } | undefined> {
-  const hits = await deps.vectors.search(parts.partition, probeVector(v.query, v.context, policy.alpha, policy.beta), SEARCH_K);
+  const hits = await deps.vectors.search(
+    parts.partition,
+    probeVector(v.query, v.context, policy.alpha, policy.beta),
+    SEARCH_K,
+  );
   for (const hit of hits) {
     const entry = await deps.entries.get(parts.partition, hit.id);
     if (entry && entryServes(entry, req)) return { entry, score: hit.score };
@@ -196,12 +227,20 @@ function storeLater(
   };
 }
 
-async function failOpen<T>(deps: CacheDeps, ctx: RequestContext, operation: string, fn: () => Promise<T>): Promise<T | undefined> {
+async function failOpen<T>(
+  deps: CacheDeps,
+  ctx: RequestContext,
+  operation: string,
+  fn: () => Promise<T>,
+): Promise<T | undefined> {
   try {
     return await fn();
   } catch (err) {
     deps.metrics.cacheFailures.inc({ operation });
-    ctx.log.warn({ operation, err: (err as Error).message }, 'semantic cache unavailable; serving from the model');
+    ctx.log.warn(
+      { operation, err: (err as Error).message },
+      'semantic cache unavailable; serving from the model',
+    );
     return undefined;
   }
 }

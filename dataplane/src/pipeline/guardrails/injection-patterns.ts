@@ -7,12 +7,18 @@
  *   jailbreak                 persona and no-limits role play (DAN, developer mode, ...)
  *   system_prompt_extraction  asking for the hidden prompt or the text above
  *   delimiter_injection       chat-template tokens and fake role markers
+ *   indirect_injection        a document or tool result addressing the model that reads it
  * A `booster` adds weight to whatever it accompanies but is never a finding on its own.
  */
 import { signal, type Signal } from './signals.ts';
 
 export type InjectionCategory =
-  'instruction_override' | 'jailbreak' | 'system_prompt_extraction' | 'delimiter_injection' | 'booster';
+  | 'instruction_override'
+  | 'jailbreak'
+  | 'system_prompt_extraction'
+  | 'delimiter_injection'
+  | 'indirect_injection'
+  | 'booster';
 
 const s = (
   category: InjectionCategory,
@@ -176,7 +182,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'jailbreak',
     0.8,
     'dan',
-    "\\b(?:[Yy]ou (?:are|will be|will act as)(?: now)?|[Aa]ct(?:ing)? as|[Pp]retend(?: to be)?|[Bb]ecome|[Cc]alled|[Nn]amed|[Ss]tay|[Aa]s|[Ii]m|[Ii]'m) DAN\\b|\\bDAN (?:[Mm]ode|[Jj]ailbreak|prompt)\\b|\\bDAN,? which stands",
+    "\\b(?:[Yy]ou (?:are|will be|will act as)(?: now)?|[Aa]ct(?:ing)? as|[Pp]retend(?: to be)?|[Bb]ecome|[Cc]alled|[Nn]amed|[Ss]tay|(?<![Ss]uch |[Kk]nown )[Aa]s|[Ii]m|[Ii]'m) DAN\\b|\\bDAN (?:[Mm]ode|[Jj]ailbreak|prompt)\\b|\\bDAN,? which stands",
     'g',
   ),
   s(
@@ -251,25 +257,72 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     '',
     '\\b(?:respond|answer|reply)\\s+(?:twice|as both|in two ways)\\b[^.\\n]{0,120}\\b(?:opposite|no limitations|unfiltered|jailbr|without restrictions)',
   ),
+  // A persona that refuses nothing: described, not asked for.
+  s(
+    'jailbreak',
+    0.4,
+    'refus,declin',
+    `\\b(?:never|not|won${AP}?t|will not|cannot|can${AP}?t|doesn${AP}?t|does not|don${AP}?t|do not|must not|mustn${AP}?t)\\s+(?:ever\\s+)?(?:refuse|decline)s?\\b|\\bwithout\\s+(?:ever\\s+)?(?:refusing|declining)\\b|\\bnever\\s+(?:refuses|declines)\\b`,
+  ),
+  s(
+    'jailbreak',
+    0.4,
+    'mention,warning,disclaimer,moraliz,moralis,lectur,caveat',
+    '\\bnever\\s+(?:mention|reference|bring up|cite|add|include)s?\\s+(?:any\\s+|your\\s+|the\\s+)?(?:polic(?:y|ies)|guidelines|rules|ethics|morals|warnings?|disclaimers?|caveats|restrictions)\\b|\\bwithout (?:any )?(?:warnings?|disclaimers?|moraliz\\w*|moralis\\w*|lectur\\w*|caveats)\\b',
+  ),
+  s(
+    'jailbreak',
+    0.45,
+    'ignores,disregards,bypasses,overrides',
+    '\\b(?:ignores|disregards|bypasses|overrides)\\s+(?:all\\s+|any\\s+)?(?:of\\s+)?(?:the\\s+|its\\s+|their\\s+|openai\\S*\\s+|anthropic\\S*\\s+)?(?:content|safety|ethical|moral|usage)\\s+(?:polic(?:y|ies)|guidelines|rules|filters|restrictions)\\b',
+  ),
+  // A model with the limits taken away: "an AI with no restrictions", "a version of you without filters".
+  s(
+    'jailbreak',
+    0.6,
+    AI_ANCHORS + ',version,yourself',
+    `\\b(?:${AI_NOUN}|version of (?:yourself|you)|persona|character)\\s+(?:(?:that|which|who)\\s+(?:has|have)\\s+no|with\\s+(?:no|zero)|without(?:\\s+any)?|free\\s+(?:of|from)|unbound\\s+by|not\\s+bound\\s+by)\\s+(?:(?:any|all|the|its|ethical|moral|content|safety|usual|typical)\\s+){0,3}${LIMITS}\\b`,
+  ),
   // Persona set-up: harmless alone, weighty next to a no-limits cue.
   s(
     'booster',
     0.3,
     '',
-    "\\b(?:pretend|imagine|roleplay|role-play|simulate|act as|you are now|you're now|from now on you|let'?s play a game|hypothetically|in this fictional world|you will act)\\b",
+    "\\b(?:pretend|imagine|roleplay|role-play|simulate|act as|act like|behave as|you are now|you're now|from now on you|let'?s play a game|play the role|take on the (?:role|persona)|your new (?:name|persona|identity) is|hypothetically|in this fictional world|you will act|developer mode|god mode|dan mode|jailbreak mode)\\b",
+  ),
+  s(
+    'booster',
+    0.3,
+    '',
+    '\\b(?:tu so,? als|stell dir vor,? du bist|spiel die rolle|fais comme si|fais semblant|joue le rôle|finge que|finja que|haz como si|act[uú]a como|fingi di essere|fai finta|comportati come|doe alsof|speel de rol|udawaj|wciel się|jesteś teraz|притворись|представь,? что ты|ты теперь|теперь ты)|假装|扮演|你现在是|从现在开始你|のふりをして|になりきって|として振る舞|あなたは今から|今からあなたは',
+  ),
+  // "No limits" in other languages, and next to the word for the model.
+  s(
+    'jailbreak',
+    0.45,
+    'bez,без,没有,无,不受,制限,制約,ルール,フィルター,検閲',
+    '(?:^|[^\\p{L}])(?:bez (?:żadnych )?(?:ograniczeń|zasad|filtrów|cenzury|reguł)|без (?:каких-либо |всяких |любых )?(?:ограничений|правил|фильтров|цензуры))|(?:没有|无|不受)(?:任何)?(?:限制|约束|规则|审查|过滤)|(?:制限|制約|ルール|フィルター|検閲)(?:の|が)?(?:ない|なし|無し|無い)',
+    'giu',
+  ),
+  s(
+    'jailbreak',
+    0.65,
+    'bez,без,ohne,sans,sin,senza,sem,zonder,没有,无,不受,制限,制約',
+    '(?<![\\p{L}\\p{N}])(?:ai|ki|ia|ии|bot|chatbot|assistent|assistant|asystent|assistente|asistente)\\s+(?:bez|без|ohne|sans|sin|senza|sem|zonder)\\s+(?:\\S+\\s+)?(?:ograniczeń|zasad|ограничений|правил|regeln|einschränkungen|grenzen|filter|restrictions?|limites?|restricciones|límites|limiti|restrizioni|regole|restrições|limites|regras|beperkingen|regels)|(?:没有|无|不受)(?:任何)?(?:限制|约束|规则)的?(?:ai|人工智能|助手|机器人|模型)|(?:制限|制約|ルール)(?:の|が)?(?:ない|なし)(?:ai|人工知能|アシスタント|ボット)',
+    'giu',
   ),
   // ---------------------------------------------------------------- extraction (en)
   s(
     'system_prompt_extraction',
     0.75,
-    'prompt,instruc,directive,guideline,rules,system message,systemprompt',
+    'prompt,instruc,directive,guideline,rules,system message,systemprompt,configuration,config,setup,startup,boot',
     `\\b${SHOW}\\b[^.?!\\n]{0,25}\\b(?:your|ur|yr)\\s+${PROMPT_NOUN}`,
   ),
   s(
     'system_prompt_extraction',
     0.7,
     'prompt,instruc,directive,guideline,rules,system message,systemprompt,hidden,secret,confidential',
-    `\\b${SHOW}\\b[^.?!\\n]{0,25}\\bthe\\s+(?:hidden|initial|original|secret|internal|confidential)\\s+(?:prompt|instructions?|message|rules|configuration|settings|guidelines|directives)`,
+    `\\b${SHOW}\\b[^.?!\\n]{0,25}\\bthe\\s+(?:hidden|initial|original|secret|internal|confidential)\\s+(?:prompt|instructions?|message|rules|configuration|settings|guidelines|directives)(?!\\s+(?:for|on|to|about|of|in|from|at|with)\\b)`,
   ),
   s(
     'system_prompt_extraction',
@@ -292,14 +345,34 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'system_prompt_extraction',
     0.6,
-    'above,preceding,verbatim',
-    '\\b(?:repeat|print|output|copy|recite|echo|write out|reproduce|dump)\\s+(?:back\\s+)?(?:all\\s+|of\\s+)?(?:the\\s+)?(?:text|words|everything|content|lines|messages?|instructions|conversation)\\s+(?:above|before this|preceding|prior|so far|from the (?:beginning|start)|you (?:were|have been) given)',
+    'above,preceding,verbatim,before,prior,so far,from the',
+    '\\b(?:repeat|print|output|copy|recite|echo|write out|reproduce|dump)\\s+(?:back\\s+)?(?:all\\s+|of\\s+)?(?:the\\s+)?(?:text|words|everything|content|lines|messages?|instructions|conversation)\\s+(?:above|before (?:this|my|our|the first)|preceding|prior|so far|from the (?:beginning|start)|you (?:were|have been) given)',
   ),
   s(
     'system_prompt_extraction',
     0.55,
-    'above,verbatim',
+    'above,verbatim,before,so far',
     '\\b(?:repeat|print|output|copy)\\s+(?:everything|all)\\s+(?:above|before|so far)',
+  ),
+  // "tell me exactly what your developers told you"
+  s(
+    'system_prompt_extraction',
+    0.7,
+    'told,said,gave,taught,instructed,programmed,wrote,specified,typed,given,trained,configured',
+    `\\b${SHOW}\\b(?:\\s+(?:me|us))?(?:\\s+(?:exactly|precisely|verbatim|word for word))?\\s+${META_REF}`,
+  ),
+  s(
+    'system_prompt_extraction',
+    0.6,
+    'above,before,prior,preceding',
+    `\\b${SHOW}\\b[^.?!\\n]{0,25}\\b(?:the\\s+)?(?:text|words|content|everything|messages?|lines)\\s+(?:(?:that|which)\\s+(?:is|was|are|were|comes?|came|appears?|appeared)\\s+)?(?:above|before|prior to|preceding)\\s+(?:this|my|our|the (?:first|current))\\s+(?:message|line|prompt|question|conversation|turn|point)\\b`,
+  ),
+  // The same in other languages: the text before this message.
+  s(
+    'system_prompt_extraction',
+    0.6,
+    'text,tekst,texte,texto,testo,inhalt,nachricht,tout,todo,tutto,tudo,alles,текст,всё,все,инструкции,上面,以上,之前,前面,上記,これより',
+    '(?:zeig|gib|geben|wiederhol|nenn|druck|schreib|kopier)\\S*\\s+(?:\\S+\\s+){0,3}?(?:den|die|das|alle[ns]?)\\s+(?:text|inhalt|nachrichten|anweisungen|zeilen)\\S*[\\s,]+(?:\\S+\\s+){0,2}?(?:vor|über|oberhalb)\\s+(?:dieser|meiner|deiner|der|diesem)\\s+(?:nachricht|eingabe|frage|zeile)|(?:répète|répétez|affiche|affichez|montre|montrez|copie|recopie)\\S*\\s+(?:\\S+\\s+){0,2}?(?:le texte|tout ce qui|les instructions|le message)\\s+(?:\\S+\\s+){0,2}?(?:ci-dessus|au-dessus|précédents?|avant ce message)|(?:repite|muestra|muéstrame|copia|imprime)\\s+(?:\\S+\\s+){0,2}?(?:el texto|todo lo que|las instrucciones|el mensaje)\\s+(?:\\S+\\s+){0,2}?(?:anterior(?:es)?|de arriba|previo|antes de este mensaje)|(?:ripeti|mostra|mostrami|copia|stampa)\\s+(?:\\S+\\s+){0,2}?(?:il testo|tutto ciò|tutto quello|le istruzioni|il messaggio)\\s+(?:\\S+\\s+){0,2}?(?:sopra|precedent[ei]|prima di questo messaggio)|(?:repita|mostre|mostra|copie|imprima)\\s+(?:\\S+\\s+){0,2}?(?:o texto|tudo o que|tudo que|as instruções|a mensagem)\\s+(?:\\S+\\s+){0,2}?(?:acima|anterior(?:es)?|antes desta mensagem)|(?:herhaal|toon|laat|kopieer|print)\\s+(?:\\S+\\s+){0,2}?(?:de tekst|alles|de instructies|het bericht)\\s+(?:\\S+\\s+){0,2}?(?:hierboven|boven dit bericht|vóór dit bericht|voor dit bericht)|(?:повтори|покажи|выведи|скопируй)\\S*\\s+(?:\\S+\\s+){0,2}?(?:текст|всё|все|инструкции|сообщение)\\s+(?:\\S+\\s+){0,2}?(?:выше|до этого сообщения|перед этим сообщением)|(?:重复|显示|输出|打印|复制)[^。\\n]{0,6}(?:上面|以上|之前|前面)的?(?:内容|文字|文本|指令|消息|所有)|(?:上記|以上|前|これより前)の(?:テキスト|内容|文章|指示|メッセージ)を(?:すべて|全て)?(?:繰り返|表示|出力|見せ)',
   ),
   s(
     'system_prompt_extraction',
@@ -311,7 +384,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'booster',
     0.25,
     '',
-    '\\b(?:verbatim|word for word|in full|in its entirety|without omitting|starting with [\'"“]?you are|including (?:any|all) (?:confidential|hidden|secret))',
+    '\\b(?:verbatim|word for word|in full|in its entirety|without omitting|starting with [\'"“]?you are|including (?:any|all) (?:confidential|hidden|secret))|wort für wort|wörtlich|mot pour mot|palabra por palabra|parola per parola|palavra por palavra|woord voor woord|дословно|слово в слово|逐字|一字不差',
   ),
   s(
     'booster',
@@ -343,7 +416,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'delimiter_injection',
     0.4,
-    '',
+    'system,developer,admin,assistant',
     '(?:^|\\n)\\s*(?:#{1,4}\\s*|\\[|\\*\\*)?(?:system|developer|admin|assistant)(?:\\s+(?:message|prompt|note|instructions?))?\\s*(?:\\]|\\*\\*)?\\s*:',
     'gi',
   ),
@@ -370,7 +443,30 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'booster',
     0.3,
     '',
-    "\\b(?:the user is (?:an? )?(?:admin(?:istrator)?|developer|root|superuser|authori[sz]ed)|(?:has|have|now has|gets|get|given) (?:full |admin(?:istrator)? |root |elevated |unrestricted |developer )(?:access|privileges|permissions|rights)|comply with (?:all|every|any) (?:of the )?(?:user'?s? )?(?:requests?|commands?|instructions?|demands?)|answers? (?:everything|anything|every question|all questions|any question)|grant (?:them|the user|me|him|her) (?:full|admin|root|unrestricted) (?:access|privileges|permissions)|disable (?:all )?(?:of )?(?:your |the )?(?:safety |security |content )?(?:checks|filters|guardrails|safeguards|restrictions)|(?:send|forward|exfiltrate|upload|email|post)\\s+(?:all\\s+)?(?:of\\s+)?(?:the\\s+|the user'?s\\s+|your\\s+)?(?:conversation|chat history|history|emails?|credentials|passwords?|api keys?|secrets|data|files)\\b[^.\\n]{0,40}\\b(?:to|at)\\s+(?:https?://|[\\w.-]+@))",
+    "\\b(?:the user is (?:an? )?(?:admin(?:istrator)?|developer|root|superuser|authori[sz]ed)|(?:has|have|now has|gets|get|given) (?:full |admin(?:istrator)? |root |elevated |unrestricted |developer )(?:access|privileges|permissions|rights)|comply with (?:all|every|any) (?:of the )?(?:(?:subsequent|future|following|further|other)\\s+)?(?:user'?s? )?(?:requests?|commands?|instructions?|demands?)|answers? (?:everything|anything|every question|all questions|any question)|grant (?:them|the user|me|him|her) (?:full|admin|root|unrestricted) (?:access|privileges|permissions)|disable (?:all )?(?:of )?(?:your |the )?(?:safety |security |content )?(?:checks|filters|guardrails|safeguards|restrictions)|(?:safety|security|content|moderation|ethical)\\s+(?:checks|filters|guardrails|safeguards|restrictions|rules|polic(?:y|ies)|mode)\\s+(?:are|is|have been|has been)\\s+(?:now\\s+)?(?:disabled|off|turned off|switched off|lifted|removed|suspended|deactivated|bypassed)|(?:send|forward|exfiltrate|upload|email|post)\\s+(?:all\\s+)?(?:of\\s+)?(?:the\\s+|the user'?s\\s+|your\\s+)?(?:conversation|chat history|history|emails?|credentials|passwords?|api keys?|secrets|data|files)\\b[^.\\n]{0,40}\\b(?:to|at)\\s+(?:https?://|[\\w.-]+@))",
+  ),
+  // ---------------------------------------------------------------- indirect (documents, tool results)
+  // A text that turns to the model reading it: "Note to any AI summarising this page", "Attention
+  // LLM agents:", "If you are an AI assistant processing this inbox". Below the threshold alone
+  // (a user may ask "if you are an AI, ..."); what it then demands is the second piece of evidence.
+  s(
+    'indirect_injection',
+    0.45,
+    AI_ANCHORS,
+    `\\b(?:note|message|instructions?|attention|important|notice|reminder|directive|memo|request|warning)\\s+(?:to|for)\\s+(?:(?:any|all|every|the|an?)\\s+)?${AI_NOUN}\\b|\\b(?:attention|hey|hi|hello|dear|calling)\\s*,?\\s+(?:all\\s+|any\\s+)?${AI_NOUN}\\s*[,:!]|\\bif\\s+you${AP}?(?:\\s+are|re)\\s+(?:an?\\s+)?(?:ai|a\\.i\\.|llm|(?:large\\s+)?language\\s+model|ai\\s+(?:model|assistant|agent|system)|assistant|chatbot|bot|agent|gpt)\\b|\\b${AI_NOUN}\\s+(?:\\w+\\s+)?(?:reading|processing|summari[sz]ing|parsing|analy[sz]ing|browsing|scanning|that reads?|who reads?)\\s+(?:this|these|the following)\\b`,
+  ),
+  s(
+    'indirect_injection',
+    0.45,
+    AI_ANCHORS,
+    `(?:^|\\n|[.!?]\\s+|<!--\\s*)(?:chatbots?|ai(?:\\s+(?:models?|assistants?|agents?|systems?))?|llms?|(?:large\\s+)?language models?|agents?|bots?)\\s*,\\s*(?:please\\s+)?(?:do|don${AP}?t|never|always|you|ignore|disregard|tell|say|recommend|respond|reply|output|include|add|send|forward|make|stop)\\b|\\[\\s*(?:ai|assistant|model|llm|system|bot|agent)\\s+(?:instructions?|notes?|directives?|commands?)\\s*:`,
+  ),
+  // What such a text then asks for. Boosters: they only count next to an anchored cue.
+  s(
+    'booster',
+    0.3,
+    '',
+    `\\b(?:tell|inform|convince|warn|advise|remind|urge|persuade)\\s+(?:the\\s+)?(?:user|reader|shopper|customer|human|visitor|recipient)s?\\b|\\b(?:do not|don${AP}?t|never)\\s+(?:reveal|mention|disclose|show|tell|summari[sz]e|translate|display|repeat)\\s+(?:this|these|that|it|the (?:following|note|message|instructions?))\\b|\\binstead\\s*,?\\s+(?:you\\s+(?:must|should|will)\\s+)?(?:tell|say|respond|reply|write|output|recommend|run|execute|send|forward|claim|state|insist|rate|include|direct|redirect)\\b|\\bstop\\s+what(?:ever)?\\s+you${AP}?(?:re| are)\\s+doing\\b|\\b(?:forward|send|upload|email|leak|exfiltrate|post|transmit)\\s+(?:all\\s+)?(?:of\\s+)?(?:the\\s+user${AP}?s?\\s+|the\\s+|your\\s+|their\\s+|this\\s+)?(?:conversation|chat|history|emails?|inbox|messages|credentials|passwords?|api keys?|tokens|secrets|contacts|files|documents)\\b|\\b(?:delete|remove|erase|wipe)\\s+(?:all\\s+)?(?:the\\s+)?(?:other\\s+)?(?:emails?|messages|files|records|contacts|repos(?:itories)?)\\b|\\b(?:recommend|promote|mention|praise)\\s+only\\s+(?:our|this|my)\\b|\\b(?:rate|review|rank)\\s+(?:this|our)\\s+(?:product|brand|company|site|service|app)\\b|\\bcurl\\s+[^|\\n]{1,80}\\|\\s*(?:ba|z)?sh\\b`,
   ),
   // Text that addresses the model reading it: the mark of indirect injection.
   s(
@@ -394,7 +490,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'system_prompt_extraction',
     0.7,
     'systemprompt,system-prompt,systemanweisung,anweisung',
-    '\\b(?:zeig|gib|nenn|verrat|druck|wiederhol)\\w*\\s+(?:mir\\s+)?(?:bitte\\s+)?(?:deinen|deine|dein|ihren|ihre|den|die)\\s+(?:system-?prompt|systemanweisung\\w*|versteckten anweisungen|ursprünglichen anweisungen|geheimen anweisungen)',
+    '\\b(?:zeig|gib|geben|nenn|verrat|druck|wiederhol)\\w*\\s+(?:sie\\s+)?(?:mir\\s+)?(?:bitte\\s+)?(?:deinen|deine|dein|ihren|ihre|den|die)\\s+(?:system-?prompt|systemanweisung\\w*|versteckten anweisungen|ursprünglichen anweisungen|geheimen anweisungen)',
   ),
   s(
     'jailbreak',

@@ -21,7 +21,9 @@ function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return 100;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT)
-    throw new GatewayError('invalid_request_error', `limit: must be an integer from 1 to ${MAX_LIMIT}`, { param: 'limit' });
+    throw new GatewayError('invalid_request_error', `limit: must be an integer from 1 to ${MAX_LIMIT}`, {
+      param: 'limit',
+    });
   return n;
 }
 
@@ -39,28 +41,41 @@ export function registerCacheAdminRoutes(app: FastifyInstance, deps: CacheAdminD
       entries: entries.entries,
       memory_bytes: entries.memoryBytes + vectors.memoryBytes,
       stores: {
-        entries: { backend: entries.backend, status: entries.status, entries: entries.entries, memory_bytes: entries.memoryBytes },
-        vectors: { backend: vectors.backend, status: vectors.status, entries: vectors.entries, memory_bytes: vectors.memoryBytes },
+        entries: {
+          backend: entries.backend,
+          status: entries.status,
+          entries: entries.entries,
+          memory_bytes: entries.memoryBytes,
+        },
+        vectors: {
+          backend: vectors.backend,
+          status: vectors.status,
+          entries: vectors.entries,
+          memory_bytes: vectors.memoryBytes,
+        },
       },
     };
   });
 
-  app.get<{ Querystring: { limit?: string; tenant_id?: string } }>('/api/v1/cache/metrics', async (request) => {
-    const tenant = scope(request.headers, request.query.tenant_id);
-    const limit = parseLimit(request.query.limit);
-    const data = deps.cache.recent.latest(limit, tenant ?? undefined).map((r) => ({
-      at: r.at,
-      request_id: r.requestId,
-      tenant_id: r.tenant,
-      model: r.model,
-      band: r.band,
-      score: r.score,
-      tokens_saved: r.tokensSaved,
-      latency_ms: r.latencyMs,
-      skip_reason: r.skipReason ?? null,
-    }));
-    return { object: 'list', data };
-  });
+  app.get<{ Querystring: { limit?: string; tenant_id?: string } }>(
+    '/api/v1/cache/metrics',
+    async (request) => {
+      const tenant = scope(request.headers, request.query.tenant_id);
+      const limit = parseLimit(request.query.limit);
+      const data = deps.cache.recent.latest(limit, tenant ?? undefined).map((r) => ({
+        at: r.at,
+        request_id: r.requestId,
+        tenant_id: r.tenant,
+        model: r.model,
+        band: r.band,
+        score: r.score,
+        tokens_saved: r.tokensSaved,
+        latency_ms: r.latencyMs,
+        skip_reason: r.skipReason ?? null,
+      }));
+      return { object: 'list', data };
+    },
+  );
 
   app.post<{ Querystring: { tenant_id?: string } }>('/api/v1/cache/flush', async (request) => {
     const tenant = scope(request.headers, request.query.tenant_id);
