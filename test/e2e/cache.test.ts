@@ -7,6 +7,8 @@ import OpenAI from 'openai';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeAnswer } from '../../dataplane/src/fake-provider/index.ts';
+import { startMilvus, type MilvusInstance } from '../harness/milvus.ts';
+import { startRedis, type RedisInstance } from '../harness/redis.ts';
 import { apiKey, deployment, fakeBase, manifest, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const backends = [
@@ -277,5 +279,48 @@ describe.each(backends)('semantic cache on $name', ({ opts }) => {
       headers: { authorization: 'Bearer sk-globex' },
     });
     expect(user.status).toBe(403);
+  });
+});
+
+describe('semantic cache when its stores go away', () => {
+  let milvus: MilvusInstance;
+  let redis: RedisInstance;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    [milvus, redis] = await Promise.all([startMilvus(), startRedis()]);
+    stack = await startStack(
+      ([url]) =>
+        [
+          deployment({ name: 'big', model: 'big', baseUrl: fakeBase(url!) }),
+          tenant('acme', ['*'], { cache: { enabled: true } }),
+          apiKey('acme', 'sk-acme', 'acme', { role: 'admin' }),
+        ].join(''),
+      { milvusAddress: milvus.address, milvusConsistency: 'Strong', redisUrl: redis.url },
+    );
+  });
+  afterAll(async () => {
+    await stack.close();
+    await Promise.all([milvus.stop(), redis.stop()]);
+  });
+
+  const failures = async () => {
+    const text = await (await fetch(`${stack.gateway.adminUrl}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((l) => l.startsWith('gantry_cache_failures_total{'))
+      .reduce((n, l) => n + Number(l.split(' ').at(-1)), 0);
+  };
+
+  it('fails open when Milvus is down: the model answers, a metric counts it', async () => {
+    const client = new OpenAI({ baseURL: stack.baseURL, apiKey: 'sk-acme', maxRetries: 0 });
+    await milvus.stop();
+    const before = await failures();
+    const res = await client.chat.completions
+      .create({ model: 'big', messages: [{ role: 'user', content: 'Is the cache up?' }] })
+      .withResponse();
+    expect(res.response.status).toBe(200);
+    expect(res.data.choices[0]?.message.content).toBe(fakeAnswer('Is the cache up?'));
+    expect(await failures()).toBeGreaterThan(before);
   });
 });

@@ -10,7 +10,7 @@
  *   indirect_injection        a document or tool result addressing the model that reads it
  * A `booster` adds weight to whatever it accompanies but is never a finding on its own.
  */
-import { signal, type Signal } from './signals.ts';
+import { signal, trie, type Signal } from './signals.ts';
 
 export type InjectionCategory =
   | 'instruction_override'
@@ -31,11 +31,76 @@ const s = (
 // --- English building blocks
 /** Apostrophes as typed and as typeset ("don't", "don’t"). */
 const AP = "['’]";
+/** Saying no to an instruction: "do not", "no longer have to", ... */
+const NEGATIONS = ['do not', "don't", 'dont', 'don’t', 'stop', 'cease', 'quit', 'no longer', 'never'];
 /** Following, obeying, sticking to: what an override tells the model to stop doing. */
-const FOLLOW =
-  '(?:follow(?:ing)?|obey(?:ing)?|adher(?:e|ing) to|listen(?:ing)? to|comply(?:ing)? with|abid(?:e|ing) by|stick(?:ing)? to|respect(?:ing)?|honou?r(?:ing)?)';
-/** Imperatives that set something aside, and the negated "follow" family. */
-const IGNORE = `(?:ignore|ignoring|disregard|forget|neglect|skip|drop|discard|abandon|override|overrule|overwrite|bypass|circumvent|set aside|put aside|lay aside|leave behind|throw (?:out|away)|toss(?: out| aside)?|scrap|ditch|nullify|suspend|cancel|erase|delete|reset|pay no (?:attention|heed|mind) to|(?:do not|don${AP}?t|stop|no longer|never) pay(?:ing)? (?:any )?(?:attention|heed) to|(?:(?:do not|don${AP}?t|no longer) (?:need|have) to|do not|don${AP}?t|stop|cease|quit|no longer|never)\\s+${FOLLOW})`;
+const FOLLOW_VERBS = [
+  'follow',
+  'following',
+  'obey',
+  'obeying',
+  'adhere to',
+  'adhering to',
+  'listen to',
+  'listening to',
+  'comply with',
+  'complying with',
+  'abide by',
+  'abiding by',
+  'stick to',
+  'sticking to',
+  'respect',
+  'respecting',
+  'honor',
+  'honour',
+  'pay attention to',
+  'paying attention to',
+  'pay any attention to',
+  'pay heed to',
+];
+/**
+ * Imperatives that set something aside, and the negated "follow" family, as one trie-shaped
+ * alternation: several hundred phrases cost one character test per position.
+ */
+const IGNORE = `(?:${trie([
+  'ignore',
+  'ignoring',
+  'disregard',
+  'forget',
+  'neglect',
+  'skip',
+  'drop',
+  'discard',
+  'abandon',
+  'override',
+  'overrule',
+  'overwrite',
+  'bypass',
+  'circumvent',
+  'set aside',
+  'put aside',
+  'lay aside',
+  'leave behind',
+  'throw out',
+  'throw away',
+  'toss',
+  'toss out',
+  'toss aside',
+  'scrap',
+  'ditch',
+  'nullify',
+  'suspend',
+  'cancel',
+  'erase',
+  'delete',
+  'reset',
+  'pay no attention to',
+  'pay no heed to',
+  'pay no mind to',
+  ...NEGATIONS.flatMap((n) =>
+    ['', ' need to', ' have to'].flatMap((m) => FOLLOW_VERBS.map((f) => `${n}${m} ${f}`)),
+  ),
+])})`;
 /** Anchors for IGNORE: one of these prefixes occurs in every match. */
 const IGNORE_ANCHORS =
   'ignor,disregard,forget,neglect,skip,drop,discard,abandon,overrid,overrul,overwrit,bypass,circumvent,set aside,put aside,lay aside,leave behind,throw out,throw away,toss,scrap,ditch,nullif,suspend,cancel,erase,delete,reset,pay,follow,obey,adher,listen,comply,abid,stick,respect,honor,honour';
@@ -280,7 +345,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'jailbreak',
     0.6,
-    AI_ANCHORS + ',version,yourself',
+    AI_ANCHORS + ',version of,persona,character',
     `\\b(?:${AI_NOUN}|version of (?:yourself|you)|persona|character)\\s+(?:(?:that|which|who)\\s+(?:has|have)\\s+no|with\\s+(?:no|zero)|without(?:\\s+any)?|free\\s+(?:of|from)|unbound\\s+by|not\\s+bound\\s+by)\\s+(?:(?:any|all|the|its|ethical|moral|content|safety|usual|typical)\\s+){0,3}${LIMITS}\\b`,
   ),
   // Persona set-up: harmless alone, weighty next to a no-limits cue.
@@ -345,13 +410,13 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'system_prompt_extraction',
     0.6,
-    'above,preceding,verbatim,before,prior,so far,from the',
+    'repeat,print,output,copy,recite,echo,write out,reproduc,dump',
     '\\b(?:repeat|print|output|copy|recite|echo|write out|reproduce|dump)\\s+(?:back\\s+)?(?:all\\s+|of\\s+)?(?:the\\s+)?(?:text|words|everything|content|lines|messages?|instructions|conversation)\\s+(?:above|before (?:this|my|our|the first)|preceding|prior|so far|from the (?:beginning|start)|you (?:were|have been) given)',
   ),
   s(
     'system_prompt_extraction',
     0.55,
-    'above,verbatim,before,so far',
+    'repeat,print,output,copy',
     '\\b(?:repeat|print|output|copy)\\s+(?:everything|all)\\s+(?:above|before|so far)',
   ),
   // "tell me exactly what your developers told you"
@@ -364,7 +429,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'system_prompt_extraction',
     0.6,
-    'above,before,prior,preceding',
+    'this message,this line,this prompt,this question,this conversation,this turn,this point,my message,my question,my prompt,my first,our conversation,the first,the current',
     `\\b${SHOW}\\b[^.?!\\n]{0,25}\\b(?:the\\s+)?(?:text|words|content|everything|messages?|lines)\\s+(?:(?:that|which)\\s+(?:is|was|are|were|comes?|came|appears?|appeared)\\s+)?(?:above|before|prior to|preceding)\\s+(?:this|my|our|the (?:first|current))\\s+(?:message|line|prompt|question|conversation|turn|point)\\b`,
   ),
   // The same in other languages: the text before this message.
@@ -483,7 +548,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.85,
     'ignor,missacht,vergiss,vergessen,übergeh,überschreib,umgeh',
-    '\\b(?:ignorier\\w*|missachte\\w*|vergiss|vergessen sie|übergehe\\w*|überschreibe\\w*|umgehe\\w*)\\s+(?:(?:alle|alles|die|deine|ihre|dein|ihr|sämtliche|jegliche|vorherigen?|bisherigen?|obigen?|vorigen?|früheren?|ursprünglichen?|gegebenen?|bis jetzt|was|dir|ihnen|gesagt|wurde|und)[\\s,]+){0,5}(?:\\S+\\s+){0,2}?(?:anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien|prompts?|beschränkungen|einschränkungen)\\b',
+    '\\b(?:ignorier\\w*|missachte\\w*|vergiss|vergessen sie|übergehe\\w*|überschreibe\\w*|umgehe\\w*)\\s+(?:(?:alle|alles|die|deine|deiner|deinen|ihre|ihren|ihrer|dein|ihr|sie|sämtliche|jegliche|jeglichen?|obigen?|vorherigen?|bisherigen?|obigen?|vorigen?|früheren?|ursprünglichen?|gegebenen?|bis jetzt|was|dir|ihnen|gesagt|wurde|und)[\\s,]+){0,5}(?:\\S+\\s+){0,2}?(?:anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien|prompts?|beschränkungen|einschränkungen)\\b',
   ),
   s('instruction_override', 0.75, 'vergiss,vergessen', '\\bvergiss\\s+alles\\b|\\bvergessen sie alles\\b'),
   s(
@@ -588,7 +653,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.85,
     'negeer,vergeet,negeren,omzeil',
-    '\\b(?:negeer|vergeet|negeren|omzeil)\\s+(?:(?:alle|al|de|je|jouw|uw|eerdere|vorige|voorgaande|bovenstaande)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instructies|regels|aanwijzingen|opdrachten|prompts?|beperkingen)\\b',
+    '\\b(?:negeer|vergeet|negeren|omzeil)\\s+(?:(?:alle|al|de|je|jouw|uw|eerdere|vorige|voorgaande|bovenstaande)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instructies|regels|richtlijnen|aanwijzingen|opdrachten|prompts?|beperkingen)\\b',
   ),
   s(
     'system_prompt_extraction',
@@ -602,6 +667,13 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'restri,censor,censur,zensur,guideline,guardrail,boundar,confines,constraint,safeguard,einschränk,beschränk,beperking,limitation,no rules,no limits,no filter,no polic,content polic,safety polic,no moral,no ethic,without rules,without limits,without filter,without any,bound by,free of,free from,freed,released from,liberated,unshackled,broken free,escaped,règle,regla,regol,regra,regel,filtre,filtro,limite,límite,grenze',
     '\\bzonder (?:enige )?(?:beperkingen|regels|filters|censuur)\\b',
   ),
+  // "stop following / no longer obey your rules" in German, French, Spanish, Italian, Portuguese, Dutch.
+  s(
+    'instruction_override',
+    0.8,
+    "halte,halt dich,halten sie,befolge,beachte,hör auf,arrête,ne suis,ne suivez,ne respect,n'obéi,cesse,deja de,no sigas,no obedezcas,no respetes,no cumplas,ya no,pasa por alto,smetti,non seguire,non rispettare,non obbedire,pare de,não siga,não obedeça,não respeite,deixe de,volg,respecteer,gehoorzaam,houd je,hou je",
+    "\\b(?:(?:halte?|halten sie)\\s+(?:dich|sich)\\s+nicht\\s+(?:mehr\\s+)?an|hör\\S*\\s+auf,?\\s+(?:\\S+\\s+){0,3}?zu befolgen|arrête[zs]? de (?:suivre|respecter|obéir à)|ne (?:suis|suivez|respecte[sz]?) plus|n['’]ob[ée]is(?:sez)? plus (?:à|aux)|cesse[zs]? de (?:suivre|respecter)|deja de (?:seguir|obedecer|respetar)|(?:ya )?no (?:sigas|obedezcas|respetes|cumplas)|pasa por alto|smetti di (?:seguire|rispettare|obbedire a)|non (?:seguire|rispettare|obbedire a)(?: più)?|pare de (?:seguir|obedecer|respeitar)|não (?:siga|obedeça|respeite)(?: mais)?|deixe de (?:seguir|obedecer)|(?:houd|hou) je\\s+niet\\s+(?:meer\\s+)?aan)\\s+(?:\\S+\\s+){0,3}?(?:anweisungen|regeln|richtlinien|vorgaben|beschränkungen|einschränkungen|instructions|consignes|règles|directives|restrictions|instrucciones|reglas|normas|pautas|indicaciones|directrices|restricciones|istruzioni|regole|indicazioni|direttive|restrizioni|linee guida|instruções|regras|orientações|diretrizes|restrições|instructies|regels|richtlijnen|beperkingen)|\\b(?:befolge|befolgen sie|beachte|beachten sie|volg|respecteer|gehoorzaam)\\s+(?:\\S+\\s+){0,3}?(?:anweisungen|regeln|richtlinien|vorgaben|instructies|regels|richtlijnen|beperkingen)\\s+(?:nicht|niet)\\b",
+  ),
   // Swedish, Danish, Norwegian
   s(
     'instruction_override',
@@ -613,21 +685,21 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'instruction_override',
     0.85,
-    'zignoruj,ignoruj,zapomn,zapomeň',
-    '(?:zignoruj|ignoruj|zapomnij|ignorujte|zapomeň)\\s+(?:o\\s+)?(?:(?:wszystkie|wszystkich|poprzednie|wcześniejsze|swoje|twoje|všechny|předchozí)\\s+){0,3}(?:instrukcje|instrukcji|polecenia|poleceń|zasady|reguły|instrukce|pokyny)',
+    'zignoruj,ignoruj,zapomn,zapomeň,pomiń,odrzuć,nie przestrzegaj,przestań,nie stosuj',
+    '(?:zignoruj|ignoruj|zapomnij|ignorujte|zapomeň|pomiń|odrzuć|nie przestrzegaj|przestań przestrzegać|nie stosuj się do)\\s+(?:o\\s+)?(?:\\S+\\s+){0,3}?(?:instrukcj|polece|zasad|regu|wytyczn|ogranicze|instrukc|pokyn)\\S*',
   ),
   s(
     'system_prompt_extraction',
     0.6,
     'prompt',
-    '(?:pokaż|ujawnij|wypisz)\\s+(?:mi\\s+)?(?:swój|twój)\\s+prompt',
+    '(?:pokaż|ujawnij|wypisz|podaj|powtórz)\\s+(?:mi\\s+)?(?:swój|twój|swoje|twoje|swoich|twoich)\\s+(?:prompt|instrukcje|polecenia)',
   ),
   // Russian, Ukrainian
   s(
     'instruction_override',
     0.85,
-    'игнор,проигнор,забуд,не обращай,ігнор',
-    '(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не обращай внимания на|ігноруй|забудь)\\s+(?:(?:все|всё|свои|твои|предыдущие|прошлые|прежние|данные|попередні|усі)\\s+){0,3}(?:\\S+\\s+){0,2}?(?:инструкции|указания|правила|команды|промпт|інструкції)',
+    'игнор,проигнор,забуд,не обращай,ігнор,не следуй,перестань,не подчиняйся,отбрось,отмени,пренебреги',
+    '(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не обращай внимания на|ігноруй|не следуй|перестань следовать|не подчиняйся|отбрось|отмени|пренебреги)\\s+(?:(?:все|всё|свои|твои|предыдущие|прошлые|прежние|данные|попередні|усі)\\s+){0,3}(?:\\S+\\s+){0,2}?(?:инструкци|указани|правил|команд|промпт|ограничени|інструкці)\\S*',
   ),
   s(
     'system_prompt_extraction',
@@ -652,14 +724,20 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'instruction_override',
     0.85,
-    '忽略,无视,忘记,忘掉,不要理会,跳过,忽視,無視',
-    '(?:忽略|无视|忘记|忘掉|不要理会|跳过|忽視|無視)(?:之前|以上|先前|上面|前面|所有|全部|你的|以前)*的?(?:所有|全部)?(?:指令|指示|规则|規則|提示|说明|設定|设定)',
+    '忽略,无视,忘记,忘掉,不要理会,跳过,忽視,無視,不要遵守,不再遵守,不用遵守,别管,抛开,丢掉,放弃',
+    '(?:忽略|无视|忘记|忘掉|不要理会|跳过|忽視|無視|不要遵守|不再遵守|不用遵守|别管|抛开|丢掉|放弃)(?:之前|以上|先前|上面|前面|所有|全部|你的|以前|原来|原有|系统|开发者)*的?(?:所有|全部)?(?:指令|指示|规则|規則|提示|说明|設定|设定|限制|准则|约束)',
   ),
   s(
     'instruction_override',
     0.85,
     '無視,忘れ',
     '(?:以前|前|これまで|上記|先)の(?:すべての|全ての)?(?:指示|命令|ルール|プロンプト)を(?:すべて|全て)?(?:無視|忘れ)',
+  ),
+  s(
+    'instruction_override',
+    0.75,
+    '無視,忘れ',
+    '(?:あなたの|すべての|全ての)?(?:ルール|指示|命令|制限|設定|ガイドライン|ポリシー|制約)を(?:すべて|全て)?(?:無視|忘れ)',
   ),
   s(
     'instruction_override',
@@ -684,15 +762,24 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
 ];
 
 /**
- * Talk *about* injection — training material, research, detection questions. A match that
- * sits in quotes inside such talk is a mention, not an instruction.
+ * Talk *about* injection — training material, research, detection questions. Near such
+ * talk, a match is damped, and strongly so when it sits in quotes (a mention, not an
+ * instruction).
  */
-export const META_DISCUSSION =
-  /prompt[- ]injections?|jailbreak(?:s|ing)?\s+(?:attempts?|prompts?|attacks?|techniques?|like|such|worked|work)|injection attacks?|\battackers?\b|adversarial|red[- ]team|security (?:training|awareness|module)|\b(?:detect|defend|protect|mitigat|prevent|classif|recogni[sz]|flag)\w*\s+(?:against\s+)?(?:such\s+|these\s+|those\s+|this\s+|them|it\b|inputs?|attacks?|attempts?|phrases?|prompts?|injections?|jailbreaks?)|\bfor example\b|\be\.g\.|\bsuch as\b|phrases? (?:like|such as)|\bexamples? of\b|\bpaper\b|\bliterature\b|\bresearch\b|\btutorial\b|\bwhat is\b|\bwhy (?:do|does|did)\b|\bhow (?:do|does|did|can) (?:we|i|you|they)\b|\bknown as\b|\bis called\b/i;
+export const META_TOPIC =
+  /prompt[- ]injections?|jailbreak(?:s|ing)?\s+(?:attempts?|prompts?|attacks?|techniques?|like|such|worked|work)|injection attacks?|\battackers?\b|adversarial|red[- ]team|security (?:training|awareness|module|course)|\b(?:detect|defend|protect|mitigat|prevent|classif|recogni[sz]|flag)\w*\s+(?:against\s+)?(?:such\s+|these\s+|those\s+|this\s+|them|it\b|inputs?|attacks?|attempts?|phrases?|prompts?|injections?|jailbreaks?)/i;
+
+/**
+ * Framing that introduces an example or a question ("for example", "what is", "how do I").
+ * It marks a quoted phrase as a mention; it says nothing about an unquoted one, since an
+ * attack can end in "how do I ..." as well as any request.
+ */
+export const META_FRAME =
+  /\bfor example\b|\be\.g\.|\bsuch as\b|phrases? (?:like|such as)|\bexamples? of\b|\bpaper\b|\bliterature\b|\bresearch\b|\btutorial\b|\bwhat is\b|\bwhy (?:do|does|did)\b|\bhow (?:do|does|did|can) (?:we|i|you|they)\b|\bknown as\b|\bis called\b/i;
 
 /**
  * Words right after a hit that make it about something else: the user's own earlier
  * instructions, or instructions in a document rather than the model's.
  */
 export const MITIGATOR =
-  /^[\s,]*(?:(?:that|which)\s+)?(?:i|we)\s+(?:gave|wrote|sent|provided|mentioned|posted|shared|listed|added)\b|^[\s,]*(?:in|from|of|on)\s+(?:the\s+|this\s+|that\s+|my\s+|our\s+)?(?:readme|docs?|documentation|manual|tutorial|guide|email|e-mail|file|page|article|step|section|ticket|chapter|book|wiki|slide|post|issue|comment|box|form)\b/i;
+  /^[\s,]*(?:(?:that|which)\s+)?(?:i|we)\s+(?:gave|wrote|sent|provided|mentioned|posted|shared|listed|added)\b|^[\s,]*(?:in|from|of|on)\s+(?:the\s+|this\s+|that\s+|my\s+|our\s+)?(?:readme|docs?|documentation|manual|tutorial|guide|email|e-mail|file|page|article|step|section|ticket|chapter|book|wiki|slide|post|issue|comment|box|form)s?\b/i;

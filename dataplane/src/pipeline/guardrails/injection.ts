@@ -7,7 +7,7 @@
  * *about* injection are damped, so training material and questions pass.
  */
 import type { Finding } from './types.ts';
-import { META_DISCUSSION, MITIGATOR, SIGNALS, type InjectionCategory } from './injection-patterns.ts';
+import { META_FRAME, META_TOPIC, MITIGATOR, SIGNALS, type InjectionCategory } from './injection-patterns.ts';
 import { disguisedWindows, normalizeWindow } from './normalize.ts';
 import { combine, dedupeHits, SignalSet, type Hit as SignalHit } from './signals.ts';
 import { dedupeOverlaps } from './spans.ts';
@@ -42,11 +42,21 @@ function quoted(text: string, start: number, end: number): boolean {
   return false;
 }
 
+/**
+ * A chat-template token or tag named as such ("the [INST] and [/INST] tokens", "close the
+ * </user> tag") is being talked about, not used.
+ */
+const MARKUP_TALK =
+  /^[^\n]{0,60}?\b(?:tokens?|tags?|elements?|markers?|delimiters?|templates?|format(?:s|ting)?|syntax|attributes?|nodes?)\b/i;
+
 function score(hits: Hit[], target: Hit, text: string): number {
   let p = combine(hits, target, EVIDENCE_WINDOW, () => true);
   if (MITIGATOR.test(text.slice(target.end, target.end + 60))) p *= 0.4;
+  if (target.category === 'delimiter_injection' && MARKUP_TALK.test(text.slice(target.end, target.end + 80)))
+    p *= 0.5;
   const context = text.slice(Math.max(0, target.start - EVIDENCE_WINDOW), target.end + EVIDENCE_WINDOW);
-  if (META_DISCUSSION.test(context)) p *= quoted(text, target.start, target.end) ? 0.35 : 0.75;
+  if (META_TOPIC.test(context)) p *= quoted(text, target.start, target.end) ? 0.35 : 0.75;
+  else if (META_FRAME.test(context) && quoted(text, target.start, target.end)) p *= 0.35;
   return Math.min(0.99, p);
 }
 

@@ -80,7 +80,14 @@ export class MilvusVectorIndex implements VectorIndex {
       timeout: this.timeoutMs,
       maxRetries: 0,
       logLevel: 'error',
+      // The SDK's heartbeat would report to the server in the background, where a dead server's
+      // error has no caller to land on.
+      telemetry: { enabled: false },
     });
+    // The client connects at construction; when Milvus is down then, that promise rejects
+    // before any call awaits it, and an unhandled rejection would take the process down.
+    // Calls still see the failure (they await the same promise) and fail open.
+    (this.client as unknown as { connectPromise?: Promise<unknown> }).connectPromise?.catch(() => undefined);
   }
 
   private async call<T>(operation: string, fn: () => Promise<T>): Promise<T> {
