@@ -2,7 +2,7 @@
  * The public data-plane app: authentication, the OpenAI- and Anthropic-compatible routes,
  * and one error edge. Admin surfaces (/metrics, /healthz) live on a separate port.
  */
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { ResponseHeaders } from '../brand.ts';
 import type { ConfigStore } from '../config/store.ts';
@@ -41,7 +41,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
-    disableRequestLogging: true,
+    // One line per request is written by `observe` below, with the fields that matter here.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
     return503OnClosing: true,
     ajv: {
