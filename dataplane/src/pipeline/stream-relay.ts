@@ -60,27 +60,12 @@ export async function* relayStream(
         const out = normalise(step.value, meta, false);
         if (out) yield track(out);
       }
-      return {
-        outcome: 'complete',
-        usage: current.value.translator.usage,
-        text,
-        finishReason: finish,
-        deployment: current.deployment,
-        log,
-      };
+      return complete();
     } catch (err) {
       if (!(err instanceof UpstreamFailure)) throw err;
       current.value.cancel();
-      if (finish !== null) {
-        return {
-          outcome: 'complete',
-          usage: current.value.translator.usage,
-          text,
-          finishReason: finish,
-          deployment: current.deployment,
-          log,
-        };
-      }
+      // The answer had finished: a broken tail (usage, end marker) does not make it incomplete.
+      if (finish !== null) return complete();
       if (!log.failed.includes(current.deployment.name)) log.failed.push(current.deployment.name);
       const next = text.length > 0 && !toolCalls ? await continueWith(text, current.deployment) : undefined;
       if (!next) return { outcome: 'failed', error: err.upstream, text, deployment: current.deployment, log };
@@ -89,6 +74,17 @@ export async function* relayStream(
       current = next;
       continued = true;
     }
+  }
+
+  function complete(): StreamEnd {
+    return {
+      outcome: 'complete',
+      usage: current.value.translator.usage,
+      text,
+      finishReason: finish,
+      deployment: current.deployment,
+      log,
+    };
   }
 
   function track(chunk: ChatChunk): ChatChunk {
