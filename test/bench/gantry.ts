@@ -27,13 +27,24 @@ export function benchConfig(upstreamUrl: string): string {
   ].join('');
 }
 
+/** What a section may change about the Gantry child; proxy-overhead uses the defaults. */
+export interface GantrySetup {
+  /** Manifests to serve instead of `benchConfig`'s (the target's headers keep its key). */
+  config?: string;
+  /** Added to the child's environment, e.g. GANTRY_REDIS_URL. */
+  env?: Record<string, string>;
+  /** Said after the label, e.g. "Redis stores". */
+  describe?: string;
+}
+
 export async function startGantry(
   ctx: BenchContext,
   upstreamUrl: string,
+  setup: GantrySetup = {},
 ): Promise<Target & { profileDir?: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'gantry-bench-'));
   const configFile = join(dir, 'gantry.yaml');
-  await writeFile(configFile, benchConfig(upstreamUrl));
+  await writeFile(configFile, setup.config ?? benchConfig(upstreamUrl));
   const [port, adminPort] = [await freePort(), await freePort()];
   const profileDir = ctx.options.cpuProfile ? join(ctx.scratchDir, 'profiles') : undefined;
   if (profileDir) await mkdir(profileDir, { recursive: true });
@@ -62,7 +73,12 @@ export async function startGantry(
     ],
     cwd: root,
     // The deployment's apiKeyEnv (the harness names it FAKE_PROVIDER_KEY) is set here only.
-    env: { ...process.env, FAKE_PROVIDER_KEY: UPSTREAM_KEY, GANTRY_LOG_LEVEL: ctx.options.gantryLogLevel },
+    env: {
+      ...process.env,
+      FAKE_PROVIDER_KEY: UPSTREAM_KEY,
+      GANTRY_LOG_LEVEL: ctx.options.gantryLogLevel,
+      ...setup.env,
+    },
     cores: ctx.cpus.gatewayCores,
   });
   try {
@@ -74,7 +90,7 @@ export async function startGantry(
   }
   return {
     name: 'gantry',
-    label: `Gantry${ctx.options.gantryDir ? ` from ${root}` : ''} (GANTRY_LOG_LEVEL=${ctx.options.gantryLogLevel})`,
+    label: `Gantry${ctx.options.gantryDir ? ` from ${root}` : ''} (GANTRY_LOG_LEVEL=${ctx.options.gantryLogLevel}${setup.describe ? `; ${setup.describe}` : ''})`,
     origin: `http://127.0.0.1:${port}`,
     path: '/v1/chat/completions',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${CLIENT_KEY}` },

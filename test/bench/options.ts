@@ -41,6 +41,33 @@ const list = (raw: string | undefined): string[] =>
     .map((s) => s.trim())
     .filter(Boolean);
 
+/**
+ * A section's own setting (e.g. BENCH_SCAN_ITERATIONS), read by the section itself so the
+ * shared options stay small: `fallback` when unset; a count must be a whole number >= 1.
+ */
+export function sectionNumber(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  kind: 'seconds' | 'count',
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  const ok = kind === 'count' ? Number.isInteger(n) && n >= 1 : Number.isFinite(n) && n > 0;
+  if (!ok)
+    throw new Error(
+      `${name} must be ${kind === 'count' ? 'a whole number >= 1' : 'a positive number of seconds'}, got "${raw}"`,
+    );
+  return n;
+}
+
+/** A section's comma-separated setting; `fallback` when unset or empty. */
+export function sectionList(env: NodeJS.ProcessEnv, name: string, fallback: string[]): string[] {
+  const items = list(env[name]);
+  return items.length ? items : fallback;
+}
+
 export function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
   return {
     seconds: positive('BENCH_SECONDS', env.BENCH_SECONDS, 5) || 5,

@@ -143,7 +143,7 @@ export function proxyChecks(runs: TargetRun[], added: Added[], peerMissing: stri
 }
 
 /** Measures the CPU time `children` use during the measured window. */
-function cpuMeter(children: Array<Child | undefined>): Meter & { used(): number[] } {
+export function cpuMeter(children: Array<Child | undefined>): Meter & { used(): number[] } {
   let before: Array<number | undefined> = [];
   let after: Array<number | undefined> = [];
   const read = (): Promise<Array<number | undefined>> =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { percentile, summarise } from './stats.ts';
+import { mergeSamples, percentile, summarise } from './stats.ts';
 
 describe('percentile', () => {
   it('uses the nearest rank', () => {
@@ -22,5 +22,23 @@ describe('summarise', () => {
     });
     expect(s).toMatchObject({ requests: 4, errors: 1, rps: 2, p50: 9, p99: 100, firstError: 'x' });
     expect(s.ttfbP50).toBeNaN();
+  });
+});
+
+describe('mergeSamples', () => {
+  it('adds elapsed time and errors, concatenates samples and keeps the first error seen', () => {
+    const m = mergeSamples([
+      { elapsedMs: 100, latencyMs: [1, 2], firstByteMs: [0.5], errors: 0 },
+      { elapsedMs: 50, latencyMs: [3], firstByteMs: [], errors: 2, firstError: 'a' },
+      { elapsedMs: 50, latencyMs: [], firstByteMs: [], errors: 1, firstError: 'b' },
+    ]);
+    expect(m).toEqual({
+      elapsedMs: 200,
+      latencyMs: [1, 2, 3],
+      firstByteMs: [0.5],
+      errors: 3,
+      firstError: 'a',
+    });
+    expect(summarise(m).rps).toBe(15);
   });
 });

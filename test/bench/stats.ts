@@ -47,3 +47,17 @@ export function summarise(s: Samples): CellStats {
     ...(s.firstError !== undefined && { firstError: s.firstError }),
   };
 }
+
+/** One cell measured in several windows (e.g. alternated with another cell): their union. */
+export function mergeSamples(parts: readonly Samples[]): Samples {
+  const merged: Samples = { elapsedMs: 0, latencyMs: [], firstByteMs: [], errors: 0 };
+  for (const p of parts) {
+    merged.elapsedMs += p.elapsedMs;
+    // A loop rather than push(...xs): a long window would exceed the argument limit.
+    for (const x of p.latencyMs) merged.latencyMs.push(x);
+    for (const x of p.firstByteMs) merged.firstByteMs.push(x);
+    merged.errors += p.errors;
+    merged.firstError ??= p.firstError;
+  }
+  return merged;
+}

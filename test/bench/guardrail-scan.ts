@@ -1,0 +1,109 @@
+/**
+ * Section "guardrail-scan" (issue 4): how long `scanRequest` takes, in this process, on the
+ * eval's ~20,000-token conversation (prose, code, logs; no attack in it) with all four
+ * detectors on, and with each detector alone. The policy is resolved once, as the stage does
+ * once per tenant, so the figures are the scan itself.
+ */
+import type { GuardrailPolicySpec } from '@gantry/crds';
+import { estimatePromptTokens } from '../../dataplane/src/accounting/tokens.ts';
+import type { ChatRequest } from '../../dataplane/src/formats/openai/types.ts';
+import {
+  GuardrailNames,
+  resolvePolicy,
+  scanRequest,
+  type GuardrailName,
+  type RequestVerdict,
+} from '../../dataplane/src/pipeline/guardrails/index.ts';
+import { benchConversation } from '../eval/guardrails-eval.ts';
+import { below } from './checks.ts';
+import { sectionNumber } from './options.ts';
+import type { BenchContext, Section, SectionResult, Table } from './section.ts';
+import { fmtMs, timeSync, type Timing, type TimingSpec } from './timing.ts';
+
+/** Issue 4: all four detectors together on a 20,000-token conversation. */
+export const SCAN_P50_TARGET_MS = 2;
+
+/** Every check on, with the action that does the most work when it fires (redact copies). */
+export const ALL_ON: GuardrailPolicySpec = {
+  promptInjection: { action: 'block' },
+  toxicity: { action: 'flag' },
+  pii: { action: 'redact' },
+  secrets: { action: 'redact' },
+};
+
+export function readScanSettings(env: NodeJS.ProcessEnv): TimingSpec {
+  return {
+    iterations: sectionNumber(env, 'BENCH_SCAN_ITERATIONS', 200, 'count'),
+    warmup: sectionNumber(env, 'BENCH_SCAN_WARMUP', 50, 'count'),
+  };
+}
+
+export interface ScanRow {
+  checks: 'all four' | GuardrailName;
+  timing: Timing;
+  action: string;
+  findings: number;
+}
+
+const contentChars = (req: ChatRequest): number =>
+  req.messages.reduce((n, m) => n + (typeof m.content === 'string' ? m.content.length : 0), 0);
+
+async function run(ctx: BenchContext): Promise<SectionResult> {
+  const spec = readScanSettings(process.env);
+  const req = benchConversation();
+  const tokens = estimatePromptTokens(req);
+  const chars = contentChars(req);
+  const policy = resolvePolicy(ALL_ON);
+  ctx.log(
+    `conversation: ${req.messages.length} messages, ${chars} chars, ${tokens} tokens (o200k); ${spec.warmup} warm-up + ${spec.iterations} timed scans per row`,
+  );
+  const selections: Array<[ScanRow['checks'], ReadonlySet<GuardrailName> | undefined]> = [
+    ['all four', undefined],
+    ...GuardrailNames.map((n): [GuardrailName, ReadonlySet<GuardrailName>] => [n, new Set([n])]),
+  ];
+  const rows: ScanRow[] = [];
+  for (const [checks, only] of selections) {
+    let verdict: RequestVerdict | undefined;
+    const timing = timeSync(() => (verdict = scanRequest(req, policy, only)), spec);
+    const findings = verdict?.findings.reduce((n, f) => n + f.count, 0) ?? 0;
+    rows.push({ checks, timing, action: verdict?.action ?? '-', findings });
+    ctx.log(`  ${checks.padEnd(16)} p50 ${fmtMs(timing.p50)} ms  p99 ${fmtMs(timing.p99)} ms`);
+  }
+  const all = rows[0]!;
+  const table: Table = {
+    title: `scanRequest on a ${tokens}-token conversation (${req.messages.length} messages, ${chars} chars), in process (ms)`,
+    columns: ['checks', 'p50', 'p99', 'mean', 'max', 'scans', 'verdict', 'findings'],
+    rows: rows.map((r) => [
+      r.checks,
+      fmtMs(r.timing.p50),
+      fmtMs(r.timing.p99),
+      fmtMs(r.timing.mean),
+      fmtMs(r.timing.max),
+      String(r.timing.iterations),
+      r.action,
+      String(r.findings),
+    ]),
+  };
+  const notes: string[] = [];
+  if (all.action !== 'allow')
+    notes.push(
+      `the benign bench conversation got a "${all.action}" verdict (${all.findings} findings); the time includes acting on it`,
+    );
+  return {
+    tables: [table],
+    checks: [
+      below(
+        { name: 'guardrail scan p50, all four, 20k tokens', value: all.timing.p50, unit: ' ms', digits: 3 },
+        SCAN_P50_TARGET_MS,
+      ),
+    ],
+    notes,
+    data: { messages: req.messages.length, chars, tokens, ...spec, rows },
+  };
+}
+
+export const guardrailScan: Section = {
+  name: 'guardrail-scan',
+  title: 'Guardrail scan: all four detectors on a 20,000-token conversation (in process)',
+  run,
+};
