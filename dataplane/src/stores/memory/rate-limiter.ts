@@ -29,7 +29,9 @@ export class MemoryRateLimiter implements RateLimiter {
   private prune(win: MemoryRateWindow, now: number): void {
     let drop = 0;
     while (drop < win.entries.length && !isLive(win.entries[drop]!.at, now, this.windowMs)) {
-      win.tokens -= win.entries[drop]!.tokens;
+      const gone = win.entries[drop]!;
+      win.tokens -= gone.tokens;
+      win.byId.delete(gone.id);
       drop++;
     }
     if (drop > 0) win.entries.splice(0, drop);
@@ -41,7 +43,7 @@ export class MemoryRateLimiter implements RateLimiter {
     const now = Math.floor(this.clock());
     const estimate = wholeTokens(tokenEstimate);
     const k = mapKey(key);
-    const win = this.mem.rateWindows.get(k) ?? { entries: [], tokens: 0 };
+    const win = this.mem.rateWindows.get(k) ?? { entries: [], byId: new Map(), tokens: 0 };
     this.prune(win, now);
     const outcome = decideWindow(win.entries, win.tokens, now, limits, estimate, this.windowMs);
     let ticket: RateTicket | undefined;
@@ -50,7 +52,9 @@ export class MemoryRateLimiter implements RateLimiter {
       // Keep entries sorted even if the clock stepped back.
       let i = win.entries.length;
       while (i > 0 && win.entries[i - 1]!.at > now) i--;
-      win.entries.splice(i, 0, { id, at: now, tokens: estimate });
+      const entry = { id, at: now, tokens: estimate };
+      win.entries.splice(i, 0, entry);
+      win.byId.set(id, entry);
       win.tokens += estimate;
       ticket = { tenant: key.tenant, keyId: key.keyId, id, tokens: estimate };
     }
@@ -63,8 +67,8 @@ export class MemoryRateLimiter implements RateLimiter {
     const win = this.mem.rateWindows.get(mapKey(ticket));
     if (!win) return;
     this.prune(win, Math.floor(this.clock()));
-    const entry = win.entries.find((e) => e.id === ticket.id && e.tokens === ticket.tokens);
-    if (!entry) return;
+    const entry = win.byId.get(ticket.id);
+    if (!entry || entry.tokens !== ticket.tokens) return;
     const actual = wholeTokens(actualTokens);
     win.tokens += actual - entry.tokens;
     entry.tokens = actual;

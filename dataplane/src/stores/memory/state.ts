@@ -14,6 +14,8 @@ export interface MemoryRateEntry {
 export interface MemoryRateWindow {
   /** Oldest first. */
   entries: MemoryRateEntry[];
+  /** The same entries by ticket id: an adjustment finds its entry without a scan. */
+  byId: Map<string, MemoryRateEntry>;
   tokens: number;
 }
 
