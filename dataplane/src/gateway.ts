@@ -133,7 +133,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   const router = new Router({ health, observer: metrics, retry: opts.retry });
   const cache: CacheDeps = {
-    vectors: createVectorIndex({
+    vectors: await createVectorIndex({
       milvusAddress: opts.milvusAddress,
       milvus: { consistency: opts.milvusConsistency },
     }),

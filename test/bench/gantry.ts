@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 /**
  * Gantry as a child process, started the way `npm start` starts it (dataplane/src/main.ts
  * under tsx), on a standalone config written to a temp file: one OpenAI deployment on the
@@ -46,6 +47,7 @@ export async function startGantry(
   const configFile = join(dir, 'gantry.yaml');
   await writeFile(configFile, setup.config ?? benchConfig(upstreamUrl));
   const [port, adminPort] = [await freePort(), await freePort()];
+
   const profileDir = ctx.options.cpuProfile ? join(ctx.scratchDir, 'profiles') : undefined;
   if (profileDir) await mkdir(profileDir, { recursive: true });
   const root = ctx.options.gantryDir ?? ctx.repoRoot;
@@ -55,9 +57,8 @@ export async function startGantry(
     command: process.execPath,
     args: [
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-      '--import',
-      'tsx',
-      join(root, 'dataplane/src/main.ts'),
+      '--enable-source-maps',
+      await builtEntry(root),
       '--config',
       configFile,
       '--host',
@@ -102,4 +103,15 @@ export async function startGantry(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `npm start` runs the bundle `npm run build` makes: build it once per bench, run it the same way. */
+let built: Promise<string> | undefined;
+function builtEntry(root: string): Promise<string> {
+  built ??= new Promise((resolve, reject) => {
+    execFile('npm', ['run', 'build', '--silent'], { cwd: root }, (err) =>
+      err ? reject(err) : resolve(join(root, 'dataplane/dist/gantry.mjs')),
+    );
+  });
+  return built;
 }

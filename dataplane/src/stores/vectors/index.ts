@@ -1,7 +1,7 @@
 /** Cache vectors: in process (embedded default) or in Milvus (shared by pods). */
 import type { Clock } from '../types.ts';
 import { MemoryVectorIndex, type MemoryVectorIndexOptions } from './memory/index.ts';
-import { MilvusVectorIndex, type MilvusVectorIndexOptions } from './milvus/index.ts';
+import type { MilvusVectorIndexOptions } from './milvus/index.ts';
 import type { VectorIndex } from './types.ts';
 
 export interface VectorIndexOptions {
@@ -12,13 +12,13 @@ export interface VectorIndexOptions {
   clock?: Clock;
 }
 
-export function createVectorIndex(opts: VectorIndexOptions = {}): VectorIndex {
-  return opts.milvusAddress
-    ? new MilvusVectorIndex({ ...opts.milvus, address: opts.milvusAddress, clock: opts.clock })
-    : new MemoryVectorIndex({ ...opts.memory, clock: opts.clock });
+/** The Milvus SDK (gRPC, protobufs: ~30 MB) is loaded only when a Milvus address is set. */
+export async function createVectorIndex(opts: VectorIndexOptions = {}): Promise<VectorIndex> {
+  if (!opts.milvusAddress) return new MemoryVectorIndex({ ...opts.memory, clock: opts.clock });
+  const { MilvusVectorIndex } = await import('./milvus/index.ts');
+  return new MilvusVectorIndex({ ...opts.milvus, address: opts.milvusAddress, clock: opts.clock });
 }
 
 export { MemoryVectorIndex } from './memory/index.ts';
-export { MilvusVectorIndex, type MilvusConsistency } from './milvus/index.ts';
-export { MilvusRequestError } from './milvus/errors.ts';
+export type { MilvusConsistency } from './milvus/index.ts';
 export type * from './types.ts';
