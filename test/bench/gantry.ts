@@ -57,7 +57,9 @@ export async function startGantry(
     command: process.execPath,
     args: [
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      // The flags `npm start` uses.
       '--enable-source-maps',
+      '--max-semi-space-size=4',
       await builtEntry(root),
       '--config',
       configFile,

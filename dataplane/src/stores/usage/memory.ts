@@ -43,7 +43,12 @@ interface TenantUsage {
   log: UsageRecord[];
 }
 
+/**
+ * In process a write cannot be lost, so only an immediate retry of the same record needs
+ * catching: remember the newest ids by count, not by time, so busy traffic cannot grow it.
+ */
 const MEMORY_DEDUPE_MS = 10 * 60_000;
+const MEMORY_DEDUPE_MAX = 10_000;
 
 export class MemoryUsageState {
   readonly tenants = new Map<string, TenantUsage>();
@@ -90,9 +95,8 @@ export class MemoryUsageStore implements UsageStore {
     const entry: UsageRecord = { ...r };
     const next = accumulate(this.cell(cell.tenant, cell.day, cellMember(cell)), r);
 
-    // In process a write cannot be lost, so only prompt retries need catching: a short window
-    // keeps this map from growing with a day of traffic.
     this.state.seen.set(seenId, now + Math.min(this.opts.dedupeMs, MEMORY_DEDUPE_MS));
+    if (this.state.seen.size > MEMORY_DEDUPE_MAX) this.state.seen.delete(this.state.seen.keys().next().value!);
     const t = this.state.tenant(r.tenant);
     const isNewDay = !t.days.has(cell.day);
     this.cells(t, cell.day).set(cellMember(cell), next);
