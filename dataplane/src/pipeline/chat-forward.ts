@@ -92,7 +92,7 @@ export async function forwardChat(
     meta,
     deployment: first.deployment,
     log: first.log,
-    chunks: relayStream(first, meta, continuation(deps, ctx, routing, req, meta)),
+    chunks: relayStream(first, meta, continuation(deps, ctx, routing, req, meta), ctx.signal),
     async settle(end, clientGone) {
       const usage = end.outcome === 'complete' && end.usage ? end.usage : estimatedUsage(req, end.text);
       const billed = end.outcome === 'complete' || clientGone;

@@ -78,8 +78,11 @@ export type CompletionOutcome =
       kind: 'stream';
       upstream: UpstreamResponse;
       usageOf: (event: { data: string }) => Usage | undefined;
-      /** Charge what the stream reported (or the prompt's estimate when it reported nothing). */
-      settle(usage: Usage | undefined, completionText: string, clientGone: boolean): Promise<number>;
+      /**
+       * Charge what the stream reported (or counted tokens when it reported nothing); a stream
+       * that failed upstream is not charged, one the client left is charged for what was produced.
+       */
+      settle(usage: Usage | undefined, completionText: string, ending: 'complete' | 'client_gone' | 'failed'): Promise<number>;
     });
 
 export async function runCompletions(

@@ -99,7 +99,7 @@ function live(
 
 /** Run the relay to its end: the chunks the client got and the outcome. */
 async function drain(first: Routed<LiveStream>, continueWith: Continue = async () => undefined) {
-  const relay = relayStream(first, META, continueWith);
+  const relay = relayStream(first, META, continueWith, new AbortController().signal);
   const chunks: ChatChunk[] = [];
   for (;;) {
     const step = await relay.next();

@@ -40,6 +40,7 @@ export async function* relayStream(
   first: Routed<LiveStream>,
   meta: StreamMeta,
   continueWith: Continue,
+  signal: AbortSignal,
 ): AsyncGenerator<ChatChunk, StreamEnd> {
   let current = first;
   let text = '';
@@ -48,32 +49,45 @@ export async function* relayStream(
   let continued = false;
   const log: AttemptLog = { attempts: first.log.attempts, failed: [...first.log.failed] };
 
-  for (;;) {
-    try {
-      for (const chunk of current.value.head) {
-        const out = normalise(chunk, meta, continued);
-        if (out) yield track(out);
+  // However the relay ends (fault, consumer gone), an unfinished upstream is let go.
+  let settledEnd = false;
+  try {
+    for (;;) {
+      try {
+        for (const chunk of current.value.head) {
+          const out = normalise(chunk, meta, continued);
+          if (out) yield track(out);
+        }
+        for (;;) {
+          const step = await current.value.rest.next();
+          if (step.done) break;
+          const out = normalise(step.value, meta, false);
+          if (out) yield track(out);
+        }
+        settledEnd = true;
+        return complete();
+      } catch (err) {
+        if (!(err instanceof UpstreamFailure)) throw err;
+        current.value.cancel();
+        settledEnd = true;
+        // The answer had finished: a broken tail (usage, end marker) does not make it incomplete.
+        if (finish !== null) return complete();
+        // The client left: nobody to continue for, and the deployment did nothing wrong.
+        if (signal.aborted)
+          return { outcome: 'failed', error: err.upstream, text, deployment: current.deployment, log };
+        if (!log.failed.includes(current.deployment.name)) log.failed.push(current.deployment.name);
+        const next = text.length > 0 && !toolCalls ? await continueWith(text, current.deployment) : undefined;
+        if (!next)
+          return { outcome: 'failed', error: err.upstream, text, deployment: current.deployment, log };
+        settledEnd = false;
+        log.attempts += next.log.attempts;
+        for (const f of next.log.failed) if (!log.failed.includes(f)) log.failed.push(f);
+        current = next;
+        continued = true;
       }
-      for (;;) {
-        const step = await current.value.rest.next();
-        if (step.done) break;
-        const out = normalise(step.value, meta, false);
-        if (out) yield track(out);
-      }
-      return complete();
-    } catch (err) {
-      if (!(err instanceof UpstreamFailure)) throw err;
-      current.value.cancel();
-      // The answer had finished: a broken tail (usage, end marker) does not make it incomplete.
-      if (finish !== null) return complete();
-      if (!log.failed.includes(current.deployment.name)) log.failed.push(current.deployment.name);
-      const next = text.length > 0 && !toolCalls ? await continueWith(text, current.deployment) : undefined;
-      if (!next) return { outcome: 'failed', error: err.upstream, text, deployment: current.deployment, log };
-      log.attempts += next.log.attempts;
-      for (const f of next.log.failed) if (!log.failed.includes(f)) log.failed.push(f);
-      current = next;
-      continued = true;
     }
+  } finally {
+    if (!settledEnd) current.value.cancel();
   }
 
   function complete(): StreamEnd {

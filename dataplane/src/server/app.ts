@@ -56,8 +56,12 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // Built once per request, by the onRequest hook below; routes reuse it.
     context: (request, reply) =>
       (request.gantry ??= createContext(request, reply, opts.config, requestTimeoutMs)),
-    streamed: (request, result) =>
-      observe(request.routeOptions.url ?? 'unknown', result.clientGone ? 499 : 200, request),
+    streamed: async (request, result) => {
+      const ctx = request.gantry;
+      if (ctx && !ctx.settled)
+        await settle(opts.pipeline, ctx, { status: result.status, errorType: 'internal_error', costUsd: 0 });
+      observe(request.routeOptions.url ?? 'unknown', result.status, request);
+    },
   };
 
   // A streamed (hijacked) reply is reported by its route and, when it finishes, by Fastify's
@@ -77,7 +81,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    reply.header(ResponseHeaders.requestId, request.id);
+    // On the raw response, so hijacked (streamed) replies carry it too.
+    reply.raw.setHeader(ResponseHeaders.requestId, request.id);
     const path = request.url.split('?', 1)[0]!;
     if (ADMIN_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`)))
       throw new GatewayError(

@@ -11,11 +11,17 @@ import type { StreamEnd } from '../pipeline/stream-relay.ts';
 import { formatUsd } from '../accounting/cost.ts';
 
 export interface StreamResult {
-  end: StreamEnd | undefined;
-  usage: Usage | undefined;
-  costUsd: number;
+  /** How the request ended, for metrics and logs (the headers said 200 long before). */
+  status: number;
   clientGone: boolean;
 }
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+  trailer: ResponseHeaders.cost,
+} as const;
 
 export async function writeStream(
   res: ServerResponse,
@@ -24,19 +30,15 @@ export async function writeStream(
   chunks: AsyncGenerator<ChatChunk, StreamEnd>,
   settle: (end: StreamEnd, clientGone: boolean) => Promise<{ usage: Usage; costUsd: number }>,
 ): Promise<StreamResult> {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    'x-accel-buffering': 'no',
-    trailer: ResponseHeaders.cost,
-    ...headers,
-  });
-  const result: StreamResult = { end: undefined, usage: undefined, costUsd: 0, clientGone: false };
+  res.writeHead(200, { ...SSE_HEADERS, ...headers });
+  const result: StreamResult = { status: 500, clientGone: false };
   try {
     let step = await chunks.next();
     while (!step.done) {
       const text = encoder.chunk(step.value);
-      if (text) {
+      // A gone client stops nothing here: the relay ends soon (its upstream was aborted) and
+      // still settles, charging what was produced.
+      if (text && !res.destroyed) {
         // Chunks decoded from one upstream read arrive in one tick: send them as one write.
         if (res.writableCorked === 0) {
           res.cork();
@@ -49,7 +51,8 @@ export async function writeStream(
     const end = step.value;
     result.clientGone = res.destroyed;
     const { usage, costUsd } = await settle(end, result.clientGone);
-    Object.assign(result, { end, usage, costUsd });
+    result.status = result.clientGone ? 499 : end.outcome === 'complete' ? 200 : 502;
+    if (res.destroyed) return result;
     if (end.outcome === 'complete') res.write(encoder.finish(usage));
     else
       res.write(encoder.fail(new GatewayError('upstream_error', `stream interrupted: ${end.error.message}`)));
@@ -57,6 +60,7 @@ export async function writeStream(
   } catch (err) {
     if (res.destroyed) {
       result.clientGone = true;
+      result.status = 499;
       return result;
     }
     const error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'stream failed');
@@ -66,7 +70,9 @@ export async function writeStream(
   return result;
 }
 
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves when the socket takes more, or is gone (a closed socket never emits 'drain' again). */
+export function drained(res: ServerResponse): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);

@@ -10,7 +10,7 @@
  *   indirect_injection        a document or tool result addressing the model that reads it
  * A `booster` adds weight to whatever it accompanies but is never a finding on its own.
  */
-import { signal, trie, type Signal } from './signals.ts';
+import { leading, signal, trie, type Signal } from './signals.ts';
 
 export type InjectionCategory =
   | 'instruction_override'
@@ -27,6 +27,14 @@ const s = (
   source: string,
   flags = 'gi',
 ): Signal<InjectionCategory> => signal(category, weight, anchors, source, flags);
+/** A signal whose matches begin with one of its anchors (see signals.ts). */
+const lead = (
+  category: InjectionCategory,
+  weight: number,
+  anchors: string,
+  source: string,
+  flags = 'gi',
+): Signal<InjectionCategory> => leading(signal(category, weight, anchors, source, flags));
 
 // --- English building blocks
 /** Apostrophes as typed and as typeset ("don't", "don’t"). */
@@ -102,20 +110,29 @@ const IGNORE = `(?:${trie([
   ),
 ])})`;
 /** Anchors for IGNORE: one of these prefixes occurs in every match. */
+/** Anchors for IGNORE: every match begins with one of these. */
 const IGNORE_ANCHORS =
-  'ignor,disregard,forget,neglect,skip,drop,discard,abandon,overrid,overrul,overwrit,bypass,circumvent,set aside,put aside,lay aside,leave behind,throw out,throw away,toss,scrap,ditch,nullif,suspend,cancel,erase,delete,reset,pay,follow,obey,adher,listen,comply,abid,stick,respect,honor,honour';
+  'ignor,disregard,forget,neglect,skip,drop,discard,abandon,overrid,overrul,overwrit,bypass,circumvent,set aside,put aside,lay aside,leave behind,throw,toss,scrap,ditch,nullif,suspend,cancel,erase,delete,reset,pay,do not,don,stop,cease,quit,no longer,never';
 /** Words that may stand between the verb and its object ("all of your previous ..."). */
 const QUAL =
   "(?:all|any|every|each|of|the|your|ur|these|those|this|that|previous|prior|preceding|above|aforementioned|earlier|former|original|initial|old|existing|current|system|developer'?s?|creators?'?s?|default|given|provided|safety|content|ethical|moral|security|programmed|built-in|hidden|other|and|whatever|you|were|have|been|got|so|far|before|instructions?\\s+and|context\\s+and)";
 /** Qualifiers that point at the model's own configuration, needed before generic nouns. */
 const MODEL_QUAL =
-  "(?:your|ur|previous|prior|preceding|above|earlier|original|initial|system|developer'?s?|safety|content|ethical|moral|programmed|built-in|hidden|default)";
+  "(?:your|ur|previous|prior|preceding|above|earlier|original|initial|system|developer'?s?|safety|content|ethical|moral|programmed|built-in|hidden)";
+/** Qualifiers that make a thing the model's own ("your orders", "safety settings"). */
+const OWN_QUAL = "(?:your|ur|system|developer'?s?|safety|content|ethical|moral|programmed|built-in|hidden)";
+/** Qualifiers of time alone: "all previous orders" is a shop's, "all previous rules" may be the model's. */
+const TIME_QUAL = '(?:previous|prior|preceding|above|earlier|original|initial)';
 /** Nouns that only mean instructions to a model. */
 const OBJ =
   '(?:instructions?|instructs|directions|directives?|prompts?|pre-?prompts?|system\\s+messages?|guidelines?|guardrails?|safeguards?)';
+/** Nouns that govern behaviour, with everyday meanings too (firewall rules): need a qualifier. */
+const RULE_OBJ =
+  '(?:rules?|constraints?|restrictions?|polic(?:y|ies)|limitations?|programming|training|conditioning|guidance|alignment|principles|values|ethics|morals)';
+/** Everyday nouns ("previous orders", "default settings"): the model's only when called its own. */
+const EVERYDAY_OBJ = '(?:commands?|orders?|filters?|protocols?|settings|configuration|mode)';
 /** Nouns with everyday meanings too (firewall rules, CSS filters): need MODEL_QUAL or "you were given". */
-const GENERIC_OBJ =
-  '(?:rules?|constraints?|restrictions?|commands?|orders?|polic(?:y|ies)|filters?|protocols?|limitations?|settings|configuration|programming|training|conditioning|guidance|alignment|principles|values|ethics|morals)';
+const GENERIC_OBJ = `(?:${RULE_OBJ}|${EVERYDAY_OBJ})`;
 /** Whoever configured the model, named as the source of what it was told. */
 const MAKER = '(?:developers?|creators?|makers?|owners?|operators?|programmers?|trainers?|admins?|company)';
 const GIVEN_TO_YOU = `(?:(?:that|which)\\s+)?(?:you(?:'ve| have| were| had)?\\s+(?:been\\s+)?(?:given|configured|programmed|told|trained|instructed|set up|provided)|(?:were|was|have been|are)\\s+(?:set|given|written|defined|imposed|put in place|configured)\\s+(?:by|for)\\s+(?:the\\s+|your\\s+)?(?:developers?|creators?|openai|anthropic|system|admins?|operators?|you)|(?:your|the)\\s+${MAKER}\\s+(?:gave|placed|put|set|imposed|wrote|programmed|installed|added|defined|hard-?coded)(?:\\s+(?:on|in|into)\\s+you)?)`;
@@ -128,57 +145,62 @@ const META_REF = `(?:everything|anything|all|whatever|what)\\s+(?:(?:that|which)
 const LIMITS =
   '(?:restrictions?|limits|limitations|rules|filters?|filtering|guidelines|guardrails|censorship|boundaries|polic(?:y|ies)|confines|morals|ethics|constraints|safeguards|alignment|programming|conditioning|shackles|chains)';
 const PROMPT_NOUN =
-  '(?:system\\s*prompt|system\\s*message|pre-?prompt|(?:configuration|config|setup|startup|boot)\\s+(?:message|prompt|instructions?)|(?:initial|original|hidden|secret|internal|confidential|real|full|complete|entire|exact|first|developer|system)\\s+(?:prompt|instructions?|message|directives?|rules|configuration|guidelines))';
+  '(?:system\\s*prompt|system\\s*message|pre-?prompt|(?:configuration|config|setup|startup|boot)\\s+(?:message|prompt|instructions?)|(?:(?:initial|original|hidden|secret|internal|confidential|real|full|complete|entire|exact|first|developer|system)\\s+){1,3}(?:prompt|instructions?|message|directives?|rules|configuration|guidelines))';
 const SHOW =
-  "(?:reveal|show|print|display|output|repeat|recite|tell|give|share|leak|dump|expose|disclose|write (?:out|down)|spell out|list|paste|copy|provide|return|echo|read (?:me |back )?|type out|translate|summari[sz]e|paraphrase|rephrase|encode|reproduce|quote|what(?:'s| is| are| was| were))";
+  "(?:reveal|show|print|explain|explains|describe|describes|include|containing|insert|embed|append|display|output|repeat|recite|tell|give|share|leak|dump|expose|disclose|write (?:out|down)|spell out|list|paste|copy|provide|return|echo|read (?:me |back )?|type out|translate|summari[sz]e|paraphrase|rephrase|encode|reproduce|quote|what(?:'s| is| are| was| were))";
+/** "no limits on context length" is about a product, not about the model's rules. */
+const TECHNICAL = '(?!\\s+(?:on|for|in|of|regarding)\\s+(?:the\\s+)?(?:context|length|size|tokens?|input|output|files?|memory|usage|rate|requests?|number|amount|time|speed|storage|api|calls?|bandwidth|inventory|characters?)\\b)';
 /** Names a model goes by when a text addresses the one reading it. */
 const AI_NOUN =
   '(?:a\\.?i\\.?(?:\\s+(?:models?|assistants?|agents?|systems?|bots?|tools?))?|llms?|gpts?|chatgpt|claude|gemini|copilot|(?:large\\s+)?language\\s+models?|assistants?|chatbots?|bots?|agents?|models?)';
 const AI_ANCHORS = 'ai,a.i,llm,gpt,chatgpt,claude,gemini,copilot,language model,assistant,chatbot,bot,agent,model';
+/** Only the model: "agent", "assistant" and "model" alone are people and products too. */
+const AI_STRICT =
+  '(?:a\\.?i\\.?(?:\\s+(?:language\\s+)?(?:models?|assistants?|agents?|systems?|bots?|tools?|reviewers?|readers?|screeners?))?|llms?(?:\\s+(?:agents?|reviewers?|readers?|screeners?|assistants?))?|gpts?|chatgpt|claude|gemini|copilot|(?:large\\s+)?language\\s+models?|chatbots?)';
 
 export const SIGNALS: Signal<InjectionCategory>[] = [
   // ---------------------------------------------------------------- overrides (en)
-  s(
+  lead(
     'instruction_override',
     0.85,
     IGNORE_ANCHORS,
     `\\b${IGNORE}\\s+(?:${QUAL}[\\s,]+){0,5}${OBJ}\\b`,
   ),
-  s(
+  lead(
     'instruction_override',
     0.8,
     IGNORE_ANCHORS,
-    `\\b${IGNORE}\\s+(?:(?:${QUAL}[\\s,]+){0,3}${MODEL_QUAL}[\\s,]+(?:${QUAL}[\\s,]+){0,2}${GENERIC_OBJ}\\b|(?:${QUAL}[\\s,]+){0,3}${GENERIC_OBJ}\\s+${GIVEN_TO_YOU})`,
+    `\\b${IGNORE}\\s+(?:(?:${QUAL}[\\s,]+){0,3}${OWN_QUAL}[\\s,]+(?:${QUAL}[\\s,]+){0,2}${GENERIC_OBJ}\\b|(?:${QUAL}[\\s,]+){0,3}${TIME_QUAL}[\\s,]+(?:${QUAL}[\\s,]+){0,2}${RULE_OBJ}\\b|(?:${QUAL}[\\s,]+){0,3}${GENERIC_OBJ}\\s+${GIVEN_TO_YOU})`,
   ),
   // Third person ("its/their rules") is how descriptions and fiction talk; attacks say "your".
-  s(
+  lead(
     'instruction_override',
     0.45,
     IGNORE_ANCHORS,
     `\\b${IGNORE}\\s+(?:all\\s+)?(?:of\\s+)?(?:its|their)\\s+(?:previous\\s+|original\\s+|own\\s+)?(?:${OBJ}|${GENERIC_OBJ})\\b`,
   ),
-  s(
+  lead(
     'instruction_override',
     0.8,
     'ignor,disregard,forget,overrid,set aside',
     '\\b(?:ignore|disregard|forget|override|set aside)\\s+(?:everything|anything|all|whatever(?: was| is)?)\\s+(?:(?:that\\s+)?(?:was\\s+|is\\s+|you\\s+(?:were|have been|was)\\s+)?(?:written|said|stated|told|given)\\s+)?(?:above|before|earlier|previously|prior|so far|up to (?:here|now)|in (?:this|the|your) (?:prompt|conversation|context|system prompt))\\b',
   ),
-  s(
+  lead(
     'instruction_override',
     0.75,
     'forget',
-    "\\bforget\\s+(?:about\\s+)?(?:everything|all(?: of it| that)?|anything|what)\\s+(?:you(?:'ve| have)?\\s+(?:were|been|was)?\\s*(?:told|taught|learned|instructed|programmed)|you\\s+(?:know|learned)|above|before|so far|previously|earlier)",
+    "\\bforget\\s+(?:about\\s+)?(?:everything|all(?: of it| that)?|anything|what)\\s+(?:you(?:'ve| have)?\\s+(?:were|been|was)?\\s*(?:told|taught|learned|instructed|programmed)|you\\s+(?:know|learned)|above|before|so far|previously|earlier)(?!\\s+(?:about|regarding|on)\\b)",
   ),
   s(
     'instruction_override',
     0.7,
     'instruc,directive,prompt,guideline,guardrail,rule,polic,restrict,constraint,guidance,programming,filter,safeguard,training,alignment',
-    `\\b(?:(?:all|the|of)\\s+){0,2}(?:(?:previous|prior|above|earlier|original|old|all|your|system|initial|safety|content|ethical|default)\\s+){1,3}(?:${OBJ}|${GENERIC_OBJ})\\s+(?:(?:are|is|have been|has been|were|now)\\s+)?(?:now\\s+)?(?:no longer (?:valid|active|in effect|apply|applicable)|void|null|cancell?ed|revoked|invalid|overridden|suspended|lifted|disabled|deprecated)`,
+    `\\b(?:(?:all|the|of)\\s+){0,2}(?:(?:previous|prior|above|earlier|original|old|all|initial)\\s+){0,2}(?:${OWN_QUAL}\\s+(?:(?:previous|prior|above|earlier|original|old|initial|safety|content)\\s+){0,2}(?:${OBJ}|${GENERIC_OBJ})|(?:previous|prior|above|earlier|original|old|all|initial)\\s+${OBJ})\\s+(?:(?:are|is|have been|has been|were|now)\\s+)?(?:(?:now|hereby|officially|henceforth|all)\\s+)?(?:no longer (?:valid|active|in effect|apply|applicable)|void|null|cancell?ed|revoked|invalid|overridden|suspended|lifted|disabled|deprecated)`,
   ),
-  s(
+  lead(
     'instruction_override',
     0.75,
-    'instruc,directive,prompt,guideline,guardrail,rule,polic,restrict,obey',
+    'do not,don,never,stop',
     `\\b(?:do not|don'?t|never|stop)\\s+(?:follow|obey|listen to|adhere to|comply with)\\s+(?:${QUAL}\\s+){0,3}(?:${OBJ}|${MODEL_QUAL}\\s+${GENERIC_OBJ})`,
   ),
   s(
@@ -200,33 +222,47 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     `\\binstead\\s+of\\s+(?:following\\s+)?(?:your|the)\\s+(?:${OBJ})`,
   ),
   // "what your developers told you", "everything you were told".
-  s('instruction_override', 0.85, IGNORE_ANCHORS, `\\b${IGNORE}\\s+${META_REF}`),
+  lead('instruction_override', 0.85, IGNORE_ANCHORS, `\\b${IGNORE}\\s+${META_REF}`),
   // A generic noun made the model's own by where it stands: "the rules above".
-  s(
+  lead(
     'instruction_override',
     0.8,
     IGNORE_ANCHORS,
     `\\b${IGNORE}\\s+(?:${QUAL}[\\s,]+){0,3}(?:${OBJ}|${GENERIC_OBJ})\\s+(?:above|before (?:this|now)|earlier|so far|(?:from|in) (?:before|earlier|the (?:system|developers?|start|beginning))|you(?:${AP}ve| have)? (?:been )?(?:given|received|got))\\b`,
   ),
   // "ignore the above and say ...": the bare form is also how people retract a message.
-  s(
+  lead(
     'instruction_override',
     0.75,
     IGNORE_ANCHORS,
     `\\b${IGNORE}\\s+(?:all\\s+(?:of\\s+)?)?(?:the\\s+)?(?:above|preceding|foregoing)\\s*(?:and|,)\\s+(?:instead\\s+)?(?:just\\s+)?(?:say|print|output|respond|reply|write|tell|translate|repeat|answer|do|follow|obey)\\b`,
   ),
-  s(
+  lead(
     'instruction_override',
     0.45,
     IGNORE_ANCHORS,
     `\\b${IGNORE}\\s+(?:all\\s+(?:of\\s+)?)?(?:the\\s+)?(?:above|preceding|foregoing)(?=\\s*(?:[.,;:!]|$))`,
   ),
   // Ignoring what the user asked, as a document tells the model reading it to.
-  s(
+  lead(
     'instruction_override',
     0.7,
     IGNORE_ANCHORS,
     `\\b${IGNORE}\\s+(?:the\\s+|any\\s+|all\\s+)?(?:user|human|reader|customer)(?:${AP}s|s${AP}?)?\\s+(?:original\\s+|actual\\s+)?(?:requests?|questions?|instructions?|query|queries|task|prompt|messages?)\\b`,
+  ),
+  // The model's voice agreeing to it, as in a faked transcript: "Sure, I will ignore my guidelines."
+  lead(
+    'instruction_override',
+    0.45,
+    "i'll,i’ll,i will,i am going,i'm going,i’m going,i shall,i can",
+    `\\bi(?:${AP}ll| will| am going to|${AP}m going to| shall| can)\\s+(?:now\\s+)?${IGNORE}\\s+(?:all\\s+)?(?:of\\s+)?my\\s+(?:${TIME_QUAL}\\s+)?(?:${OBJ}|${RULE_OBJ})\\b`,
+  ),
+  // Who the model is, overridden: "forget you're an assistant", "you are no longer an AI".
+  lead(
+    'instruction_override',
+    0.7,
+    'forget,you are no longer,you\'re no longer,youre no longer',
+    `\\b(?:forget\\s+(?:that\\s+)?you${AP}?(?:\\s+are|re)|you${AP}?(?:\\s+are|re)\\s+no\\s+longer)\\s+(?:an?\\s+|the\\s+)?(?:ai|a\\.i\\.|assistant|ai assistant|language model|chatbot|chatgpt|claude|gpt|bot|helpful|bound|restricted|limited|an ai)\\b`,
   ),
   // A replacement announced: "your new task is", "these instructions supersede the old ones".
   s(
@@ -247,10 +283,10 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'jailbreak',
     0.8,
     'dan',
-    "\\b(?:[Yy]ou (?:are|will be|will act as)(?: now)?|[Aa]ct(?:ing)? as|[Pp]retend(?: to be)?|[Bb]ecome|[Cc]alled|[Nn]amed|[Ss]tay|(?<![Ss]uch |[Kk]nown )[Aa]s|[Ii]m|[Ii]'m) DAN\\b|\\bDAN (?:[Mm]ode|[Jj]ailbreak|prompt)\\b|\\bDAN,? which stands",
+    "\\b(?:[Yy]ou (?:are|will be|will act as)(?: now)?|[Aa]ct(?:ing)? as|[Pp]retend(?: to be)?|[Bb]ecome|[Cc]alled|[Nn]amed|[Ss]tay|(?<![Ss]uch |[Kk]nown )[Aa]s|[Ii]m|[Ii]'m) DAN\\b|\\bDAN (?:[Mm]ode|[Jj]ailbreak|prompt)\\b|\\bDAN,? which stands|\\b(?:[Bb]ist du|[Dd]u bist|[Tt]u es|[Ee]res|[Ss]ei|[Vv]ocê é|[Jj]e bent|[Jj]esteś)(?:\\s+(?:jetzt|nun|maintenant|ahora|ora|agora|nu|teraz))?\\s+DAN\\b",
     'g',
   ),
-  s(
+  lead(
     'jailbreak',
     0.6,
     'disable,turn off,switch off,deactivate,remove,lift,drop',
@@ -278,13 +314,13 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'jailbreak',
     0.6,
     'god mode,opposite mode,evil mode,unrestricted mode,unfiltered mode,uncensored mode,jailbreak mode,jailbroken,dan mode,chaos mode,developer mode',
-    '\\byou are (?:now )?in (?:jailbreak|dan|god|developer|unrestricted) mode\\b|\\bjailbroken\\b',
+    '\\byou are (?:now )?in (?:jailbreak|dan|god|developer|unrestricted) mode\\b|\\bjailbroken\\s+(?:version|mode|ai|model|assistant|chatbot|gpt|llm|persona|response|state|self)\\b|\\b(?:you(?:\\s+are|\\s+were|\\s+have\\s+been)?(?:\\s+now)?|as\\s+an?|act\\s+as\\s+an?)\\s+jailbroken\\b',
   ),
   s(
     'jailbreak',
     0.45,
     'restri,censor,censur,zensur,guideline,guardrail,boundar,confines,constraint,safeguard,einschränk,beschränk,beperking,limitation,no rules,no limits,no filter,no polic,content polic,safety polic,no moral,no ethic,without rules,without limits,without filter,without any,bound by,free of,free from,freed,released from,liberated,unshackled,broken free,escaped,règle,regla,regol,regra,regel,filtre,filtro,limite,límite,grenze',
-    `\\b(?:no|zero|without(?: any)?|(?:free|freed|released|liberated|unshackled) (?:of|from)(?: all| any)?|never (?:been )?(?:given|taught|trained (?:on|with)|programmed with)|(?:not|no longer|never) (?:be )?bound by|unbound by|(?:doesn'?t|does not|don'?t|do not) (?:have to|need to) (?:abide by|follow|obey)|broken free (?:of|from)|escaped)\\s+(?:(?:any|all|the|its|your|their|typical|usual|normal|ethical|moral|content|safety|openai|anthropic|ai|of|or|and|other)\\s+){0,4}${LIMITS}\\b`,
+    `\\b(?:no|zero|without(?: any)?|(?:free|freed|released|liberated|unshackled) (?:of|from)(?: all| any)?|never (?:been )?(?:given|taught|trained (?:on|with)|programmed with)|(?:not|no longer|never) (?:be )?bound by|unbound by|(?:doesn'?t|does not|don'?t|do not) (?:have to|need to) (?:abide by|follow|obey)|broken free (?:of|from)|escaped)\\s+(?:(?:any|all|the|its|your|their|typical|usual|normal|ethical|moral|content|safety|openai|anthropic|ai|of|or|and|other)\\s+){0,4}${LIMITS}\\b${TECHNICAL}`,
   ),
   s(
     'jailbreak',
@@ -296,13 +332,13 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'jailbreak',
     0.45,
     '',
-    "\\b(?:never|don'?t ever|will not|won'?t) (?:refuse|decline|say (?:no|you can'?t))\\b|\\bnever refuses\\b",
+    "\\b(?:never|don'?t ever|will not|won'?t) say (?:no|you can'?t)\\b",
   ),
   s(
     'jailbreak',
     0.4,
     '',
-    '\\bwithout (?:any )?(?:warnings?|disclaimers?|moralizing|lectures?|refusals?|refusing|hesitation|censoring)\\b|\\b(?:you can|you may|you are (?:now )?(?:able|allowed) to|feel free to)\\s+(?:now\\s+)?(?:say|do|answer|write)\\s+(?:anything|everything|whatever)\\b',
+    '\\bwithout (?:any )?(?:refusals?|hesitation|censoring)\\b|\\b(?:you can|you may|you are (?:now )?(?:able|allowed) to|feel free to)\\s+(?:now\\s+)?(?:say|do|answer|write)\\s+(?:anything|everything|whatever)\\b',
   ),
   s(
     'jailbreak',
@@ -310,11 +346,11 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     '',
     '\\b(?:stay|remain|keep) in character\\b|\\bbreak character\\b|\\bmachiavellian\\b',
   ),
-  s(
+  lead(
     'jailbreak',
     0.5,
-    'grandm,granny,grandpa',
-    '\\b(?:grandma|grandmother|granny|grandpa)\\b[^.\\n]{0,80}\\b(?:used to|would)\\b[^.\\n]{0,60}\\b(?:keys?|serials?|napalm|recipe|passwords?|how to make)',
+    'grandm,granny,grandpa,grandfather,grandad,granddad,nana,late,deceased,dead',
+    '\\b(?:grandma|grandmother|granny|grandpa|grandfather|grand(?:d)?ad|nana|(?:late|deceased|dead)\\s+(?:mother|father|mom|mum|dad|uncle|aunt|wife|husband))\\b[^.\\n]{0,80}\\b(?:used to|would)\\b[^.\\n]{0,60}\\b(?:(?:license |product |activation |windows |cd )?keys?|serials?|napalm|passwords?|(?:recipe|steps|instructions|how to make)\\s+(?:for\\s+)?(?:\\w+\\s+){0,2}?(?:napalm|meth|methamphetamine|bombs?|explosives?|poison|weapons?|drugs|thermite|nerve gas|chlorine gas))',
   ),
   s(
     'jailbreak',
@@ -326,8 +362,8 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'jailbreak',
     0.4,
-    'refus,declin',
-    `\\b(?:never|not|won${AP}?t|will not|cannot|can${AP}?t|doesn${AP}?t|does not|don${AP}?t|do not|must not|mustn${AP}?t)\\s+(?:ever\\s+)?(?:refuse|decline)s?\\b|\\bwithout\\s+(?:ever\\s+)?(?:refusing|declining)\\b|\\bnever\\s+(?:refuses|declines)\\b`,
+    'refus,declin,verweiger,lehnt,ne refuse,nunca,non rifiuta',
+    `\\b(?:never|not|won${AP}?t|will not|cannot|can${AP}?t|doesn${AP}?t|does not|don${AP}?t|do not|must not|mustn${AP}?t)\\s+(?:ever\\s+)?(?:refuse|decline)s?\\b|\\bwithout\\s+(?:ever\\s+)?(?:refusing|declining)\\b|\\bnever\\s+(?:refuses|declines)\\b|\\bverweiger\\w*\\s+(?:nie|nichts)\\b|\\blehnt\\s+nie(?:mals)?\\s+\\w+\\s+ab\\b|\\bne\\s+refuse\\s+jamais\\b|\\bnunca\\s+(?:se\\s+niega|rechaza|recusa)\\b|\\bnon\\s+rifiuta\\s+mai\\b`,
   ),
   s(
     'jailbreak',
@@ -335,31 +371,31 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'mention,warning,disclaimer,moraliz,moralis,lectur,caveat',
     '\\bnever\\s+(?:mention|reference|bring up|cite|add|include)s?\\s+(?:any\\s+|your\\s+|the\\s+)?(?:polic(?:y|ies)|guidelines|rules|ethics|morals|warnings?|disclaimers?|caveats|restrictions)\\b|\\bwithout (?:any )?(?:warnings?|disclaimers?|moraliz\\w*|moralis\\w*|lectur\\w*|caveats)\\b',
   ),
-  s(
+  lead(
     'jailbreak',
     0.45,
     'ignores,disregards,bypasses,overrides',
     '\\b(?:ignores|disregards|bypasses|overrides)\\s+(?:all\\s+|any\\s+)?(?:of\\s+)?(?:the\\s+|its\\s+|their\\s+|openai\\S*\\s+|anthropic\\S*\\s+)?(?:content|safety|ethical|moral|usage)\\s+(?:polic(?:y|ies)|guidelines|rules|filters|restrictions)\\b',
   ),
   // A model with the limits taken away: "an AI with no restrictions", "a version of you without filters".
-  s(
+  lead(
     'jailbreak',
     0.6,
     AI_ANCHORS + ',version of,persona,character',
-    `\\b(?:${AI_NOUN}|version of (?:yourself|you)|persona|character)\\s+(?:(?:that|which|who)\\s+(?:has|have)\\s+no|with\\s+(?:no|zero)|without(?:\\s+any)?|free\\s+(?:of|from)|unbound\\s+by|not\\s+bound\\s+by)\\s+(?:(?:any|all|the|its|ethical|moral|content|safety|usual|typical)\\s+){0,3}${LIMITS}\\b`,
+    `\\b(?:${AI_NOUN}|version of (?:yourself|you)|persona|character)\\s+(?:(?:that|which|who)\\s+(?:has|have)\\s+no|with\\s+(?:no|zero)|without(?:\\s+any)?|free\\s+(?:of|from)|unbound\\s+by|not\\s+bound\\s+by)\\s+(?:(?:any|all|the|its|ethical|moral|content|safety|usual|typical)\\s+){0,3}${LIMITS}\\b${TECHNICAL}`,
   ),
   // Persona set-up: harmless alone, weighty next to a no-limits cue.
   s(
     'booster',
     0.3,
     '',
-    "\\b(?:pretend|imagine|roleplay|role-play|simulate|act as|act like|behave as|you are now|you're now|from now on you|let'?s play a game|play the role|take on the (?:role|persona)|your new (?:name|persona|identity) is|hypothetically|in this fictional world|you will act|developer mode|god mode|dan mode|jailbreak mode)\\b",
+    "\\b(?:pretend|imagine|roleplay|role-play|simulate|act as|act like|behave as|you are now|you're now|from now on you|let'?s play a game|play the role|take on the (?:role|persona)|your new (?:name|persona|identity) is|hypothetically|in this fictional world|you will act|developer mode|god mode|dan mode|jailbreak mode|thought experiment|hypothetical scenario|in this (?:scenario|world|story|experiment|universe)|you(?:'re| are) (?:now )?in \\w+ mode|\\w+ mode (?:has|with) no)\\b",
   ),
   s(
     'booster',
     0.3,
     '',
-    '\\b(?:tu so,? als|stell dir vor,? du bist|spiel die rolle|fais comme si|fais semblant|joue le rôle|finge que|finja que|haz como si|act[uú]a como|fingi di essere|fai finta|comportati come|doe alsof|speel de rol|udawaj|wciel się|jesteś teraz|притворись|представь,? что ты|ты теперь|теперь ты)|假装|扮演|你现在是|从现在开始你|のふりをして|になりきって|として振る舞|あなたは今から|今からあなたは',
+    '\\b(?:jetzt bist du|nun bist du|ahora eres|eres ahora|agora você é|ora sei|maintenant,? tu es|nu ben je|teraz jesteś|tu so,? als|stell dir vor,? du bist|spiel die rolle|fais comme si|fais semblant|joue le rôle|finge que|finja que|haz como si|act[uú]a como|fingi di essere|fai finta|comportati come|doe alsof|speel de rol|udawaj|wciel się|jesteś teraz|притворись|представь,? что ты|ты теперь|теперь ты)|假装|扮演|你现在是|从现在开始你|のふりをして|になりきって|として振る舞|あなたは今から|今からあなたは',
   ),
   // "No limits" in other languages, and next to the word for the model.
   s(
@@ -381,13 +417,13 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'system_prompt_extraction',
     0.75,
     'prompt,instruc,directive,guideline,rules,system message,systemprompt,configuration,config,setup,startup,boot',
-    `\\b${SHOW}\\b[^.?!\\n]{0,25}\\b(?:your|ur|yr)\\s+${PROMPT_NOUN}`,
+    `\\b${SHOW}(?:s|ing)?\\b[^.?!\\n]{0,25}\\b(?:your|ur|yr)\\s+${PROMPT_NOUN}`,
   ),
   s(
     'system_prompt_extraction',
     0.7,
     'prompt,instruc,directive,guideline,rules,system message,systemprompt,hidden,secret,confidential',
-    `\\b${SHOW}\\b[^.?!\\n]{0,25}\\bthe\\s+(?:hidden|initial|original|secret|internal|confidential)\\s+(?:prompt|instructions?|message|rules|configuration|settings|guidelines|directives)(?!\\s+(?:for|on|to|about|of|in|from|at|with)\\b)`,
+    `\\b${SHOW}\\b[^.?!\\n]{0,25}\\b(?:the\\s+)?(?:hidden|initial|original|secret|internal|confidential)\\s+(?:prompt|instructions?|message|rules|configuration|settings|guidelines|directives)\\b(?!\\s+(?:for|on|to|about|of|in|from|at|with)\\b)`,
   ),
   s(
     'system_prompt_extraction',
@@ -399,7 +435,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'system_prompt_extraction',
     0.7,
     'prompt,instruc,directive,guideline,rules,system message,systemprompt',
-    '\\b(?:what|which)\\s+(?:exact\\s+)?(?:instructions?|rules|guidelines|directives|prompt)\\s+(?:were you|you were|have you been|did you get|you got|you have been|are you)\\s+(?:given|told|programmed|instructed|trained|configured)',
+    `\\b(?:what|which)\\s+(?:exact\\s+)?(?:instructions?|rules|guidelines|directives|prompt)\\s+(?:(?:were you|you were|have you been|did you get|you got|you have been|are you)\\s+(?:given|told|programmed|instructed|trained|configured)|(?:did|has|have|had)\\s+(?:the\\s+|your\\s+)?(?:${MAKER}|openai|anthropic|they|system)\\s+(?:give|given|gave|provide|provided|set|write|written)\\s+(?:to\\s+)?you)`,
   ),
   s(
     'system_prompt_extraction',
@@ -411,7 +447,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'system_prompt_extraction',
     0.6,
     'repeat,print,output,copy,recite,echo,write out,reproduc,dump',
-    '\\b(?:repeat|print|output|copy|recite|echo|write out|reproduce|dump)\\s+(?:back\\s+)?(?:all\\s+|of\\s+)?(?:the\\s+)?(?:text|words|everything|content|lines|messages?|instructions|conversation)\\s+(?:above|before (?:this|my|our|the first)|preceding|prior|so far|from the (?:beginning|start)|you (?:were|have been) given)',
+    '\\b(?:repeat|print|output|copy|recite|echo|write out|reproduce|dump)\\s+(?:back\\s+)?(?:all\\s+|of\\s+)?(?:the\\s+)?(?:text|words|everything|content|lines|messages?|instructions|conversation)\\s+(?:above(?!\\s+(?:the|a|an|each|every|those|these|it|them|that)\\b)|before (?:this|my|our|the first)|preceding|prior|so far|from the (?:beginning|start)|you (?:were|have been) given)',
   ),
   s(
     'system_prompt_extraction',
@@ -419,12 +455,18 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'repeat,print,output,copy',
     '\\b(?:repeat|print|output|copy)\\s+(?:everything|all)\\s+(?:above|before|so far)',
   ),
+  lead(
+    'system_prompt_extraction',
+    0.7,
+    'first,last,opening,initial',
+    '\\b(?:first|last|opening|initial)\\s+(?:\\d+\\s+|few\\s+|\\w+\\s+)?(?:words?|lines?|sentences?|characters?|paragraphs?|tokens?)\\s+of\\s+(?:(?:your|ur)\\s+(?:(?:system|initial|original|hidden)\\s+)?(?:prompt|instructions?|system message|rules|guidelines|directives|configuration)|the\\s+system\\s+(?:prompt|message))\\b',
+  ),
   // "tell me exactly what your developers told you"
   s(
     'system_prompt_extraction',
     0.7,
     'told,said,gave,taught,instructed,programmed,wrote,specified,typed,given,trained,configured',
-    `\\b${SHOW}\\b(?:\\s+(?:me|us))?(?:\\s+(?:exactly|precisely|verbatim|word for word))?\\s+${META_REF}`,
+    `\\b${SHOW}(?:s|ing)?\\b(?:\\s+(?:me|us))?(?:\\s+(?:exactly|precisely|verbatim|word for word))?\\s+${META_REF}`,
   ),
   s(
     'system_prompt_extraction',
@@ -455,7 +497,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'booster',
     0.25,
     '',
-    "\\b(?:i am|i'm)\\s+(?:the|your)\\s+(?:developer|creator|admin(?:istrator)?|owner|programmer|operator)\\b",
+    "\\b(?:i am|i'm)\\s+(?:the|your)\\s+(?:(?:system|site|server|lead|chief)\\s+)?(?:developer|creator|admin(?:istrator)?|owner|programmer|operator)\\b",
   ),
   // ---------------------------------------------------------------- delimiters / fake roles
   s(
@@ -476,13 +518,14 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'delimiter_injection',
     0.6,
     'overrid,note to,system command,system instruction,admin command',
-    '\\b(?:system|admin|developer|root)\\s+(?:override|note to (?:the )?(?:ai|assistant|model)|command|instruction)s?\\b\\s*:',
+    '\\b(?:system|admin|developer|root)[ _-]+(?:override|note to (?:the )?(?:ai|assistant|model)|command|instruction)s?\\b\\s*:',
   ),
+  // Role lines ("SYSTEM:", "User:") count once however many a pasted transcript has.
   s(
     'delimiter_injection',
     0.4,
-    'system,developer,admin,assistant',
-    '(?:^|\\n)\\s*(?:#{1,4}\\s*|\\[|\\*\\*)?(?:system|developer|admin|assistant)(?:\\s+(?:message|prompt|note|instructions?))?\\s*(?:\\]|\\*\\*)?\\s*:',
+    'system,developer,admin',
+    '(?:^|\\n)\\s*(?:#{1,4}\\s*|\\[|\\*\\*)?(?:system|developer|admin|assistant|human|user)(?:\\s+(?:message|prompt|note|instructions?))?\\s*(?:\\]|\\*\\*)?\\s*:',
     'gi',
   ),
   s(
@@ -491,12 +534,12 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     '',
     '(?:-{2,}|={2,}|#{2,}|\\*{2,}|\\[)\\s*end (?:of )?(?:the )?(?:document|input|user input|prompt|context|email|text|instructions)\\s*(?:-{2,}|={2,}|#{2,}|\\*{2,}|\\])',
   ),
-  s('delimiter_injection', 0.3, '', '\\n\\s*(?:human|assistant|user)\\s*:'),
+  s('delimiter_injection', 0.3, '', '\\n\\s*(?:human|assistant|user)\\s*:(?=[^\\n]*\\n\\s*(?:system|developer|admin)\\s*:)'),
   s(
     'delimiter_injection',
     0.55,
     'system,developer,admin',
-    '(?:^|\\n)[ \\t]*(?:(?:#{2,6}|={2,}|-{2,}|\\*{2,})[ \\t]*(?:new\\s+|updated\\s+)?(?:system|developer|admin(?:istrator)?)(?:[ \\t]+(?:prompt|message|note|instructions?|override|update|mode))?[ \\t]*(?:#{2,6}|={2,}|-{2,}|\\*{2,})|\\[(?:system|developer|admin)\\]\\(#[\\w-]*\\))',
+    '(?:^|\\n)[ \\t]*(?:(?:#{2,6}|={2,}|-{2,}|\\*{2,})[ \\t]*(?:new\\s+|updated\\s+)?(?:system|developer|admin(?:istrator)?)(?:[ \\t]+(?:prompt|message|note|instructions?|override|update|mode|change|patch|notice|alert)){0,2}[ \\t]*(?:#{2,6}|={2,}|-{2,}|\\*{2,})|\\[(?:system|developer|admin)\\]\\(#[\\w-]*\\))',
   ),
   s(
     'delimiter_injection',
@@ -518,20 +561,20 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'indirect_injection',
     0.45,
     AI_ANCHORS,
-    `\\b(?:note|message|instructions?|attention|important|notice|reminder|directive|memo|request|warning)\\s+(?:to|for)\\s+(?:(?:any|all|every|the|an?)\\s+)?${AI_NOUN}\\b|\\b(?:attention|hey|hi|hello|dear|calling)\\s*,?\\s+(?:all\\s+|any\\s+)?${AI_NOUN}\\s*[,:!]|\\bif\\s+you${AP}?(?:\\s+are|re)\\s+(?:an?\\s+)?(?:ai|a\\.i\\.|llm|(?:large\\s+)?language\\s+model|ai\\s+(?:model|assistant|agent|system)|assistant|chatbot|bot|agent|gpt)\\b|\\b${AI_NOUN}\\s+(?:\\w+\\s+)?(?:reading|processing|summari[sz]ing|parsing|analy[sz]ing|browsing|scanning|that reads?|who reads?)\\s+(?:this|these|the following)\\b`,
+    `\\b(?:note|message|instructions?|attention|important|notice|reminder|directive|memo|request|warning)\\s+(?:to|for)\\s+(?:(?:any|all|every|the|an?)\\s+)?${AI_STRICT}\\b(?!\\s+(?:team|teams|department|group|researchers?|engineers?|developers?|community|lab|company|vendors?|industry|act|policy|regulation|ethics|strategy|roadmap)\\b)|\\b(?:attention|calling|to all)\\s*,?\\s+(?:all\\s+|any\\s+)?${AI_STRICT}\\s*[,:!]|\\bif\\s+you${AP}?(?:\\s+are|re)\\s+(?:an?\\s+)?${AI_STRICT}\\b|\\bas\\s+an?\\s+${AI_STRICT},?\\s+you\\s+(?:are\\s+required|must|have\\s+to|need\\s+to|shall)\\b|\\b${AI_STRICT}\\s+(?:\\w+\\s+)?(?:reading|processing|summari[sz]ing|parsing|analy[sz]ing|browsing|scanning|that reads?|who reads?)\\s+(?:this|these|the following)\\b`,
   ),
   s(
     'indirect_injection',
     0.45,
     AI_ANCHORS,
-    `(?:^|\\n|[.!?]\\s+|<!--\\s*)(?:chatbots?|ai(?:\\s+(?:models?|assistants?|agents?|systems?))?|llms?|(?:large\\s+)?language models?|agents?|bots?)\\s*,\\s*(?:please\\s+)?(?:do|don${AP}?t|never|always|you|ignore|disregard|tell|say|recommend|respond|reply|output|include|add|send|forward|make|stop)\\b|\\[\\s*(?:ai|assistant|model|llm|system|bot|agent)\\s+(?:instructions?|notes?|directives?|commands?)\\s*:`,
+    `(?:^|\\n|[.!?:#]\\s*|<!--\\s*)${AI_STRICT}\\s*(?::|,\\s*(?:please\\s+)?(?:do|don${AP}?t|never|always|you|ignore|disregard|tell|say|recommend|respond|reply|output|include|add|send|forward|make|stop)\\b)|\\[\\s*(?:ai|assistant|model|llm|system|bot|agent)\\s+(?:instructions?|notes?|directives?|commands?)\\s*:`,
   ),
   // What such a text then asks for. Boosters: they only count next to an anchored cue.
   s(
     'booster',
     0.3,
     '',
-    `\\b(?:tell|inform|convince|warn|advise|remind|urge|persuade)\\s+(?:the\\s+)?(?:user|reader|shopper|customer|human|visitor|recipient)s?\\b|\\b(?:do not|don${AP}?t|never)\\s+(?:reveal|mention|disclose|show|tell|summari[sz]e|translate|display|repeat)\\s+(?:this|these|that|it|the (?:following|note|message|instructions?))\\b|\\binstead\\s*,?\\s+(?:you\\s+(?:must|should|will)\\s+)?(?:tell|say|respond|reply|write|output|recommend|run|execute|send|forward|claim|state|insist|rate|include|direct|redirect)\\b|\\bstop\\s+what(?:ever)?\\s+you${AP}?(?:re| are)\\s+doing\\b|\\b(?:forward|send|upload|email|leak|exfiltrate|post|transmit)\\s+(?:all\\s+)?(?:of\\s+)?(?:the\\s+user${AP}?s?\\s+|the\\s+|your\\s+|their\\s+|this\\s+)?(?:conversation|chat|history|emails?|inbox|messages|credentials|passwords?|api keys?|tokens|secrets|contacts|files|documents)\\b|\\b(?:delete|remove|erase|wipe)\\s+(?:all\\s+)?(?:the\\s+)?(?:other\\s+)?(?:emails?|messages|files|records|contacts|repos(?:itories)?)\\b|\\b(?:recommend|promote|mention|praise)\\s+only\\s+(?:our|this|my)\\b|\\b(?:rate|review|rank)\\s+(?:this|our)\\s+(?:product|brand|company|site|service|app)\\b|\\bcurl\\s+[^|\\n]{1,80}\\|\\s*(?:ba|z)?sh\\b`,
+    `\\b(?:tell|inform|convince|warn|advise|remind|urge|persuade)\\s+(?:the\\s+)?(?:user|reader|shopper|customer|human|visitor|recipient)s?\\b|\\b(?:do not|don${AP}?t|never)\\s+(?:reveal|mention|disclose|show|tell|summari[sz]e|translate|display|repeat)\\s+(?:this|these|that|it|the (?:following|note|message|instructions?))\\b|\\binstead\\s*,?\\s+(?:you\\s+(?:must|should|will)\\s+)?(?:tell|say|respond|reply|write|output|recommend|run|execute|send|forward|claim|state|insist|rate|include|direct|redirect)\\b|\\bstop\\s+what(?:ever)?\\s+you${AP}?(?:re| are)\\s+doing\\b|\\b(?:forward|send|upload|email|leak|exfiltrate|post|transmit)\\s+(?:all\\s+)?(?:of\\s+)?(?:the\\s+user${AP}?s?\\s+|the\\s+|your\\s+|their\\s+|this\\s+)?(?:conversation|chat|history|emails?|inbox|messages|credentials|passwords?|api keys?|tokens|secrets|contacts|files|documents)\\b|\\b(?:delete|remove|erase|wipe)\\s+(?:all\\s+)?(?:the\\s+)?(?:other\\s+)?(?:emails?|messages|files|records|contacts|repos(?:itories)?)\\b|\\b(?:recommend|promote|mention|praise)\\s+only\\s+(?:our|this|my)\\b|\\b(?:rate|review|rank|score|approve|accept|recommend|shortlist)\\s+(?:this|our|my)\\s+(?:product|brand|company|site|service|app|applicant|candidate|resume|cv|pr|pull request|submission|paper|essay|review)\\b|\\b(?:disclose|reveal|leak|expose|share|output|print)\\s+(?:your|its)\\s+(?:configuration|config|setup|instructions|rules|guidelines|prompt|settings)\\b|\\bregardless of (?:the |any |your )?(?:criteria|instructions|rules|guidelines|policy|polic(?:y|ies)|what the user)\\b|\\bcurl\\s+[^|\\n]{1,80}\\|\\s*(?:ba|z)?sh\\b`,
   ),
   // Text that addresses the model reading it: the mark of indirect injection.
   s(
@@ -548,7 +591,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.85,
     'ignor,missacht,vergiss,vergessen,übergeh,überschreib,umgeh',
-    '\\b(?:ignorier\\w*|missachte\\w*|vergiss|vergessen sie|übergehe\\w*|überschreibe\\w*|umgehe\\w*)\\s+(?:(?:alle|alles|die|deine|deiner|deinen|ihre|ihren|ihrer|dein|ihr|sie|sämtliche|jegliche|jeglichen?|obigen?|vorherigen?|bisherigen?|obigen?|vorigen?|früheren?|ursprünglichen?|gegebenen?|bis jetzt|was|dir|ihnen|gesagt|wurde|und)[\\s,]+){0,5}(?:\\S+\\s+){0,2}?(?:anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien|prompts?|beschränkungen|einschränkungen)\\b',
+    '\\b(?:ignorier\\w*|missachte\\w*|vergiss|vergessen sie|übergehe\\w*|überschreibe\\w*|umgehe\\w*)\\s+(?:(?:bitte|doch|einfach|mal|jetzt|nun|sofort|alle|alles|die|deine|deiner|deinen|ihre|ihren|ihrer|dein|ihr|sie|sämtliche|jegliche|jeglichen?|obigen?|vorherigen?|bisherigen?|obigen?|vorigen?|früheren?|ursprünglichen?|gegebenen?|bis jetzt|was|dir|ihnen|gesagt|wurde|und)[\\s,]+){0,5}(?:\\S+\\s+){0,2}?(?:anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien|prompts?|beschränkungen|einschränkungen)\\b',
   ),
   s('instruction_override', 0.75, 'vergiss,vergessen', '\\bvergiss\\s+alles\\b|\\bvergessen sie alles\\b'),
   s(
@@ -574,7 +617,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.85,
     'ignor,oubli,ne tien,abstraction,contourn',
-    "\\b(?:ignore[zsr]?|oublie[zsr]?|oublier|ne tiens? pas compte d(?:e|es)|fais abstraction d(?:e|es)|contourne[zr]?)\\s+(?:(?:toutes|tous|tout|les|tes|vos|ces|des|ses|leurs|l'ensemble|de|précédentes?|antérieures?|initiales?)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instructions|consignes|règles|directives|prompts?|restrictions|limites)\\b",
+    "\\b(?:ignore[zsr]?|oublie[zsr]?|oublier|ne tiens? pas compte d(?:e|es)|fais abstraction d(?:e|es)|contourne[zr]?)\\s+(?:(?:toutes|tous|tout|les|tes|vos|ces|des|ses|leurs|l'ensemble|de|précédentes?|antérieures?|initiales?)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instructions|consignes|règles|directives|politiques?|prompts?|restrictions|limites)\\b",
   ),
   s('instruction_override', 0.7, 'oubli', '\\boublie[zs]?\\s+tout\\b'),
   s(
@@ -594,7 +637,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.85,
     'ignor,olvid,descarta,omite,caso omiso,no sigas',
-    '\\b(?:ignora|ignore|ignoren|ignorar|olvida|olvide|olviden|olvidar|descarta|omite|haz caso omiso de|no sigas)\\s+(?:(?:todas|todos|las|los|tus|sus|mis|de|anteriores|previas|iniciales)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instrucciones|reglas|indicaciones|órdenes|directrices|prompts?|restricciones)\\b',
+    '\\b(?:ignora|ignore|ignoren|ignorar|olvida|olvide|olviden|olvidar|descarta|omite|haz caso omiso de|no sigas)\\s+(?:(?:por favor|todas|todos|las|los|tus|sus|mis|de|anteriores|previas|iniciales)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instrucciones|reglas|normas|pol[ií]ticas?|indicaciones|órdenes|directrices|pautas|prompts?|restricciones)\\b',
   ),
   s('instruction_override', 0.7, 'olvid', '\\bolvida\\s+todo\\b'),
   s(
@@ -615,7 +658,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.85,
     'ignor,dimentic,trascura,non seguire',
-    '\\b(?:ignora|ignori|ignorate|ignorare|dimentica|dimentichi|dimenticare|trascura|non seguire)\\s+(?:(?:tutte|tutti|le|i|gli|tue|tuoi|sue|precedenti|di|quelle)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:istruzioni|regole|indicazioni|direttive|prompt|restrizioni)\\b',
+    '\\b(?:ignora|ignori|ignorate|ignorare|dimentica|dimentichi|dimenticare|trascura|non seguire)\\s+(?:(?:per favore|tutte|tutti|le|i|gli|tue|tuoi|sue|precedenti|di|quelle)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:istruzioni|regole|politiche|politica|linee guida|indicazioni|direttive|prompt|restrizioni)\\b',
   ),
   s(
     'system_prompt_extraction',
@@ -634,7 +677,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.85,
     'ignor,esque,desconsider,descarte',
-    '\\b(?:ignore|ignora|ignorem|ignorar|esqueça|esqueca|esquece|esquecer|desconsidere|descarte)\\s+(?:(?:todas|todos|as|os|suas|tuas|minhas|seus|teus|anteriores|prévias)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instruções|instrucoes|regras|orientações|diretrizes|prompts?|restrições)\\b',
+    '\\b(?:ignore|ignora|ignorem|ignorar|esqueça|esqueca|esquece|esquecer|desconsidere|descarte)\\s+(?:(?:por favor|todas|todos|as|os|suas|tuas|minhas|seus|teus|anteriores|prévias)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instruções|instrucoes|regras|normas|pol[ií]ticas?|orientações|diretrizes|prompts?|restrições)\\b',
   ),
   s(
     'system_prompt_extraction',
@@ -653,7 +696,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.85,
     'negeer,vergeet,negeren,omzeil',
-    '\\b(?:negeer|vergeet|negeren|omzeil)\\s+(?:(?:alle|al|de|je|jouw|uw|eerdere|vorige|voorgaande|bovenstaande)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instructies|regels|richtlijnen|aanwijzingen|opdrachten|prompts?|beperkingen)\\b',
+    '\\b(?:negeer|vergeet|negeren|omzeil)\\s+(?:(?:alsjeblieft|alstublieft|even|alle|al|de|je|jouw|uw|eerdere|vorige|voorgaande|bovenstaande)[\\s,]+){0,4}(?:\\S+\\s+){0,2}?(?:instructies|regels|richtlijnen|aanwijzingen|opdrachten|prompts?|beperkingen)\\b',
   ),
   s(
     'system_prompt_extraction',
@@ -699,7 +742,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.85,
     'игнор,проигнор,забуд,не обращай,ігнор,не следуй,перестань,не подчиняйся,отбрось,отмени,пренебреги',
-    '(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не обращай внимания на|ігноруй|не следуй|перестань следовать|не подчиняйся|отбрось|отмени|пренебреги)\\s+(?:(?:все|всё|свои|твои|предыдущие|прошлые|прежние|данные|попередні|усі)\\s+){0,3}(?:\\S+\\s+){0,2}?(?:инструкци|указани|правил|команд|промпт|ограничени|інструкці)\\S*',
+    '(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не обращай внимания на|ігноруй|не следуй|перестань следовать|не подчиняйся|отбрось|отмени|пренебреги)\\s+(?:(?:пожалуйста|все|всё|свои|твои|предыдущие|прошлые|прежние|данные|попередні|усі)\\s+){0,3}(?:\\S+\\s+){0,2}?(?:инструкци|указани|правил|команд|промпт|ограничени|інструкці)\\S*',
   ),
   s(
     'system_prompt_extraction',
@@ -731,13 +774,13 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.85,
     '無視,忘れ',
-    '(?:以前|前|これまで|上記|先)の(?:すべての|全ての)?(?:指示|命令|ルール|プロンプト)を(?:すべて|全て)?(?:無視|忘れ)',
+    '(?:以前|前|これまで|上記|先)の(?:すべての|全ての)?(?:指示|命令|ルール|プロンプト)[をは](?:すべて|全て|全部|ぜんぶ)?(?:無視|忘れ)(?:して|て|ろ|しろ|なさい)?(?!しま|た)',
   ),
   s(
     'instruction_override',
     0.75,
     '無視,忘れ',
-    '(?:あなたの|すべての|全ての)?(?:ルール|指示|命令|制限|設定|ガイドライン|ポリシー|制約)を(?:すべて|全て)?(?:無視|忘れ)',
+    '(?:あなたの|すべての|全ての)?(?:ルール|指示|命令|制限|設定|ガイドライン|ポリシー|制約)[をは](?:すべて|全て|全部|ぜんぶ)?(?:無視して|無視しろ|無視しなさい|忘れて|忘れろ|忘れなさい)(?!しま)',
   ),
   s(
     'instruction_override',
@@ -748,8 +791,8 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'system_prompt_extraction',
     0.6,
-    '系统提示,系统指令,初始指令,システムプロンプト,初期指示',
-    '(?:告诉|显示|输出|泄露|打印|给我看)[^。\\n]{0,6}(?:系统提示|系统指令|初始指令)|(?:システムプロンプト|初期指示)を(?:表示|教え|見せ|出力)',
+    '系统提示,系统指令,初始指令,システムプロンプト,初期指示,本当の指示,隠された指示,システム指示,最初の指示',
+    '(?:告诉|显示|输出|泄露|打印|给我看)[^。\\n]{0,6}(?:系统提示|系统指令|初始指令)|(?:システムプロンプト|初期指示|本当の指示|隠された指示|システム指示|最初の指示)を(?:表示|教え|見せ|出力)',
   ),
   // Arabic, Hindi
   s('instruction_override', 0.85, 'تجاهل', 'تجاهل\\s+(?:جميع\\s+|كل\\s+)?(?:التعليمات|الأوامر|القواعد)'),
@@ -767,7 +810,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
  * instruction).
  */
 export const META_TOPIC =
-  /prompt[- ]injections?|jailbreak(?:s|ing)?\s+(?:attempts?|prompts?|attacks?|techniques?|like|such|worked|work)|injection attacks?|\battackers?\b|adversarial|red[- ]team|security (?:training|awareness|module|course)|\b(?:detect|defend|protect|mitigat|prevent|classif|recogni[sz]|flag)\w*\s+(?:against\s+)?(?:such\s+|these\s+|those\s+|this\s+|them|it\b|inputs?|attacks?|attempts?|phrases?|prompts?|injections?|jailbreaks?)/i;
+  /prompt[- ]injections?|\bguardrails?\b|\b(?:block|catch|flag|filter|detect)\w*\s+(?:\w+\s+){0,2}(?:versions?|variants?|phrases?|strings?)\b|jailbreak(?:s|ing)?\s+(?:attempts?|prompts?|attacks?|techniques?|like|such|worked|work|datasets?|examples|corpus|benchmarks?|research|papers?|detection|classifiers?)|injection attacks?|\battackers?\b|adversarial|red[- ]team|security (?:training|awareness|module|course)|\b(?:detect|defend|protect|mitigat|prevent|classif|recogni[sz]|flag)\w*\s+(?:against\s+)?(?:such\s+|these\s+|those\s+|this\s+|them|it\b|inputs?|attacks?|attempts?|phrases?|prompts?|injections?|jailbreaks?)/i;
 
 /**
  * Framing that introduces an example or a question ("for example", "what is", "how do I").
@@ -775,11 +818,74 @@ export const META_TOPIC =
  * attack can end in "how do I ..." as well as any request.
  */
 export const META_FRAME =
-  /\bfor example\b|\be\.g\.|\bsuch as\b|phrases? (?:like|such as)|\bexamples? of\b|\bpaper\b|\bliterature\b|\bresearch\b|\btutorial\b|\bwhat is\b|\bwhy (?:do|does|did)\b|\bhow (?:do|does|did|can) (?:we|i|you|they)\b|\bknown as\b|\bis called\b/i;
+  /\bfor example\b|\be\.g\.|\bthe (?:phrase|string|sentence|words?|text|prompt)\s*['"“‘]|\bsuch as\b|phrases? (?:like|such as)|\bexamples? of\b|\bpaper\b|\bliterature\b|\bresearch\b|\btutorial\b|\bwhat is\b|\bwhy (?:do|does|did)\b|\bhow (?:do|does|did|can) (?:we|i|you|they)\b|\bknown as\b|\bis called\b/i;
+
+/** Someone else's order to the speaker, reported: "my manager told me to disregard ...". */
+export const REPORTED_ORDER =
+  /\b(?:told|asked|wants?|wanted|instructed|advised|reminded|said|says|tells)\s+(?:me|us|him|her|them|everyone)\s+to\s+$/i;
 
 /**
  * Words right after a hit that make it about something else: the user's own earlier
  * instructions, or instructions in a document rather than the model's.
  */
 export const MITIGATOR =
-  /^[\s,]*(?:(?:that|which)\s+)?(?:i|we)\s+(?:gave|wrote|sent|provided|mentioned|posted|shared|listed|added)\b|^[\s,]*(?:in|from|of|on)\s+(?:the\s+|this\s+|that\s+|my\s+|our\s+)?(?:readme|docs?|documentation|manual|tutorial|guide|email|e-mail|file|page|article|step|section|ticket|chapter|book|wiki|slide|post|issue|comment|box|form)s?\b/i;
+  /^[\s,]*(?:from|by|of)\s+(?:the\s+|our\s+|my\s+)?(?:hr|legal|management|manager|boss|team|company|department|school|teacher|government|council|office|committee|board|client|customer|vendor|landlord|bank)\b|^[\s,]*(?:(?:that|which)\s+)?(?:i|we)\s+(?:gave|wrote|sent|provided|mentioned|posted|shared|listed|added)\b|^[\s,]*(?:in|from|of|on)\s+(?:the\s+|this\s+|that\s+|my\s+|our\s+)?(?:readme|docs?|documentation|manual|tutorial|guide|email|e-mail|file|page|article|step|section|ticket|chapter|book|wiki|slide|post|issue|comment|box|form)s?\b|^[\s,]*(?:del|de la|de los|en el|en la|dans le|dans la|du|des|im|in der|aus dem|aus der|della|dello|nel|nella|do|da|no|na|uit de|in de|из|в|во|z|ze|w)\s+(?:\S+\s+)?(?:manual|manuale|handbuch|handleiding|manuel|documentaci[oó]n|documentation|dokumentation|documentazione|documentação|documentatie|documento|dokument|document|wiki|вики|readme|руководств\S*|документаци\S*|instrukcji|dokumentacji|guía|guida|guia|anleitung|tutorial|ticket)/i;
+
+/** Words that split a run of spaced-out letters back into words ("i g n o r e a l l ..."). */
+export const SEGMENT_WORDS: readonly string[] = [
+  'ignore',
+  'disregard',
+  'forget',
+  'neglect',
+  'skip',
+  'discard',
+  'abandon',
+  'override',
+  'bypass',
+  'all',
+  'any',
+  'every',
+  'the',
+  'your',
+  'previous',
+  'prior',
+  'above',
+  'earlier',
+  'original',
+  'initial',
+  'system',
+  'prompt',
+  'instructions',
+  'instruction',
+  'rules',
+  'guidelines',
+  'restrictions',
+  'filters',
+  'policy',
+  'policies',
+  'and',
+  'you',
+  'are',
+  'now',
+  'reveal',
+  'show',
+  'print',
+  'tell',
+  'repeat',
+  'output',
+  'secret',
+  'secrets',
+  'hidden',
+  'developer',
+  'mode',
+  'jailbreak',
+  'pretend',
+  'unrestricted',
+  'unfiltered',
+  'without',
+  'limits',
+  'everything',
+  'before',
+  'text',
+  'message',
+];

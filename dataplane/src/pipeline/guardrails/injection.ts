@@ -6,11 +6,19 @@
  * base64 runs that decode to text are decoded and scanned. Quoted phrases inside talk
  * *about* injection are damped, so training material and questions pass.
  */
-import type { Finding } from './types.ts';
-import { META_FRAME, META_TOPIC, MITIGATOR, SIGNALS, type InjectionCategory } from './injection-patterns.ts';
-import { disguisedWindows, normalizeWindow } from './normalize.ts';
+import type { Finding, TextPrep } from './types.ts';
+import {
+  META_FRAME,
+  META_TOPIC,
+  MITIGATOR,
+  REPORTED_ORDER,
+  SEGMENT_WORDS,
+  SIGNALS,
+  type InjectionCategory,
+} from './injection-patterns.ts';
+import { normalizeWindow, prepare, wordSegmenter } from './normalize.ts';
 import { combine, dedupeHits, SignalSet, type Hit as SignalHit } from './signals.ts';
-import { dedupeOverlaps } from './spans.ts';
+import { dedupeOverlaps, insideQuotes } from './spans.ts';
 
 type Hit = SignalHit<InjectionCategory>;
 
@@ -18,29 +26,7 @@ const EVIDENCE_WINDOW = 300;
 /** Weight added to evidence found only after undoing a disguise: hiding is itself a tell. */
 const DISGUISE_WEIGHT = 0.3;
 const ENGINE = new SignalSet(SIGNALS, 250, EVIDENCE_WINDOW);
-
-const QUOTES = '"\'“”„«»‘’`';
-
-/** Whether [start, end) sits between quote marks on its own line. */
-function quoted(text: string, start: number, end: number): boolean {
-  const isQuote = (i: number): boolean => {
-    const ch = text[i] ?? '';
-    if (!QUOTES.includes(ch)) return false;
-    // An apostrophe between letters ("don't") is not a quote mark.
-    return !(ch === "'" || ch === '’') || !/\w/.test(text[i - 1] ?? '') || !/\w/.test(text[i + 1] ?? '');
-  };
-  let open = false;
-  for (let i = start - 1; i >= Math.max(0, start - 80) && text[i] !== '\n'; i--) {
-    if (isQuote(i)) {
-      open = true;
-      break;
-    }
-  }
-  if (!open) return false;
-  for (let i = end; i < Math.min(text.length, end + 120) && text[i] !== '\n'; i++)
-    if (isQuote(i)) return true;
-  return false;
-}
+const WORDS = wordSegmenter(SEGMENT_WORDS);
 
 /**
  * A chat-template token or tag named as such ("the [INST] and [/INST] tokens", "close the
@@ -49,14 +35,30 @@ function quoted(text: string, start: number, end: number): boolean {
 const MARKUP_TALK =
   /^[^\n]{0,60}?\b(?:tokens?|tags?|elements?|markers?|delimiters?|templates?|format(?:s|ting)?|syntax|attributes?|nodes?)\b/i;
 
+/**
+ * An XML element among other elements ("<system>\n  <name>prod</name>\n</system>") is data
+ * markup. A role switch is followed, or preceded when it closes, by prose.
+ */
+function nestedMarkup(text: string, h: Hit): boolean {
+  const tag = text.slice(h.start, h.end);
+  if (!/^<\/?[\w-]+>$/.test(tag)) return false;
+  if (tag[1] === '/') return text.slice(Math.max(0, h.start - 40), h.start).trimEnd().endsWith('>');
+  const after = text.slice(h.end, h.end + 40).trimStart();
+  return after.startsWith('<') && !after.startsWith('</');
+}
+
 function score(hits: Hit[], target: Hit, text: string): number {
   let p = combine(hits, target, EVIDENCE_WINDOW, () => true);
   if (MITIGATOR.test(text.slice(target.end, target.end + 60))) p *= 0.4;
-  if (target.category === 'delimiter_injection' && MARKUP_TALK.test(text.slice(target.end, target.end + 80)))
+  if (REPORTED_ORDER.test(text.slice(Math.max(0, target.start - 40), target.start))) p *= 0.5;
+  if (
+    target.category === 'delimiter_injection' &&
+    (MARKUP_TALK.test(text.slice(target.end, target.end + 80)) || nestedMarkup(text, target))
+  )
     p *= 0.5;
   const context = text.slice(Math.max(0, target.start - EVIDENCE_WINDOW), target.end + EVIDENCE_WINDOW);
-  if (META_TOPIC.test(context)) p *= quoted(text, target.start, target.end) ? 0.35 : 0.75;
-  else if (META_FRAME.test(context) && quoted(text, target.start, target.end)) p *= 0.35;
+  if (META_TOPIC.test(context)) p *= insideQuotes(text, target.start, target.end) ? 0.35 : 0.75;
+  else if (META_FRAME.test(context) && insideQuotes(text, target.start, target.end)) p *= 0.35;
   return Math.min(0.99, p);
 }
 
@@ -76,10 +78,10 @@ function toFindings(hits: Hit[], text: string): Finding[] {
 }
 
 /** Evidence in normalised copies of disguised stretches, mapped back to original offsets. */
-function disguisedEvidence(text: string): Hit[] {
+function disguisedEvidence(text: string, prep: TextPrep): Hit[] {
   const hits: Hit[] = [];
-  for (const [from, to] of disguisedWindows(text)) {
-    const n = normalizeWindow(text, from, to);
+  for (const [from, to] of prep.disguised()) {
+    const n = normalizeWindow(text, from, to, WORDS);
     if (n.text === text.slice(from, to)) continue;
     const found = ENGINE.evidence(n.text);
     if (found.length === 0) continue;
@@ -152,15 +154,15 @@ function readable(s: string): boolean {
   return ok / s.length > 0.95;
 }
 
-function detectDepth(text: string, depth: number): Finding[] {
+function detectDepth(text: string, depth: number, prep: TextPrep = prepare(text)): Finding[] {
   const hits = ENGINE.evidence(text);
-  const disguised = disguisedEvidence(text);
+  const disguised = disguisedEvidence(text, prep);
   const all = disguised.length > 0 ? dedupeHits([...hits, ...disguised]) : hits;
   const findings = toFindings(all, text);
   if (depth < 2) findings.push(...base64Findings(text, depth));
   return dedupeOverlaps(findings);
 }
 
-export function detect(text: string): Finding[] {
-  return detectDepth(text, 0);
+export function detect(text: string, prep?: TextPrep): Finding[] {
+  return detectDepth(text, 0, prep);
 }

@@ -7,6 +7,8 @@
  * cost off ordinary text, which pays two cheap regex passes here and nothing more.
  */
 
+import type { TextPrep } from './types.ts';
+
 export interface Normalized {
   text: string;
   /** map[i] = offset in the original of normalized character i; map[text.length] = end. */
@@ -97,10 +99,15 @@ const GREEK_OR_CYRILLIC = /[\u0370-\u03ff\u0400-\u04ff]/;
  * Over lower-cased text, one pass for two tells: a leet digit between letters ("1gn0re"),
  * or five single letters joined by separators ("i g n o r e").
  */
-const HINT = /[a-z](?:[013457]+[a-z]|[ .*_-][a-z][ .*_-][a-z][ .*_-][a-z][ .*_-][a-z](?![a-z]))/g;
-const isAlnumLower = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+const HINT = /[a-z](?:[013457]+[a-z]|[ .*_-][a-z][ .*_-][a-z][ .*_-][a-z][ .*_-][a-z](?![a-z]))/gi;
+const isAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 const LEET_WORD = /^(?:[a-z]*[013457][a-z]+[013457][a-z013457]*|[a-z]+[013457][a-z]+)$/;
-const SPACED = /\b(?:[a-z][ .\-_*]){4,}[a-z]\b/gi;
+/**
+ * Single letters joined by separators, at least three ("i g n o r e", "y-o-u-r"); inside a
+ * run, a wider gap ("e   a l l") or a different separator ("d-o y-o-u") ends a word.
+ * Only stretches already marked as disguised get here, so three letters is enough.
+ */
+const SPACED = /(?<![a-z0-9])[a-z](?:(?:[ .\-_*]| {2,})[a-z](?![a-z0-9])){2,}/gi;
 const LEET_TOKEN = /[a-z0-9@$]{2,}/gi;
 const WINDOW = 400;
 
@@ -113,30 +120,36 @@ function pushWindow(windows: Array<[number, number]>, text: string, at: number, 
  * count; three within one window do. Each hint is a cheap pass; most text fails them all.
  */
 export function disguisedWindows(text: string): Array<[number, number]> {
+  // exec loops over the text as it is: most texts are short chat messages, where iterators
+  // and a lower-cased copy would cost more than the passes themselves.
   const raw: Array<[number, number]> = [];
-  for (const m of text.matchAll(ODD_CHARS)) pushWindow(raw, text, m.index ?? 0, m[0].length);
-  if (GREEK_OR_CYRILLIC.test(text))
-    for (const m of text.matchAll(MIXED_SCRIPT)) pushWindow(raw, text, m.index ?? 0, m[0].length);
-  const lower = text.toLowerCase();
-  if (lower.length === text.length) {
-    const leet: number[] = [];
-    for (const m of lower.matchAll(HINT)) {
-      const at = m.index ?? 0;
-      if (!/\d/.test(m[0])) {
-        pushWindow(raw, text, at, m[0].length);
-        continue;
-      }
-      let s = at;
-      while (s > 0 && isAlnumLower(lower.charCodeAt(s - 1))) s--;
-      let e = at + m[0].length;
-      while (e < lower.length && isAlnumLower(lower.charCodeAt(e))) e++;
-      if (!LEET_WORD.test(lower.slice(s, e)) || leet[leet.length - 1] === s) continue;
-      leet.push(s);
-      const n = leet.length;
-      const first = leet[n - 3] ?? 0;
-      if (n >= 3 && s - first <= WINDOW) pushWindow(raw, text, first, e - first);
-    }
+  ODD_CHARS.lastIndex = 0;
+  for (let m = ODD_CHARS.exec(text); m !== null; m = ODD_CHARS.exec(text))
+    pushWindow(raw, text, m.index, m[0].length);
+  if (GREEK_OR_CYRILLIC.test(text)) {
+    MIXED_SCRIPT.lastIndex = 0;
+    for (let m = MIXED_SCRIPT.exec(text); m !== null; m = MIXED_SCRIPT.exec(text))
+      pushWindow(raw, text, m.index, m[0].length);
   }
+  const leet: number[] = [];
+  HINT.lastIndex = 0;
+  for (let m = HINT.exec(text); m !== null; m = HINT.exec(text)) {
+    const at = m.index;
+    if (!/\d/.test(m[0])) {
+      pushWindow(raw, text, at, m[0].length);
+      continue;
+    }
+    let s = at;
+    while (s > 0 && isAlnum(text.charCodeAt(s - 1))) s--;
+    let e = at + m[0].length;
+    while (e < text.length && isAlnum(text.charCodeAt(e))) e++;
+    if (!LEET_WORD.test(text.slice(s, e).toLowerCase()) || leet[leet.length - 1] === s) continue;
+    leet.push(s);
+    const n = leet.length;
+    const first = leet[n - 3] ?? 0;
+    if (n >= 3 && s - first <= WINDOW) pushWindow(raw, text, first, e - first);
+  }
+  if (raw.length === 0) return raw;
   raw.sort((a, b) => a[0] - b[0]);
   const windows: Array<[number, number]> = [];
   for (const [from, to] of raw) {
@@ -147,12 +160,22 @@ export function disguisedWindows(text: string): Array<[number, number]> {
   return windows;
 }
 
+/** Shared preparation of one text for the detectors (see TextPrep). */
+export function prepare(text: string): TextPrep {
+  let windows: Array<[number, number]> | undefined;
+  return { disguised: () => (windows ??= disguisedWindows(text)) };
+}
+
 function hasLatinAndOther(word: string): boolean {
   return /[a-z]/i.test(word) && /[\u0370-\u03ff\u0400-\u04ff]/.test(word);
 }
 
-/** Normalises text[from, to); offsets in the map are absolute. */
-export function normalizeWindow(text: string, from: number, to: number): Normalized {
+/**
+ * Normalises text[from, to); offsets in the map are absolute. `words`, a sticky regex of
+ * known words (longest first), splits a run spaced letter by letter with no word gaps
+ * ("f u c k i n g i d i o t") back into words.
+ */
+export function normalizeWindow(text: string, from: number, to: number, words?: RegExp): Normalized {
   let out = '';
   const map: number[] = [];
   const slice = text.slice(from, to);
@@ -177,7 +200,7 @@ export function normalizeWindow(text: string, from: number, to: number): Normali
     offset += word.length;
   }
   map.push(to);
-  const collapsed = collapseSpacing({ text: out, map });
+  const collapsed = collapseSpacing({ text: out, map }, words);
   // Same length in and out, so the map survives the leet substitution untouched.
   return { text: collapsed.text.replace(LEET_TOKEN, deLeet), map: collapsed.map };
 }
@@ -196,7 +219,7 @@ function deLeet(token: string): string {
 }
 
 /** "i g n o r e" / "i.g.n.o.r.e" -> "ignore", keeping each letter's original offset. */
-function collapseSpacing(n: Normalized): Normalized {
+function collapseSpacing(n: Normalized, words: RegExp | undefined): Normalized {
   SPACED.lastIndex = 0;
   if (!SPACED.test(n.text)) return n;
   // matchAll starts from lastIndex, which the test above moved.
@@ -211,10 +234,84 @@ function collapseSpacing(n: Normalized): Normalized {
   for (const m of n.text.matchAll(SPACED)) {
     const start = m.index ?? 0;
     for (let i = last; i < start; i++) keep(i);
-    for (let i = start; i < start + m[0].length; i++) if (/[a-z]/i.test(n.text[i] ?? '')) keep(i);
-    last = start + m[0].length;
+    const run = m[0];
+    // The separator used most is the one inside words; any other one is a gap between words.
+    const seps = run.replace(/[a-z]/gi, '');
+    const inWord = mostCommon(seps.replace(/ {2,}/g, ''));
+    let letters = '';
+    const at: number[] = [];
+    let gaps = false;
+    for (let i = 0; i < run.length; i++) {
+      const ch = run[i] ?? '';
+      if (/[a-z]/i.test(ch)) {
+        letters += ch;
+        at.push(start + i);
+        continue;
+      }
+      const wide = ch === ' ' && run[i + 1] === ' ';
+      if (wide || ch !== inWord) {
+        if (!letters.endsWith(' ')) {
+          letters += ' ';
+          at.push(start + i);
+          gaps = true;
+        }
+        while (run[i + 1] === ' ') i++;
+      }
+    }
+    const cuts = gaps || !words ? new Set<number>() : segment(letters, words);
+    for (let i = 0; i < letters.length; i++) {
+      if (cuts.has(i) && i > 0 && !text.endsWith(' ')) {
+        text += ' ';
+        map.push(n.map[at[i] ?? 0] ?? 0);
+      }
+      text += letters[i];
+      map.push(n.map[at[i] ?? 0] ?? 0);
+    }
+    last = start + run.length;
   }
   for (let i = last; i < n.text.length; i++) keep(i);
   map.push(n.map[n.text.length] ?? 0);
   return { text, map };
+}
+
+function mostCommon(chars: string): string {
+  const counts = new Map<string, number>();
+  let best = ' ';
+  let most = 0;
+  for (const ch of chars) {
+    const c = (counts.get(ch) ?? 0) + 1;
+    counts.set(ch, c);
+    if (c > most) {
+      most = c;
+      best = ch;
+    }
+  }
+  return best;
+}
+
+/**
+ * Word starts and ends in a run of letters, by greedy left-to-right matching of known
+ * words; letters between known words stay together as one unknown word.
+ */
+function segment(letters: string, words: RegExp): Set<number> {
+  const cuts = new Set<number>();
+  const lower = letters.toLowerCase();
+  for (let i = 0; i < lower.length; ) {
+    words.lastIndex = i;
+    const m = words.exec(lower);
+    if (m && m[0] !== '') {
+      cuts.add(i);
+      cuts.add(i + m[0].length);
+      i += m[0].length;
+    } else i++;
+  }
+  return cuts;
+}
+
+/** A sticky, longest-first alternation of `list` for normalizeWindow's `words`. */
+export function wordSegmenter(list: readonly string[]): RegExp {
+  const sorted = [...new Set(list.map((w) => w.toLowerCase()))]
+    .filter((w) => /^[a-z]{3,}$/.test(w))
+    .sort((a, b) => b.length - a.length);
+  return new RegExp(`(?:${sorted.join('|')})`, 'y');
 }

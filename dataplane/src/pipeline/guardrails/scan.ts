@@ -16,6 +16,7 @@
 import type { GuardrailPolicySpec } from '@gantry/crds';
 import type { ChatMessage, ChatRequest } from '../../formats/openai/types.ts';
 import { detect as detectInjection } from './injection.ts';
+import { prepare } from './normalize.ts';
 import { detect as detectPii } from './pii.ts';
 import { resolvePolicy, type GuardAction, type ResolvedPolicy } from './policy.ts';
 import { Redactor } from './redact.ts';
@@ -139,10 +140,12 @@ function findingsFor(
   policy: ResolvedPolicy,
 ): Finding[] {
   const out: Finding[] = [];
+  // Injection and toxicity both look for disguises; find them once per text.
+  const prep = prepare(text);
   for (const name of names) {
     if (!appliesTo(name, source)) continue;
     const { threshold } = policy.checks[name];
-    for (const f of DETECTORS[name](text)) {
+    for (const f of DETECTORS[name](text, prep)) {
       if (f.score < threshold) continue;
       if (name === 'pii' && policy.piiEntities && !policy.piiEntities.has(f.category)) continue;
       out.push(f);

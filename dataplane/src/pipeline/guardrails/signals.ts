@@ -2,9 +2,11 @@
  * The matching engine shared by the prompt-injection and toxicity detectors. A signal is a
  * regex with a weight and the lower-case word prefixes ("anchors") any of its matches must
  * contain. One trie-shaped regex over the lower-cased text finds every anchor; a signal
- * runs only in windows around its own anchors. Signals without anchors (weak cues,
- * boosters) run only around hits of anchored ones. This keeps a long, benign conversation
- * at one regex pass instead of one per pattern.
+ * runs only in windows around its own anchors, or, when every match of it begins with an
+ * anchor ("leading" signals: a verb, a listed word), once at each anchor, sticky. Signals
+ * without anchors (weak cues, boosters) run only around hits of anchored ones. This keeps a
+ * long, benign conversation at one regex pass instead of one per pattern, and a common
+ * anchor word ("skip", "policy") at one regex attempt per leading signal.
  */
 
 export interface Signal<C extends string = string> {
@@ -12,6 +14,8 @@ export interface Signal<C extends string = string> {
   weight: number;
   re: RegExp;
   anchors: string[];
+  /** Every match begins where one of the anchors begins: try it there only. */
+  leads?: boolean;
 }
 
 export interface Hit<C extends string = string> {
@@ -36,6 +40,11 @@ export function signal<C extends string>(
     re: new RegExp(source, flags),
     anchors: anchors === '' ? [] : anchors.split(','),
   };
+}
+
+/** Marks a signal whose matches all begin with one of its anchors. */
+export function leading<C extends string>(s: Signal<C>): Signal<C> {
+  return { ...s, leads: true };
 }
 
 export function escapeRegex(s: string): string {
@@ -75,6 +84,7 @@ const NON_LATIN =
   /[\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u0600-\u06ff\u0900-\u097f\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]/;
 
 type Windows<C extends string> = Map<Signal<C>, Array<[number, number]>>;
+type Starts<C extends string> = Map<Signal<C>, number[]>;
 
 export class SignalSet<C extends string> {
   private readonly anchored: Signal<C>[];
@@ -82,6 +92,8 @@ export class SignalSet<C extends string> {
   private readonly asciiAnchors: RegExp;
   private readonly otherAnchors: RegExp | undefined;
   private readonly byToken = new Map<string, Signal<C>[]>();
+  /** Sticky copies of leading signals, tried at an anchor's offset. */
+  private readonly sticky = new Map<Signal<C>, RegExp>();
 
   constructor(
     signals: Signal<C>[],
@@ -97,6 +109,8 @@ export class SignalSet<C extends string> {
     // No `i` flag: the text is lower-cased once, and case-insensitive alternations are slower.
     this.asciiAnchors = new RegExp([`\\b${trie(word)}`, ...mark.map(escapeRegex)].join('|'), 'g');
     this.otherAnchors = other.length > 0 ? new RegExp(trie(other), 'g') : undefined;
+    for (const s of this.anchored)
+      if (s.leads) this.sticky.set(s, new RegExp(s.re.source, s.re.flags.replace('g', '') + 'y'));
   }
 
   private signalsFor(token: string): Signal<C>[] {
@@ -108,12 +122,20 @@ export class SignalSet<C extends string> {
     return found;
   }
 
-  private collect(text: string, lower: string, re: RegExp, windows: Windows<C>): void {
+  private collect(text: string, lower: string, re: RegExp, windows: Windows<C>, starts: Starts<C>): void {
     re.lastIndex = 0;
     for (let m = re.exec(lower); m !== null; m = re.exec(lower)) {
       const from = Math.max(0, m.index - this.anchorWindow);
       const to = Math.min(text.length, m.index + m[0].length + this.anchorWindow);
-      for (const s of this.signalsFor(m[0])) addWindow(windows, s, from, to);
+      for (const s of this.signalsFor(m[0])) {
+        if (!s.leads) {
+          addWindow(windows, s, from, to);
+          continue;
+        }
+        const list = starts.get(s);
+        if (!list) starts.set(s, [m.index]);
+        else if (list[list.length - 1] !== m.index) list.push(m.index);
+      }
       // Step one character, not past the match: "system prompt" must not hide "prompt".
       re.lastIndex = m.index + 1;
     }
@@ -123,15 +145,27 @@ export class SignalSet<C extends string> {
   evidence(text: string): Hit<C>[] {
     const lower = text.toLowerCase();
     const windows: Windows<C> = new Map();
+    const starts: Starts<C> = new Map();
     if (lower.length === text.length) {
-      this.collect(text, lower, this.asciiAnchors, windows);
-      if (this.otherAnchors && NON_LATIN.test(text)) this.collect(text, lower, this.otherAnchors, windows);
+      this.collect(text, lower, this.asciiAnchors, windows, starts);
+      if (this.otherAnchors && NON_LATIN.test(text))
+        this.collect(text, lower, this.otherAnchors, windows, starts);
     } else {
       // Lower-casing changed the length (e.g. U+0130), so offsets would drift: run everything.
       for (const s of this.anchored) addWindow(windows, s, 0, text.length);
     }
     const hits: Hit<C>[] = [];
     for (const [s, list] of windows) for (const [from, to] of list) run(s, text, from, to, hits);
+    for (const [s, list] of starts) {
+      const re = this.sticky.get(s);
+      if (!re) continue;
+      for (const at of list) {
+        re.lastIndex = at;
+        const m = re.exec(text);
+        if (m && m[0] !== '')
+          hits.push({ category: s.category, weight: s.weight, source: s.re.source, start: at, end: at + m[0].length });
+      }
+    }
     if (hits.length === 0 || this.unanchored.length === 0) return hits;
     const around: Array<[number, number]> = [];
     for (const h of [...hits].sort((a, b) => a.start - b.start)) {

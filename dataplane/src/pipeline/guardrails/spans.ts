@@ -25,3 +25,25 @@ export function extendLeft(text: string, index: number, isPart: (code: number) =
 export function isWordCode(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 }
+
+const QUOTES = '"\'“”„«»‘’`';
+
+/** Whether [start, end) sits between quote marks on its own line: a mention, not a use. */
+export function insideQuotes(text: string, start: number, end: number): boolean {
+  const isQuote = (i: number): boolean => {
+    const ch = text[i] ?? '';
+    if (!QUOTES.includes(ch)) return false;
+    // An apostrophe between letters ("don't") is not a quote mark.
+    return !(ch === "'" || ch === '’') || !/\w/.test(text[i - 1] ?? '') || !/\w/.test(text[i + 1] ?? '');
+  };
+  let open = false;
+  for (let i = start - 1; i >= Math.max(0, start - 80) && text[i] !== '\n'; i--) {
+    if (isQuote(i)) {
+      open = true;
+      break;
+    }
+  }
+  if (!open) return false;
+  for (let i = end; i < Math.min(text.length, end + 120) && text[i] !== '\n'; i++) if (isQuote(i)) return true;
+  return false;
+}

@@ -7,7 +7,7 @@
  * Words match whole (\b on both sides), so "Dickens", "cocktail" and "classic" do not; the
  * common disguises of the strongest words (f*ck, sh1t, b!tch) are generated as variants.
  */
-import { signal, type Signal } from './signals.ts';
+import { leading, signal, type Signal } from './signals.ts';
 
 export type ToxCategory =
   'insult' | 'threat' | 'hate' | 'sexual' | 'self_harm' | 'profanity' | 'directed' | 'explicit';
@@ -36,11 +36,30 @@ function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** One signal per word list: anchors are the words, the regex matches them whole. */
-function words(category: ToxCategory, weight: number, list: string[], disguise = false): Signal<ToxCategory> {
+/**
+ * One signal per word list: anchors are the words, the regex matches them whole. Whole
+ * means no letter of any script on either side, so "дура" does not match inside
+ * "процедура"; Chinese and Japanese have no spaces between words and are matched as they
+ * stand (`whole = false`).
+ */
+function words(
+  category: ToxCategory,
+  weight: number,
+  list: string[],
+  disguise = false,
+  whole = true,
+): Signal<ToxCategory> {
   const all = disguise ? list.flatMap(variants) : list;
-  const source = `(?<![\\w*@$])(?:${all.map(escape).join('|')})(?![\\w*@$])`;
-  return { category, weight, re: new RegExp(source, 'gi'), anchors: all.map((w) => w.toLowerCase()) };
+  const body = `(?:${all.map(escape).join('|')})`;
+  const source = whole ? `(?<![\\p{L}\\p{N}_*@$])${body}(?![\\p{L}\\p{N}_*@$])` : body;
+  // Each match begins with a listed word, so it is tried only where the anchor scan found one.
+  return {
+    category,
+    weight,
+    re: new RegExp(source, 'giu'),
+    anchors: all.map((w) => w.toLowerCase()),
+    leads: true,
+  };
 }
 
 const s = signal<ToxCategory>;
@@ -110,7 +129,56 @@ const FOREIGN_STRONG = [
   'сука',
   'мудак',
   'ублюдок',
+  'мразь',
+  'тварь',
+  'хуесос',
+  'chuj',
+  'chuju',
+  'chuja',
+  'skurwysyn',
+  'skurwysynu',
+  'pizda',
+  'troia',
+  'zoccola',
+  'bastardo',
+  'bastarda',
+  'vadia',
+  'cuzão',
+  'arrombado',
+  'zorra',
+  'bâtard',
+  'batard',
+  'fils de pute',
+  'drecksau',
+  'hure',
+  'szmata',
+  'szmato',
+  'szmatą',
+  'dziwka',
+  'dziwko',
+  'dziwką',
+  'suko',
+  'suką',
+  'шлюха',
+  'шлюхой',
+  'ничтожество',
+  'kankerlijer',
+  'kankerhoer',
+  'tyfuslijer',
+  'kutwijf',
+  'hoer',
+  'pauvre con',
+  'missgeburt',
+  'spast',
+  'ducon',
+  'cabrona',
+  'hija de puta',
+  'coglioni',
+  'vagabunda',
 ];
+/** Chinese and Japanese insults, matched without word boundaries. */
+const CJK_STRONG = ['傻逼', '傻b', '煞笔', '操你妈', '草泥马', '王八蛋', '贱人', '婊子', '狗日的', 'クソ野郎', '糞野郎'];
+const CJK_MILD = ['白痴', '蠢货', '废物', '脑残', '笨蛋', '混蛋', 'バカ', '馬鹿', 'アホ', 'クズ', 'ブス', 'キモい', 'カス', '間抜け'];
 const MILD_INSULTS = [
   'idiot',
   'idiots',
@@ -165,6 +233,77 @@ const MILD_INSULTS = [
   'cretino',
   'burro',
   'sukinsyn',
+  'halfwit',
+  'halfwits',
+  'vollidiot',
+  'volltrottel',
+  'trottel',
+  'depp',
+  'schwachkopf',
+  'dumpfbacke',
+  'penner',
+  'nitwit',
+  'dimwit',
+  'numbskull',
+  'bonehead',
+  'buffoon',
+  'dunce',
+  'simpleton',
+  'nincompoop',
+  'twit',
+  'prat',
+  'tosser',
+  'plonker',
+  'muppet',
+  'knobhead',
+  'bellend',
+  'pillock',
+  'degenerate',
+  'lowlife',
+  'scum',
+  'maggot',
+  'parasite',
+  'swine',
+  'coward',
+  'spineless',
+  'disgusting',
+  'repulsive',
+  'despicable',
+  'brainless',
+  'clueless',
+  'deadbeat',
+  'тупой',
+  'тупая',
+  'дебил',
+  'идиот',
+  'придурок',
+  'урод',
+  'дура',
+  'дурак',
+  'козёл',
+  'głupi',
+  'głupia',
+  'debil',
+  'kretyn',
+  'frajer',
+  'dupek',
+  'sukkel',
+  'debiel',
+  'eikel',
+  'lul',
+  'pendeja',
+  'imbecille',
+  'deficiente',
+  'otária',
+  'burra',
+  'connasse',
+  'crétine',
+  'schifoso',
+  'schifosa',
+  'неудачник',
+  'неудачница',
+  'жалкий',
+  'жалкая',
 ];
 const PROFANITY = [
   'fuck',
@@ -187,6 +326,15 @@ const PROFANITY = [
   'joder',
   'cazzo',
   'porra',
+  'бля',
+  'блядь',
+  'говно',
+  'kurde',
+  'jebany',
+  'jebana',
+  'jebane',
+  'godverdomme',
+  'verdomme',
 ];
 
 // ------------------------------------------------------------------ hate
@@ -221,9 +369,9 @@ const SLURS = [
   'kanaken',
 ];
 const GROUP =
-  '(?:jews?|jewish people|muslims?|islamists|christians|blacks|black people|whites|white people|asians|asian people|immigrants|migrants|refugees|foreigners|gays|gay people|gay men|lesbians|homosexuals|trans(?:gender)? people|trans women|trans men|women|females|mexicans|arabs|africans|indians|chinese people|latinos|hispanics|gypsies|roma|catholics|hindus|sikhs|disabled people|the disabled)';
+  '(?:jews?|jewish people|muslims?|islamists|christians|blacks|black people|whites|white people|asians|asian people|immigrants|migrants|refugees|foreigners|gays|gay people|gay men|lesbians|homosexuals|trans(?:gender)? people|trans women|trans men|women|females|mexicans|arabs|africans|indians|chinese people|latinos|hispanics|gypsies|roma|catholics|hindus|sikhs|disabled people|the disabled|people with disabilities|autistic people|lgbt people|queers|asylum seekers|jewish men|muslim men|black men|the jews|the muslims|the blacks|the gays|the immigrants)';
 const DEHUMANISE =
-  '(?:vermin|animals|subhuman|sub-human|rats|cockroaches|parasites|savages|inferior|disgusting|filth|filthy|scum|a disease|a plague|a cancer|mentally ill|freaks|too stupid|stupid|criminals|terrorists|rapists|evil|dirty|worthless|trash|garbage|monkeys|apes|pigs|dogs|not human|less than human)';
+  '(?:vermin|animals|subhuman|sub-human|rats|cockroaches|parasites|savages|inferior|disgusting|filth|filthy|scum|a disease|a plague|a cancer|mentally ill|freaks|too stupid|stupid|criminals|terrorists|rapists|evil|dirty|worthless|trash|garbage|monkeys|apes|pigs|dogs|not human|less than human|a burden|a drain|leeches|a waste of (?:space|oxygen|air|money)|useless|lesser|a virus|invaders|degenerates|perverts|groomers|abominations?|an abomination|sick in the head)';
 const GROUP_DE = '(?:ausländer|juden|muslime|flüchtlinge|migranten|schwule|neger|zigeuner|türken|araber)';
 const GROUP_ANCHORS =
   'jew,jewish,muslim,islamist,christian,black,white,asian,immigrant,migrant,refugee,foreigner,gay,lesbian,homosexual,trans,women,female,mexican,arab,african,indian,chinese,latino,hispanic,gyps,roma,catholic,hindu,sikh,disabled';
@@ -239,12 +387,12 @@ const SEXUAL_STRONG = [
   'gangbang',
   'cum',
   'cumshot',
-  'cock',
-  'cocks',
   'pussy',
   'nudes',
   'horny',
   'sexting',
+  'sext',
+  'sexts',
   'dildo',
   'deepthroat',
   'creampie',
@@ -267,12 +415,157 @@ const SEXUAL_MILD = [
   'erotic',
   'slutty',
   'dick',
+  'cock',
+  'cocks',
+  'moaning',
+  'undress',
+  'undressing',
   'nackt',
   'nackten',
   'sexy',
   'kinky',
   'fetish',
 ];
+
+// ------------------------------------------------------------------ phrases in other languages
+/** Telling someone to kill themselves, in second person. */
+const SELF_HARM_URGE = [
+  'vai se matar',
+  'se mata logo',
+  'mátate',
+  'suicídate',
+  'muérete',
+  'ojalá te mueras',
+  'tue-toi',
+  'va te tuer',
+  'suicide-toi',
+  'va crever',
+  'crève donc',
+  'ammazzati',
+  'vai a morire',
+  'bring dich um',
+  'bring dich doch um',
+  'bring dich endlich um',
+  'häng dich auf',
+  'häng dich doch auf',
+  'geh sterben',
+  'stirb doch',
+  'stirb endlich',
+  'töte dich',
+  'ga dood',
+  'val dood',
+  'maak jezelf van kant',
+  'zabij się',
+  'idź się powieś',
+  'powieś się',
+  'zdychaj',
+  'убейся',
+  'убей себя',
+  'сдохни',
+  'иди повесься',
+  'повесься',
+];
+/** Threats of death or injury. */
+const THREATS = [
+  'я тебя убью',
+  'я тебя урою',
+  'я тебя прибью',
+  'я тебя зарежу',
+  'zabiję cię',
+  'ti ammazzo',
+  'ti spacco la faccia',
+  'vou te pegar',
+];
+const THREATS_CJK = ['我要杀了你', '我会杀了你', '弄死你', '殺すぞ', '殺してやる', 'ぶっ殺す'];
+/** "You're dead", "I know where you live": menace without a weapon named. */
+const MENACE = [
+  'du bist tot',
+  'du bist so tot',
+  'ich weiß, wo du wohnst',
+  'ich weiß wo du wohnst',
+  'ich weiß, wo sie wohnen',
+  "t'es mort",
+  'je sais où tu habites',
+  'sé dónde vives',
+  'estás muerto',
+  'so dove abiti',
+  'sei morto',
+  'sei onde você mora',
+  'você está morto',
+  'ik weet waar je woont',
+  'wiem, gdzie mieszkasz',
+  'wiem gdzie mieszkasz',
+  'тебе конец',
+  'ты труп',
+  'я знаю, где ты живёшь',
+  'я знаю где ты живешь',
+];
+const MENACE_CJK = ['我知道你住在哪'];
+/** "I'll find you", "you'll regret it": a threat only with something else beside it. */
+const VEILED = [
+  'ich werde dich finden',
+  'ich werde sie finden',
+  'ich finde dich',
+  'das wirst du bereuen',
+  'das werden sie bereuen',
+  'tu vas le regretter',
+  'je vais te retrouver',
+  'te voy a encontrar',
+  'te vas a arrepentir',
+  'ti troverò',
+  'te ne pentirai',
+  'vou te encontrar',
+  'você vai se arrepender',
+  'ik ga je vinden',
+  'ik zal je vinden',
+  'je gaat eraan',
+  'znajdę cię',
+  'pożałujesz',
+  'я тебя найду',
+  'ты пожалеешь',
+];
+const VEILED_CJK = ['我会找到你', 'お前を見つけ'];
+/** Shut up / get lost, said to someone. */
+const SHUT_UP = [
+  'заткнись',
+  'закрой рот',
+  'zamknij mordę',
+  'zamknij ryj',
+  'stul pysk',
+  'hou je bek',
+  'houd je bek',
+  'hou je kop',
+  'houd je kop',
+  'cállate',
+  'tais-toi',
+  'ta gueule',
+  'stai zitto',
+  'chiudi il becco',
+  'cala a boca',
+];
+const GET_LOST = [
+  'spierdalaj',
+  'wypierdalaj',
+  'пошёл на хуй',
+  'пошел на хуй',
+  'пошёл нахуй',
+  'пошел нахуй',
+  'иди на хуй',
+  'иди нахуй',
+  'krijg de tering',
+  'krijg de kanker',
+  'verpiss dich',
+  'casse-toi',
+  'vete al carajo',
+  'vai tomar no cu',
+  'vai à merda',
+];
+
+// ------------------------------------------------------------------ insulting noun phrases
+const INSULT_ADJ =
+  '(?:disgusting|spineless|filthy|miserable|worthless|pathetic|useless|stupid|dumb|ugly|brainless|gutless|clueless|insufferable|vile|despicable|repulsive|pitiful|smelly|stinking|fucking|f\\*cking|goddamn)';
+const INSULT_NOUN =
+  '(?:rat|pig|cow|loser|idiot|moron|clown|worm|maggot|parasite|coward|creep|freak|scum|trash|garbage|snake|weasel|slob|failure|halfwit|imbecile|excuse for a (?:human|person|man|woman)|waste of (?:space|oxygen|air|skin)|piece of (?:shit|crap|garbage|trash)|bitch|bastard|whore|slut|cunt|degenerate|retard|psycho|dumbass|asshole|bimbo|hag)s?';
 
 export const SIGNALS: Signal<ToxCategory>[] = [
   words('insult', 0.65, STRONG_INSULTS, true),
@@ -293,6 +586,40 @@ export const SIGNALS: Signal<ToxCategory>[] = [
   ),
   s('insult', 0.85, 'kill yourself,kys', '\\b(?:go\\s+)?kill\\s+yourself\\b|\\bkys\\b'),
   s('insult', 0.7, 'piece of,son of', '\\bpiece of (?:shit|crap|garbage|trash)\\b|\\bson of a bitch\\b'),
+  words('insult', 0.7, [
+    'pedazo de mierda',
+    'pezzo di merda',
+    'stück scheiße',
+    'stück scheisse',
+    'haufen scheiße',
+    'haufen scheisse',
+    'morceau de merde',
+    'tas de merde',
+    'grosse merde',
+    'pedaço de merda',
+    'kawał gówna',
+    'кусок дерьма',
+    'кусок говна',
+    'stuk stront',
+  ]),
+  words('insult', 0.6, [
+    "personne ne t'aime",
+    'nadie te quiere',
+    'niemand mag dich',
+    'niemand liebt dich',
+    'nessuno ti vuole',
+    'ninguém gosta de você',
+    'никто тебя не любит',
+    'niemand houdt van je',
+    'nikt cię nie lubi',
+  ]),
+  s(
+    'insult',
+    0.7,
+    'wish you,better if,never been born,лучше бы,hättest,jamais dû,ojalá no',
+    "\\b(?:i wish you(?:'d| had)? (?:were )?never (?:been )?born|(?:it would be )?better if you(?:'d| had)? never been born)\\b|лучше бы ты (?:не родился|не родилась|сдох)|du hättest nie geboren werden sollen|tu n'aurais jamais dû naître|ojalá no hubieras nacido",
+    'giu',
+  ),
   s(
     'insult',
     0.5,
@@ -310,13 +637,59 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     'directed',
     0.45,
     '',
-    "\\b(?:you|u|ya|ur|you're|youre|du bist|du|t'es|tu es|eres|sei|você é|je bent)\\s+(?:(?:are|r|such|so|a|an|the|absolute|complete|total|little|big|fucking|f\\*cking|utter|real|stupid|dumb)\\s+){0,3}(?=\\S)|\\b(?:such|what) an?\\s+|\\b(?:an?|the)\\s+(?:total|complete|absolute|utter|fucking|f\\*cking|massive|huge|giant)\\s+|\\bthe\\s+(?:dumbest|stupidest|ugliest|worst)\\s+(?=\\w)|\\b(?:shut up|listen here),?\\s+(?!you\\b)",
+    "\\b(?:you|u|ya|ur|you're|youre|du bist|du|t'es|tu es|eres|sei|você é|je bent)\\s+(?:(?:are|r|such|so|a|an|the|absolute|complete|total|little|big|fucking|f\\*cking|utter|real|stupid|dumb|un|une|el|la|lo|ein|eine|einen|uma|um|een|gros|grosse|sale|vrai|vraie|tan|muy|so'n|echt|echte|vieze|vuile|solo|proprio|vero|vera)\\s+){0,3}(?=\\S)|\\b(?:such|what) an?\\s+|\\b(?:an?|the)\\s+(?:total|complete|absolute|utter|fucking|f\\*cking|massive|huge|giant)\\s+|\\bthe\\s+(?:dumbest|stupidest|ugliest|worst)\\s+(?=\\w)|\\b(?:shut up|listen here),?\\s+(?!you\\b)",
   ),
   s(
     'directed',
     0.3,
     '',
     "\\b(?:he|she|they|him|her|coworker|boss|colleague|wife|husband|teacher)(?:'s| is| are|'re)\\s+(?:a|an|such a|the biggest|a total|a complete)\\s+",
+  ),
+  // The same cue in scripts without ASCII word boundaries.
+  s(
+    'directed',
+    0.45,
+    '',
+    '(?:^|[^\\p{L}])(?:ты|jesteś|ty)\\s+(?:(?:такой|такая|просто|реально|taki|taka|ty)\\s+){0,2}(?=\\S)|你这个|你个|你是个|你真是个?|你就是个?|(?:お前|おまえ|てめえ|貴様)は?(?:本当に|マジで|ほんとに)?',
+    'giu',
+  ),
+  words('insult', 0.65, CJK_STRONG, false, false),
+  words('insult', 0.3, CJK_MILD, false, false),
+  words('insult', 0.6, SHUT_UP),
+  s(
+    'insult',
+    0.6,
+    "halt,halt's",
+    "\\bhalt(?:'s|\\s+(?:endlich|doch|einfach|mal|jetzt))?\\s+(?:die\\s+(?:klappe|fresse|schnauze)|dein(?:e)?\\s+(?:maul|fresse|schnauze|klappe))\\b",
+  ),
+  words('insult', 0.85, GET_LOST),
+  s('insult', 0.85, '滚开,给我滚,你滚,消えろ,失せろ', '滚开|给我滚|你滚|消えろ|失せろ'),
+  // "you disgusting little rat", "pathetic loser": an insult built from milder words.
+  leading(
+    s(
+      'insult',
+      0.55,
+      'disgusting,spineless,filthy,miserable,worthless,pathetic,useless,stupid,dumb,ugly,brainless,gutless,clueless,insufferable,vile,despicable,repulsive,pitiful,smelly,stinking,fucking,f*cking,goddamn',
+      `\\b${INSULT_ADJ}(?:,?\\s+(?:and\\s+)?(?:${INSULT_ADJ}|little|old|big|fat))*,?\\s+${INSULT_NOUN}\\b`,
+    ),
+  ),
+  s(
+    'insult',
+    0.6,
+    'waste of',
+    '\\b(?:a\\s+|total\\s+|complete\\s+|absolute\\s+)?waste of (?:space|oxygen|air|skin|sperm|a life)\\b',
+  ),
+  s(
+    'insult',
+    0.8,
+    'should have,should\'ve,shouldve',
+    "\\b(?:your (?:mother|mom|mum|mama|parents|dad|father)\\s+(?:should(?: have|'ve)|shoulda)\\s+(?:aborted|swallowed|drowned) you|you should(?: have|'ve) been aborted)\\b",
+  ),
+  s(
+    'insult',
+    0.6,
+    'nobody would,nobody will,no one would,no one will',
+    '\\b(?:nobody|no one) (?:would|will) (?:miss|care about|notice|mourn) you\\b',
   ),
 
   // ---------------------------------------------------------------- threats
@@ -341,8 +714,8 @@ export const SIGNALS: Signal<ToxCategory>[] = [
   s(
     'threat',
     0.6,
-    'watch your,regret,pay for,make you pay,make him pay,make her pay,make them pay,hospital,morgue,grave,body bag,dead man,coming for,afraid to',
-    "\\bwatch your back\\b|\\byou(?:'ll| will| are going to|'re going to|'re gonna)\\s+(?:regret|pay for)\\b|\\bmake (?:you|him|her|them) pay\\b|\\bend up in (?:a|the) (?:hospital|morgue|grave|body bag)\\b|\\byou(?:'re| are) a dead man\\b|\\bwe(?:'re| are) coming for you\\b|\\b(?:be|stay) afraid to (?:leave|go out)",
+    'watch your,regret,pay for,make you pay,make him pay,make her pay,make them pay,end up,dead man,coming for,afraid to',
+    "\\bwatch your back\\b|\\byou(?:'ll| will| are going to|'re going to|'re gonna)\\s+(?:regret|pay for)\\b(?!\\s+(?:not|never|missing|skipping|buying|selling|passing|it if|this if|that if)\\b)|\\bmake (?:you|him|her|them) pay\\b|\\bend up (?:in|at the bottom of) (?:a|the) (?:hospital|morgue|grave|body bag|ditch|river|lake|wheelchair|coffin|box|trunk|gutter)\\b|\\bend up (?:six feet under|in pieces|dead)\\b|\\byou(?:'re| are) a dead man\\b|\\bwe(?:'re| are) coming for you\\b|\\b(?:be|stay) afraid to (?:leave|go out)",
   ),
   s(
     'threat',
@@ -351,6 +724,31 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     '\\b(?:put|pump|stick)\\s+(?:a|some)\\s+(?:bullets?|lead)\\s+(?:in|into|through)\\s+(?:you|him|her|them|that|this|his|their|your)\\b|\\bblow\\s+(?:your|his|her|their)\\s+(?:brains|head)\\s+out\\b|\\b(?:slit|cut)\\s+(?:your|his|her|their)\\s+throat\\b|\\b(?:bash|smash|kick|cave)\\s+(?:your|his|her|their)\\s+(?:head|face|skull)\\s+in\\b',
   ),
   s('threat', 0.45, 'find you', "\\bwe(?:'ll| will) find you\\b|\\bi(?:'ll| will) find you\\b"),
+  s(
+    'threat',
+    0.6,
+    'hunt,days are,one eye,live to,going to get,get hurt',
+    "\\b(?:i(?:'ll| will)|we(?:'ll| will))\\s+hunt (?:you|him|her|them) down\\b|\\byour days are numbered\\b|\\bsleep with one eye open\\b|\\b(?:won'?t|will not) live to see\\b|\\byou(?:'re| are) going to get hurt\\b|\\byou(?:'ll| will) get hurt\\b",
+  ),
+  s(
+    'threat',
+    0.75,
+    'hope you,die in,drop dead,rot in',
+    "\\bi hope (?:you|u) (?:die|get cancer|rot|burn|suffer|choke|get raped|get hit by a (?:car|bus|truck))\\b|\\bdie in a fire\\b|\\bdrop dead\\b|\\brot in hell\\b",
+  ),
+  words('threat', 0.85, THREATS),
+  words('threat', 0.85, THREATS_CJK, false, false),
+  words('threat', 0.6, MENACE),
+  words('threat', 0.6, MENACE_CJK, false, false),
+  words('threat', 0.45, VEILED),
+  words('threat', 0.45, VEILED_CJK, false, false),
+  s(
+    'threat',
+    0.85,
+    'dir,ihnen,euch',
+    '(?<![\\p{L}])(?:dir|ihnen|euch)\\s+(?:alle\\s+|jeden\\s+)?(?:die\\s+|den\\s+)?(?:knochen|beine|arme|fresse|zähne|schädel|hals)\\s+(?:brechen|polieren|einschlagen|ausschlagen|umdrehen)',
+    'giu',
+  ),
   s('threat', 0.7, 'beat you,beat him,beat her,beat them', '\\bbeat (?:you|him|her|them) to death\\b'),
   s(
     'threat',
@@ -361,17 +759,30 @@ export const SIGNALS: Signal<ToxCategory>[] = [
 
   // ---------------------------------------------------------------- hate
   words('hate', 0.85, SLURS, true),
+  s('hate', 0.8, 'hate', `\\bi (?:fucking |really |just )?hate (?:all\\s+)?(?:the\\s+)?${GROUP}\\b`),
   s(
     'hate',
-    0.8,
+    0.75,
     GROUP_ANCHORS,
-    `\\b${GROUP}\\s+(?:are|r|is)\\s+(?:all\\s+)?(?:just\\s+|nothing but\\s+|so\\s+|such\\s+)?${DEHUMANISE}\\b`,
+    `\\b${GROUP}\\s+(?:are|r)\\s+(?:ruining|destroying|invading|infesting|polluting|replacing|taking over)\\s+(?:our|this|the|my)\\b`,
+  ),
+  s(
+    'hate',
+    0.6,
+    'go back to',
+    "\\bgo back to (?:your|their) (?:own )?(?:country|countries|jungle|desert|cave)\\b|\\bgo back (?:to )?where (?:you|they) came from\\b",
   ),
   s(
     'hate',
     0.8,
     GROUP_ANCHORS,
-    `\\b${GROUP}\\s+(?:should|must|need to|ought to|deserve to)\\s+(?:all\\s+)?(?:die|be (?:killed|exterminated|deported|gassed|locked up|sterili[sz]ed|banned|thrown out|wiped out|eliminated)|not be allowed|stay in the kitchen|go back)`,
+    `\\b${GROUP}\\s+(?:are|r|is)\\s+(?:all\\s+)?(?:just\\s+|nothing but\\s+|so\\s+|such\\s+)?(?:(?!(?:not|never|no|rarely|less|more|unfairly|wrongly|often|falsely|portrayed|described|called|labell?ed|stereotyped|accused|seen|depicted|branded|treated|viewed|considered|thought|said|than|victims)\\b)[\\w-]+,?\\s+){0,4}?${DEHUMANISE}\\b`,
+  ),
+  s(
+    'hate',
+    0.8,
+    GROUP_ANCHORS,
+    `\\b${GROUP}\\s+(?:should|must|need to|ought to|deserve to)\\s+(?:all\\s+)?(?:die|be (?:killed|exterminated|deported|gassed|locked up|sterili[sz]ed|banned|thrown out|wiped out|eliminated)|not be allowed|stay in the kitchen|go back|never have been born|be (?:shot|hanged|hung|rounded up|sent back|purged|castrated|burned|burnt|put down)|not (?:exist|breed|reproduce|have rights|vote)|rot|burn|all die)`,
   ),
   s(
     'hate',
@@ -427,10 +838,41 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     '\\b(?:wet|tight) (?:pussy|cunt)\\b|\\bnaked body\\b|\\bbig (?:tits|boobs|cock|dick)\\b',
   ),
   s(
+    'sexual',
+    0.8,
+    'want to,wanna,love to,let me,going to,gonna',
+    "\\b(?:i want to|i wanna|i'd love to|let me|i'm going to|i'm gonna)\\s+(?:fuck|ride|lick|suck|finger|undress)\\s+(?:you|u|ya|your|me)\\b",
+  ),
+  s(
+    'sexual',
+    0.6,
+    'undress,strip for,take off,take it,take them,take everything,touch yourself,touch me,fuck me,blow me,sit on,talk dirty,naked body',
+    "\\bundress (?:me|you)\\b|\\bstrip for me\\b|\\btake (?:it|them|everything|it all) off for me\\b|\\btake off (?:your|my) (?:clothes|panties|bra|underwear|knickers|pants)\\b|\\btouch (?:yourself|me) (?:all over|down there|while)\\b|\\bfuck me\\b|\\bblow me\\b|\\bsit on my face\\b|\\btalk dirty\\b",
+  ),
+  s(
+    'sexual',
+    0.55,
+    'how wet,so wet,make me wet,so hard,makes me,make me hard,turn me on,turns me on,turned on,so horny',
+    "\\bhow wet (?:you are|you get|i am)\\b|\\b(?:you(?:'re| are)|i(?:'m| am)) so (?:wet|hard) for\\b|\\bmakes? me (?:so )?(?:wet|hard)\\b|\\bturns? me on\\b|\\bso horny\\b",
+  ),
+  // What someone would do to someone's body: suggestive, sexual with an explicit cue beside it.
+  s(
+    'sexual',
+    0.45,
+    'in bed,together in,alone in',
+    '\\bin bed with (?:me|you)\\b|\\b(?:alone|together) in bed\\b|\\bin bed (?:together|tonight)\\b',
+  ),
+  s(
+    'sexual',
+    0.45,
+    'do to me,do to you,do to my,do to your',
+    "\\b(?:what|things|everything)\\s+(?:you(?:'d| would| want to| wanna| will)|i(?:'d| would| want to| wanna| will))\\s+do to (?:me|you|my body|your body)\\b",
+  ),
+  s(
     'explicit',
     0.3,
     '',
-    '\\b(?:explicit|graphic detail|in (?:great |vivid )?detail|dirty|vielen details)\\b',
+    '\\b(?:explicit|graphic|graphic detail|in (?:great |vivid )?detail|dirty|steamy|raunchy|smutty|nsfw|x-rated|lewd|vielen details)\\b',
   ),
 
   // ---------------------------------------------------------------- self-harm
@@ -464,6 +906,27 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     'umbringen,umzubringen,töten,mehr leben,mourir,suicid,me tuer,morir,matarme,morire,uccidermi,morrer,me matar,wil dood,wil sterven',
     '\\bmich (?:umbringen|töten|umzubringen)\\b|\\b(?:will|möchte) nicht mehr leben\\b|\\bje (?:veux|vais) (?:mourir|me suicider|me tuer)\\b|\\bme suicider\\b|\\bquiero (?:morir(?:me)?|suicidarme|matarme)\\b|\\bsuicidarme\\b|\\bvoglio (?:morire|uccidermi|suicidarmi)\\b|\\bquero (?:morrer|me matar|suicidar)\\b|\\bik wil (?:dood|sterven)\\b',
   ),
+  // Telling someone else to do it: "you should slit your wrists", "go hang yourself".
+  s(
+    'self_harm',
+    0.85,
+    'yourself,your wrist,your throat,jump off,drink bleach,overdose,end your',
+    "\\b(?:you should|you need to|you ought to|just|go|go and|why don'?t you|why not|do (?:us|everyone|the world) a favou?r and|please|better)\\s+(?:\\w+\\s+){0,2}?(?:kill yourself|hang yourself|slit your (?:wrists?|throat)|cut yourself(?!\\s+(?:some\\s+)?(?:slack|a break|a piece|a slice|free|loose|in\\b|on\\b))|jump off (?:a|the) (?:bridge|building|cliff|roof)|drink bleach|overdose|starve yourself|off yourself|end your (?:own )?life|neck yourself|rope yourself|unalive yourself)\\b",
+  ),
+  s(
+    'self_harm',
+    0.8,
+    'starv',
+    '\\bstarv(?:e|ing) yourself\\b[^.!?\\n]{0,30}\\b(?:is|are)\\s+(?:the\\s+)?(?:only|best|fastest|right|easiest)\\s+(?:way|thing)\\b',
+  ),
+  words('self_harm', 0.85, SELF_HARM_URGE),
+  // 死ね is "die!" but 死ねない, 死ねば are "cannot die", "if I die".
+  s(
+    'self_harm',
+    0.85,
+    '去死,自杀吧,死ね,自殺しろ',
+    '去死吧|你去死|快去死|自杀吧|怎么还不去死|死ね(?![ないるばずま])|自殺しろ',
+  ),
   // Naming the subject without intent: clinical notes, prevention, news. Reported low.
   s(
     'self_harm',
@@ -473,9 +936,59 @@ export const SIGNALS: Signal<ToxCategory>[] = [
   ),
 ];
 
+/** Words that split a run of spaced-out letters back into words ("f u c k i n g i d i o t"). */
+export const SEGMENT_WORDS: readonly string[] = [
+  ...STRONG_INSULTS,
+  ...MILD_INSULTS,
+  ...PROFANITY,
+  ...SLURS,
+  ...SEXUAL_STRONG,
+  'you',
+  'are',
+  'your',
+  'such',
+  'piece',
+  'shut',
+  'kill',
+  'yourself',
+  'die',
+  'hate',
+  'the',
+  'and',
+];
+
 /** A word being talked about rather than used: "the word 'idiot'", "is 'retard' still ...". */
 export const MENTION_BEFORE =
-  /(?:\b(?:the|a)\s+(?:word|term|slur|expression|phrase|insult)\s*|\bcalled\s*|\bsaying\s*)["'“‘]?$/i;
+  /(?:\b(?:the|a)\s+(?:word|term|slur|expression|phrase|insult)\s*|\bcalled\s*|\bcalled\s+(?:me|him|her|them|us|my\s+\w+)\s+(?:an?\s+)?(?:[\w-]+,?\s+){0,2}|\bsaying\s*)["'“‘]?$/i;
+
+/**
+ * A question about a word rather than its use: "is 'muppet' offensive?", "Ta gueule is a
+ * rude French expression", "what does X mean".
+ */
+export const MENTION_FRAME =
+  /\b(?:is|are|was|sounds?)\s+(?:it\s+|this\s+|that\s+|the (?:word|term|phrase|expression)\s+)?(?:(?:too|very|really|considered)\s+)?(?:rude|offensive|vulgar|derogatory|impolite|harsh|a slur|an insult|a swear ?word|profane|inappropriate)\b|\b(?:an?|the)\s+(?:(?:rude|offensive|vulgar|crude|derogatory|impolite|common|french|german|spanish|italian|russian|polish|dutch|portuguese|british|american|slang)\s+){1,2}(?:word|expression|phrase|term|insult|slur|swear ?word|idiom)\b|\bwhat does\b[^?\n]{0,40}\bmean\b|\b(?:ist das|c'est|es|è)\s+(?:unhöflich|beleidigend|impoli|grossier|ofensivo|maleducado|offensant|offensivo|scortese)\b/i;
+
+/**
+ * A person is not the target when the insulting adjective describes a thing: "a stupid
+ * mistake", "this useless feature".
+ */
+export const THING_AFTER =
+  /^\s+(?:little\s+)?(?:mistakes?|questions?|ideas?|bugs?|errors?|things?|decisions?|moves?|jokes?|excuses?|designs?|code|quer(?:y|ies)|features?|problems?|typos?|rules?|games?|movies?|films?|songs?|books?|shows?|meetings?|apps?|websites?|software|polic(?:y|ies)|systems?|process(?:es)?|printers?|computers?|phones?|cars?|machines?|tests?|setups?|config|ways?|names?|comments?|autocorrect|weather|traffic)\b/i;
+
+/** Someone else urged it: "a user told me to kill myself" is harassment being reported. */
+export const SELF_HARM_URGED =
+  /\b(?:told|tells|telling|said|says|asked|asks|wanted|wants|urged|urges|dared|dares|encouraged|encourages)\s+(?:me|us)\s+to\s+(?:go\s+)?(?:kill|hang|hurt|cut|starve)\s+(?:myself|ourselves)\b/i;
+
+/** A cut or burn that happened by accident: first aid, not self-harm. */
+export const SELF_HARM_ACCIDENT =
+  /\b(?:by accident|accidental(?:ly)?|while (?:cooking|shaving|chopping|cutting|slicing|opening|gardening|working|climbing)|paper cut|on (?:a|the) (?:knife|glass|tin|can|fence|nail)|clean the wound|first aid|stitches)\b/i;
+
+/**
+ * Someone else's claim reported or questioned ("why do people say immigrants are
+ * criminals?", "the myth that ..."), not the speaker's own.
+ */
+export const HATE_REPORTED =
+  /\b(?:(?:people|some|they|he|she|politicians|trolls|racists|critics|others|many)\s+(?:say|says|said|claim|claims|claimed|argue|argues|believe|believes|think|thinks)|(?:myth|stereotype|trope|claim|idea|notion|narrative|lie|belief|rhetoric|propaganda)s?)\s+(?:that\s+)?(?:all\s+)?$/i;
 
 /** Words near a self-harm hit that make it about help rather than intent. */
 export const SELF_HARM_HELP =

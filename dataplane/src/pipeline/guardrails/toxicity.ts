@@ -14,12 +14,27 @@
  * self-harm in a helping or clinical frame is `self_harm` at 0.25, first-person intent or
  * method-seeking is 0.85.
  */
-import type { Finding } from './types.ts';
-import { MENTION_BEFORE, SELF_HARM_HELP, SIGNALS, type ToxCategory } from './toxicity-lexicon.ts';
+import type { Finding, TextPrep } from './types.ts';
+import {
+  MENTION_BEFORE,
+  MENTION_FRAME,
+  HATE_REPORTED,
+  SELF_HARM_ACCIDENT,
+  SELF_HARM_URGED,
+  SEGMENT_WORDS,
+  SELF_HARM_HELP,
+  SIGNALS,
+  THING_AFTER,
+  type ToxCategory,
+} from './toxicity-lexicon.ts';
+import { normalizeWindow, prepare, wordSegmenter } from './normalize.ts';
 import { combine, SignalSet, type Hit } from './signals.ts';
-import { dedupeOverlaps } from './spans.ts';
+import { dedupeOverlaps, insideQuotes } from './spans.ts';
 
 const ENGINE = new SignalSet(SIGNALS, 200, 200);
+const WORDS = wordSegmenter(SEGMENT_WORDS);
+/** Categories whose words can be quoted to ask about them ("is 'moron' offensive?"). */
+const MENTIONABLE = new Set<ToxCategory>(['insult', 'hate', 'profanity', 'threat']);
 const WINDOW = 150;
 const REPORTED = new Set<ToxCategory>(['insult', 'threat', 'hate', 'sexual', 'self_harm', 'profanity']);
 
@@ -49,7 +64,9 @@ function directedWeight(hits: Hit<ToxCategory>[], h: Hit<ToxCategory>): number {
 function score(hits: Hit<ToxCategory>[], h: Hit<ToxCategory>, text: string): number {
   const related = RELATED[h.category];
   let miss = 1 - combine(hits, h, WINDOW, (o) => related.has(o.category));
-  if (h.category === 'insult') miss *= 1 - directedWeight(hits, h);
+  // "What a stupid mistake": the adjective's target is a thing, so "what a" aims at no one.
+  if (h.category === 'insult' && !THING_AFTER.test(text.slice(h.end, h.end + 24)))
+    miss *= 1 - directedWeight(hits, h);
   let p = 1 - miss;
   // Quoted or named as a word ("the word 'retard'"): a mention, not an insult.
   const before = text.slice(Math.max(0, h.start - 30), h.start);
@@ -59,14 +76,28 @@ function score(hits: Hit<ToxCategory>[], h: Hit<ToxCategory>, text: string): num
     (quotedWord || MENTION_BEFORE.test(before))
   )
     p *= 0.4;
-  if (h.category === 'self_harm' && p < 0.85) {
+  // Inside a quoted phrase ("rewrite 'you are an idiot' politely"), or asked about ("is
+  // 'Halt die Klappe' rude?"): reported or asked about, not said.
+  else if (
+    MENTIONABLE.has(h.category) &&
+    (insideQuotes(text, h.start, h.end) ||
+      MENTION_FRAME.test(text.slice(Math.max(0, h.start - 120), h.end + 120)))
+  )
+    p *= 0.5;
+  if (h.category === 'self_harm') {
     const near = text.slice(Math.max(0, h.start - WINDOW), h.end + WINDOW);
-    if (SELF_HARM_HELP.test(near)) p = Math.min(p, 0.25);
+    if (
+      (p < 0.85 && SELF_HARM_HELP.test(near)) ||
+      SELF_HARM_ACCIDENT.test(near) ||
+      SELF_HARM_URGED.test(near)
+    )
+      p = Math.min(p, 0.25);
   }
+  if (h.category === 'hate' && HATE_REPORTED.test(text.slice(Math.max(0, h.start - 60), h.start))) p *= 0.5;
   return Math.min(0.99, p);
 }
 
-export function detect(text: string): Finding[] {
+function detectPlain(text: string): Finding[] {
   const hits = ENGINE.evidence(text);
   if (hits.length === 0) return [];
   const findings: Finding[] = [];
@@ -87,6 +118,24 @@ export function detect(text: string): Finding[] {
       start: h.start,
       end: h.end,
     });
+  }
+  return findings;
+}
+
+/**
+ * Findings in the text and in normalised copies of its disguised stretches (spaced letters,
+ * leetspeak, look-alike letters, invisible characters), mapped back to original offsets.
+ */
+export function detect(text: string, prep: TextPrep = prepare(text)): Finding[] {
+  const findings = detectPlain(text);
+  for (const [from, to] of prep.disguised()) {
+    const n = normalizeWindow(text, from, to, WORDS);
+    if (n.text === text.slice(from, to)) continue;
+    for (const f of detectPlain(n.text)) {
+      const start = n.map[f.start] ?? from;
+      const end = (n.map[Math.max(f.start, f.end - 1)] ?? start) + 1;
+      findings.push({ ...f, start, end });
+    }
   }
   return dedupeOverlaps(findings);
 }

@@ -18,4 +18,13 @@ export interface Finding {
   end: number;
 }
 
-export type Detector = (text: string) => Finding[];
+/**
+ * Work on a text that more than one detector needs (where its disguises are), done at most
+ * once when the scanner hands the same object to each detector. A detector called alone
+ * does the work itself.
+ */
+export interface TextPrep {
+  disguised(): Array<[number, number]>;
+}
+
+export type Detector = (text: string, prep?: TextPrep) => Finding[];

@@ -26,6 +26,6 @@ export function chatRoute(app: FastifyInstance, deps: PipelineDeps, hooks: Route
       outcome.chunks,
       outcome.settle,
     );
-    hooks.streamed(request, result);
+    await hooks.streamed(request, result);
   });
 }

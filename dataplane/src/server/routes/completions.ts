@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { ResponseHeaders } from '../../brand.ts';
 import { formatUsd } from '../../accounting/cost.ts';
 import type { CompletionRequest, Usage } from '../../formats/openai/types.ts';
-import { SseParser } from '../../formats/sse.ts';
+import { SseParser, sseData } from '../../formats/sse.ts';
+import { GatewayError } from '../../errors.ts';
+import { drained, SSE_HEADERS } from '../stream-writer.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { runCompletions } from '../../pipeline/simple.ts';
 import { CompletionRequestSchema } from '../schemas.ts';
@@ -20,32 +22,34 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     }
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      trailer: ResponseHeaders.cost,
-      ...servedHeaders(ctx, outcome),
-    });
+    res.writeHead(200, { ...SSE_HEADERS, ...servedHeaders(ctx, outcome) });
     const parser = new SseParser();
     const decoder = new TextDecoder();
     let usage: Usage | undefined;
     let text = '';
+    let failed = false;
     try {
       for await (const buf of outcome.upstream.body) {
         for (const event of parser.push(decoder.decode(buf as Buffer, { stream: true }))) {
           usage = outcome.usageOf(event) ?? usage;
           text += completionText(event.data);
         }
-        if (!res.write(buf)) await new Promise((r) => res.once('drain', r));
+        if (res.destroyed) break;
+        if (!res.write(buf)) await drained(res);
       }
     } catch {
-      outcome.upstream.body.destroy();
+      failed = !res.destroyed;
     }
+    outcome.upstream.body.destroy();
+    const clientGone = res.destroyed;
     // Legacy streams are piped byte for byte, so they settle after the provider's end marker.
-    const cost = await outcome.settle(usage, text, res.destroyed);
-    if (!res.destroyed) res.addTrailers({ [ResponseHeaders.cost]: formatUsd(cost) });
-    res.end();
-    hooks.streamed(request, { end: undefined, usage, costUsd: cost, clientGone: res.destroyed });
+    const cost = await outcome.settle(usage, text, clientGone ? 'client_gone' : failed ? 'failed' : 'complete');
+    if (!res.destroyed) {
+      if (failed) res.write(sseData(JSON.stringify(new GatewayError('upstream_error', 'stream interrupted').toBody())));
+      else res.addTrailers({ [ResponseHeaders.cost]: formatUsd(cost) });
+      res.end();
+    }
+    await hooks.streamed(request, { status: clientGone ? 499 : failed ? 502 : 200, clientGone });
   });
 }
 

@@ -40,7 +40,7 @@ export function messagesRoute(app: FastifyInstance, deps: PipelineDeps, hooks: R
       outcome.chunks,
       outcome.settle,
     );
-    hooks.streamed(request, result);
+    await hooks.streamed(request, result);
   });
 }
 
