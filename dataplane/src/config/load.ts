@@ -48,7 +48,14 @@ export async function loadConfigFile(file: string, opts: LoadOptions): Promise<C
   } catch (err) {
     return { ok: false, errors: [`${file}: ${(err as Error).message}`] };
   }
-  const { items, errors } = parseManifests(text, file);
+  let parsed: { items: LocatedManifest[]; errors: string[] };
+  try {
+    parsed = parseManifests(text, file);
+  } catch (err) {
+    // e.g. an unresolved YAML alias: the parser reports it only when the document is read.
+    return { ok: false, errors: [`${basename(file)}: ${(err as Error).message}`] };
+  }
+  const { items, errors } = parsed;
   if (errors.length > 0) return { ok: false, errors };
   // A file caught half-written (or emptied by mistake) would lock every caller out.
   if (items.length === 0) return { ok: false, errors: [`${basename(file)}: no manifests found`] };

@@ -67,6 +67,9 @@ export function watchConfigFile(
       else
         log.error({ errors: event.errors, file }, 'config reload rejected; previous snapshot keeps serving');
       if (result.ok) for (const w of result.warnings) log.warn({ file }, w);
+    }).catch((err: unknown) => {
+      // Keep the chain alive: the next edit must still be read.
+      log.error({ file, err: (err as Error).message }, 'config reload failed; previous snapshot keeps serving');
     });
   };
   const watcher: FSWatcher = watch(dirname(file), (_event, changed) => {
