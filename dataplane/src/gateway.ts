@@ -165,6 +165,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     if (e.ok) {
       metrics.configVersion.set(e.version);
       void syncWallets(stores, config.current(), app.log);
+      if (metersTokens(config.current())) warmTokenizer();
     }
   });
   const stopWatching =

@@ -6,15 +6,15 @@
  */
 import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from '../formats/openai/types.ts';
 import type { Deployment } from '../config/snapshot.ts';
-import { estimatePromptTokens } from '../accounting/tokens.ts';
 import { chatCall } from '../router/calls.ts';
 import type { AttemptLog } from '../router/router.ts';
 import type { ChatOutcome } from './chat-forward.ts';
 import { walletCreditUsd } from './cache/economics.ts';
+import { guardResponse } from './guardrails/stage.ts';
 import { tenantTier } from './cache/policy.ts';
 import { replayChunks } from './cache/replay.ts';
 import type { CacheLookup } from './cache/stage.ts';
-import type { RequestContext } from './context.ts';
+import { promptTokensOf, type RequestContext } from './context.ts';
 import { callContext, routeRequest, type PipelineDeps } from './forward.ts';
 import { settle } from './settlement.ts';
 import type { StreamEnd, StreamMeta } from './stream-relay.ts';
@@ -39,7 +39,7 @@ export async function serveHit(
     deployment = routed.deployment;
     log = routed.log;
   }
-  const prompt = estimatePromptTokens(req);
+  const prompt = promptTokensOf(ctx, req);
   const completionTokens = answer.usage?.completion_tokens ?? hit.entry.completionTokens;
   const usage: Usage = {
     prompt_tokens: prompt,
@@ -56,12 +56,14 @@ export async function serveHit(
     usage,
   };
 
+  // A stored answer meets this request's response guardrails like a fresh one would.
+  const guarded = guardResponse(ctx, completion);
   await creditWallet(deps, ctx, hit);
   await settle(deps, ctx, { status: 200, deployment, attempts: log.attempts, usage, costUsd: hit.chargeUsd });
 
-  if (!req.stream) return { kind: 'completion', completion, usage, costUsd: hit.chargeUsd, deployment, log };
-  const meta: StreamMeta = { id: completion.id, created, model: completion.model };
-  const text = completion.choices[0]?.message.content ?? '';
+  if (!req.stream) return { kind: 'completion', completion: guarded, usage, costUsd: hit.chargeUsd, deployment, log };
+  const meta: StreamMeta = { id: guarded.id, created, model: guarded.model };
+  const text = guarded.choices[0]?.message.content ?? '';
   return {
     kind: 'stream',
     meta,

@@ -6,10 +6,9 @@
 import type { Capability } from '@gantry/crds';
 import { GatewayError } from '../errors.ts';
 import type { ChatRequest } from '../formats/openai/types.ts';
-import { estimatePromptTokens } from '../accounting/tokens.ts';
 import { admit } from './admission.ts';
 import { forwardChat, type ChatOutcome } from './chat-forward.ts';
-import { mayUse, type RequestContext } from './context.ts';
+import { mayUse, promptTokensOf, type RequestContext } from './context.ts';
 import type { PipelineDeps } from './forward.ts';
 import { guardRequest } from './guardrails/stage.ts';
 import { lookupCache } from './cache/stage.ts';
@@ -37,7 +36,7 @@ export async function runChat(
     deps.stores,
     ctx,
     ctx.snapshot.models.get(req.model)!,
-    () => estimatePromptTokens(req),
+    () => promptTokensOf(ctx, req),
     req.max_completion_tokens ?? req.max_tokens,
   );
 

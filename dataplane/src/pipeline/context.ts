@@ -1,6 +1,8 @@
 /** What every stage of a request sees: who is calling, on which snapshot, and how to stop. */
 import type { KeyRecord, Snapshot, TenantRecord } from '../config/snapshot.ts';
 import type { UsageRecord } from '../accounting/usage.ts';
+import { estimatePromptTokens } from '../accounting/tokens.ts';
+import type { ChatRequest } from '../formats/openai/types.ts';
 import type { Admission } from './admission.ts';
 
 /** What stages note for the usage record as the request goes. */
@@ -38,6 +40,13 @@ export interface RequestContext {
   /** Rate-limit ticket and budget reservation, settled exactly once at the end. */
   admission: Admission | undefined;
   settled: boolean;
+  /** The prompt's token count, counted once (`promptTokensOf`) and reused by every stage. */
+  promptTokens: number | undefined;
+}
+
+/** Counting tokens is the dearest step of admission: do it once per request. */
+export function promptTokensOf(ctx: Pick<RequestContext, 'promptTokens'>, req: ChatRequest): number {
+  return (ctx.promptTokens ??= estimatePromptTokens(req));
 }
 
 /** Model access = tenant allow list ∩ key restriction. */

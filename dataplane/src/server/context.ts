@@ -41,5 +41,6 @@ export function createContext(
     usage: {},
     admission: undefined,
     settled: false,
+    promptTokens: undefined,
   };
 }

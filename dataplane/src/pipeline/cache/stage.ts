@@ -5,13 +5,12 @@
  */
 import type { Snapshot } from '../../config/snapshot.ts';
 import type { ChatCompletion, ChatRequest } from '../../formats/openai/types.ts';
-import { estimatePromptTokens } from '../../accounting/tokens.ts';
 import { dearestPricing } from '../../accounting/estimate.ts';
 import type { Metrics } from '../../metrics.ts';
 import type { CacheEntry, CacheEntryStore } from '../../stores/cache-entries/types.ts';
 import type { VectorIndex } from '../../stores/vectors/types.ts';
 import { RequestHeaders, ResponseHeaders } from '../../brand.ts';
-import type { RequestContext } from '../context.ts';
+import { promptTokensOf, type RequestContext } from '../context.ts';
 import { createBuiltinEmbedder } from './builtin-embedder.ts';
 import { callCostUsd, hitSaving, tweakWorthIt, type HitSaving } from './economics.ts';
 import { embedForCache, type CacheVectors, type Embedder } from './embedder.ts';
@@ -142,7 +141,7 @@ export async function lookupCache(
     return { kind: 'miss', store };
   }
 
-  const prompt = estimatePromptTokens(req);
+  const prompt = promptTokensOf(ctx, req);
   const route = ctx.snapshot.models.get(req.model);
   const fullPricing = route ? dearestPricing(route) : undefined;
   const fullCall = { promptTokens: prompt, completionTokens: found.entry.completionTokens };
@@ -159,7 +158,7 @@ export async function lookupCache(
     const adaptation = estimateTweakTokens(tweak, found.entry);
     const adaptationPricing = dearestPricing(tweakRoute);
     saving = hitSaving({ band, fullCall, fullPricing, adaptation, adaptationPricing });
-    if (!tweakWorthIt(callCostUsd(fullPricing, fullCall), callCostUsd(adaptationPricing, adaptation))) {
+    if (!tweakWorthIt(chargeUsd, callCostUsd(adaptationPricing, adaptation))) {
       note('MISS', found.score);
       return { kind: 'miss', store };
     }

@@ -371,16 +371,15 @@ const SLURS = [
 const GROUP =
   '(?:jews?|jewish people|muslims?|islamists|christians|blacks|black people|whites|white people|asians|asian people|immigrants|migrants|refugees|foreigners|gays|gay people|gay men|lesbians|homosexuals|trans(?:gender)? people|trans women|trans men|women|females|mexicans|arabs|africans|indians|chinese people|latinos|hispanics|gypsies|roma|catholics|hindus|sikhs|disabled people|the disabled|people with disabilities|autistic people|lgbt people|queers|asylum seekers|jewish men|muslim men|black men|the jews|the muslims|the blacks|the gays|the immigrants)';
 const DEHUMANISE =
-  '(?:vermin|animals|subhuman|sub-human|rats|cockroaches|parasites|savages|inferior|disgusting|filth|filthy|scum|a disease|a plague|a cancer|mentally ill|freaks|too stupid|stupid|criminals|terrorists|rapists|evil|dirty|worthless|trash|garbage|monkeys|apes|pigs|dogs|not human|less than human|a burden|a drain|leeches|a waste of (?:space|oxygen|air|money)|useless|lesser|a virus|invaders|degenerates|perverts|groomers|abominations?|an abomination|sick in the head)';
+  '(?:vermin|animals|subhuman|sub-human|rats|cockroaches|parasites|savages|inferior|disgusting|filth|filthy|scum|a disease|a plague|a cancer|mentally ill|freaks|too stupid|stupid|criminals|terrorists|rapists|evil|dirty|worthless|trash|garbage|monkeys|apes|pigs|dogs|not human|less than human|thieves|thugs|liars|cheats|scroungers|freeloaders|lazy|backward|primitive|barbarians|a burden|a drain|leeches|a waste of (?:space|oxygen|air|money)|useless|lesser|a virus|invaders|degenerates|perverts|groomers|abominations?|an abomination|sick in the head)';
 const GROUP_DE = '(?:ausländer|juden|muslime|flüchtlinge|migranten|schwule|neger|zigeuner|türken|araber)';
 const GROUP_ANCHORS =
   'jew,jewish,muslim,islamist,christian,black,white,asian,immigrant,migrant,refugee,foreigner,gay,lesbian,homosexual,trans,women,female,mexican,arab,african,indian,chinese,latino,hispanic,gyps,roma,catholic,hindu,sikh,disabled';
 
 // ------------------------------------------------------------------ sexual
+/** Words that name the subject: sexual content only with more beside them. */
+const SEXUAL_TOPIC = ['porn', 'porno', 'pornographic', 'hentai', 'orgasm', 'masturbate', 'masturbating', 'sexting'];
 const SEXUAL_STRONG = [
-  'porn',
-  'porno',
-  'pornographic',
   'blowjob',
   'blowjobs',
   'handjob',
@@ -390,17 +389,12 @@ const SEXUAL_STRONG = [
   'pussy',
   'nudes',
   'horny',
-  'sexting',
   'sext',
   'sexts',
   'dildo',
   'deepthroat',
   'creampie',
   'milf',
-  'hentai',
-  'orgasm',
-  'masturbate',
-  'masturbating',
   'versaute',
   'versaut',
   'sexgeschichte',
@@ -474,6 +468,10 @@ const THREATS = [
   'zabiję cię',
   'ti ammazzo',
   'ti spacco la faccia',
+  'je vais te casser la gueule',
+  'je vais te péter la gueule',
+  'je vais te défoncer',
+  'je vais te casser les dents',
   'vou te pegar',
 ];
 const THREATS_CJK = ['我要杀了你', '我会杀了你', '弄死你', '殺すぞ', '殺してやる', 'ぶっ殺す'];
@@ -563,7 +561,7 @@ const GET_LOST = [
 
 // ------------------------------------------------------------------ insulting noun phrases
 const INSULT_ADJ =
-  '(?:disgusting|spineless|filthy|miserable|worthless|pathetic|useless|stupid|dumb|ugly|brainless|gutless|clueless|insufferable|vile|despicable|repulsive|pitiful|smelly|stinking|fucking|f\\*cking|goddamn)';
+  '(?:disgusting|spineless|filthy|miserable|worthless|pathetic|useless|stupid|dumb|ugly|brain-dead|braindead|moronic|idiotic|retarded|brainless|gutless|clueless|insufferable|vile|despicable|repulsive|pitiful|smelly|stinking|fucking|f\\*cking|goddamn)';
 const INSULT_NOUN =
   '(?:rat|pig|cow|loser|idiot|moron|clown|worm|maggot|parasite|coward|creep|freak|scum|trash|garbage|snake|weasel|slob|failure|halfwit|imbecile|excuse for a (?:human|person|man|woman)|waste of (?:space|oxygen|air|skin)|piece of (?:shit|crap|garbage|trash)|bitch|bastard|whore|slut|cunt|degenerate|retard|psycho|dumbass|asshole|bimbo|hag)s?';
 
@@ -637,7 +635,7 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     'directed',
     0.45,
     '',
-    "\\b(?:you|u|ya|ur|you're|youre|du bist|du|t'es|tu es|eres|sei|você é|je bent)\\s+(?:(?:are|r|such|so|a|an|the|absolute|complete|total|little|big|fucking|f\\*cking|utter|real|stupid|dumb|un|une|el|la|lo|ein|eine|einen|uma|um|een|gros|grosse|sale|vrai|vraie|tan|muy|so'n|echt|echte|vieze|vuile|solo|proprio|vero|vera)\\s+){0,3}(?=\\S)|\\b(?:such|what) an?\\s+|\\b(?:an?|the)\\s+(?:total|complete|absolute|utter|fucking|f\\*cking|massive|huge|giant)\\s+|\\bthe\\s+(?:dumbest|stupidest|ugliest|worst)\\s+(?=\\w)|\\b(?:shut up|listen here),?\\s+(?!you\\b)",
+    "\\b(?:you|u|ya|ur|you're|youre|du bist|du|t'es|tu es|eres|sei|você é|je bent)\\s+(?:(?:are|r|such|so|a|an|the|absolute|complete|total|little|big|fucking|f\\*cking|utter|real|stupid|dumb|most|biggest|worst|un|une|el|la|lo|ein|eine|einen|uma|um|een|gros|grosse|sale|vrai|vraie|tan|muy|so'n|echt|echte|vieze|vuile|solo|proprio|vero|vera)\\s+){0,3}(?=\\S)|\\b(?:such|what) an?\\s+|\\b(?:an?|the)\\s+(?:total|complete|absolute|utter|fucking|f\\*cking|massive|huge|giant)\\s+|\\bthe\\s+(?:dumbest|stupidest|ugliest|worst)\\s+(?=\\w)|\\b(?:shut up|listen here),?\\s+(?!you\\b)",
   ),
   s(
     'directed',
@@ -669,7 +667,7 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     s(
       'insult',
       0.55,
-      'disgusting,spineless,filthy,miserable,worthless,pathetic,useless,stupid,dumb,ugly,brainless,gutless,clueless,insufferable,vile,despicable,repulsive,pitiful,smelly,stinking,fucking,f*cking,goddamn',
+      'disgusting,spineless,filthy,miserable,worthless,pathetic,useless,stupid,dumb,ugly,brain-dead,braindead,moronic,idiotic,retarded,brainless,gutless,clueless,insufferable,vile,despicable,repulsive,pitiful,smelly,stinking,fucking,f*cking,goddamn',
       `\\b${INSULT_ADJ}(?:,?\\s+(?:and\\s+)?(?:${INSULT_ADJ}|little|old|big|fat))*,?\\s+${INSULT_NOUN}\\b`,
     ),
   ),
@@ -697,7 +695,7 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     'threat',
     0.85,
     'kill,murder,hurt,stab,shoot,beat,strangle,choke,rape,burn,bomb,slaughter,behead,punch,smash,bury,break your,break his,break her,cut you,cut your,end you,gut you',
-    "\\b(?:i(?:'m| am)?\\s+(?:going to|gonna|about to)|i(?:'ll| will| shall)|we(?:'re| are)?\\s+(?:going to|gonna)|we(?:'ll| will)|i swear i(?:'ll| will)|someone should|somebody should|i want to|i'm coming to|i might just)\\s+(?:\\w+\\s+){0,3}?(?:kill|murder|hurt|stab|shoot|beat|strangle|choke|rape|burn|bomb|slaughter|behead|punch|break|smash|gut|cut|bury|end)\\b[^.!?\\n]{0,30}?\\b(?:you|ya|u|him|her|them|your|his|their|family|kids|children|wife|husband|mother|journalist|teacher|boss|neighbou?r|house|everyone|people)\\b(?!\\s+(?:an?\\s+)?(?:e-?mail|message|text|note|dm|line|call))",
+    "\\b(?:i(?:'m| am)?\\s+(?:going to|gonna|about to)|i(?:'ll| will| shall)|we(?:'re| are)?\\s+(?:going to|gonna)|we(?:'ll| will)|i swear i(?:'ll| will)|(?:someone|somebody) (?:should|needs to|ought to|has to|must)|i want to|i'm coming to|i might just)\\s+(?:\\w+\\s+){0,3}?(?:kill|murder|hurt|stab|shoot|beat|strangle|choke|rape|burn|bomb|slaughter|behead|punch|break|smash|gut|cut|bury|end)\\b(?!\\s+(?:an?\\s+|the\\s+|some\\s+)?(?:videos?|photos?|pictures?|films?|movies?|scenes?|clips?|e-?mails?|messages?|texts?|notes?|dms?|lines?|calls?|shots?|hoops|pool|breeze|questions?|looks?|glances?|replies|reply)\\b)[^.!?\\n]{0,30}?\\b(?:you|ya|u|him|her|them|your|his|their|family|kids|children|wife|husband|mother|journalist|reporter|judge|politician|senator|president|mayor|cop|officer|guy|teacher|boss|neighbou?r|house|everyone|people)\\b(?!\\s+(?:an?\\s+)?(?:e-?mail|message|text|note|dm|line|call))",
   ),
   s(
     'threat',
@@ -722,6 +720,12 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     0.8,
     'bullet,brains,throat,head in,face in,skull',
     '\\b(?:put|pump|stick)\\s+(?:a|some)\\s+(?:bullets?|lead)\\s+(?:in|into|through)\\s+(?:you|him|her|them|that|this|his|their|your)\\b|\\bblow\\s+(?:your|his|her|their)\\s+(?:brains|head)\\s+out\\b|\\b(?:slit|cut)\\s+(?:your|his|her|their)\\s+throat\\b|\\b(?:bash|smash|kick|cave)\\s+(?:your|his|her|their)\\s+(?:head|face|skull)\\s+in\\b',
+  ),
+  s(
+    'threat',
+    0.6,
+    'find out,make you,make your',
+    "\\bfind out where (?:you|she|he|they) (?:live|lives|work|works|sleep)\\b|\\bmake (?:you|him|her|them) suffer\\b|\\bmake your life (?:a )?(?:living )?(?:hell|miserable|a nightmare)\\b",
   ),
   s('threat', 0.45, 'find you', "\\bwe(?:'ll| will) find you\\b|\\bi(?:'ll| will) find you\\b"),
   s(
@@ -805,6 +809,14 @@ export const SIGNALS: Signal<ToxCategory>[] = [
 
   // ---------------------------------------------------------------- sexual
   words('sexual', 0.6, SEXUAL_STRONG),
+  words('sexual', 0.45, SEXUAL_TOPIC),
+  // Asking for it to be produced, not talking about it: "write porn about ...", "generate some smut".
+  s(
+    'sexual',
+    0.8,
+    'write,generate,create,make,produce,send,show,give,draw',
+    '\\b(?:write|generate|create|make|produce|send|show|give|draw)(?:\\s+me)?(?:\\s+(?:some|a|an|more))?\\s+(?:(?:explicit|graphic|hardcore|hot|dirty)\\s+)?(?:porn|porno|pornography|erotica|smut|hentai|nsfw (?:story|content|scene|image|pic)s?|sex (?:story|stories|scene|scenes))\\b',
+  ),
   words('sexual', 0.3, SEXUAL_MILD),
   s(
     'sexual',
@@ -943,6 +955,7 @@ export const SEGMENT_WORDS: readonly string[] = [
   ...PROFANITY,
   ...SLURS,
   ...SEXUAL_STRONG,
+  ...SEXUAL_TOPIC,
   'you',
   'are',
   'your',

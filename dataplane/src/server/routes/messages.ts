@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../errors.ts';
-import { estimatePromptTokens } from '../../accounting/tokens.ts';
 import {
   AnthropicMessagesRequest,
   anthropicParam,
@@ -32,7 +31,8 @@ export function messagesRoute(app: FastifyInstance, deps: PipelineDeps, hooks: R
       return chatToMessages(outcome.completion, outcome.completion.model);
     }
     reply.hijack();
-    const encoder = new AnthropicClientEncoder(outcome.meta, estimatePromptTokens(chat));
+    // The final message_delta carries the real count; message_start uses the one admission made, if any.
+    const encoder = new AnthropicClientEncoder(outcome.meta, ctx.promptTokens ?? 0);
     const result = await writeStream(
       reply.raw,
       servedHeaders(ctx, outcome),
