@@ -103,7 +103,13 @@ async function embedThroughRouter(
   };
   const { value } = await router.execute(route, (d) =>
     embeddingsCall(
-      { upstream, adapter: adapters[d.provider], deployment: d, signal: route.signal },
+      {
+        upstream,
+        adapter: adapters[d.provider],
+        deployment: d,
+        signal: route.signal,
+        deadline: route.deadline,
+      },
       { model, input: texts },
     ),
   );

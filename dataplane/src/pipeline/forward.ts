@@ -38,7 +38,13 @@ export function routeRequest(ctx: RequestContext, model: string, needs: RouteReq
 }
 
 export function callContext(deps: ForwardDeps, ctx: RequestContext, d: Deployment): CallContext {
-  return { upstream: deps.upstream, adapter: deps.adapters[d.provider], deployment: d, signal: ctx.signal };
+  return {
+    upstream: deps.upstream,
+    adapter: deps.adapters[d.provider],
+    deployment: d,
+    signal: ctx.signal,
+    deadline: ctx.deadline,
+  };
 }
 
 export function openStream(

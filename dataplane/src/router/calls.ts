@@ -20,6 +20,8 @@ export interface CallContext {
   adapter: ProviderAdapter;
   deployment: Deployment;
   signal: AbortSignal;
+  /** Absolute time the whole request must be answered by: no attempt waits past it. */
+  deadline: number;
 }
 
 /** Send and return the response when it is a 2xx; any other status becomes an UpstreamFailure. */
@@ -29,13 +31,14 @@ export async function sendOk(
   stream: boolean,
 ): Promise<UpstreamResponse> {
   const t = ctx.deployment.timeouts;
+  const left = Math.max(1, ctx.deadline - Date.now());
   const res = await ctx.upstream.send(
     req,
     {
       connectMs: t.connectMs,
-      headersMs: t.headersMs,
-      bodyMs: stream ? t.idleMs : t.totalMs,
-      totalMs: stream ? undefined : t.totalMs,
+      headersMs: Math.min(t.headersMs, left),
+      bodyMs: stream ? t.idleMs : Math.min(t.totalMs, left),
+      totalMs: stream ? undefined : Math.min(t.totalMs, left),
     },
     ctx.signal,
   );

@@ -40,6 +40,8 @@ export function decide(ctx: FailureContext, cfg: RetryConfig = DEFAULT_RETRY): D
   const { error } = ctx;
   if (error.kind === 'bad_request' || error.kind === 'content_policy') return { kind: 'stop' };
   if (ctx.attemptsMade >= cfg.maxAttempts) return { kind: 'stop' };
+  // The request's own deadline bounds failover too, not only waits.
+  if (ctx.remainingMs <= 0) return { kind: 'stop' };
   if (error.kind === 'context_length') return { kind: 'larger-context' };
   if (ctx.hasAlternative) return { kind: 'next' };
   if (error.kind === 'timeout' || error.kind === 'auth' || error.kind === 'not_found')
