@@ -1,7 +1,8 @@
 /**
  * What a request may cost, before it runs: real prompt tokens, the output it may produce
  * (`max_tokens`, else the deployment's limit, else a default), priced at the dearest
- * deployment of the model so a reservation is never too small for where it may land.
+ * deployment of every model it may land on (the requested one, its fallbacks, the model
+ * difficulty routing may choose), so a reservation is never too small.
  */
 import type { ModelRoute, Pricing } from '../config/snapshot.ts';
 import { costUsd } from './cost.ts';
@@ -15,9 +16,9 @@ export interface CostEstimate {
   costUsd: number;
 }
 
-export function dearestPricing(route: ModelRoute): Pricing | undefined {
+export function dearestPricing(...routes: readonly ModelRoute[]): Pricing | undefined {
   let worst: Pricing | undefined;
-  for (const d of route.deployments) {
+  for (const d of routes.flatMap((r) => r.deployments)) {
     if (!d.pricing) continue;
     if (
       !worst ||
@@ -29,21 +30,24 @@ export function dearestPricing(route: ModelRoute): Pricing | undefined {
   return worst;
 }
 
-export function maxOutputTokens(route: ModelRoute, requested: number | undefined): number {
+export function maxOutputTokens(routes: readonly ModelRoute[], requested: number | undefined): number {
   if (requested !== undefined) return requested;
-  const limits = route.deployments.map((d) => d.maxOutputTokens).filter((n): n is number => n !== undefined);
+  const limits = routes
+    .flatMap((r) => r.deployments)
+    .map((d) => d.maxOutputTokens)
+    .filter((n): n is number => n !== undefined);
   return limits.length > 0 ? Math.max(...limits) : DEFAULT_MAX_OUTPUT_TOKENS;
 }
 
 export function estimateCost(
-  route: ModelRoute,
+  routes: readonly ModelRoute[],
   promptTokens: number,
   requestedMaxTokens: number | undefined,
 ): CostEstimate {
-  const output = maxOutputTokens(route, requestedMaxTokens);
+  const output = maxOutputTokens(routes, requestedMaxTokens);
   return {
     promptTokens,
     maxOutputTokens: output,
-    costUsd: costUsd(dearestPricing(route), { prompt_tokens: promptTokens, completion_tokens: output }),
+    costUsd: costUsd(dearestPricing(...routes), { prompt_tokens: promptTokens, completion_tokens: output }),
   };
 }

@@ -48,7 +48,8 @@ function unavailable(what: string, cause: unknown): GatewayError {
 export async function admit(
   stores: Stores,
   ctx: RequestContext,
-  route: ModelRoute,
+  /** Every model the request may land on: the estimate is priced at the dearest. */
+  routes: readonly ModelRoute[],
   promptTokens: () => number,
   requestedMaxTokens: number | undefined,
 ): Promise<Admission> {
@@ -56,7 +57,7 @@ export async function admit(
   const keyRef = { tenant: ctx.tenant.name, keyId: ctx.key.id };
   const metered = spec.budget !== undefined || spec.rateLimit?.tokensPerMinute !== undefined;
   const estimate = metered
-    ? estimateCost(route, promptTokens(), requestedMaxTokens)
+    ? estimateCost(routes, promptTokens(), requestedMaxTokens)
     : { promptTokens: 0, maxOutputTokens: 0, costUsd: 0 };
   const admission: Admission = { estimate, ticket: undefined, reservation: undefined };
 

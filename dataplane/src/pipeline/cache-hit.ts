@@ -61,7 +61,8 @@ export async function serveHit(
   await creditWallet(deps, ctx, hit);
   await settle(deps, ctx, { status: 200, deployment, attempts: log.attempts, usage, costUsd: hit.chargeUsd });
 
-  if (!req.stream) return { kind: 'completion', completion: guarded, usage, costUsd: hit.chargeUsd, deployment, log };
+  if (!req.stream)
+    return { kind: 'completion', completion: guarded, usage, costUsd: hit.chargeUsd, deployment, log };
   const meta: StreamMeta = { id: guarded.id, created, model: guarded.model };
   const text = guarded.choices[0]?.message.content ?? '';
   return {

@@ -8,12 +8,12 @@ import { GatewayError } from '../errors.ts';
 import type { ChatRequest } from '../formats/openai/types.ts';
 import { admit } from './admission.ts';
 import { forwardChat, type ChatOutcome } from './chat-forward.ts';
-import { mayUse, promptTokensOf, type RequestContext } from './context.ts';
+import { mayUse, promptTokensOf, reachableRoutes, type RequestContext } from './context.ts';
 import type { PipelineDeps } from './forward.ts';
 import { guardRequest } from './guardrails/stage.ts';
 import { lookupCache } from './cache/stage.ts';
 import { serveHit } from './cache-hit.ts';
-import { routeByDifficulty } from './routing/stage.ts';
+import { routeByDifficulty, routingCandidates } from './routing/stage.ts';
 import { checkCapabilities, inspectChat } from './validate.ts';
 
 export type { ChatOutcome, Served } from './chat-forward.ts';
@@ -35,7 +35,7 @@ export async function runChat(
   ctx.admission = await admit(
     deps.stores,
     ctx,
-    ctx.snapshot.models.get(req.model)!,
+    reachableRoutes(ctx, req.model, routingCandidates(ctx)),
     () => promptTokensOf(ctx, req),
     req.max_completion_tokens ?? req.max_tokens,
   );

@@ -1,5 +1,5 @@
 /** What every stage of a request sees: who is calling, on which snapshot, and how to stop. */
-import type { KeyRecord, Snapshot, TenantRecord } from '../config/snapshot.ts';
+import type { KeyRecord, ModelRoute, Snapshot, TenantRecord } from '../config/snapshot.ts';
 import type { UsageRecord } from '../accounting/usage.ts';
 import { estimatePromptTokens } from '../accounting/tokens.ts';
 import type { ChatRequest } from '../formats/openai/types.ts';
@@ -42,6 +42,25 @@ export interface RequestContext {
   settled: boolean;
   /** The prompt's token count, counted once (`promptTokensOf`) and reused by every stage. */
   promptTokens: number | undefined;
+}
+
+/**
+ * The models a request for `model` may be served by: itself and the fallbacks the key may
+ * use, plus, when given, the models difficulty routing may pick.
+ */
+export function reachableRoutes(
+  ctx: Pick<RequestContext, 'key' | 'tenant' | 'snapshot'>,
+  model: string,
+  routedModels: readonly string[] = [],
+): ModelRoute[] {
+  const route = ctx.snapshot.models.get(model);
+  const names = new Set([model, ...(route?.fallbacks ?? []), ...routedModels]);
+  const out: ModelRoute[] = [];
+  for (const name of names) {
+    const r = ctx.snapshot.models.get(name);
+    if (r && mayUse(ctx, name)) out.push(r);
+  }
+  return out;
 }
 
 /** Counting tokens is the dearest step of admission: do it once per request. */

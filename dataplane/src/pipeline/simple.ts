@@ -17,7 +17,7 @@ import { UpstreamFailure, type UpstreamResponse } from '../router/upstream.ts';
 import { admit } from './admission.ts';
 import { modelNotEnabled, type Served } from './chat.ts';
 import { settle } from './settlement.ts';
-import { mayUse, type RequestContext } from './context.ts';
+import { mayUse, reachableRoutes, type RequestContext } from './context.ts';
 import { callContext, routeRequest, type PipelineDeps } from './forward.ts';
 import { checkCapabilities, type Endpoint } from './validate.ts';
 
@@ -37,7 +37,7 @@ async function prepare(
   ctx.admission = await admit(
     deps.stores,
     ctx,
-    route,
+    reachableRoutes(ctx, req.model),
     promptTokens,
     endpoint === 'embeddings' ? 0 : req.max_tokens,
   );
@@ -82,7 +82,11 @@ export type CompletionOutcome =
        * Charge what the stream reported (or counted tokens when it reported nothing); a stream
        * that failed upstream is not charged, one the client left is charged for what was produced.
        */
-      settle(usage: Usage | undefined, completionText: string, ending: 'complete' | 'client_gone' | 'failed'): Promise<number>;
+      settle(
+        usage: Usage | undefined,
+        completionText: string,
+        ending: 'complete' | 'client_gone' | 'failed',
+      ): Promise<number>;
     });
 
 export async function runCompletions(

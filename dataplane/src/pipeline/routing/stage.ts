@@ -22,6 +22,13 @@ export interface RoutingResult {
  * `needs`: capabilities the request requires; a level model that lacks one is not allowed,
  * so routing never sends an image to a text-only model.
  */
+/** The models routing may send this request to (none when routing will not run). */
+export function routingCandidates(ctx: RequestContext): string[] {
+  const policy = ctx.tenant.spec.routing;
+  if (!policy?.enabled || ctx.requestHeaders[RequestHeaders.route] === 'false') return [];
+  return Object.values(policy.levels ?? {}).map((l) => l.model);
+}
+
 export function routeByDifficulty(
   ctx: RequestContext,
   req: ChatRequest,
