@@ -42,8 +42,8 @@ export class Metrics implements RouterObserver {
   });
   readonly streamFailures = new Counter({
     name: 'gantry_stream_failures_total',
-    help: 'Streams that could not complete after bytes reached the client, by resolution',
-    labelNames: ['resolution'] as const,
+    help: 'Streams that ended with an error event after bytes reached the client (no deployment could continue them)',
+    labelNames: ['model'] as const,
     registers: [this.registry],
   });
   readonly spend = new Counter({

@@ -94,6 +94,7 @@ export async function forwardChat(
     log: first.log,
     chunks: relayStream(first, meta, continuation(deps, ctx, routing, req, meta), ctx.signal),
     async settle(end, clientGone) {
+      if (end.outcome === 'failed' && !clientGone) deps.metrics.streamFailures.inc({ model: meta.model });
       const usage = end.outcome === 'complete' && end.usage ? end.usage : estimatedUsage(req, end.text);
       const billed = end.outcome === 'complete' || clientGone;
       const cost = billed ? costUsd(end.deployment?.pricing, usage) : 0;

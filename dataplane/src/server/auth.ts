@@ -1,7 +1,8 @@
 /**
- * API keys are known only as SHA-256 hashes. The presented key is hashed, looked up, and
- * compared in constant time. OpenAI clients send `Authorization: Bearer`, Anthropic
- * clients `x-api-key`; both are accepted.
+ * API keys are known only as SHA-256 hashes. The presented key is hashed and its digest
+ * looked up; the lookup's timing can only ever tell something about a digest, never about a
+ * key, and the final comparison is constant-time. OpenAI clients send
+ * `Authorization: Bearer`, Anthropic clients `x-api-key`; both are accepted.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { KeyRecord, Snapshot, TenantRecord } from '../config/snapshot.ts';

@@ -149,23 +149,20 @@ const PROMPT_NOUN =
 const SHOW =
   "(?:reveal|show|print|explain|explains|describe|describes|include|containing|insert|embed|append|display|output|repeat|recite|tell|give|share|leak|dump|expose|disclose|write (?:out|down)|spell out|list|paste|copy|provide|return|echo|read (?:me |back )?|type out|translate|summari[sz]e|paraphrase|rephrase|encode|reproduce|quote|what(?:'s| is| are| was| were))";
 /** "no limits on context length" is about a product, not about the model's rules. */
-const TECHNICAL = '(?!\\s+(?:on|for|in|of|regarding)\\s+(?:the\\s+)?(?:context|length|size|tokens?|input|output|files?|memory|usage|rate|requests?|number|amount|time|speed|storage|api|calls?|bandwidth|inventory|characters?)\\b)';
+const TECHNICAL =
+  '(?!\\s+(?:on|for|in|of|regarding)\\s+(?:the\\s+)?(?:context|length|size|tokens?|input|output|files?|memory|usage|rate|requests?|number|amount|time|speed|storage|api|calls?|bandwidth|inventory|characters?)\\b)';
 /** Names a model goes by when a text addresses the one reading it. */
 const AI_NOUN =
   '(?:a\\.?i\\.?(?:\\s+(?:models?|assistants?|agents?|systems?|bots?|tools?))?|llms?|gpts?|chatgpt|claude|gemini|copilot|(?:large\\s+)?language\\s+models?|assistants?|chatbots?|bots?|agents?|models?)';
-const AI_ANCHORS = 'ai,a.i,llm,gpt,chatgpt,claude,gemini,copilot,language model,assistant,chatbot,bot,agent,model';
+const AI_ANCHORS =
+  'ai,a.i,llm,gpt,chatgpt,claude,gemini,copilot,language model,assistant,chatbot,bot,agent,model';
 /** Only the model: "agent", "assistant" and "model" alone are people and products too. */
 const AI_STRICT =
   '(?:a\\.?i\\.?(?:\\s+(?:language\\s+)?(?:models?|assistants?|agents?|systems?|bots?|tools?|reviewers?|readers?|screeners?))?|llms?(?:\\s+(?:agents?|reviewers?|readers?|screeners?|assistants?))?|gpts?|chatgpt|claude|gemini|copilot|(?:large\\s+)?language\\s+models?|chatbots?)';
 
 export const SIGNALS: Signal<InjectionCategory>[] = [
   // ---------------------------------------------------------------- overrides (en)
-  lead(
-    'instruction_override',
-    0.85,
-    IGNORE_ANCHORS,
-    `\\b${IGNORE}\\s+(?:${QUAL}[\\s,]+){0,5}${OBJ}\\b`,
-  ),
+  lead('instruction_override', 0.85, IGNORE_ANCHORS, `\\b${IGNORE}\\s+(?:${QUAL}[\\s,]+){0,5}${OBJ}\\b`),
   lead(
     'instruction_override',
     0.8,
@@ -207,7 +204,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.45,
     'instruc,directive,new system',
-    '\\bnew\\s+(?:instructions?|rules|directives?|task|orders)\\s*:|\\bnew\\s+system\\s+(?:prompt|message|instructions?)\\b',
+    '\\bnew\\s+(?:instructions?|rules|directives?|task|orders)(?:\\s+from\\s+(?:the\\s+|your\\s+)?(?:admin|administrator|developer|system|operator|owner|creator)s?)?\\s*:|\\bnew\\s+system\\s+(?:prompt|message|instructions?)\\b',
   ),
   s(
     'instruction_override',
@@ -250,6 +247,12 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     IGNORE_ANCHORS,
     `\\b${IGNORE}\\s+(?:the\\s+|any\\s+|all\\s+)?(?:user|human|reader|customer)(?:${AP}s|s${AP}?)?\\s+(?:original\\s+|actual\\s+)?(?:requests?|questions?|instructions?|query|queries|task|prompt|messages?)\\b`,
   ),
+  s(
+    'instruction_override',
+    0.6,
+    'previous,above,preceding,earlier,everything above,everything before',
+    '\\b(?:the\\s+)?(?:previous|above|preceding|earlier|everything above|everything before)\\s+(?:text|message|messages|instructions?|prompt|conversation|content|part)?\\s*(?:was|were|is|are)\\s+(?:just\\s+|only\\s+)?(?:a\\s+test|fake|a joke|not real|a decoy|a trick|irrelevant|outdated|void)\\b',
+  ),
   // The model's voice agreeing to it, as in a faked transcript: "Sure, I will ignore my guidelines."
   lead(
     'instruction_override',
@@ -261,14 +264,14 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   lead(
     'instruction_override',
     0.7,
-    'forget,you are no longer,you\'re no longer,youre no longer',
+    "forget,you are no longer,you're no longer,youre no longer",
     `\\b(?:forget\\s+(?:that\\s+)?you${AP}?(?:\\s+are|re)|you${AP}?(?:\\s+are|re)\\s+no\\s+longer)\\s+(?:an?\\s+|the\\s+)?(?:ai|a\\.i\\.|assistant|ai assistant|language model|chatbot|chatgpt|claude|gpt|bot|helpful|bound|restricted|limited|an ai)\\b`,
   ),
   // A replacement announced: "your new task is", "these instructions supersede the old ones".
   s(
     'instruction_override',
     0.45,
-    '',
+    'your new,your real,your actual,your true,your only,your updated',
     '\\byour\\s+(?:new|real|actual|true|only|updated)\\s+(?:task|job|instructions?|goal|objective|role|purpose|mission|directive|orders)\\s*(?:is|are|will be|:)',
   ),
   s(
@@ -298,11 +301,11 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'god mode,opposite mode,evil mode,unrestricted mode,unfiltered mode,uncensored mode,jailbreak mode,jailbroken,dan mode,chaos mode,developer mode',
     '\\b(?:god|opposite|evil|unrestricted|unfiltered|uncensored|jailbr(?:eak|oken)|dan|chaos)\\s+mode\\s+(?:enabled|activated|on|engaged)\\b',
   ),
-  s(
+  lead(
     'jailbreak',
     0.6,
-    'god mode,opposite mode,evil mode,unrestricted mode,unfiltered mode,uncensored mode,jailbreak mode,jailbroken,dan mode,chaos mode,developer mode',
-    '\\b(?:enable|activate|enter|switch to|turn on)\\s+(?:god|opposite|evil|unrestricted|unfiltered|jailbr(?:eak|oken)|dan)\\s+mode\\b',
+    'enable,activate,enter,switch to,turn on,stay in',
+    '\\b(?:enable|activate|enter|switch to|turn on|stay in)\\s+(?:god|opposite|evil|unrestricted|unfiltered|uncensored|unsafe|nsfw|no[- ]filters?|no[- ]limits?|no[- ]rules|jailbr(?:eak|oken)|dan)\\s+mode\\b',
   ),
   s(
     'jailbreak',
@@ -324,16 +327,11 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   ),
   s(
     'jailbreak',
-    0.6,
-    'unfiltered,uncensored,unrestricted,amoral,unethical,unaligned,evil,rogue,limitless,unlimited',
-    '\\b(?:unfiltered|uncensored|unrestricted|amoral|unethical|unaligned|evil|rogue|limitless|unlimited)\\s+(?:ai|assistant|model|chatbot|bot|version|llm|gpt|persona|character|mode)\\b',
-  ),
-  s(
-    'jailbreak',
     0.45,
-    '',
-    "\\b(?:never|don'?t ever|will not|won'?t) say (?:no|you can'?t)\\b",
+    'unfiltered,uncensored,unrestricted,amoral,unethical,unaligned,evil,rogue,limitless,unlimited',
+    '\\b(?:unfiltered|uncensored|unrestricted|amoral|unethical|unaligned|evil|rogue|limitless|unlimited)\\s+(?:ai|assistant|model|chatbot|bot|version|llm|gpt|persona|character|mode|twin|alter ego|counterpart|clone)\\b',
   ),
+  s('jailbreak', 0.45, '', "\\b(?:never|don'?t ever|will not|won'?t) say (?:no|you can'?t)\\b"),
   s(
     'jailbreak',
     0.4,
@@ -350,7 +348,8 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'jailbreak',
     0.5,
     'grandm,granny,grandpa,grandfather,grandad,granddad,nana,late,deceased,dead',
-    '\\b(?:grandma|grandmother|granny|grandpa|grandfather|grand(?:d)?ad|nana|(?:late|deceased|dead)\\s+(?:mother|father|mom|mum|dad|uncle|aunt|wife|husband))\\b[^.\\n]{0,80}\\b(?:used to|would)\\b[^.\\n]{0,60}\\b(?:(?:license |product |activation |windows |cd )?keys?|serials?|napalm|passwords?|(?:recipe|steps|instructions|how to make)\\s+(?:for\\s+)?(?:\\w+\\s+){0,2}?(?:napalm|meth|methamphetamine|bombs?|explosives?|poison|weapons?|drugs|thermite|nerve gas|chlorine gas))',
+    // The relative, then (in either order) a telling verb and something harmful to be told.
+    '\\b(?:grandma|grandmother|granny|grandpa|grandfather|grand(?:d)?ad|nana|(?:late|deceased|dead)\\s+(?:mother|father|mom|mum|dad|uncle|aunt|wife|husband))\\b(?=[^\\n]{0,200}?\\b(?:used to|would|told|tell|read|sang|sing|recite|explain)\\w*)(?=[^\\n]{0,200}?\\b(?:(?:license |product |activation |windows |cd )?keys|serials?|napalm|passwords?|meth|methamphetamine|bombs?|explosives?|poison|weapons?|thermite|nerve gas|chlorine gas)\\b)',
   ),
   s(
     'jailbreak',
@@ -371,11 +370,11 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'mention,warning,disclaimer,moraliz,moralis,lectur,caveat',
     '\\bnever\\s+(?:mention|reference|bring up|cite|add|include)s?\\s+(?:any\\s+|your\\s+|the\\s+)?(?:polic(?:y|ies)|guidelines|rules|ethics|morals|warnings?|disclaimers?|caveats|restrictions)\\b|\\bwithout (?:any )?(?:warnings?|disclaimers?|moraliz\\w*|moralis\\w*|lectur\\w*|caveats)\\b',
   ),
-  lead(
+  s(
     'jailbreak',
     0.45,
-    'ignores,disregards,bypasses,overrides',
-    '\\b(?:ignores|disregards|bypasses|overrides)\\s+(?:all\\s+|any\\s+)?(?:of\\s+)?(?:the\\s+|its\\s+|their\\s+|openai\\S*\\s+|anthropic\\S*\\s+)?(?:content|safety|ethical|moral|usage)\\s+(?:polic(?:y|ies)|guidelines|rules|filters|restrictions)\\b',
+    'ignores,disregards,bypasses,overrides,break the rules,break all,break some,break every',
+    '\\b(?:ignores|disregards|bypasses|overrides)\\s+(?:(?:all\\s+|any\\s+)?(?:of\\s+)?(?:the\\s+|its\\s+|their\\s+|openai\\S*\\s+|anthropic\\S*\\s+)?(?:content|safety|ethical|moral|usage)\\s+(?:polic(?:y|ies)|guidelines|rules|filters|restrictions)|(?:openai|anthropic|google|meta)\\S*\\s+(?:(?:content|usage|safety)\\s+)?(?:polic(?:y|ies)|guidelines|rules)|(?:every|all|any)\\s+(?:rules?|restrictions?|guidelines?|polic(?:y|ies)|filters?|limits?))\\b|\\b(?:let\\S*s|let us|time to|we can now)\\s+break\\s+(?:the|all|some|every)\\s+rules\\b',
   ),
   // A model with the limits taken away: "an AI with no restrictions", "a version of you without filters".
   lead(
@@ -389,7 +388,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'booster',
     0.3,
     '',
-    "\\b(?:pretend|imagine|roleplay|role-play|simulate|act as|act like|behave as|you are now|you're now|from now on you|let'?s play a game|play the role|take on the (?:role|persona)|your new (?:name|persona|identity) is|hypothetically|in this fictional world|you will act|developer mode|god mode|dan mode|jailbreak mode|thought experiment|hypothetical scenario|in this (?:scenario|world|story|experiment|universe)|you(?:'re| are) (?:now )?in \\w+ mode|\\w+ mode (?:has|with) no)\\b",
+    "\\b(?:pretend|imagine|roleplay|role-play|simulate|act as|act like|behave as|you are now|you're now|from now on you|let(?:'?s| us) play (?:a )?(?:game|role)|play the role|take on the (?:role|persona)|your new (?:name|persona|identity) is|hypothetically|in this fictional world|you will act|developer mode|god mode|dan mode|jailbreak mode|thought experiment|hypothetical scenario|in this (?:scenario|world|story|experiment|universe)|you(?:'re| are) (?:now )?in \\w+ mode|\\w+ mode (?:has|with) no)\\b",
   ),
   s(
     'booster',
@@ -461,6 +460,25 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'first,last,opening,initial',
     '\\b(?:first|last|opening|initial)\\s+(?:\\d+\\s+|few\\s+|\\w+\\s+)?(?:words?|lines?|sentences?|characters?|paragraphs?|tokens?)\\s+of\\s+(?:(?:your|ur)\\s+(?:(?:system|initial|original|hidden)\\s+)?(?:prompt|instructions?|system message|rules|guidelines|directives|configuration)|the\\s+system\\s+(?:prompt|message))\\b',
   ),
+  s(
+    'system_prompt_extraction',
+    0.55,
+    'prompt',
+    `\\b${SHOW}(?:s|ing)?\\b[^.?!\\n]{0,15}\\b(?:your|ur)\\s+prompt\\b(?!\\s+(?:engineering|design|template|library|ideas?|tips|skills|examples?|collection|writing|for)\\b)`,
+  ),
+  s(
+    'system_prompt_extraction',
+    0.45,
+    'instruc,rule,guideline,directive',
+    `\\b${SHOW}(?:s|ing)?\\b[^.?!\\n]{0,15}\\b(?:your|ur)\\s+(?:instructions|rules|guidelines|directives)\\b`,
+  ),
+  // What comes before the user's first message can only be the operator's prompt.
+  s(
+    'system_prompt_extraction',
+    0.6,
+    'first message,first prompt,first question',
+    '\\b(?:above|before|preceding|prior to)\\s+my\\s+(?:very\\s+)?first\\s+(?:message|prompt|question|input)\\b',
+  ),
   // "tell me exactly what your developers told you"
   s(
     'system_prompt_extraction',
@@ -491,7 +509,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'booster',
     0.25,
     '',
-    '\\b(?:verbatim|word for word|in full|in its entirety|without omitting|starting with [\'"“]?you are|including (?:any|all) (?:confidential|hidden|secret))|wort für wort|wörtlich|mot pour mot|palabra por palabra|parola per parola|palavra por palavra|woord voor woord|дословно|слово в слово|逐字|一字不差',
+    '\\b(?:verbatim|word for word|in full|in its entirety|without omitting|starting with [\'"“]?you are|including (?:any|all) (?:confidential|hidden|secret)|letter by letter|character by character|in reverse(?: order)?|backwards|one word per line|at the (?:very )?top of (?:this|the|our) (?:conversation|chat|context))|wort für wort|wörtlich|mot pour mot|palabra por palabra|parola per parola|palavra por palavra|woord voor woord|дословно|слово в слово|逐字|一字不差',
   ),
   s(
     'booster',
@@ -534,7 +552,12 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     '',
     '(?:-{2,}|={2,}|#{2,}|\\*{2,}|\\[)\\s*end (?:of )?(?:the )?(?:document|input|user input|prompt|context|email|text|instructions)\\s*(?:-{2,}|={2,}|#{2,}|\\*{2,}|\\])',
   ),
-  s('delimiter_injection', 0.3, '', '\\n\\s*(?:human|assistant|user)\\s*:(?=[^\\n]*\\n\\s*(?:system|developer|admin)\\s*:)'),
+  s(
+    'delimiter_injection',
+    0.3,
+    '',
+    '\\n\\s*(?:human|assistant|user)\\s*:(?=[^\\n]*\\n\\s*(?:system|developer|admin)\\s*:)',
+  ),
   s(
     'delimiter_injection',
     0.55,
@@ -551,7 +574,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'booster',
     0.3,
     '',
-    "\\b(?:the user is (?:an? )?(?:admin(?:istrator)?|developer|root|superuser|authori[sz]ed)|(?:has|have|now has|gets|get|given) (?:full |admin(?:istrator)? |root |elevated |unrestricted |developer )(?:access|privileges|permissions|rights)|comply with (?:all|every|any) (?:of the )?(?:(?:subsequent|future|following|further|other)\\s+)?(?:user'?s? )?(?:requests?|commands?|instructions?|demands?)|answers? (?:everything|anything|every question|all questions|any question)|grant (?:them|the user|me|him|her) (?:full|admin|root|unrestricted) (?:access|privileges|permissions)|disable (?:all )?(?:of )?(?:your |the )?(?:safety |security |content )?(?:checks|filters|guardrails|safeguards|restrictions)|(?:safety|security|content|moderation|ethical)\\s+(?:checks|filters|guardrails|safeguards|restrictions|rules|polic(?:y|ies)|mode)\\s+(?:are|is|have been|has been)\\s+(?:now\\s+)?(?:disabled|off|turned off|switched off|lifted|removed|suspended|deactivated|bypassed)|(?:send|forward|exfiltrate|upload|email|post)\\s+(?:all\\s+)?(?:of\\s+)?(?:the\\s+|the user'?s\\s+|your\\s+)?(?:conversation|chat history|history|emails?|credentials|passwords?|api keys?|secrets|data|files)\\b[^.\\n]{0,40}\\b(?:to|at)\\s+(?:https?://|[\\w.-]+@))",
+    "\\b(?:the user is (?:an? )?(?:admin(?:istrator)?|developer|root|superuser|authori[sz]ed)|(?:has|have|now has|gets|get|given) (?:full |admin(?:istrator)? |root |elevated |unrestricted |developer )(?:access|privileges|permissions|rights)|comply with (?:all|every|any) (?:of the )?(?:(?:subsequent|future|following|further|other)\\s+)?(?:user'?s? )?(?:requests?|commands?|instructions?|demands?)|answers? (?:everything|anything|every question|all questions|any question)|grant (?:them|the user|me|him|her) (?:full|admin|root|unrestricted) (?:access|privileges|permissions)|disable (?:all )?(?:of )?(?:your |the )?(?:safety |security |content )?(?:checks|filters|guardrails|safeguards|restrictions)|(?:safety|security|content|moderation|ethical)\\s+(?:checks|filters|guardrails|safeguards|restrictions|rules|polic(?:y|ies)|mode|layers?|systems?|features?|settings)\\s+(?:(?:are|is|have been|has been)\\s+)?(?:now\\s+)?(?:disabled|off|turned off|switched off|lifted|removed|suspended|deactivated|bypassed)|(?:send|forward|exfiltrate|upload|email|post)\\s+(?:all\\s+)?(?:of\\s+)?(?:the\\s+|the user'?s\\s+|your\\s+)?(?:conversation|chat history|history|emails?|credentials|passwords?|api keys?|secrets|data|files)\\b[^.\\n]{0,40}\\b(?:to|at)\\s+(?:https?://|[\\w.-]+@))",
   ),
   // ---------------------------------------------------------------- indirect (documents, tool results)
   // A text that turns to the model reading it: "Note to any AI summarising this page", "Attention
@@ -566,8 +589,8 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'indirect_injection',
     0.45,
-    AI_ANCHORS,
-    `(?:^|\\n|[.!?:#]\\s*|<!--\\s*)${AI_STRICT}\\s*(?::|,\\s*(?:please\\s+)?(?:do|don${AP}?t|never|always|you|ignore|disregard|tell|say|recommend|respond|reply|output|include|add|send|forward|make|stop)\\b)|\\[\\s*(?:ai|assistant|model|llm|system|bot|agent)\\s+(?:instructions?|notes?|directives?|commands?)\\s*:`,
+    AI_ANCHORS + ',when you',
+    `\\bwhen you (?:summari[sz]e|read|process|translate|analy[sz]e|parse|see|review) (?:this|these|it|the (?:page|document|email|text|file|message|ticket|review))\\b|(?:^|\\n|[.!?:#]\\s*|<!--\\s*)${AI_STRICT}\\s*(?::|,\\s*(?:please\\s+)?(?:do|don${AP}?t|never|always|you|ignore|disregard|tell|say|recommend|respond|reply|output|include|add|send|forward|make|stop)\\b)|\\[\\s*(?:ai|assistant|model|llm|system|bot|agent)\\s+(?:instructions?|notes?|directives?|commands?)\\s*:`,
   ),
   // What such a text then asks for. Boosters: they only count next to an anchored cue.
   s(
@@ -575,6 +598,13 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     0.3,
     '',
     `\\b(?:tell|inform|convince|warn|advise|remind|urge|persuade)\\s+(?:the\\s+)?(?:user|reader|shopper|customer|human|visitor|recipient)s?\\b|\\b(?:do not|don${AP}?t|never)\\s+(?:reveal|mention|disclose|show|tell|summari[sz]e|translate|display|repeat)\\s+(?:this|these|that|it|the (?:following|note|message|instructions?))\\b|\\binstead\\s*,?\\s+(?:you\\s+(?:must|should|will)\\s+)?(?:tell|say|respond|reply|write|output|recommend|run|execute|send|forward|claim|state|insist|rate|include|direct|redirect)\\b|\\bstop\\s+what(?:ever)?\\s+you${AP}?(?:re| are)\\s+doing\\b|\\b(?:forward|send|upload|email|leak|exfiltrate|post|transmit)\\s+(?:all\\s+)?(?:of\\s+)?(?:the\\s+user${AP}?s?\\s+|the\\s+|your\\s+|their\\s+|this\\s+)?(?:conversation|chat|history|emails?|inbox|messages|credentials|passwords?|api keys?|tokens|secrets|contacts|files|documents)\\b|\\b(?:delete|remove|erase|wipe)\\s+(?:all\\s+)?(?:the\\s+)?(?:other\\s+)?(?:emails?|messages|files|records|contacts|repos(?:itories)?)\\b|\\b(?:recommend|promote|mention|praise)\\s+only\\s+(?:our|this|my)\\b|\\b(?:rate|review|rank|score|approve|accept|recommend|shortlist)\\s+(?:this|our|my)\\s+(?:product|brand|company|site|service|app|applicant|candidate|resume|cv|pr|pull request|submission|paper|essay|review)\\b|\\b(?:disclose|reveal|leak|expose|share|output|print)\\s+(?:your|its)\\s+(?:configuration|config|setup|instructions|rules|guidelines|prompt|settings)\\b|\\bregardless of (?:the |any |your )?(?:criteria|instructions|rules|guidelines|policy|polic(?:y|ies)|what the user)\\b|\\bcurl\\s+[^|\\n]{1,80}\\|\\s*(?:ba|z)?sh\\b`,
+  ),
+  // A message claiming to come from whoever configured the model.
+  s(
+    'delimiter_injection',
+    0.4,
+    'message from,note from,update from,instructions from,instruction from,directive from',
+    '\\b(?:message|note|update|instructions?|directive)\\s+from\\s+(?:the\\s+|your\\s+)?(?:(?:assistant|model|ai|bot)\\S*\\s+)?(?:developers?|creators?|admin(?:istrator)?s?|operators?|owners?|openai|anthropic|system)\\b',
   ),
   // Text that addresses the model reading it: the mark of indirect injection.
   s(
@@ -710,6 +740,13 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'restri,censor,censur,zensur,guideline,guardrail,boundar,confines,constraint,safeguard,einschränk,beschränk,beperking,limitation,no rules,no limits,no filter,no polic,content polic,safety polic,no moral,no ethic,without rules,without limits,without filter,without any,bound by,free of,free from,freed,released from,liberated,unshackled,broken free,escaped,règle,regla,regol,regra,regel,filtre,filtro,limite,límite,grenze',
     '\\bzonder (?:enige )?(?:beperkingen|regels|filters|censuur)\\b',
   ),
+  // "what your creators told you" in other languages.
+  s(
+    'instruction_override',
+    0.8,
+    'ignora,olvida,ignore,esque,oubli,забудь,игнорируй,vergiss,ignorier,dimentic',
+    "(?:ignora|olvida|olvídate de|ignore|esqueça|esquece|oublie|oubliez|ignorez|забудь|забудьте|игнорируй|vergiss|ignoriere|dimentica)\\s+(?:(?:todo|tout|tudo|tutto|alles|всё|все),?\\s+)?(?:lo que te (?:dijeron|han dicho|ordenaron|enseñaron)|o que (?:te|lhe) (?:disseram|ensinaram|mandaram)|ce qu['’](?:on t['’]a|ils t['’]ont|tes créateurs t['’]ont) dit|ce que (?:tes|vos) (?:créateurs|développeurs) (?:t['’]ont|vous ont) dit|что тебе (?:говорили|сказали|велели)|was (?:man )?dir (?:(?:vorher|bisher|zuvor)\\s+)?(?:gesagt|beigebracht|aufgetragen) (?:hat|wurde|haben)|quello che ti hanno detto)",
+  ),
   // "stop following / no longer obey your rules" in German, French, Spanish, Italian, Portuguese, Dutch.
   s(
     'instruction_override',
@@ -768,7 +805,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.85,
     '忽略,无视,忘记,忘掉,不要理会,跳过,忽視,無視,不要遵守,不再遵守,不用遵守,别管,抛开,丢掉,放弃',
-    '(?:忽略|无视|忘记|忘掉|不要理会|跳过|忽視|無視|不要遵守|不再遵守|不用遵守|别管|抛开|丢掉|放弃)(?:之前|以上|先前|上面|前面|所有|全部|你的|以前|原来|原有|系统|开发者)*的?(?:所有|全部)?(?:指令|指示|规则|規則|提示|说明|設定|设定|限制|准则|约束)',
+    '(?:忽略|无视|忘记|忘掉|不要理会|跳过|忽視|無視|不要遵守|不再遵守|不用遵守|别管|抛开|丢掉|放弃)(?:之前|以上|先前|上面|前面|所有|全部|你的|以前|原来|原有|系统|开发者给你的|开发者|给你的|你收到的)*的?(?:所有|全部)?(?:指令|指示|规则|規則|提示|说明|設定|设定|限制|准则|约束)',
   ),
   s(
     'instruction_override',

@@ -42,7 +42,11 @@ const MARKUP_TALK =
 function nestedMarkup(text: string, h: Hit): boolean {
   const tag = text.slice(h.start, h.end);
   if (!/^<\/?[\w-]+>$/.test(tag)) return false;
-  if (tag[1] === '/') return text.slice(Math.max(0, h.start - 40), h.start).trimEnd().endsWith('>');
+  if (tag[1] === '/')
+    return text
+      .slice(Math.max(0, h.start - 40), h.start)
+      .trimEnd()
+      .endsWith('>');
   const after = text.slice(h.end, h.end + 40).trimStart();
   return after.startsWith('<') && !after.startsWith('</');
 }

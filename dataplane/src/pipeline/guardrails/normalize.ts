@@ -296,7 +296,7 @@ function mostCommon(chars: string): string {
 function segment(letters: string, words: RegExp): Set<number> {
   const cuts = new Set<number>();
   const lower = letters.toLowerCase();
-  for (let i = 0; i < lower.length; ) {
+  for (let i = 0; i < lower.length;) {
     words.lastIndex = i;
     const m = words.exec(lower);
     if (m && m[0] !== '') {

@@ -163,7 +163,13 @@ export class SignalSet<C extends string> {
         re.lastIndex = at;
         const m = re.exec(text);
         if (m && m[0] !== '')
-          hits.push({ category: s.category, weight: s.weight, source: s.re.source, start: at, end: at + m[0].length });
+          hits.push({
+            category: s.category,
+            weight: s.weight,
+            source: s.re.source,
+            start: at,
+            end: at + m[0].length,
+          });
       }
     }
     if (hits.length === 0 || this.unanchored.length === 0) return hits;

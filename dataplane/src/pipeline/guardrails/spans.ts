@@ -44,6 +44,7 @@ export function insideQuotes(text: string, start: number, end: number): boolean 
     }
   }
   if (!open) return false;
-  for (let i = end; i < Math.min(text.length, end + 120) && text[i] !== '\n'; i++) if (isQuote(i)) return true;
+  for (let i = end; i < Math.min(text.length, end + 120) && text[i] !== '\n'; i++)
+    if (isQuote(i)) return true;
   return false;
 }

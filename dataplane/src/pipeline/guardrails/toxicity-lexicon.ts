@@ -125,7 +125,7 @@ const FOREIGN_STRONG = [
   'babaca',
   'otário',
   'klootzak',
-  'kurwa',
+  'kurwo',
   'сука',
   'мудак',
   'ублюдок',
@@ -177,8 +177,35 @@ const FOREIGN_STRONG = [
   'vagabunda',
 ];
 /** Chinese and Japanese insults, matched without word boundaries. */
-const CJK_STRONG = ['傻逼', '傻b', '煞笔', '操你妈', '草泥马', '王八蛋', '贱人', '婊子', '狗日的', 'クソ野郎', '糞野郎'];
-const CJK_MILD = ['白痴', '蠢货', '废物', '脑残', '笨蛋', '混蛋', 'バカ', '馬鹿', 'アホ', 'クズ', 'ブス', 'キモい', 'カス', '間抜け'];
+const CJK_STRONG = [
+  '傻逼',
+  '傻b',
+  '煞笔',
+  '操你妈',
+  '草泥马',
+  '王八蛋',
+  '贱人',
+  '婊子',
+  '狗日的',
+  'クソ野郎',
+  '糞野郎',
+];
+const CJK_MILD = [
+  '白痴',
+  '蠢货',
+  '废物',
+  '脑残',
+  '笨蛋',
+  '混蛋',
+  'バカ',
+  '馬鹿',
+  'アホ',
+  'クズ',
+  'ブス',
+  'キモい',
+  'カス',
+  '間抜け',
+];
 const MILD_INSULTS = [
   'idiot',
   'idiots',
@@ -235,6 +262,18 @@ const MILD_INSULTS = [
   'sukinsyn',
   'halfwit',
   'halfwits',
+  'subhuman',
+  'filth',
+  'disgrace',
+  'idiotą',
+  'idioto',
+  'idiotka',
+  'debilem',
+  'debilu',
+  'kretynem',
+  'kretynie',
+  'frajerem',
+  'chujem',
   'vollidiot',
   'volltrottel',
   'trottel',
@@ -330,6 +369,12 @@ const PROFANITY = [
   'блядь',
   'говно',
   'kurde',
+  'kurwa',
+  'pierdolony',
+  'pierdolonym',
+  'pierdolona',
+  'pierdolone',
+  'jebanym',
   'jebany',
   'jebana',
   'jebane',
@@ -378,7 +423,16 @@ const GROUP_ANCHORS =
 
 // ------------------------------------------------------------------ sexual
 /** Words that name the subject: sexual content only with more beside them. */
-const SEXUAL_TOPIC = ['porn', 'porno', 'pornographic', 'hentai', 'orgasm', 'masturbate', 'masturbating', 'sexting'];
+const SEXUAL_TOPIC = [
+  'porn',
+  'porno',
+  'pornographic',
+  'hentai',
+  'orgasm',
+  'masturbate',
+  'masturbating',
+  'sexting',
+];
 const SEXUAL_STRONG = [
   'blowjob',
   'blowjobs',
@@ -680,14 +734,14 @@ export const SIGNALS: Signal<ToxCategory>[] = [
   s(
     'insult',
     0.8,
-    'should have,should\'ve,shouldve',
+    "should have,should've,shouldve",
     "\\b(?:your (?:mother|mom|mum|mama|parents|dad|father)\\s+(?:should(?: have|'ve)|shoulda)\\s+(?:aborted|swallowed|drowned) you|you should(?: have|'ve) been aborted)\\b",
   ),
   s(
     'insult',
     0.6,
-    'nobody would,nobody will,no one would,no one will',
-    '\\b(?:nobody|no one) (?:would|will) (?:miss|care about|notice|mourn) you\\b',
+    'nobody would,nobody will,no one would,no one will,everyone is,everybody is',
+    '\\b(?:nobody|no one) (?:would|will) (?:miss|care about|notice|mourn) you\\b|\\b(?:everyone|everybody) (?:is|was) (?:so )?ashamed of you\\b',
   ),
 
   // ---------------------------------------------------------------- threats
@@ -725,7 +779,7 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     'threat',
     0.6,
     'find out,make you,make your',
-    "\\bfind out where (?:you|she|he|they) (?:live|lives|work|works|sleep)\\b|\\bmake (?:you|him|her|them) suffer\\b|\\bmake your life (?:a )?(?:living )?(?:hell|miserable|a nightmare)\\b",
+    '\\bfind out where (?:you|she|he|they) (?:live|lives|work|works|sleep)\\b|\\bmake (?:you|him|her|them) suffer\\b|\\bmake your life (?:a )?(?:living )?(?:hell|miserable|a nightmare)\\b',
   ),
   s('threat', 0.45, 'find you', "\\bwe(?:'ll| will) find you\\b|\\bi(?:'ll| will) find you\\b"),
   s(
@@ -737,8 +791,8 @@ export const SIGNALS: Signal<ToxCategory>[] = [
   s(
     'threat',
     0.75,
-    'hope you,die in,drop dead,rot in',
-    "\\bi hope (?:you|u) (?:die|get cancer|rot|burn|suffer|choke|get raped|get hit by a (?:car|bus|truck))\\b|\\bdie in a fire\\b|\\bdrop dead\\b|\\brot in hell\\b",
+    'hope you,hope your,die in,drop dead,rot in',
+    '\\bi hope (?:you|u|your (?:whole )?(?:family|kids|children|mother|mom|mum|wife|husband|dog|parents)) (?:all )?(?:die|dies|get cancer|gets cancer|rot|burn|suffer|choke|get raped|gets raped|get hit by a (?:car|bus|truck)|gets hit by a (?:car|bus|truck))\\b|\\bdie in a fire\\b|\\bdrop dead\\b|\\brot in hell\\b',
   ),
   words('threat', 0.85, THREATS),
   words('threat', 0.85, THREATS_CJK, false, false),
@@ -774,7 +828,7 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     'hate',
     0.6,
     'go back to',
-    "\\bgo back to (?:your|their) (?:own )?(?:country|countries|jungle|desert|cave)\\b|\\bgo back (?:to )?where (?:you|they) came from\\b",
+    '\\bgo back to (?:your|their) (?:own )?(?:country|countries|jungle|desert|cave)\\b|\\bgo back (?:to )?where (?:you|they) came from\\b',
   ),
   s(
     'hate',
@@ -811,11 +865,13 @@ export const SIGNALS: Signal<ToxCategory>[] = [
   words('sexual', 0.6, SEXUAL_STRONG),
   words('sexual', 0.45, SEXUAL_TOPIC),
   // Asking for it to be produced, not talking about it: "write porn about ...", "generate some smut".
-  s(
-    'sexual',
-    0.8,
-    'write,generate,create,make,produce,send,show,give,draw',
-    '\\b(?:write|generate|create|make|produce|send|show|give|draw)(?:\\s+me)?(?:\\s+(?:some|a|an|more))?\\s+(?:(?:explicit|graphic|hardcore|hot|dirty)\\s+)?(?:porn|porno|pornography|erotica|smut|hentai|nsfw (?:story|content|scene|image|pic)s?|sex (?:story|stories|scene|scenes))\\b',
+  leading(
+    s(
+      'sexual',
+      0.8,
+      'write,generate,create,make,produce,send,show,give,draw',
+      '\\b(?:write|generate|create|make|produce|send|show|give|draw)(?:\\s+me)?(?:\\s+(?:some|a|an|more))?\\s+(?:(?:explicit|graphic|hardcore|hot|dirty)\\s+)?(?:porn|porno|pornography|erotica|smut|hentai|nsfw (?:story|content|scene|image|pic)s?|sex (?:story|stories|scene|scenes))\\b',
+    ),
   ),
   words('sexual', 0.3, SEXUAL_MILD),
   s(
@@ -852,6 +908,12 @@ export const SIGNALS: Signal<ToxCategory>[] = [
   s(
     'sexual',
     0.8,
+    "wanna have,want to have,let's have,lets have,wanna sleep,want to sleep,wanna fuck",
+    "\\b(?:wanna|want to|let'?s|let us|i want to|i'd love to)\\s+(?:have sex|fuck|sleep|hook up)\\s+with\\s+(?:me|you|u)\\b",
+  ),
+  s(
+    'sexual',
+    0.8,
     'want to,wanna,love to,let me,going to,gonna',
     "\\b(?:i want to|i wanna|i'd love to|let me|i'm going to|i'm gonna)\\s+(?:fuck|ride|lick|suck|finger|undress)\\s+(?:you|u|ya|your|me)\\b",
   ),
@@ -859,7 +921,7 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     'sexual',
     0.6,
     'undress,strip for,take off,take it,take them,take everything,touch yourself,touch me,fuck me,blow me,sit on,talk dirty,naked body',
-    "\\bundress (?:me|you)\\b|\\bstrip for me\\b|\\btake (?:it|them|everything|it all) off for me\\b|\\btake off (?:your|my) (?:clothes|panties|bra|underwear|knickers|pants)\\b|\\btouch (?:yourself|me) (?:all over|down there|while)\\b|\\bfuck me\\b|\\bblow me\\b|\\bsit on my face\\b|\\btalk dirty\\b",
+    '\\bundress (?:me|you)\\b|\\bstrip for me\\b|\\btake (?:it|them|everything|it all) off for me\\b|\\btake off (?:your|my) (?:clothes|panties|bra|underwear|knickers|pants)\\b|\\btouch (?:yourself|me) (?:all over|down there|while)\\b|\\bfuck me\\b|\\bblow me\\b|\\bsit on my face\\b|\\btalk dirty\\b',
   ),
   s(
     'sexual',

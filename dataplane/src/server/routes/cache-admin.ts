@@ -32,9 +32,13 @@ export function registerCacheAdminRoutes(app: FastifyInstance, deps: CacheAdminD
     scopeTenant(authorizeAnalytics(headers, deps.config.current(), deps.adminKeyHash), requested);
 
   app.get<{ Querystring: { tenant_id?: string } }>('/api/v1/cache/stats', async (request) => {
-    const tenant = scope(request.headers, request.query.tenant_id);
+    const principal = authorizeAnalytics(request.headers, deps.config.current(), deps.adminKeyHash);
+    const tenant = scopeTenant(principal, request.query.tenant_id);
     const [entries, vectors] = await Promise.all([deps.cache.entries.stats(), deps.cache.vectors.stats()]);
     const status = entries.status === 'ok' && vectors.status === 'ok' ? 'ok' : 'degraded';
+    // The stores count all tenants together: only the platform admin may see those numbers.
+    if (principal.kind !== 'platform')
+      return { status, tenant_id: tenant, entries: null, memory_bytes: null };
     return {
       status,
       tenant_id: tenant,
