@@ -4,7 +4,8 @@
  * Settings come from the environment (see options.ts): BENCH_SECONDS, BENCH_WARMUP_SECONDS,
  * BENCH_PRIME_SECONDS, BENCH_PEER=0, BENCH_PEER_VERSION, BENCH_GANTRY_LOG_LEVEL,
  * BENCH_GANTRY_DIR, BENCH_CPU_PROF=1, BENCH_CELLS, BENCH_SECTIONS; sections read their own
- * (BENCH_MONEY_*, BENCH_SCAN_*, BENCH_ROUTING_*, BENCH_CACHE_*, see README.md).
+ * (BENCH_MONEY_*, BENCH_SCAN_*, BENCH_ROUTING_*, BENCH_CACHE_*, BENCH_CACHEE2E_*, see
+ * README.md).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { readOptions } from './options.ts';
 import { pinCpus } from './pinning.ts';
 import { ProcessGroup } from './procs.ts';
+import { cacheE2e } from './cache-e2e.ts';
 import { cacheLookup } from './cache-lookup.ts';
 import { guardrailScan } from './guardrail-scan.ts';
 import { moneyPath } from './money-path.ts';
@@ -22,7 +24,14 @@ import { renderChecks, renderTable } from './report.ts';
 import type { BenchContext, Check, Section, SectionResult } from './section.ts';
 
 /** Every section the bench knows, in run order. Later sections add one line here. */
-const sections: Section[] = [proxyOverhead, moneyPath, guardrailScan, routingClassifier, cacheLookup];
+const sections: Section[] = [
+  proxyOverhead,
+  moneyPath,
+  guardrailScan,
+  routingClassifier,
+  cacheLookup,
+  cacheE2e,
+];
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -14,6 +14,10 @@ export interface Exchange {
   headers: Record<string, string>;
   body: Buffer;
   stream: boolean;
+  /** A new body for each request instead of `body` (e.g. a question never asked before). */
+  nextBody?: () => Buffer;
+  /** Sees each answer's status and headers, e.g. to count semantic-cache statuses. */
+  onResponse?: (statusCode: number, headers: Record<string, string | string[] | undefined>) => void;
 }
 
 export interface LoadSpec {
@@ -31,9 +35,12 @@ async function exchangeOnce(pool: Pool, ex: Exchange, into: Samples): Promise<vo
     into.errors++;
     into.firstError ??= why.slice(0, ERROR_TEXT_CHARS);
   };
+  // Made before the clock starts: building a body is the client's cost, not the server's.
+  const body = ex.nextBody ? ex.nextBody() : ex.body;
   const start = process.hrtime.bigint();
   try {
-    const res = await pool.request({ method: 'POST', path: ex.path, headers: ex.headers, body: ex.body });
+    const res = await pool.request({ method: 'POST', path: ex.path, headers: ex.headers, body });
+    ex.onResponse?.(res.statusCode, res.headers);
     if (res.statusCode !== 200) return fail(`HTTP ${res.statusCode}: ${await res.body.text()}`);
     let first: bigint | undefined;
     // The last two chunks are enough to see the end marker even if it straddles them.
