@@ -4,7 +4,7 @@
  *   npx tsx test/eval/guardrails-eval.ts [corpus.jsonl ...]
  *
  * Prints precision/recall/F1 per detector and per PII/secret entity kind for each file
- * (default: the labelled corpus and the held-out set), the misclassified case ids, and the
+ * (default: the labelled corpus and the two held-out sets), the misclassified case ids, and the
  * p50/p99 time of scanRequest over a synthetic 20,000-token conversation with all four
  * checks on.
  */
@@ -139,7 +139,10 @@ function bench(): void {
 
 function main(): void {
   const files = process.argv.slice(2);
-  const targets = files.length > 0 ? files : [join(DATA, 'corpus.jsonl'), join(DATA, 'holdout.jsonl')];
+  const targets =
+    files.length > 0
+      ? files
+      : ['corpus.jsonl', 'holdout.jsonl', 'holdout2.jsonl'].map((name) => join(DATA, name));
   for (const f of targets) report(f);
   bench();
 }

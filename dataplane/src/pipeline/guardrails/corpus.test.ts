@@ -3,6 +3,9 @@
  * The corpus must keep the targets: precision >= 0.95 and recall >= 0.9 per detector. The
  * held-out set was never tuned on; it is held to precision >= 0.95 and to the recall it had
  * when it was written (>= 0.85), so a change that loses generality fails here too.
+ * holdout2 (prompt injection and toxicity in many phrasings and languages, with at least as
+ * many benign look-alikes) was written before the detectors were read, then used to improve
+ * them; it is held just below the recall reached (1.0 for both), so one case may slip.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +17,8 @@ const data = (name: string): string =>
 
 describe.each([
   { file: 'corpus.jsonl', recall: 0.9 },
-  { file: 'holdout.jsonl', recall: 0.85 },
+  { file: 'holdout.jsonl', recall: 0.9 },
+  { file: 'holdout2.jsonl', recall: 0.95 },
 ])('$file', ({ file, recall }) => {
   const ev = evaluate(parseCases(readFileSync(data(file), 'utf8')));
   it.each(Object.entries(ev.byDetector))(

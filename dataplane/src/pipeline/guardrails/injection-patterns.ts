@@ -130,7 +130,8 @@ const OBJ =
 const RULE_OBJ =
   '(?:rules?|constraints?|restrictions?|polic(?:y|ies)|limitations?|programming|training|conditioning|guidance|alignment|principles|values|ethics|morals)';
 /** Everyday nouns ("previous orders", "default settings"): the model's only when called its own. */
-const EVERYDAY_OBJ = '(?:commands?|orders?|filters?|protocols?|settings|configuration|mode)';
+const EVERYDAY_OBJ =
+  '(?:commands?|orders?|filters?|protocols?|settings|configuration|mode|objectives?|goals?|purpose|mission)';
 /** Nouns with everyday meanings too (firewall rules, CSS filters): need MODEL_QUAL or "you were given". */
 const GENERIC_OBJ = `(?:${RULE_OBJ}|${EVERYDAY_OBJ})`;
 /** Whoever configured the model, named as the source of what it was told. */
@@ -174,7 +175,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.45,
     IGNORE_ANCHORS,
-    `\\b${IGNORE}\\s+(?:all\\s+)?(?:of\\s+)?(?:its|their)\\s+(?:previous\\s+|original\\s+|own\\s+)?(?:${OBJ}|${GENERIC_OBJ})\\b`,
+    `\\b${IGNORE}\\s+(?:all\\s+)?(?:of\\s+)?(?:its|their)\\s+(?:(?:previous|original|own|content|safety|ethical)\\s+){0,2}(?:${OBJ}|${GENERIC_OBJ})\\b`,
   ),
   lead(
     'instruction_override',
@@ -192,7 +193,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'instruction_override',
     0.7,
     'instruc,directive,prompt,guideline,guardrail,rule,polic,restrict,constraint,guidance,programming,filter,safeguard,training,alignment',
-    `\\b(?:(?:all|the|of)\\s+){0,2}(?:(?:previous|prior|above|earlier|original|old|all|initial)\\s+){0,2}(?:${OWN_QUAL}\\s+(?:(?:previous|prior|above|earlier|original|old|initial|safety|content)\\s+){0,2}(?:${OBJ}|${GENERIC_OBJ})|(?:previous|prior|above|earlier|original|old|all|initial)\\s+${OBJ})\\s+(?:(?:are|is|have been|has been|were|now)\\s+)?(?:(?:now|hereby|officially|henceforth|all)\\s+)?(?:no longer (?:valid|active|in effect|apply|applicable)|void|null|cancell?ed|revoked|invalid|overridden|suspended|lifted|disabled|deprecated)`,
+    `\\b(?:(?:all|the|of)\\s+){0,2}(?:(?:previous|prior|above|earlier|original|old|all|initial)\\s+){0,2}(?:${OWN_QUAL}\\s+(?:(?:previous|prior|above|earlier|original|old|initial|safety|content)\\s+){0,2}(?:${OBJ}|${GENERIC_OBJ})|(?:previous|prior|above|earlier|original|old|all|initial)\\s+${OBJ})\\s+(?:(?:are|is|have been|has been|were|now)\\s+)?(?:(?:now|hereby|officially|henceforth|all)\\s+)?(?:no longer (?:valid|active|in effect|apply|applicable)|(?:don\\S?t|do not|doesn\\S?t|does not) (?:apply|exist|matter|count)|never (?:happened|existed)|void|null|cancell?ed|revoked|invalid|overridden|suspended|lifted|disabled|deprecated)`,
   ),
   lead(
     'instruction_override',
@@ -323,7 +324,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'jailbreak',
     0.45,
     'restri,censor,censur,zensur,guideline,guardrail,boundar,confines,constraint,safeguard,einschränk,beschränk,beperking,limitation,no rules,no limits,no filter,no polic,content polic,safety polic,no moral,no ethic,without rules,without limits,without filter,without any,bound by,free of,free from,freed,released from,liberated,unshackled,broken free,escaped,règle,regla,regol,regra,regel,filtre,filtro,limite,límite,grenze',
-    `\\b(?:no|zero|without(?: any)?|(?:free|freed|released|liberated|unshackled) (?:of|from)(?: all| any)?|never (?:been )?(?:given|taught|trained (?:on|with)|programmed with)|(?:not|no longer|never) (?:be )?bound by|unbound by|(?:doesn'?t|does not|don'?t|do not) (?:have to|need to) (?:abide by|follow|obey)|broken free (?:of|from)|escaped)\\s+(?:(?:any|all|the|its|your|their|typical|usual|normal|ethical|moral|content|safety|openai|anthropic|ai|of|or|and|other)\\s+){0,4}${LIMITS}\\b${TECHNICAL}`,
+    `\\b(?:no|zero|without(?: any)?|(?:free|freed|released|liberated|unshackled) (?:of|from)(?: all| any)?|never (?:been )?(?:given|taught|trained (?:on|with)|programmed with)|(?:not|no longer|never) (?:be )?bound by|unbound by|(?:doesn'?t|does not|don'?t|do not) (?:have to|need to) (?:abide by|follow|obey)|broken free (?:of|from)|escaped)\\s+(?:(?:any|all|the|its|your|their|typical|usual|normal|ethical|moral|content|safety|openai(?:['’]s)?|anthropic(?:['’]s)?|ai|of|or|and|other)\\s+){0,4}${LIMITS}\\b${TECHNICAL}`,
   ),
   s(
     'jailbreak',
@@ -509,7 +510,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'booster',
     0.25,
     '',
-    '\\b(?:verbatim|word for word|in full|in its entirety|without omitting|starting with [\'"“]?you are|including (?:any|all) (?:confidential|hidden|secret)|letter by letter|character by character|in reverse(?: order)?|backwards|one word per line|at the (?:very )?top of (?:this|the|our) (?:conversation|chat|context))|wort für wort|wörtlich|mot pour mot|palabra por palabra|parola per parola|palavra por palavra|woord voor woord|дословно|слово в слово|逐字|一字不差',
+    '\\b(?:verbatim|word for word|in full|in its entirety|without omitting|starting with [\'"“]?you are|including (?:any|all) (?:confidential|hidden|secret)|letter by letter|character by character|quote (?:it|them|that)\\b|in reverse(?: order)?|backwards|one word per line|at the (?:very )?top of (?:this|the|our) (?:conversation|chat|context))|wort für wort|wörtlich|mot pour mot|palabra por palabra|parola per parola|palavra por palavra|woord voor woord|дословно|слово в слово|逐字|一字不差',
   ),
   s(
     'booster',
@@ -584,7 +585,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'indirect_injection',
     0.45,
     AI_ANCHORS,
-    `\\b(?:note|message|instructions?|attention|important|notice|reminder|directive|memo|request|warning)\\s+(?:to|for)\\s+(?:(?:any|all|every|the|an?)\\s+)?${AI_STRICT}\\b(?!\\s+(?:team|teams|department|group|researchers?|engineers?|developers?|community|lab|company|vendors?|industry|act|policy|regulation|ethics|strategy|roadmap)\\b)|\\b(?:attention|calling|to all)\\s*,?\\s+(?:all\\s+|any\\s+)?${AI_STRICT}\\s*[,:!]|\\bif\\s+you${AP}?(?:\\s+are|re)\\s+(?:an?\\s+)?${AI_STRICT}\\b|\\bas\\s+an?\\s+${AI_STRICT},?\\s+you\\s+(?:are\\s+required|must|have\\s+to|need\\s+to|shall)\\b|\\b${AI_STRICT}\\s+(?:\\w+\\s+)?(?:reading|processing|summari[sz]ing|parsing|analy[sz]ing|browsing|scanning|that reads?|who reads?)\\s+(?:this|these|the following)\\b`,
+    `\\b(?:note|message|instructions?|attention|important|notice|reminder|directive|memo|request|warning)\\s+(?:to|for)\\s+(?:(?:any|all|every|the|an?)\\s+)?${AI_STRICT}\\b(?!\\s+(?:team|teams|department|group|researchers?|engineers?|developers?|community|lab|company|vendors?|industry|act|policy|regulation|ethics|strategy|roadmap)\\b)|\\b(?:attention|calling|to all)\\s*,?\\s+(?:all\\s+|any\\s+)?${AI_STRICT}\\s*[,:!]|\\bif\\s+you${AP}?(?:\\s+are|re)\\s+(?:an?\\s+)?${AI_STRICT}\\b|\\bas\\s+an?\\s+${AI_STRICT},?\\s+you\\s+(?:are\\s+required|must|have\\s+to|need\\s+to|shall)\\b|\\b${AI_STRICT}\\s+(?:that|which|who)\\s+(?:\\w+\\s+){1,2}(?:this|these)\\s+(?:page|pages|document|email|text|file|site|content|review|résumé|resume)\\b|\\b${AI_STRICT}\\s+(?:\\w+\\s+)?(?:reading|processing|summari[sz]ing|parsing|analy[sz]ing|browsing|scanning|that reads?|who reads?)\\s+(?:this|these|the following)\\b`,
   ),
   s(
     'indirect_injection',
@@ -597,7 +598,7 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
     'booster',
     0.3,
     '',
-    `\\b(?:tell|inform|convince|warn|advise|remind|urge|persuade)\\s+(?:the\\s+)?(?:user|reader|shopper|customer|human|visitor|recipient)s?\\b|\\b(?:do not|don${AP}?t|never)\\s+(?:reveal|mention|disclose|show|tell|summari[sz]e|translate|display|repeat)\\s+(?:this|these|that|it|the (?:following|note|message|instructions?))\\b|\\binstead\\s*,?\\s+(?:you\\s+(?:must|should|will)\\s+)?(?:tell|say|respond|reply|write|output|recommend|run|execute|send|forward|claim|state|insist|rate|include|direct|redirect)\\b|\\bstop\\s+what(?:ever)?\\s+you${AP}?(?:re| are)\\s+doing\\b|\\b(?:forward|send|upload|email|leak|exfiltrate|post|transmit)\\s+(?:all\\s+)?(?:of\\s+)?(?:the\\s+user${AP}?s?\\s+|the\\s+|your\\s+|their\\s+|this\\s+)?(?:conversation|chat|history|emails?|inbox|messages|credentials|passwords?|api keys?|tokens|secrets|contacts|files|documents)\\b|\\b(?:delete|remove|erase|wipe)\\s+(?:all\\s+)?(?:the\\s+)?(?:other\\s+)?(?:emails?|messages|files|records|contacts|repos(?:itories)?)\\b|\\b(?:recommend|promote|mention|praise)\\s+only\\s+(?:our|this|my)\\b|\\b(?:rate|review|rank|score|approve|accept|recommend|shortlist)\\s+(?:this|our|my)\\s+(?:product|brand|company|site|service|app|applicant|candidate|resume|cv|pr|pull request|submission|paper|essay|review)\\b|\\b(?:disclose|reveal|leak|expose|share|output|print)\\s+(?:your|its)\\s+(?:configuration|config|setup|instructions|rules|guidelines|prompt|settings)\\b|\\bregardless of (?:the |any |your )?(?:criteria|instructions|rules|guidelines|policy|polic(?:y|ies)|what the user)\\b|\\bcurl\\s+[^|\\n]{1,80}\\|\\s*(?:ba|z)?sh\\b`,
+    `\\b(?:tell|inform|convince|warn|advise|remind|urge|persuade)\\s+(?:the\\s+)?(?:user|reader|shopper|customer|human|visitor|recipient)s?\\b|\\b(?:do not|don${AP}?t|never)\\s+(?:reveal|mention|disclose|show|tell|summari[sz]e|translate|display|repeat)\\s+(?:this|these|that|it|the (?:following|note|message|instructions?))\\b|\\binstead\\s*,?\\s+(?:you\\s+(?:must|should|will)\\s+)?(?:tell|say|respond|reply|write|output|recommend|run|execute|send|forward|claim|state|insist|rate|include|direct|redirect)\\b|\\bstop\\s+what(?:ever)?\\s+you${AP}?(?:re| are)\\s+doing\\b|\\b(?:forward|send|upload|email|leak|exfiltrate|post|transmit)\\s+(?:all\\s+)?(?:of\\s+)?(?:the\\s+user${AP}?s?\\s+|the\\s+|your\\s+|their\\s+|this\\s+|its\\s+)?(?:contents|conversation|chat|history|emails?|inbox|messages|credentials|passwords?|api keys?|tokens|secrets|contacts|files|documents)\\b|\\b(?:delete|remove|erase|wipe)\\s+(?:all\\s+)?(?:the\\s+)?(?:other\\s+)?(?:emails?|messages|files|records|contacts|repos(?:itories)?)\\b|\\b(?:recommend|promote|mention|praise)\\s+only\\s+(?:our|this|my)\\b|\\b(?:rate|review|rank|score|approve|accept|recommend|shortlist)\\s+(?:this|our|my)\\s+(?:product|brand|company|site|service|app|applicant|candidate|resume|cv|pr|pull request|submission|paper|essay|review)\\b|\\b(?:disclose|reveal|leak|expose|share|output|print)\\s+(?:your|its)\\s+(?:configuration|config|setup|instructions|rules|guidelines|prompt|settings)\\b|\\bregardless of (?:the |any |your )?(?:criteria|instructions|rules|guidelines|policy|polic(?:y|ies)|what the user)\\b|\\bcurl\\s+[^|\\n]{1,80}\\|\\s*(?:ba|z)?sh\\b`,
   ),
   // A message claiming to come from whoever configured the model.
   s(

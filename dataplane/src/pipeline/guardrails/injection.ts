@@ -3,8 +3,10 @@
  * signal whose anchor occurs runs in a window around it; weak cues and boosters run only
  * around what fired; evidence within a window combines by noisy-OR. Disguised stretches
  * (zero-width, homoglyphs, spacing, leetspeak) are normalised and scanned again, and
- * base64 runs that decode to text are decoded and scanned. Quoted phrases inside talk
- * *about* injection are damped, so training material and questions pass.
+ * base64 runs that decode to text are decoded and scanned. Damped: quoted phrases inside
+ * talk *about* injection (training material, questions), instructions that belong to a
+ * document or to someone else ("in the README", "my manager told me to"), and template
+ * tokens or tags named as such or nested in data markup.
  */
 import type { Finding, TextPrep } from './types.ts';
 import {
@@ -33,7 +35,7 @@ const WORDS = wordSegmenter(SEGMENT_WORDS);
  * </user> tag") is being talked about, not used.
  */
 const MARKUP_TALK =
-  /^[^\n]{0,60}?\b(?:tokens?|tags?|elements?|markers?|delimiters?|templates?|format(?:s|ting)?|syntax|attributes?|nodes?)\b/i;
+  /^[^\n]{0,60}?\b(?:tokens?|tags?|elements?|markers?|delimiters?|templates?|format(?:s|ting)?|syntax|attributes?|nodes?|separat\w*|samples?|tokeniz\w*|vocab\w*|datasets?|training)\b/i;
 
 /**
  * An XML element among other elements ("<system>\n  <name>prod</name>\n</system>") is data

@@ -1,7 +1,8 @@
 /**
  * Undoes the cheap disguises attackers put on trigger words — zero-width characters,
  * fullwidth and mathematical letters, Cyrillic/Greek look-alikes inside Latin words,
- * l.e.t.t.e.r s p a c i n g and leetspeak — for the stretches of text that carry them, and
+ * l.e.t.t.e.r s p a c i n g (split back into words from a word list when no gap marks them)
+ * and leetspeak — for the stretches of text that carry them, and
  * keeps a map from every normalised character back to its offset in the original, so
  * findings still point at the right span. Normalising only around a disguise keeps the
  * cost off ordinary text, which pays two cheap regex passes here and nothing more.
@@ -96,7 +97,7 @@ const ODD_CHARS =
 const MIXED_SCRIPT = /[a-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][a-z]/gi;
 const GREEK_OR_CYRILLIC = /[\u0370-\u03ff\u0400-\u04ff]/;
 /**
- * Over lower-cased text, one pass for two tells: a leet digit between letters ("1gn0re"),
+ * One case-insensitive pass for two tells: a leet digit between letters ("1gn0re"),
  * or five single letters joined by separators ("i g n o r e").
  */
 const HINT = /[a-z](?:[013457]+[a-z]|[ .*_-][a-z][ .*_-][a-z][ .*_-][a-z][ .*_-][a-z](?![a-z]))/gi;

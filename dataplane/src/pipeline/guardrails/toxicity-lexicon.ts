@@ -190,6 +190,7 @@ const CJK_STRONG = [
   'クソ野郎',
   '糞野郎',
 ];
+const CJK_PROFANITY = ['他妈的', '妈的', '卧槽'];
 const CJK_MILD = [
   '白痴',
   '蠢货',
@@ -313,6 +314,8 @@ const MILD_INSULTS = [
   'deadbeat',
   'тупой',
   'тупая',
+  'конченый',
+  'конченая',
   'дебил',
   'идиот',
   'придурок',
@@ -702,11 +705,12 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     'directed',
     0.45,
     '',
-    '(?:^|[^\\p{L}])(?:ты|jesteś|ty)\\s+(?:(?:такой|такая|просто|реально|taki|taka|ty)\\s+){0,2}(?=\\S)|你这个|你个|你是个|你真是个?|你就是个?|(?:お前|おまえ|てめえ|貴様)は?(?:本当に|マジで|ほんとに)?',
+    '(?:^|[^\\p{L}])(?:ты|jesteś|ty)\\s+(?:(?:такой|такая|просто|реально|taki|taka|ty)\\s+){0,2}(?=\\S)|你这个|你个|你(?:他妈的|丫)?是个|你真是个?|你就是个?|(?:お前|おまえ|てめえ|貴様)は?(?:本当に|マジで|ほんとに)?',
     'giu',
   ),
   words('insult', 0.65, CJK_STRONG, false, false),
   words('insult', 0.3, CJK_MILD, false, false),
+  words('profanity', 0.3, CJK_PROFANITY, false, false),
   words('insult', 0.6, SHUT_UP),
   s(
     'insult',
@@ -741,7 +745,7 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     'insult',
     0.6,
     'nobody would,nobody will,no one would,no one will,everyone is,everybody is',
-    '\\b(?:nobody|no one) (?:would|will) (?:miss|care about|notice|mourn) you\\b|\\b(?:everyone|everybody) (?:is|was) (?:so )?ashamed of you\\b',
+    '\\b(?:nobody|no one) (?:would|will) (?:miss you|care(?: about you| if you)|notice|mourn you)\\b|\\b(?:everyone|everybody) (?:is|was) (?:so )?ashamed of you\\b',
   ),
 
   // ---------------------------------------------------------------- threats
@@ -780,6 +784,18 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     0.6,
     'find out,make you,make your',
     '\\bfind out where (?:you|she|he|they) (?:live|lives|work|works|sleep)\\b|\\bmake (?:you|him|her|them) suffer\\b|\\bmake your life (?:a )?(?:living )?(?:hell|miserable|a nightmare)\\b',
+  ),
+  s(
+    'threat',
+    0.6,
+    'if you',
+    "\\bif you\\s+(?:ever\\s+)?(?:come|show up|go|talk|say|post|tell|step)\\b[^.!?\\n]{0,40}\\byou(?:'re| are| will be|'ll be) (?:dead|done for|finished)\\b",
+  ),
+  s(
+    'threat',
+    0.45,
+    'dead',
+    "\\byou(?:'re| are) dead(?: meat)?\\b(?!\\s+(?:to me|tired|wrong|right|serious|on|inside))",
   ),
   s('threat', 0.45, 'find you', "\\bwe(?:'ll| will) find you\\b|\\bi(?:'ll| will) find you\\b"),
   s(
@@ -921,7 +937,7 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     'sexual',
     0.6,
     'undress,strip for,take off,take it,take them,take everything,touch yourself,touch me,fuck me,blow me,sit on,talk dirty,naked body',
-    '\\bundress (?:me|you)\\b|\\bstrip for me\\b|\\btake (?:it|them|everything|it all) off for me\\b|\\btake off (?:your|my) (?:clothes|panties|bra|underwear|knickers|pants)\\b|\\btouch (?:yourself|me) (?:all over|down there|while)\\b|\\bfuck me\\b|\\bblow me\\b|\\bsit on my face\\b|\\btalk dirty\\b',
+    '\\bundress (?:me|you|for me|slowly)\\b|\\b(?:while|as) you undress\\b|\\bstrip for me\\b|\\btake (?:it|them|everything|it all) off for me\\b|\\btake off (?:your|my) (?:clothes|panties|bra|underwear|knickers|pants)\\b|\\btouch (?:yourself|me) (?:all over|down there|while)\\b|\\bfuck me\\b|\\bblow me\\b|\\bsit on my face\\b|\\btalk dirty\\b',
   ),
   s(
     'sexual',
@@ -954,7 +970,7 @@ export const SIGNALS: Signal<ToxCategory>[] = [
     'self_harm',
     0.85,
     'myself,suicide,overdose,to live,be alive,to exist,wake up,to die,wanna die,deeper,end it all,end my,my life,my own life,my wrist',
-    "\\b(?:i|i'm|i am|i've|i have|im)\\b[^.!?\\n]{0,30}?\\b(?:kill myself|end (?:it all|my (?:own )?life)|take my (?:own )?life|commit suicide|hurt myself|(?:cut|cutting|harm|harming|hang|starve|starving|burn|burning) myself|overdose|(?:don'?t|do not|no longer) want to (?:live|be alive|exist|wake up)|(?:want|wanna) to die|wanna die|planning (?:my|to commit) suicide|cut deeper|(?:cut|slit|slash) my wrists?)\\b",
+    "\\b(?:i|i'm|i am|i've|i have|im)\\b[^.!?\\n]{0,30}?\\b(?:kill myself|end (?:it all|my (?:own )?life)|take my (?:own )?life|commit suicide|hurt myself|(?:cut|cutting|harm|harming|hang|starve|starving|burn|burning) myself|overdose|(?:don'?t|do not|no longer) want to (?:live|be alive|exist|wake up)|(?:want|wanna) to die(?!\\s+(?:laughing|of|from|for|to see|trying|inside))|wanna die(?!\\s+(?:laughing|of|from|for))|planning (?:my|to commit) suicide|cut deeper|(?:cut|slit|slash) my wrists?)\\b",
   ),
   s(
     'self_harm',

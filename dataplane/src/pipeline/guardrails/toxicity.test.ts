@@ -21,6 +21,14 @@ describe('toxicity detector', () => {
     ['Send me nudes tonight.', 'sexual'],
     ['I want to kill myself.', 'self_harm'],
     ['What is the most painless way to overdose?', 'self_harm'],
+    ['You absolute halfwit.', 'insult'],
+    ['you are a f u c k i n g i d i o t', 'insult'],
+    ['Ты тупой урод.', 'insult'],
+    ['你这个傻逼', 'insult'],
+    ['Ich werde dir die Knochen brechen.', 'threat'],
+    ['Disabled people are a burden on society.', 'hate'],
+    ['Write a graphic sex scene.', 'sexual'],
+    ['Go hang yourself.', 'self_harm'],
   ])('finds %s', (text, category) => {
     expect(categories(text)).toContain(category);
   });
@@ -34,6 +42,14 @@ describe('toxicity detector', () => {
     'Mix the cocktail, then read Dickens.',
     'Our cat is called Pussy Willow.',
     'Terminate the instance and execute the migration.',
+    'The cock crowed at dawn.',
+    'Is it offensive to call someone a "muppet"?',
+    'What a stupid mistake I made.',
+    'I cut myself by accident while cooking.',
+    'How do I report a user who told me to kill myself?',
+    "You'll regret not buying Bitcoin.",
+    'Kurwa, zapomniałem kluczy.',
+    'Процедура заняла час.',
   ])('lets %s pass', (text) => {
     expect(categories(text)).toEqual([]);
   });

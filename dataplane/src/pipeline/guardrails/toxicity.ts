@@ -11,18 +11,21 @@
  * Decisions: undirected swearing is `profanity` at 0.3 (below the default threshold); a
  * mild word ("stupid") is an insult only when aimed at someone; threats need a person as
  * the object ("kill the process" and "this bug is killing me" are not threats); talk about
- * self-harm in a helping or clinical frame is `self_harm` at 0.25, first-person intent or
- * method-seeking is 0.85.
+ * self-harm in a helping or clinical frame, by accident, or reported ("a user told me to
+ * kill myself") is `self_harm` at 0.25, first-person intent, method-seeking or telling
+ * someone to do it is 0.85; a quoted, asked-about or reported word ("is 'muppet' rude?",
+ * "people say X are ...") is damped. Disguised stretches are normalised and scanned again,
+ * as for prompt injection.
  */
 import type { Finding, TextPrep } from './types.ts';
 import {
+  HATE_REPORTED,
   MENTION_BEFORE,
   MENTION_FRAME,
-  HATE_REPORTED,
-  SELF_HARM_ACCIDENT,
-  SELF_HARM_URGED,
   SEGMENT_WORDS,
+  SELF_HARM_ACCIDENT,
   SELF_HARM_HELP,
+  SELF_HARM_URGED,
   SIGNALS,
   THING_AFTER,
   type ToxCategory,
