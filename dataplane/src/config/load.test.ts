@@ -13,7 +13,9 @@ async function load(text: string) {
 
 describe('loadConfigFile', () => {
   it('rejects an unresolved YAML alias instead of throwing', async () => {
-    const result = await load('apiVersion: gantry.dev/v1alpha1\nkind: Tenant\nmetadata: {name: x}\nspec: *nope\n');
+    const result = await load(
+      'apiVersion: gantry.dev/v1alpha1\nkind: Tenant\nmetadata: {name: x}\nspec: *nope\n',
+    );
     expect(result.ok).toBe(false);
     expect(!result.ok && result.errors[0]).toMatch(/gantry\.yaml: .*alias/i);
   });

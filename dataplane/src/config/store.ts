@@ -60,17 +60,25 @@ export function watchConfigFile(
   let running: Promise<void> = Promise.resolve();
   const name = basename(file);
   const reload = () => {
-    running = running.then(async () => {
-      const result = await loadConfigFile(file, { ...opts, version: store.current().version + 1 });
-      const event = store.apply(result);
-      if (event.ok) log.info({ version: event.version, file }, 'config reloaded');
-      else
-        log.error({ errors: event.errors, file }, 'config reload rejected; previous snapshot keeps serving');
-      if (result.ok) for (const w of result.warnings) log.warn({ file }, w);
-    }).catch((err: unknown) => {
-      // Keep the chain alive: the next edit must still be read.
-      log.error({ file, err: (err as Error).message }, 'config reload failed; previous snapshot keeps serving');
-    });
+    running = running
+      .then(async () => {
+        const result = await loadConfigFile(file, { ...opts, version: store.current().version + 1 });
+        const event = store.apply(result);
+        if (event.ok) log.info({ version: event.version, file }, 'config reloaded');
+        else
+          log.error(
+            { errors: event.errors, file },
+            'config reload rejected; previous snapshot keeps serving',
+          );
+        if (result.ok) for (const w of result.warnings) log.warn({ file }, w);
+      })
+      .catch((err: unknown) => {
+        // Keep the chain alive: the next edit must still be read.
+        log.error(
+          { file, err: (err as Error).message },
+          'config reload failed; previous snapshot keeps serving',
+        );
+      });
   };
   const watcher: FSWatcher = watch(dirname(file), (_event, changed) => {
     // ConfigMap mounts swap a `..data` symlink; plain edits name the file itself.

@@ -43,9 +43,14 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     outcome.upstream.body.destroy();
     const clientGone = res.destroyed;
     // Legacy streams are piped byte for byte, so they settle after the provider's end marker.
-    const cost = await outcome.settle(usage, text, clientGone ? 'client_gone' : failed ? 'failed' : 'complete');
+    const cost = await outcome.settle(
+      usage,
+      text,
+      clientGone ? 'client_gone' : failed ? 'failed' : 'complete',
+    );
     if (!res.destroyed) {
-      if (failed) res.write(sseData(JSON.stringify(new GatewayError('upstream_error', 'stream interrupted').toBody())));
+      if (failed)
+        res.write(sseData(JSON.stringify(new GatewayError('upstream_error', 'stream interrupted').toBody())));
       else res.addTrailers({ [ResponseHeaders.cost]: formatUsd(cost) });
       res.end();
     }

@@ -96,7 +96,8 @@ export class MemoryUsageStore implements UsageStore {
     const next = accumulate(this.cell(cell.tenant, cell.day, cellMember(cell)), r);
 
     this.state.seen.set(seenId, now + Math.min(this.opts.dedupeMs, MEMORY_DEDUPE_MS));
-    if (this.state.seen.size > MEMORY_DEDUPE_MAX) this.state.seen.delete(this.state.seen.keys().next().value!);
+    if (this.state.seen.size > MEMORY_DEDUPE_MAX)
+      this.state.seen.delete(this.state.seen.keys().next().value!);
     const t = this.state.tenant(r.tenant);
     const isNewDay = !t.days.has(cell.day);
     this.cells(t, cell.day).set(cellMember(cell), next);
