@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'charts/**', 'crds/generated/**', '.bench/**'] },
+  { ignores: ['node_modules/**', 'charts/**', 'crds/generated/**', '.bench/**', '**/dist/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
