@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# `npm start`: install what a fresh checkout lacks, bundle the data plane, and serve
+# ./gantry.yaml (or --config FILE). Without provider keys every deployment is answered by
+# the built-in fake provider, so this works offline once the packages are installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -d node_modules ] || npm install --no-audit --no-fund
+npm run build --silent
+exec node --enable-source-maps --max-semi-space-size=4 dataplane/dist/gantry.mjs "$@"
