@@ -19,6 +19,7 @@ import { startGantry } from './gantry.ts';
 import { runLoad, type Exchange, type Meter } from './load.ts';
 import { sectionNumber } from './options.ts';
 import { cpuMeter } from './proxy-overhead.ts';
+import { ms, STATS_COLUMNS, statsCells } from './report.ts';
 import type { BenchContext, Check, Section, SectionResult, Table } from './section.ts';
 import { summarise, type CellStats } from './stats.ts';
 import type { Target } from './target.ts';
@@ -165,7 +166,6 @@ export function cacheE2eChecks(cells: readonly CacheE2eCell[]): Check[] {
   ];
 }
 
-const ms = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : '-');
 const times = (v: number): string => (Number.isFinite(v) ? `${v.toFixed(2)}x` : '-');
 
 export function cacheE2eTables(cells: readonly CacheE2eCell[]): Table[] {
@@ -173,30 +173,8 @@ export function cacheE2eTables(cells: readonly CacheE2eCell[]): Table[] {
   return [
     {
       title: `Semantic cache end to end: one Gantry, builtin embedder, ${CONNECTIONS} connection (ms; TTFB = first body chunk)`,
-      columns: [
-        'mode',
-        'req/s',
-        'p50',
-        'p99',
-        'TTFB p50',
-        'TTFB p99',
-        'requests',
-        'errors',
-        'cache status',
-        'gw CPU/req',
-      ],
-      rows: cells.map((c) => [
-        c.mode,
-        c.stats.rps.toFixed(0),
-        ms(c.stats.p50),
-        ms(c.stats.p99),
-        ms(c.stats.ttfbP50),
-        ms(c.stats.ttfbP99),
-        String(c.stats.requests),
-        String(c.stats.errors),
-        formatCounts(c.statuses),
-        ms(c.gatewayCpuMs),
-      ]),
+      columns: ['mode', ...STATS_COLUMNS, 'cache status', 'gw CPU/req'],
+      rows: cells.map((c) => [c.mode, ...statsCells(c.stats), formatCounts(c.statuses), ms(c.gatewayCpuMs)]),
     },
     {
       title: 'Hit against miss (ratio = hit / miss; below 1 = the hit is faster)',

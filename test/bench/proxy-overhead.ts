@@ -8,6 +8,7 @@ import { atLeast, below, skipped } from './checks.ts';
 import { runLoad, type Exchange, type Meter } from './load.ts';
 import { installPeer, startPeer } from './peer.ts';
 import { readCpuMs, readMemory, type Child, type Memory } from './procs.ts';
+import { ms, STATS_COLUMNS, statsCells } from './report.ts';
 import type { BenchContext, Check, Section, SectionResult, Table } from './section.ts';
 import { startGantry } from './gantry.ts';
 import { summarise, type CellStats } from './stats.ts';
@@ -155,38 +156,18 @@ export function cpuMeter(children: Array<Child | undefined>): Meter & { used(): 
   };
 }
 
-const ms = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : '-');
 const signedMs = (v: number): string => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(3)}` : '-');
 
 export function tables(runs: TargetRun[], added: Added[]): Table[] {
   const cells: Table = {
     title: 'Proxy overhead: measured cells (latency in ms, TTFB = first body chunk)',
-    columns: [
-      'target',
-      'conns',
-      'mode',
-      'req/s',
-      'p50',
-      'p99',
-      'TTFB p50',
-      'TTFB p99',
-      'requests',
-      'errors',
-      'gw CPU/req',
-      'upstream CPU/req',
-    ],
+    columns: ['target', 'conns', 'mode', ...STATS_COLUMNS, 'gw CPU/req', 'upstream CPU/req'],
     rows: runs.flatMap((r) =>
       r.cells.map((c) => [
         r.name,
         String(c.connections),
         c.mode,
-        c.stats.rps.toFixed(0),
-        ms(c.stats.p50),
-        ms(c.stats.p99),
-        ms(c.stats.ttfbP50),
-        ms(c.stats.ttfbP99),
-        String(c.stats.requests),
-        String(c.stats.errors),
+        ...statsCells(c.stats),
         ms(c.gatewayCpuMs),
         ms(c.upstreamCpuMs),
       ]),

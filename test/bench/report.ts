@@ -1,5 +1,33 @@
 /** Plain-text rendering of tables and target checks. */
 import type { Check, Table } from './section.ts';
+import type { CellStats } from './stats.ts';
+
+/** Milliseconds to three decimals; '-' for a figure that was not measured (NaN). */
+export const ms = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : '-');
+
+/** Headers of a measured cell's figures, in the order statsCells() gives them. */
+export const STATS_COLUMNS: readonly string[] = [
+  'req/s',
+  'p50',
+  'p99',
+  'TTFB p50',
+  'TTFB p99',
+  'requests',
+  'errors',
+];
+
+/** A measured cell's figures as table cells (latencies in ms). */
+export function statsCells(s: CellStats): string[] {
+  return [
+    s.rps.toFixed(0),
+    ms(s.p50),
+    ms(s.p99),
+    ms(s.ttfbP50),
+    ms(s.ttfbP99),
+    String(s.requests),
+    String(s.errors),
+  ];
+}
 
 const isNumeric = (s: string): boolean => /^[+-]?\d/.test(s);
 

@@ -7,13 +7,13 @@
  * the server on a free loopback port with a fresh data directory, waits until it answers a
  * health check, and stops it (and removes the directory) on demand.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MilvusClient } from '@zilliz/milvus2-sdk-node';
-import { freePort } from './redis.ts';
+import { HOST, startServerProcess, type ServerProcess } from './server-process.ts';
 
 /** Env var through which the shared server's address reaches test workers. */
 export const MILVUS_ADDRESS_ENV = 'GANTRY_TEST_MILVUS_ADDRESS';
@@ -23,24 +23,16 @@ export const MILVUS_PYTHON_ENV = 'GANTRY_MILVUS_PYTHON';
 /** Pinned: the versions the suites were written against. */
 export const MILVUS_LITE_REQUIREMENTS = ['milvus-lite==3.2.2', 'pymilvus==3.0.2'];
 
-const HOST = '127.0.0.1';
 const START_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 5_000;
 const VENV_DIR = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'gantry', 'milvus-lite-venv');
 
-export interface MilvusInstance {
+/**
+ * A private Milvus Lite server. restart() comes back on the same port, so clients holding the
+ * address reconnect to it, with no data; stop() also removes the data.
+ */
+export interface MilvusInstance extends ServerProcess {
   /** `host:port`, what MilvusClient takes. */
   readonly address: string;
-  readonly port: number;
-  readonly running: boolean;
-  /** Stops the server (SIGTERM, SIGKILL after a grace period); no-op when already stopped. */
-  stop(): Promise<void>;
-  /** Starts the server again on the same port, so clients holding the address reconnect to it. Data is gone. */
-  restart(): Promise<void>;
-  /** Freezes the server (SIGSTOP): connections stay open but nothing answers. */
-  pause(): void;
-  /** Thaws a paused server (SIGCONT). */
-  resume(): void;
 }
 
 function run(cmd: string, args: string[], timeoutMs = 600_000): { ok: boolean; output: string } {
@@ -170,66 +162,6 @@ export async function milvusHealthy(address: string, timeoutMs = 1000): Promise<
   }
 }
 
-interface Spawned {
-  child: ChildProcess;
-  exited: Promise<void>;
-  output: () => string;
-}
-
-function spawnServer(python: string, port: number, dataDir: string): Spawned {
-  const child = spawn(
-    python,
-    ['-m', 'milvus_lite', 'server', '--data-dir', dataDir, '--host', HOST, '--port', String(port)],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1' } },
-  );
-  let out = '';
-  const keep = (d: Buffer) => {
-    out = (out + d.toString('utf8')).slice(-4000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  // A run that dies without teardown must not leave servers behind.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => {
-      process.off('exit', killOnExit);
-      resolve();
-    });
-    child.once('error', (err) => {
-      out += `\nspawn error: ${err.message}`;
-      resolve();
-    });
-  });
-  return { child, exited, output: () => out };
-}
-
-/** Polls until the server answers a health check; rejects early if the process died. */
-async function waitUntilReady(port: number, s: Spawned): Promise<void> {
-  let dead = false;
-  void s.exited.then(() => (dead = true));
-  const address = `${HOST}:${port}`;
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (dead) throw new Error(`Milvus Lite exited during start on port ${port}:\n${s.output()}`);
-    if ((await portOpen(port)) && (await milvusHealthy(address))) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  s.child.kill('SIGKILL');
-  throw new Error(
-    `Milvus Lite did not become healthy on port ${port} within ${START_TIMEOUT_MS} ms:\n${s.output()}`,
-  );
-}
-
-async function stopSpawned(s: Spawned): Promise<void> {
-  if (s.child.exitCode !== null || s.child.signalCode !== null) return;
-  s.child.kill('SIGCONT'); // a paused server cannot handle SIGTERM
-  s.child.kill('SIGTERM');
-  const timer = setTimeout(() => s.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-  await s.exited;
-  clearTimeout(timer);
-}
-
 /**
  * Starts a private Milvus Lite server on a free loopback port (installing Milvus Lite if
  * needed). The caller owns it and must call stop(), which also removes its data.
@@ -237,50 +169,50 @@ async function stopSpawned(s: Spawned): Promise<void> {
 export async function startMilvus(): Promise<MilvusInstance> {
   const python = ensureMilvusLite();
   const dataDir = mkdtempSync(join(tmpdir(), 'gantry-milvus-'));
-  let current: Spawned | undefined;
-  let port = 0;
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 5 && !current; attempt++) {
-    port = await freePort();
-    const s = spawnServer(python, port, dataDir);
-    try {
-      await waitUntilReady(port, s);
-      current = s;
-    } catch (err) {
-      lastError = err;
-      await stopSpawned(s);
-    }
-  }
-  if (!current) {
-    rmSync(dataDir, { recursive: true, force: true });
-    throw lastError;
-  }
-  // Each spawn above used the same directory; a failed one may have left a LOCK, which flock releases on exit.
+  // Each start attempt uses the same directory; a failed one may have left a LOCK, which flock releases on exit.
   const wipe = () => rmSync(dataDir, { recursive: true, force: true });
+  const server = await startServerProcess({
+    name: 'Milvus Lite',
+    command: python,
+    args: (port) => [
+      '-m',
+      'milvus_lite',
+      'server',
+      '--data-dir',
+      dataDir,
+      '--host',
+      HOST,
+      '--port',
+      String(port),
+    ],
+    env: { PYTHONUNBUFFERED: '1' },
+    healthy: async (port) => (await portOpen(port)) && (await milvusHealthy(`${HOST}:${port}`)),
+    readiness: 'become healthy',
+    startTimeoutMs: START_TIMEOUT_MS,
+    pollMs: 50,
+  }).catch((err: unknown) => {
+    wipe();
+    throw err;
+  });
   return {
-    address: `${HOST}:${port}`,
-    port,
+    address: `${HOST}:${server.port}`,
+    port: server.port,
     get running() {
-      return current !== undefined && current.child.exitCode === null && current.child.signalCode === null;
+      return server.running;
     },
     async stop() {
-      if (current) await stopSpawned(current);
+      await server.stop();
       wipe();
     },
     async restart() {
-      if (current) await stopSpawned(current);
+      // A fresh, empty data directory between the old process and the new one.
+      await server.stop();
       wipe();
       mkdirSync(dataDir, { recursive: true });
-      const s = spawnServer(python, port, dataDir);
-      await waitUntilReady(port, s);
-      current = s;
+      await server.restart();
     },
-    pause() {
-      current?.child.kill('SIGSTOP');
-    },
-    resume() {
-      current?.child.kill('SIGCONT');
-    },
+    pause: () => server.pause(),
+    resume: () => server.resume(),
   };
 }
 

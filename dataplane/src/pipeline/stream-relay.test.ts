@@ -4,23 +4,18 @@ import type { ChatChunk, ChunkChoice, Usage } from '../formats/openai/types.ts';
 import type { StreamTranslator, UpstreamError } from '../providers/types.ts';
 import type { LiveStream } from '../router/live-stream.ts';
 import type { AttemptLog, Routed } from '../router/router.ts';
+import { testDeployment, testTarget } from '../router/testing.ts';
 import { UpstreamFailure } from '../router/upstream.ts';
 import { relayStream, type Continue, type StreamEnd, type StreamMeta } from './stream-relay.ts';
 
-const dep = (name: string): Deployment => ({
-  name,
-  model: 'served-model',
-  provider: 'anthropic',
-  target: { provider: 'anthropic', baseUrl: 'http://u', upstreamModel: 'u', apiKey: 'k', prefill: true },
-  weight: 1,
-  priority: 1,
-  region: undefined,
-  euResident: false,
-  pricing: undefined,
-  capabilities: new Set(['chat', 'streaming', 'prefill']),
-  contextWindow: undefined,
-  timeouts: { totalMs: 1_000, connectMs: 100, headersMs: 1_000, firstTokenMs: undefined, idleMs: 1_000 },
-});
+const dep = (name: string): Deployment =>
+  testDeployment({
+    name,
+    model: 'served-model',
+    provider: 'anthropic',
+    target: testTarget({ provider: 'anthropic', prefill: true }),
+    capabilities: new Set(['chat', 'streaming', 'prefill']),
+  });
 
 const META: StreamMeta = { id: 'chatcmpl-gw', created: 1_700_000_000, model: 'client-model' };
 

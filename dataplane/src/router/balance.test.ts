@@ -2,22 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Deployment } from '../config/snapshot.ts';
 import { effectiveWeight, orderDeployments } from './balance.ts';
 import type { Availability, HealthView } from './health.ts';
+import { testDeployment } from './testing.ts';
 
-const dep = (name: string, over: Partial<Deployment> = {}): Deployment => ({
-  name,
-  model: 'm',
-  provider: 'openai',
-  target: { provider: 'openai', baseUrl: 'http://u', upstreamModel: 'u', apiKey: 'k', prefill: false },
-  weight: 1,
-  priority: 1,
-  region: undefined,
-  euResident: false,
-  pricing: undefined,
-  capabilities: new Set(['chat']),
-  contextWindow: undefined,
-  timeouts: { totalMs: 1_000, connectMs: 100, headersMs: 1_000, firstTokenMs: undefined, idleMs: 1_000 },
-  ...over,
-});
+const dep = (name: string, over: Partial<Deployment> = {}): Deployment => testDeployment({ name, ...over });
 
 /** mulberry32: small, seeded, good enough for frequency tests. */
 function seeded(seed: number): () => number {

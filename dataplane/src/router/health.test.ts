@@ -2,21 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Deployment } from '../config/snapshot.ts';
 import type { BreakerConfig } from './breaker.ts';
 import { HealthRegistry } from './health.ts';
+import { testDeployment } from './testing.ts';
 
-const dep = (name: string): Deployment => ({
-  name,
-  model: 'm',
-  provider: 'openai',
-  target: { provider: 'openai', baseUrl: 'http://u', upstreamModel: 'u', apiKey: 'k', prefill: false },
-  weight: 1,
-  priority: 1,
-  region: undefined,
-  euResident: false,
-  pricing: undefined,
-  capabilities: new Set(['chat']),
-  contextWindow: undefined,
-  timeouts: { totalMs: 1_000, connectMs: 100, headersMs: 1_000, firstTokenMs: undefined, idleMs: 1_000 },
-});
+const dep = (name: string): Deployment => testDeployment({ name });
 
 const breaker: BreakerConfig = { failureThreshold: 2, baseOpenMs: 1_000, maxOpenMs: 8_000 };
 

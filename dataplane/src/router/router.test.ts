@@ -7,26 +7,21 @@ import type { BreakerConfig } from './breaker.ts';
 import { HealthRegistry } from './health.ts';
 import { DEFAULT_RETRY, type RetryConfig } from './policy.ts';
 import { attemptHeaders, Router, type RouteRequest, type RouterObserver } from './router.ts';
+import { testDeployment, testTarget } from './testing.ts';
 import { ClientAbortError, UpstreamFailure } from './upstream.ts';
 
 // ---------------------------------------------------------------------------------------
 // Fixtures: deployments with distinct priorities so the failover order is deterministic.
 
-const dep = (name: string, model: string, priority: number, over: Partial<Deployment> = {}): Deployment => ({
-  name,
-  model,
-  provider: 'openai',
-  target: { provider: 'openai', baseUrl: 'http://u', upstreamModel: model, apiKey: 'k', prefill: false },
-  weight: 1,
-  priority,
-  region: undefined,
-  euResident: false,
-  pricing: undefined,
-  capabilities: new Set<Capability>(['chat', 'streaming']),
-  contextWindow: undefined,
-  timeouts: { totalMs: 1_000, connectMs: 100, headersMs: 1_000, firstTokenMs: undefined, idleMs: 1_000 },
-  ...over,
-});
+const dep = (name: string, model: string, priority: number, over: Partial<Deployment> = {}): Deployment =>
+  testDeployment({
+    name,
+    model,
+    priority,
+    target: testTarget({ upstreamModel: model }),
+    capabilities: new Set<Capability>(['chat', 'streaming']),
+    ...over,
+  });
 
 function snapshot(routes: { model: string; deployments: Deployment[]; fallbacks?: string[] }[]): Snapshot {
   const models = new Map<string, ModelRoute>();
