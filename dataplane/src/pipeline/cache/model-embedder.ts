@@ -1,6 +1,7 @@
 /**
  * Embeddings from a model: the caller injects the call (the data plane routes it through its
- * own router to an embeddings ModelDeployment, so failover, pricing and accounting apply).
+ * own router to an embeddings ModelDeployment, so failover and circuit breaking apply; the
+ * platform pays for these calls and they are not charged to any key).
  * Replies are checked (one finite, non-zero vector per text, all the same length) and
  * normalised to unit length.
  */

@@ -5,26 +5,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ConfigStore } from '../../config/store.ts';
-import { GatewayError } from '../../errors.ts';
 import type { CacheDeps } from '../../pipeline/cache/stage.ts';
 import { authorizeAnalytics, scopeTenant } from './analytics-auth.ts';
+import { limitParam } from './analytics-params.ts';
 
 export interface CacheAdminDeps {
   config: ConfigStore;
   cache: CacheDeps;
   adminKeyHash: Buffer | undefined;
-}
-
-const MAX_LIMIT = 1000;
-
-function parseLimit(raw: string | undefined): number {
-  if (raw === undefined) return 100;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT)
-    throw new GatewayError('invalid_request_error', `limit: must be an integer from 1 to ${MAX_LIMIT}`, {
-      param: 'limit',
-    });
-  return n;
 }
 
 export function registerCacheAdminRoutes(app: FastifyInstance, deps: CacheAdminDeps): void {
@@ -65,7 +53,7 @@ export function registerCacheAdminRoutes(app: FastifyInstance, deps: CacheAdminD
     '/api/v1/cache/metrics',
     async (request) => {
       const tenant = scope(request.headers, request.query.tenant_id);
-      const limit = parseLimit(request.query.limit);
+      const limit = limitParam(request.query);
       const data = deps.cache.recent.latest(limit, tenant ?? undefined).map((r) => ({
         at: r.at,
         request_id: r.requestId,
