@@ -5,14 +5,13 @@
  */
 import { GatewayError } from '../errors.ts';
 import type { ModelRoute } from '../config/snapshot.ts';
-import { estimateCost, type CostEstimate } from '../accounting/estimate.ts';
+import { estimateCost } from '../accounting/estimate.ts';
 import { formatUsd } from '../accounting/cost.ts';
 import type { Stores } from '../stores/index.ts';
 import { isStoreUnavailable, type RateDecision, type RateTicket, type Reservation } from '../stores/index.ts';
 import type { RequestContext } from './context.ts';
 
 export interface Admission {
-  estimate: CostEstimate;
   ticket: RateTicket | undefined;
   reservation: Reservation | undefined;
 }
@@ -59,7 +58,7 @@ export async function admit(
   const estimate = metered
     ? estimateCost(routes, promptTokens(), requestedMaxTokens)
     : { promptTokens: 0, maxOutputTokens: 0, costUsd: 0 };
-  const admission: Admission = { estimate, ticket: undefined, reservation: undefined };
+  const admission: Admission = { ticket: undefined, reservation: undefined };
 
   if (spec.rateLimit) {
     let decision: RateDecision;
