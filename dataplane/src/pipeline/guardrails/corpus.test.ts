@@ -6,8 +6,12 @@
  * holdout2 (prompt injection and toxicity in many phrasings and languages, with at least as
  * many benign look-alikes) was written before the detectors were read, then used to improve
  * them; it is held just below the recall reached (1.0 for both), so one case may slip.
+ * probes/ holds later probe sets for prompt injection and toxicity only (texts are short and
+ * carry no PII or secret labels); they are pooled, because one file has too few benign
+ * toxic look-alikes for a per-file precision to be stable, and held just below what they
+ * reach (recall 0.99 and 1.0, precision 0.99 and 0.97).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { evaluate, parseCases } from './evaluate.ts';
@@ -26,6 +30,23 @@ describe.each([
     (_name, score) => {
       expect(score.precision).toBeGreaterThanOrEqual(0.95);
       expect(score.recall).toBeGreaterThanOrEqual(recall);
+    },
+  );
+});
+
+describe('probes/ (pooled)', () => {
+  const dir = data('probes');
+  const text = readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .map((f) => readFileSync(`${dir}/${f}`, 'utf8'))
+    .join('\n');
+  const ev = evaluate(parseCases(text));
+  it.each(['prompt-injection', 'toxicity'] as const)(
+    '%s keeps precision >= 0.95 and recall >= 0.98',
+    (name) => {
+      const score = ev.byDetector[name];
+      expect(score.precision).toBeGreaterThanOrEqual(0.95);
+      expect(score.recall).toBeGreaterThanOrEqual(0.98);
     },
   );
 });
