@@ -47,8 +47,8 @@ function unavailable(what: string, cause: unknown): GatewayError {
 export async function admit(
   stores: Stores,
   ctx: RequestContext,
-  /** Every model the request may land on: the estimate is priced at the dearest. */
-  routes: readonly ModelRoute[],
+  /** Every model the request may land on (the estimate is priced at the dearest); asked only for metered keys. */
+  routes: () => readonly ModelRoute[],
   promptTokens: () => number,
   requestedMaxTokens: number | undefined,
 ): Promise<Admission> {
@@ -56,7 +56,7 @@ export async function admit(
   const keyRef = { tenant: ctx.tenant.name, keyId: ctx.key.id };
   const metered = spec.budget !== undefined || spec.rateLimit?.tokensPerMinute !== undefined;
   const estimate = metered
-    ? estimateCost(routes, promptTokens(), requestedMaxTokens)
+    ? estimateCost(routes(), promptTokens(), requestedMaxTokens)
     : { promptTokens: 0, maxOutputTokens: 0, costUsd: 0 };
   const admission: Admission = { ticket: undefined, reservation: undefined };
 

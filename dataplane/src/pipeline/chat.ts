@@ -4,11 +4,10 @@
  * routing → router.
  */
 import type { Capability } from '@gantry/crds';
-import { GatewayError } from '../errors.ts';
 import type { ChatRequest } from '../formats/openai/types.ts';
 import { admit } from './admission.ts';
 import { forwardChat, type ChatOutcome } from './chat-forward.ts';
-import { mayUse, promptTokensOf, reachableRoutes, type RequestContext } from './context.ts';
+import { accessibleRoute, promptTokensOf, reachableRoutes, type RequestContext } from './context.ts';
 import type { PipelineDeps } from './forward.ts';
 import { guardRequest } from './guardrails/stage.ts';
 import { lookupCache } from './cache/stage.ts';
@@ -17,12 +16,6 @@ import { routeByDifficulty, routingCandidates } from './routing/stage.ts';
 import { checkCapabilities, inspectChat } from './validate.ts';
 
 export type { ChatOutcome, Served } from './chat-forward.ts';
-
-export function modelNotEnabled(model: string): GatewayError {
-  return new GatewayError('model_not_found', `model ${model} does not exist or is not enabled for this key`, {
-    param: 'model',
-  });
-}
 
 export async function runChat(
   deps: PipelineDeps,
@@ -35,7 +28,7 @@ export async function runChat(
   ctx.admission = await admit(
     deps.stores,
     ctx,
-    reachableRoutes(ctx, req.model, routingCandidates(ctx)),
+    () => reachableRoutes(ctx, req.model, routingCandidates(ctx)),
     () => promptTokensOf(ctx, req),
     req.max_completion_tokens ?? req.max_tokens,
   );
@@ -51,8 +44,7 @@ export async function runChat(
 
 /** The model exists, the key may use it, and it can do what the request needs. */
 function admissible(ctx: RequestContext, req: ChatRequest): Capability[] {
-  const route = ctx.snapshot.models.get(req.model);
-  if (!route || !mayUse(ctx, req.model)) throw modelNotEnabled(req.model);
+  const route = accessibleRoute(ctx, req.model);
   const needs = inspectChat(req);
   checkCapabilities(route, 'chat', needs);
   return needs.capabilities;

@@ -1,6 +1,7 @@
 /** What every stage of a request sees: who is calling, on which snapshot, and how to stop. */
 import type { KeyRecord, ModelRoute, Snapshot, TenantRecord } from '../config/snapshot.ts';
 import type { UsageRecord } from '../accounting/usage.ts';
+import { GatewayError } from '../errors.ts';
 import { estimatePromptTokens } from '../accounting/tokens.ts';
 import type { ChatRequest } from '../formats/openai/types.ts';
 import type { Admission } from './admission.ts';
@@ -66,6 +67,23 @@ export function reachableRoutes(
 /** Counting tokens is the dearest step of admission: do it once per request. */
 export function promptTokensOf(ctx: Pick<RequestContext, 'promptTokens'>, req: ChatRequest): number {
   return (ctx.promptTokens ??= estimatePromptTokens(req));
+}
+
+/** The model's route when the caller may use it; else 404 naming the model. */
+export function accessibleRoute(
+  ctx: Pick<RequestContext, 'key' | 'tenant' | 'snapshot'>,
+  model: string,
+): ModelRoute {
+  const route = ctx.snapshot.models.get(model);
+  if (!route || !mayUse(ctx, model))
+    throw new GatewayError(
+      'model_not_found',
+      `model ${model} does not exist or is not enabled for this key`,
+      {
+        param: 'model',
+      },
+    );
+  return route;
 }
 
 /** Model access = tenant allow list ∩ key restriction. */

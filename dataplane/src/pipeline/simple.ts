@@ -15,9 +15,9 @@ import type {
 import { completionsCall, embeddingsCall, sendOk } from '../router/calls.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../router/upstream.ts';
 import { admit } from './admission.ts';
-import { modelNotEnabled, type Served } from './chat.ts';
+import type { Served } from './chat.ts';
 import { settle } from './settlement.ts';
-import { mayUse, reachableRoutes, type RequestContext } from './context.ts';
+import { accessibleRoute, reachableRoutes, type RequestContext } from './context.ts';
 import { callContext, routeRequest, type PipelineDeps } from './forward.ts';
 import { checkCapabilities, type Endpoint } from './validate.ts';
 
@@ -31,13 +31,11 @@ async function prepare(
   promptTokens: () => number,
 ) {
   Object.assign(ctx.usage, { endpoint, requestedModel: req.model, stream: req.stream === true });
-  const route = ctx.snapshot.models.get(req.model);
-  if (!route || !mayUse(ctx, req.model)) throw modelNotEnabled(req.model);
-  checkCapabilities(route, endpoint, undefined);
+  checkCapabilities(accessibleRoute(ctx, req.model), endpoint, undefined);
   ctx.admission = await admit(
     deps.stores,
     ctx,
-    reachableRoutes(ctx, req.model),
+    () => reachableRoutes(ctx, req.model),
     promptTokens,
     endpoint === 'embeddings' ? 0 : req.max_tokens,
   );
