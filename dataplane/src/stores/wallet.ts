@@ -3,6 +3,7 @@
  * change, so a balance can always be rebuilt from its ledger. Auto-recharges are written by
  * the budget store's reserve, in the same atomic step as the budget check.
  */
+import { toMicros } from './money.ts';
 
 export const LedgerKinds = ['topup', 'recharge', 'cache_credit', 'debit', 'adjustment'] as const;
 export type LedgerKind = (typeof LedgerKinds)[number];
@@ -19,6 +20,20 @@ export interface LedgerEntry {
   balanceUsd: number;
   keyId?: string | undefined;
   reference?: string | undefined;
+}
+
+/**
+ * The signed amount (µ$) of a movement and whether it may overdraw: a credit adds and is
+ * always booked; a debit subtracts and may not take the balance below zero unless allowed.
+ */
+export function signedMovement(
+  direction: 'credit' | 'debit',
+  m: Movement & { allowNegative?: boolean },
+): { micros: number; overdraw: boolean } {
+  const magnitude = Math.abs(toMicros(m.amountUsd));
+  return direction === 'credit'
+    ? { micros: magnitude, overdraw: true }
+    : { micros: -magnitude, overdraw: m.allowNegative === true };
 }
 
 export interface Movement {

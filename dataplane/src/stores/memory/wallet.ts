@@ -1,6 +1,14 @@
 import { fromMicros, toMicros } from '../money.ts';
 import { systemClock, type Clock } from '../types.ts';
-import type { LedgerEntry, LedgerKind, MoveResult, Movement, RebuildResult, WalletStore } from '../wallet.ts';
+import {
+  signedMovement,
+  type LedgerEntry,
+  type LedgerKind,
+  type MoveResult,
+  type Movement,
+  type RebuildResult,
+  type WalletStore,
+} from '../wallet.ts';
 import { compareLedgerIds, type MemoryLedgerEntry, type MemoryState, type MemoryWallet } from './state.ts';
 
 const IDEMPOTENCY_MS = 24 * 3_600_000;
@@ -55,7 +63,8 @@ export class MemoryWalletStore implements WalletStore {
     kind: 'topup' | 'cache_credit' | 'adjustment',
     m: Movement,
   ): Promise<MoveResult> {
-    return this.move(tenant, kind, Math.abs(toMicros(m.amountUsd)), m, true);
+    const { micros, overdraw } = signedMovement('credit', m);
+    return this.move(tenant, kind, micros, m, overdraw);
   }
 
   async debit(
@@ -63,7 +72,8 @@ export class MemoryWalletStore implements WalletStore {
     kind: 'debit' | 'adjustment',
     m: Movement & { allowNegative?: boolean },
   ): Promise<MoveResult> {
-    return this.move(tenant, kind, -Math.abs(toMicros(m.amountUsd)), m, m.allowNegative === true);
+    const { micros, overdraw } = signedMovement('debit', m);
+    return this.move(tenant, kind, micros, m, overdraw);
   }
 
   async syncConfigured(tenant: string, configuredUsd: number): Promise<LedgerEntry | undefined> {

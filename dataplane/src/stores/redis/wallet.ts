@@ -3,6 +3,7 @@ import { fromMicros, toMicros } from '../money.ts';
 import { systemClock, type Clock } from '../types.ts';
 import {
   LedgerKinds,
+  signedMovement,
   type LedgerEntry,
   type LedgerKind,
   type MoveResult,
@@ -118,7 +119,8 @@ export class RedisWalletStore implements WalletStore {
     kind: 'topup' | 'cache_credit' | 'adjustment',
     m: Movement,
   ): Promise<MoveResult> {
-    return this.move(tenant, kind, Math.abs(toMicros(m.amountUsd)), m, true);
+    const { micros, overdraw } = signedMovement('credit', m);
+    return this.move(tenant, kind, micros, m, overdraw);
   }
 
   async debit(
@@ -126,7 +128,8 @@ export class RedisWalletStore implements WalletStore {
     kind: 'debit' | 'adjustment',
     m: Movement & { allowNegative?: boolean },
   ): Promise<MoveResult> {
-    return this.move(tenant, kind, -Math.abs(toMicros(m.amountUsd)), m, m.allowNegative === true);
+    const { micros, overdraw } = signedMovement('debit', m);
+    return this.move(tenant, kind, micros, m, overdraw);
   }
 
   async syncConfigured(tenant: string, configuredUsd: number): Promise<LedgerEntry | undefined> {
