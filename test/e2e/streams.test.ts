@@ -1,5 +1,7 @@
 /** Streams that break, stall, lie or never start, and clients that walk away. */
 import OpenAI from 'openai';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { costUsd } from '../../dataplane/src/accounting/cost.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeAnswer } from '../../dataplane/src/fake-provider/index.ts';
 import { DEFAULT_RETRY } from '../../dataplane/src/router/policy.ts';
@@ -168,14 +170,42 @@ describe('imperfect but complete streams', () => {
     expect(usage?.completion_tokens).toBeGreaterThan(0);
   });
 
-  it('sends the cost as a trailer', async () => {
-    const res = await fetch(`${stack.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'plain', stream: true, messages: [{ role: 'user', content: PROMPT }] }),
+  it('sends the cost as a trailer, priced from the usage the stream reported', async () => {
+    // fetch hides trailers; node:http exposes them once the body has ended.
+    const body = JSON.stringify({
+      model: 'plain',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: PROMPT }],
     });
-    expect(res.headers.get('trailer')).toBe('x-gantry-cost');
-    expect(await res.text()).toContain('[DONE]');
+    const { headers, trailers, text } = await new Promise<{
+      headers: IncomingHttpHeaders;
+      trailers: NodeJS.Dict<string>;
+      text: string;
+    }>((resolve, reject) => {
+      const req = httpRequest(
+        `${stack.baseURL}/chat/completions`,
+        { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ headers: res.headers, trailers: res.trailers, text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(headers.trailer).toBe('x-gantry-cost');
+    const usageLine = text
+      .split('\n')
+      .filter((l) => l.includes('"usage":{'))
+      .at(-1)!;
+    const usage = (JSON.parse(usageLine.slice('data: '.length)) as { usage: OpenAI.CompletionUsage }).usage;
+    // The harness prices every deployment at $1 / $2 per million tokens.
+    const expected = costUsd({ inputPerMillionTokens: 1, outputPerMillionTokens: 2 }, usage);
+    expect(expected).toBeGreaterThan(0);
+    expect(Number(trailers['x-gantry-cost'])).toBeCloseTo(expected, 9);
   });
 });
 
