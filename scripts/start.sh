@@ -4,6 +4,6 @@
 # the built-in fake provider, so this works offline once the packages are installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -d node_modules ] || npm install --no-audit --no-fund
+[ -d node_modules ] || npm ci --no-audit --no-fund
 npm run build --silent
 exec node --enable-source-maps --max-semi-space-size=4 dataplane/dist/gantry.mjs "$@"

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-[ -d node_modules ] || npm install --no-audit --no-fund
+[ -d node_modules ] || npm ci --no-audit --no-fund
 bash scripts/ensure-redis.sh
 
 echo "== typecheck"; npx tsc -p tsconfig.json
