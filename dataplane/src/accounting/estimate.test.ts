@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Deployment, ModelRoute } from '../config/snapshot.ts';
-import { DEFAULT_MAX_OUTPUT_TOKENS, dearestPricing, estimateCost } from './estimate.ts';
+import {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  MAX_ESTIMATE_TOKENS,
+  MAX_ESTIMATE_USD,
+  dearestPricing,
+  estimateCost,
+} from './estimate.ts';
 
 const route = (model: string, ...prices: [number, number, number?][]): ModelRoute => ({
   model,
@@ -20,15 +26,44 @@ describe('estimateCost', () => {
     const big = route('big', [10, 30]);
     expect(dearestPricing(small)).toEqual({ inputPerMillionTokens: 3, outputPerMillionTokens: 4 });
     expect(dearestPricing(small, big)).toEqual({ inputPerMillionTokens: 10, outputPerMillionTokens: 30 });
-    const e = estimateCost([small, big], 1000, 500);
+    const e = estimateCost([small, big], 1000, { maxTokens: 500 });
     expect(e.costUsd).toBeCloseTo((1000 * 10 + 500 * 30) / 1e6, 9);
   });
 
   it('assumes the largest output limit of the deployments, else the default', () => {
     expect(
-      estimateCost([route('a', [1, 1, 100]), route('b', [1, 1, 300])], 0, undefined).maxOutputTokens,
+      estimateCost([route('a', [1, 1, 100]), route('b', [1, 1, 300])], 0, { maxTokens: undefined })
+        .maxOutputTokens,
     ).toBe(300);
-    expect(estimateCost([route('a', [1, 1])], 0, undefined).maxOutputTokens).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
-    expect(estimateCost([route('a', [1, 1, 100])], 0, 42).maxOutputTokens).toBe(42);
+    expect(estimateCost([route('a', [1, 1])], 0, { maxTokens: undefined }).maxOutputTokens).toBe(
+      DEFAULT_MAX_OUTPUT_TOKENS,
+    );
+    expect(estimateCost([route('a', [1, 1, 100])], 0, { maxTokens: 42 }).maxOutputTokens).toBe(42);
+  });
+
+  it('multiplies the output by every sequence generated (n, best_of, prompts)', () => {
+    const r = route('a', [0, 1_000_000]);
+    // $1 per output token: n=128 of 50 tokens holds $6,400, not $50.
+    const e = estimateCost([r], 0, { maxTokens: 50, sequences: 128 });
+    expect(e.maxOutputTokens).toBe(6400);
+    expect(e.costUsd).toBe(6400);
+    // The deployment's limit is per sequence too.
+    expect(
+      estimateCost([route('b', [0, 1, 1000])], 0, { maxTokens: undefined, sequences: 3 }).maxOutputTokens,
+    ).toBe(3000);
+    expect(estimateCost([r], 0, { maxTokens: 50, sequences: 0 }).maxOutputTokens).toBe(50);
+  });
+
+  it('saturates at bounds the stores can hold instead of producing unsafe integers', () => {
+    const dear = route('a', [1e6, 1e6]);
+    const e = estimateCost([dear], Number.MAX_SAFE_INTEGER, {
+      maxTokens: Number.MAX_SAFE_INTEGER,
+      sequences: 128,
+    });
+    expect(e.maxOutputTokens).toBe(MAX_ESTIMATE_TOKENS);
+    expect(e.promptTokens).toBe(MAX_ESTIMATE_TOKENS);
+    expect(Number.isSafeInteger(e.promptTokens + e.maxOutputTokens)).toBe(true);
+    expect(e.costUsd).toBe(MAX_ESTIMATE_USD);
+    expect(Number.isSafeInteger(e.costUsd * 1e6)).toBe(true);
   });
 });

@@ -1,14 +1,30 @@
 /**
  * What a request may cost, before it runs: real prompt tokens, the output it may produce
- * (`max_tokens`, else the deployment's limit, else a default), priced at the dearest
- * deployment of every model it may land on (the requested one, its fallbacks, the model
- * difficulty routing may choose), so a reservation is never too small.
+ * (`max_tokens`, else the deployment's limit, else a default) times every multiplier of
+ * output (`n` choices, legacy `best_of` candidates, one completion per prompt), priced at
+ * the dearest deployment of every model it may land on (the requested one, its fallbacks,
+ * the model difficulty routing may choose), so a reservation is never too small.
  */
 import type { ModelRoute, Pricing } from '../config/snapshot.ts';
 import { costUsd } from './cost.ts';
 
 /** Output assumed when neither the request nor the deployment bounds it. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/**
+ * Ceilings that keep an estimate a safe integer all the way into the stores' scripts. No real
+ * request comes near them, and any budget or token limit refuses a request that reaches them.
+ */
+export const MAX_ESTIMATE_TOKENS = 2 ** 50;
+export const MAX_ESTIMATE_USD = 1e9;
+
+/** What bounds the output of one request. */
+export interface OutputBound {
+  /** `max_tokens` (or its newer names) per generated sequence, when the request sets it. */
+  maxTokens: number | undefined;
+  /** Sequences generated: `n`, `best_of`, prompts of a batch, multiplied. 1 when absent. */
+  sequences?: number | undefined;
+}
 
 export interface CostEstimate {
   promptTokens: number;
@@ -42,12 +58,11 @@ export function maxOutputTokens(routes: readonly ModelRoute[], requested: number
 export function estimateCost(
   routes: readonly ModelRoute[],
   promptTokens: number,
-  requestedMaxTokens: number | undefined,
+  bound: OutputBound,
 ): CostEstimate {
-  const output = maxOutputTokens(routes, requestedMaxTokens);
-  return {
-    promptTokens,
-    maxOutputTokens: output,
-    costUsd: costUsd(dearestPricing(...routes), { prompt_tokens: promptTokens, completion_tokens: output }),
-  };
+  const sequences = Math.max(1, bound.sequences ?? 1);
+  const prompt = Math.min(promptTokens, MAX_ESTIMATE_TOKENS);
+  const output = Math.min(maxOutputTokens(routes, bound.maxTokens) * sequences, MAX_ESTIMATE_TOKENS);
+  const cost = costUsd(dearestPricing(...routes), { prompt_tokens: prompt, completion_tokens: output });
+  return { promptTokens: prompt, maxOutputTokens: output, costUsd: Math.min(cost, MAX_ESTIMATE_USD) };
 }

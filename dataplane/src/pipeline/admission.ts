@@ -1,11 +1,13 @@
 /**
  * Money and limits before the call: the key's rate limit (requests and tokens per minute)
  * and its budget (an estimate reserved atomically). Both fail closed: a store that cannot
- * be reached refuses the request with a 503 rather than letting it through unmetered.
+ * be reached refuses the request with a 503 rather than letting it through unmetered, and
+ * so does a settlement journal that still owes the store charges from an outage (the
+ * budgets it would read are short of that spend until the journal is replayed).
  */
 import { GatewayError } from '../errors.ts';
 import type { ModelRoute } from '../config/snapshot.ts';
-import { estimateCost } from '../accounting/estimate.ts';
+import { estimateCost, type OutputBound } from '../accounting/estimate.ts';
 import { formatUsd } from '../accounting/cost.ts';
 import type { Stores } from '../stores/index.ts';
 import { isStoreUnavailable, type RateDecision, type RateTicket, type Reservation } from '../stores/index.ts';
@@ -44,19 +46,38 @@ function unavailable(what: string, cause: unknown): GatewayError {
   });
 }
 
+/** Settlements the budget store has not received yet, and whether any are waiting. */
+export interface PendingSettlements {
+  readonly pending: number;
+}
+
+export interface AdmissionDeps {
+  stores: Stores;
+  journal?: PendingSettlements | undefined;
+}
+
 export async function admit(
-  stores: Stores,
+  deps: AdmissionDeps,
   ctx: RequestContext,
   /** Every model the request may land on (the estimate is priced at the dearest); asked only for metered keys. */
   routes: () => readonly ModelRoute[],
   promptTokens: () => number,
-  requestedMaxTokens: number | undefined,
+  output: OutputBound,
 ): Promise<Admission> {
+  const stores = deps.stores;
   const spec = ctx.key.spec;
   const keyRef = { tenant: ctx.tenant.name, keyId: ctx.key.id };
+  const owed = deps.journal?.pending ?? 0;
+  if (owed > 0 && (spec.budget !== undefined || spec.rateLimit !== undefined))
+    throw new GatewayError(
+      'service_unavailable',
+      `${owed} settlement${owed === 1 ? '' : 's'} from a budget store outage ${owed === 1 ? 'is' : 'are'} still being applied; ` +
+        'requests on keys with a budget or rate limit are refused until then; the request was not charged',
+      { headers: { 'retry-after': '1' } },
+    );
   const metered = spec.budget !== undefined || spec.rateLimit?.tokensPerMinute !== undefined;
   const estimate = metered
-    ? estimateCost(routes(), promptTokens(), requestedMaxTokens)
+    ? estimateCost(routes(), promptTokens(), output)
     : { promptTokens: 0, maxOutputTokens: 0, costUsd: 0 };
   const admission: Admission = { ticket: undefined, reservation: undefined };
 

@@ -13,7 +13,7 @@ import { guardRequest } from './guardrails/stage.ts';
 import { lookupCache } from './cache/stage.ts';
 import { serveHit } from './cache-hit.ts';
 import { routeByDifficulty, routingCandidates } from './routing/stage.ts';
-import { checkCapabilities, inspectChat } from './validate.ts';
+import { chatOutputField, checkCapabilities, checkOutputBound, inspectChat } from './validate.ts';
 
 export type { ChatOutcome, Served } from './chat-forward.ts';
 
@@ -26,11 +26,11 @@ export async function runChat(
   Object.assign(ctx.usage, { endpoint, requestedModel: req.model, stream: req.stream === true });
   const needs = admissible(ctx, req);
   ctx.admission = await admit(
-    deps.stores,
+    deps,
     ctx,
     () => reachableRoutes(ctx, req.model, routingCandidates(ctx)),
     () => promptTokensOf(ctx, req),
-    req.max_completion_tokens ?? req.max_tokens,
+    { maxTokens: chatOutputField(req).value, sequences: req.n },
   );
 
   req = guardRequest(ctx, req);
@@ -47,6 +47,8 @@ function admissible(ctx: RequestContext, req: ChatRequest): Capability[] {
   const route = accessibleRoute(ctx, req.model);
   const needs = inspectChat(req);
   checkCapabilities(route, 'chat', needs);
+  const output = chatOutputField(req);
+  checkOutputBound(route, output.param, output.value);
   return needs.capabilities;
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Capability } from '@gantry/crds';
 import { costUsd } from '../accounting/cost.ts';
+import type { OutputBound } from '../accounting/estimate.ts';
 import { estimateTextTokens } from '../accounting/tokens.ts';
 import type {
   CompletionRequest,
@@ -19,9 +20,15 @@ import type { Served } from './chat.ts';
 import { settle } from './settlement.ts';
 import { accessibleRoute, reachableRoutes, type RequestContext } from './context.ts';
 import { callContext, routeRequest, type PipelineDeps } from './forward.ts';
-import { checkCapabilities, type Endpoint } from './validate.ts';
+import {
+  checkCapabilities,
+  checkCompletionChoices,
+  checkOutputBound,
+  completionSequences,
+  type Endpoint,
+} from './validate.ts';
 
-/** Access, capability, rate limit and budget; then the route for the router. */
+/** Access, capability, output bounds, rate limit and budget; then the route for the router. */
 async function prepare(
   deps: PipelineDeps,
   ctx: RequestContext,
@@ -29,34 +36,47 @@ async function prepare(
   endpoint: Endpoint,
   needs: Capability[],
   promptTokens: () => number,
+  output: OutputBound,
 ) {
   Object.assign(ctx.usage, { endpoint, requestedModel: req.model, stream: req.stream === true });
-  checkCapabilities(accessibleRoute(ctx, req.model), endpoint, undefined);
-  ctx.admission = await admit(
-    deps.stores,
-    ctx,
-    () => reachableRoutes(ctx, req.model),
-    promptTokens,
-    endpoint === 'embeddings' ? 0 : req.max_tokens,
-  );
+  const route = accessibleRoute(ctx, req.model);
+  checkCapabilities(route, endpoint, undefined);
+  if (endpoint === 'completions') checkOutputBound(route, 'max_tokens', req.max_tokens);
+  ctx.admission = await admit(deps, ctx, () => reachableRoutes(ctx, req.model), promptTokens, output);
   return routeRequest(ctx, req.model, needs);
 }
 
 const inputText = (input: EmbeddingRequest['input']): string =>
   typeof input === 'string' ? input : input.map((x) => (typeof x === 'string' ? x : '')).join('\n');
 
+/** Inputs given as token ids are counted as they are; text is tokenised. */
+export function embeddingInputTokens(input: EmbeddingRequest['input']): number {
+  if (typeof input === 'string') return estimateTextTokens(input);
+  let ids = 0;
+  for (const x of input)
+    if (typeof x === 'number') ids += 1;
+    else if (Array.isArray(x)) ids += x.length;
+  return ids + estimateTextTokens(inputText(input));
+}
+
 export async function runEmbeddings(
   deps: PipelineDeps,
   ctx: RequestContext,
   req: EmbeddingRequest,
 ): Promise<Served & { response: EmbeddingResponse; costUsd: number }> {
-  const routing = await prepare(deps, ctx, req, 'embeddings', ['embeddings'], () =>
-    estimateTextTokens(inputText(req.input)),
+  const routing = await prepare(
+    deps,
+    ctx,
+    req,
+    'embeddings',
+    ['embeddings'],
+    () => embeddingInputTokens(req.input),
+    { maxTokens: 0 },
   );
   const routed = await deps.router.execute(routing, (d) => embeddingsCall(callContext(deps, ctx, d), req));
   const response = { ...routed.value, model: routed.deployment.model };
   const usage = {
-    prompt_tokens: response.usage.prompt_tokens || estimateTextTokens(inputText(req.input)),
+    prompt_tokens: response.usage.prompt_tokens || embeddingInputTokens(req.input),
     completion_tokens: 0,
   };
   const cost = costUsd(routed.deployment.pricing, usage);
@@ -70,6 +90,16 @@ export async function runEmbeddings(
   return { response, costUsd: cost, deployment: routed.deployment, log: routed.log };
 }
 
+type StreamEnding = 'complete' | 'client_gone' | 'failed';
+
+/** How a legacy stream ended, as the status and error type of its usage record. */
+export const STREAM_STATUS: Record<StreamEnding, number> = { complete: 200, client_gone: 499, failed: 502 };
+const STREAM_ERROR: Record<StreamEnding, string | undefined> = {
+  complete: undefined,
+  client_gone: 'client_closed_request',
+  failed: 'upstream_error',
+};
+
 export type CompletionOutcome =
   | (Served & { kind: 'completion'; response: CompletionResponse; costUsd: number })
   | (Served & {
@@ -80,11 +110,7 @@ export type CompletionOutcome =
        * Charge what the stream reported (or counted tokens when it reported nothing); a stream
        * that failed upstream is not charged, one the client left is charged for what was produced.
        */
-      settle(
-        usage: Usage | undefined,
-        completionText: string,
-        ending: 'complete' | 'client_gone' | 'failed',
-      ): Promise<number>;
+      settle(usage: Usage | undefined, completionText: string, ending: StreamEnding): Promise<number>;
     });
 
 export async function runCompletions(
@@ -93,6 +119,7 @@ export async function runCompletions(
   req: CompletionRequest,
 ): Promise<CompletionOutcome> {
   const promptText = [req.prompt].flat().join('');
+  checkCompletionChoices(req);
   const routing = await prepare(
     deps,
     ctx,
@@ -100,6 +127,7 @@ export async function runCompletions(
     'completions',
     req.stream ? ['completions', 'streaming'] : ['completions'],
     () => estimateTextTokens(promptText),
+    { maxTokens: req.max_tokens, sequences: completionSequences(req) },
   );
   if (!req.stream) {
     const routed = await deps.router.execute(routing, (d) => completionsCall(callContext(deps, ctx, d), req));
@@ -132,17 +160,20 @@ export async function runCompletions(
     usageOf: adapter.streamUsage,
     deployment: routed.deployment,
     log: routed.log,
-    async settle(reported, completionText, clientGone) {
+    async settle(reported, completionText, ending) {
       const usage = reported ?? {
         prompt_tokens: estimateTextTokens(promptText),
         completion_tokens: estimateTextTokens(completionText),
       };
-      const cost = costUsd(routed.deployment.pricing, usage);
+      // Same rule as chat streams: a stream the provider broke is not billed; one the client left is.
+      const billed = ending !== 'failed';
+      const cost = billed ? costUsd(routed.deployment.pricing, usage) : 0;
       await settle(deps, ctx, {
-        status: clientGone ? 499 : 200,
+        status: STREAM_STATUS[ending],
+        errorType: STREAM_ERROR[ending],
         deployment: routed.deployment,
         attempts: routed.log.attempts,
-        usage,
+        usage: billed ? usage : undefined,
         costUsd: cost,
       });
       return cost;

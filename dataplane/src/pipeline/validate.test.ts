@@ -4,7 +4,11 @@ import type { ModelRoute } from '../config/snapshot.ts';
 import { GatewayError } from '../errors.ts';
 import type { ChatMessage, ChatRequest, ContentPart } from '../formats/openai/types.ts';
 import {
+  chatOutputField,
   checkCapabilities,
+  checkCompletionChoices,
+  checkOutputBound,
+  completionSequences,
   DOCUMENT_MEDIA_TYPES,
   IMAGE_MEDIA_TYPES,
   inspectChat,
@@ -272,5 +276,47 @@ describe('checkCapabilities', () => {
     const needs: ChatNeeds = { capabilities: ['chat', 'reasoning'], because: { chat: 'messages' } };
     const err = thrown(() => checkCapabilities(route(['chat']), 'chat', needs));
     expect(err.param).toBe('model');
+  });
+});
+
+describe('output bounds and multipliers', () => {
+  const windows = (...w: (number | undefined)[]): ModelRoute =>
+    ({
+      model: 'm',
+      fallbacks: [],
+      capabilities: new Set(['chat']),
+      deployments: w.map((contextWindow, i) => ({ name: `d${i}`, contextWindow })),
+    }) as unknown as ModelRoute;
+
+  it('refuses an output bound above every context window of the model, naming the field', () => {
+    const e = thrown(() => checkOutputBound(windows(8000, 16000), 'max_completion_tokens', 16001));
+    expect(e.status).toBe(400);
+    expect(e.param).toBe('max_completion_tokens');
+    expect(e.message).toContain('16000');
+    expect(() => checkOutputBound(windows(8000, 16000), 'max_tokens', 16000)).not.toThrow();
+    // A deployment without a declared window could take anything: no check.
+    expect(() => checkOutputBound(windows(8000, undefined), 'max_tokens', 1e9)).not.toThrow();
+    expect(() => checkOutputBound(windows(8000), 'max_tokens', undefined)).not.toThrow();
+  });
+
+  it('reads the newer max_completion_tokens before max_tokens', () => {
+    expect(chatOutputField(chat([], { max_tokens: 5, max_completion_tokens: 7 }))).toEqual({
+      param: 'max_completion_tokens',
+      value: 7,
+    });
+    expect(chatOutputField(chat([], { max_tokens: 5 }))).toEqual({ param: 'max_tokens', value: 5 });
+  });
+
+  it('legacy completions: best_of at least n, not streamed, and every candidate of every prompt counted', () => {
+    expect(thrown(() => checkCompletionChoices({ model: 'm', prompt: 'x', n: 4, best_of: 2 })).param).toBe(
+      'best_of',
+    );
+    expect(
+      thrown(() => checkCompletionChoices({ model: 'm', prompt: 'x', best_of: 2, stream: true })).message,
+    ).toContain('stream');
+    expect(() => checkCompletionChoices({ model: 'm', prompt: 'x', n: 2, best_of: 5 })).not.toThrow();
+    expect(completionSequences({ model: 'm', prompt: ['a', 'b', 'c'], n: 2, best_of: 5 })).toBe(15);
+    expect(completionSequences({ model: 'm', prompt: 'a', n: 3 })).toBe(3);
+    expect(completionSequences({ model: 'm', prompt: 'a' })).toBe(1);
   });
 });

@@ -5,7 +5,7 @@
 import type { Capability } from '@gantry/crds';
 import type { ModelRoute } from '../config/snapshot.ts';
 import { GatewayError, invalidParam } from '../errors.ts';
-import type { ChatRequest } from '../formats/openai/types.ts';
+import type { ChatRequest, CompletionRequest } from '../formats/openai/types.ts';
 
 export const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set([
   'image/png',
@@ -91,4 +91,45 @@ export function checkCapabilities(route: ModelRoute, endpoint: Endpoint, needs: 
     const what = capability === 'documents' ? 'document (PDF) input' : capability;
     throw invalidParam(param, `model ${route.model} does not support ${what}`);
   }
+}
+
+/**
+ * An output bound larger than every context window of the model is a mistake the provider
+ * would reject after the gateway had reserved (and maybe refused) money for it: refuse it
+ * here, naming the field. Models whose deployments do not all declare a window are not checked.
+ */
+export function checkOutputBound(route: ModelRoute, param: string, value: number | undefined): void {
+  if (value === undefined || route.deployments.length === 0) return;
+  let largest = 0;
+  for (const d of route.deployments) {
+    if (d.contextWindow === undefined) return;
+    largest = Math.max(largest, d.contextWindow);
+  }
+  if (value > largest)
+    throw invalidParam(
+      param,
+      `${value} exceeds the context window of model ${route.model} (${largest} tokens)`,
+    );
+}
+
+/** The output bound a chat request sets, and the field that set it (the newer name wins). */
+export function chatOutputField(req: ChatRequest): { param: string; value: number | undefined } {
+  return req.max_completion_tokens !== undefined
+    ? { param: 'max_completion_tokens', value: req.max_completion_tokens }
+    : { param: 'max_tokens', value: req.max_tokens };
+}
+
+/** OpenAI's rules for legacy candidates: `best_of` is at least `n`, and cannot be streamed. */
+export function checkCompletionChoices(req: CompletionRequest): void {
+  const n = req.n ?? 1;
+  const bestOf = req.best_of;
+  if (bestOf === undefined) return;
+  if (bestOf < n) throw invalidParam('best_of', `must be at least n (${n})`);
+  if (req.stream && bestOf > 1) throw invalidParam('best_of', 'cannot be above 1 when stream is true');
+}
+
+/** Sequences a legacy completion generates and bills: every prompt, times its candidates. */
+export function completionSequences(req: CompletionRequest): number {
+  const prompts = Array.isArray(req.prompt) ? req.prompt.length : 1;
+  return prompts * Math.max(req.n ?? 1, req.best_of ?? 1);
 }

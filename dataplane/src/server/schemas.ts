@@ -7,6 +7,20 @@ import { Type } from '@sinclair/typebox';
 const open = { additionalProperties: true } as const;
 const Str = Type.String();
 
+/**
+ * Token counts the budget estimate multiplies: positive safe integers, so `1e20` or `2**53 + 1`
+ * is a 400 naming the field rather than a number no store can hold.
+ */
+const TokenCount = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+/** OpenAI's own bounds on choices per prompt (`n`) and legacy server-side candidates (`best_of`). */
+export const MAX_CHOICES = 128;
+export const MAX_BEST_OF = 20;
+/** Token ids are vocabulary indexes; one input array is bounded like the string inputs are. */
+const TokenIds = Type.Array(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 }), {
+  minItems: 1,
+  maxItems: 1_000_000,
+});
+
 const ContentPart = Type.Object(
   {
     type: Type.String({ minLength: 1 }),
@@ -68,9 +82,9 @@ export const ChatRequestSchema = Type.Object(
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     presence_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
     frequency_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
-    max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-    max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 128 })),
+    max_tokens: Type.Optional(TokenCount),
+    max_completion_tokens: Type.Optional(TokenCount),
+    n: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CHOICES })),
     stream: Type.Optional(Type.Boolean()),
     stream_options: Type.Optional(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, open)),
     stop: Type.Optional(Type.Union([Str, Type.Array(Str, { maxItems: 16 }), Type.Null()])),
@@ -108,8 +122,8 @@ export const EmbeddingRequestSchema = Type.Object(
     input: Type.Union([
       Type.String(),
       Type.Array(Type.String(), { minItems: 1, maxItems: 2048 }),
-      Type.Array(Type.Integer(), { minItems: 1 }),
-      Type.Array(Type.Array(Type.Integer()), { minItems: 1, maxItems: 2048 }),
+      TokenIds,
+      Type.Array(TokenIds, { minItems: 1, maxItems: 2048 }),
     ]),
     dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
     encoding_format: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('base64')])),
@@ -122,7 +136,9 @@ export const CompletionRequestSchema = Type.Object(
   {
     model: Type.String({ minLength: 1, maxLength: 256 }),
     prompt: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: 2048 })]),
-    max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_tokens: Type.Optional(TokenCount),
+    n: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CHOICES })),
+    best_of: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BEST_OF })),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     presence_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),

@@ -130,7 +130,10 @@ export const AnthropicToolChoice = Type.Union([
 export type AnthropicToolChoice = Static<typeof AnthropicToolChoice>;
 
 export const AnthropicThinkingConfig = Type.Union([
-  Type.Object({ type: Type.Literal('enabled'), budget_tokens: Type.Integer({ minimum: 0 }) }),
+  Type.Object({
+    type: Type.Literal('enabled'),
+    budget_tokens: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  }),
   Type.Object({ type: Type.Literal('disabled') }),
   Type.Object({ type: Type.Literal('adaptive') }),
 ]);
@@ -138,7 +141,8 @@ export type AnthropicThinkingConfig = Static<typeof AnthropicThinkingConfig>;
 
 export const AnthropicMessagesRequest = Type.Object({
   model: Type.String({ minLength: 1 }),
-  max_tokens: Type.Integer({ minimum: 1 }),
+  // A safe integer: the budget estimate multiplies it (1e20 is a 400 naming the field).
+  max_tokens: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   messages: Type.Array(AnthropicMessageParam, { minItems: 1 }),
   system: Type.Optional(Type.Union([Type.String(), Type.Array(AnthropicTextBlock)])),
   stop_sequences: Type.Optional(Type.Array(Type.String())),

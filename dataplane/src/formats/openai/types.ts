@@ -151,6 +151,10 @@ export interface CompletionRequest {
   model: string;
   prompt: string | string[];
   max_tokens?: number;
+  /** Completions per prompt. */
+  n?: number;
+  /** Candidates generated server-side per prompt (all billed), the best `n` returned. */
+  best_of?: number;
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   [key: string]: unknown;

@@ -6,7 +6,7 @@ import { SseParser, sseData } from '../../formats/sse.ts';
 import { GatewayError } from '../../errors.ts';
 import { drained, SSE_HEADERS } from '../stream-writer.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
-import { runCompletions } from '../../pipeline/simple.ts';
+import { runCompletions, STREAM_STATUS } from '../../pipeline/simple.ts';
 import { CompletionRequestSchema } from '../schemas.ts';
 import { servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
@@ -27,35 +27,51 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     const decoder = new TextDecoder();
     let usage: Usage | undefined;
     let text = '';
-    let failed = false;
+    let done = false;
+    let broken = false;
     try {
       for await (const buf of outcome.upstream.body) {
         for (const event of parser.push(decoder.decode(buf as Buffer, { stream: true }))) {
           usage = outcome.usageOf(event) ?? usage;
           text += completionText(event.data);
+          if (event.data === '[DONE]') done = true;
         }
         if (res.destroyed) break;
         if (!res.write(buf)) await drained(res);
       }
     } catch {
-      failed = !res.destroyed;
+      broken = true;
     }
     outcome.upstream.body.destroy();
-    const clientGone = res.destroyed;
+    const ending = legacyStreamEnding(res.destroyed, broken, done);
     // Legacy streams are piped byte for byte, so they settle after the provider's end marker.
-    const cost = await outcome.settle(
-      usage,
-      text,
-      clientGone ? 'client_gone' : failed ? 'failed' : 'complete',
-    );
+    const cost = await outcome.settle(usage, text, ending);
     if (!res.destroyed) {
-      if (failed)
+      if (ending === 'failed')
         res.write(sseData(JSON.stringify(new GatewayError('upstream_error', 'stream interrupted').toBody())));
-      else res.addTrailers({ [ResponseHeaders.cost]: formatUsd(cost) });
+      // Every stream that reaches its end tells the client what it was charged, $0 for a failed one.
+      res.addTrailers({ [ResponseHeaders.cost]: formatUsd(cost) });
       res.end();
     }
-    await hooks.streamed(request, { status: clientGone ? 499 : failed ? 502 : 200, clientGone });
+    await hooks.streamed(request, {
+      status: STREAM_STATUS[ending],
+      clientGone: ending === 'client_gone',
+    });
   });
+}
+
+/**
+ * A client that left decides first (it is billed for what was produced); otherwise a stream
+ * is complete only when the provider sent its `[DONE]` marker: a body that broke, or ended
+ * without the marker (an in-stream error event, a cut connection), failed.
+ */
+export function legacyStreamEnding(
+  clientGone: boolean,
+  broken: boolean,
+  sawDone: boolean,
+): 'complete' | 'client_gone' | 'failed' {
+  if (clientGone) return 'client_gone';
+  return broken || !sawDone ? 'failed' : 'complete';
 }
 
 function completionText(data: string): string {
