@@ -2,6 +2,9 @@
  * Composition root: config store, router, adapters, public and admin apps. `main.ts` and
  * the tests both start Gantry through here, so tests run exactly what ships.
  */
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ProviderKind } from '@gantry/crds';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Snapshot } from './config/snapshot.ts';
@@ -25,6 +28,7 @@ import { warmTokenizer } from './accounting/tokens.ts';
 import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
 import { createStores, type Stores } from './stores/index.ts';
 import { RetryingUsageRecorder } from './stores/usage/index.ts';
+import { SettlementJournal } from './stores/journal/journal.ts';
 
 export interface GatewayOptions {
   configFile: string;
@@ -47,6 +51,14 @@ export interface GatewayOptions {
   redisUrl?: string | undefined;
   /** Key namespace in Redis (tests isolate themselves with their own). */
   redisPrefix?: string;
+  /**
+   * Where budget settlements wait on disk while Redis is unreachable (GANTRY_JOURNAL_DIR). One
+   * directory per gateway process; keep it across restarts so a restart replays what is left.
+   * Default: `<tmpdir>/gantry-journal-<port>`, or a directory of this process alone on port 0.
+   */
+  journalDir?: string | undefined;
+  /** Delay between replays of the journal while Redis stays unreachable (default 1 s). */
+  journalRetryMs?: number | undefined;
   /** Milvus `host:port` for semantic-cache vectors; in process when absent. */
   milvusAddress?: string | undefined;
   /** Milvus read consistency: Bounded (default) lets a write take a moment to become searchable. */
@@ -62,6 +74,8 @@ export interface Gateway {
   metrics: Metrics;
   health: HealthRegistry;
   stores: Stores;
+  /** Settlements waiting for Redis; absent with in-process stores (they cannot be unreachable). */
+  journal: SettlementJournal | undefined;
   close(): Promise<void>;
 }
 
@@ -122,6 +136,38 @@ export function fakeBaseUrls(fakeUrl: string): (provider: ProviderKind) => strin
     provider === 'gemini' ? `${fakeUrl}/v1beta` : provider === 'azure-openai' ? fakeUrl : `${fakeUrl}/v1`;
 }
 
+/**
+ * Opens the settlement journal of Redis-backed stores and applies what an earlier run left in
+ * it before serving (Redis is reachable by now); later replays follow every reconnect.
+ */
+async function openJournal(
+  stores: Stores,
+  metrics: Metrics,
+  opts: GatewayOptions,
+): Promise<SettlementJournal | undefined> {
+  if (stores.kind !== 'redis') return undefined;
+  const dir =
+    opts.journalDir ??
+    join(
+      tmpdir(),
+      opts.port ? `gantry-journal-${opts.port}` : `gantry-journal-${process.pid}-${randomUUID()}`,
+    );
+  const journal = await SettlementJournal.open({
+    dir,
+    retryMs: opts.journalRetryMs,
+    apply: async ({ reservation, amountUsd }) => {
+      await (amountUsd > 0
+        ? stores.budgets.settle(reservation, amountUsd)
+        : stores.budgets.release(reservation));
+    },
+    onDropped: () => metrics.journalDropped.inc(),
+    onPending: (n) => metrics.journalPending.set(n),
+  });
+  stores.onReconnect(() => void journal.replay());
+  await journal.replay();
+  return journal;
+}
+
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const env = opts.env ?? process.env;
   const loadOpts = { env, fakeBaseUrl: opts.fakeBaseUrl };
@@ -134,6 +180,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const upstream = new UpstreamClient();
   const stores = createStores({ redisUrl: opts.redisUrl, prefix: opts.redisPrefix });
   await stores.ready();
+  const journal = await openJournal(stores, metrics, opts);
   const recorder = new RetryingUsageRecorder(stores.usage, {
     onError: (err) => app.log.warn({ err: (err as Error).message }, 'usage record retry failed'),
   });
@@ -155,7 +202,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   sweeper.unref();
   const app = buildApp({
     config,
-    pipeline: { router, upstream, adapters, stores, metrics, recorder, cache },
+    pipeline: { router, upstream, adapters, stores, metrics, recorder, cache, journal },
     metrics,
     logger: opts.logger,
     bodyLimitBytes: opts.bodyLimitBytes,
@@ -190,6 +237,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     metrics,
     health,
     stores,
+    journal,
     async close() {
       closing = true;
       stopWatching();
@@ -200,6 +248,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       await upstream.close();
       clearInterval(sweeper);
       await recorder.close();
+      await journal?.close();
       await Promise.all([stores.close(), cache.vectors.close(), cache.entries.close()]);
     },
   };

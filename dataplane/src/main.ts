@@ -38,6 +38,10 @@ async function main(): Promise<void> {
     redisUrl: process.env.GANTRY_REDIS_URL || undefined,
     milvusAddress: process.env.GANTRY_MILVUS_ADDRESS || undefined,
     bodyLimitBytes: process.env.GANTRY_MAX_BODY_BYTES ? Number(process.env.GANTRY_MAX_BODY_BYTES) : undefined,
+    journalDir: process.env.GANTRY_JOURNAL_DIR || undefined,
+    journalRetryMs: process.env.GANTRY_JOURNAL_RETRY_MS
+      ? Number(process.env.GANTRY_JOURNAL_RETRY_MS)
+      : undefined,
   });
   gateway.app.log.info(
     { url: gateway.url, admin: gateway.adminUrl, config: values.config },

@@ -64,6 +64,16 @@ export class Metrics implements RouterObserver {
     labelNames: ['operation'] as const,
     registers: [this.registry],
   });
+  readonly journalPending = new Gauge({
+    name: 'gantry_settlement_journal_pending',
+    help: 'Budget settlements journaled on local disk while the budget store was unreachable, not yet applied (metered requests get 503 while above 0)',
+    registers: [this.registry],
+  });
+  readonly journalDropped = new Counter({
+    name: 'gantry_settlement_journal_dropped_total',
+    help: 'Journaled settlements the budget store refused for a reason other than being unreachable',
+    registers: [this.registry],
+  });
   readonly cacheLookups = new Counter({
     name: 'gantry_cache_lookups_total',
     help: 'Semantic cache outcomes by band (SKIP when the cache did not apply)',

@@ -59,7 +59,14 @@ export async function serveHit(
   // A stored answer meets this request's response guardrails like a fresh one would.
   const guarded = guardResponse(ctx, completion);
   await creditWallet(deps, ctx, hit);
-  await settle(deps, ctx, { status: 200, deployment, attempts: log.attempts, usage, costUsd: hit.chargeUsd });
+  await settle(deps, ctx, {
+    status: 200,
+    deployment,
+    attempts: log.attempts,
+    usage,
+    costUsd: hit.chargeUsd,
+    cacheHit: true,
+  });
 
   if (!req.stream)
     return { kind: 'completion', completion: guarded, usage, costUsd: hit.chargeUsd, deployment, log };

@@ -2,13 +2,15 @@
  * The end of every authenticated request, success or failure, exactly once: settle the
  * budget on the actual cost (or release the hold), correct the token count of the rate
  * limit, write the usage record and count spend. Runs before the answer's last byte, so a
- * caller that has its answer also has its charge on record.
+ * caller that has its answer also has its charge on record: in the budget store, or, when
+ * that is unreachable, in the local settlement journal that replays it once the store is back.
  */
 import type { Deployment } from '../config/snapshot.ts';
 import type { Usage } from '../formats/openai/types.ts';
 import type { UsageRecord } from '../accounting/usage.ts';
 import type { Metrics } from '../metrics.ts';
-import type { Stores } from '../stores/index.ts';
+import { isStoreUnavailable, type Reservation, type Stores } from '../stores/index.ts';
+import type { SettlementJournal } from '../stores/journal/journal.ts';
 import type { UsageRecorder } from '../stores/usage/index.ts';
 import type { RequestContext } from './context.ts';
 
@@ -17,6 +19,8 @@ export interface AccountingDeps {
   metrics: Metrics;
   /** Takes the records the usage store could not take at once, and retries them. */
   recorder: UsageRecorder;
+  /** Durable budget settlements while the shared store is down; absent for in-process stores. */
+  journal?: SettlementJournal | undefined;
 }
 
 export interface Outcome {
@@ -26,6 +30,8 @@ export interface Outcome {
   attempts?: number | undefined;
   usage?: Pick<Usage, 'prompt_tokens' | 'completion_tokens'> | undefined;
   costUsd: number;
+  /** A semantic-cache hit: its charge is counted under provider `cache`, whatever (if anything) adapted it. */
+  cacheHit?: boolean | undefined;
 }
 
 const RETRY_DELAYS_MS = [1_000, 5_000, 15_000];
@@ -39,16 +45,23 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
     settleMoney(deps, ctx, outcome.costUsd, prompt + completion),
     record(deps, ctx, outcome, prompt, completion),
   ]);
-  if (outcome.deployment) {
-    const labels = {
-      tenant: ctx.tenant.name,
-      model: outcome.deployment.model,
-      provider: outcome.deployment.provider,
-    };
+  const labels = metricLabels(ctx, outcome);
+  if (labels) {
     if (outcome.costUsd > 0) deps.metrics.spend.inc(labels, outcome.costUsd);
     if (prompt > 0) deps.metrics.tokens.inc({ ...labels, kind: 'prompt' }, prompt);
     if (completion > 0) deps.metrics.tokens.inc({ ...labels, kind: 'completion' }, completion);
   }
+}
+
+/** Who the spend and tokens are booked to; nothing when no model answered (an error before any call). */
+function metricLabels(
+  ctx: RequestContext,
+  outcome: Outcome,
+): { tenant: string; model: string; provider: string } | undefined {
+  const tenant = ctx.tenant.name;
+  if (outcome.cacheHit) return { tenant, model: ctx.usage.requestedModel ?? '', provider: 'cache' };
+  if (!outcome.deployment) return undefined;
+  return { tenant, model: outcome.deployment.model, provider: outcome.deployment.provider };
 }
 
 async function settleMoney(
@@ -60,18 +73,46 @@ async function settleMoney(
   const admission = ctx.admission;
   if (!admission) return;
   const { reservation, ticket } = admission;
-  const jobs: [string, () => Promise<unknown>][] = [];
-  if (reservation) {
-    jobs.push([
-      'budget.settle',
-      () =>
-        costUsd > 0
-          ? deps.stores.budgets.settle(reservation, costUsd)
-          : deps.stores.budgets.release(reservation),
-    ]);
+  const jobs: Promise<void>[] = [];
+  if (reservation) jobs.push(settleBudget(deps, ctx, reservation, costUsd));
+  if (ticket)
+    jobs.push(
+      withRetries(deps, ctx, 'ratelimit.adjust', () => deps.stores.rateLimiter.adjust(ticket, tokens)),
+    );
+  await Promise.all(jobs);
+}
+
+/**
+ * The charge must reach the budget however long the store is down: a settlement it cannot
+ * take now goes to the journal (on disk before the answer completes) and is replayed from
+ * there. Without a journal (in-process stores never fail this way) it is retried in memory.
+ */
+async function settleBudget(
+  deps: AccountingDeps,
+  ctx: RequestContext,
+  reservation: Reservation,
+  costUsd: number,
+): Promise<void> {
+  const job = () =>
+    costUsd > 0 ? deps.stores.budgets.settle(reservation, costUsd) : deps.stores.budgets.release(reservation);
+  const journal = deps.journal;
+  if (!journal) return withRetries(deps, ctx, 'budget.settle', job);
+  try {
+    await job();
+  } catch (err) {
+    deps.metrics.accountingFailures.inc({ operation: 'budget.settle' });
+    if (!isStoreUnavailable(err)) {
+      ctx.log.warn({ err: (err as Error).message }, 'budget settlement refused by the store');
+      return;
+    }
+    try {
+      await journal.add({ reservation, amountUsd: costUsd, at: Date.now() });
+      ctx.log.warn({ err: err.message }, 'budget store unavailable; settlement journaled');
+    } catch (diskErr) {
+      // Still pending in memory (and so still replayed and still failing new requests closed).
+      ctx.log.warn({ err: (diskErr as Error).message }, 'settlement journal write failed');
+    }
   }
-  if (ticket) jobs.push(['ratelimit.adjust', () => deps.stores.rateLimiter.adjust(ticket, tokens)]);
-  await Promise.all(jobs.map(([operation, job]) => withRetries(deps, ctx, operation, job)));
 }
 
 /**

@@ -27,6 +27,8 @@ export interface Stores {
   readonly usage: UsageStore;
   /** Resolves once the stores can serve (Redis connected); rejects with StoreUnavailableError on timeout. */
   ready(timeoutMs?: number): Promise<void>;
+  /** Calls `listener` each time the shared store becomes reachable again (never for in-process stores). */
+  onReconnect(listener: () => void): void;
   /** Closes the Redis connection if these stores own it. */
   close(): Promise<void>;
 }
@@ -50,6 +52,7 @@ export function createMemoryStores(opts: StoresOptions & { state?: MemoryState }
     wallets: new MemoryWalletStore(state, clock),
     usage: createMemoryUsageStore({ clock }),
     ready: async () => {},
+    onReconnect: () => undefined,
     close: async () => {},
   };
 }
@@ -67,6 +70,7 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
     wallets: new RedisWalletStore(redis, keys, clock),
     usage: createRedisUsageStore(redis, keys, { clock }),
     ready: (timeoutMs) => waitForReady(redis, timeoutMs),
+    onReconnect: (listener) => void redis.on('ready', listener),
     close: async () => {
       if (owned) redis.disconnect();
     },
