@@ -167,6 +167,7 @@ export async function runCompletions(
       };
       // Same rule as chat streams: a stream the provider broke is not billed; one the client left is.
       const billed = ending !== 'failed';
+      if (!billed) deps.metrics.streamFailures.inc({ model: routed.deployment.model });
       const cost = billed ? costUsd(routed.deployment.pricing, usage) : 0;
       await settle(deps, ctx, {
         status: STREAM_STATUS[ending],
