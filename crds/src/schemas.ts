@@ -76,6 +76,76 @@ export const Pricing = Type.Object(
   { additionalProperties: false },
 );
 
+export const RetryPolicy = Type.Object(
+  {
+    attempts: Type.Integer({
+      minimum: 1,
+      maximum: 5,
+      description:
+        'Attempts on this deployment for a listed failure, the first included, before failing over (1 = fail over at once)',
+    }),
+    backoffMs: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 60000,
+        default: 100,
+        description: 'First backoff ceiling; doubles per retry',
+      }),
+    ),
+    maxBackoffMs: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 60000,
+        default: 2000,
+        description:
+          'Longest wait between two attempts; a 429 whose Retry-After is longer fails over instead',
+      }),
+    ),
+    retryOnStatus: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 429, maximum: 599 }), {
+        uniqueItems: true,
+        maxItems: 72,
+        default: [429, 500, 502, 503, 504, 529],
+        description: 'Upstream statuses retried: 429 and 5xx only',
+      }),
+    ),
+    retryOnConnectionError: Type.Optional(
+      Type.Boolean({ default: true, description: 'Retry a connection refused or reset before any response' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CircuitBreakerPolicy = Type.Object(
+  {
+    failureThreshold: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        default: 3,
+        description: 'Consecutive faults that open the circuit',
+      }),
+    ),
+    openMs: Type.Optional(
+      Type.Integer({
+        minimum: 100,
+        maximum: 300000,
+        default: 5000,
+        description: 'First open period; doubles with each failed trial up to maxOpenMs',
+      }),
+    ),
+    maxOpenMs: Type.Optional(
+      Type.Integer({
+        minimum: 100,
+        maximum: 300000,
+        default: 10000,
+        description: 'Longest open period and longest gap between trials of an open circuit',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ModelDeploymentSpec = Type.Object(
   {
     model: Type.String({ minLength: 1, maxLength: 200, description: 'The model id clients send' }),
@@ -106,11 +176,17 @@ export const ModelDeploymentSpec = Type.Object(
       }),
     ),
     firstTokenTimeoutMs: Type.Optional(
-      Type.Integer({ minimum: 10, description: 'Fail a stream over when no token arrived in time' }),
+      Type.Integer({
+        minimum: 10,
+        description:
+          'Fail a stream over when no token arrived this long after the request was sent (headers included); defaults to min(30000, timeoutMs)',
+      }),
     ),
     streamIdleTimeoutMs: Type.Optional(Type.Integer({ minimum: 10, default: 30000 })),
     rpm: Type.Optional(Type.Integer({ minimum: 1 })),
     tpm: Type.Optional(Type.Integer({ minimum: 1 })),
+    retry: Type.Optional(RetryPolicy),
+    circuitBreaker: Type.Optional(CircuitBreakerPolicy),
   },
   { additionalProperties: false },
 );

@@ -143,3 +143,40 @@ describe('formatAjvErrors', () => {
     expect(check(doc)).toEqual(['/spec: is required']);
   });
 });
+
+describe('ModelDeployment retry and circuitBreaker ranges', () => {
+  const withSpec = (extra: Record<string, unknown>): Doc => {
+    const doc = example('ModelDeployment');
+    Object.assign(spec(doc), extra);
+    return doc;
+  };
+
+  it('accepts a full retry policy and breaker', () => {
+    const doc = withSpec({
+      retry: {
+        attempts: 3,
+        backoffMs: 100,
+        maxBackoffMs: 2000,
+        retryOnStatus: [429, 503],
+        retryOnConnectionError: true,
+      },
+      circuitBreaker: { failureThreshold: 3, openMs: 5000, maxOpenMs: 10000 },
+    });
+    expect(check(doc)).toEqual([]);
+  });
+
+  it.each([
+    [{ retry: {} }, 'attempts'],
+    [{ retry: { attempts: 0 } }, 'attempts'],
+    [{ retry: { attempts: 6 } }, 'attempts'],
+    [{ retry: { attempts: 2, retryOnStatus: [200] } }, 'retryOnStatus'],
+    [{ retry: { attempts: 2, retryOn: ['500'] } }, 'retryOn'],
+    [{ circuitBreaker: { failureThreshold: 0 } }, 'failureThreshold'],
+    [{ circuitBreaker: { openMs: 10 } }, 'openMs'],
+    [{ circuitBreaker: { maxOpenMs: 600000 } }, 'maxOpenMs'],
+  ])('rejects %j naming %s', (extra, field) => {
+    const errs = check(withSpec(extra));
+    expect(errs.length).toBeGreaterThan(0);
+    expect(errs.join('\n')).toContain(field);
+  });
+});

@@ -43,6 +43,8 @@ export interface GatewayOptions {
   watch?: boolean;
   retry?: RetryConfig;
   breaker?: BreakerConfig;
+  /** The breaker's clock (tests replay minutes of traffic without waiting); Date.now by default. */
+  clock?: () => number;
   bodyLimitBytes?: number;
   requestTimeoutMs?: number;
   /** On close, how long in-flight requests may take to finish before connections are cut. */
@@ -176,7 +178,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
 
   const config = new ConfigStore(initial.snapshot);
   const metrics = new Metrics();
-  const health = new HealthRegistry(opts.breaker);
+  const health = new HealthRegistry(opts.breaker, opts.clock);
   const upstream = new UpstreamClient();
   const stores = createStores({ redisUrl: opts.redisUrl, prefix: opts.redisPrefix });
   await stores.ready();

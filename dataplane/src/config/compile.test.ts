@@ -100,7 +100,7 @@ describe('deployment defaults', () => {
         totalMs: 60_000,
         connectMs: 5_000,
         headersMs: 60_000,
-        firstTokenMs: undefined,
+        firstTokenMs: 30_000,
         idleMs: 30_000,
       },
     });
@@ -169,6 +169,15 @@ describe('deployment defaults', () => {
   it('headers timeout defaults to the total timeout', () => {
     const { snapshot } = ok(compile(located(md('d', { timeoutMs: 4_000 })), baseOpts));
     expect(snapshot.models.get('gpt')!.deployments[0]!.timeouts.headersMs).toBe(4_000);
+  });
+
+  it('first-token limit defaults to 30 s, or the whole attempt timeout when that is shorter', () => {
+    const first = (spec: Partial<ModelDeploymentSpec>) =>
+      ok(compile(located(md('d', spec)), baseOpts)).snapshot.models.get('gpt')!.deployments[0]!.timeouts
+        .firstTokenMs;
+    expect(first({})).toBe(30_000);
+    expect(first({ timeoutMs: 4_000 })).toBe(4_000);
+    expect(first({ timeoutMs: 4_000, firstTokenTimeoutMs: 9_000 })).toBe(9_000);
   });
 
   it('weight 0 and priority 0 are kept, not replaced by defaults', () => {
@@ -512,5 +521,90 @@ describe('error collection', () => {
     expect(errs.some((e) => e.includes('spec.guardrails.policyRef'))).toBe(true);
     expect(errs.some((e) => e.includes('spec.tenantRef'))).toBe(true);
     expect(errs.some((e) => e.includes('metadata.name'))).toBe(true);
+  });
+});
+
+describe('retry policy and circuit breaker', () => {
+  const WHERE = 'gantry.yaml document 1 (ModelDeployment/d)';
+  const deployment = (spec: Partial<ModelDeploymentSpec>) =>
+    ok(compile(located(md('d', spec)), baseOpts)).snapshot.models.get('gpt')!.deployments[0]!;
+
+  it('absent: no retry policy (fail over at once) and the gateway breaker defaults', () => {
+    const d = deployment({});
+    expect(d.retry).toBeUndefined();
+    expect(d.circuitBreaker).toBeUndefined();
+  });
+
+  it('retry: only attempts given, the rest filled with defaults', () => {
+    expect(deployment({ retry: { attempts: 3 } }).retry).toEqual({
+      attempts: 3,
+      backoffMs: 100,
+      maxBackoffMs: 2_000,
+      retryOnStatus: new Set([429, 500, 502, 503, 504, 529]),
+      retryOnConnectionError: true,
+    });
+  });
+
+  it('retry: explicit values are kept', () => {
+    const retry = {
+      attempts: 2,
+      backoffMs: 50,
+      maxBackoffMs: 800,
+      retryOnStatus: [502, 503],
+      retryOnConnectionError: false,
+    };
+    expect(deployment({ retry }).retry).toEqual({ ...retry, retryOnStatus: new Set([502, 503]) });
+  });
+
+  it('retry: a small maxBackoffMs alone lowers the default backoff with it', () => {
+    expect(deployment({ retry: { attempts: 2, maxBackoffMs: 30 } }).retry).toMatchObject({
+      backoffMs: 30,
+      maxBackoffMs: 30,
+    });
+  });
+
+  it('retry: maxBackoffMs below backoffMs and non-transient statuses are named errors', () => {
+    const errs = errors(
+      compile(
+        located(
+          md('d', { retry: { attempts: 2, backoffMs: 500, maxBackoffMs: 100, retryOnStatus: [404, 503] } }),
+        ),
+        baseOpts,
+      ),
+    );
+    expect(errs).toEqual([
+      `${WHERE}: spec.retry.maxBackoffMs: 100 is below backoffMs 500`,
+      `${WHERE}: spec.retry.retryOnStatus: 404 is not transient (only 429 and 5xx are retried)`,
+    ]);
+  });
+
+  it('circuitBreaker: the manifest names map onto the breaker settings', () => {
+    expect(
+      deployment({ circuitBreaker: { failureThreshold: 5, openMs: 1_000, maxOpenMs: 4_000 } }).circuitBreaker,
+    ).toEqual({ failureThreshold: 5, baseOpenMs: 1_000, maxOpenMs: 4_000 });
+  });
+
+  it('circuitBreaker: a threshold alone leaves the periods to the gateway', () => {
+    expect(deployment({ circuitBreaker: { failureThreshold: 1 } }).circuitBreaker).toEqual({
+      failureThreshold: 1,
+    });
+  });
+
+  it('circuitBreaker: one period alone keeps the other consistent with it', () => {
+    expect(deployment({ circuitBreaker: { maxOpenMs: 2_000 } }).circuitBreaker).toEqual({
+      baseOpenMs: 2_000,
+      maxOpenMs: 2_000,
+    });
+    expect(deployment({ circuitBreaker: { openMs: 20_000 } }).circuitBreaker).toEqual({
+      baseOpenMs: 20_000,
+      maxOpenMs: 20_000,
+    });
+  });
+
+  it('circuitBreaker: maxOpenMs below openMs is a named error', () => {
+    const errs = errors(
+      compile(located(md('d', { circuitBreaker: { openMs: 5_000, maxOpenMs: 1_000 } })), baseOpts),
+    );
+    expect(errs).toEqual([`${WHERE}: spec.circuitBreaker.maxOpenMs: 1000 is below openMs 5000`]);
   });
 });

@@ -13,6 +13,8 @@ import type {
   Tenant,
 } from '@gantry/crds';
 import { Buffer } from 'node:buffer';
+import { DEFAULT_BREAKER, type BreakerConfig } from '../router/breaker.ts';
+import { TRANSIENT_STATUSES, type DeploymentRetry } from '../router/policy.ts';
 import type { Deployment, KeyRecord, ModelRoute, Snapshot, TenantRecord } from './snapshot.ts';
 
 export interface LocatedManifest {
@@ -164,6 +166,8 @@ function compileDeployment(
   const capabilities = new Set<Capability>(s.capabilities ?? DEFAULT_CAPABILITIES);
   if (PREFILL_BY_DEFAULT.has(s.provider)) capabilities.add('prefill');
   const totalMs = s.timeoutMs ?? 60_000;
+  const retry = compileRetry(s.retry, where, errors);
+  const circuitBreaker = compileBreaker(s.circuitBreaker, where, errors);
   return {
     name: m.metadata.name,
     model: s.model,
@@ -188,10 +192,61 @@ function compileDeployment(
       totalMs,
       connectMs: s.connectTimeoutMs ?? 5_000,
       headersMs: s.headersTimeoutMs ?? totalMs,
-      firstTokenMs: s.firstTokenTimeoutMs,
+      firstTokenMs: s.firstTokenTimeoutMs ?? Math.min(DEFAULT_FIRST_TOKEN_MS, totalMs),
       idleMs: s.streamIdleTimeoutMs ?? 30_000,
     },
+    retry,
+    circuitBreaker,
   };
+}
+
+/**
+ * A stream that shows nothing for this long (headers included) is failed over: long enough
+ * for a large prompt's prefill, short enough that a hung primary costs well under the
+ * request deadline. Reasoning deployments that think before their first token raise it.
+ */
+const DEFAULT_FIRST_TOKEN_MS = 30_000;
+
+function compileRetry(
+  r: ModelDeployment['spec']['retry'],
+  where: string,
+  errors: string[],
+): DeploymentRetry | undefined {
+  if (r === undefined) return undefined;
+  const backoffMs = r.backoffMs ?? Math.min(100, r.maxBackoffMs ?? Infinity);
+  const maxBackoffMs = r.maxBackoffMs ?? Math.max(2_000, backoffMs);
+  if (maxBackoffMs < backoffMs)
+    errors.push(`${where}: spec.retry.maxBackoffMs: ${maxBackoffMs} is below backoffMs ${backoffMs}`);
+  const statuses = r.retryOnStatus ?? TRANSIENT_STATUSES;
+  for (const status of statuses)
+    if (status !== 429 && status < 500)
+      errors.push(
+        `${where}: spec.retry.retryOnStatus: ${status} is not transient (only 429 and 5xx are retried)`,
+      );
+  return {
+    attempts: r.attempts,
+    backoffMs,
+    maxBackoffMs,
+    retryOnStatus: new Set(statuses),
+    retryOnConnectionError: r.retryOnConnectionError ?? true,
+  };
+}
+
+function compileBreaker(
+  b: ModelDeployment['spec']['circuitBreaker'],
+  where: string,
+  errors: string[],
+): Partial<BreakerConfig> | undefined {
+  if (b === undefined) return undefined;
+  const out: Partial<BreakerConfig> = {};
+  if (b.failureThreshold !== undefined) out.failureThreshold = b.failureThreshold;
+  if (b.openMs === undefined && b.maxOpenMs === undefined) return out;
+  // Setting one of the two periods keeps the other consistent with it.
+  const openMs = b.openMs ?? Math.min(DEFAULT_BREAKER.baseOpenMs, b.maxOpenMs ?? Infinity);
+  const maxOpenMs = b.maxOpenMs ?? Math.max(DEFAULT_BREAKER.maxOpenMs, openMs);
+  if (maxOpenMs < openMs)
+    errors.push(`${where}: spec.circuitBreaker.maxOpenMs: ${maxOpenMs} is below openMs ${openMs}`);
+  return { ...out, baseOpenMs: openMs, maxOpenMs };
 }
 
 function buildModels(

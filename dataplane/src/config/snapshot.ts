@@ -12,6 +12,8 @@ import type {
   TenantSpec,
 } from '@gantry/crds';
 import type { UpstreamTarget } from '../providers/types.ts';
+import type { BreakerConfig } from '../router/breaker.ts';
+import type { DeploymentRetry } from '../router/policy.ts';
 
 export interface Pricing {
   inputPerMillionTokens: number;
@@ -24,7 +26,7 @@ export interface DeploymentTimeouts {
   totalMs: number;
   connectMs: number;
   headersMs: number;
-  /** Streams: first token must arrive within this, or the attempt fails over. */
+  /** Streams: the first token must arrive within this, counted from sending the request. */
   firstTokenMs: number | undefined;
   /** Streams: longest silence between two chunks. */
   idleMs: number;
@@ -45,6 +47,10 @@ export interface Deployment {
   contextWindow: number | undefined;
   maxOutputTokens?: number | undefined;
   timeouts: DeploymentTimeouts;
+  /** Same-deployment retries before failing over; undefined = fail over at once. */
+  retry?: DeploymentRetry | undefined;
+  /** Breaker settings the manifest sets; the rest come from the gateway's defaults. */
+  circuitBreaker?: Partial<BreakerConfig> | undefined;
 }
 
 export interface ModelRoute {

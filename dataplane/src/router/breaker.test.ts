@@ -20,44 +20,111 @@ function failTimes(s: BreakerState, n: number, now: number): BreakerState {
   return state;
 }
 
-/** Open the circuit, wait it out, take the probe and fail it: one more trip. */
+/** Open the circuit, wait it out, take the trial and fail it: one more trip. */
 function failProbe(s: BreakerState, now: number): BreakerState {
   const a = admission(s, now);
   expect(a).toEqual({ admit: true, probe: true });
-  return recordFailure(startProbe(s), now, cfg);
+  return recordFailure(startProbe(s, now, cfg), now, cfg);
 }
 
-describe('closed circuit', () => {
-  it('starts closed and admits without a probe', () => {
-    const s = closedBreaker();
-    expect(s).toEqual({
-      state: 'closed',
-      consecutiveFailures: 0,
-      trips: 0,
-      openUntil: 0,
-      probeInFlight: false,
-    });
-    expect(admission(s, 0)).toEqual({ admit: true, probe: false });
-    expect(admission(s, Number.MAX_SAFE_INTEGER)).toEqual({ admit: true, probe: false });
+const T = 100_000;
+const open = (trips = 1, openUntil = T + 1_000): BreakerState => ({
+  state: 'open',
+  consecutiveFailures: 3,
+  trips,
+  openUntil,
+  probeInFlight: false,
+  probeUntil: 0,
+});
+const halfOpen = (probeUntil: number): BreakerState => ({
+  ...open(1, T - 1),
+  state: 'half-open',
+  probeInFlight: true,
+  probeUntil,
+});
+
+/**
+ * Every state the breaker can be in, crossed with every event, at time T. Each row is the
+ * whole expected next state, so nothing a transition touches goes unchecked.
+ */
+describe('transition table', () => {
+  const states: Record<string, BreakerState> = {
+    'closed, no failures': closedBreaker(),
+    'closed, one below the threshold': { ...closedBreaker(), consecutiveFailures: 2 },
+    'open, period running': open(),
+    'open, period over': open(2, T),
+    'half-open, trial out': halfOpen(T + 5_000),
+    'half-open, trial overstayed': halfOpen(T),
+  };
+
+  const admissions: Record<string, ReturnType<typeof admission>> = {
+    'closed, no failures': { admit: true, probe: false },
+    'closed, one below the threshold': { admit: true, probe: false },
+    'open, period running': { admit: false, until: T + 1_000 },
+    'open, period over': { admit: true, probe: true },
+    'half-open, trial out': { admit: false, until: T },
+    'half-open, trial overstayed': { admit: true, probe: true },
+  };
+
+  const failures: Record<string, BreakerState> = {
+    'closed, no failures': { ...closedBreaker(), consecutiveFailures: 1 },
+    'closed, one below the threshold': { ...open(1, T + 1_000) },
+    // A straggler admitted before the circuit opened does not lengthen the wait.
+    'open, period running': { ...open(), consecutiveFailures: 4 },
+    'open, period over': { ...open(2, T), consecutiveFailures: 4 },
+    'half-open, trial out': { ...open(2, T + 2_000), consecutiveFailures: 4 },
+    'half-open, trial overstayed': { ...open(2, T + 2_000), consecutiveFailures: 4 },
+  };
+
+  const abandoned: Record<string, BreakerState> = {
+    'closed, no failures': states['closed, no failures']!,
+    'closed, one below the threshold': states['closed, one below the threshold']!,
+    'open, period running': states['open, period running']!,
+    'open, period over': states['open, period over']!,
+    'half-open, trial out': { ...open(1, T - 1) },
+    'half-open, trial overstayed': { ...open(1, T - 1) },
+  };
+
+  it.each(Object.keys(states))('%s: admission', (name) => {
+    expect(admission(states[name]!, T)).toEqual(admissions[name]);
   });
 
+  it.each(Object.keys(states))('%s: failure', (name) => {
+    expect(recordFailure(states[name]!, T, cfg)).toEqual(failures[name]);
+  });
+
+  it.each(Object.keys(states))('%s: success closes and forgets', (name) => {
+    expect(recordSuccess(states[name]!)).toEqual(closedBreaker());
+  });
+
+  it.each(Object.keys(states))('%s: abandoned trial', (name) => {
+    expect(abandonProbe(states[name]!)).toEqual(abandoned[name]);
+  });
+
+  it.each(Object.keys(states))('%s: taking a trial holds it for maxOpenMs', (name) => {
+    const s = startProbe(states[name]!, T, cfg);
+    expect(s).toEqual({ ...states[name], state: 'half-open', probeInFlight: true, probeUntil: T + 10_000 });
+    expect(admission(s, T + 9_999)).toEqual({ admit: false, until: T + 9_999 });
+    expect(admission(s, T + 10_000)).toEqual({ admit: true, probe: true });
+  });
+
+  it.each(Object.keys(states))('%s: transitions never mutate their input', (name) => {
+    const s = states[name]!;
+    const copy = structuredClone(s);
+    recordFailure(s, T, cfg);
+    recordSuccess(s);
+    abandonProbe(s);
+    startProbe(s, T, cfg);
+    expect(s).toEqual(copy);
+  });
+});
+
+describe('closed circuit', () => {
   it.each([1, 2])('stays closed after %i failure(s) below the threshold of 3', (n) => {
     const s = failTimes(closedBreaker(), n, 100);
     expect(s.state).toBe('closed');
     expect(s.consecutiveFailures).toBe(n);
-    expect(s.trips).toBe(0);
     expect(admission(s, 100)).toEqual({ admit: true, probe: false });
-  });
-
-  it('opens exactly at the threshold, for the base open period', () => {
-    const s = failTimes(closedBreaker(), 3, 100);
-    expect(s).toEqual({
-      state: 'open',
-      consecutiveFailures: 3,
-      trips: 1,
-      openUntil: 1_100,
-      probeInFlight: false,
-    });
   });
 
   it('a success in between resets the failure count', () => {
@@ -69,39 +136,22 @@ describe('closed circuit', () => {
   });
 
   it('threshold 1 opens on the first failure', () => {
-    const s = recordFailure(closedBreaker(), 0, { ...cfg, failureThreshold: 1 });
-    expect(s.state).toBe('open');
+    expect(recordFailure(closedBreaker(), 0, { ...cfg, failureThreshold: 1 }).state).toBe('open');
   });
 
-  it('uses the default config when none is given', () => {
+  it('defaults: 3 faults open it for 5 s, a trial is held at most 10 s', () => {
     let s = closedBreaker();
-    for (let i = 0; i < DEFAULT_BREAKER.failureThreshold; i++) s = recordFailure(s, 0);
+    for (let i = 0; i < 3; i++) s = recordFailure(s, 0);
     expect(s.state).toBe('open');
-    expect(s.openUntil).toBe(DEFAULT_BREAKER.baseOpenMs);
-  });
-
-  it('recordFailure does not mutate its input', () => {
-    const s = closedBreaker();
-    recordFailure(s, 0, cfg);
-    expect(s).toEqual(closedBreaker());
+    expect(s.openUntil).toBe(5_000);
+    expect(startProbe(s, 5_000).probeUntil).toBe(15_000);
+    expect(DEFAULT_BREAKER).toEqual({ failureThreshold: 3, baseOpenMs: 5_000, maxOpenMs: 10_000 });
   });
 });
 
-describe('open circuit', () => {
-  const open = failTimes(closedBreaker(), 3, 0);
-
-  it('refuses until openUntil, reporting when it reopens', () => {
-    expect(admission(open, 0)).toEqual({ admit: false, until: 1_000 });
-    expect(admission(open, 999)).toEqual({ admit: false, until: 1_000 });
-  });
-
-  it('admits a probe from openUntil on', () => {
-    expect(admission(open, 1_000)).toEqual({ admit: true, probe: true });
-    expect(admission(open, 50_000)).toEqual({ admit: true, probe: true });
-  });
-
-  it('the open period doubles with each trip and is capped', () => {
-    let s = open;
+describe('open period', () => {
+  it('doubles with each failed trial and is capped at maxOpenMs', () => {
+    let s = failTimes(closedBreaker(), 3, 0);
     let now = 0;
     const periods: number[] = [s.openUntil - now];
     for (let i = 0; i < 6; i++) {
@@ -114,69 +164,73 @@ describe('open circuit', () => {
   });
 
   it('the cap holds for any number of trips (no overflow to Infinity/NaN)', () => {
-    const s: BreakerState = { ...open, state: 'half-open', trips: 5_000, probeInFlight: true };
-    const next = recordFailure(s, 0, cfg);
+    const next = recordFailure({ ...halfOpen(0), trips: 5_000 }, 0, cfg);
     expect(next.openUntil).toBe(10_000);
   });
-});
 
-describe('half-open circuit', () => {
-  const open = failTimes(closedBreaker(), 3, 0);
-
-  it('admits exactly one probe: a second caller is refused while it is in flight', () => {
-    const probing = startProbe(open);
-    expect(probing.state).toBe('half-open');
-    expect(probing.probeInFlight).toBe(true);
-    expect(admission(probing, 1_000).admit).toBe(false);
-    expect(admission(probing, 1_000_000).admit).toBe(false);
-  });
-
-  it('a refused caller during the probe is told to come back now, not at the old openUntil', () => {
-    const a = admission(startProbe(open), 5_000);
-    expect(a).toEqual({ admit: false, until: 5_000 });
-  });
-
-  it('probe success closes the circuit and forgets trips and failures', () => {
-    const s = recordSuccess(startProbe(open));
-    expect(s).toEqual(closedBreaker());
-    expect(admission(s, 1_000)).toEqual({ admit: true, probe: false });
-  });
-
-  it('after recovery, the next trip starts again from the base period', () => {
-    let s = failProbe(open, 1_000); // trips 2
-    s = recordSuccess(startProbe(s));
+  it('after recovery the next trip starts again from the base period', () => {
+    let s = failProbe(failTimes(closedBreaker(), 3, 0), 1_000);
+    s = recordSuccess(startProbe(s, 3_000, cfg));
     s = failTimes(s, 3, 50_000);
     expect(s.trips).toBe(1);
     expect(s.openUntil).toBe(51_000);
   });
-
-  it('probe failure re-opens at once (one failure suffices) and for longer', () => {
-    const s = failProbe(open, 1_000);
-    expect(s.state).toBe('open');
-    expect(s.probeInFlight).toBe(false);
-    expect(s.trips).toBe(2);
-    expect(s.openUntil).toBe(1_000 + 2_000);
-    expect(admission(s, 2_999)).toEqual({ admit: false, until: 3_000 });
-    expect(admission(s, 3_000)).toEqual({ admit: true, probe: true });
-  });
 });
 
-describe('abandonProbe', () => {
-  const open = failTimes(closedBreaker(), 3, 0);
+/**
+ * The issue's scenario with the shipped defaults: a deployment fails every call for a
+ * minute under steady traffic, then recovers. Trials never lie more than 10 s apart and
+ * the first call after recovery that the breaker admits closes it within 15 s.
+ */
+describe('a minute of failure under traffic, then recovery (defaults)', () => {
+  function simulate(trafficEveryMs: number, trialLatencyMs: number) {
+    let s = closedBreaker();
+    const trials: number[] = [];
+    const recoveredAt = 60_000;
+    let closedAt: number | undefined;
+    for (let now = 0; now <= 120_000 && closedAt === undefined; now += trafficEveryMs) {
+      const a = admission(s, now);
+      if (!a.admit) continue;
+      if (a.probe) {
+        s = startProbe(s, now);
+        trials.push(now);
+      }
+      // The call's verdict arrives `trialLatencyMs` later; later calls see the half-open state.
+      const verdictAt = now + trialLatencyMs;
+      if (verdictAt >= recoveredAt) {
+        s = recordSuccess(s);
+        closedAt = verdictAt;
+      } else s = recordFailure(s, verdictAt);
+    }
+    return { trials, closedAt: closedAt!, recoveredAt };
+  }
 
-  it('returns a half-open circuit to open with no probe in flight, so another probe may go', () => {
-    const s = abandonProbe(startProbe(open));
-    expect(s.state).toBe('open');
-    expect(s.probeInFlight).toBe(false);
-    // Neither a new trip nor a longer wait: the probe told nothing about the deployment.
-    expect(s.trips).toBe(open.trips);
-    expect(s.openUntil).toBe(open.openUntil);
-    expect(admission(s, 1_000)).toEqual({ admit: true, probe: true });
+  it.each([
+    { trafficEveryMs: 100, trialLatencyMs: 5 },
+    { trafficEveryMs: 1_000, trialLatencyMs: 50 },
+    { trafficEveryMs: 250, trialLatencyMs: 2_000 },
+  ])('traffic every $trafficEveryMs ms, verdict after $trialLatencyMs ms', (c) => {
+    const { trials, closedAt, recoveredAt } = simulate(c.trafficEveryMs, c.trialLatencyMs);
+    expect(trials.length).toBeGreaterThan(4);
+    const gaps = trials.slice(1).map((t, i) => t - trials[i]!);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(10_000 + c.trialLatencyMs + c.trafficEveryMs);
+    expect(closedAt - recoveredAt).toBeLessThanOrEqual(15_000);
   });
 
-  it('leaves closed and open circuits unchanged', () => {
-    const closed = failTimes(closedBreaker(), 2, 0);
-    expect(abandonProbe(closed)).toBe(closed);
-    expect(abandonProbe(open)).toBe(open);
+  it('with the old 60 s cap the same scenario would have waited longer than 15 s', () => {
+    // Guards the test itself: the scenario is one the previous defaults failed.
+    const old: BreakerConfig = { failureThreshold: 3, baseOpenMs: 5_000, maxOpenMs: 60_000 };
+    let s = closedBreaker();
+    let closedAt: number | undefined;
+    for (let now = 0; closedAt === undefined; now += 100) {
+      const a = admission(s, now);
+      if (!a.admit) continue;
+      if (a.probe) s = startProbe(s, now, old);
+      if (now >= 60_000) {
+        s = recordSuccess(s);
+        closedAt = now;
+      } else s = recordFailure(s, now, old);
+    }
+    expect(closedAt - 60_000).toBeGreaterThan(15_000);
   });
 });

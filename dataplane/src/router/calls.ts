@@ -32,13 +32,16 @@ export async function sendOk(
 ): Promise<UpstreamResponse> {
   const t = ctx.deployment.timeouts;
   const left = Math.max(1, ctx.deadline - Date.now());
+  // A stream's first token is due within firstTokenMs of sending, so its headers are too.
+  const firstTokenMs = stream && t.firstTokenMs !== undefined ? Math.min(t.firstTokenMs, left) : undefined;
   const res = await ctx.upstream.send(
     req,
     {
       connectMs: t.connectMs,
-      headersMs: Math.min(t.headersMs, left),
+      headersMs: Math.min(t.headersMs, firstTokenMs ?? left, left),
       bodyMs: stream ? t.idleMs : Math.min(t.totalMs, left),
       totalMs: stream ? undefined : Math.min(t.totalMs, left),
+      firstTokenMs,
     },
     ctx.signal,
   );

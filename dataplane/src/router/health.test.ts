@@ -224,3 +224,73 @@ describe('breaker through begin/fail/succeed', () => {
     expect(health.availability(a)).toMatchObject({ ok: false, reason: 'cooldown', until: 15_000 });
   });
 });
+
+describe('bounded trials', () => {
+  it('a trial that overstays maxOpenMs lets another trial go, so trials are never further apart', () => {
+    failOnce(a);
+    failOnce(a);
+    now = 11_000;
+    expect(health.begin(a)).toBe(true); // the trial hangs
+    now = 11_000 + breaker.maxOpenMs - 1;
+    expect(health.begin(a)).toBe(false);
+    now = 11_000 + breaker.maxOpenMs;
+    expect(health.begin(a)).toBe(true);
+    expect(health.circuitState('a')).toBe('half-open');
+    health.succeed(a, 10);
+    expect(health.circuitState('a')).toBe('closed');
+  });
+});
+
+describe('breaker settings from the deployment (manifest spec.circuitBreaker)', () => {
+  it('the deployment threshold and periods override the registry defaults', () => {
+    const strict = testDeployment({
+      name: 's',
+      circuitBreaker: { failureThreshold: 1, baseOpenMs: 200, maxOpenMs: 300 },
+    });
+    failOnce(strict);
+    expect(health.circuitState('s')).toBe('open');
+    expect(health.availability(strict)).toEqual({ ok: false, until: 10_200, reason: 'circuit_open' });
+    now = 10_200;
+    failOnce(strict); // failed trial: 400 ms capped to 300
+    expect(health.availability(strict)).toEqual({ ok: false, until: 10_500, reason: 'circuit_open' });
+  });
+
+  it('settings it leaves out come from the registry', () => {
+    const partial = testDeployment({ name: 'p', circuitBreaker: { baseOpenMs: 50 } });
+    failOnce(partial);
+    expect(health.circuitState('p')).toBe('closed'); // threshold 2 from the registry
+    failOnce(partial);
+    expect(health.availability(partial)).toEqual({ ok: false, until: 10_050, reason: 'circuit_open' });
+  });
+});
+
+describe('onTransition', () => {
+  it('reports each state change once, in order, and stops after unsubscribing', () => {
+    const seen: string[] = [];
+    const off = health.onTransition((name, from, to) => seen.push(`${name}:${from}->${to}`));
+    failOnce(a);
+    failOnce(a); // opens
+    failOnce(b); // b stays closed: no transition
+    now = 11_000;
+    health.begin(a); // trial
+    health.release(a); // abandoned
+    health.begin(a);
+    health.fail(a); // failed trial
+    now = 20_000;
+    health.begin(a);
+    health.succeed(a, 5);
+    expect(seen).toEqual([
+      'a:closed->open',
+      'a:open->half-open',
+      'a:half-open->open',
+      'a:open->half-open',
+      'a:half-open->open',
+      'a:open->half-open',
+      'a:half-open->closed',
+    ]);
+    off();
+    failOnce(a);
+    failOnce(a);
+    expect(seen).toHaveLength(7);
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * What this pod knows about each deployment: in-flight calls, a latency average, the
  * circuit breaker and a rate-limit cooldown. Keyed by deployment name so it survives
- * config reloads.
+ * config reloads. Breaker settings come from the deployment's manifest, over the
+ * registry's defaults. Only upstream outcomes reach it: callers decide what counts.
  */
 import type { Deployment } from '../config/snapshot.ts';
 import {
@@ -24,6 +25,11 @@ export interface HealthView {
 
 export type Availability = { ok: true } | { ok: false; until: number; reason: 'circuit_open' | 'cooldown' };
 
+export type CircuitState = BreakerState['state'];
+
+/** A circuit changed state (metrics, logs). Called synchronously: keep it cheap. */
+export type TransitionListener = (deployment: string, from: CircuitState, to: CircuitState) => void;
+
 interface Entry extends HealthView {
   breaker: BreakerState;
   cooldownUntil: number;
@@ -33,6 +39,7 @@ const EWMA_WEIGHT = 0.2;
 
 export class HealthRegistry {
   private readonly entries = new Map<string, Entry>();
+  private readonly listeners: TransitionListener[] = [];
 
   constructor(
     private readonly breakerConfig: BreakerConfig = DEFAULT_BREAKER,
@@ -46,6 +53,28 @@ export class HealthRegistry {
       this.entries.set(name, e);
     }
     return e;
+  }
+
+  /** Be told of every circuit transition; returns the unsubscribe function. */
+  onTransition(listener: TransitionListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i !== -1) this.listeners.splice(i, 1);
+    };
+  }
+
+  private config(d: Deployment): BreakerConfig {
+    return d.circuitBreaker === undefined
+      ? this.breakerConfig
+      : { ...this.breakerConfig, ...d.circuitBreaker };
+  }
+
+  /** Every breaker change goes through here so listeners see each transition once. */
+  private setBreaker(name: string, e: Entry, next: BreakerState): void {
+    const from = e.breaker.state;
+    e.breaker = next;
+    if (from !== next.state) for (const l of this.listeners) l(name, from, next.state);
   }
 
   view(d: Deployment): HealthView {
@@ -65,7 +94,7 @@ export class HealthRegistry {
     const e = this.entry(d.name);
     const a = admission(e.breaker, this.now());
     if (!a.admit) return false;
-    if (a.probe) e.breaker = startProbe(e.breaker);
+    if (a.probe) this.setBreaker(d.name, e, startProbe(e.breaker, this.now(), this.config(d)));
     e.inflight++;
     return true;
   }
@@ -74,14 +103,15 @@ export class HealthRegistry {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
     e.latencyMs = e.latencyMs === 0 ? latencyMs : e.latencyMs + EWMA_WEIGHT * (latencyMs - e.latencyMs);
-    e.breaker = recordSuccess(e.breaker);
+    if (e.breaker.state !== 'closed' || e.breaker.consecutiveFailures > 0)
+      this.setBreaker(d.name, e, recordSuccess(e.breaker));
   }
 
   /** A fault of the deployment (5xx, timeout, reset, bad credentials). */
   fail(d: Deployment): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
-    e.breaker = recordFailure(e.breaker, this.now(), this.breakerConfig);
+    this.setBreaker(d.name, e, recordFailure(e.breaker, this.now(), this.config(d)));
   }
 
   /** Rate limited: stay away until `retryAfterMs` has passed; not a fault of the deployment. */
@@ -89,14 +119,14 @@ export class HealthRegistry {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
     e.cooldownUntil = Math.max(e.cooldownUntil, this.now() + retryAfterMs);
-    if (e.breaker.state === 'half-open') e.breaker = abandonProbe(e.breaker);
+    if (e.breaker.state === 'half-open') this.setBreaker(d.name, e, abandonProbe(e.breaker));
   }
 
   /** The call ended without telling anything about the deployment (caller error, abort). */
   release(d: Deployment): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
-    e.breaker = abandonProbe(e.breaker);
+    this.setBreaker(d.name, e, abandonProbe(e.breaker));
   }
 
   /** Forget everything learned (tests; an operator's manual reset). */
@@ -104,7 +134,7 @@ export class HealthRegistry {
     this.entries.clear();
   }
 
-  circuitState(name: string): BreakerState['state'] {
+  circuitState(name: string): CircuitState {
     return this.entry(name).breaker.state;
   }
 }

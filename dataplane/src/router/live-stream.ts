@@ -27,6 +27,8 @@ export async function openChatStream(
   req: ChatRequest,
   stream: StreamContext,
 ): Promise<LiveStream> {
+  // The first-token limit runs from the send, so a silent upstream fails over on time.
+  const sentAt = Date.now();
   const res = await sendOk(
     ctx,
     ctx.adapter.chat.request({ ...req, stream: true }, ctx.deployment.target),
@@ -34,7 +36,12 @@ export async function openChatStream(
   );
   const translator = ctx.adapter.chat.stream(ctx.deployment.target, stream);
   const rest = readChunks(res, translator);
-  const head = await untilFirstToken(rest, res, ctx.deployment.timeouts.firstTokenMs);
+  const firstTokenMs = ctx.deployment.timeouts.firstTokenMs;
+  const head = await untilFirstToken(
+    rest,
+    res,
+    firstTokenMs === undefined ? undefined : sentAt + firstTokenMs,
+  );
   return { head, rest, translator, cancel: () => res.body.destroy() };
 }
 
@@ -96,14 +103,13 @@ const carriesToken = (c: ChatChunk): boolean =>
       ch.finish_reason !== null,
   );
 
-/** Pull chunks until one carries a token, within the first-token limit when one is set. */
+/** Pull chunks until one carries a token, by the first-token deadline when one is set. */
 async function untilFirstToken(
   rest: AsyncGenerator<ChatChunk, void>,
   res: UpstreamResponse,
-  firstTokenMs: number | undefined,
+  deadline: number | undefined,
 ): Promise<ChatChunk[]> {
   const head: ChatChunk[] = [];
-  const deadline = firstTokenMs === undefined ? undefined : Date.now() + firstTokenMs;
   for (;;) {
     const next = rest.next();
     const step = deadline === undefined ? await next : await withDeadline(next, deadline, res);

@@ -5,7 +5,10 @@ import {
   decide,
   DEFAULT_RETRY,
   isDeploymentFault,
+  retryable,
+  TRANSIENT_STATUSES,
   type Decision,
+  type DeploymentRetry,
   type RetryConfig,
 } from './policy.ts';
 
@@ -247,5 +250,144 @@ describe('isDeploymentFault', () => {
 
   it.each(Object.entries(table))('%s → %s', (kind, fault) => {
     expect(isDeploymentFault(err(kind as UpstreamErrorKind))).toBe(fault);
+  });
+});
+
+describe('decide with a deployment retry policy (manifest spec.retry)', () => {
+  const policy: DeploymentRetry = {
+    attempts: 3,
+    backoffMs: 40,
+    maxBackoffMs: 500,
+    retryOnStatus: new Set([429, 500, 502, 503]),
+    retryOnConnectionError: true,
+  };
+  const base = { attemptsMade: 1, sameRetries: 0, remainingMs: 30_000, hasAlternative: true, random: 0.5 };
+  const withStatus = (kind: UpstreamErrorKind, status: number, retryAfterMs?: number): UpstreamError => ({
+    kind,
+    status,
+    message: kind,
+    retryAfterMs,
+  });
+
+  // With an alternative: retried while attempts remain and the failure is listed, else next.
+  const table: { name: string; error: UpstreamError; expected: Decision }[] = [
+    { name: '500', error: withStatus('server', 500), expected: retry(20) },
+    { name: '502', error: withStatus('server', 502), expected: retry(20) },
+    { name: '503', error: withStatus('overloaded', 503), expected: retry(20) },
+    { name: '504 (not listed)', error: withStatus('server', 504), expected: NEXT },
+    { name: '529 (not listed)', error: withStatus('overloaded', 529), expected: NEXT },
+    { name: 'connection reset', error: withStatus('network', 0), expected: retry(20) },
+    { name: '429 without Retry-After', error: withStatus('rate_limited', 429), expected: retry(20) },
+    { name: '429, short Retry-After', error: withStatus('rate_limited', 429, 500), expected: retry(500) },
+    { name: '429, long Retry-After', error: withStatus('rate_limited', 429, 501), expected: NEXT },
+    { name: 'timeout (never retried)', error: withStatus('timeout', 0), expected: NEXT },
+    { name: 'auth', error: withStatus('auth', 401), expected: NEXT },
+    { name: 'not found', error: withStatus('not_found', 404), expected: NEXT },
+    {
+      name: 'server fault without status counts as 500',
+      error: withStatus('server', 0),
+      expected: retry(20),
+    },
+    {
+      name: 'overloaded without status counts as 503',
+      error: withStatus('overloaded', 0),
+      expected: retry(20),
+    },
+    { name: 'bad request', error: withStatus('bad_request', 400), expected: STOP },
+    { name: 'content policy', error: withStatus('content_policy', 400), expected: STOP },
+    { name: 'context length', error: withStatus('context_length', 400), expected: LARGER },
+  ];
+
+  it.each(table)('$name → $expected.kind', ({ error, expected }) => {
+    expect(decide({ ...base, error, policy }, cfg)).toEqual(expected);
+  });
+
+  it('attempts count the first one: 3 attempts = 2 retries, then fail over', () => {
+    const error = withStatus('server', 500);
+    expect(decide({ ...base, error, policy, sameRetries: 1 }, cfg)).toEqual(retry(40));
+    expect(decide({ ...base, error, policy, sameRetries: 2 }, cfg)).toEqual(NEXT);
+    expect(decide({ ...base, error, policy: { ...policy, attempts: 1 } }, cfg)).toEqual(NEXT);
+  });
+
+  it('backoff grows per retry within maxBackoffMs', () => {
+    const error = withStatus('server', 500);
+    const big = { ...policy, attempts: 5 };
+    const delays = [0, 1, 2, 3].map((sameRetries) =>
+      decide({ ...base, error, policy: big, sameRetries, random: 0.999 }, cfg),
+    );
+    expect(delays).toEqual([retry(40), retry(80), retry(160), retry(320)]);
+    expect(
+      decide({ ...base, error, policy: { ...big, maxBackoffMs: 100 }, sameRetries: 3, random: 0.999 }, cfg),
+    ).toEqual(retry(100));
+  });
+
+  it('the request deadline bounds the wait: a delay that does not fit fails over', () => {
+    const error = withStatus('rate_limited', 429, 400);
+    expect(decide({ ...base, error, policy, remainingMs: 401 }, cfg)).toEqual(retry(400));
+    expect(decide({ ...base, error, policy, remainingMs: 400 }, cfg)).toEqual(NEXT);
+  });
+
+  it('the request-wide attempt cap still holds', () => {
+    const error = withStatus('server', 500);
+    expect(decide({ ...base, error, policy, attemptsMade: cfg.maxAttempts }, cfg)).toEqual(STOP);
+  });
+
+  it('an empty status list and no connection retry: always fail over', () => {
+    const none = { ...policy, retryOnStatus: new Set<number>(), retryOnConnectionError: false };
+    for (const error of [
+      withStatus('server', 500),
+      withStatus('network', 0),
+      withStatus('rate_limited', 429),
+    ])
+      expect(decide({ ...base, error, policy: none }, cfg)).toEqual(NEXT);
+  });
+
+  describe('as the last resort (no alternative)', () => {
+    const alone = { ...base, hasAlternative: false };
+
+    it('retries at least as often as the gateway default, more when the policy asks', () => {
+      const error = withStatus('server', 500);
+      const one = { ...policy, attempts: 1 };
+      expect(decide({ ...alone, error, policy: one, sameRetries: 1 }, cfg)).toEqual(retry(40));
+      expect(decide({ ...alone, error, policy: one, sameRetries: 2 }, cfg)).toEqual(STOP);
+      const four = { ...policy, attempts: 4 };
+      expect(decide({ ...alone, error, policy: four, sameRetries: 2 }, cfg)).toEqual(retry(80));
+      expect(decide({ ...alone, error, policy: four, sameRetries: 3 }, cfg)).toEqual(STOP);
+    });
+
+    it('follows the policy list: an unlisted status stops', () => {
+      expect(decide({ ...alone, error: withStatus('server', 504), policy }, cfg)).toEqual(STOP);
+    });
+
+    it('waits out a Retry-After up to the gateway maximum, not only maxBackoffMs', () => {
+      const error = withStatus('rate_limited', 429, 3_000);
+      expect(decide({ ...alone, error, policy }, cfg)).toEqual(retry(3_000));
+      expect(decide({ ...alone, error: withStatus('rate_limited', 429, 5_001), policy }, cfg)).toEqual(STOP);
+    });
+  });
+});
+
+describe('retryable', () => {
+  const all: DeploymentRetry = {
+    attempts: 2,
+    backoffMs: 1,
+    maxBackoffMs: 1,
+    retryOnStatus: new Set(TRANSIENT_STATUSES),
+    retryOnConnectionError: true,
+  };
+  const table: Record<UpstreamErrorKind, boolean> = {
+    server: true,
+    overloaded: true,
+    network: true,
+    rate_limited: true,
+    timeout: false,
+    auth: false,
+    not_found: false,
+    context_length: false,
+    content_policy: false,
+    bad_request: false,
+  };
+  it.each(Object.entries(table))('%s → %s with every transient status listed', (kind, expected) => {
+    expect(retryable(err(kind as UpstreamErrorKind), all)).toBe(expected);
   });
 });

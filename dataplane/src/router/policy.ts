@@ -1,8 +1,11 @@
 /**
- * What to do after a failed attempt, as a pure function of the failure and the budget left.
- * Rules: callers' errors are never retried; a silent deployment is failed over, never
- * retried; 429 honours Retry-After when it fits the time budget; other faults fail over,
- * and only retry the same deployment (with jittered backoff) when nothing else is left.
+ * What to do after a failed attempt, as a pure function of the failure, the deployment's
+ * retry policy and the budget left. Rules: callers' errors are never retried; a silent
+ * deployment (timeout) is never retried on the same deployment; a deployment whose
+ * manifest has a `retry` policy is retried for the failures it lists, up to its attempts,
+ * before failing over; without one it is failed over at once. When nothing else is left,
+ * the same deployment is retried with jittered backoff (and a 429's Retry-After is waited
+ * out when it fits the time budget). The request's deadline bounds every wait.
  */
 import type { UpstreamError } from '../providers/types.ts';
 
@@ -24,41 +27,112 @@ export const DEFAULT_RETRY: RetryConfig = {
   maxSameRetries: 2,
 };
 
+/** A deployment's own retry policy (ModelDeployment `spec.retry`, defaults filled in). */
+export interface DeploymentRetry {
+  /** Attempts on the deployment for a listed failure, the first included, before failing over. */
+  attempts: number;
+  backoffMs: number;
+  /** Longest wait between two attempts; a 429 asking for longer is failed over instead. */
+  maxBackoffMs: number;
+  /** Upstream statuses retried (429 and 5xx only). */
+  retryOnStatus: ReadonlySet<number>;
+  /** Connection refused or reset before any response. */
+  retryOnConnectionError: boolean;
+}
+
+export const TRANSIENT_STATUSES: readonly number[] = [429, 500, 502, 503, 504, 529];
+
 export interface FailureContext {
   error: UpstreamError;
   attemptsMade: number;
+  /** Retries already made on the deployment that just failed, in this request. */
   sameRetries: number;
   remainingMs: number;
   hasAlternative: boolean;
   random: number;
+  /** The failed deployment's policy; undefined = fail over at once. */
+  policy?: DeploymentRetry | undefined;
 }
 
 export type Decision =
   { kind: 'retry-same'; delayMs: number } | { kind: 'next' } | { kind: 'larger-context' } | { kind: 'stop' };
 
 export function decide(ctx: FailureContext, cfg: RetryConfig = DEFAULT_RETRY): Decision {
-  const { error } = ctx;
+  const { error, policy } = ctx;
   if (error.kind === 'bad_request' || error.kind === 'content_policy') return { kind: 'stop' };
   if (ctx.attemptsMade >= cfg.maxAttempts) return { kind: 'stop' };
   // The request's own deadline bounds failover too, not only waits.
   if (ctx.remainingMs <= 0) return { kind: 'stop' };
   if (error.kind === 'context_length') return { kind: 'larger-context' };
-  if (ctx.hasAlternative) return { kind: 'next' };
-  if (error.kind === 'timeout' || error.kind === 'auth' || error.kind === 'not_found')
-    return { kind: 'stop' };
-  if (ctx.sameRetries >= cfg.maxSameRetries) return { kind: 'stop' };
-  const delayMs =
-    error.kind === 'rate_limited' && error.retryAfterMs !== undefined
-      ? error.retryAfterMs
-      : backoffMs(ctx.sameRetries, ctx.random, cfg);
-  if (error.kind === 'rate_limited' && delayMs > cfg.maxRetryAfterMs) return { kind: 'stop' };
-  return delayMs < ctx.remainingMs ? { kind: 'retry-same', delayMs } : { kind: 'stop' };
+  if (ctx.hasAlternative) {
+    if (policy === undefined || ctx.sameRetries >= policy.attempts - 1 || !retryable(error, policy))
+      return { kind: 'next' };
+    const delayMs = delayBefore(error, ctx, policy.backoffMs, policy.maxBackoffMs, policy.maxBackoffMs);
+    return delayMs !== undefined && delayMs < ctx.remainingMs
+      ? { kind: 'retry-same', delayMs }
+      : { kind: 'next' };
+  }
+  // Nothing else to try: the same deployment is the last resort, whatever its policy says.
+  const lastResort = policy ?? {
+    attempts: 1,
+    backoffMs: cfg.backoffBaseMs,
+    maxBackoffMs: cfg.backoffMaxMs,
+    retryOnStatus: DEFAULT_STATUSES,
+    retryOnConnectionError: true,
+  };
+  if (!retryable(error, lastResort)) return { kind: 'stop' };
+  if (ctx.sameRetries >= Math.max(cfg.maxSameRetries, lastResort.attempts - 1)) return { kind: 'stop' };
+  const delayMs = delayBefore(error, ctx, lastResort.backoffMs, lastResort.maxBackoffMs, cfg.maxRetryAfterMs);
+  return delayMs !== undefined && delayMs < ctx.remainingMs
+    ? { kind: 'retry-same', delayMs }
+    : { kind: 'stop' };
+}
+
+const DEFAULT_STATUSES: ReadonlySet<number> = new Set(TRANSIENT_STATUSES);
+
+/** A 429's Retry-After when it is at most `maxRetryAfterMs` (undefined when longer), else backoff. */
+function delayBefore(
+  error: UpstreamError,
+  ctx: FailureContext,
+  baseMs: number,
+  maxMs: number,
+  maxRetryAfterMs: number,
+): number | undefined {
+  if (error.kind === 'rate_limited' && error.retryAfterMs !== undefined)
+    return error.retryAfterMs <= maxRetryAfterMs ? error.retryAfterMs : undefined;
+  return jitteredBackoff(ctx.sameRetries, ctx.random, baseMs, maxMs);
+}
+
+/**
+ * Whether a failure is one the policy retries on the same deployment. Timeouts never are
+ * (a silent deployment is failed over); broken credentials or an unknown model cannot heal
+ * between two attempts. A fault reported without a usable status counts as a plain 500/503.
+ */
+export function retryable(error: UpstreamError, policy: DeploymentRetry): boolean {
+  switch (error.kind) {
+    case 'network':
+      return policy.retryOnConnectionError;
+    case 'rate_limited':
+      return policy.retryOnStatus.has(429);
+    case 'server':
+    case 'overloaded': {
+      const fallback = error.kind === 'overloaded' ? 503 : 500;
+      const status = error.status >= 500 && error.status <= 599 ? error.status : fallback;
+      return policy.retryOnStatus.has(status);
+    }
+    default:
+      return false;
+  }
 }
 
 /** Exponential backoff with full jitter, never zero so a provider is never hammered. */
 export function backoffMs(retry: number, random: number, cfg: RetryConfig = DEFAULT_RETRY): number {
-  const ceiling = Math.min(cfg.backoffMaxMs, cfg.backoffBaseMs * 2 ** retry);
-  return Math.max(cfg.backoffBaseMs / 2, Math.round(random * ceiling));
+  return jitteredBackoff(retry, random, cfg.backoffBaseMs, cfg.backoffMaxMs);
+}
+
+export function jitteredBackoff(retry: number, random: number, baseMs: number, maxMs: number): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(retry, 30));
+  return Math.max(baseMs / 2, Math.round(random * ceiling));
 }
 
 /** Faults that count against the deployment's circuit breaker. */

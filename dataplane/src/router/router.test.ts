@@ -689,3 +689,71 @@ describe('observer timing', () => {
 // Keep the UpstreamError type import honest: the failures the router sees are this shape.
 const _shape: UpstreamError = failure('server').upstream;
 void _shape;
+
+describe('the deployment retry policy (manifest spec.retry)', () => {
+  const policy = {
+    attempts: 3,
+    backoffMs: 40,
+    maxBackoffMs: 400,
+    retryOnStatus: new Set([429, 500, 502, 503]),
+    retryOnConnectionError: true,
+  };
+  const primary = dep('p', 'm', 1, { retry: policy });
+  const secondary = dep('s', 'm', 2);
+  const snap = snapshot([{ model: 'm', deployments: [primary, secondary] }]);
+
+  it('retries the primary up to its attempts before failing over', async () => {
+    const { calls, attempt } = script({ p: [failure('server'), failure('network'), 'P'] });
+    const routed = await makeRouter().execute(request(snap, 'm'), attempt);
+    expect(calls).toEqual(['p', 'p', 'p']);
+    expect(routed.deployment.name).toBe('p');
+    expect(sleeps).toEqual([20, 40]);
+  });
+
+  it('fails over once its attempts are spent', async () => {
+    const { calls, attempt } = script({
+      p: [failure('server'), failure('server'), failure('server')],
+      s: ['S'],
+    });
+    const routed = await makeRouter().execute(request(snap, 'm'), attempt);
+    expect(calls).toEqual(['p', 'p', 'p', 's']);
+    expect(routed.log).toEqual({ attempts: 4, failed: ['p'] });
+  });
+
+  it('a timeout is failed over at once whatever the policy', async () => {
+    const { calls, attempt } = script({ p: [failure('timeout')], s: ['S'] });
+    await makeRouter().execute(request(snap, 'm'), attempt);
+    expect(calls).toEqual(['p', 's']);
+  });
+
+  it('a 429 with a short Retry-After is waited out on the primary; a long one fails over', async () => {
+    const short = script({ p: [failure('rate_limited', 300), 'P'] });
+    expect((await makeRouter().execute(request(snap, 'm'), short.attempt)).deployment.name).toBe('p');
+    expect(sleeps).toEqual([300]);
+    health.reset();
+    const long = script({ p: [failure('rate_limited', 401)], s: ['S'] });
+    await makeRouter().execute(request(snap, 'm'), long.attempt);
+    expect(long.calls).toEqual(['p', 's']);
+  });
+
+  it('the request deadline cuts the retries short', async () => {
+    const { calls, attempt } = script({ p: [failure('rate_limited', 300)], s: ['S'] });
+    await makeRouter().execute(request(snap, 'm', { deadline: now + 300 }), attempt);
+    expect(calls).toEqual(['p', 's']);
+  });
+
+  it('a deployment whose circuit opens during its retries is left for the next one, which starts afresh', async () => {
+    const s2 = dep('s2', 'm', 2, { retry: policy });
+    const snap2 = snapshot([
+      { model: 'm', deployments: [dep('p', 'm', 1, { retry: { ...policy, attempts: 5 } }), s2] },
+    ]);
+    const { calls, attempt } = script({
+      p: [failure('server'), failure('server'), failure('server')],
+      s2: [failure('server'), 'S'],
+    });
+    const routed = await makeRouter().execute(request(snap2, 'm'), attempt);
+    // p opens after 3 faults (threshold 3); s2 still gets its own retry.
+    expect(calls).toEqual(['p', 'p', 'p', 's2', 's2']);
+    expect(routed.deployment.name).toBe('s2');
+  });
+});

@@ -82,6 +82,7 @@ export class Router {
       const { deployment, modelIndex } = candidates[index]!;
       if (!this.deps.health.begin(deployment)) {
         index++;
+        sameRetries = 0;
         continue;
       }
       log.attempts++;
@@ -114,6 +115,7 @@ export class Router {
             remainingMs: req.deadline - this.now(),
             hasAlternative: index + 1 < candidates.length,
             random: this.random(),
+            policy: deployment.retry,
           },
           this.retry,
         );

@@ -13,6 +13,11 @@ export interface CallTimeouts {
   bodyMs: number;
   /** Whole call, including the body; undefined for streams. */
   totalMs: number | undefined;
+  /**
+   * Streams: headers must arrive within this. It runs on a precise timer because undici's
+   * own headers timeout is coarse (it may fire up to a second late).
+   */
+  firstTokenMs?: number | undefined;
 }
 
 export interface UpstreamResponse {
@@ -68,12 +73,13 @@ export class UpstreamClient {
     const controller = new AbortController();
     const onClientAbort = () => controller.abort(clientSignal.reason);
     clientSignal.addEventListener('abort', onClientAbort, { once: true });
+    const limitMs = timeouts.totalMs ?? timeouts.firstTokenMs;
     const timer =
-      timeouts.totalMs === undefined
+      limitMs === undefined
         ? undefined
         : setTimeout(
             () => controller.abort(new DOMException('upstream attempt timed out', 'TimeoutError')),
-            timeouts.totalMs,
+            limitMs,
           );
     const release = () => {
       clearTimeout(timer);
@@ -89,6 +95,8 @@ export class UpstreamClient {
         headersTimeout: timeouts.headersMs,
         bodyTimeout: timeouts.bodyMs,
       });
+      // A stream's first-token wait goes on in the reader, on its own deadline.
+      if (timeouts.totalMs === undefined) clearTimeout(timer);
       // The client's abort must reach the body too: a stream is read long after the headers.
       res.body.once('close', release);
       return { status: res.statusCode, headers: res.headers, body: res.body };
