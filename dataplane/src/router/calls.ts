@@ -13,7 +13,14 @@ import type {
   EmbeddingResponse,
 } from '../formats/openai/types.ts';
 import type { ProviderAdapter, UpstreamRequest } from '../providers/types.ts';
-import { readErrorBody, UpstreamFailure, type UpstreamClient, type UpstreamResponse } from './upstream.ts';
+import { GatewayError } from '../errors.ts';
+import {
+  classifyUpstreamFailure,
+  readErrorBody,
+  UpstreamFailure,
+  type UpstreamClient,
+  type UpstreamResponse,
+} from './upstream.ts';
 
 export interface CallContext {
   upstream: UpstreamClient;
@@ -50,7 +57,7 @@ export async function sendOk(
   throw new UpstreamFailure(ctx.adapter.error(res.status, res.headers, text));
 }
 
-async function readJson(res: UpstreamResponse): Promise<unknown> {
+async function readJson(ctx: CallContext, res: UpstreamResponse): Promise<unknown> {
   try {
     return await res.body.json();
   } catch (err) {
@@ -60,7 +67,25 @@ async function readJson(res: UpstreamResponse): Promise<unknown> {
         status: res.status,
         message: 'upstream sent invalid JSON',
       });
-    throw err;
+    // The body broke off or stalled while being read.
+    throw classifyUpstreamFailure(err, ctx.signal);
+  }
+}
+
+/**
+ * The adapter could not make sense of a 2xx answer: the deployment misbehaved. Only this
+ * step is blamed on the deployment; a throw while building the request is the gateway's own.
+ */
+function decode<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof UpstreamFailure || err instanceof GatewayError) throw err;
+    throw new UpstreamFailure({
+      kind: 'server',
+      status: 0,
+      message: `invalid upstream response: ${(err as Error).message}`,
+    });
   }
 }
 
@@ -70,7 +95,8 @@ export async function chatCall(ctx: CallContext, req: ChatRequest): Promise<Chat
     ctx.adapter.chat.request({ ...req, stream: false }, ctx.deployment.target),
     false,
   );
-  return ctx.adapter.chat.response(await readJson(res), ctx.deployment.target);
+  const body = await readJson(ctx, res);
+  return decode(() => ctx.adapter.chat.response(body, ctx.deployment.target));
 }
 
 export async function embeddingsCall(ctx: CallContext, req: EmbeddingRequest): Promise<EmbeddingResponse> {
@@ -78,7 +104,8 @@ export async function embeddingsCall(ctx: CallContext, req: EmbeddingRequest): P
   if (!adapter)
     throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'embeddings not supported' });
   const res = await sendOk(ctx, adapter.request(req, ctx.deployment.target), false);
-  return adapter.response(await readJson(res), ctx.deployment.target);
+  const body = await readJson(ctx, res);
+  return decode(() => adapter.response(body, ctx.deployment.target));
 }
 
 export async function completionsCall(ctx: CallContext, req: CompletionRequest): Promise<CompletionResponse> {
@@ -86,5 +113,6 @@ export async function completionsCall(ctx: CallContext, req: CompletionRequest):
   if (!adapter)
     throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'completions not supported' });
   const res = await sendOk(ctx, adapter.request({ ...req, stream: false }, ctx.deployment.target), false);
-  return adapter.response(await readJson(res), ctx.deployment.target);
+  const body = await readJson(ctx, res);
+  return decode(() => adapter.response(body, ctx.deployment.target));
 }

@@ -174,13 +174,6 @@ describe('success and failover order', () => {
     }
   });
 
-  it('an attempt that throws a plain error (unparseable answer) counts as a server fault and fails over', async () => {
-    const { calls, attempt } = script({ a: [new TypeError('bad json')], b: ['B'] });
-    const routed = await makeRouter().execute(request(snap, 'm'), attempt);
-    expect(calls).toEqual(['a', 'b']);
-    expect(routed.log.failed).toEqual(['a']);
-    expect(observed[0]).toMatchObject({ name: 'a', outcome: 'server' });
-  });
 
   it('goes on to the fallback models after the model’s own deployments, in their order', async () => {
     const f1 = dep('f1', 'fb1', 1);
@@ -537,6 +530,48 @@ describe('errors that stop at once', () => {
     const err = await rejection(makeRouter().execute(request(snap, 'm'), attempt));
     expect(err).toBe(own);
     expect(own.headers).toEqual({ 'x-gantry-attempts': '2', 'x-gantry-failed': 'a' });
+  });
+
+  it('a local throw (stack overflow, TypeError) is a 500 of the gateway: circuit closed, no failover', async () => {
+    // Threshold 3: five blamed faults would have opened the circuit.
+    const local = [
+      new RangeError('Maximum call stack size exceeded'),
+      new TypeError("Cannot read properties of undefined (reading 'x')"),
+      new Error('bug'),
+    ];
+    for (let i = 0; i < 5; i++) {
+      const thrown = local[i % local.length]!;
+      const { calls, attempt } = script({ a: [thrown], b: ['B'] });
+      const err = await gatewayError(makeRouter().execute(request(snap, 'm'), attempt));
+      expect(err.status).toBe(500);
+      expect(err.type).toBe('internal_error');
+      expect(err.cause).toBe(thrown);
+      expect(calls).toEqual(['a']);
+      expect(inflight(a)).toBe(0);
+    }
+    expect(health.circuitState('a')).toBe('closed');
+    expect(health.circuitState('b')).toBe('closed');
+    // Not an upstream attempt: the per-deployment outcome metrics stay untouched.
+    expect(observed).toEqual([]);
+  });
+
+  const NO_RETRY: RetryConfig = { ...DEFAULT_RETRY, maxSameRetries: 0 };
+
+  it('a local throw during a half-open probe gives the probe back instead of re-opening', async () => {
+    const { attempt: failing } = script({ a: [failure('server'), failure('server'), failure('server')] });
+    const solo = snapshot([{ model: 'solo', deployments: [a] }]);
+    for (let i = 0; i < 3; i++) await rejection(makeRouter(NO_RETRY).execute(request(solo, 'solo'), failing));
+    expect(health.circuitState('a')).toBe('open');
+    now += breakerCfg.baseOpenMs;
+    const { attempt: buggy } = script({ a: [new RangeError('Maximum call stack size exceeded')] });
+    const err = await gatewayError(makeRouter(NO_RETRY).execute(request(solo, 'solo'), buggy));
+    expect(err.type).toBe('internal_error');
+    // Not a failed probe (that would re-open for twice as long): the next caller may probe at once.
+    expect(health.availability(a)).toEqual({ ok: true });
+    const { attempt: healthy } = script({ a: ['A'] });
+    const routed = await makeRouter(NO_RETRY).execute(request(solo, 'solo'), healthy);
+    expect(routed.value).toBe('A');
+    expect(health.circuitState('a')).toBe('closed');
   });
 
   it('ClientAbortError propagates, nothing else is tried and the deployment is not blamed', async () => {

@@ -102,7 +102,14 @@ export class Router {
           this.deps.health.release(deployment);
           throw withLog(err, log);
         }
-        const error = toUpstreamError(err);
+        // Anything but a classified upstream outcome is the gateway's own fault (a bug, a stack
+        // overflow while translating): it says nothing about this deployment and would fail the
+        // same way on every other one, so no health is charged and nothing is failed over.
+        if (!(err instanceof UpstreamFailure)) {
+          this.deps.health.release(deployment);
+          throw withLog(localFault(err), log);
+        }
+        const error = err.upstream;
         this.deps.observer.attempt(deployment, error.kind, (this.now() - started) / 1000);
         this.recordHealth(deployment, error, sameRetries);
         if (!log.failed.includes(deployment.name)) log.failed.push(deployment.name);
@@ -219,10 +226,10 @@ export function attemptHeaders(log: AttemptLog): Record<string, string> {
   return headers;
 }
 
-function toUpstreamError(err: unknown): UpstreamError {
-  if (err instanceof UpstreamFailure) return err.upstream;
-  // An adapter could not make sense of a 2xx answer: the deployment misbehaved.
-  return { kind: 'server', status: 0, message: `invalid upstream response: ${(err as Error).message}` };
+function localFault(err: unknown): GatewayError {
+  return new GatewayError('internal_error', 'internal error in the gateway while handling the upstream call', {
+    cause: err,
+  });
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
