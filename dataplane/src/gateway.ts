@@ -46,6 +46,8 @@ export interface GatewayOptions {
   /** The breaker's clock (tests replay minutes of traffic without waiting); Date.now by default. */
   clock?: () => number;
   bodyLimitBytes?: number;
+  /** Deepest JSON nesting a request body may have; 64 when unset. */
+  maxJsonDepth?: number;
   requestTimeoutMs?: number;
   /** On close, how long in-flight requests may take to finish before connections are cut. */
   shutdownGraceMs?: number;
@@ -208,6 +210,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     metrics,
     logger: opts.logger,
     bodyLimitBytes: opts.bodyLimitBytes,
+    maxJsonDepth: opts.maxJsonDepth,
     requestTimeoutMs: opts.requestTimeoutMs,
     adminKeyHash: adminKeyHashFromEnv(env),
   });

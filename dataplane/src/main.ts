@@ -3,6 +3,7 @@
  * the deployments are served by the built-in fake provider, so it works offline.
  */
 import { parseArgs } from 'node:util';
+import { jsonDepthLimit } from './formats/json-depth.ts';
 import { fakeBaseUrls, startGateway } from './gateway.ts';
 
 const { values } = parseArgs({
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     journalRetryMs: process.env.GANTRY_JOURNAL_RETRY_MS
       ? Number(process.env.GANTRY_JOURNAL_RETRY_MS)
       : undefined,
+    maxJsonDepth: jsonDepthLimit(process.env.GANTRY_MAX_JSON_DEPTH, 'GANTRY_MAX_JSON_DEPTH'),
   });
   gateway.app.log.info(
     { url: gateway.url, admin: gateway.adminUrl, config: values.config },

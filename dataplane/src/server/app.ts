@@ -10,7 +10,9 @@ import { GatewayError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
 import { settle } from '../pipeline/settlement.ts';
+import { jsonDepthLimit } from '../formats/json-depth.ts';
 import { createContext } from './context.ts';
+import { checkJsonDepth } from './depth-guard.ts';
 import { normaliseError } from './errors.ts';
 import { chatRoute } from './routes/chat.ts';
 import { completionsRoute } from './routes/completions.ts';
@@ -27,6 +29,8 @@ export interface AppOptions {
   metrics: Metrics;
   logger?: FastifyServerOptions['logger'];
   bodyLimitBytes?: number;
+  /** Deepest JSON nesting a body may have (GANTRY_MAX_JSON_DEPTH); 64 when unset. */
+  maxJsonDepth?: number;
   requestTimeoutMs?: number;
   /** SHA-256 of the platform admin's bootstrap key (GANTRY_ADMIN_KEY), for /api/ analytics. */
   adminKeyHash?: Buffer | undefined;
@@ -38,6 +42,7 @@ export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 const ADMIN_PREFIXES = ['/ui', '/sso', '/login'];
 
 export function buildApp(opts: AppOptions): FastifyInstance {
+  const maxJsonDepth = jsonDepthLimit(opts.maxJsonDepth);
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
@@ -94,6 +99,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // The /api/ analytics routes authenticate admins themselves (the platform key is not a config key).
     if (request.routeOptions.url?.startsWith('/v1/')) hooks.context(request, reply);
   });
+  // Right after parsing: nothing (schema validation, cache key, translation) has walked the body yet.
+  app.addHook('preValidation', async (request) => checkJsonDepth(request.body, maxJsonDepth));
   app.addHook('onResponse', async (request, reply) =>
     observe(request.routeOptions.url ?? 'unknown', reply.statusCode, request),
   );
