@@ -159,3 +159,48 @@ describe('canonicalJson', () => {
     );
   });
 });
+
+describe('canonicalJson without recursion', () => {
+  /** The reference: the recursive form this replaced (fine for shallow values). */
+  const recursive = (v: unknown): string => {
+    if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+    if (Array.isArray(v)) return `[${v.map(recursive).join(',')}]`;
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${recursive(x)}`).join(',')}}`;
+  };
+
+  it('writes exactly what the recursive form wrote, on varied shapes', () => {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const gen = (depth: number): unknown => {
+      const r = rnd();
+      if (depth === 0 || r < 0.3)
+        return [null, true, false, 0, -1.5, 1e21, 'x', 'é"\\\n\u2028', '', undefined][Math.floor(rnd() * 10)];
+      if (r < 0.6) return Array.from({ length: Math.floor(rnd() * 4) }, () => gen(depth - 1));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(rnd() * 4) }, (_, i) => [
+          ['b', 'a', 'é', '"q"', '10', '9'][(i + Math.floor(rnd() * 6)) % 6]!,
+          gen(depth - 1),
+        ]),
+      );
+    };
+    for (let i = 0; i < 300; i++) {
+      const v = gen(6);
+      expect(canonicalJson(v)).toBe(recursive(v));
+    }
+    expect(canonicalJson([])).toBe('[]');
+    expect(canonicalJson({})).toBe('{}');
+    expect(canonicalJson([undefined, 1])).toBe('[null,1]');
+    expect(canonicalJson(undefined)).toBe('null');
+  });
+
+  it('handles nesting far beyond what the call stack allows', () => {
+    const n = 50_000;
+    const arrays = JSON.parse('['.repeat(n) + ']'.repeat(n)) as unknown;
+    expect(canonicalJson(arrays)).toBe('['.repeat(n) + ']'.repeat(n));
+    const objects = JSON.parse('{"b":1,"a":'.repeat(n) + '0' + '}'.repeat(n)) as unknown;
+    expect(canonicalJson(objects)).toBe('{"a":'.repeat(n) + '0' + ',"b":1}'.repeat(n));
+  });
+});

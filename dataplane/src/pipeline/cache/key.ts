@@ -88,14 +88,47 @@ function capContext(text: string): string {
   return `${text.slice(0, CONTEXT_HEAD_CHARS)}\n…\n${text.slice(-CONTEXT_TAIL_CHARS)}`;
 }
 
-/** JSON with sorted keys and undefined dropped: equal values give equal text. */
+/**
+ * JSON with sorted keys and undefined dropped: equal values give equal text. Written with an
+ * explicit stack rather than recursion, so no nesting depth can overflow the call stack.
+ */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  const out: string[] = [];
+  // Pending work, last first: a value to write, or text (separators, closing brackets).
+  const items: unknown[] = [value];
+  const isText: boolean[] = [false];
+  const push = (item: unknown, text: boolean) => {
+    items.push(item);
+    isText.push(text);
+  };
+  while (items.length > 0) {
+    const item = items.pop();
+    if (isText.pop()) {
+      out.push(item as string);
+    } else if (item === null || typeof item !== 'object') {
+      out.push(JSON.stringify(item) ?? 'null');
+    } else if (Array.isArray(item)) {
+      out.push('[');
+      push(']', true);
+      for (let i = item.length - 1; i >= 0; i--) {
+        push(item[i], false);
+        if (i > 0) push(',', true);
+      }
+    } else {
+      const entries = Object.entries(item as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      out.push('{');
+      push('}', true);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i] as [string, unknown];
+        push(v, false);
+        push(`${JSON.stringify(k)}:`, true);
+        if (i > 0) push(',', true);
+      }
+    }
+  }
+  return out.join('');
 }
 
 /** Spellings of the same request made equal, so they share a partition. */
