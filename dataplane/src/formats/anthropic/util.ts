@@ -1,4 +1,5 @@
 /** Small helpers both Anthropic translation directions share. */
+import { MAX_JSON_DEPTH_CEILING, textExceedsDepth } from '../json-depth.ts';
 import type { AnthropicCacheControl } from './types.ts';
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -11,6 +12,8 @@ export const isRecord = (value: unknown): value is Record<string, unknown> =>
  */
 export function toolInput(args: string | undefined): Record<string, unknown> {
   if (args === undefined || args.trim() === '') return {};
+  // Deeper than any request may nest (the edge holds requests to less): unusable as well.
+  if (textExceedsDepth(args, MAX_JSON_DEPTH_CEILING)) return {};
   try {
     const parsed: unknown = JSON.parse(args);
     return isRecord(parsed) ? parsed : {};

@@ -30,7 +30,7 @@ export function toGeminiRequest(req: ChatRequest): GeminiGenerateRequest {
   const out: GeminiGenerateRequest = { contents };
   if (systemInstruction) out.systemInstruction = systemInstruction;
   if (req.tools && req.tools.length > 0) {
-    out.tools = [{ functionDeclarations: req.tools.map(toDeclaration) }];
+    out.tools = [{ functionDeclarations: req.tools.map((tool, i) => toDeclaration(tool, i)) }];
     const toolConfig = toToolConfig(req.tool_choice);
     if (toolConfig) out.toolConfig = toolConfig;
   }
@@ -39,12 +39,13 @@ export function toGeminiRequest(req: ChatRequest): GeminiGenerateRequest {
   return out;
 }
 
-function toDeclaration(tool: ToolDefinition): GeminiFunctionDeclaration {
+function toDeclaration(tool: ToolDefinition, index: number): GeminiFunctionDeclaration {
   const decl: GeminiFunctionDeclaration = { name: tool.function.name };
   if (tool.function.description !== undefined) decl.description = tool.function.description;
   const params = tool.function.parameters;
   // Gemini rejects an OBJECT schema with no properties: a parameterless function omits it.
-  if (params && isNonEmptyObject(params.properties)) decl.parameters = toGeminiSchema(params);
+  if (params && isNonEmptyObject(params.properties))
+    decl.parameters = toGeminiSchema(params, `tools[${index}].function.parameters`);
   return decl;
 }
 
@@ -78,7 +79,8 @@ function toGenerationConfig(req: ChatRequest): GeminiGenerationConfig {
     const spec = format.json_schema;
     const schema =
       typeof spec === 'object' && spec !== null ? (spec as { schema?: unknown }).schema : undefined;
-    if (schema !== undefined) cfg.responseSchema = toGeminiSchema(schema);
+    if (schema !== undefined)
+      cfg.responseSchema = toGeminiSchema(schema, 'response_format.json_schema.schema');
   }
 
   const budget = req.reasoning_effort !== undefined ? THINKING_BUDGETS[req.reasoning_effort] : undefined;

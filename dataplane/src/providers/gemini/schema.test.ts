@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cleanSchema } from './schema.ts';
+import { GatewayError } from '../../errors.ts';
+import { cleanSchema, MAX_SCHEMA_LEVELS, MAX_SCHEMA_NODES } from './schema.ts';
 
 describe('gemini schema cleaning', () => {
   it('drops rejected keywords and reports them', () => {
@@ -87,5 +88,54 @@ describe('gemini schema cleaning', () => {
       },
       required: ['a'],
     });
+  });
+});
+
+describe('gemini schema cleaning is bounded', () => {
+  const refusal = (input: unknown): GatewayError => {
+    try {
+      cleanSchema(input, 'tools[2].function.parameters');
+    } catch (err) {
+      expect(err).toBeInstanceOf(GatewayError);
+      return err as GatewayError;
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it('refuses definitions that double at each step (2^40 nodes once inlined) at once', () => {
+    const defs: Record<string, unknown> = { d40: { type: 'string' } };
+    for (let i = 0; i < 40; i++)
+      defs[`d${i}`] = {
+        type: 'object',
+        properties: { l: { $ref: `#/$defs/d${i + 1}` }, r: { $ref: `#/$defs/d${i + 1}` } },
+      };
+    const started = Date.now();
+    const err = refusal({ type: 'object', properties: { x: { $ref: '#/$defs/d0' } }, $defs: defs });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(err.status).toBe(400);
+    expect(err.param).toBe('tools[2].function.parameters');
+    expect(err.message).toBe(
+      `tools[2].function.parameters: schema grows beyond ${MAX_SCHEMA_NODES} nodes once $refs are inlined`,
+    );
+  });
+
+  it('refuses a chain of flat definitions deeper than the bound, and deep nesting itself', () => {
+    const chain: Record<string, unknown> = {};
+    for (let i = 0; i < 2000; i++) chain[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }] };
+    const viaRefs = refusal({ $ref: '#/$defs/d0', $defs: chain });
+    expect(viaRefs.message).toMatch(`schema nests deeper than ${MAX_SCHEMA_LEVELS} levels`);
+
+    let items: unknown = { type: 'string' };
+    for (let i = 0; i < MAX_SCHEMA_LEVELS + 1; i++) items = { type: 'array', items };
+    expect(refusal({ type: 'object', properties: { x: items } }).message).toMatch('nests deeper');
+  });
+
+  it('converts a schema just inside the bounds', () => {
+    let items: unknown = { type: 'string' };
+    for (let i = 0; i < MAX_SCHEMA_LEVELS - 2; i++) items = { type: 'array', items };
+    const { schema } = cleanSchema({ type: 'object', properties: { x: items } });
+    expect(schema.type).toBe('OBJECT');
+    // Serialising the result must be safe too.
+    expect(JSON.stringify(schema).length).toBeGreaterThan(MAX_SCHEMA_LEVELS);
   });
 });

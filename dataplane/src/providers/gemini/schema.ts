@@ -16,6 +16,7 @@
  * `if`/`then`/`else`, `dependentRequired`, `uniqueItems`, `multipleOf`, `contentEncoding`,
  * `readOnly`/`writeOnly`, `deprecated`, and string `format`s other than `enum`/`date-time`.
  */
+import { invalidParam } from '../../errors.ts';
 import { isRecord } from '../shared/retry-after.ts';
 import type { GeminiSchema } from './wire.ts';
 
@@ -77,9 +78,20 @@ const FORMATS: Record<string, readonly string[]> = {
   INTEGER: ['int32', 'int64'],
 };
 
+/**
+ * Inlining `$ref`s can make a small schema deep or huge (a chain of definitions, or each one
+ * referring to the next twice): the rebuilt schema is bounded in depth, so the conversion
+ * and serialising it cannot overflow the stack, and in size, so it cannot take the CPU.
+ */
+export const MAX_SCHEMA_LEVELS = 500;
+export const MAX_SCHEMA_NODES = 20_000;
+
 interface Ctx {
   root: Record<string, unknown>;
   dropped: Set<string>;
+  /** The request field the schema came from, for refusals. */
+  param: string;
+  nodes: number;
 }
 
 export interface CleanedSchema {
@@ -88,14 +100,15 @@ export interface CleanedSchema {
   dropped: string[];
 }
 
-export function cleanSchema(input: unknown): CleanedSchema {
+export function cleanSchema(input: unknown, param = 'schema'): CleanedSchema {
   const root = isRecord(input) ? input : {};
-  const ctx: Ctx = { root, dropped: new Set() };
-  const schema = convert(root, ctx, []);
+  const ctx: Ctx = { root, dropped: new Set(), param, nodes: 0 };
+  const schema = convert(root, ctx, [], 1);
   return { schema, dropped: [...ctx.dropped].sort() };
 }
 
-export const toGeminiSchema = (input: unknown): GeminiSchema => cleanSchema(input).schema;
+export const toGeminiSchema = (input: unknown, param?: string): GeminiSchema =>
+  cleanSchema(input, param).schema;
 
 function resolveRef(ref: string, ctx: Ctx): Record<string, unknown> | undefined {
   const m = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref);
@@ -106,15 +119,29 @@ function resolveRef(ref: string, ctx: Ctx): Record<string, unknown> | undefined 
   return isRecord(found) ? found : undefined;
 }
 
+/** One more node of the rebuilt schema, `level` deep (a `$ref` followed or an `allOf` member counts). */
+function spend(ctx: Ctx, level: number): void {
+  if (level > MAX_SCHEMA_LEVELS)
+    throw invalidParam(
+      ctx.param,
+      `schema nests deeper than ${MAX_SCHEMA_LEVELS} levels once $refs are inlined`,
+    );
+  if (++ctx.nodes > MAX_SCHEMA_NODES)
+    throw invalidParam(ctx.param, `schema grows beyond ${MAX_SCHEMA_NODES} nodes once $refs are inlined`);
+}
+
 /** Fold `$ref` and `allOf` into one flat node before conversion. */
 function flatten(
   node: Record<string, unknown>,
   ctx: Ctx,
   refs: string[],
+  level: number,
 ): [Record<string, unknown>, string[]] {
   let out = node;
   let seen = refs;
   while (typeof out.$ref === 'string') {
+    // A chain of references is as deep as its length, however flat each definition is.
+    spend(ctx, level + seen.length);
     const ref = out.$ref;
     const { $ref: _ref, ...siblings } = out;
     const target = seen.includes(ref) ? undefined : resolveRef(ref, ctx);
@@ -130,7 +157,8 @@ function flatten(
     const required: unknown[] = [];
     for (const member of allOf) {
       if (!isRecord(member)) continue;
-      const [flat] = flatten(member, ctx, seen);
+      spend(ctx, level + 1);
+      const [flat] = flatten(member, ctx, seen, level + 1);
       if (isRecord(flat.properties)) Object.assign(properties, flat.properties);
       if (Array.isArray(flat.required)) required.push(...(flat.required as unknown[]));
       for (const [k, v] of Object.entries(flat)) if (!(k in merged)) merged[k] = v;
@@ -144,8 +172,9 @@ function flatten(
   return [out, seen];
 }
 
-function convert(input: Record<string, unknown>, ctx: Ctx, refs: string[]): GeminiSchema {
-  const [node, seen] = flatten(input, ctx, refs);
+function convert(input: Record<string, unknown>, ctx: Ctx, refs: string[], level: number): GeminiSchema {
+  spend(ctx, level);
+  const [node, seen] = flatten(input, ctx, refs, level);
   const out: GeminiSchema = {};
   for (const key of Object.keys(node)) {
     if (!GEMINI_SCHEMA_KEYS.includes(key) && !REWRITTEN_KEYS.has(key) && key !== 'type') ctx.dropped.add(key);
@@ -165,7 +194,7 @@ function convert(input: Record<string, unknown>, ctx: Ctx, refs: string[]): Gemi
   if (isRecord(node.properties)) {
     const properties: Record<string, GeminiSchema> = {};
     for (const [name, sub] of Object.entries(node.properties)) {
-      properties[name] = convert(isRecord(sub) ? sub : {}, ctx, seen);
+      properties[name] = convert(isRecord(sub) ? sub : {}, ctx, seen, level + 1);
     }
     out.properties = properties;
     if (Array.isArray(node.required)) {
@@ -176,7 +205,7 @@ function convert(input: Record<string, unknown>, ctx: Ctx, refs: string[]): Gemi
   }
   const items = Array.isArray(node.items) ? node.items[0] : node.items;
   if (isRecord(items)) {
-    out.items = convert(items, ctx, seen);
+    out.items = convert(items, ctx, seen, level + 1);
     out.type ??= 'ARRAY';
   }
 
@@ -185,7 +214,7 @@ function convert(input: Record<string, unknown>, ctx: Ctx, refs: string[]): Gemi
     : Array.isArray(node.oneOf)
       ? node.oneOf
       : undefined;
-  if (alternatives) applyAlternatives(alternatives, out, ctx, seen);
+  if (alternatives) applyAlternatives(alternatives, out, ctx, seen, level + 1);
 
   if (typeof node.format === 'string' && typeof out.type === 'string') {
     if (FORMATS[out.type]?.includes(node.format)) out.format = node.format;
@@ -219,7 +248,13 @@ function applyEnum(node: Record<string, unknown>, out: GeminiSchema): void {
   out.description = typeof out.description === 'string' ? `${out.description} ${allowed}` : allowed;
 }
 
-function applyAlternatives(alternatives: unknown[], out: GeminiSchema, ctx: Ctx, refs: string[]): void {
+function applyAlternatives(
+  alternatives: unknown[],
+  out: GeminiSchema,
+  ctx: Ctx,
+  refs: string[],
+  level: number,
+): void {
   const members: GeminiSchema[] = [];
   for (const alt of alternatives) {
     if (!isRecord(alt)) continue;
@@ -227,7 +262,7 @@ function applyAlternatives(alternatives: unknown[], out: GeminiSchema, ctx: Ctx,
       out.nullable = true;
       continue;
     }
-    members.push(convert(alt, ctx, refs));
+    members.push(convert(alt, ctx, refs, level));
   }
   if (members.length === 1) {
     // `anyOf: [X, null]` is the usual spelling of an optional X: inline X.

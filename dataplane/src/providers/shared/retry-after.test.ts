@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_JSON_DEPTH_CEILING } from '../../formats/json-depth.ts';
 import { isRecord, retryAfterMs, tryParseJson } from './retry-after.ts';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');
@@ -77,6 +78,14 @@ describe('tryParseJson', () => {
     expect(tryParseJson('')).toBeUndefined();
     expect(tryParseJson('<html>502</html>')).toBeUndefined();
     expect(tryParseJson('{"a":')).toBeUndefined();
+  });
+
+  it('treats text nested deeper than any request may be as not JSON', () => {
+    const at = '['.repeat(MAX_JSON_DEPTH_CEILING) + ']'.repeat(MAX_JSON_DEPTH_CEILING);
+    expect(tryParseJson(at)).toBeInstanceOf(Array);
+    // What it returns is always safe to serialise again.
+    expect(tryParseJson(`[${at}]`)).toBeUndefined();
+    expect(tryParseJson('{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000))).toBeUndefined();
   });
 });
 

@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH_CEILING, textExceedsDepth } from '../../formats/json-depth.ts';
+
 /** Parse `retry-after` (seconds or HTTP date) and `retry-after-ms` into milliseconds. */
 export function retryAfterMs(
   headers: Record<string, string | string[] | undefined>,
@@ -19,8 +21,13 @@ export function retryAfterMs(
 
 const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
-/** JSON.parse that returns undefined instead of throwing: upstream bodies are untrusted. */
+/**
+ * JSON.parse that returns undefined instead of throwing: upstream bodies and JSON carried in
+ * text fields (tool arguments, tool results) are untrusted. Text nested deeper than any request
+ * may be is treated as not JSON, so what it parses to is always safe to serialise again.
+ */
 export function tryParseJson(text: string): unknown {
+  if (textExceedsDepth(text, MAX_JSON_DEPTH_CEILING)) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
