@@ -174,7 +174,6 @@ describe('success and failover order', () => {
     }
   });
 
-
   it('goes on to the fallback models after the model’s own deployments, in their order', async () => {
     const f1 = dep('f1', 'fb1', 1);
     const f2 = dep('f2', 'fb2', 1);

@@ -227,9 +227,13 @@ export function attemptHeaders(log: AttemptLog): Record<string, string> {
 }
 
 function localFault(err: unknown): GatewayError {
-  return new GatewayError('internal_error', 'internal error in the gateway while handling the upstream call', {
-    cause: err,
-  });
+  return new GatewayError(
+    'internal_error',
+    'internal error in the gateway while handling the upstream call',
+    {
+      cause: err,
+    },
+  );
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
