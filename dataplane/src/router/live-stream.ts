@@ -34,7 +34,14 @@ export async function openChatStream(
     ctx.adapter.chat.request({ ...req, stream: true }, ctx.deployment.target),
     true,
   );
-  const translator = ctx.adapter.chat.stream(ctx.deployment.target, stream);
+  let translator: StreamTranslator;
+  try {
+    translator = ctx.adapter.chat.stream(ctx.deployment.target, stream);
+  } catch (err) {
+    // A local fault: the open upstream body must still be let go, or the pool stalls.
+    res.body.destroy();
+    throw err;
+  }
   const rest = readChunks(res, translator);
   const firstTokenMs = ctx.deployment.timeouts.firstTokenMs;
   const head = await untilFirstToken(
