@@ -4,6 +4,7 @@
  * server is and how to tell it is healthy come from the caller; the lifecycle is the same
  * for every server.
  */
+import { readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
@@ -105,6 +106,20 @@ async function waitUntilReady(spec: ServerSpec, port: number, s: Spawned): Promi
   );
 }
 
+/** Linux: /proc/<pid>/stat's third field is T once a SIGSTOP took effect. */
+function waitForStopped(pid: number): void {
+  const deadline = Date.now() + 2_000;
+  while (Date.now() < deadline) {
+    let state: string | undefined;
+    try {
+      state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    } catch {
+      return; // no /proc (or the process is gone): nothing to wait for
+    }
+    if (state === 'T' || state === 't') return;
+  }
+}
+
 async function stopSpawned(s: Spawned): Promise<void> {
   if (s.child.exitCode !== null || s.child.signalCode !== null) return;
   s.child.kill('SIGCONT'); // a paused server cannot handle SIGTERM
@@ -150,7 +165,11 @@ export async function startServerProcess(spec: ServerSpec): Promise<ServerProces
       current = s;
     },
     pause() {
-      current?.child.kill('SIGSTOP');
+      if (!current?.child.pid) return;
+      current.child.kill('SIGSTOP');
+      // kill() returns before the stop takes effect; on a loaded machine a request sent right
+      // after could still be answered. Wait (bounded) until the kernel reports it stopped.
+      waitForStopped(current.child.pid);
     },
     resume() {
       current?.child.kill('SIGCONT');
