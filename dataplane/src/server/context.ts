@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ConfigStore } from '../config/store.ts';
 import type { RequestContext } from '../pipeline/context.ts';
+import type { OtlpTracer } from '../telemetry/otlp.ts';
+import { parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
 import { authenticate, presentedKey } from './auth.ts';
 
 declare module 'fastify' {
@@ -18,6 +20,7 @@ export function createContext(
   reply: FastifyReply,
   config: ConfigStore,
   requestTimeoutMs: number,
+  tracer: OtlpTracer | undefined,
 ): RequestContext {
   const snapshot = config.current();
   const { key, tenant } = authenticate(snapshot, presentedKey(request.headers));
@@ -27,8 +30,11 @@ export function createContext(
     if (!reply.raw.writableFinished) controller.abort();
   });
   const startedAt = Date.now();
+  const id = String(request.id);
+  const incoming = parseTraceparent(request.headers.traceparent, request.headers.tracestate);
+  const trace = tracer ? tracer.begin(incoming) : incoming;
   return {
-    id: String(request.id),
+    id,
     snapshot,
     key,
     tenant,
@@ -42,5 +48,8 @@ export function createContext(
     admission: undefined,
     settled: false,
     promptTokens: undefined,
+    served: undefined,
+    trace,
+    upstreamHeaders: upstreamHeaders(id, trace),
   };
 }
