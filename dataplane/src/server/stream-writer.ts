@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { ResponseHeaders } from '../brand.ts';
 import { GatewayError } from '../errors.ts';
 import type { ClientStreamEncoder } from '../formats/encoder.ts';
-import type { ChatChunk, Usage } from '../formats/openai/types.ts';
+import type { ChatChunk } from '../formats/openai/types.ts';
 import type { StreamEnd, StreamSettlement } from '../pipeline/stream-relay.ts';
 import { formatUsd } from '../accounting/cost.ts';
 import { attemptHeaders } from '../router/router.ts';
