@@ -184,6 +184,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const config = new ConfigStore(initial.snapshot);
   const metrics = new Metrics();
   const health = new HealthRegistry(opts.breaker, opts.clock);
+  metrics.watchCircuits(
+    function* () {
+      for (const route of config.current().models.values()) yield* route.deployments;
+    },
+    (name) => health.circuitState(name),
+  );
   const upstream = new UpstreamClient();
   const stores = createStores({ redisUrl: opts.redisUrl, prefix: opts.redisPrefix });
   await stores.ready();

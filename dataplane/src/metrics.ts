@@ -142,8 +142,35 @@ export class Metrics implements RouterObserver {
   private readonly verdictChildren = new Map<string, Counter.Internal>();
   private readonly ttftChildren = new Map<string, Histogram.Internal<'model'>>();
 
+  private readCircuits: (() => void) | undefined;
+  /** Filled at scrape time from the breakers (nothing on the request path). */
+  readonly circuitState = new Gauge({
+    name: 'gantry_deployment_circuit_state',
+    help: 'Circuit breaker state per deployment: 0 closed, 1 half-open (probing), 2 open (ejected)',
+    labelNames: ['deployment', 'model', 'provider'] as const,
+    registers: [this.registry],
+    collect: () => this.readCircuits?.(),
+  });
+
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Report each configured deployment's breaker at every scrape. */
+  watchCircuits(
+    deployments: () => Iterable<Deployment>,
+    state: (name: string) => 'closed' | 'half-open' | 'open',
+  ): void {
+    const value = { closed: 0, 'half-open': 1, open: 2 } as const;
+    this.readCircuits = () => {
+      // Reset first: a deployment removed by a reload leaves no stale series.
+      this.circuitState.reset();
+      for (const d of deployments())
+        this.circuitState.set(
+          { deployment: d.name, model: d.model, provider: d.provider },
+          value[state(d.name)],
+        );
+    };
   }
 
   /** Money and tokens one deployment was paid for, on behalf of a tenant. */

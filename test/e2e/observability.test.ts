@@ -319,6 +319,26 @@ describe('operational metrics', () => {
     expect(Number.isInteger(value(after, 'gantry_spend_microdollars_total', labels))).toBe(true);
   });
 
+  it('reports each deployment’s circuit state (0 closed, 2 open)', async () => {
+    const circuit = async (deployment: string) =>
+      value((await metrics()).samples, 'gantry_deployment_circuit_state', {
+        deployment,
+        model: deployment,
+        provider: 'openai',
+      });
+    expect(await circuit('doomed')).toBe(0);
+    stack.fakes[0]!.setFaults([{ match: { model: 'doomed' }, fault: { type: 'status', status: 503 } }]);
+    // Fail until the breaker ejects the deployment (bounded; the threshold is a few failures).
+    for (let i = 0; i < 10 && (await circuit('doomed')) !== 2; i++)
+      await openai.chat.completions
+        .create({ model: 'doomed', messages: [{ role: 'user', content: 'x' }] })
+        .catch(() => undefined);
+    expect(await circuit('doomed')).toBe(2);
+    expect(await circuit('steady')).toBe(0);
+    stack.gateway.health.reset();
+    expect(await circuit('doomed')).toBe(0);
+  });
+
   it('counts guardrail verdicts by check and verdict', async () => {
     const before = (await metrics()).samples;
     await openai.chat.completions
