@@ -145,6 +145,21 @@ describe('x-request-id', () => {
     expect(line).toBeDefined();
   });
 
+  it('a caller id that repeats does not merge requests: each is recorded and charged on its own', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const query = { tenant: 'acme', from: today, to: today, limit: 1000 };
+    const before = (await traced.gateway.stores.usage.logs(query)).length;
+    await chat(traced, { 'x-request-id': 'same-id-twice' });
+    await chat(traced, { 'x-request-id': 'same-id-twice' });
+    const records = await traced.gateway.stores.usage.logs(query);
+    expect(records.length - before).toBe(2);
+    const [a, b] = records.slice(0, 2);
+    expect(a!.id).not.toBe(b!.id);
+    // The log line names the record, so an operator can go from the caller's id to it.
+    const logged = logLines.filter((l) => l.msg === 'request completed' && l.reqId === 'same-id-twice');
+    expect(logged.map((l) => l.recordId).sort()).toEqual([a!.id, b!.id].sort());
+  });
+
   it.each([
     ['too long', 'x'.repeat(129)],
     ['with a space', 'two words'],

@@ -30,7 +30,10 @@ export interface ServedSummary {
 }
 
 export interface RequestContext {
+  /** Gantry's own unique id: usage records, idempotency keys and answer ids derive from it. */
   id: string;
+  /** `x-request-id`: the caller's when it sent a sane one (it may repeat), else `id`. */
+  requestId: string;
   /** The snapshot this request started on; it finishes on it even if config reloads. */
   snapshot: Snapshot;
   key: KeyRecord;

@@ -195,6 +195,8 @@ function requestLine(
     ttftMs,
     costUsd: served?.costUsd ?? 0,
     traceId: ctx.trace?.traceId,
+    // The usage record's id, when the caller chose the request id (which may repeat).
+    recordId: ctx.id === ctx.requestId ? undefined : ctx.id,
   };
 }
 
@@ -210,7 +212,8 @@ function spanAttributes(
     'http.request.method': method,
     'http.route': route,
     'http.response.status_code': status,
-    'gantry.request_id': ctx.id,
+    'gantry.request_id': ctx.requestId,
+    'gantry.record_id': ctx.id === ctx.requestId ? undefined : ctx.id,
     'gantry.tenant': ctx.tenant.name,
     'gantry.key_id': ctx.key.id,
     'gen_ai.request.model': ctx.usage.requestedModel,

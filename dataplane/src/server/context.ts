@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import type { ConfigStore } from '../config/store.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
@@ -30,11 +31,15 @@ export function createContext(
     if (!reply.raw.writableFinished) controller.abort();
   });
   const startedAt = Date.now();
-  const id = String(request.id);
+  const requestId = String(request.id);
+  // A caller's id may repeat (client retries, a constant id): usage records and idempotency
+  // keys are keyed by `id`, so that one is always ours and unique.
+  const id = request.headers['x-request-id'] === requestId ? randomUUID() : requestId;
   const incoming = parseTraceparent(request.headers.traceparent, request.headers.tracestate);
   const trace = tracer ? tracer.begin(incoming) : incoming;
   return {
     id,
+    requestId,
     snapshot,
     key,
     tenant,
@@ -50,6 +55,6 @@ export function createContext(
     promptTokens: undefined,
     served: undefined,
     trace,
-    upstreamHeaders: upstreamHeaders(id, trace),
+    upstreamHeaders: upstreamHeaders(requestId, trace),
   };
 }
