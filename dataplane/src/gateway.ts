@@ -29,6 +29,7 @@ import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
 import { createStores, type Stores } from './stores/index.ts';
 import { RetryingUsageRecorder } from './stores/usage/index.ts';
 import { SettlementJournal } from './stores/journal/journal.ts';
+import { OtlpTracer, otlpFromEnv, type OtlpOptions } from './telemetry/otlp.ts';
 
 export interface GatewayOptions {
   configFile: string;
@@ -67,6 +68,8 @@ export interface GatewayOptions {
   milvusAddress?: string | undefined;
   /** Milvus read consistency: Bounded (default) lets a write take a moment to become searchable. */
   milvusConsistency?: MilvusConsistency;
+  /** Trace export; by default from GANTRY_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_* in `env`. */
+  otlp?: Partial<OtlpOptions>;
 }
 
 export interface Gateway {
@@ -181,6 +184,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const config = new ConfigStore(initial.snapshot);
   const metrics = new Metrics();
   const health = new HealthRegistry(opts.breaker, opts.clock);
+  metrics.watchCircuits(
+    function* () {
+      for (const route of config.current().models.values()) yield* route.deployments;
+    },
+    (name) => health.circuitState(name),
+  );
   const upstream = new UpstreamClient();
   const stores = createStores({ redisUrl: opts.redisUrl, prefix: opts.redisPrefix });
   await stores.ready();
@@ -202,6 +211,14 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     metrics,
     embedVia: (snapshot, model, texts) => embedThroughRouter(router, upstream, snapshot, model, texts),
   };
+  const otlp = otlpFromEnv(env);
+  const tracer = otlp
+    ? new OtlpTracer({
+        ...otlp,
+        ...opts.otlp,
+        onDrop: (count, reason) => app.log.warn({ count, reason }, 'trace spans dropped'),
+      })
+    : undefined;
   const sweeper = setInterval(() => void cache.vectors.sweep().catch(() => undefined), 10 * 60_000);
   sweeper.unref();
   const app = buildApp({
@@ -213,6 +230,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     maxJsonDepth: opts.maxJsonDepth,
     requestTimeoutMs: opts.requestTimeoutMs,
     adminKeyHash: adminKeyHashFromEnv(env),
+    tracer,
   });
   for (const w of initial.warnings) app.log.warn(w);
   await syncWallets(stores, initial.snapshot, app.log);
@@ -251,6 +269,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       clearTimeout(cut);
       await admin.close();
       await upstream.close();
+      await tracer?.close();
       clearInterval(sweeper);
       await recorder.close();
       await journal?.close();

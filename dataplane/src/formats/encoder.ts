@@ -5,8 +5,11 @@ import type { ChatChunk, Usage } from './openai/types.ts';
 export interface ClientStreamEncoder {
   /** Text to write for one canonical chunk ('' when the dialect has nothing to say). */
   chunk(c: ChatChunk): string;
-  /** The stream completed: final usage and the dialect's end marker. */
-  finish(usage: Usage): string;
+  /**
+   * The stream completed: final usage and the dialect's end marker. `model` names every
+   * model that served when a continuation changed it (dialects that carry it at the end).
+   */
+  finish(usage: Usage, model?: string): string;
   /** The stream cannot complete: an explicit error event and no end marker. */
   fail(error: GatewayError): string;
 }

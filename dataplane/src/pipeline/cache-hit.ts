@@ -85,6 +85,7 @@ export async function serveHit(
         text,
         finishReason: completion.choices[0]?.finish_reason ?? 'stop',
         deployment,
+        parts: [],
         log,
       };
     })(),

@@ -13,7 +13,8 @@ import type { RequestContext } from './context.ts';
 import { callContext, continuation, openStream, routeRequest, type PipelineDeps } from './forward.ts';
 import { guardResponse } from './guardrails/stage.ts';
 import { settle } from './settlement.ts';
-import { relayStream, type StreamEnd, type StreamMeta } from './stream-relay.ts';
+import { chargeStream, servedModels } from './stream-charge.ts';
+import { relayStream, type StreamEnd, type StreamMeta, type StreamSettlement } from './stream-relay.ts';
 
 export interface Served {
   /** The deployment that served; undefined when the semantic cache did. */
@@ -32,7 +33,7 @@ export type ChatOutcome =
        * A stream the client abandoned is charged for what was produced; one that failed
        * upstream is not charged.
        */
-      settle(end: StreamEnd, clientGone: boolean): Promise<{ usage: Usage; costUsd: number }>;
+      settle(end: StreamEnd, clientGone: boolean): Promise<StreamSettlement>;
     });
 
 /** Hands a complete answer on (the semantic cache stores it for future hits). */
@@ -95,20 +96,26 @@ export async function forwardChat(
     chunks: relayStream(first, meta, continuation(deps, ctx, routing, req, meta), ctx.signal),
     async settle(end, clientGone) {
       if (end.outcome === 'failed' && !clientGone) deps.metrics.streamFailures.inc({ model: meta.model });
-      const usage = end.outcome === 'complete' && end.usage ? end.usage : estimatedUsage(req, end.text);
       const billed = end.outcome === 'complete' || clientGone;
-      const cost = billed ? costUsd(end.deployment?.pricing, usage) : 0;
+      const charge = chargeStream(req, end.parts, billed);
+      const { usage } = charge;
       await settle(deps, ctx, {
         status: end.outcome === 'complete' ? 200 : clientGone ? 499 : 502,
         errorType:
           end.outcome === 'complete' ? undefined : clientGone ? 'client_closed_request' : 'upstream_error',
         deployment: end.deployment,
+        parts: charge.parts,
         attempts: end.log.attempts,
         usage: billed ? usage : undefined,
-        costUsd: cost,
+        costUsd: charge.costUsd,
       });
       if (end.outcome === 'complete' && onAnswer) await onAnswer(streamedAnswer(meta, end, usage));
-      return { usage, costUsd: cost };
+      return {
+        usage,
+        costUsd: charge.costUsd,
+        providers: end.parts.map((p) => p.deployment.name),
+        model: servedModels(end.parts),
+      };
     },
   };
 }

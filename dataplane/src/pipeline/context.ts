@@ -5,6 +5,7 @@ import { GatewayError } from '../errors.ts';
 import { estimatePromptTokens } from '../accounting/tokens.ts';
 import type { ChatRequest } from '../formats/openai/types.ts';
 import type { Admission } from './admission.ts';
+import type { TraceContext } from '../telemetry/trace-context.ts';
 
 /** What stages note for the usage record as the request goes. */
 export type UsageDraft = Partial<
@@ -21,8 +22,18 @@ export interface StageLogger {
   warn(obj: object, msg: string): void;
 }
 
+export interface ServedSummary {
+  model: string | undefined;
+  /** Deployment names, comma-separated in order when a stream was continued. */
+  deployments: string | undefined;
+  costUsd: number;
+}
+
 export interface RequestContext {
+  /** Gantry's own unique id: usage records, idempotency keys and answer ids derive from it. */
   id: string;
+  /** `x-request-id`: the caller's when it sent a sane one (it may repeat), else `id`. */
+  requestId: string;
   /** The snapshot this request started on; it finishes on it even if config reloads. */
   snapshot: Snapshot;
   key: KeyRecord;
@@ -41,6 +52,12 @@ export interface RequestContext {
   /** Rate-limit ticket and budget reservation, settled exactly once at the end. */
   admission: Admission | undefined;
   settled: boolean;
+  /** What served the request and what it cost, once settled (for the request log line and span). */
+  served: ServedSummary | undefined;
+  /** W3C trace context of the caller, when it sent a valid `traceparent`. */
+  trace: TraceContext | undefined;
+  /** Headers every upstream call of this request carries (request id, trace context). */
+  upstreamHeaders: Readonly<Record<string, string>>;
   /** The prompt's token count, counted once (`promptTokensOf`) and reused by every stage. */
   promptTokens: number | undefined;
 }

@@ -14,6 +14,7 @@ import type { RequestContext } from './context.ts';
 import { mayUse } from './context.ts';
 import type { AccountingDeps } from './settlement.ts';
 import type { CacheDeps } from './cache/stage.ts';
+import { prefilled } from './stream-charge.ts';
 import type { Continue, StreamMeta } from './stream-relay.ts';
 
 export interface ForwardDeps {
@@ -44,6 +45,7 @@ export function callContext(deps: ForwardDeps, ctx: RequestContext, d: Deploymen
     deployment: d,
     signal: ctx.signal,
     deadline: ctx.deadline,
+    headers: ctx.upstreamHeaders,
   };
 }
 
@@ -66,16 +68,12 @@ export function continuation(
   meta: StreamMeta,
 ): Continue {
   return async (partial, failed) => {
-    const prefilled: ChatRequest = {
-      ...req,
-      messages: [...req.messages, { role: 'assistant', content: partial }],
-    };
     try {
       return await openStream(
         deps,
         ctx,
         { ...route, filter: (d) => d.name !== failed.name && d.target.prefill },
-        prefilled,
+        prefilled(req, partial),
         meta,
       );
     } catch {

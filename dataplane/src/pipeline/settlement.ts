@@ -13,6 +13,7 @@ import { isStoreUnavailable, type Reservation, type Stores } from '../stores/ind
 import type { SettlementJournal } from '../stores/journal/journal.ts';
 import type { UsageRecorder } from '../stores/usage/index.ts';
 import type { RequestContext } from './context.ts';
+import { servedModels } from './stream-charge.ts';
 
 export interface AccountingDeps {
   stores: Stores;
@@ -23,10 +24,20 @@ export interface AccountingDeps {
   journal?: SettlementJournal | undefined;
 }
 
+/** One deployment's share of a continued stream. */
+export interface OutcomePart {
+  deployment: Deployment;
+  usage: Pick<Usage, 'prompt_tokens' | 'completion_tokens'>;
+  costUsd: number;
+}
+
 export interface Outcome {
   status: number;
   errorType?: string | undefined;
+  /** The deployment that finished the answer (the usage record names it). */
   deployment?: Deployment | undefined;
+  /** Every deployment that contributed, when a stream was continued: spend is counted per part. */
+  parts?: readonly OutcomePart[] | undefined;
   attempts?: number | undefined;
   usage?: Pick<Usage, 'prompt_tokens' | 'completion_tokens'> | undefined;
   costUsd: number;
@@ -41,15 +52,34 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
   ctx.settled = true;
   const prompt = outcome.usage?.prompt_tokens ?? 0;
   const completion = outcome.usage?.completion_tokens ?? 0;
+  const parts = outcome.parts && outcome.parts.length > 1 ? outcome.parts : undefined;
+  ctx.served = {
+    model: parts ? servedModels(parts) : outcome.deployment?.model,
+    deployments: parts ? parts.map((p) => p.deployment.name).join(',') : outcome.deployment?.name,
+    costUsd: outcome.costUsd,
+  };
   await Promise.all([
     settleMoney(deps, ctx, outcome.costUsd, prompt + completion),
     record(deps, ctx, outcome, prompt, completion),
   ]);
-  const labels = metricLabels(ctx, outcome);
-  if (labels) {
-    if (outcome.costUsd > 0) deps.metrics.spend.inc(labels, outcome.costUsd);
-    if (prompt > 0) deps.metrics.tokens.inc({ ...labels, kind: 'prompt' }, prompt);
-    if (completion > 0) deps.metrics.tokens.inc({ ...labels, kind: 'completion' }, completion);
+  countVerdicts(deps, ctx);
+  // A continued stream's spend goes to each deployment that did part of the work.
+  if (parts) {
+    for (const p of parts) {
+      const d = p.deployment;
+      deps.metrics.charged(
+        ctx.tenant.name,
+        d.model,
+        d.provider,
+        p.costUsd,
+        p.usage.prompt_tokens,
+        p.usage.completion_tokens,
+      );
+    }
+  } else {
+    const labels = metricLabels(ctx, outcome);
+    if (labels)
+      deps.metrics.charged(labels.tenant, labels.model, labels.provider, outcome.costUsd, prompt, completion);
   }
 }
 
@@ -62,6 +92,20 @@ function metricLabels(
   if (outcome.cacheHit) return { tenant, model: ctx.usage.requestedModel ?? '', provider: 'cache' };
   if (!outcome.deployment) return undefined;
   return { tenant, model: outcome.deployment.model, provider: outcome.deployment.provider };
+}
+
+/** Once per check that fired in this request (a check may report several categories). */
+function countVerdicts(deps: AccountingDeps, ctx: RequestContext): void {
+  const verdict = ctx.usage.guardrails;
+  if (!verdict) return;
+  const seen = new Set<string>();
+  for (const f of verdict.findings) {
+    const action = f.action ?? verdict.action;
+    const key = `${f.guardrail}:${action}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    deps.metrics.guardrail(f.guardrail, action);
+  }
 }
 
 async function settleMoney(

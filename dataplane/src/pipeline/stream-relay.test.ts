@@ -320,3 +320,47 @@ describe('deaths that are not continued', () => {
     await expect(drain(a.routed)).rejects.toThrow('translator bug');
   });
 });
+
+describe('the parts of a stream (who contributed what, for the bill)', () => {
+  it('a stream that was not continued is one part: its deployment, all the text, the provider usage', async () => {
+    const a = live('a', [role(), say('Hel')], [say('lo'), chunk({}, 'stop')], { usage: USAGE });
+    const { end } = await drain(a.routed);
+    expect(end.parts).toEqual([
+      { deployment: a.routed.deployment, prefix: '', text: 'Hello', usage: USAGE, cut: false },
+    ]);
+  });
+
+  it('a continued stream has a cut part and the continuation, each with its own text and usage', async () => {
+    const early: Usage = { prompt_tokens: 12, completion_tokens: 0, total_tokens: 12 };
+    const a = live('a', [role(), say('Hel')], [say('lo'), DIED], { usage: early });
+    const b = live('b', [role(), say(' wor')], [say('ld'), chunk({}, 'stop')], { usage: USAGE });
+    const { end } = await drain(a.routed, recorder([b.routed]).continueWith);
+    expectComplete(end);
+    expect(end.parts).toEqual([
+      { deployment: a.routed.deployment, prefix: '', text: 'Hello', usage: early, cut: true },
+      { deployment: b.routed.deployment, prefix: 'Hello', text: ' world', usage: USAGE, cut: false },
+    ]);
+    // The parts' texts are exactly what the client received, in order.
+    expect(end.parts.map((p) => p.text).join('')).toBe(end.text);
+  });
+
+  it('a continuation that is cut too leaves three parts, the prefix growing each time', async () => {
+    const a = live('a', [say('A')], [DIED]);
+    const b = live('b', [say('B')], [DIED]);
+    const c = live('c', [say('C')], [chunk({}, 'stop')], { usage: USAGE });
+    const { end } = await drain(a.routed, recorder([b.routed, c.routed]).continueWith);
+    expect(end.parts.map((p) => [p.deployment.name, p.prefix, p.text, p.cut])).toEqual([
+      ['a', '', 'A', true],
+      ['b', 'A', 'B', true],
+      ['c', 'AB', 'C', false],
+    ]);
+  });
+
+  it('a stream that fails with nobody to continue it keeps its cut part', async () => {
+    const a = live('a', [say('Hel')], [DIED]);
+    const { end } = await drain(a.routed, recorder([undefined]).continueWith);
+    expectFailed(end);
+    expect(end.parts).toHaveLength(1);
+    expect(end.parts[0]).toMatchObject({ text: 'Hel', cut: true });
+  });
+});

@@ -10,13 +10,32 @@ import type { AttemptLog, Routed } from '../router/router.ts';
 import { UpstreamFailure } from '../router/upstream.ts';
 import type { UpstreamError } from '../providers/types.ts';
 
+/**
+ * What one deployment contributed to a stream. A continued stream has several parts, each
+ * charged at its own deployment's price.
+ */
+export interface StreamPart {
+  deployment: Deployment;
+  /** The text already sent when this part began (given to it as prefill); '' for the first. */
+  prefix: string;
+  /** The text this part added, as the client received it. */
+  text: string;
+  /** What the provider reported; partial or absent when the part was cut. */
+  usage: Usage | undefined;
+  /** The part ended by a cut (and was continued, or the stream failed) rather than by finishing. */
+  cut: boolean;
+}
+
 export interface StreamMeta {
   id: string;
   created: number;
   model: string;
 }
 
-/** `deployment` is undefined for a cached answer replayed as a stream. */
+/**
+ * `deployment` (the last part's) is undefined and `parts` empty for a cached answer replayed
+ * as a stream; `usage` is the last part's report.
+ */
 export type StreamEnd =
   | {
       outcome: 'complete';
@@ -24,6 +43,7 @@ export type StreamEnd =
       text: string;
       finishReason: FinishReason | null;
       deployment: Deployment | undefined;
+      parts: StreamPart[];
       log: AttemptLog;
     }
   | {
@@ -31,8 +51,19 @@ export type StreamEnd =
       error: UpstreamError;
       text: string;
       deployment: Deployment | undefined;
+      parts: StreamPart[];
       log: AttemptLog;
     };
+
+/** An ended stream as settled: what the client is told in the last event and the trailers. */
+export interface StreamSettlement {
+  usage: Usage;
+  costUsd: number;
+  /** Every deployment that contributed, in order; absent for a replayed cache hit. */
+  providers?: string[] | undefined;
+  /** The model ids that served (comma-separated when a fallback model continued). */
+  model?: string | undefined;
+}
 
 export type Continue = (partialText: string, failed: Deployment) => Promise<Routed<LiveStream> | undefined>;
 
@@ -48,6 +79,8 @@ export async function* relayStream(
   let finish: FinishReason | null = null;
   let continued = false;
   const log: AttemptLog = { attempts: first.log.attempts, failed: [...first.log.failed] };
+  let part = newPart(first, '');
+  const parts: StreamPart[] = [part];
 
   // However the relay ends (fault, consumer gone), an unfinished upstream is let go.
   let settledEnd = false;
@@ -72,17 +105,19 @@ export async function* relayStream(
         settledEnd = true;
         // The answer had finished: a broken tail (usage, end marker) does not make it incomplete.
         if (finish !== null) return complete();
+        part.usage = current.value.translator.usage;
+        part.cut = true;
         // The client left: nobody to continue for, and the deployment did nothing wrong.
-        if (signal.aborted)
-          return { outcome: 'failed', error: err.upstream, text, deployment: current.deployment, log };
+        if (signal.aborted) return failed(err.upstream);
         if (!log.failed.includes(current.deployment.name)) log.failed.push(current.deployment.name);
         const next = text.length > 0 && !toolCalls ? await continueWith(text, current.deployment) : undefined;
-        if (!next)
-          return { outcome: 'failed', error: err.upstream, text, deployment: current.deployment, log };
+        if (!next) return failed(err.upstream);
         settledEnd = false;
         log.attempts += next.log.attempts;
         for (const f of next.log.failed) if (!log.failed.includes(f)) log.failed.push(f);
         current = next;
+        part = newPart(next, text);
+        parts.push(part);
         continued = true;
       }
     }
@@ -91,26 +126,43 @@ export async function* relayStream(
   }
 
   function complete(): StreamEnd {
+    part.usage = current.value.translator.usage;
     return {
       outcome: 'complete',
-      usage: current.value.translator.usage,
+      usage: part.usage,
       text,
       finishReason: finish,
       deployment: current.deployment,
+      parts,
       log,
     };
+  }
+
+  function failed(error: UpstreamError): StreamEnd {
+    return { outcome: 'failed', error, text, deployment: current.deployment, parts, log };
   }
 
   function track(chunk: ChatChunk): ChatChunk {
     const choice = chunk.choices[0];
     if (choice) {
-      if (typeof choice.delta.content === 'string') text += choice.delta.content;
+      if (typeof choice.delta.content === 'string') {
+        text += choice.delta.content;
+        part.text += choice.delta.content;
+      }
       if (choice.delta.tool_calls?.length) toolCalls = true;
       if (choice.finish_reason !== null) finish = choice.finish_reason;
     }
     return chunk;
   }
 }
+
+const newPart = (routed: Routed<LiveStream>, prefix: string): StreamPart => ({
+  deployment: routed.deployment,
+  prefix,
+  text: '',
+  usage: undefined,
+  cut: false,
+});
 
 /**
  * One id/model/created for the whole stream; usage is sent once at the end by the encoder;

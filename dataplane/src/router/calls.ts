@@ -29,6 +29,8 @@ export interface CallContext {
   signal: AbortSignal;
   /** Absolute time the whole request must be answered by: no attempt waits past it. */
   deadline: number;
+  /** Sent with every attempt (request id, trace context); the adapter's own headers win. */
+  headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Send and return the response when it is a 2xx; any other status becomes an UpstreamFailure. */
@@ -42,7 +44,7 @@ export async function sendOk(
   // A stream's first token is due within firstTokenMs of sending, so its headers are too.
   const firstTokenMs = stream && t.firstTokenMs !== undefined ? Math.min(t.firstTokenMs, left) : undefined;
   const res = await ctx.upstream.send(
-    req,
+    ctx.headers ? { ...req, headers: { ...ctx.headers, ...req.headers } } : req,
     {
       connectMs: t.connectMs,
       headersMs: Math.min(t.headersMs, firstTokenMs ?? left, left),

@@ -11,8 +11,12 @@ import type { Metrics } from '../metrics.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
 import { settle } from '../pipeline/settlement.ts';
 import { jsonDepthLimit } from '../formats/json-depth.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import type { OtlpTracer } from '../telemetry/otlp.ts';
+import { acceptedRequestId } from '../telemetry/trace-context.ts';
 import { createContext } from './context.ts';
 import { checkJsonDepth } from './depth-guard.ts';
+import type { StreamResult } from './stream-writer.ts';
 import { normaliseError } from './errors.ts';
 import { chatRoute } from './routes/chat.ts';
 import { completionsRoute } from './routes/completions.ts';
@@ -34,9 +38,13 @@ export interface AppOptions {
   requestTimeoutMs?: number;
   /** SHA-256 of the platform admin's bootstrap key (GANTRY_ADMIN_KEY), for /api/ analytics. */
   adminKeyHash?: Buffer | undefined;
+  /** Exports a span per request when an OTLP endpoint is configured. */
+  tracer?: OtlpTracer | undefined;
 }
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+
+const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Served by other products of this kind; never by the public port of this one. */
 const ADMIN_PREFIXES = ['/ui', '/sso', '/login'];
@@ -48,7 +56,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
     // One line per request is written by `observe` below, with the fields that matter here.
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomUUID(),
+    // A caller's own id (sane ones only) ties our logs and the upstream's to its own.
+    genReqId: (req) => acceptedRequestId(req.headers[REQUEST_ID_HEADER]) ?? randomUUID(),
     return503OnClosing: true,
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
@@ -60,12 +69,12 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const hooks: RouteHooks = {
     // Built once per request, by the onRequest hook below; routes reuse it.
     context: (request, reply) =>
-      (request.gantry ??= createContext(request, reply, opts.config, requestTimeoutMs)),
+      (request.gantry ??= createContext(request, reply, opts.config, requestTimeoutMs, opts.tracer)),
     streamed: async (request, result) => {
       const ctx = request.gantry;
       if (ctx && !ctx.settled)
         await settle(opts.pipeline, ctx, { status: result.status, errorType: 'internal_error', costUsd: 0 });
-      observe(request.routeOptions.url ?? 'unknown', result.status, request);
+      observe(request.routeOptions.url ?? 'unknown', result.status, request, result);
     },
   };
 
@@ -75,19 +84,43 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const observe = (
     route: string,
     status: number,
-    request: { gantry: unknown; id: string; log: FastifyInstance['log'] },
+    request: { gantry: RequestContext | null; id: string; method: string; log: FastifyInstance['log'] },
+    stream?: StreamResult,
   ) => {
     if (observed.has(request)) return;
     observed.add(request);
+    const end = Date.now();
     opts.metrics.requests.inc({ route, status: String(status) });
-    const ctx = request.gantry as { startedAt?: number } | null;
-    if (ctx?.startedAt) opts.metrics.duration.observe({ route }, (Date.now() - ctx.startedAt) / 1000);
-    request.log.info({ route, status }, 'request completed');
+    const ctx = request.gantry;
+    if (!ctx) {
+      request.log.info({ route, status }, 'request completed');
+      return;
+    }
+    const seconds = (end - ctx.startedAt) / 1000;
+    opts.metrics.duration.observe({ route }, seconds);
+    const firstChunkAt = stream?.firstChunkAt;
+    const ttftMs = firstChunkAt === undefined ? undefined : firstChunkAt - ctx.startedAt;
+    const served = ctx.served;
+    if (ttftMs !== undefined && served?.model) opts.metrics.firstToken(served.model, ttftMs / 1000);
+    request.log.info(requestLine(route, status, ctx, end, ttftMs), 'request completed');
+    if (opts.tracer && ctx.trace)
+      opts.tracer.end({
+        trace: ctx.trace,
+        name: `${request.method} ${route}`,
+        startMs: ctx.startedAt,
+        endMs: end,
+        error: status >= 500,
+        attributes: spanAttributes(request.method, route, status, ctx, ttftMs),
+      });
   };
 
   app.addHook('onRequest', async (request, reply) => {
     // On the raw response, so hijacked (streamed) replies carry it too.
     reply.raw.setHeader(ResponseHeaders.requestId, request.id);
+    reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
+    // Counted until the socket's response closes: finished, failed or abandoned alike.
+    opts.metrics.inflight.inc();
+    reply.raw.once('close', () => opts.metrics.inflight.dec());
     const path = request.url.split('?', 1)[0]!;
     if (ADMIN_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`)))
       throw new GatewayError(
@@ -139,4 +172,54 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     adminKeyHash: opts.adminKeyHash,
   });
   return app;
+}
+
+/** One line per request: who, what served, how it ended, how long, what it cost. Never the key or the prompt. */
+function requestLine(
+  route: string,
+  status: number,
+  ctx: RequestContext,
+  end: number,
+  ttftMs: number | undefined,
+) {
+  const served = ctx.served;
+  return {
+    route,
+    status,
+    tenant: ctx.tenant.name,
+    keyId: ctx.key.id,
+    requestedModel: ctx.usage.requestedModel,
+    model: served?.model,
+    deployment: served?.deployments,
+    latencyMs: end - ctx.startedAt,
+    ttftMs,
+    costUsd: served?.costUsd ?? 0,
+    traceId: ctx.trace?.traceId,
+    // The usage record's id, when the caller chose the request id (which may repeat).
+    recordId: ctx.id === ctx.requestId ? undefined : ctx.id,
+  };
+}
+
+function spanAttributes(
+  method: string,
+  route: string,
+  status: number,
+  ctx: RequestContext,
+  ttftMs: number | undefined,
+) {
+  const served = ctx.served;
+  return {
+    'http.request.method': method,
+    'http.route': route,
+    'http.response.status_code': status,
+    'gantry.request_id': ctx.requestId,
+    'gantry.record_id': ctx.id === ctx.requestId ? undefined : ctx.id,
+    'gantry.tenant': ctx.tenant.name,
+    'gantry.key_id': ctx.key.id,
+    'gen_ai.request.model': ctx.usage.requestedModel,
+    'gen_ai.response.model': served?.model,
+    'gantry.deployment': served?.deployments,
+    'gantry.cost_usd': served?.costUsd,
+    'gantry.ttft_ms': ttftMs,
+  };
 }

@@ -1,6 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import type { ConfigStore } from '../config/store.ts';
 import type { RequestContext } from '../pipeline/context.ts';
+import type { OtlpTracer } from '../telemetry/otlp.ts';
+import { parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
 import { authenticate, presentedKey } from './auth.ts';
 
 declare module 'fastify' {
@@ -18,6 +21,7 @@ export function createContext(
   reply: FastifyReply,
   config: ConfigStore,
   requestTimeoutMs: number,
+  tracer: OtlpTracer | undefined,
 ): RequestContext {
   const snapshot = config.current();
   const { key, tenant } = authenticate(snapshot, presentedKey(request.headers));
@@ -27,8 +31,15 @@ export function createContext(
     if (!reply.raw.writableFinished) controller.abort();
   });
   const startedAt = Date.now();
+  const requestId = String(request.id);
+  // A caller's id may repeat (client retries, a constant id): usage records and idempotency
+  // keys are keyed by `id`, so that one is always ours and unique.
+  const id = request.headers['x-request-id'] === requestId ? randomUUID() : requestId;
+  const incoming = parseTraceparent(request.headers.traceparent, request.headers.tracestate);
+  const trace = tracer ? tracer.begin(incoming) : incoming;
   return {
-    id: String(request.id),
+    id,
+    requestId,
     snapshot,
     key,
     tenant,
@@ -42,5 +53,8 @@ export function createContext(
     admission: undefined,
     settled: false,
     promptTokens: undefined,
+    served: undefined,
+    trace,
+    upstreamHeaders: upstreamHeaders(requestId, trace),
   };
 }

@@ -6,21 +6,36 @@ import type { ServerResponse } from 'node:http';
 import { ResponseHeaders } from '../brand.ts';
 import { GatewayError } from '../errors.ts';
 import type { ClientStreamEncoder } from '../formats/encoder.ts';
-import type { ChatChunk, Usage } from '../formats/openai/types.ts';
-import type { StreamEnd } from '../pipeline/stream-relay.ts';
+import type { ChatChunk } from '../formats/openai/types.ts';
+import type { StreamEnd, StreamSettlement } from '../pipeline/stream-relay.ts';
 import { formatUsd } from '../accounting/cost.ts';
+import { attemptHeaders } from '../router/router.ts';
 
 export interface StreamResult {
   /** How the request ended, for metrics and logs (the headers said 200 long before). */
   status: number;
   clientGone: boolean;
+  /** When the first event left for the client (time to first token). */
+  firstChunkAt: number | undefined;
 }
+
+/**
+ * Known only at the end: the cost, and who served. `X-Gantry-Provider` went out as a header
+ * naming the deployment that started the stream; the trailer names every deployment that
+ * contributed, in order, when a cut stream was continued elsewhere.
+ */
+const TRAILERS = [
+  ResponseHeaders.cost,
+  ResponseHeaders.provider,
+  ResponseHeaders.attempts,
+  ResponseHeaders.failed,
+].join(', ');
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
   'x-accel-buffering': 'no',
-  trailer: ResponseHeaders.cost,
+  trailer: TRAILERS,
 } as const;
 
 export async function writeStream(
@@ -28,10 +43,10 @@ export async function writeStream(
   headers: Record<string, string>,
   encoder: ClientStreamEncoder,
   chunks: AsyncGenerator<ChatChunk, StreamEnd>,
-  settle: (end: StreamEnd, clientGone: boolean) => Promise<{ usage: Usage; costUsd: number }>,
+  settle: (end: StreamEnd, clientGone: boolean) => Promise<StreamSettlement>,
 ): Promise<StreamResult> {
   res.writeHead(200, { ...SSE_HEADERS, ...headers });
-  const result: StreamResult = { status: 500, clientGone: false };
+  const result: StreamResult = { status: 500, clientGone: false, firstChunkAt: undefined };
   try {
     let step = await chunks.next();
     while (!step.done) {
@@ -39,6 +54,7 @@ export async function writeStream(
       // A gone client stops nothing here: the relay ends soon (its upstream was aborted) and
       // still settles, charging what was produced.
       if (text && !res.destroyed) {
+        result.firstChunkAt ??= Date.now();
         // Chunks decoded from one upstream read arrive in one tick: send them as one write.
         if (res.writableCorked === 0) {
           res.cork();
@@ -50,13 +66,13 @@ export async function writeStream(
     }
     const end = step.value;
     result.clientGone = res.destroyed;
-    const { usage, costUsd } = await settle(end, result.clientGone);
+    const settled = await settle(end, result.clientGone);
     result.status = result.clientGone ? 499 : end.outcome === 'complete' ? 200 : 502;
     if (res.destroyed) return result;
-    if (end.outcome === 'complete') res.write(encoder.finish(usage));
+    if (end.outcome === 'complete') res.write(encoder.finish(settled.usage, settled.model));
     else
       res.write(encoder.fail(new GatewayError('upstream_error', `stream interrupted: ${end.error.message}`)));
-    res.addTrailers({ [ResponseHeaders.cost]: formatUsd(costUsd) });
+    res.addTrailers(trailers(settled, end));
   } catch (err) {
     if (res.destroyed) {
       result.clientGone = true;
@@ -68,6 +84,13 @@ export async function writeStream(
   }
   res.end();
   return result;
+}
+
+function trailers(settled: StreamSettlement, end: StreamEnd): Record<string, string> {
+  const out: Record<string, string> = { [ResponseHeaders.cost]: formatUsd(settled.costUsd) };
+  if (settled.providers && settled.providers.length > 0)
+    out[ResponseHeaders.provider] = settled.providers.join(',');
+  return Object.assign(out, attemptHeaders(end.log));
 }
 
 /** Resolves when the socket takes more, or is gone (a closed socket never emits 'drain' again). */

@@ -14,9 +14,17 @@ export class OpenAIStreamEncoder implements ClientStreamEncoder {
     return sseData(JSON.stringify(c));
   }
 
-  finish(usage: Usage): string {
+  finish(usage: Usage, model?: string): string {
     const tail = this.includeUsage
-      ? sseData(JSON.stringify({ ...this.meta, object: 'chat.completion.chunk', choices: [], usage }))
+      ? sseData(
+          JSON.stringify({
+            ...this.meta,
+            model: model ?? this.meta.model,
+            object: 'chat.completion.chunk',
+            choices: [],
+            usage,
+          }),
+        )
       : '';
     return `${tail}data: [DONE]\n\n`;
   }

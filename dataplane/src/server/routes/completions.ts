@@ -56,6 +56,7 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     await hooks.streamed(request, {
       status: STREAM_STATUS[ending],
       clientGone: ending === 'client_gone',
+      firstChunkAt: undefined,
     });
   });
 }

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { costUsd } from '../accounting/cost.ts';
+import { estimatePromptTokens, estimateTextTokens } from '../accounting/tokens.ts';
+import type { Deployment } from '../config/snapshot.ts';
+import type { ChatRequest, Usage } from '../formats/openai/types.ts';
+import { testDeployment } from '../router/testing.ts';
+import { chargeStream, prefilled, servedModels } from './stream-charge.ts';
+import type { StreamPart } from './stream-relay.ts';
+
+const REQ: ChatRequest = {
+  model: 'm',
+  stream: true,
+  messages: [{ role: 'user', content: 'Tell me a story about routers and their failures' }],
+};
+
+const CHEAP = { inputPerMillionTokens: 1, outputPerMillionTokens: 2 };
+const DEAR = { inputPerMillionTokens: 3_000, outputPerMillionTokens: 15_000 };
+const dep = (name: string, pricing: Deployment['pricing'], model = 'm'): Deployment =>
+  testDeployment({ name, model, pricing });
+
+const part = (p: Partial<StreamPart> & Pick<StreamPart, 'deployment'>): StreamPart => ({
+  prefix: '',
+  text: '',
+  usage: undefined,
+  cut: false,
+  ...p,
+});
+
+const usage = (prompt: number, completion: number): Usage => ({
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  total_tokens: prompt + completion,
+});
+
+describe('chargeStream', () => {
+  it('one finished part: the provider usage as reported, at its price', () => {
+    const reported = { ...usage(40, 9), prompt_tokens_details: { cached_tokens: 8 } };
+    const a = dep('a', DEAR);
+    const charge = chargeStream(REQ, [part({ deployment: a, text: 'x', usage: reported })], true);
+    expect(charge.usage).toBe(reported);
+    expect(charge.costUsd).toBe(costUsd(DEAR, reported));
+    expect(charge.parts).toEqual([{ deployment: a, usage: reported, costUsd: costUsd(DEAR, reported) }]);
+  });
+
+  it('one part without usage: counted from the prompt and the text received (never free)', () => {
+    const charge = chargeStream(REQ, [part({ deployment: dep('a', CHEAP), text: 'Once upon a time' })], true);
+    expect(charge.usage).toEqual(usage(estimatePromptTokens(REQ), estimateTextTokens('Once upon a time')));
+    expect(charge.costUsd).toBeGreaterThan(0);
+  });
+
+  it('continued: the client is told its prompt once and every completion token it received', () => {
+    const prefix = 'Once upon a time, a router';
+    const cont = usage(70, 11);
+    const a = dep('a', CHEAP);
+    const b = dep('b', DEAR);
+    const charge = chargeStream(
+      REQ,
+      [
+        part({ deployment: a, text: prefix, cut: true }),
+        part({ deployment: b, prefix, text: ' failed over.', usage: cont }),
+      ],
+      true,
+    );
+    const first = usage(estimatePromptTokens(REQ), estimateTextTokens(prefix));
+    expect(charge.usage).toEqual(
+      usage(first.prompt_tokens, first.completion_tokens + cont.completion_tokens),
+    );
+    // Each part at its own deployment's price: the continuation pays for reading the prefix again.
+    expect(charge.parts).toEqual([
+      { deployment: a, usage: first, costUsd: costUsd(CHEAP, first) },
+      { deployment: b, usage: cont, costUsd: costUsd(DEAR, cont) },
+    ]);
+    const micros = Math.round(costUsd(CHEAP, first) * 1e6) + Math.round(costUsd(DEAR, cont) * 1e6);
+    expect(charge.costUsd).toBe(micros / 1e6);
+    expect(charge.costUsd).not.toBe(costUsd(DEAR, charge.usage));
+  });
+
+  it('a continuation without usage is counted on its prefilled prompt', () => {
+    const prefix = 'Once upon';
+    const charge = chargeStream(
+      REQ,
+      [
+        part({ deployment: dep('a', CHEAP), text: prefix, cut: true }),
+        part({ deployment: dep('b', CHEAP), prefix, text: ' a time' }),
+      ],
+      true,
+    );
+    expect(charge.parts[1]!.usage.prompt_tokens).toBe(estimatePromptTokens(prefilled(REQ, prefix)));
+    expect(charge.parts[1]!.usage.prompt_tokens).toBeGreaterThan(charge.parts[0]!.usage.prompt_tokens);
+  });
+
+  it('a cut part keeps the prompt count its provider reported before the cut; its completion is what was received', () => {
+    const charge = chargeStream(
+      REQ,
+      [part({ deployment: dep('a', CHEAP), text: 'Hello there', usage: usage(321, 999), cut: true })],
+      true,
+    );
+    expect(charge.usage).toEqual(usage(321, estimateTextTokens('Hello there')));
+  });
+
+  it('not billed (failed upstream): usage still told, nothing charged', () => {
+    const charge = chargeStream(REQ, [part({ deployment: dep('a', DEAR), text: 'Hel', cut: true })], false);
+    expect(charge.costUsd).toBe(0);
+    expect(charge.parts[0]!.costUsd).toBe(0);
+    expect(charge.usage.completion_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe('servedModels', () => {
+  it('names each model once, in order', () => {
+    expect(servedModels([{ deployment: dep('a', CHEAP, 'm') }, { deployment: dep('b', CHEAP, 'm') }])).toBe(
+      'm',
+    );
+    expect(
+      servedModels([{ deployment: dep('a', CHEAP, 'gpt') }, { deployment: dep('b', CHEAP, 'claude') }]),
+    ).toBe('gpt,claude');
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * What a relayed stream amounts to, for the client and for the bill. A stream continued on
+ * another deployment after a cut has several parts: the client is told the tokens of
+ * everything it received, and each part is charged at its own deployment's price for the
+ * work that deployment did (a continuation also reads the prompt and the prefix again).
+ */
+import { costUsd } from '../accounting/cost.ts';
+import { estimatePromptTokens, estimateTextTokens } from '../accounting/tokens.ts';
+import type { Deployment } from '../config/snapshot.ts';
+import type { ChatRequest, Usage } from '../formats/openai/types.ts';
+import type { StreamPart } from './stream-relay.ts';
+
+export interface PartCharge {
+  deployment: Deployment;
+  /** What this deployment is billed for (reported, or counted when it was cut or reported none). */
+  usage: Usage;
+  costUsd: number;
+}
+
+export interface StreamCharge {
+  /** What the client is told: its prompt once, and every completion token it received. */
+  usage: Usage;
+  /** The sum of the parts, exact to the micro-dollar; 0 when the stream is not billed. */
+  costUsd: number;
+  parts: PartCharge[];
+}
+
+/** The request a continuation is asked: the original one with the text so far as prefill. */
+export function prefilled(req: ChatRequest, prefix: string): ChatRequest {
+  return { ...req, messages: [...req.messages, { role: 'assistant', content: prefix }] };
+}
+
+/** Pure: `parts` must not be empty (a replayed cache hit is charged elsewhere). */
+export function chargeStream(req: ChatRequest, parts: readonly StreamPart[], billed: boolean): StreamCharge {
+  const charged = parts.map((p): PartCharge => {
+    const usage = partUsage(req, p);
+    return { deployment: p.deployment, usage, costUsd: billed ? costUsd(p.deployment.pricing, usage) : 0 };
+  });
+  const micros = charged.reduce((sum, p) => sum + Math.round(p.costUsd * 1_000_000), 0);
+  return { usage: clientUsage(charged), costUsd: micros / 1_000_000, parts: charged };
+}
+
+/**
+ * A part that finished with the provider's usage is billed on it. A cut part (or one whose
+ * provider reported nothing) is billed on the text the client received from it, and on the
+ * prompt the provider reported when it did so before the cut (Anthropic does, up front).
+ */
+function partUsage(req: ChatRequest, p: StreamPart): Usage {
+  if (!p.cut && p.usage) return p.usage;
+  const reportedPrompt = p.usage?.prompt_tokens ?? 0;
+  const prompt =
+    reportedPrompt > 0
+      ? reportedPrompt
+      : estimatePromptTokens(p.prefix === '' ? req : prefilled(req, p.prefix));
+  const completion = estimateTextTokens(p.text);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+function clientUsage(parts: readonly PartCharge[]): Usage {
+  const [first] = parts;
+  if (!first) return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  if (parts.length === 1) return first.usage;
+  const prompt = first.usage.prompt_tokens;
+  const completion = parts.reduce((sum, p) => sum + p.usage.completion_tokens, 0);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+/** The model ids that served, in order, once each: one id unless a fallback model continued. */
+export function servedModels(parts: readonly { deployment: Deployment }[]): string {
+  return [...new Set(parts.map((p) => p.deployment.model))].join(',');
+}
