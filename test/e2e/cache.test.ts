@@ -11,6 +11,8 @@ import { startMilvus, type MilvusInstance } from '../harness/milvus.ts';
 import { startRedis, type RedisInstance } from '../harness/redis.ts';
 import { apiKey, deployment, fakeBase, manifest, startStack, tenant, type Stack } from '../harness/stack.ts';
 
+const SPEC_THRESHOLDS = { direct: 0.95, reuse: 0.9, tweak: 0.85 };
+
 const backends = [
   { name: 'in-process', opts: {} },
   {
@@ -59,8 +61,9 @@ describe.each(backends)('semantic cache on $name', ({ opts }) => {
             baseUrl: fakeBase(url!),
             capabilities: ['embeddings'],
           }),
-          manifest('CachePolicy', 'tweaky', { tweakModel: 'cheap' }),
-          manifest('CachePolicy', 'costly-tweak', { tweakModel: 'pricey' }),
+          // SPEC.md's thresholds, so each band is reachable (the builtin default is tighter).
+          manifest('CachePolicy', 'tweaky', { tweakModel: 'cheap', thresholds: SPEC_THRESHOLDS }),
+          manifest('CachePolicy', 'costly-tweak', { tweakModel: 'pricey', thresholds: SPEC_THRESHOLDS }),
           tenant('acme', ['*'], {
             tier: 'pro',
             wallet: { balanceUsd: 10 },

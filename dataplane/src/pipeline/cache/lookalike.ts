@@ -12,7 +12,7 @@
  */
 
 export interface Facts {
-  /** Normalised numbers with their unit, sorted (a multiset: "2 + 2" is not "2 + 2 + 2"). */
+  /** Normalised numbers with their unit in order of appearance, then units named alone. */
   numbers: string[];
   /** How many negation markers (English, French, Spanish, German, Italian, Portuguese, Dutch). */
   negations: number;
@@ -52,11 +52,33 @@ const UNIT_ALIASES: Readonly<Record<string, string>> = {
 };
 
 // prettier-ignore
-const NUMBER_WORDS = new Set([
-  'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven',
-  'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen',
-  'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety', 'hundred',
-  'thousand', 'million', 'billion', 'trillion', 'half', 'quarter', 'dozen', 'double', 'twice', 'triple',
+/** Number words, as digits where they have one: "three tips" is "3 tips". "one" is left out (mostly a pronoun). */
+const NUMBER_WORDS: Readonly<Record<string, string>> = {
+  zero: '0', two: '2', three: '3', four: '4', five: '5', six: '6', seven: '7', eight: '8', nine: '9',
+  ten: '10', eleven: '11', twelve: '12', thirteen: '13', fourteen: '14', fifteen: '15', sixteen: '16',
+  seventeen: '17', eighteen: '18', nineteen: '19', twenty: '20', thirty: '30', forty: '40', fifty: '50',
+  sixty: '60', seventy: '70', eighty: '80', ninety: '90', hundred: 'hundred', thousand: 'thousand',
+  million: 'million', billion: 'billion', trillion: 'trillion', half: 'half', quarter: 'quarter',
+  dozen: 'dozen', double: 'double', twice: 'twice', triple: 'triple',
+};
+
+/** Unit words that mean a unit even without a number ("how many mg", "per week"). */
+const STANDALONE_UNIT_EXCLUDED = new Set([
+  'in',
+  'min',
+  'second',
+  'unit',
+  'units',
+  'dose',
+  'doses',
+  'tablet',
+  'tablets',
+  'pill',
+  'pills',
+  'million',
+  'billion',
+  'bn',
+  'percent',
 ]);
 
 // prettier-ignore
@@ -75,8 +97,11 @@ const NEGATIONS = new Set([
   'nichts', 'niet', 'geen', 'nooit', 'zonder', 'niets',
 ]);
 
+const SYNONYMS: Readonly<Record<string, string>> = { maximum: 'max', minimum: 'min' };
+
 /** Crude stemming, enough to meet "delete", "deletes", "deleting" and "deleted" in one key. */
-const stem = (w: string): string => {
+const stem = (word: string): string => {
+  const w = SYNONYMS[word] ?? word;
   const s = w.replace(/(?:ing|ed|es|e|s)$/, '');
   return s.length >= 3 ? s : w;
 };
@@ -96,7 +121,7 @@ const OPERATIONS = new Set([
   'increase', 'decrease', 'raise', 'lower', 'higher', 'above', 'below', 'before', 'after', 'more',
   'less', 'fewer', 'most', 'least', 'max', 'min', 'maximum', 'minimum', 'greater', 'smaller',
   'larger', 'bigger', 'longer', 'shorter', 'faster', 'slower', 'first', 'last', 'earliest', 'latest',
-  'ascending', 'descending', 'true', 'false', 'inner', 'outer', 'left', 'right', 'upper',
+  'ascending', 'descending', 'true', 'false', 'inner', 'outer', 'upper',
   'input', 'output', 'positive', 'negative', 'male', 'female', 'adult', 'child', 'children',
   'pregnant', 'infant', 'daily', 'weekly', 'monthly', 'hourly', 'yearly',
 ].map(stem));
@@ -129,16 +154,28 @@ const CAPITALISED_RE = /(^|[.!?:;\n]\s*|\s|["'(«“])(\p{Lu}[\p{L}\p{N}'-]*)/gu
 
 const sortedSet = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
 
-function numbersOf(text: string, words: readonly string[]): string[] {
-  const out: string[] = [];
+/**
+ * Numbers with their units in the order they appear ("Python 2 to 3" is not "3 to 2"), then
+ * the units named without a number, sorted.
+ */
+function numbersOf(text: string, lower: string): string[] {
+  const found: [number, string][] = [];
   for (const m of text.matchAll(NUMBER_RE)) {
     const value = Number((m[2] as string).replace(/,/g, ''));
     const rawUnit = (m[3] ?? '').toLowerCase();
     const unit = m[1] ? { $: 'usd', '€': 'eur', '£': 'gbp' }[m[1]] : UNIT_ALIASES[rawUnit];
-    out.push(unit ? `${value} ${unit}` : String(value));
+    found.push([m.index, unit ? `${value} ${unit}` : String(value)]);
   }
-  for (const w of words) if (NUMBER_WORDS.has(w)) out.push(w);
-  return out.sort();
+  const units = new Set<string>();
+  // Same length, numbers (and the units they carry) blanked: positions stay comparable.
+  const rest = lower.replace(NUMBER_RE, (m) => ' '.repeat(m.length));
+  for (const m of rest.matchAll(WORD_RE)) {
+    const n = NUMBER_WORDS[m[0]];
+    if (n !== undefined) found.push([m.index, n]);
+    const u = UNIT_ALIASES[m[0]];
+    if (u !== undefined && m[0].length >= 2 && !STANDALONE_UNIT_EXCLUDED.has(m[0])) units.add(`unit ${u}`);
+  }
+  return [...found.sort((a, b) => a[0] - b[0]).map(([, v]) => v), ...[...units].sort()];
 }
 
 function entitiesOf(text: string): string[] {
@@ -148,6 +185,7 @@ function entitiesOf(text: string): string[] {
     const lower = word.toLowerCase().replace(/'/g, '');
     const opensSentence = /^$|[.!?:;\n]\s*$/.test(m[1] as string);
     const acronym = word.length >= 2 && word === word.toUpperCase();
+    if (lower === 'i') continue; // the pronoun
     if (opensSentence && !acronym && (SENTENCE_STARTERS.has(lower) || NEGATIONS.has(lower))) continue;
     out.push(lower);
   }
@@ -178,7 +216,7 @@ export function extractFacts(input: string): Facts {
   for (const m of text.matchAll(IDENTIFIER_RE))
     if (!/^[\d.,:/]+$/.test(m[0])) identifiers.push(m[0].toLowerCase());
   return {
-    numbers: numbersOf(text, words),
+    numbers: numbersOf(text, lower),
     negations,
     operations: sortedSet(operations),
     quoted: sortedSet(quoted),
