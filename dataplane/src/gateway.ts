@@ -67,6 +67,13 @@ export interface GatewayOptions {
   milvusAddress?: string | undefined;
   /** Milvus read consistency: Bounded (default) lets a write take a moment to become searchable. */
   milvusConsistency?: MilvusConsistency;
+  /** Bounds of the in-process cache stores (entries and vectors), global and per tenant. */
+  cacheMemory?: {
+    maxEntries?: number;
+    maxEntriesPerTenant?: number;
+    maxBytes?: number;
+    maxBytesPerTenant?: number;
+  };
 }
 
 export interface Gateway {
@@ -193,10 +200,15 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     vectors: await createVectorIndex({
       milvusAddress: opts.milvusAddress,
       milvus: { consistency: opts.milvusConsistency },
+      memory: opts.cacheMemory && {
+        maxEntries: opts.cacheMemory.maxEntries,
+        maxEntriesPerTenant: opts.cacheMemory.maxEntriesPerTenant,
+      },
     }),
     entries: createCacheEntryStore({
       redis: opts.redisUrl ? { url: opts.redisUrl } : undefined,
       prefix: opts.redisPrefix,
+      ...opts.cacheMemory,
     }),
     recent: new RecentCacheMetrics(),
     metrics,
