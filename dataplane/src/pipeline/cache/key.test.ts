@@ -151,6 +151,19 @@ describe('cacheKeyParts', () => {
     expect(cacheKeyParts(other, scope)!.context).not.toBe(cacheKeyParts(base, scope)!.context);
   });
 
+  it('keys the facts of earlier turns, and the unseen middle of a long conversation exactly', () => {
+    const talk = (said: string): ChatRequest => ({
+      ...base,
+      messages: [{ role: 'user', content: said }, { role: 'assistant', content: 'ok' }, turns[2]!],
+    });
+    expect(partitionOf(talk('I weigh 60 kg'))).not.toBe(partitionOf(talk('I weigh 6 kg')));
+    expect(partitionOf(talk('I weigh 60 kg'))).toBe(partitionOf(talk('i weigh 60 kg')));
+    const filler = 'lorem ipsum '.repeat(2_000);
+    const long = (middle: string) => talk(`${filler}${middle}${filler}`);
+    expect(partitionOf(long('same words here'))).toBe(partitionOf(long('same words here')));
+    expect(partitionOf(long('same words here'))).not.toBe(partitionOf(long('other words here')));
+  });
+
   it('treats a stop string and a one-element stop list alike', () => {
     expect(partitionOf({ ...base, stop: 'END' })).toBe(partitionOf({ ...base, stop: ['END'] }));
   });

@@ -211,14 +211,20 @@ export function cacheKeyParts(req: ChatRequest, scope: CacheScope): CacheKeyPart
   if (instructions.length > 0) shape.instructions = instructions;
   if (extras.length > 0) shape.extras = extras;
   // Earlier turns are compared by meaning, but a conversation about 60 kg is not one about
-  // 6 kg however close the embeddings: their facts must be equal (lookalike.ts).
+  // 6 kg however close the embeddings: their facts must be equal (lookalike.ts). A long
+  // conversation's middle, which the embedding does not see, must be equal outright.
   const context = contextLines.join('\n');
-  if (context !== '') shape.contextFacts = factsSignature(extractFacts(context));
+  const capped = capContext(context);
+  if (context !== '') shape.contextFacts = factsSignature(extractFacts(capped));
+  if (capped !== context)
+    shape.contextMiddle = createHash('sha256')
+      .update(context.slice(CONTEXT_HEAD_CHARS, context.length - CONTEXT_TAIL_CHARS))
+      .digest('base64url');
 
   const hash = createHash('sha256').update(canonicalJson(shape)).digest('base64url').slice(0, 32);
   return {
     query,
-    context: capContext(context),
+    context: capped,
     partition: partitionKey(scope.tenant, scope.format, hash),
   };
 }

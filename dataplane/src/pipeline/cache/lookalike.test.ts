@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { extractFacts, factConflict, factsSignature, type FactKind } from './lookalike.ts';
+import {
+  extractFacts,
+  factConflict,
+  FACTS_MAX_CHARS,
+  factsSignature,
+  questionFacts,
+  questionsConflict,
+  type FactKind,
+} from './lookalike.ts';
 
 const conflict = (a: string, b: string): FactKind | undefined =>
   factConflict(extractFacts(a), extractFacts(b));
@@ -55,5 +63,16 @@ describe('factConflict', () => {
     const sig = (t: string) => factsSignature(extractFacts(t));
     expect(sig('user: dose for 60 kg')).toBe(sig('user: dose for 60 kg'));
     expect(sig('user: dose for 60 kg')).not.toBe(sig('user: dose for 6 kg'));
+  });
+
+  it('compares questions too long for fact extraction exactly', () => {
+    const long = 'word '.repeat(FACTS_MAX_CHARS / 4);
+    expect(questionFacts(long)).toBeUndefined();
+    expect(questionsConflict(long, undefined, long)).toBeUndefined();
+    expect(questionsConflict(long, undefined, `${long}!`)).toBe('text');
+    const q = 'dose for 60 kg';
+    expect(questionsConflict(q, questionFacts(q), long)).toBe('text');
+    expect(questionsConflict(q, questionFacts(q), 'dose for 6 kg')).toBe('number');
+    expect(questionsConflict(q, questionFacts(q), 'Dose for 60 kg?')).toBeUndefined();
   });
 });

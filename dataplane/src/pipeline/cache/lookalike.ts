@@ -33,7 +33,7 @@ export interface Facts {
 export type FactKind = 'number' | 'negation' | 'operation' | 'quoted' | 'identifier' | 'operator' | 'entity';
 
 // prettier-ignore
-const UNIT_ALIASES: Readonly<Record<string, string>> = {
+const UNIT_ALIASES: ReadonlyMap<string, string> = new Map(Object.entries({
   mg: 'mg', milligram: 'mg', milligrams: 'mg', mcg: 'mcg', µg: 'mcg', ug: 'mcg', microgram: 'mcg',
   micrograms: 'mcg', g: 'g', gram: 'g', grams: 'g', kg: 'kg', kgs: 'kg', kilo: 'kg', kilos: 'kg',
   kilogram: 'kg', kilograms: 'kg', lb: 'lb', lbs: 'lb', pound: 'lb', pounds: 'lb', oz: 'oz',
@@ -49,18 +49,18 @@ const UNIT_ALIASES: Readonly<Record<string, string>> = {
   years: 'year', kb: 'kb', mb: 'mb', gb: 'gb', tb: 'tb', usd: 'usd', dollars: 'usd', dollar: 'usd',
   eur: 'eur', euro: 'eur', euros: 'eur', gbp: 'gbp', k: 'k', bn: 'bn', million: 'million',
   billion: 'billion', percent: '%', '%': '%', '°c': '°c', '°f': '°f', c: '°c', f: '°f', x: 'x',
-};
+}));
 
 // prettier-ignore
 /** Number words, as digits where they have one: "three tips" is "3 tips". "one" is left out (mostly a pronoun). */
-const NUMBER_WORDS: Readonly<Record<string, string>> = {
+const NUMBER_WORDS: ReadonlyMap<string, string> = new Map(Object.entries({
   zero: '0', two: '2', three: '3', four: '4', five: '5', six: '6', seven: '7', eight: '8', nine: '9',
   ten: '10', eleven: '11', twelve: '12', thirteen: '13', fourteen: '14', fifteen: '15', sixteen: '16',
   seventeen: '17', eighteen: '18', nineteen: '19', twenty: '20', thirty: '30', forty: '40', fifty: '50',
   sixty: '60', seventy: '70', eighty: '80', ninety: '90', hundred: 'hundred', thousand: 'thousand',
   million: 'million', billion: 'billion', trillion: 'trillion', half: 'half', quarter: 'quarter',
   dozen: 'dozen', double: 'double', twice: 'twice', triple: 'triple',
-};
+}));
 
 /** Unit words that mean a unit even without a number ("how many mg", "per week"). */
 const STANDALONE_UNIT_EXCLUDED = new Set([
@@ -97,13 +97,17 @@ const NEGATIONS = new Set([
   'nichts', 'niet', 'geen', 'nooit', 'zonder', 'niets',
 ]);
 
-const SYNONYMS: Readonly<Record<string, string>> = { maximum: 'max', minimum: 'min' };
+const SYNONYMS: ReadonlyMap<string, string> = new Map([
+  ['maximum', 'max'],
+  ['minimum', 'min'],
+]);
+const SUFFIXES = ['ing', 'ed', 'es', 'e', 's'];
 
 /** Crude stemming, enough to meet "delete", "deletes", "deleting" and "deleted" in one key. */
 const stem = (word: string): string => {
-  const w = SYNONYMS[word] ?? word;
-  const s = w.replace(/(?:ing|ed|es|e|s)$/, '');
-  return s.length >= 3 ? s : w;
+  const w = SYNONYMS.get(word) ?? word;
+  const suffix = SUFFIXES.find((x) => w.endsWith(x));
+  return suffix && w.length - suffix.length >= 3 ? w.slice(0, -suffix.length) : w;
 };
 
 // prettier-ignore
@@ -147,35 +151,39 @@ const NUMBER_RE =
 const WORD_RE = /[\p{L}\p{N}']+/gu;
 const QUOTED_RE =
   /"([^"\n]{1,200})"|`([^`\n]{1,200})`|“([^”\n]{1,200})”|‘([^’\n]{1,200})’|«([^»\n]{1,200})»|„([^“\n]{1,200})“|(?<![\p{L}\p{N}])'([^'\n]{1,200})'(?![\p{L}\p{N}])/gu;
+// Starts only at a word start: trying every position inside words is what made it slow.
 const IDENTIFIER_RE =
-  /[\p{L}\p{N}_]+(?:[./:\\][\p{L}\p{N}_]+)+|[\p{L}\p{N}]*_[\p{L}\p{N}_]*|\p{Ll}+\p{Lu}[\p{L}\p{N}]*|\p{L}+\d[\p{L}\p{N}]*/gu;
+  /(?<![\p{L}\p{N}_])(?:[\p{L}\p{N}_]+(?:[./:\\][\p{L}\p{N}_]+)+|[\p{L}\p{N}]*_[\p{L}\p{N}_]*|\p{Ll}+\p{Lu}[\p{L}\p{N}]*|\p{L}+\d[\p{L}\p{N}]*)/gu;
 const OPERATOR_RE = /[<>!=]=|[<>=+*^×÷≤≥≠]|(?<=\d\s?)[-/](?=\s?\d)/gu;
 const CAPITALISED_RE = /(^|[.!?:;\n]\s*|\s|["'(«“])(\p{Lu}[\p{L}\p{N}'-]*)/gu;
 
 const sortedSet = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
 
-/**
- * Numbers with their units in the order they appear ("Python 2 to 3" is not "3 to 2"), then
- * the units named without a number, sorted.
- */
-function numbersOf(text: string, lower: string): string[] {
-  const found: [number, string][] = [];
+interface Span {
+  start: number;
+  end: number;
+  value: string;
+}
+
+const CURRENCY: ReadonlyMap<string, string> = new Map([
+  ['$', 'usd'],
+  ['€', 'eur'],
+  ['£', 'gbp'],
+]);
+
+/** Numbers written in digits, with their unit or currency, where they stand in the text. */
+function digitNumbers(text: string): Span[] {
+  const out: Span[] = [];
   for (const m of text.matchAll(NUMBER_RE)) {
     const value = Number((m[2] as string).replace(/,/g, ''));
-    const rawUnit = (m[3] ?? '').toLowerCase();
-    const unit = m[1] ? { $: 'usd', '€': 'eur', '£': 'gbp' }[m[1]] : UNIT_ALIASES[rawUnit];
-    found.push([m.index, unit ? `${value} ${unit}` : String(value)]);
+    const unit = m[1] ? CURRENCY.get(m[1]) : UNIT_ALIASES.get((m[3] ?? '').toLowerCase());
+    out.push({
+      start: m.index,
+      end: m.index + m[0].length,
+      value: unit ? `${value} ${unit}` : String(value),
+    });
   }
-  const units = new Set<string>();
-  // Same length, numbers (and the units they carry) blanked: positions stay comparable.
-  const rest = lower.replace(NUMBER_RE, (m) => ' '.repeat(m.length));
-  for (const m of rest.matchAll(WORD_RE)) {
-    const n = NUMBER_WORDS[m[0]];
-    if (n !== undefined) found.push([m.index, n]);
-    const u = UNIT_ALIASES[m[0]];
-    if (u !== undefined && m[0].length >= 2 && !STANDALONE_UNIT_EXCLUDED.has(m[0])) units.add(`unit ${u}`);
-  }
-  return [...found.sort((a, b) => a[0] - b[0]).map(([, v]) => v), ...[...units].sort()];
+  return out;
 }
 
 function entitiesOf(text: string): string[] {
@@ -198,14 +206,35 @@ export function extractFacts(input: string): Facts {
     /\p{L}/u.test(s[i - 1] ?? '') && /\p{L}/u.test(s[i + 1] ?? '') ? "'" : c,
   );
   const lower = text.toLowerCase();
-  const words = [...lower.matchAll(WORD_RE)].map((m) => m[0].replace(/^'+|'+$/g, ''));
+  const digits = digitNumbers(text);
+  // Numbers in order of appearance ("Python 2 to 3" is not "3 to 2"), then units named alone.
+  const numbers: [number, string][] = digits.map((d) => [d.start, d.value]);
+  const units = new Set<string>();
+  const words = new Set<string>();
+  const operations = new Set<string>();
   let negations = 0;
-  const operations: string[] = [];
-  for (const w of words) {
-    const bare = w.replace(/'/g, '');
-    // French elides "ne" before a vowel: n'est, n'ai.
-    if (NEGATIONS.has(bare) || w.endsWith("n't") || w.startsWith("n'")) negations++;
-    else if (OPERATIONS.has(stem(bare))) operations.push(stem(bare));
+  let span = 0;
+  for (const m of lower.matchAll(WORD_RE)) {
+    let w = m[0];
+    if (w.includes("'")) {
+      w = w.replace(/^'+|'+$/g, '');
+      // French elides "ne" before a vowel: n'est, n'ai.
+      if (w.endsWith("n't") || w.startsWith("n'")) negations++;
+      w = w.replace(/'s$/, '').replace(/'/g, '');
+    } else if (NEGATIONS.has(w)) negations++;
+    if (w === '') continue;
+    words.add(w);
+    while (span < digits.length && (digits[span] as Span).end <= m.index) span++;
+    const inNumber = span < digits.length && (digits[span] as Span).start <= m.index;
+    if (inNumber) continue;
+    const n = NUMBER_WORDS.get(w);
+    if (n !== undefined) numbers.push([m.index, n]);
+    const u = UNIT_ALIASES.get(w);
+    if (u !== undefined && w.length >= 2 && !STANDALONE_UNIT_EXCLUDED.has(w)) units.add(`unit ${u}`);
+    if (w.length >= 2) {
+      const st = stem(w);
+      if (OPERATIONS.has(st)) operations.add(st);
+    }
   }
   const quoted: string[] = [];
   for (const m of text.matchAll(QUOTED_RE)) {
@@ -216,14 +245,14 @@ export function extractFacts(input: string): Facts {
   for (const m of text.matchAll(IDENTIFIER_RE))
     if (!/^[\d.,:/]+$/.test(m[0])) identifiers.push(m[0].toLowerCase());
   return {
-    numbers: numbersOf(text, lower),
+    numbers: [...numbers.sort((a, b) => a[0] - b[0]).map(([, v]) => v), ...[...units].sort()],
     negations,
-    operations: sortedSet(operations),
+    operations: [...operations].sort(),
     quoted: sortedSet(quoted),
     identifiers: sortedSet(identifiers),
     operators: [...text.matchAll(OPERATOR_RE)].map((m) => m[0]).sort(),
     entities: entitiesOf(text),
-    words: new Set(words.map((w) => w.replace(/'s$/, '').replace(/'/g, ''))),
+    words,
   };
 }
 
@@ -233,6 +262,26 @@ const sameList = (a: readonly string[], b: readonly string[]): boolean =>
 /** An entity of one side must be on the other, as an entity or at least as a word. */
 const entitiesMatch = (a: Facts, b: Facts): boolean =>
   a.entities.every((e) => b.words.has(e)) && b.entities.every((e) => a.words.has(e));
+
+/**
+ * Past this length a text's facts are not extracted (a few ms per 80k characters): two such
+ * questions must be equal outright to share an answer (`questionsConflict`).
+ */
+export const FACTS_MAX_CHARS = 16_000;
+
+/** Whether a stored question may not answer a new one: different facts, or long and not identical. */
+export function questionsConflict(
+  query: string,
+  facts: Facts | undefined,
+  stored: string,
+): FactKind | 'text' | undefined {
+  if (facts === undefined || stored.length > FACTS_MAX_CHARS) return query === stored ? undefined : 'text';
+  return factConflict(facts, extractFacts(stored));
+}
+
+/** Facts of a question, or undefined when it is too long to extract them (compared exactly then). */
+export const questionFacts = (query: string): Facts | undefined =>
+  query.length > FACTS_MAX_CHARS ? undefined : extractFacts(query);
 
 /** The first kind of fact the two texts disagree on; undefined when they state the same facts. */
 export function factConflict(a: Facts, b: Facts): FactKind | undefined {

@@ -16,7 +16,7 @@ import { callCostUsd, hitSaving, tweakWorthIt, type HitSaving } from './economic
 import { embedForCache, type CacheVectors, type Embedder } from './embedder.ts';
 import { buildCacheEntry, entryServes, isStorable } from './entry.ts';
 import { cacheKeyParts, type CacheKeyParts, type CacheScope } from './key.ts';
-import { extractFacts, factConflict } from './lookalike.ts';
+import { questionFacts, questionsConflict } from './lookalike.ts';
 import { createModelEmbedder } from './model-embedder.ts';
 import {
   BUILTIN_EMBEDDING_MODEL,
@@ -200,11 +200,11 @@ async function nearest(
     probeVector(v.query, v.context, policy.alpha, policy.beta),
     SEARCH_K,
   );
-  const facts = hits.length > 0 ? extractFacts(parts.query) : undefined;
+  const facts = hits.length > 0 ? questionFacts(parts.query) : undefined;
   for (const hit of hits) {
     const entry = await deps.entries.get(parts.partition, hit.id);
     if (!entry || !entryServes(entry, req) || !mayUse(ctx, entry.response.model)) continue;
-    const conflict = facts && factConflict(facts, extractFacts(entry.query));
+    const conflict = questionsConflict(parts.query, facts, entry.query);
     if (conflict) {
       ctx.log.debug({ conflict, score: hit.score }, 'semantic cache: look-alike question declined');
       continue;
