@@ -6,11 +6,12 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+import { apiKey, deployment, fakeBase, manifest, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const on = { cache: { enabled: true } };
 const PRICE_A = { inputPerMillionTokens: 1, outputPerMillionTokens: 2 };
 const PRICE_B = { inputPerMillionTokens: 40, outputPerMillionTokens: 80 };
+const PRICE_C = { inputPerMillionTokens: 0.01, outputPerMillionTokens: 0.02 };
 
 describe('semantic cache under attack', () => {
   let stack: Stack;
@@ -51,6 +52,14 @@ describe('semantic cache under attack', () => {
           }),
           apiKey('free', 'sk-free', 'routed'),
           apiKey('only-a', 'sk-only-a', 'routed', { models: ['model-a'] }),
+          deployment({ name: 'model-c', model: 'model-c', baseUrl: fakeBase(url!), pricing: PRICE_C }),
+          manifest('CachePolicy', 'adapt', {
+            tweakModel: 'model-c',
+            thresholds: { direct: 0.95, reuse: 0.9, tweak: 0.85 },
+          }),
+          tenant('adapting', ['*'], { cache: { enabled: true, policyRef: { name: 'adapt' } } }),
+          apiKey('adapt-any', 'sk-adapt-any', 'adapting'),
+          apiKey('adapt-only-a', 'sk-adapt-only-a', 'adapting', { models: ['model-a'] }),
           tenant('quiet', ['*'], on),
           apiKey('quiet-admin', 'sk-quiet', 'quiet', { role: 'admin' }),
           tenant('noisy', ['*'], on),
@@ -135,6 +144,18 @@ describe('semantic cache under attack', () => {
       expect(status(routedHit)).toBe('DIRECT');
       expect(routedHit.data.model).toBe('model-b');
       expect(costOf(routedHit)).toBeCloseTo(at(PRICE_B, routedHit.data.usage!), 6);
+    });
+
+    it('a TWEAK adaptation by a model the key may not use becomes a MISS', async () => {
+      await ask('sk-adapt-any', 'How do I reverse a list in Python?');
+      const any = await ask('sk-adapt-any', 'How do I reverse a linked list in Python?');
+      expect(status(any)).toBe('TWEAK'); // the test can fail: an allowed key is adapted
+      expect(any.response.headers.get('x-gantry-provider')).toBe('model-c');
+      fake().reset();
+      const onlyA = await ask('sk-adapt-only-a', 'How do I reverse a linked list in Python?');
+      expect(status(onlyA)).toBe('MISS');
+      expect(onlyA.data.model).toBe('model-a');
+      expect(fake().requests.map((r) => (r.body as { model: string }).model)).toEqual(['model-a']);
     });
   });
 

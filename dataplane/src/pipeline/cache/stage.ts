@@ -152,7 +152,8 @@ export async function lookupCache(
   let saving: HitSaving;
   if (band === 'TWEAK') {
     const tweakRoute = policy.tweakModel ? ctx.snapshot.models.get(policy.tweakModel) : undefined;
-    if (!policy.tweakModel || !tweakRoute) {
+    // The adapted answer comes from the tweak model: only for keys that may use it.
+    if (!policy.tweakModel || !tweakRoute || !mayUse(ctx, policy.tweakModel)) {
       note('MISS', found.score);
       return { kind: 'miss', store };
     }
