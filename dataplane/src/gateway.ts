@@ -70,6 +70,13 @@ export interface GatewayOptions {
   milvusConsistency?: MilvusConsistency;
   /** Trace export; by default from GANTRY_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_* in `env`. */
   otlp?: Partial<OtlpOptions>;
+  /** Bounds of the in-process cache stores (entries and vectors), global and per tenant. */
+  cacheMemory?: {
+    maxEntries?: number;
+    maxEntriesPerTenant?: number;
+    maxBytes?: number;
+    maxBytesPerTenant?: number;
+  };
 }
 
 export interface Gateway {
@@ -202,10 +209,15 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     vectors: await createVectorIndex({
       milvusAddress: opts.milvusAddress,
       milvus: { consistency: opts.milvusConsistency },
+      memory: opts.cacheMemory && {
+        maxEntries: opts.cacheMemory.maxEntries,
+        maxEntriesPerTenant: opts.cacheMemory.maxEntriesPerTenant,
+      },
     }),
     entries: createCacheEntryStore({
       redis: opts.redisUrl ? { url: opts.redisUrl } : undefined,
       prefix: opts.redisPrefix,
+      ...opts.cacheMemory,
     }),
     recent: new RecentCacheMetrics(),
     metrics,

@@ -3,6 +3,7 @@
  * the deployments are served by the built-in fake provider, so it works offline.
  */
 import { parseArgs } from 'node:util';
+import { cacheMemoryFromEnv } from './stores/cache-bounds-env.ts';
 import { jsonDepthLimit } from './formats/json-depth.ts';
 import { fakeBaseUrls, startGateway } from './gateway.ts';
 
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
       ? Number(process.env.GANTRY_JOURNAL_RETRY_MS)
       : undefined,
     maxJsonDepth: jsonDepthLimit(process.env.GANTRY_MAX_JSON_DEPTH, 'GANTRY_MAX_JSON_DEPTH'),
+    cacheMemory: cacheMemoryFromEnv(process.env),
   });
   gateway.app.log.info(
     { url: gateway.url, admin: gateway.adminUrl, config: values.config },

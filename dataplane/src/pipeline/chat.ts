@@ -1,7 +1,7 @@
 /**
  * A chat completion (or Messages call, translated), in SPEC.md's lifecycle order:
- * access and money first, then guardrails → semantic cache → compression → difficulty
- * routing → router.
+ * access and money first, then guardrails → difficulty routing's decision → semantic cache
+ * (keyed by the routed model) → compression → router.
  */
 import type { Capability } from '@gantry/crds';
 import type { ChatRequest } from '../formats/openai/types.ts';
@@ -34,11 +34,14 @@ export async function runChat(
   );
 
   req = guardRequest(ctx, req);
+  // Difficulty routing decides before the cache looks: the lookup is keyed by the model (and
+  // reasoning effort) that would serve, so a hit is an answer this key may get, charged at
+  // that model's price — never the requested model's entry filled by another model.
+  req = applyRouting(ctx, req, needs);
   const cached = await lookupCache(deps.cache, ctx, req, endpoint === 'messages' ? 'anthropic' : 'openai');
   if (cached.kind === 'hit') return serveHit(deps, ctx, req, cached);
   req = withoutGatewayFields(req);
   // Compression (conversation-state snapshots with context recovery) slots in here.
-  req = applyRouting(ctx, req, needs);
   return forwardChat(deps, ctx, req, needs, cached.store);
 }
 

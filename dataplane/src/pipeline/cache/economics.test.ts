@@ -197,11 +197,21 @@ describe('stored answers', () => {
 });
 
 describe('policy', () => {
-  it('fills SPEC.md defaults', () => {
+  it('fills SPEC.md defaults, with thresholds tightened for the builtin embedder', () => {
+    expect(resolveCachePolicy({ embeddingModel: 'embed-small' }).thresholds).toEqual({
+      direct: 0.95,
+      reuse: 0.9,
+      tweak: 0.85,
+    });
+    expect(resolveCachePolicy({ thresholds: { direct: 0.9, reuse: 0.8, tweak: 0.7 } }).thresholds).toEqual({
+      direct: 0.9,
+      reuse: 0.8,
+      tweak: 0.7,
+    });
     expect(resolveCachePolicy(undefined)).toEqual({
       alpha: 0.7,
       beta: 0.3,
-      thresholds: { direct: 0.95, reuse: 0.9, tweak: 0.85 },
+      thresholds: { direct: 0.98, reuse: 0.95, tweak: 0.92 },
       tweakModel: undefined,
       embeddingModel: 'builtin',
       ttlSeconds: 86_400,

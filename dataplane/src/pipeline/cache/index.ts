@@ -6,6 +6,7 @@
 export {
   Bands,
   BUILTIN_EMBEDDING_MODEL,
+  BUILTIN_THRESHOLDS,
   DEFAULT_SAVINGS_SHARE,
   DEFAULT_THRESHOLDS,
   DEFAULT_TTL_SECONDS,
@@ -28,6 +29,7 @@ export {
 export { BUILTIN_DIMENSIONS, builtinEmbed, createBuiltinEmbedder } from './builtin-embedder.ts';
 export { createModelEmbedder, type EmbedCall, type ModelEmbedderOptions } from './model-embedder.ts';
 export { cacheKeyParts, IGNORED_FIELDS, type CacheKeyParts, type CacheScope } from './key.ts';
+export { extractFacts, factConflict, factsSignature, type FactKind, type Facts } from './lookalike.ts';
 export { chooseBand, cosine, dualScore, entryVector, probeVector } from './score.ts';
 export {
   bodyBypasses,

@@ -33,7 +33,8 @@ describe('cacheKeyParts', () => {
   it('takes the last user message as query and everything before it as context', () => {
     const parts = cacheKeyParts(base, scope)!;
     expect(parts.query).toBe('What is 2+2?\nExplain.');
-    expect(parts.context).toBe('system: You are terse.\nuser: Hi\nassistant: Hello!');
+    // The system prompt is keyed exactly (the partition), not compared by meaning.
+    expect(parts.context).toBe('user: Hi\nassistant: Hello!');
     expect(partitionTenant(parts.partition)).toBe('acme');
     expect(parts.partition).toMatch(/^acme\/openai\/[A-Za-z0-9_-]{32}$/);
   });
@@ -69,14 +70,14 @@ describe('cacheKeyParts', () => {
       {
         model: 'm',
         messages: [
-          { role: 'system', content: `BEGIN${long}END` },
+          { role: 'assistant', content: `BEGIN${long}END` },
           { role: 'user', content: 'q' },
         ],
       },
       scope,
     )!;
     expect(parts.context.length).toBeLessThanOrEqual(CONTEXT_HEAD_CHARS + CONTEXT_TAIL_CHARS + 3);
-    expect(parts.context.startsWith('system: BEGIN')).toBe(true);
+    expect(parts.context.startsWith('assistant: BEGIN')).toBe(true);
     expect(parts.context.endsWith('END')).toBe(true);
   });
 
@@ -97,18 +98,70 @@ describe('cacheKeyParts', () => {
     ['logprobs', { logprobs: true, top_logprobs: 3 }],
     ['logit_bias', { logit_bias: { '50256': -100 } }],
     ['an unknown field', { verbosity: 'low' }],
+    ['modalities', { modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'mp3' } }],
+    ['prediction', { prediction: { type: 'content', content: 'x' } }],
+    ['temperature', { temperature: 0.2 }],
+    ['top_p', { top_p: 0.5 }],
+    ['top_k', { top_k: 5 }],
+    ['seed', { seed: 7 }],
+    ['presence_penalty', { presence_penalty: 1 }],
+    ['frequency_penalty', { frequency_penalty: 1 }],
+    ['thinking (Anthropic)', { thinking: { type: 'enabled', budget_tokens: 2048 } }],
   ])('changes with %s', (_name, change) => {
     expect(partitionOf({ ...base, ...change })).not.toBe(partitionOf(base));
   });
 
   it.each<[string, Partial<ChatRequest>]>([
     ['stream', { stream: true, stream_options: { include_usage: true } }],
-    ['sampling', { temperature: 0.2, top_p: 0.5, seed: 7, presence_penalty: 1, frequency_penalty: 1 }],
+    ['tool_choice without tools', { tool_choice: 'none', parallel_tool_calls: false }],
     ['limits', { max_tokens: 50, max_completion_tokens: 60 }],
     ['bookkeeping', { user: 'u1', metadata: { cache_bypass: 'false' }, store: true, service_tier: 'auto' }],
     ['default spellings', { n: 1, stop: [], response_format: { type: 'text' }, logprobs: false }],
   ])('does not change with %s', (_name, change) => {
     expect(partitionOf({ ...base, ...change })).toBe(partitionOf(base));
+  });
+
+  const withMessages = (messages: ChatRequest['messages']): ChatRequest => ({ ...base, messages });
+  const turns = base.messages.slice(1);
+
+  it.each<[string, ChatRequest['messages']]>([
+    ['another system prompt', [{ role: 'system', content: 'You are verbose.' }, ...turns]],
+    ['no system prompt', turns],
+    [
+      'a developer message',
+      [...base.messages.slice(0, 1), { role: 'developer', content: 'JSON only' }, ...turns],
+    ],
+    [
+      'system prompt as parts',
+      [{ role: 'system', content: [{ type: 'text', text: 'You are verbose.' }] }, ...turns],
+    ],
+    ['a system prompt moved between turns', [turns[0]!, turns[1]!, base.messages[0]!, turns[2]!]],
+    ['a speaker name', [base.messages[0]!, turns[0]!, turns[1]!, { ...turns[2]!, name: 'bob' }]],
+    [
+      'a system message after the question',
+      [...base.messages, { role: 'system', content: 'Answer in French.' }],
+    ],
+  ])('changes with %s', (_name, messages) => {
+    expect(partitionOf(withMessages(messages))).not.toBe(partitionOf(base));
+  });
+
+  it('keeps earlier turns in the context, not the partition (compared by meaning and facts)', () => {
+    const other = withMessages([base.messages[0]!, { role: 'user', content: 'Hey' }, turns[1]!, turns[2]!]);
+    expect(partitionOf(other)).toBe(partitionOf(base));
+    expect(cacheKeyParts(other, scope)!.context).not.toBe(cacheKeyParts(base, scope)!.context);
+  });
+
+  it('keys the facts of earlier turns, and the unseen middle of a long conversation exactly', () => {
+    const talk = (said: string): ChatRequest => ({
+      ...base,
+      messages: [{ role: 'user', content: said }, { role: 'assistant', content: 'ok' }, turns[2]!],
+    });
+    expect(partitionOf(talk('I weigh 60 kg'))).not.toBe(partitionOf(talk('I weigh 6 kg')));
+    expect(partitionOf(talk('I weigh 60 kg'))).toBe(partitionOf(talk('i weigh 60 kg')));
+    const filler = 'lorem ipsum '.repeat(2_000);
+    const long = (middle: string) => talk(`${filler}${middle}${filler}`);
+    expect(partitionOf(long('same words here'))).toBe(partitionOf(long('same words here')));
+    expect(partitionOf(long('same words here'))).not.toBe(partitionOf(long('other words here')));
   });
 
   it('treats a stop string and a one-element stop list alike', () => {

@@ -1,16 +1,19 @@
 /**
  * What a request is, for the cache: the query (text of the last user message), the context
- * (the conversation before it, system prompt included) and the partition its entries live in.
+ * (the user, assistant and tool turns before it) and the partition its entries live in.
  *
  * The partition is the tenant, the client format and a hash of everything else that changes
- * the answer, so two requests are only ever compared when a cached answer to one is a valid
- * answer to the other. The rule is "everything counts unless listed as not changing the
- * answer" (IGNORED_FIELDS): an unknown or provider-specific field splits the cache rather
- * than serving a wrong answer.
+ * the answer — the model that would serve, every parameter, and the instructions (system and
+ * developer messages) verbatim — so two requests are only ever compared when a cached answer
+ * to one is a valid answer to the other. The rule is "everything counts unless listed as not
+ * changing the answer" (IGNORED_FIELDS): an unknown or provider-specific field splits the
+ * cache rather than serving a wrong answer. Earlier turns are compared by meaning (the
+ * context embedding) and by their facts (lookalike.ts), never ignored.
  */
 import { createHash } from 'node:crypto';
 import type { ChatMessage, ChatRequest } from '../../formats/openai/types.ts';
 import { partitionKey } from '../../stores/cache-entries/partition.ts';
+import { extractFacts, factsSignature } from './lookalike.ts';
 import type { CacheFormat } from './policy.ts';
 
 export interface CacheScope {
@@ -29,14 +32,15 @@ export interface CacheKeyParts {
 
 /**
  * Fields that do not change which answer is right, so they stay out of the partition:
+ * - `messages`: split below into instructions (in the partition), context and query;
  * - transport and bookkeeping: stream, stream_options, metadata, user, store, service_tier,
  *   prompt_cache_key, safety_identifier — a streamed request hits a non-streamed entry;
- * - sampling: temperature, top_p, top_k, seed, presence/frequency penalties — a cached answer
- *   is one valid sample whatever the randomness asked for;
  * - length limits: max_tokens, max_completion_tokens — checked per entry instead
  *   (`entryServes`), so a short limit never receives a longer answer;
  * - tools, tool_choice, parallel_tool_calls, functions, function_call — requests with tools
- *   are never cached at all.
+ *   are never cached at all, and without tools the others change nothing.
+ * Sampling (temperature, top_p, top_k, seed, penalties) is NOT here: a request asking for a
+ * different randomness, or a reproducible seed, asks for a different answer.
  */
 export const IGNORED_FIELDS: ReadonlySet<string> = new Set([
   'messages',
@@ -48,12 +52,6 @@ export const IGNORED_FIELDS: ReadonlySet<string> = new Set([
   'service_tier',
   'prompt_cache_key',
   'safety_identifier',
-  'temperature',
-  'top_p',
-  'top_k',
-  'seed',
-  'presence_penalty',
-  'frequency_penalty',
   'max_tokens',
   'max_completion_tokens',
   'tools',
@@ -82,6 +80,21 @@ function messageText(m: ChatMessage, media: unknown[]): string {
 }
 
 const line = (m: ChatMessage, text: string): string => `${m.role}: ${text}`;
+
+/** Roles whose messages instruct the model: compared exactly, in the partition. */
+const INSTRUCTION_ROLES: ReadonlySet<string> = new Set(['system', 'developer']);
+
+/** Message fields the context text already carries; any other (name, cache_control…) is keyed exactly. */
+const TEXT_FIELDS: ReadonlySet<string> = new Set(['role', 'content', 'tool_calls', 'reasoning_content']);
+
+function messageExtras(m: ChatMessage): Record<string, unknown> | undefined {
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(m)) {
+    if (TEXT_FIELDS.has(k) || v === undefined) continue;
+    (out ??= {})[k] = v;
+  }
+  return out;
+}
 
 function capContext(text: string): string {
   if (text.length <= CONTEXT_HEAD_CHARS + CONTEXT_TAIL_CHARS) return text;
@@ -167,17 +180,26 @@ export function cacheKeyParts(req: ChatRequest, scope: CacheScope): CacheKeyPart
 
   const media: unknown[] = [];
   const contextLines: string[] = [];
+  const instructions: unknown[] = [];
+  const extras: unknown[] = [];
   for (let i = 0; i < last; i++) {
     const m = req.messages[i] as ChatMessage;
-    contextLines.push(line(m, messageText(m, media)));
+    // A different system prompt is a different task: it never shares entries, whatever the
+    // context embedding would say (the position among the turns counts too).
+    if (INSTRUCTION_ROLES.has(m.role)) instructions.push([i, m.role, m.content ?? null]);
+    else contextLines.push(line(m, messageText(m, media)));
+    const x = messageExtras(m);
+    if (x) extras.push([i, x]);
   }
   const queryMessage = req.messages[last] as ChatMessage;
   const query = messageText(queryMessage, media);
+  const queryExtras = messageExtras(queryMessage);
+  if (queryExtras) extras.push([last, queryExtras]);
   // Messages after the last user turn (an assistant prefill) shape the answer exactly.
   const tailMedia: unknown[] = [];
   const tail = req.messages.slice(last + 1).map((m) => line(m, messageText(m, tailMedia)));
 
-  const shape: Record<string, unknown> = { v: 1, embedder: scope.embedder };
+  const shape: Record<string, unknown> = { v: 2, embedder: scope.embedder };
   for (const [name, value] of Object.entries(req)) {
     if (IGNORED_FIELDS.has(name)) continue;
     const normalized = normalizeShapeField(name, value);
@@ -186,11 +208,23 @@ export function cacheKeyParts(req: ChatRequest, scope: CacheScope): CacheKeyPart
   // Text is compared by meaning, but an image is not text: different images never match.
   if (media.length > 0 || tailMedia.length > 0) shape.media = [...media, ...tailMedia];
   if (tail.length > 0) shape.tail = tail;
+  if (instructions.length > 0) shape.instructions = instructions;
+  if (extras.length > 0) shape.extras = extras;
+  // Earlier turns are compared by meaning, but a conversation about 60 kg is not one about
+  // 6 kg however close the embeddings: their facts must be equal (lookalike.ts). A long
+  // conversation's middle, which the embedding does not see, must be equal outright.
+  const context = contextLines.join('\n');
+  const capped = capContext(context);
+  if (context !== '') shape.contextFacts = factsSignature(extractFacts(capped));
+  if (capped !== context)
+    shape.contextMiddle = createHash('sha256')
+      .update(context.slice(CONTEXT_HEAD_CHARS, context.length - CONTEXT_TAIL_CHARS))
+      .digest('base64url');
 
   const hash = createHash('sha256').update(canonicalJson(shape)).digest('base64url').slice(0, 32);
   return {
     query,
-    context: capContext(contextLines.join('\n')),
+    context: capped,
     partition: partitionKey(scope.tenant, scope.format, hash),
   };
 }

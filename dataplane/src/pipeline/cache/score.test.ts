@@ -127,17 +127,27 @@ describe('bands with the builtin embedder (default policy)', () => {
     ['MISS', 'unrelated', req('What is the capital of France?'), req('How do I bake sourdough bread?')],
     [
       'MISS',
-      'same question, other system prompt',
-      req('What is the capital of France?'),
-      req('What is the capital of France?', 'You are a pirate. Answer in pirate speak.'),
-    ],
-    [
-      'MISS',
       'same question, with and without a conversation',
-      req('What is the capital of France?', null),
       req('What is the capital of France?'),
+      {
+        ...req('What is the capital of France?'),
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: 'Let us talk about geography quizzes.' },
+          { role: 'assistant', content: 'Sure, ask away.' },
+          { role: 'user', content: 'What is the capital of France?' },
+        ],
+      },
     ],
   ];
+
+  it('never compares requests under different system prompts (other partitions)', () => {
+    const scope = { tenant: 'acme', format: 'openai' as const, embedder: embedder.id };
+    const q = 'What is the capital of France?';
+    const pirate = cacheKeyParts(req(q, 'You are a pirate. Answer in pirate speak.'), scope)!;
+    expect(pirate.partition).not.toBe(cacheKeyParts(req(q), scope)!.partition);
+    expect(pirate.partition).not.toBe(cacheKeyParts(req(q, null), scope)!.partition);
+  });
 
   it.each(cases)('%s: %s', async (band, _why, a, b) => {
     const s = await score(a, b);

@@ -10,12 +10,13 @@ import type { Metrics } from '../../metrics.ts';
 import type { CacheEntry, CacheEntryStore } from '../../stores/cache-entries/types.ts';
 import type { VectorIndex } from '../../stores/vectors/types.ts';
 import { RequestHeaders, ResponseHeaders } from '../../brand.ts';
-import { promptTokensOf, type RequestContext } from '../context.ts';
+import { mayUse, promptTokensOf, type RequestContext } from '../context.ts';
 import { createBuiltinEmbedder } from './builtin-embedder.ts';
 import { callCostUsd, hitSaving, tweakWorthIt, type HitSaving } from './economics.ts';
 import { embedForCache, type CacheVectors, type Embedder } from './embedder.ts';
 import { buildCacheEntry, entryServes, isStorable } from './entry.ts';
-import { cacheKeyParts, type CacheKeyParts } from './key.ts';
+import { cacheKeyParts, type CacheKeyParts, type CacheScope } from './key.ts';
+import { questionFacts, questionsConflict } from './lookalike.ts';
 import { createModelEmbedder } from './model-embedder.ts';
 import {
   BUILTIN_EMBEDDING_MODEL,
@@ -118,7 +119,8 @@ export async function lookupCache(
 
   const policy = resolveCachePolicy(ctx.tenant.cache);
   const embedder = embedderFor(deps, policy, ctx.snapshot);
-  const parts = cacheKeyParts(req, { tenant: ctx.tenant.name, format, embedder: embedder.id });
+  const scope: CacheScope = { tenant: ctx.tenant.name, format, embedder: embedder.id };
+  const parts = cacheKeyParts(req, scope);
   if (!parts) {
     note('SKIP', null);
     return { kind: 'miss', store: undefined };
@@ -128,13 +130,13 @@ export async function lookupCache(
     note('MISS', null);
     return { kind: 'miss', store: undefined };
   }
-  const store = skip.store ? storeLater(deps, ctx, req, parts, vectors, policy) : undefined;
+  const store = skip.store ? storeLater(deps, ctx, req, scope, parts, vectors, policy) : undefined;
   if (!skip.lookup) {
     note('SKIP', null);
     return { kind: 'miss', store };
   }
 
-  const found = await failOpen(deps, ctx, 'search', () => nearest(deps, parts, vectors, policy, req));
+  const found = await failOpen(deps, ctx, 'search', () => nearest(deps, ctx, parts, vectors, policy, req));
   const band = found ? chooseBand(found.score, policy.thresholds) : 'MISS';
   if (!found || band === 'MISS') {
     note('MISS', found?.score ?? null);
@@ -150,7 +152,8 @@ export async function lookupCache(
   let saving: HitSaving;
   if (band === 'TWEAK') {
     const tweakRoute = policy.tweakModel ? ctx.snapshot.models.get(policy.tweakModel) : undefined;
-    if (!policy.tweakModel || !tweakRoute) {
+    // The adapted answer comes from the tweak model: only for keys that may use it.
+    if (!policy.tweakModel || !tweakRoute || !mayUse(ctx, policy.tweakModel)) {
       note('MISS', found.score);
       return { kind: 'miss', store };
     }
@@ -180,9 +183,14 @@ export async function lookupCache(
   };
 }
 
-/** The best unexpired entry that may answer this request, with its DualScore. */
+/**
+ * The best unexpired entry that may answer this request, with its DualScore: one that fits
+ * the request's limits, states the same facts (numbers, negations, entities… — lookalike.ts)
+ * and was produced by a model this key may use.
+ */
 async function nearest(
   deps: CacheDeps,
+  ctx: RequestContext,
   parts: CacheKeyParts,
   v: CacheVectors,
   policy: ResolvedCachePolicy,
@@ -193,23 +201,39 @@ async function nearest(
     probeVector(v.query, v.context, policy.alpha, policy.beta),
     SEARCH_K,
   );
+  const facts = hits.length > 0 ? questionFacts(parts.query) : undefined;
   for (const hit of hits) {
     const entry = await deps.entries.get(parts.partition, hit.id);
-    if (entry && entryServes(entry, req)) return { entry, score: hit.score };
+    if (!entry || !entryServes(entry, req) || !mayUse(ctx, entry.response.model)) continue;
+    const conflict = questionsConflict(parts.query, facts, entry.query);
+    if (conflict) {
+      ctx.log.debug({ conflict, score: hit.score }, 'semantic cache: look-alike question declined');
+      continue;
+    }
+    return { entry, score: hit.score };
   }
   return undefined;
 }
 
+/**
+ * Stores an answer in the partition of the model that produced it: when a fallback served,
+ * its answer must not come back to requests routed to the primary (another model, another
+ * price, maybe one the next key may not use).
+ */
 function storeLater(
   deps: CacheDeps,
   ctx: RequestContext,
   req: ChatRequest,
-  parts: CacheKeyParts,
+  scope: CacheScope,
+  routedParts: CacheKeyParts,
   v: CacheVectors,
   policy: ResolvedCachePolicy,
 ): (response: ChatCompletion) => Promise<void> {
   return async (response) => {
     if (!isStorable(response)) return;
+    const parts =
+      response.model === req.model ? routedParts : cacheKeyParts({ ...req, model: response.model }, scope);
+    if (!parts) return;
     const meta = ctx.requestHeaders[RequestHeaders.cacheMeta];
     const entry = buildCacheEntry({
       parts,

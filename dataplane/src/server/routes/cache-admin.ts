@@ -19,14 +19,15 @@ export function registerCacheAdminRoutes(app: FastifyInstance, deps: CacheAdminD
   const scope = (headers: Record<string, string | string[] | undefined>, requested: string | undefined) =>
     scopeTenant(authorizeAnalytics(headers, deps.config.current(), deps.adminKeyHash), requested);
 
+  // A tenant admin gets its own tenant's numbers; the platform admin all tenants together
+  // (`tenant_id: null`) or one tenant's with `tenant_id`. The label is always the scope counted.
   app.get<{ Querystring: { tenant_id?: string } }>('/api/v1/cache/stats', async (request) => {
-    const principal = authorizeAnalytics(request.headers, deps.config.current(), deps.adminKeyHash);
-    const tenant = scopeTenant(principal, request.query.tenant_id);
-    const [entries, vectors] = await Promise.all([deps.cache.entries.stats(), deps.cache.vectors.stats()]);
+    const tenant = scope(request.headers, request.query.tenant_id);
+    const [entries, vectors] = await Promise.all([
+      deps.cache.entries.stats(tenant ?? undefined),
+      deps.cache.vectors.stats(tenant ?? undefined),
+    ]);
     const status = entries.status === 'ok' && vectors.status === 'ok' ? 'ok' : 'degraded';
-    // The stores count all tenants together: only the platform admin may see those numbers.
-    if (principal.kind !== 'platform')
-      return { status, tenant_id: tenant, entries: null, memory_bytes: null };
     return {
       status,
       tenant_id: tenant,

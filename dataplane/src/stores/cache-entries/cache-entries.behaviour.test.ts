@@ -116,6 +116,13 @@ describe.each(entryBackends)('cache entries ($name)', (backend) => {
     const stats = await store.stats();
     expect(stats).toMatchObject({ backend: backend.name, status: 'ok', entries: 3 });
     expect(stats.memoryBytes).toBeGreaterThan(100);
+    // One tenant's share, and a tenant whose name is a glob matches only itself.
+    const acme = await store.stats('acme');
+    expect(acme.entries).toBe(2);
+    expect(acme.memoryBytes).toBeGreaterThan(0);
+    expect(acme.memoryBytes).toBeLessThan(stats.memoryBytes);
+    expect((await store.stats('b*[?]')).entries).toBe(1);
+    expect((await store.stats('b*')).entries).toBe(0);
     expect(await store.flush('acme')).toBe(2);
     expect(await store.get(P, 'e1')).toBeUndefined();
     expect(await store.get(b, 'e1')).toBeDefined();
@@ -150,6 +157,30 @@ describe('cache entries (redis) expiry in Redis itself', () => {
 });
 
 describe('cache entries (memory) bounds', () => {
+  const of = (tenant: string) => partitionKey(tenant, 'openai', 'shape');
+
+  it('one tenant flooding the store never evicts another tenant below its share', async () => {
+    const store = new MemoryCacheEntryStore({ clock: () => 0, maxEntries: 10, maxBytes: 1_000_000 });
+    for (let i = 0; i < 3; i++)
+      await store.put(entry({ id: `quiet${i}`, partition: of('quiet'), expiresAt: 100 }));
+    for (let i = 0; i < 500; i++)
+      await store.put(entry({ id: `noisy${i}`, partition: of('noisy'), expiresAt: 100 }));
+    for (let i = 0; i < 3; i++) expect(await store.get(of('quiet'), `quiet${i}`)).toBeDefined();
+    expect((await store.stats('noisy')).entries).toBe(7);
+    expect(await store.get(of('noisy'), 'noisy499')).toBeDefined();
+    expect(await store.get(of('noisy'), 'noisy492')).toBeUndefined();
+  });
+
+  it('caps each tenant on its own bound too', async () => {
+    const store = new MemoryCacheEntryStore({ clock: () => 0, maxEntries: 100, maxEntriesPerTenant: 4 });
+    for (let i = 0; i < 10; i++) await store.put(entry({ id: `e${i}`, partition: of('a'), expiresAt: 100 }));
+    await store.put(entry({ id: 'b0', partition: of('b'), expiresAt: 100 }));
+    expect((await store.stats('a')).entries).toBe(4);
+    expect((await store.stats('b')).entries).toBe(1);
+    expect(await store.get(of('a'), 'e9')).toBeDefined();
+    expect(await store.get(of('a'), 'e5')).toBeUndefined();
+  });
+
   it('evicts the oldest writes past maxEntries and maxBytes', async () => {
     const store = new MemoryCacheEntryStore({ clock: () => 0, maxEntries: 2, maxBytes: 1_000_000 });
     for (const id of ['a', 'b', 'c']) await store.put(entry({ id, expiresAt: 100 }));

@@ -1,17 +1,22 @@
 /**
  * In-process cache entries (the embedded default). Entries are kept as JSON text: a caller
  * can never mutate a stored entry, and the byte count is exact. Bounded by entry count and
- * bytes; past either, the oldest writes go first. Expired entries are dropped when read,
- * from the front of the write order on each put, and all at once by stats().
+ * bytes, fairly between tenants (TenantBound): past a tenant's own cap its oldest write
+ * goes, past the global cap the largest tenant's oldest write. Expired entries are dropped
+ * when read, from the front of the write order on each put, and all at once by stats().
  */
+import { TenantBound } from '../tenant-bound.ts';
 import { systemClock, type Clock } from '../types.ts';
-import { assertPartition, encodeSegment } from './partition.ts';
+import { assertPartition, encodeSegment, partitionTenantSegment } from './partition.ts';
 import type { CacheEntry, CacheEntryStore, CacheStoreStats } from './types.ts';
 
 export interface MemoryCacheEntryStoreOptions {
   clock?: Clock;
   maxEntries?: number;
   maxBytes?: number;
+  /** One tenant's share at most (defaults: the global bounds; largest-first eviction still applies). */
+  maxEntriesPerTenant?: number;
+  maxBytesPerTenant?: number;
 }
 
 interface Stored {
@@ -19,6 +24,8 @@ interface Stored {
   expiresAt: number;
   /** UTF-16 length × 2: what the string costs in memory. */
   bytes: number;
+  /** Percent-encoded tenant segment of the partition. */
+  tenant: string;
 }
 
 const key = (partition: string, id: string) => `${partition}\n${id}`;
@@ -27,20 +34,22 @@ const SWEEP_PER_PUT = 8;
 export class MemoryCacheEntryStore implements CacheEntryStore {
   readonly backend = 'memory';
   private readonly entries = new Map<string, Stored>();
-  private bytes = 0;
+  private readonly bound: TenantBound;
   private readonly clock: Clock;
-  private readonly maxEntries: number;
-  private readonly maxBytes: number;
 
   constructor(opts: MemoryCacheEntryStoreOptions = {}) {
     this.clock = opts.clock ?? systemClock;
-    this.maxEntries = opts.maxEntries ?? 100_000;
-    this.maxBytes = opts.maxBytes ?? 256 * 1024 * 1024;
+    this.bound = new TenantBound({
+      maxEntries: opts.maxEntries ?? 100_000,
+      maxBytes: opts.maxBytes ?? 256 * 1024 * 1024,
+      maxEntriesPerTenant: opts.maxEntriesPerTenant,
+      maxBytesPerTenant: opts.maxBytesPerTenant,
+    });
   }
 
   private remove(k: string, s: Stored): void {
     this.entries.delete(k);
-    this.bytes -= s.bytes;
+    this.bound.removed(s.tenant, k);
   }
 
   async get(partition: string, id: string): Promise<CacheEntry | undefined> {
@@ -63,20 +72,19 @@ export class MemoryCacheEntryStore implements CacheEntryStore {
     if (old) this.remove(k, old);
     if (entry.expiresAt <= now) return;
     const json = JSON.stringify(entry);
-    const s: Stored = { json, expiresAt: entry.expiresAt, bytes: json.length * 2 };
+    const tenant = partitionTenantSegment(entry.partition);
+    const s: Stored = { json, expiresAt: entry.expiresAt, bytes: json.length * 2, tenant };
     this.entries.set(k, s);
-    this.bytes += s.bytes;
-    this.evict(now);
+    for (const victim of this.bound.added(tenant, k, s.bytes)) this.entries.delete(victim.key);
+    this.sweep(now);
   }
 
-  /** Drops expired entries at the front, then the oldest while over a bound (never the newest). */
-  private evict(now: number): void {
+  /** Drops a few expired entries from the front of the write order. */
+  private sweep(now: number): void {
     let swept = 0;
     for (const [k, s] of this.entries) {
-      const over = this.entries.size > this.maxEntries || this.bytes > this.maxBytes;
-      const expired = swept < SWEEP_PER_PUT && s.expiresAt <= now;
-      if ((!over && !expired) || this.entries.size === 1) break;
-      if (expired) swept++;
+      if (swept >= SWEEP_PER_PUT || s.expiresAt > now) break;
+      swept++;
       this.remove(k, s);
     }
   }
@@ -102,10 +110,11 @@ export class MemoryCacheEntryStore implements CacheEntryStore {
     return n;
   }
 
-  async stats(): Promise<CacheStoreStats> {
+  async stats(tenant?: string): Promise<CacheStoreStats> {
     const now = this.clock();
     for (const [k, s] of this.entries) if (s.expiresAt <= now) this.remove(k, s);
-    return { backend: 'memory', status: 'ok', entries: this.entries.size, memoryBytes: this.bytes };
+    const usage = this.bound.usage(tenant === undefined ? undefined : encodeSegment(tenant));
+    return { backend: 'memory', status: 'ok', entries: usage.entries, memoryBytes: usage.bytes };
   }
 
   async close(): Promise<void> {}

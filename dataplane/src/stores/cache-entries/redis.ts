@@ -100,11 +100,11 @@ export class RedisCacheEntryStore implements CacheEntryStore {
     });
   }
 
-  async stats(): Promise<CacheStoreStats> {
+  async stats(tenant?: string): Promise<CacheStoreStats> {
     try {
       let entries = 0;
       let memoryBytes = 0;
-      await this.scan(this.pattern(), async (keys) => {
+      await this.scan(this.pattern(tenant), async (keys) => {
         const pipe = this.redis.pipeline();
         for (const k of keys) pipe.strlen(k);
         for (const [err, len] of (await pipe.exec()) ?? []) {

@@ -45,7 +45,7 @@ export interface CacheEntryStore {
   delete(partition: string, id: string): Promise<boolean>;
   /** Deletes every entry, or every entry of one tenant; returns how many. */
   flush(tenant?: string): Promise<number>;
-  /** Never rejects: an unreachable backend reports `status: 'unavailable'`. */
-  stats(): Promise<CacheStoreStats>;
+  /** Every tenant's entries, or one tenant's. Never rejects: an unreachable backend reports `status: 'unavailable'`. */
+  stats(tenant?: string): Promise<CacheStoreStats>;
   close(): Promise<void>;
 }

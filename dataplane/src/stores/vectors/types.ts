@@ -35,7 +35,7 @@ export interface VectorIndex {
   flush(tenant?: string): Promise<number>;
   /** Deletes expired vectors; returns how many (Milvus: -1 when it cannot tell). */
   sweep(): Promise<number>;
-  /** Never rejects: an unreachable backend reports `status: 'unavailable'`. */
-  stats(): Promise<VectorIndexStats>;
+  /** Every tenant's vectors, or one tenant's. Never rejects: an unreachable backend reports `status: 'unavailable'`. */
+  stats(tenant?: string): Promise<VectorIndexStats>;
   close(): Promise<void>;
 }

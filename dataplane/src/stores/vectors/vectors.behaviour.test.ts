@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 import { partitionKey } from '../cache-entries/partition.ts';
 import { fakeClock, type FakeClock } from '../testing/backends.ts';
 import { vectorBackends } from './testing.ts';
+import { MemoryVectorIndex } from './memory/index.ts';
 import type { VectorIndex } from './types.ts';
 
 const DIM = 16;
@@ -146,6 +147,9 @@ describe.each(vectorBackends)('vector index ($name)', (backend) => {
     await idx.upsert(a, '1', unit(1), later());
     await idx.upsert(a2, '2', unit(2), later());
     await idx.upsert(b, '3', unit(3), later());
+    expect((await idx.stats('a')).entries).toBe(2);
+    expect((await idx.stats('b')).entries).toBe(1);
+    expect((await idx.stats('c')).entries).toBe(0);
     const flushed = await idx.flush('a');
     if (flushed >= 0) expect(flushed).toBe(2);
     expect(await idx.search(a, unit(1), 5)).toEqual([]);
@@ -179,5 +183,26 @@ describe.each(vectorBackends)('vector index ($name)', (backend) => {
     for (const bad of ['', 'acme', 'a/b', 'a/b/c" or 1==1 or "', 'a b/openai/x'])
       await expect(idx.upsert(bad, 'x', unit(1), later()), bad).rejects.toBeInstanceOf(TypeError);
     await expect(idx.search('x"/y/z', unit(1), 1)).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
+describe('vector index (memory) bounds', () => {
+  it('one tenant flooding the index never evicts another tenant below its share', async () => {
+    const idx = new MemoryVectorIndex({ clock: () => 0, maxEntries: 10 });
+    const quiet = partitionKey('quiet', 'openai', 's');
+    const noisy = partitionKey('noisy', 'openai', 's');
+    for (let i = 0; i < 3; i++) await idx.upsert(quiet, `q${i}`, unit(i), 100);
+    for (let i = 0; i < 300; i++) await idx.upsert(noisy, `n${i}`, unit(i), 100);
+    expect((await idx.search(quiet, unit(0), 5)).map((h) => h.id).sort()).toEqual(['q0', 'q1', 'q2']);
+    expect((await idx.stats('noisy')).entries).toBe(7);
+    expect((await idx.stats()).entries).toBe(10);
+  });
+
+  it('caps each tenant on its own bound too', async () => {
+    const idx = new MemoryVectorIndex({ clock: () => 0, maxEntries: 100, maxEntriesPerTenant: 3 });
+    const a = partitionKey('a', 'openai', 's');
+    for (let i = 0; i < 8; i++) await idx.upsert(a, `e${i}`, unit(i), 100);
+    expect((await idx.stats('a')).entries).toBe(3);
+    expect((await idx.search(a, unit(7), 1)).map((h) => h.id)).toEqual(['e7']);
   });
 });

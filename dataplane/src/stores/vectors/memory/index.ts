@@ -1,9 +1,11 @@
 /**
  * The in-process vector index (the embedded default): one Partition per partition key,
- * bounded by a total entry count (the oldest write goes first past it). Expired vectors are
- * never returned and are removed by sweep().
+ * bounded by entry count fairly between tenants (TenantBound: a tenant's own cap, then the
+ * largest tenant's oldest write goes past the global one). Expired vectors are never
+ * returned and are removed by sweep().
  */
-import { assertPartition, encodeSegment } from '../../cache-entries/partition.ts';
+import { assertPartition, encodeSegment, partitionTenantSegment } from '../../cache-entries/partition.ts';
+import { TenantBound } from '../../tenant-bound.ts';
 import { systemClock, type Clock } from '../../types.ts';
 import type { VectorHit, VectorIndex, VectorIndexStats } from '../types.ts';
 import { Partition } from './partition.ts';
@@ -13,6 +15,8 @@ export interface MemoryVectorIndexOptions {
   clock?: Clock;
   /** Total vectors kept (default 50,000: about 160 MB at 768 floats each). */
   maxEntries?: number;
+  /** One tenant's vectors at most (default: maxEntries; largest-first eviction still applies). */
+  maxEntriesPerTenant?: number;
   /** SimHash tables and bits per table (defaults 24 × 16). */
   tables?: number;
   bits?: number;
@@ -28,18 +32,23 @@ const globalKey = (partition: string, id: string) => `${partition}\n${id}`;
 export class MemoryVectorIndex implements VectorIndex {
   readonly backend = 'memory';
   private readonly partitions = new Map<string, Partition>();
-  /** Every vector, oldest write first: the eviction order. */
+  /** Every vector by its global key. */
   private readonly order = new Map<string, { partition: string; id: string }>();
+  /** Who gets evicted: per tenant, oldest write first. */
+  private readonly bound: TenantBound;
   private readonly hashers = new Map<number, SimHash>();
   private readonly clock: Clock;
-  private readonly maxEntries: number;
   private readonly tables: number;
   private readonly bits: number;
   private readonly key: 'half' | 'all';
 
   constructor(opts: MemoryVectorIndexOptions = {}) {
     this.clock = opts.clock ?? systemClock;
-    this.maxEntries = opts.maxEntries ?? 50_000;
+    this.bound = new TenantBound({
+      maxEntries: opts.maxEntries ?? 50_000,
+      maxBytes: Number.POSITIVE_INFINITY,
+      maxEntriesPerTenant: opts.maxEntriesPerTenant,
+    });
     this.tables = opts.tables ?? DEFAULT_TABLES;
     this.bits = opts.bits ?? DEFAULT_BITS;
     this.key = opts.key ?? 'half';
@@ -68,11 +77,11 @@ export class MemoryVectorIndex implements VectorIndex {
     }
     p.upsert(id, vector, expiresAt);
     const key = globalKey(partition, id);
-    this.order.delete(key);
     this.order.set(key, { partition, id });
-    for (const [, oldest] of this.order) {
-      if (this.order.size <= this.maxEntries) break;
-      this.remove(oldest.partition, oldest.id);
+    const tenant = partitionTenantSegment(partition);
+    for (const victim of this.bound.added(tenant, key, vector.length * 4)) {
+      const v = this.order.get(victim.key);
+      if (v) this.remove(v.partition, v.id);
     }
   }
 
@@ -84,7 +93,9 @@ export class MemoryVectorIndex implements VectorIndex {
   private remove(partition: string, id: string): boolean {
     const p = this.partitions.get(partition);
     if (!p?.delete(id)) return false;
-    this.order.delete(globalKey(partition, id));
+    const key = globalKey(partition, id);
+    this.order.delete(key);
+    this.bound.removed(partitionTenantSegment(partition), key);
     if (p.size === 0) this.partitions.delete(partition);
     return true;
   }
@@ -102,7 +113,11 @@ export class MemoryVectorIndex implements VectorIndex {
       n += p.size;
       this.partitions.delete(name);
     }
-    for (const [key, v] of this.order) if (v.partition.startsWith(prefix)) this.order.delete(key);
+    for (const [key, v] of this.order)
+      if (v.partition.startsWith(prefix)) {
+        this.order.delete(key);
+        this.bound.removed(partitionTenantSegment(v.partition), key);
+      }
     return n;
   }
 
@@ -114,16 +129,18 @@ export class MemoryVectorIndex implements VectorIndex {
     return n;
   }
 
-  async stats(): Promise<VectorIndexStats> {
+  async stats(tenant?: string): Promise<VectorIndexStats> {
+    const prefix = tenant === undefined ? '' : `${encodeSegment(tenant)}/`;
     let memoryBytes = 0;
-    for (const p of this.partitions.values()) memoryBytes += p.memoryBytes;
-    return {
-      backend: 'memory',
-      status: 'ok',
-      entries: this.order.size,
-      partitions: this.partitions.size,
-      memoryBytes,
-    };
+    let entries = 0;
+    let partitions = 0;
+    for (const [name, p] of this.partitions) {
+      if (!name.startsWith(prefix)) continue;
+      memoryBytes += p.memoryBytes;
+      entries += p.size;
+      partitions++;
+    }
+    return { backend: 'memory', status: 'ok', entries, partitions, memoryBytes };
   }
 
   async close(): Promise<void> {}

@@ -262,12 +262,17 @@ export class MilvusVectorIndex implements VectorIndex {
     return this.deleteWhere('vectors.sweep', `expires_at <= ${Math.floor(this.clock())}`);
   }
 
-  async stats(): Promise<VectorIndexStats> {
+  async stats(tenant?: string): Promise<VectorIndexStats> {
     try {
       let entries = 0;
       let memoryBytes = 0;
+      const filter = tenant === undefined ? undefined : `tenant == ${literal(encodeSegment(tenant))}`;
       for (const name of await this.ownCollections('vectors.stats')) {
-        const res = await this.call('vectors.stats', () => this.client.count({ collection_name: name }));
+        const res = await this.call('vectors.stats', () =>
+          this.client.count(
+            filter === undefined ? { collection_name: name } : { collection_name: name, expr: filter },
+          ),
+        );
         checkStatus('vectors.stats', res.status);
         const dim = Number(name.slice(this.prefix.length + 1));
         entries += Number(res.data);
