@@ -1,0 +1,42 @@
+/**
+ * Errors raised before a request reaches Fastify's routing: Node's HTTP parser (431 for
+ * oversized headers, 400 for a malformed request line, 408 when the request timeout fires)
+ * and Fastify's URL decoding. They get the SPEC.md error body like every other answer.
+ */
+import type { Socket } from 'node:net';
+import { GatewayError } from '../errors.ts';
+
+/** Node's error codes → what the client is told; anything else the parser rejects is a 400. */
+export function parserError(code: string | undefined): GatewayError {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new GatewayError('headers_too_large', 'request headers exceed the size limit');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new GatewayError('request_timeout', 'the request was not received in time');
+    default:
+      return new GatewayError('invalid_request_error', 'malformed HTTP request');
+  }
+}
+
+export function rawErrorResponse(error: GatewayError): string {
+  const body = JSON.stringify(error.toBody());
+  return (
+    `HTTP/1.1 ${error.status} ${statusText(error.status)}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+}
+
+const statusText = (status: number): string =>
+  ({ 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' })[status] ?? 'Error';
+
+/** Fastify's `clientErrorHandler`: the connection cannot be trusted after a parse error, so it is closed. */
+export function onClientError(err: Error & { code?: string }, socket: Socket): void {
+  // A reset socket has nobody to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // Written then destroyed, as Node's own handler does: the small answer leaves in one write.
+  if (socket.writable) socket.write(rawErrorResponse(parserError(err.code)));
+  socket.destroy();
+}
