@@ -4,6 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Deployment } from './config/snapshot.ts';
+import type { ConfigStore } from './config/store.ts';
 import type { RouterObserver } from './router/router.ts';
 
 export class Metrics implements RouterObserver {
@@ -97,9 +98,42 @@ export class Metrics implements RouterObserver {
     help: 'Version of the config snapshot being served',
     registers: [this.registry],
   });
+  readonly configReloadRejected = new Gauge({
+    name: 'gantry_config_reload_rejected',
+    help: '1 while the newest config file is rejected and the last good snapshot keeps serving',
+    registers: [this.registry],
+  });
+  readonly configInfo = new Gauge({
+    name: 'gantry_config_info',
+    help: 'Always 1, labelled with the sha256 of the config file being served (compare pods)',
+    labelNames: ['sha256'] as const,
+    registers: [this.registry],
+  });
+  readonly configRevokedKeys = new Counter({
+    name: 'gantry_config_revoked_keys_total',
+    help: 'Keys revoked by config files that were otherwise rejected',
+    registers: [this.registry],
+  });
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Config gauges follow the store: set now and after every reload attempt. */
+  observeConfig(store: ConfigStore): void {
+    const show = (): void => {
+      const status = store.status();
+      this.configVersion.set(status.version);
+      this.configReloadRejected.set(status.status === 'rejected' ? 1 : 0);
+      this.configInfo.reset();
+      if (status.sha256) this.configInfo.set({ sha256: status.sha256 }, 1);
+    };
+    show();
+    store.onReload((e) => {
+      this.configReloads.inc({ result: e.ok ? 'ok' : 'rejected' });
+      if (!e.ok) this.configRevokedKeys.inc(e.revoked.length);
+      show();
+    });
   }
 
   attempt(d: Deployment, outcome: string, seconds: number): void {
