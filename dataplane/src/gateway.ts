@@ -218,6 +218,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   await syncWallets(stores, initial.snapshot, app.log);
   if (metersTokens(initial.snapshot)) warmTokenizer();
   metrics.observeConfig(config);
+  metrics.observeCircuits(health, () =>
+    [...config.current().models.values()].flatMap((m) => m.deployments.map((d) => d.name)),
+  );
   config.onReload((e) => {
     if (e.ok) {
       void syncWallets(stores, config.current(), app.log);

@@ -5,7 +5,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Deployment } from './config/snapshot.ts';
 import type { ConfigStore } from './config/store.ts';
+import type { HealthRegistry } from './router/health.ts';
 import type { RouterObserver } from './router/router.ts';
+
+const CIRCUIT_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
 
 export class Metrics implements RouterObserver {
   readonly registry = new Registry();
@@ -117,6 +120,24 @@ export class Metrics implements RouterObserver {
 
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * `gantry_deployment_circuit_state` {deployment}: 0 closed, 1 half-open, 2 open. Read from
+   * the breakers when scraped, so the request path pays nothing for it.
+   */
+  observeCircuits(health: HealthRegistry, deployments: () => Iterable<string>): void {
+    new Gauge({
+      name: 'gantry_deployment_circuit_state',
+      help: 'Circuit breaker state per deployment: 0 closed, 1 half-open, 2 open',
+      labelNames: ['deployment'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const name of deployments())
+          this.set({ deployment: name }, CIRCUIT_VALUE[health.circuitState(name)]);
+      },
+    });
   }
 
   /** Config gauges follow the store: set now and after every reload attempt. */

@@ -31,6 +31,8 @@ describe('isAdministrativePath', () => {
     '/Login;x',
     '/%6c%6f%67%69%6e',
     '/ui%20',
+    'http://evil.example/ui',
+    'HTTPS://x:1/%55I/',
   ])('%s is administrative', (url) => {
     expect(isAdministrativePath(url)).toBe(true);
   });
@@ -46,6 +48,7 @@ describe('isAdministrativePath', () => {
     '/ui../x',
     '/%zz',
     '/logins',
+    'http://ui/v1/models',
   ])('%s is not', (url) => {
     expect(isAdministrativePath(url)).toBe(false);
   });

@@ -21,7 +21,8 @@ function decodeOnce(s: string): string {
  * Undefined when the path is still encoded after the last round.
  */
 export function canonicalSegments(url: string): string[] | undefined {
-  let path = url.split(/[?#]/, 1)[0] ?? '';
+  // An absolute-form target (`GET http://host/ui`) names its path after the authority.
+  let path = (url.split(/[?#]/, 1)[0] ?? '').replace(/^[a-z][a-z0-9+.-]*:\/\/[^/\\]*/i, '');
   for (let round = 0; ; round++) {
     const decoded = decodeOnce(path);
     if (decoded === path) break;
