@@ -152,3 +152,13 @@ describe('/v1/messages answers in Anthropic’s shape as well', () => {
     expect(lookAlike.body.type).toBeUndefined();
   });
 });
+
+describe('the admin port', () => {
+  it('answers an unknown path with the SPEC.md body too', async () => {
+    const res = await fetch(`${stack.gateway.adminUrl}/nope`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({
+      error: { message: 'no route GET /nope', type: 'not_found', code: 404 },
+    });
+  });
+});

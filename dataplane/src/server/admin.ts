@@ -1,7 +1,10 @@
 /** Health, readiness and Prometheus metrics on their own port, away from client traffic. */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ConfigStatus, ConfigStore } from '../config/store.ts';
+import { GatewayError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
+import { normaliseError } from './errors.ts';
+import { onClientError } from './protocol-errors.ts';
 
 /** Reasons are capped: a file with hundreds of errors must not make /readyz huge. */
 const MAX_REASONS = 20;
@@ -22,7 +25,16 @@ function configStatusBody(status: ConfigStatus): Record<string, unknown> {
 }
 
 export function buildAdminApp(config: ConfigStore, metrics: Metrics, ready: () => boolean): FastifyInstance {
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, clientErrorHandler: onClientError });
+  // The admin port answers errors in the same SPEC.md shape as the public one.
+  app.setNotFoundHandler(async (request, reply) => {
+    const error = new GatewayError('not_found', `no route ${request.method} ${request.url.split('?', 1)[0]}`);
+    return reply.code(error.status).send(error.toBody());
+  });
+  app.setErrorHandler(async (err, _request, reply) => {
+    const error = normaliseError(err);
+    return reply.code(error.status).headers(error.headers).send(error.toBody());
+  });
   app.get('/healthz', async () => ({ status: 'ok' }));
   // A rejected reload keeps readiness: the pod serves its last good snapshot, and failing
   // every pod that saw the same bad file would take the whole service down. It is reported
