@@ -49,6 +49,10 @@ describe('isAdministrativePath', () => {
     '/%zz',
     '/logins',
     'http://ui/v1/models',
+    '/v1/models/',
+    '/ui_',
+    '/sso-x/ui',
+    '/?ui',
   ])('%s is not', (url) => {
     expect(isAdministrativePath(url)).toBe(false);
   });
