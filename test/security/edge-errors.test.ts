@@ -106,6 +106,7 @@ describe('errors raised before routing have the SPEC.md body', () => {
     const a = await raw('GET /v1/%zz HTTP/1.1');
     expectSpec(a, 400, 'invalid_request_error');
     expect(a.body.error.message).toMatch(/percent-encoding/);
+    expect(a.headers['x-gantry-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('a wrong method on a route → 405 with Allow', async () => {

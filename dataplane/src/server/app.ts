@@ -74,6 +74,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       // Fastify types this reply with unresolved route generics; it is a plain reply.
       void (reply as FastifyReply)
         .code(error.status)
+        .header(ResponseHeaders.requestId, request.id)
         .header('content-type', 'application/json; charset=utf-8')
         .send(JSON.stringify(errorBody(request.url, error)));
     },
