@@ -109,6 +109,12 @@ describe('errors raised before routing have the SPEC.md body', () => {
     expect(a.headers['x-gantry-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('CONNECT → 405 (Node would otherwise drop the connection without a word)', async () => {
+    const a = await raw('CONNECT example.com:443 HTTP/1.1');
+    expectSpec(a, 405, 'method_not_allowed');
+    expect(a.headers.allow).toContain('POST');
+  });
+
   it('a wrong method on a route → 405 with Allow', async () => {
     const a = await raw(`GET /v1/chat/completions HTTP/1.1\r\nAuthorization: Bearer ${KEY}`);
     expectSpec(a, 405, 'method_not_allowed');

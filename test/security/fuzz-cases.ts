@@ -458,6 +458,10 @@ function rawCase(rnd: () => number, key: string): FuzzCase {
     ['raw dot segments to ui', 'GET /v1/../UI/ HTTP/1.1\r\nHost: x\r\n\r\n'],
     ['absolute-form target', 'GET http://evil.example/ui HTTP/1.1\r\nHost: x\r\n\r\n'],
     ['asterisk target', 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['TRACE', 'TRACE /v1/models HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['HTTP/2 preface', 'PRI * HTTP/2.0\r\nHost: x\r\n\r\nSM\r\n\r\n'],
+    ['HTTP/0.9 style', 'GET /v1/models\r\nHost: x\r\n\r\n'],
   ];
   const [what, bytes] = pick(rnd, variants);
   // Close after one answer, so the reader knows where it ends.

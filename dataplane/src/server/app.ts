@@ -20,7 +20,7 @@ import { createContext } from './context.ts';
 import { isAdministrativePath } from './admin-paths.ts';
 import { checkJsonDepth } from './depth-guard.ts';
 import { normaliseError } from './errors.ts';
-import { onClientError } from './protocol-errors.ts';
+import { onClientError, onConnectMethod } from './protocol-errors.ts';
 import { chatRoute } from './routes/chat.ts';
 import { completionsRoute } from './routes/completions.ts';
 import { embeddingsRoute } from './routes/embeddings.ts';
@@ -79,6 +79,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
         .send(JSON.stringify(errorBody(request.url, error)));
     },
   });
+  app.server.on('connect', onConnectMethod);
   // Only JSON bodies are accepted: any other content-type is a 415, not a schema error.
   app.removeContentTypeParser('text/plain');
   // Static paths → methods they answer, so a wrong method is a 405 rather than a 404.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../errors.ts';
 import { parserError, rawErrorResponse } from './protocol-errors.ts';
 
 describe('parserError', () => {
@@ -24,5 +25,10 @@ describe('rawErrorResponse', () => {
     expect(JSON.parse(body)).toEqual({
       error: { message: 'request headers exceed the size limit', type: 'headers_too_large', code: 431 },
     });
+  });
+
+  it("carries the error's own headers", () => {
+    const raw = rawErrorResponse(new GatewayError('method_not_allowed', 'no', { headers: { Allow: 'GET' } }));
+    expect(raw).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\nAllow: GET\r\n/);
   });
 });
