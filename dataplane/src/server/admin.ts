@@ -4,7 +4,7 @@ import type { ConfigStatus, ConfigStore } from '../config/store.ts';
 import { GatewayError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import { normaliseError } from './errors.ts';
-import { onClientError } from './protocol-errors.ts';
+import { onClientError, onConnectMethod } from './protocol-errors.ts';
 
 /** Reasons are capped: a file with hundreds of errors must not make /readyz huge. */
 const MAX_REASONS = 20;
@@ -26,6 +26,7 @@ function configStatusBody(status: ConfigStatus): Record<string, unknown> {
 
 export function buildAdminApp(config: ConfigStore, metrics: Metrics, ready: () => boolean): FastifyInstance {
   const app = Fastify({ logger: false, clientErrorHandler: onClientError });
+  app.server.on('connect', onConnectMethod);
   // The admin port answers errors in the same SPEC.md shape as the public one.
   app.setNotFoundHandler(async (request, reply) => {
     const error = new GatewayError('not_found', `no route ${request.method} ${request.url.split('?', 1)[0]}`);
