@@ -308,6 +308,13 @@ export const GuardrailPolicySpec = Type.Object(
     ),
     secrets: Type.Optional(GuardCheck),
     scanResponses: Type.Optional(Type.Boolean()),
+    allowRequestOptOut: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          'Whether a request may turn checks off with the guard header (none, or a list leaving some out); false answers such a request 403',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -188,7 +188,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const initial = await loadConfigFile(opts.configFile, { ...loadOpts, version: 1 });
   if (!initial.ok) throw new Error(`invalid config:\n  ${initial.errors.join('\n  ')}`);
 
-  const config = new ConfigStore(initial.snapshot);
+  const config = new ConfigStore(initial.snapshot, initial.sha256);
   const metrics = new Metrics();
   const health = new HealthRegistry(opts.breaker, opts.clock);
   metrics.watchCircuits(
@@ -247,11 +247,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   for (const w of initial.warnings) app.log.warn(w);
   await syncWallets(stores, initial.snapshot, app.log);
   if (metersTokens(initial.snapshot)) warmTokenizer();
-  metrics.configVersion.set(initial.snapshot.version);
+  metrics.observeConfig(config);
   config.onReload((e) => {
-    metrics.configReloads.inc({ result: e.ok ? 'ok' : 'rejected' });
     if (e.ok) {
-      metrics.configVersion.set(e.version);
       void syncWallets(stores, config.current(), app.log);
       if (metersTokens(config.current())) warmTokenizer();
     }

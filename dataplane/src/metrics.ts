@@ -4,6 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Deployment } from './config/snapshot.ts';
+import type { ConfigStore } from './config/store.ts';
 import type { RouterObserver } from './router/router.ts';
 
 /** From a millisecond to the longest stream a request deadline allows (300 s). */
@@ -133,6 +134,22 @@ export class Metrics implements RouterObserver {
     help: 'Version of the config snapshot being served',
     registers: [this.registry],
   });
+  readonly configReloadRejected = new Gauge({
+    name: 'gantry_config_reload_rejected',
+    help: '1 while the newest config file is rejected and the last good snapshot keeps serving',
+    registers: [this.registry],
+  });
+  readonly configInfo = new Gauge({
+    name: 'gantry_config_info',
+    help: 'Always 1, labelled with the sha256 of the config file being served (compare pods)',
+    labelNames: ['sha256'] as const,
+    registers: [this.registry],
+  });
+  readonly configRevokedKeys = new Counter({
+    name: 'gantry_config_revoked_keys_total',
+    help: 'Keys revoked by config files that were otherwise rejected',
+    registers: [this.registry],
+  });
 
   /**
    * Label children bound once per label set: the request path builds no label objects (in a
@@ -213,6 +230,23 @@ export class Metrics implements RouterObserver {
     let h = this.ttftChildren.get(model);
     if (!h) this.ttftChildren.set(model, (h = this.timeToFirstToken.labels({ model })));
     h.observe(seconds);
+  }
+
+  /** Config gauges follow the store: set now and after every reload attempt. */
+  observeConfig(store: ConfigStore): void {
+    const show = (): void => {
+      const status = store.status();
+      this.configVersion.set(status.version);
+      this.configReloadRejected.set(status.status === 'rejected' ? 1 : 0);
+      this.configInfo.reset();
+      if (status.sha256) this.configInfo.set({ sha256: status.sha256 }, 1);
+    };
+    show();
+    store.onReload((e) => {
+      this.configReloads.inc({ result: e.ok ? 'ok' : 'rejected' });
+      if (!e.ok) this.configRevokedKeys.inc(e.revoked.length);
+      show();
+    });
   }
 
   attempt(d: Deployment, outcome: string, seconds: number): void {

@@ -325,13 +325,25 @@ describe('administrative routes and unknown routes', () => {
   it.each([
     { method: 'GET', path: '/v1/nope' },
     { method: 'POST', path: '/v2/chat/completions' },
-    { method: 'GET', path: '/v1/chat/completions' },
-    { method: 'DELETE', path: '/v1/models' },
   ])('$method $path is a 404 in the SPEC error shape', async ({ method, path }) => {
     const error = expectError(await call(path, { method, key: KEYS.star }), 404, 'not_found');
     expect(error.message).toContain(path);
     expect(providerRequests()).toBe(0);
   });
+
+  it.each([
+    { method: 'GET', path: '/v1/chat/completions', allow: 'POST' },
+    { method: 'DELETE', path: '/v1/models', allow: 'GET' },
+  ])(
+    '$method $path (a route, another method) is a 405 naming the allowed ones',
+    async ({ method, path, allow }) => {
+      const res = await call(path, { method, key: KEYS.star });
+      const error = expectError(res, 405, 'method_not_allowed');
+      expect(error.message).toContain(path);
+      expect(res.headers.get('allow')).toContain(allow);
+      expect(providerRequests()).toBe(0);
+    },
+  );
 });
 
 describe('an endpoint the model does not support', () => {

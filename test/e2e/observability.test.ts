@@ -132,7 +132,17 @@ describe('admin port', () => {
   it('/readyz answers 200 with the config version and model count', async () => {
     const res = await admin('/readyz');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ready', configVersion: 1, models: 4 });
+    expect(await res.json()).toEqual({
+      status: 'ready',
+      configVersion: 1,
+      models: 4,
+      config: {
+        status: 'ok',
+        version: 1,
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        loadedAt: expect.any(String),
+      },
+    });
   });
 
   it('is a different port from the public one', () => {

@@ -1,9 +1,11 @@
 /** Standalone config: a multi-document YAML of the same manifests `kubectl apply -f` takes. */
 import { compileValidators, formatAjvErrors, Kinds, type KindName, type Manifest } from '@gantry/crds';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { compile, type CompileOptions, type CompileResult, type LocatedManifest } from './compile.ts';
+import { keyStatements, type KeyStatement } from './revocations.ts';
 
 const validators = compileValidators();
 
@@ -41,13 +43,28 @@ export function parseManifests(text: string, file: string): { items: LocatedMani
 
 export type LoadOptions = Omit<CompileOptions, 'source'>;
 
-export async function loadConfigFile(file: string, opts: LoadOptions): Promise<CompileResult> {
+/**
+ * `sha256` of the file's bytes tells pods serving the same file apart from the rest; a
+ * rejected file still carries what it says about keys, so revocations in it apply (revocations.ts).
+ */
+export type LoadResult = CompileResult & {
+  sha256?: string;
+  keyStatements?: ReadonlyMap<string, KeyStatement>;
+};
+
+export async function loadConfigFile(file: string, opts: LoadOptions): Promise<LoadResult> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
     return { ok: false, errors: [`${file}: ${(err as Error).message}`] };
   }
+  const result = loadConfigText(text, file, opts);
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  return result.ok ? { ...result, sha256 } : { ...result, sha256, keyStatements: keyStatements(text) };
+}
+
+function loadConfigText(text: string, file: string, opts: LoadOptions): CompileResult {
   let parsed: { items: LocatedManifest[]; errors: string[] };
   try {
     parsed = parseManifests(text, file);

@@ -1,11 +1,45 @@
 /** Health, readiness and Prometheus metrics on their own port, away from client traffic. */
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { ConfigStore } from '../config/store.ts';
+import type { ConfigStatus, ConfigStore } from '../config/store.ts';
+import { GatewayError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
+import { normaliseError } from './errors.ts';
+import { onClientError, onConnectMethod } from './protocol-errors.ts';
+
+/** Reasons are capped: a file with hundreds of errors must not make /readyz huge. */
+const MAX_REASONS = 20;
+
+function configStatusBody(status: ConfigStatus): Record<string, unknown> {
+  if (status.status === 'ok')
+    return { status: 'ok', version: status.version, sha256: status.sha256, loadedAt: status.loadedAt };
+  return {
+    status: 'rejected',
+    version: status.version,
+    sha256: status.sha256,
+    rejectedSha256: status.rejectedSha256,
+    since: status.since,
+    reason: status.reason.slice(0, MAX_REASONS),
+    ...(status.reason.length > MAX_REASONS && { moreReasons: status.reason.length - MAX_REASONS }),
+    revokedKeys: status.revokedKeys,
+  };
+}
 
 export function buildAdminApp(config: ConfigStore, metrics: Metrics, ready: () => boolean): FastifyInstance {
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, clientErrorHandler: onClientError });
+  app.server.on('connect', onConnectMethod);
+  // The admin port answers errors in the same SPEC.md shape as the public one.
+  app.setNotFoundHandler(async (request, reply) => {
+    const error = new GatewayError('not_found', `no route ${request.method} ${request.url.split('?', 1)[0]}`);
+    return reply.code(error.status).send(error.toBody());
+  });
+  app.setErrorHandler(async (err, _request, reply) => {
+    const error = normaliseError(err);
+    return reply.code(error.status).headers(error.headers).send(error.toBody());
+  });
   app.get('/healthz', async () => ({ status: 'ok' }));
+  // A rejected reload keeps readiness: the pod serves its last good snapshot, and failing
+  // every pod that saw the same bad file would take the whole service down. It is reported
+  // in the body (and as gantry_config_reload_rejected) for operators and rollout checks.
   app.get('/readyz', async (_request, reply) => {
     const snapshot = config.current();
     const ok = ready();
@@ -14,6 +48,7 @@ export function buildAdminApp(config: ConfigStore, metrics: Metrics, ready: () =
       status: ok ? 'ready' : 'not ready',
       configVersion: snapshot.version,
       models: snapshot.models.size,
+      config: configStatusBody(config.status()),
     };
   });
   app.get('/metrics', async (_request, reply) => {

@@ -2,7 +2,12 @@
  * The public data-plane app: authentication, the OpenAI- and Anthropic-compatible routes,
  * and one error edge. Admin surfaces (/metrics, /healthz) live on a separate port.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { ResponseHeaders } from '../brand.ts';
 import type { ConfigStore } from '../config/store.ts';
@@ -15,9 +20,11 @@ import type { RequestContext } from '../pipeline/context.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { acceptedRequestId } from '../telemetry/trace-context.ts';
 import { createContext } from './context.ts';
+import { isAdministrativePath } from './admin-paths.ts';
 import { checkJsonDepth } from './depth-guard.ts';
 import type { StreamResult } from './stream-writer.ts';
 import { normaliseError } from './errors.ts';
+import { onClientError, onConnectMethod } from './protocol-errors.ts';
 import { chatRoute } from './routes/chat.ts';
 import { completionsRoute } from './routes/completions.ts';
 import { embeddingsRoute } from './routes/embeddings.ts';
@@ -46,8 +53,15 @@ export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
 
 const REQUEST_ID_HEADER = 'x-request-id';
 
-/** Served by other products of this kind; never by the public port of this one. */
-const ADMIN_PREFIXES = ['/ui', '/sso', '/login'];
+const adminDenied = (url: string): GatewayError =>
+  new GatewayError(
+    'permission_denied',
+    `${url.split('?', 1)[0]} is an administrative route and is not served here`,
+  );
+
+/** The Anthropic route answers errors in Anthropic's shape as well as SPEC.md's. */
+const errorBody = (url: string, error: GatewayError): object =>
+  /^\/v1\/messages(?:[/?]|$)/.test(url) ? anthropicErrorBody(error) : error.toBody();
 
 export function buildApp(opts: AppOptions): FastifyInstance {
   const maxJsonDepth = jsonDepthLimit(opts.maxJsonDepth);
@@ -62,6 +76,27 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },
+    // Errors raised before routing get the SPEC.md body too.
+    clientErrorHandler: onClientError,
+    frameworkErrors: (err, request, reply) => {
+      const error = isAdministrativePath(request.url) ? adminDenied(request.url) : normaliseError(err);
+      // Fastify types this reply with unresolved route generics; it is a plain reply.
+      void (reply as FastifyReply)
+        .code(error.status)
+        .header(ResponseHeaders.requestId, request.id)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify(errorBody(request.url, error)));
+    },
+  });
+  app.server.on('connect', onConnectMethod);
+  // Only JSON bodies are accepted: any other content-type is a 415, not a schema error.
+  app.removeContentTypeParser('text/plain');
+  // Static paths → methods they answer, so a wrong method is a 405 rather than a 404.
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = methodsByPath.get(route.url) ?? new Set<string>();
+    for (const m of [route.method].flat()) methods.add(m);
+    methodsByPath.set(route.url, methods);
   });
   const requestTimeoutMs = opts.requestTimeoutMs ?? 120_000;
   app.decorateRequest('gantry', null);
@@ -121,12 +156,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // Counted until the socket's response closes: finished, failed or abandoned alike.
     opts.metrics.inflight.inc();
     reply.raw.once('close', () => opts.metrics.inflight.dec());
-    const path = request.url.split('?', 1)[0]!;
-    if (ADMIN_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`)))
-      throw new GatewayError(
-        'permission_denied',
-        `${path} is an administrative route and is not served here`,
-      );
+    if (isAdministrativePath(request.url)) throw adminDenied(request.url);
     // Authenticate before the body is read and validated: a caller without a valid key gets
     // a 401, never schema feedback, and cannot make the gateway parse a large body.
     // The /api/ analytics routes authenticate admins themselves (the platform key is not a config key).
@@ -149,10 +179,16 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       reply.headers(ctx.responseHeaders);
     }
     reply.code(error.status).headers(error.headers);
-    return request.url.startsWith('/v1/messages') ? anthropicErrorBody(error) : error.toBody();
+    return errorBody(request.url, error);
   });
   app.setNotFoundHandler(async (request) => {
-    throw new GatewayError('not_found', `no route ${request.method} ${request.url.split('?', 1)[0]}`);
+    const path = request.url.split('?', 1)[0]!;
+    const allowed = methodsByPath.get(path);
+    if (allowed)
+      throw new GatewayError('method_not_allowed', `${path} does not answer ${request.method}`, {
+        headers: { allow: [...allowed].join(', ') },
+      });
+    throw new GatewayError('not_found', `no route ${request.method} ${path}`);
   });
 
   chatRoute(app, opts.pipeline, hooks);

@@ -179,6 +179,27 @@ describe('normaliseError: Fastify parser errors', () => {
     expect(e.status).toBe(400);
     expect(e.param).toBe('body');
   });
+
+  it('a URL Fastify cannot decode → 400 saying so', () => {
+    const e = normaliseError(new errorCodes.FST_ERR_BAD_URL('/v1/%zz'));
+    expect(e.status).toBe(400);
+    expect(e.message).toMatch(/percent-encoding/);
+  });
+
+  it.each([
+    [404, 'not_found'],
+    [405, 'method_not_allowed'],
+    [408, 'request_timeout'],
+    [431, 'headers_too_large'],
+    [422, 'invalid_request_error'],
+  ])('another Fastify %i keeps its status with a SPEC type (%s)', (status, type) => {
+    const e = normaliseError(
+      Object.assign(new Error('framework says no'), { statusCode: status, code: 'FST_Y' }),
+    );
+    expect(e.status).toBe(status);
+    expect(e.type).toBe(type);
+    expect(e.toBody().error.code).toBe(status);
+  });
 });
 
 describe('normaliseError: our own and unknown errors', () => {

@@ -1,6 +1,6 @@
 /** The one edge where anything thrown becomes the SPEC.md error body. */
 import type { FastifyError } from 'fastify';
-import { GatewayError } from '../errors.ts';
+import { GatewayError, type ErrorType } from '../errors.ts';
 import { ClientAbortError } from '../router/upstream.ts';
 
 /** `/messages/0/role` → `messages[0].role` */
@@ -68,8 +68,26 @@ export function normaliseError(err: unknown): GatewayError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new GatewayError('invalid_request_error', 'body: must be valid JSON', { param: 'body' });
+    case 'FST_ERR_BAD_URL':
+      return new GatewayError(
+        'invalid_request_error',
+        'the request path is not a valid URL (bad percent-encoding)',
+      );
   }
   if (fe instanceof SyntaxError || fe.statusCode === 400)
     return new GatewayError('invalid_request_error', `body: ${fe.message}`, { param: 'body' });
+  // Any other client error Fastify raises keeps its status and gets the SPEC.md body.
+  const status = fe.statusCode;
+  if (typeof status === 'number' && status > 400 && status < 500)
+    return new GatewayError(CLIENT_ERROR_TYPES[status] ?? 'invalid_request_error', fe.message, { status });
   return new GatewayError('internal_error', 'internal error', { cause: err });
 }
+
+const CLIENT_ERROR_TYPES: Partial<Record<number, ErrorType>> = {
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  413: 'request_too_large',
+  415: 'unsupported_media_type',
+  431: 'headers_too_large',
+};

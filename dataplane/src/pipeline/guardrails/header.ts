@@ -13,6 +13,21 @@ export type GuardSelection =
 
 const KNOWN: ReadonlySet<string> = new Set(GuardrailNames);
 
+/**
+ * The active checks (action other than `off`) a selection would not run: what a request
+ * opts out of. Empty for `all`, and for a list naming every active check.
+ */
+export function skippedChecks(selection: GuardSelection, active: readonly GuardrailName[]): GuardrailName[] {
+  switch (selection.kind) {
+    case 'none':
+      return [...active];
+    case 'only':
+      return active.filter((name) => !selection.names.has(name));
+    default:
+      return [];
+  }
+}
+
 export function parseGuardHeader(value: string | undefined): GuardSelection {
   const raw = (value ?? '').trim().toLowerCase();
   if (raw === '' || raw === 'all') return { kind: 'all' };

@@ -8,6 +8,7 @@
  *   pii               flag    0.5   all entity kinds; recorded, forwarded unchanged
  *   toxicity          flag    0.5   recorded; blocking is a product choice per tenant
  *   scanResponses     false
+ *   allowRequestOptOut true (SPEC.md: the guard header may turn checks off per request)
  * `action: off` disables a check. `redact` has no meaning for prompt injection (removing
  * the span leaves the rest of the attack), so there it acts as `block`.
  */
@@ -26,6 +27,8 @@ export interface ResolvedPolicy {
   /** PII entity kinds acted on; undefined means every kind the detector knows. */
   piiEntities: ReadonlySet<string> | undefined;
   scanResponses: boolean;
+  /** false: a request may not skip any active check with the guard header. */
+  allowRequestOptOut: boolean;
 }
 
 export const DEFAULT_THRESHOLD = 0.5;
@@ -39,6 +42,7 @@ export const DEFAULT_POLICY: ResolvedPolicy = {
   },
   piiEntities: undefined,
   scanResponses: false,
+  allowRequestOptOut: true,
 };
 
 function check(
@@ -63,5 +67,6 @@ export function resolvePolicy(spec: GuardrailPolicySpec | undefined): ResolvedPo
     },
     piiEntities: spec.pii?.entities ? new Set(spec.pii.entities.map((e) => e.toUpperCase())) : undefined,
     scanResponses: spec.scanResponses ?? DEFAULT_POLICY.scanResponses,
+    allowRequestOptOut: spec.allowRequestOptOut ?? DEFAULT_POLICY.allowRequestOptOut,
   };
 }

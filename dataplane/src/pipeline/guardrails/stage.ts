@@ -9,7 +9,7 @@ import { GatewayError } from '../../errors.ts';
 import type { ChatCompletion, ChatRequest } from '../../formats/openai/types.ts';
 import type { GuardrailVerdictSummary } from '../../accounting/usage.ts';
 import type { RequestContext } from '../context.ts';
-import { parseGuardHeader } from './header.ts';
+import { parseGuardHeader, skippedChecks } from './header.ts';
 import { resolvePolicy, type ResolvedPolicy } from './policy.ts';
 import { scanRequest, scanText, type Verdict } from './scan.ts';
 import { GuardrailNames, type GuardrailName } from './types.ts';
@@ -27,6 +27,12 @@ function policyOf(tenant: TenantRecord): ResolvedPolicy {
 function selection(ctx: RequestContext): ReadonlySet<GuardrailName> | undefined {
   const header = ctx.requestHeaders[RequestHeaders.guard];
   const parsed = parseGuardHeader(typeof header === 'string' ? header : undefined);
+  const policy = policyOf(ctx.tenant);
+  if (!policy.allowRequestOptOut) {
+    const active = GuardrailNames.filter((name) => policy.checks[name].action !== 'off');
+    const skipped = skippedChecks(parsed, active);
+    if (skipped.length > 0) throw optOutRefused(ctx.tenant, skipped);
+  }
   switch (parsed.kind) {
     case 'all':
       return undefined;
@@ -41,6 +47,15 @@ function selection(ctx: RequestContext): ReadonlySet<GuardrailName> | undefined 
         { param: RequestHeaders.guard },
       );
   }
+}
+
+function optOutRefused(tenant: TenantRecord, skipped: readonly GuardrailName[]): GatewayError {
+  const policy = tenant.spec.guardrails?.policyRef?.name ?? '?';
+  return new GatewayError(
+    'permission_denied',
+    `${RequestHeaders.guard}: GuardrailPolicy ${policy} of tenant ${tenant.name} does not allow turning off guardrails per request (this request would skip ${skipped.join(', ')})`,
+    { param: RequestHeaders.guard },
+  );
 }
 
 function summary(v: Verdict): GuardrailVerdictSummary {

@@ -50,7 +50,7 @@ export function routeByDifficulty(
   });
   ctx.log.debug(
     {
-      level: difficulty.level,
+      difficulty: difficulty.level,
       score: difficulty.score,
       reasons: difficulty.reasons,
       decision: decision.reason,
