@@ -22,7 +22,7 @@ const STOP = new Set(
   ),
 );
 
-const WORD = /[A-Za-z_][\w.-]*[\w]|[\w.-]*\/[\w./-]+/g;
+const WORD = /[\w.-]*\/[\w./-]*\w|[A-Za-z_][\w.-]*\w/g;
 
 /** Lower-cased distinctive words: paths, identifiers, words of 5+ letters that are not stop words. */
 export function keywordsOf(text: string, limit = MAX_KEYWORDS): string[] {
@@ -40,15 +40,18 @@ export function keywordsOf(text: string, limit = MAX_KEYWORDS): string[] {
     .map(([w]) => w);
 }
 
-/** Names in a label (a path's file name, argument values) that identify the entry on their own. */
+/**
+ * Names in a label that identify the entry on their own: paths and file names (a tool's
+ * name or a filter word like `billing` names many entries, not this one).
+ */
 export function labelNames(label: string): string[] {
   const names = new Set<string>();
   for (const w of label.match(WORD) ?? []) {
     const lower = w.toLowerCase();
-    if (lower.length < 4 || STOP.has(lower)) continue;
+    if (!lower.includes('/') && !/\.[a-z0-9]{1,8}$/.test(lower)) continue;
     names.add(lower);
     const base = lower.split('/').at(-1);
-    if (base && base !== lower && base.length >= 4) names.add(base);
+    if (base && base !== lower && base.length >= 6) names.add(base);
   }
   return [...names];
 }
@@ -96,20 +99,28 @@ export function entriesToFile(
   return [...out.values()];
 }
 
-/** Whether the kept text (lower-cased, with its keyword set) refers to the entry again. */
-export function mentions(
+/** How strongly the kept text refers to an entry: by a name in its label, by shared words, or not. */
+export type Mention = 'label' | 'keywords' | undefined;
+
+/**
+ * `rare`: the keywords distinctive among the scope's entries (in at most a fifth of them);
+ * words every file shares (`select`, `limit`) say nothing about which one is meant.
+ */
+export function mentionOf(
   entry: Pick<CcrIndexEntry, 'label' | 'keywords'>,
   keptLower: string,
   kept: ReadonlySet<string>,
-): boolean {
-  if (labelNames(entry.label).some((n) => n.length >= 6 && keptLower.includes(n))) return true;
+  rare: (keyword: string) => boolean,
+): Mention {
+  if (labelNames(entry.label).some((n) => n.length >= 6 && keptLower.includes(n))) return 'label';
   let shared = 0;
-  for (const k of entry.keywords) if (kept.has(k) && ++shared >= MIN_SHARED_KEYWORDS) return true;
-  return false;
+  for (const k of entry.keywords)
+    if (rare(k) && kept.has(k) && ++shared >= MIN_SHARED_KEYWORDS) return 'keywords';
+  return undefined;
 }
 
 export interface RecallPlan {
-  /** Entries to re-inject, oldest filed first. */
+  /** Entries to re-inject, most wanted first: named now, then sharing words now, then still in the working set. */
   inject: string[];
   /** Entries mentioned this turn (their decay restarts). */
   mentioned: string[];
@@ -127,15 +138,23 @@ export function planRecall(
 ): RecallPlan {
   const keptLower = keptText.toLowerCase();
   const kept = new Set(keywordsOf(keptText, Infinity));
-  const inject: string[] = [];
+  const df = new Map<string, number>();
+  for (const e of entries) for (const k of new Set(e.keywords)) df.set(k, (df.get(k) ?? 0) + 1);
+  const rareLimit = Math.max(1, Math.floor(entries.length / 5));
+  const rare = (k: string) => (df.get(k) ?? 0) <= rareLimit;
+  const byLabel: string[] = [];
+  const byWords: string[] = [];
+  const working: string[] = [];
   const mentioned: string[] = [];
-  for (const e of entries) {
-    const now = mentions(e, keptLower, kept);
-    if (now) mentioned.push(e.id);
-    const working = e.mentionedTurn !== undefined && turn - e.mentionedTurn < CCR_DECAY_TURNS;
-    if ((now || working) && !carried.has(e.id)) inject.push(e.id);
+  for (const e of [...entries].reverse()) {
+    const m = mentionOf(e, keptLower, kept, rare);
+    if (m) mentioned.push(e.id);
+    if (carried.has(e.id)) continue;
+    if (m === 'label') byLabel.push(e.id);
+    else if (m === 'keywords') byWords.push(e.id);
+    else if (e.mentionedTurn !== undefined && turn - e.mentionedTurn < CCR_DECAY_TURNS) working.push(e.id);
   }
-  return { inject, mentioned };
+  return { inject: [...byLabel, ...byWords, ...working], mentioned };
 }
 
 export { contentId };

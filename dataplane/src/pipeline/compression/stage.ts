@@ -230,18 +230,22 @@ async function recover(
     for (const f of filed) index.set(f.id, { ...f, mentionedTurn: index.get(f.id)?.mentionedTurn });
     const { inject, mentioned } = planRecall([...index.values()], turn.turn, keptText, carried);
     const entries = await deps.ccr.recall(partition, inject, mentioned, turn.turn);
-    // Most recently filed first within the allowance, shown in filing order.
+    // Most wanted first within the allowance, then shown in filing order.
     let left = MAX_RECOVERED_SHARE * plan.originalTokens;
+    const wanted = new Set(
+      entries
+        .filter((e) => {
+          const t = Math.ceil(e.content.length / 4);
+          if (t > left) return false;
+          left -= t;
+          return true;
+        })
+        .map((e) => e.id),
+    );
+    const order = [...index.keys()];
     const chosen = entries
-      .slice()
-      .reverse()
-      .filter((e) => {
-        const t = Math.ceil(e.content.length / 4);
-        if (t > left) return false;
-        left -= t;
-        return true;
-      })
-      .reverse();
+      .filter((e) => wanted.has(e.id))
+      .sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
     deps.metrics.ccrRecalls.inc(chosen.length);
     return chosen.length > 0 ? recoveredMessage(chosen) : undefined;
   } catch (err) {
