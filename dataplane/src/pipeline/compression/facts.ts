@@ -13,14 +13,18 @@ export interface Facts {
   errors: string[];
 }
 
-const PATH = /(?:^|[\s"'`(=:])((?:\.{0,2}\/)?(?:[\w@.-]+\/)+[\w@.-]+\.[A-Za-z0-9]{1,8})\b/g;
+/** Bounded repetitions: a base64 blob in a tool output must not make the scan quadratic. */
+const PATH = /(?:^|[\s"'`(=:])((?:\.{0,2}\/)?(?:[\w@.-]{1,64}\/){1,12}[\w@.-]{1,64}\.[A-Za-z0-9]{1,8})\b/g;
 /** camelCase, snake_case, SCREAMING_CASE, Type.member, ticket ids, backticked names. */
 const IDENT =
-  /`([A-Za-z_$][\w$.:-]{2,80})`|\b([a-z]+(?:[A-Z][a-z0-9]+)+|[A-Za-z]+(?:_[A-Za-z0-9]+)+|[A-Z]{2,}-\d+|[A-Z][a-z]+[A-Z]\w+)\b/g;
+  /`([A-Za-z_$][\w$.:-]{2,80})`|\b([a-z]{1,40}(?:[A-Z][a-z0-9]{1,40}){1,8}|[A-Za-z]{1,40}(?:_[A-Za-z0-9]{1,40}){1,8}|[A-Z]{2,10}-\d{1,8}|[A-Z][a-z]{1,40}[A-Z]\w{1,60})\b/g;
+/** Tested per sentence, like errors per line, so cost stays linear in the text. */
 const REQUIREMENT =
-  /[^.!?\n]*\b(?:must|should|need to|needs to|has to|have to|make sure|ensure|required?|don't|do not|never|always)\b[^.!?\n]*[.!?]?/gi;
-const ERROR_LINE =
-  /^.*\b(?:error|exception|traceback|failed|fatal|panic|cannot|not found|denied|refused)\b.*$/gim;
+  /\b(?:must|should|need to|needs to|has to|have to|make sure|ensure|required?|don't|do not|never|always)\b/i;
+const SENTENCE = /(?<=[.!?])\s+|\n/;
+/** Tested per line (no `^.*…` scan: a long line must not cost quadratic time). */
+const ERROR_WORD =
+  /(?:error|exception)\b|\b(?:traceback|failed|fatal|panic|cannot|not found|denied|refused)\b/i;
 const RESOLVED = /\b(?:fixed|resolved|solved|works now|passing|passes|succeeded|done)\b/i;
 
 const MAX_EACH = 64;
@@ -55,17 +59,24 @@ export function extractFacts(messages: readonly ChatMessage[]): Facts {
     const text = messageText(m);
     addAll(paths, text, PATH, (x) => x[1]);
     addAll(identifiers, text, IDENT, (x) => x[1] ?? x[2]);
-    if (m.role === 'user') addAll(requirements, text, REQUIREMENT, (x) => x[0]);
+    if (m.role === 'user' && REQUIREMENT.test(text))
+      for (const sentence of text.split(SENTENCE))
+        if (requirements.size < MAX_EACH && REQUIREMENT.test(sentence))
+          requirements.add(clip(sentence.trim()));
     if (m.role !== 'user' && RESOLVED.test(text)) lastResolvedAt = at;
-    ERROR_LINE.lastIndex = 0;
-    for (let e = ERROR_LINE.exec(text); e && errors.length < MAX_EACH; e = ERROR_LINE.exec(text))
-      errors.push({ line: clip(e[0].trim()), at });
+    if (!ERROR_WORD.test(text)) return;
+    // The newest errors matter most: keep the last ones seen.
+    for (const line of text.split('\n')) {
+      if (!ERROR_WORD.test(line)) continue;
+      errors.push({ line: clip(line.trim()), at });
+      if (errors.length > 4 * MAX_EACH) errors.shift();
+    }
   });
   for (const p of paths) identifiers.delete(p);
   return {
     paths: [...paths],
     identifiers: [...identifiers],
     requirements: [...requirements],
-    errors: [...new Set(errors.filter((e) => e.at > lastResolvedAt).map((e) => e.line))],
+    errors: [...new Set(errors.filter((e) => e.at > lastResolvedAt).map((e) => e.line))].slice(-MAX_EACH),
   };
 }

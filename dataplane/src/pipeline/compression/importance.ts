@@ -11,7 +11,8 @@ const ERROR =
   /\b(?:error|exception|traceback|failed|failure|fatal|panic|denied|refused|timed? ?out|not found|cannot|undefined is not|segfault|E[A-Z]{3,})\b|exit (?:code|status) [1-9]/gi;
 const DECISION =
   /\b(?:decided|decide|let's|we will|we'll|i'll|i will|should|must|instead|chose|choose|plan|approach|going to|agreed|requirement|need to|don't|do not)\b/gi;
-const INFO = /[\w.-]*[/\\][\w./\\-]+|\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b|\b\d[\d.,:%-]*\b|`[^`\n]+`/g;
+/** Path segments are counted from their slash: cheap at any length. */
+const INFO = /[/\\][\w.-]+|\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b|\b\d[\d.,:%-]*\b|`[^`\n]+`/g;
 
 export const WEIGHTS = { recency: 0.3, errors: 0.3, decisions: 0.2, information: 0.2 } as const;
 

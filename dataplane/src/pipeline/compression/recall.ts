@@ -22,7 +22,8 @@ const STOP = new Set(
   ),
 );
 
-const WORD = /[\w.-]*\/[\w./-]*\w|[A-Za-z_][\w.-]*\w/g;
+/** Bounded so a long run without a slash costs linear time. */
+const WORD = /[\w.-]{0,64}\/[\w./-]{0,190}\w|[A-Za-z_][\w.-]{0,62}\w/g;
 
 /** Lower-cased distinctive words: paths, identifiers, words of 5+ letters that are not stop words. */
 export function keywordsOf(text: string, limit = MAX_KEYWORDS): string[] {
@@ -103,7 +104,7 @@ export function entriesToFile(
 export type Mention = 'label' | 'keywords' | undefined;
 
 /**
- * `rare`: the keywords distinctive among the scope's entries (in at most a fifth of them);
+ * `rare`: the keywords distinctive among the scope's entries (in at most a fifth of them, or two);
  * words every file shares (`select`, `limit`) say nothing about which one is meant.
  */
 export function mentionOf(
@@ -140,7 +141,7 @@ export function planRecall(
   const kept = new Set(keywordsOf(keptText, Infinity));
   const df = new Map<string, number>();
   for (const e of entries) for (const k of new Set(e.keywords)) df.set(k, (df.get(k) ?? 0) + 1);
-  const rareLimit = Math.max(1, Math.floor(entries.length / 5));
+  const rareLimit = Math.max(2, Math.floor(entries.length / 5));
   const rare = (k: string) => (df.get(k) ?? 0) <= rareLimit;
   const byLabel: string[] = [];
   const byWords: string[] = [];
