@@ -8,7 +8,16 @@ import { messageText } from './text.ts';
 import type { Measured } from './types.ts';
 
 const ERROR =
-  /\b(?:error|exception|traceback|failed|failure|fatal|panic|denied|refused|timed? ?out|not found|cannot|undefined is not|segfault|E[A-Z]{3,})\b|exit (?:code|status) [1-9]/gi;
+  /(?:error|exception)\b|\b(?:traceback|failed|failure|fatal|panic|denied|refused|timed? ?out|not found|cannot|segfault)\b|exit (?:code|status) [1-9]/gi;
+/** errno names (ENOENT, EACCES): case matters, or every "export" would be an error. */
+const ERRNO = /\bE[A-Z]{3,}\b/g;
+/**
+ * Signals are rates or capped counts, so a long message is read by its head and tail (where
+ * a log puts its error and a reply its decision): scoring costs the same for 1 kB or 1 MB.
+ */
+const SAMPLE_CHARS = 600;
+const sample = (text: string) =>
+  text.length <= 2 * SAMPLE_CHARS ? text : `${text.slice(0, SAMPLE_CHARS)}\n${text.slice(-SAMPLE_CHARS)}`;
 const DECISION =
   /\b(?:decided|decide|let's|we will|we'll|i'll|i will|should|must|instead|chose|choose|plan|approach|going to|agreed|requirement|need to|don't|do not)\b/gi;
 /** Path segments are counted from their slash: cheap at any length. */
@@ -30,9 +39,12 @@ const density = (count: number, tokens: number, perTokens: number) =>
 const count = (re: RegExp, text: string) => text.match(re)?.length ?? 0;
 
 /** Each signal in 0..1; the score is their weighted sum. `position` 0 = oldest of `total`. */
-export function scoreMessage(text: string, tokens: number, position: number, total: number): Importance {
+export function scoreMessage(full: string, fullTokens: number, position: number, total: number): Importance {
+  const text = sample(full);
+  // Densities are per token of what was read.
+  const tokens = text === full ? fullTokens : Math.ceil((fullTokens * text.length) / full.length);
   const recency = total <= 1 ? 1 : position / (total - 1);
-  const errors = Math.min(1, count(ERROR, text) / 2);
+  const errors = Math.min(1, (count(ERROR, text) + count(ERRNO, text)) / 2);
   const decisions = density(count(DECISION, text), tokens, 40);
   const information = density(count(INFO, text), tokens, 10);
   const score =

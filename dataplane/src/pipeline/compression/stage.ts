@@ -13,11 +13,11 @@ import { chatCall } from '../../router/calls.ts';
 import type { RequestContext } from '../context.ts';
 import { callContext, type ForwardDeps } from '../forward.ts';
 import type { CcrStore } from './ccr/types.ts';
-import { assemble, planCompression, worthIt, type Plan } from './decide.ts';
-import { extractionRequest } from './extraction.ts';
+import { assemble, worthIt, type Plan } from './decide.ts';
 import { extractFacts } from './facts.ts';
 import { stateHeaders, type StateOutcome } from './headers.ts';
-import { measure, messageTokens, toolTokens } from './measure.ts';
+import { messageTokens } from './measure.ts';
+import { prepareCompression } from './prepare.ts';
 import { extractionModelFor } from './model.ts';
 import { resolveCompressionPolicy } from './policy.ts';
 import { TUNING } from './profile.ts';
@@ -25,7 +25,7 @@ import { contentId, entriesToFile, planRecall } from './recall.ts';
 import { partitionKey, scopeOf, sessionOf } from './session.ts';
 import { mergeFacts, parseState, recoveredMessage, stateMessage, type ExtractedState } from './state.ts';
 import { messageText } from './text.ts';
-import type { Fallback, Measured, StepFormat } from './types.ts';
+import type { Fallback, StepFormat } from './types.ts';
 
 export interface CompressionDeps extends ForwardDeps {
   router: Router;
@@ -54,19 +54,19 @@ export async function compressConversation(
   const policy = resolveCompressionPolicy(ctx.tenant.spec);
   if (!policy.enabled || ctx.requestHeaders[RequestHeaders.state] === 'false') return req;
 
-  const measured = measure(req.messages);
-  const plan = planCompression({
-    measured,
-    toolTokens: toolTokens(req),
-    thresholdTokens: policy.thresholdTokens,
-    stepWindow: policy.stepWindow,
-    format,
-    extractionModel: extractionModelFor(ctx.snapshot, ctx.tenant, policy, req.model),
-  });
-  if (plan.kind === 'pass') return passThrough(deps, ctx, req, plan.originalTokens, plan.fallback);
+  const model = extractionModelFor(ctx.snapshot, ctx.tenant, policy, req.model);
+  const { plan, measured, extraction } = prepareCompression(req, policy, format, model);
+  if (plan.kind === 'pass' || !extraction)
+    return passThrough(
+      deps,
+      ctx,
+      req,
+      plan.originalTokens,
+      plan.kind === 'pass' ? plan.fallback : { reason: 'no_model' },
+    );
 
   const history = plan.zones.history.map((i) => measured[i]!);
-  const extracted = await extract(deps, ctx, plan, history);
+  const extracted = await extract(deps, ctx, plan.extractionModel, extraction);
   const calls = {
     promptTokens: extracted.promptTokens,
     completionTokens: extracted.completionTokens,
@@ -155,12 +155,10 @@ function note(deps: CompressionDeps, ctx: RequestContext, req: ChatRequest, o: S
 async function extract(
   deps: CompressionDeps,
   ctx: RequestContext,
-  plan: Extract<Plan, { kind: 'compress' }>,
-  history: readonly Measured[],
+  model: string,
+  xreq: ChatRequest,
 ): Promise<Extracted> {
   const started = performance.now();
-  const model = plan.extractionModel;
-  const xreq = extractionRequest(model, plan.profile, history, TUNING[plan.profile]);
   const deadline = Math.min(ctx.deadline, Date.now() + EXTRACTION_TIMEOUT_MS);
   const elapsed = () => performance.now() - started;
   try {
