@@ -27,7 +27,9 @@ const ERROR_WORD =
   /(?:error|exception)\b|\b(?:traceback|failed|fatal|panic|cannot|not found|denied|refused)\b/i;
 const RESOLVED = /\b(?:fixed|resolved|solved|works now|passing|passes|succeeded|done)\b/i;
 
-const MAX_EACH = 64;
+/** Bounds per kind; identifiers only seen inside tool output (recoverable by CCR) get fewer. */
+const MAX_EACH = 512;
+const MAX_TOOL_IDENTIFIERS = 64;
 const MAX_LINE = 200;
 
 const clip = (s: string) => (s.length > MAX_LINE ? `${s.slice(0, MAX_LINE - 1)}…` : s);
@@ -37,9 +39,10 @@ function addAll(
   text: string,
   re: RegExp,
   pick: (m: RegExpExecArray) => string | undefined,
+  max = MAX_EACH,
 ) {
   re.lastIndex = 0;
-  for (let m = re.exec(text); m && into.size < MAX_EACH; m = re.exec(text)) {
+  for (let m = re.exec(text); m && into.size < max; m = re.exec(text)) {
     const v = pick(m)?.trim();
     if (v) into.add(clip(v));
   }
@@ -52,13 +55,25 @@ function addAll(
 export function extractFacts(messages: readonly ChatMessage[]): Facts {
   const paths = new Set<string>();
   const identifiers = new Set<string>();
+  const fromTools = new Set<string>();
   const requirements = new Set<string>();
   const errors: { line: string; at: number }[] = [];
   let lastResolvedAt = -1;
   messages.forEach((m, at) => {
     const text = messageText(m);
     addAll(paths, text, PATH, (x) => x[1]);
-    addAll(identifiers, text, IDENT, (x) => x[1] ?? x[2]);
+    // Names said in prose matter most; names inside code (tool output, fenced blocks) are
+    // many, and the code itself is kept for recovery.
+    const pick = (x: RegExpExecArray) => x[1] ?? x[2];
+    if (m.role === 'tool') addAll(fromTools, text, IDENT, pick, MAX_TOOL_IDENTIFIERS);
+    else {
+      const parts = text.split('```');
+      parts.forEach((part, k) =>
+        k % 2 === 1
+          ? addAll(fromTools, part, IDENT, pick, MAX_TOOL_IDENTIFIERS)
+          : addAll(identifiers, part, IDENT, pick),
+      );
+    }
     if (m.role === 'user' && REQUIREMENT.test(text))
       for (const sentence of text.split(SENTENCE))
         if (requirements.size < MAX_EACH && REQUIREMENT.test(sentence))
@@ -72,6 +87,7 @@ export function extractFacts(messages: readonly ChatMessage[]): Facts {
       if (errors.length > 4 * MAX_EACH) errors.shift();
     }
   });
+  for (const id of fromTools) if (identifiers.size < MAX_EACH) identifiers.add(id);
   for (const p of paths) identifiers.delete(p);
   return {
     paths: [...paths],

@@ -208,3 +208,15 @@ export function longChat(seed: number, turns: number): Generated {
     facts: { paths: [], identifiers: [city], requirements, errors: [] },
   };
 }
+
+/**
+ * The evaluation corpus: 24 agent traces, 15 code sessions and 15 chats, from a few
+ * thousand to well over 100k tokens, all deterministic (the same corpus on every machine).
+ */
+export function corpus(): Generated[] {
+  const out: Generated[] = [];
+  for (let i = 0; i < 24; i++) out.push(agentTrace(100 + i, 8 + i * 6));
+  for (let i = 0; i < 15; i++) out.push(codeSession(200 + i, 6 + i * 6));
+  for (let i = 0; i < 15; i++) out.push(longChat(300 + i, 10 + i * 8));
+  return out;
+}

@@ -46,22 +46,32 @@ const check = TypeCompiler.Compile(ExtractedState);
 
 export type ParseResult = { ok: true; state: ExtractedState } | { ok: false; problem: string };
 
-/** The answer's JSON object (a fenced block or the outermost braces), checked against the schema. */
+/**
+ * The answer's JSON object, checked against the schema. Tried in order: the whole answer,
+ * a fenced block, the outermost braces (a fence inside a JSON string must not win).
+ */
 export function parseState(answer: string): ParseResult {
+  const candidates: string[] = [answer.trim()];
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(answer);
-  const body = fenced?.[1] ?? answer;
-  const start = body.indexOf('{');
-  const end = body.lastIndexOf('}');
-  if (start < 0 || end <= start) return { ok: false, problem: 'no JSON object in the answer' };
-  let value: unknown;
-  try {
-    value = JSON.parse(body.slice(start, end + 1));
-  } catch (err) {
-    return { ok: false, problem: `invalid JSON: ${(err as Error).message}` };
+  if (fenced?.[1]) candidates.push(fenced[1].trim());
+  const start = answer.indexOf('{');
+  const end = answer.lastIndexOf('}');
+  if (start >= 0 && end > start) candidates.push(answer.slice(start, end + 1));
+  let problem = 'no JSON object in the answer';
+  for (const text of candidates) {
+    if (!text.startsWith('{')) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      problem = `invalid JSON: ${(err as Error).message}`;
+      continue;
+    }
+    if (check.Check(value)) return { ok: true, state: value };
+    const first = check.Errors(value).First();
+    return { ok: false, problem: first ? `${first.path || '/'}: ${first.message}` : 'schema mismatch' };
   }
-  if (check.Check(value)) return { ok: true, state: value };
-  const first = check.Errors(value).First();
-  return { ok: false, problem: first ? `${first.path || '/'}: ${first.message}` : 'schema mismatch' };
+  return { ok: false, problem };
 }
 
 /**
