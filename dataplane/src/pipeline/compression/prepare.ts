@@ -1,12 +1,13 @@
 /**
  * Everything the stage decides before the extraction call, in one pure function: count
- * tokens (once per message), gate, zone, profile, and build the extraction request. This is
- * what `npm run bench` times for a 100k-token conversation.
+ * tokens (once per message; not at all when the characters alone prove the request below
+ * the threshold), gate, zone, profile, and build the extraction request. This is what
+ * `npm run bench` times for a 100k-token conversation.
  */
 import type { ChatRequest } from '../../formats/openai/types.ts';
 import { planCompression, type Plan } from './decide.ts';
 import { extractionRequest } from './extraction.ts';
-import { measure, toolTokens } from './measure.ts';
+import { cheapCount, measure, toolTokens } from './measure.ts';
 import type { CompressionPolicy } from './policy.ts';
 import { TUNING } from './profile.ts';
 import type { Measured, StepFormat } from './types.ts';
@@ -24,6 +25,20 @@ export function prepareCompression(
   format: StepFormat,
   extractionModel: string | undefined,
 ): Prepared {
+  const cheap = cheapCount(req);
+  if (cheap.upper < policy.thresholdTokens) {
+    // Certainly below (tokens ≤ characters): no BPE pass; the headers carry the estimate.
+    const fallback = {
+      reason: 'below_threshold' as const,
+      tokens: cheap.estimate,
+      threshold: policy.thresholdTokens,
+    };
+    return {
+      plan: { kind: 'pass', fallback, originalTokens: cheap.estimate },
+      measured: [],
+      extraction: undefined,
+    };
+  }
   const measured = measure(req.messages);
   const plan = planCompression({
     measured,
