@@ -21,6 +21,7 @@ import { buildAdminApp } from './server/admin.ts';
 import { buildApp } from './server/app.ts';
 import type { CacheDeps } from './pipeline/cache/stage.ts';
 import { RecentCacheMetrics } from './pipeline/cache/recent.ts';
+import { createCcrStore } from './pipeline/compression/index.ts';
 import { embeddingsCall } from './router/calls.ts';
 import { createVectorIndex, type MilvusConsistency } from './stores/vectors/index.ts';
 import { createCacheEntryStore } from './stores/cache-entries/index.ts';
@@ -231,11 +232,15 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         onDrop: (count, reason) => app.log.warn({ count, reason }, 'trace spans dropped'),
       })
     : undefined;
+  const ccr = createCcrStore({
+    redis: opts.redisUrl ? { url: opts.redisUrl } : undefined,
+    prefix: opts.redisPrefix,
+  });
   const sweeper = setInterval(() => void cache.vectors.sweep().catch(() => undefined), 10 * 60_000);
   sweeper.unref();
   const app = buildApp({
     config,
-    pipeline: { router, upstream, adapters, stores, metrics, recorder, cache, journal },
+    pipeline: { router, upstream, adapters, stores, metrics, recorder, cache, journal, ccr },
     metrics,
     logger: opts.logger,
     bodyLimitBytes: opts.bodyLimitBytes,
@@ -283,7 +288,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       clearInterval(sweeper);
       await recorder.close();
       await journal?.close();
-      await Promise.all([stores.close(), cache.vectors.close(), cache.entries.close()]);
+      await Promise.all([stores.close(), cache.vectors.close(), cache.entries.close(), ccr.close()]);
     },
   };
 }

@@ -123,6 +123,29 @@ export class Metrics implements RouterObserver {
     labelNames: ['operation'] as const,
     registers: [this.registry],
   });
+  readonly compressions = new Counter({
+    name: 'gantry_compression_requests_total',
+    help: 'Compression-eligible requests by mode (state, none) and fallback reason (none when compressed)',
+    labelNames: ['mode', 'reason'] as const,
+    registers: [this.registry],
+  });
+  readonly compressionOriginalTokens = new Counter({
+    name: 'gantry_compression_original_tokens_total',
+    help: 'Prompt tokens of compressed requests before compression, by tenant, key and model',
+    labelNames: ['tenant', 'key', 'model'] as const,
+    registers: [this.registry],
+  });
+  readonly compressionSavedTokens = new Counter({
+    name: 'gantry_compression_saved_tokens_total',
+    help: 'Prompt tokens compression removed, by tenant, key and model (ratio = saved / original)',
+    labelNames: ['tenant', 'key', 'model'] as const,
+    registers: [this.registry],
+  });
+  readonly ccrRecalls = new Counter({
+    name: 'gantry_ccr_recalls_total',
+    help: 'Entries context recovery re-injected into a request',
+    registers: [this.registry],
+  });
   readonly configReloads = new Counter({
     name: 'gantry_config_reloads_total',
     help: 'Config reloads by result',

@@ -16,6 +16,7 @@ import { pinCpus } from './pinning.ts';
 import { ProcessGroup } from './procs.ts';
 import { cacheE2e } from './cache-e2e.ts';
 import { cacheLookup } from './cache-lookup.ts';
+import { compressionDecision } from './compression-decision.ts';
 import { guardrailScan } from './guardrail-scan.ts';
 import { moneyPath } from './money-path.ts';
 import { proxyOverhead } from './proxy-overhead.ts';
@@ -31,6 +32,7 @@ const sections: Section[] = [
   routingClassifier,
   cacheLookup,
   cacheE2e,
+  compressionDecision,
 ];
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -29,8 +29,37 @@ export function warmTokenizer(): void {
   tokenizer()('warm up');
 }
 
+/**
+ * Agents resend their whole history every turn, and admission and compression both count
+ * it: long texts are remembered (bounded by their total size), so each is tokenised once
+ * and a 100k-token conversation's next turn costs map lookups, not a BPE pass.
+ */
+const MEMO_MIN_CHARS = 256;
+const MEMO_MAX_CHARS = 16_000_000;
+const memo = new Map<string, number>();
+let memoChars = 0;
+
+function countRemembered(text: string): number {
+  if (text.length < MEMO_MIN_CHARS) return tokenizer()(text);
+  const hit = memo.get(text);
+  if (hit !== undefined) return hit;
+  const n = tokenizer()(text);
+  memo.set(text, n);
+  memoChars += text.length;
+  for (const old of memo.keys()) {
+    if (memoChars <= MEMO_MAX_CHARS) break;
+    memo.delete(old);
+    memoChars -= old.length;
+  }
+  return n;
+}
+
 export const estimateTextTokens = (text: string): number =>
-  text.length === 0 ? 0 : text.length > TOKENIZE_LIMIT_CHARS ? Math.ceil(text.length / 4) : tokenizer()(text);
+  text.length === 0
+    ? 0
+    : text.length > TOKENIZE_LIMIT_CHARS
+      ? Math.ceil(text.length / 4)
+      : countRemembered(text);
 
 export function estimateMessageTokens(m: ChatMessage): number {
   let tokens = MESSAGE_OVERHEAD;

@@ -41,7 +41,11 @@ export interface UsageRecord {
   model: string;
   /** ModelDeployment name that served, when one did. */
   deployment: string | undefined;
-  provider: ProviderKind | undefined;
+  /**
+   * The serving deployment's provider; for a call a stage made on the request's behalf
+   * (record id `<request id>:compression`), that stage's label, so its spend stands apart.
+   */
+  provider: ProviderKind | 'compression' | undefined;
   euResident: boolean;
   status: number;
   /** Error `type` when status >= 400. */

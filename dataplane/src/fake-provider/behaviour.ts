@@ -3,6 +3,7 @@
  * gateway's tests can compute expectations without running the server.
  */
 import { randomBytes } from 'node:crypto';
+import { fakeExtraction, isExtractionPrompt } from './extraction.ts';
 import type { Conversation, Reply, ToolChoiceSpec, ToolSpec } from './types.ts';
 
 /** Prompt tokens each image, document or file part adds. */
@@ -89,7 +90,9 @@ export function plan(conv: Conversation): Reply {
       completionTokens: countTokens(argsJson),
     };
   }
-  const full = fakeAnswer(conv.lastUserText);
+  const full = isExtractionPrompt(conv.lastUserText)
+    ? fakeExtraction(conv.lastUserText)
+    : fakeAnswer(conv.lastUserText);
   const text =
     conv.prefill !== undefined && full.startsWith(conv.prefill) ? full.slice(conv.prefill.length) : full;
   return { kind: 'text', text, promptTokens: prompt, completionTokens: countTokens(text) };

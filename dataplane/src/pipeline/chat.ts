@@ -12,6 +12,7 @@ import type { PipelineDeps } from './forward.ts';
 import { guardRequest } from './guardrails/stage.ts';
 import { lookupCache } from './cache/stage.ts';
 import { serveHit } from './cache-hit.ts';
+import { compressConversation } from './compression/index.ts';
 import { routeByDifficulty, routingCandidates } from './routing/stage.ts';
 import { chatOutputField, checkCapabilities, checkOutputBound, inspectChat } from './validate.ts';
 
@@ -41,7 +42,7 @@ export async function runChat(
   const cached = await lookupCache(deps.cache, ctx, req, endpoint === 'messages' ? 'anthropic' : 'openai');
   if (cached.kind === 'hit') return serveHit(deps, ctx, req, cached);
   req = withoutGatewayFields(req);
-  // Compression (conversation-state snapshots with context recovery) slots in here.
+  req = await compressConversation(deps, ctx, req, endpoint);
   return forwardChat(deps, ctx, req, needs, cached.store);
 }
 

@@ -1,5 +1,5 @@
 /** What every stage of a request sees: who is calling, on which snapshot, and how to stop. */
-import type { KeyRecord, ModelRoute, Snapshot, TenantRecord } from '../config/snapshot.ts';
+import type { Deployment, KeyRecord, ModelRoute, Snapshot, TenantRecord } from '../config/snapshot.ts';
 import type { UsageRecord } from '../accounting/usage.ts';
 import { GatewayError } from '../errors.ts';
 import { estimatePromptTokens } from '../accounting/tokens.ts';
@@ -60,6 +60,21 @@ export interface RequestContext {
   upstreamHeaders: Readonly<Record<string, string>>;
   /** The prompt's token count, counted once (`promptTokensOf`) and reused by every stage. */
   promptTokens: number | undefined;
+  /**
+   * Provider calls a stage made on the request's behalf (compression's state extraction):
+   * settled with the request, recorded under their own provider label.
+   */
+  sideCalls?: SideCall[];
+}
+
+/** A provider call made for a stage, not for the answer. */
+export interface SideCall {
+  /** Usage-record id suffix and provider label. */
+  label: 'compression';
+  deployment: Deployment;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
 }
 
 /**

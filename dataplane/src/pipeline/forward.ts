@@ -15,6 +15,7 @@ import { mayUse } from './context.ts';
 import type { AccountingDeps } from './settlement.ts';
 import type { CacheDeps } from './cache/stage.ts';
 import { prefilled } from './stream-charge.ts';
+import type { CcrStore } from './compression/ccr/types.ts';
 import type { Continue, StreamMeta } from './stream-relay.ts';
 
 export interface ForwardDeps {
@@ -25,6 +26,8 @@ export interface ForwardDeps {
 
 export interface PipelineDeps extends ForwardDeps, AccountingDeps {
   cache: CacheDeps;
+  /** Context recovery: what compression removed, per (team, key, session) scope. */
+  ccr: CcrStore;
 }
 
 export function routeRequest(ctx: RequestContext, model: string, needs: RouteRequest['needs']): RouteRequest {

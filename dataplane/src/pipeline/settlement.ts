@@ -12,7 +12,7 @@ import type { Metrics } from '../metrics.ts';
 import { isStoreUnavailable, type Reservation, type Stores } from '../stores/index.ts';
 import type { SettlementJournal } from '../stores/journal/journal.ts';
 import type { UsageRecorder } from '../stores/usage/index.ts';
-import type { RequestContext } from './context.ts';
+import type { RequestContext, SideCall } from './context.ts';
 import { servedModels } from './stream-charge.ts';
 
 export interface AccountingDeps {
@@ -58,10 +58,25 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
     deployments: parts ? parts.map((p) => p.deployment.name).join(',') : outcome.deployment?.name,
     costUsd: outcome.costUsd,
   };
+  // Calls stages made for the request (state extraction) are the caller's spend too, settled
+  // with it, but recorded apart under their own provider label.
+  const side = ctx.sideCalls ?? [];
+  const sideUsd = side.reduce((n, c) => n + c.costUsd, 0);
+  const sideTokens = side.reduce((n, c) => n + c.promptTokens + c.completionTokens, 0);
   await Promise.all([
-    settleMoney(deps, ctx, outcome.costUsd, prompt + completion),
+    settleMoney(deps, ctx, outcome.costUsd + sideUsd, prompt + completion + sideTokens),
     record(deps, ctx, outcome, prompt, completion),
+    ...side.map((c) => recordSideCall(deps, ctx, c)),
   ]);
+  for (const c of side)
+    deps.metrics.charged(
+      ctx.tenant.name,
+      c.deployment.model,
+      c.label,
+      c.costUsd,
+      c.promptTokens,
+      c.completionTokens,
+    );
   countVerdicts(deps, ctx);
   // A continued stream's spend goes to each deployment that did part of the work.
   if (parts) {
@@ -199,6 +214,46 @@ async function retryLater(
   }
 }
 
+/** A side call's own usage record: `<request id>:<label>`, provider = the label. */
+async function recordSideCall(deps: AccountingDeps, ctx: RequestContext, c: SideCall): Promise<void> {
+  const rec: UsageRecord = {
+    id: `${ctx.id}:${c.label}`,
+    at: Date.now(),
+    tenant: ctx.tenant.name,
+    keyId: ctx.key.id,
+    endpoint: 'chat',
+    requestedModel: c.deployment.model,
+    model: c.deployment.model,
+    deployment: c.deployment.name,
+    provider: c.label,
+    euResident: c.deployment.euResident,
+    status: 200,
+    errorType: undefined,
+    stream: false,
+    attempts: 1,
+    promptTokens: c.promptTokens,
+    completionTokens: c.completionTokens,
+    totalTokens: c.promptTokens + c.completionTokens,
+    costUsd: c.costUsd,
+    latencyMs: 0,
+    cache: undefined,
+    guardrails: undefined,
+    compression: undefined,
+    routing: undefined,
+  };
+  await writeRecord(deps, ctx, rec);
+}
+
+async function writeRecord(deps: AccountingDeps, ctx: RequestContext, rec: UsageRecord): Promise<void> {
+  try {
+    await deps.stores.usage.record(rec);
+  } catch (err) {
+    deps.metrics.accountingFailures.inc({ operation: 'usage.record' });
+    ctx.log.warn({ err: (err as Error).message }, 'usage record deferred');
+    deps.recorder.record(rec);
+  }
+}
+
 async function record(
   deps: AccountingDeps,
   ctx: RequestContext,
@@ -232,11 +287,5 @@ async function record(
     compression: d.compression,
     routing: d.routing,
   };
-  try {
-    await deps.stores.usage.record(rec);
-  } catch (err) {
-    deps.metrics.accountingFailures.inc({ operation: 'usage.record' });
-    ctx.log.warn({ err: (err as Error).message }, 'usage record deferred');
-    deps.recorder.record(rec);
-  }
+  await writeRecord(deps, ctx, rec);
 }
