@@ -29,6 +29,8 @@ export interface CompileOptions {
   source: string;
   /** Offline mode: a deployment whose credential env var is unset is served by this fake. */
   fakeBaseUrl?: ((provider: ProviderKind) => string) | undefined;
+  /** In a cluster: provider credentials the operator resolved from Secrets, by deployment name. */
+  credentials?: ReadonlyMap<string, string> | undefined;
   now?: Date;
 }
 
@@ -158,10 +160,15 @@ function compileDeployment(
       }
     }
   } else if (s.credentialsSecretRef !== undefined) {
-    errors.push(
-      `${where}: spec.credentialsSecretRef: needs the operator; standalone config uses spec.apiKeyEnv`,
-    );
-    return undefined;
+    apiKey = opts.credentials?.get(m.metadata.name);
+    if (apiKey === undefined) {
+      errors.push(
+        opts.credentials
+          ? `${where}: spec.credentialsSecretRef: Secret ${s.credentialsSecretRef.name} has no key ${s.credentialsSecretRef.key}`
+          : `${where}: spec.credentialsSecretRef: needs the operator; standalone config uses spec.apiKeyEnv`,
+      );
+      return undefined;
+    }
   }
   const capabilities = new Set<Capability>(s.capabilities ?? DEFAULT_CAPABILITIES);
   if (PREFILL_BY_DEFAULT.has(s.provider)) capabilities.add('prefill');

@@ -1,0 +1,70 @@
+/**
+ * The snapshot the operator publishes for every data-plane pod: the same manifests a
+ * standalone gantry.yaml holds, with Secrets already resolved (ApiKeys carry only the key's
+ * hash, provider credentials travel in a side map), versioned and content-hashed. It lives in
+ * a Secret because it holds provider credentials; the data plane may read that one Secret only.
+ */
+import { compileValidators, formatAjvErrors, Kinds, type KindName, type Manifest } from '@gantry/crds';
+import { createHash } from 'node:crypto';
+import { compile, type CompileOptions, type CompileResult, type LocatedManifest } from './compile.ts';
+
+export const PUBLISHED_FORMAT = 'gantry.dev/snapshot/v1';
+/** Key of the snapshot inside the published Secret's data. */
+export const PUBLISHED_DATA_KEY = 'snapshot.json';
+
+export interface PublishedSnapshot {
+  format: typeof PUBLISHED_FORMAT;
+  /** Increments with every change the operator publishes. */
+  version: number;
+  /** hex SHA-256 over manifests and credentials: equal hashes mean nothing changed. */
+  hash: string;
+  manifests: Manifest[];
+  /** ModelDeployment name → provider credential. */
+  credentials: Record<string, string>;
+}
+
+/** Content hash of what a pod would serve; the version is not part of it. */
+export function contentHash(manifests: readonly Manifest[], credentials: Record<string, string>): string {
+  const sorted = Object.fromEntries(Object.entries(credentials).sort(([a], [b]) => a.localeCompare(b)));
+  return createHash('sha256')
+    .update(JSON.stringify({ manifests, credentials: sorted }))
+    .digest('hex');
+}
+
+const validators = compileValidators();
+const isKind = (k: unknown): k is KindName => typeof k === 'string' && Object.hasOwn(Kinds, k);
+
+/** Parse, check and compile a published snapshot; any problem rejects it whole. */
+export function compilePublished(
+  text: string,
+  opts: Omit<CompileOptions, 'version' | 'source' | 'credentials'> & { source: string },
+): CompileResult & { published?: PublishedSnapshot } {
+  let doc: Partial<PublishedSnapshot>;
+  try {
+    doc = JSON.parse(text) as Partial<PublishedSnapshot>;
+  } catch (err) {
+    return { ok: false, errors: [`${opts.source}: not JSON: ${(err as Error).message}`] };
+  }
+  if (doc.format !== PUBLISHED_FORMAT)
+    return { ok: false, errors: [`${opts.source}: format must be ${PUBLISHED_FORMAT}`] };
+  if (!Number.isSafeInteger(doc.version) || !Array.isArray(doc.manifests))
+    return { ok: false, errors: [`${opts.source}: version and manifests are required`] };
+  const errors: string[] = [];
+  const items: LocatedManifest[] = [];
+  for (const m of doc.manifests as unknown[]) {
+    const kind = (m as { kind?: unknown }).kind;
+    const name = (m as { metadata?: { name?: unknown } }).metadata?.name;
+    const where = `${String(kind)}/${String(name)}`;
+    if (!isKind(kind)) {
+      errors.push(`${where}: kind: unknown`);
+      continue;
+    }
+    const validate = validators[kind];
+    if (!validate(m)) for (const e of formatAjvErrors(validate.errors ?? [])) errors.push(`${where}: ${e}`);
+    else items.push({ manifest: m as Manifest, where });
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  const credentials = new Map(Object.entries(doc.credentials ?? {}));
+  const result = compile(items, { ...opts, credentials, version: doc.version! });
+  return result.ok ? { ...result, published: doc as PublishedSnapshot } : result;
+}

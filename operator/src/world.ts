@@ -1,0 +1,38 @@
+/**
+ * What the operator observes, reduced to what reconcile needs: the five kinds of one
+ * namespace and the data of the Secrets they reference. Plain data, no client objects, so
+ * the plan is a pure function of it.
+ */
+import type { KindName } from '@gantry/crds';
+
+export interface ObjectMeta {
+  name: string;
+  namespace: string;
+  uid: string;
+  generation: number;
+}
+
+export interface Condition {
+  type: 'Ready';
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+  observedGeneration: number;
+  lastTransitionTime?: string;
+}
+
+export interface ObservedObject {
+  kind: KindName;
+  metadata: ObjectMeta;
+  spec: unknown;
+  status?: { conditions?: Condition[] } & Record<string, unknown>;
+}
+
+export interface World {
+  namespace: string;
+  objects: readonly ObservedObject[];
+  /** Secret name → decoded data (key → UTF-8 value). */
+  secrets: ReadonlyMap<string, Readonly<Record<string, string>>>;
+}
+
+export const objectKey = (kind: KindName, name: string): string => `${kind}/${name}`;
