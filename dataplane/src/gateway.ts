@@ -9,6 +9,7 @@ import type { ProviderKind } from '@gantry/crds';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Snapshot } from './config/snapshot.ts';
 import { loadConfigFile } from './config/load.ts';
+import { emptySnapshot, watchSnapshotSecret, type SnapshotSecretRef } from './config/kube-source.ts';
 import { ConfigStore, watchConfigFile } from './config/store.ts';
 import { Metrics } from './metrics.ts';
 import { adapters } from './providers/index.ts';
@@ -33,7 +34,10 @@ import { SettlementJournal } from './stores/journal/journal.ts';
 import { OtlpTracer, otlpFromEnv, type OtlpOptions } from './telemetry/otlp.ts';
 
 export interface GatewayOptions {
+  /** Standalone: the manifests file, watched for edits. */
   configFile: string;
+  /** In a cluster: the Secret the operator publishes the snapshot into (replaces configFile). */
+  snapshotSecret?: SnapshotSecretRef | undefined;
   env?: Readonly<Record<string, string | undefined>>;
   host?: string;
   port?: number;
@@ -186,8 +190,10 @@ async function openJournal(
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const env = opts.env ?? process.env;
   const loadOpts = { env, fakeBaseUrl: opts.fakeBaseUrl };
-  const initial = await loadConfigFile(opts.configFile, { ...loadOpts, version: 1 });
-  if (!initial.ok) throw new Error(`invalid config:\n  ${initial.errors.join('\n  ')}`);
+  const initial = opts.snapshotSecret
+    ? { snapshot: emptySnapshot(opts.snapshotSecret), warnings: [] as string[] }
+    : await loadConfigFile(opts.configFile, { ...loadOpts, version: 1 });
+  if ('ok' in initial && !initial.ok) throw new Error(`invalid config:\n  ${initial.errors.join('\n  ')}`);
 
   const config = new ConfigStore(initial.snapshot, initial.sha256);
   const metrics = new Metrics();
@@ -259,11 +265,15 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       if (metersTokens(config.current())) warmTokenizer();
     }
   });
-  const stopWatching =
-    opts.watch === false ? () => undefined : watchConfigFile(opts.configFile, config, loadOpts, app.log);
+  const stopWatching = opts.snapshotSecret
+    ? await watchSnapshotSecret(opts.snapshotSecret, config, loadOpts, app.log)
+    : opts.watch === false
+      ? () => undefined
+      : watchConfigFile(opts.configFile, config, loadOpts, app.log);
 
   let closing = false;
-  const admin = buildAdminApp(config, metrics, () => !closing);
+  // In a cluster a pod is ready once the operator's first snapshot has loaded.
+  const admin = buildAdminApp(config, metrics, () => !closing && config.current().version > 0);
   const url = await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
   const adminUrl = await admin.listen({ host: opts.adminHost ?? '127.0.0.1', port: opts.adminPort ?? 0 });
   return {
@@ -278,7 +288,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     journal,
     async close() {
       closing = true;
-      stopWatching();
+      await stopWatching();
       const cut = setTimeout(() => app.server.closeAllConnections(), opts.shutdownGraceMs ?? 10_000);
       await app.close();
       clearTimeout(cut);

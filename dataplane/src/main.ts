@@ -15,6 +15,8 @@ const { values } = parseArgs({
     'admin-host': { type: 'string', default: process.env.GANTRY_ADMIN_HOST ?? '0.0.0.0' },
     'admin-port': { type: 'string', default: process.env.GANTRY_ADMIN_PORT ?? '9090' },
     'fake-provider': { type: 'string', default: process.env.GANTRY_FAKE_PROVIDER ?? 'auto' },
+    // In a cluster: `namespace/name` of the Secret the operator publishes the snapshot into.
+    'snapshot-secret': { type: 'string', default: process.env.GANTRY_SNAPSHOT_SECRET ?? '' },
   },
 });
 
@@ -22,6 +24,14 @@ const logger = {
   level: process.env.GANTRY_LOG_LEVEL ?? 'info',
   redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],
 };
+
+function snapshotSecretRef(value: string): { namespace: string; name: string } | undefined {
+  if (value === '') return undefined;
+  const [namespace, name, ...rest] = value.split('/');
+  if (!namespace || !name || rest.length > 0)
+    throw new Error(`--snapshot-secret must be namespace/name, got ${value}`);
+  return { namespace, name };
+}
 
 async function main(): Promise<void> {
   // Loaded only when used, so a production data plane never carries the fake.
@@ -31,6 +41,7 @@ async function main(): Promise<void> {
       : await (await import('./fake-provider/index.ts')).startFakeProvider({ port: 0, host: '127.0.0.1' });
   const gateway = await startGateway({
     configFile: values.config,
+    snapshotSecret: snapshotSecretRef(values['snapshot-secret']),
     host: values.host,
     port: Number(values.port),
     adminHost: values['admin-host'],

@@ -1,0 +1,82 @@
+/**
+ * In a cluster: watch the one Secret the operator publishes the snapshot into, through the
+ * API (no kubelet-refreshed volume, so a change lands in about a watch round trip), and swap
+ * each valid new version in; an invalid one is rejected and the last good snapshot serves.
+ * The client library is loaded only here, so standalone pods never pay for it.
+ */
+import type { V1Secret } from '@kubernetes/client-node';
+import type { CompileOptions } from './compile.ts';
+import { compilePublished, PUBLISHED_DATA_KEY } from './published.ts';
+import type { Snapshot } from './snapshot.ts';
+import type { ConfigLogger, ConfigStore } from './store.ts';
+
+export interface SnapshotSecretRef {
+  namespace: string;
+  name: string;
+}
+
+/** What a pod serves before the operator's first snapshot arrives: nothing (and not ready). */
+export function emptySnapshot(ref: SnapshotSecretRef): Snapshot {
+  return {
+    version: 0,
+    source: `secret ${ref.namespace}/${ref.name}`,
+    loadedAt: new Date(),
+    models: new Map(),
+    keys: new Map(),
+    tenants: new Map(),
+  };
+}
+
+export async function watchSnapshotSecret(
+  ref: SnapshotSecretRef,
+  store: ConfigStore,
+  opts: Pick<CompileOptions, 'env' | 'fakeBaseUrl'>,
+  log: ConfigLogger,
+): Promise<() => Promise<void>> {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = new k8s.KubeConfig();
+  kc.loadFromDefault();
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const fieldSelector = `metadata.name=${ref.name}`;
+  const source = `secret ${ref.namespace}/${ref.name}`;
+
+  const load = (secret: { data?: Record<string, string> }) => {
+    const encoded = secret.data?.[PUBLISHED_DATA_KEY];
+    if (encoded === undefined) {
+      log.error({ source }, `snapshot rejected: no ${PUBLISHED_DATA_KEY} in the Secret`);
+      return;
+    }
+    const result = compilePublished(Buffer.from(encoded, 'base64').toString('utf8'), { ...opts, source });
+    if (result.ok && result.snapshot.version === store.current().version) return;
+    const event = store.apply(result);
+    if (event.ok) log.info({ version: event.version, source }, 'snapshot loaded');
+    else log.error({ errors: event.errors, source }, 'snapshot rejected; previous snapshot keeps serving');
+  };
+
+  let stopped = false;
+  let failures = 0;
+  const informer = new k8s.ListWatch<V1Secret>(
+    `/api/v1/namespaces/${ref.namespace}/secrets`,
+    new k8s.Watch(kc),
+    () => core.listNamespacedSecret({ namespace: ref.namespace, fieldSelector }),
+    false,
+    undefined,
+    fieldSelector,
+  );
+  informer.on('add', (s) => ((failures = 0), load(s)));
+  informer.on('update', (s) => ((failures = 0), load(s)));
+  let timer: NodeJS.Timeout | undefined;
+  informer.on('error', (err: unknown) => {
+    if (stopped) return;
+    const delay = Math.min(30_000, 500 * 2 ** failures++);
+    log.warn({ source, err: (err as Error)?.message, retryInMs: delay }, 'snapshot watch failed; restarting');
+    timer = setTimeout(() => void informer.start().catch(() => undefined), delay);
+  });
+  // A missing Secret or an unreachable API at boot is retried like any watch error.
+  await informer.start().catch(() => undefined);
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await informer.stop();
+  };
+}

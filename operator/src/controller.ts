@@ -1,0 +1,216 @@
+/**
+ * The operator's glue: informers feed a work queue; the leader reconciles the namespace as a
+ * whole (the plan is pure), then generates missing keys, publishes the snapshot Secret and
+ * writes each object's Ready condition where it changed. Standbys keep warm caches and write
+ * nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import type { V1Secret } from '@kubernetes/client-node';
+import {
+  PUBLISHED_DATA_KEY,
+  PUBLISHED_FORMAT,
+  type PublishedSnapshot,
+} from '@gantry/dataplane/config/published';
+import { FIELD_MANAGER, GROUP, VERSION, statusOf, type KubeClient } from './kube/client.ts';
+import { Informers } from './kube/informers.ts';
+import { LeaderElector } from './leader.ts';
+import { plan, type KeyToGenerate, type Plan, type ReadyVerdict } from './plan/plan.ts';
+import { WorkQueue } from './runtime/queue.ts';
+import type { Condition, ObservedObject } from './world.ts';
+
+export interface ControllerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface ControllerOptions {
+  kube: KubeClient;
+  identity: string;
+  log: ControllerLog;
+  snapshotSecret?: string;
+  leaseName?: string;
+  leaseDurationSeconds?: number;
+  /** Level-triggered safety net: reconcile even when no event arrived. */
+  resyncMs?: number;
+}
+
+const WORLD = 'world';
+const HASH_ANNOTATION = 'gantry.dev/snapshot-hash';
+const VERSION_ANNOTATION = 'gantry.dev/snapshot-version';
+
+export class Controller {
+  private readonly queue = new WorkQueue({ baseDelayMs: 200, maxDelayMs: 30_000 });
+  private readonly informers: Informers;
+  private readonly leader: LeaderElector;
+  private resync: NodeJS.Timeout | undefined;
+  private worker: Promise<void> | undefined;
+  /** Resolves after each reconcile; tests and readiness wait on it. */
+  lastPlan: Plan | undefined;
+  publishedVersion = 0;
+
+  constructor(private readonly opts: ControllerOptions) {
+    this.informers = new Informers(opts.kube, () => this.queue.add(WORLD), opts.log);
+    this.leader = new LeaderElector({
+      kube: opts.kube,
+      name: opts.leaseName ?? 'gantry-operator',
+      identity: opts.identity,
+      leaseDurationSeconds: opts.leaseDurationSeconds ?? 15,
+      onElected: () => {
+        opts.log.info({ identity: opts.identity }, 'became leader');
+        this.queue.add(WORLD);
+      },
+      onDeposed: () => opts.log.warn({ identity: opts.identity }, 'lost leadership; writing stops'),
+      log: opts.log,
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.informers.start();
+    this.leader.start();
+    this.resync = setInterval(() => this.queue.add(WORLD), this.opts.resyncMs ?? 60_000);
+    this.resync.unref();
+    this.worker = this.work();
+  }
+
+  isLeader(): boolean {
+    return this.leader.isLeader();
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.take();
+      if (key === undefined) return;
+      try {
+        if (this.leader.isLeader()) await this.reconcile();
+        this.queue.done(key);
+      } catch (err) {
+        this.opts.log.error({ err: (err as Error).message }, 'reconcile failed; retrying with backoff');
+        this.queue.done(key, true);
+      }
+    }
+  }
+
+  private async reconcile(): Promise<void> {
+    const objects = this.informers.objects();
+    const p = plan({ namespace: this.opts.kube.namespace, objects, secrets: this.informers.secretData() });
+    this.lastPlan = p;
+    for (const g of p.generate) await this.generateKey(g);
+    await this.publish(p);
+    const observed = new Map(objects.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
+    for (const v of p.verdicts) {
+      const o = observed.get(`${v.kind}/${v.name}`);
+      if (o) await this.writeCondition(o, v);
+    }
+  }
+
+  /** A strong random key, stored only in the Secret the ApiKey names (and owned by it). */
+  private async generateKey(g: KeyToGenerate): Promise<void> {
+    const secret: V1Secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: g.secretName,
+        namespace: this.opts.kube.namespace,
+        labels: { 'app.kubernetes.io/managed-by': FIELD_MANAGER },
+        ownerReferences: [
+          {
+            apiVersion: `${GROUP}/${VERSION}`,
+            kind: 'ApiKey',
+            name: g.apiKey.name,
+            uid: g.apiKey.uid,
+            controller: true,
+          },
+        ],
+      },
+      type: 'Opaque',
+      stringData: { [g.dataKey]: `sk-gantry-${randomBytes(32).toString('base64url')}` },
+    };
+    try {
+      await this.opts.kube.writeSecret(secret);
+      this.opts.log.info({ apiKey: g.apiKey.name, secret: g.secretName }, 'generated a key');
+    } catch (err) {
+      // Someone created it meanwhile: the next reconcile reads it.
+      if (statusOf(err) !== 409) throw err;
+    }
+  }
+
+  private async publish(p: Plan): Promise<void> {
+    const name = this.opts.snapshotSecret ?? 'gantry-snapshot';
+    const current = await this.opts.kube.readSecret(name);
+    const annotations = current?.metadata?.annotations ?? {};
+    const currentVersion = Number(annotations[VERSION_ANNOTATION] ?? 0) || 0;
+    this.publishedVersion = currentVersion;
+    if (annotations[HASH_ANNOTATION] === p.hash) return;
+    const version = currentVersion + 1;
+    const doc: PublishedSnapshot = {
+      format: PUBLISHED_FORMAT,
+      version,
+      hash: p.hash,
+      manifests: p.manifests,
+      credentials: p.credentials,
+    };
+    await this.opts.kube.writeSecret({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name,
+        namespace: this.opts.kube.namespace,
+        resourceVersion: current?.metadata?.resourceVersion,
+        labels: { 'app.kubernetes.io/managed-by': FIELD_MANAGER, 'app.kubernetes.io/part-of': 'gantry' },
+        annotations: { [HASH_ANNOTATION]: p.hash, [VERSION_ANNOTATION]: String(version) },
+      },
+      type: 'Opaque',
+      data: { [PUBLISHED_DATA_KEY]: Buffer.from(JSON.stringify(doc)).toString('base64') },
+    });
+    this.publishedVersion = version;
+    this.opts.log.info({ version, hash: p.hash, objects: p.manifests.length }, 'snapshot published');
+  }
+
+  private async writeCondition(o: ObservedObject, v: ReadyVerdict): Promise<void> {
+    const status = v.ready ? 'True' : 'False';
+    const old = o.status?.conditions?.find((c) => c.type === 'Ready');
+    if (
+      old &&
+      old.status === status &&
+      old.reason === v.reason &&
+      old.message === v.message &&
+      old.observedGeneration === v.generation
+    )
+      return;
+    const condition: Condition = {
+      type: 'Ready',
+      status,
+      reason: v.reason,
+      message: v.message,
+      observedGeneration: v.generation,
+      lastTransitionTime:
+        old && old.status === status && old.lastTransitionTime
+          ? old.lastTransitionTime
+          : new Date().toISOString(),
+    };
+    try {
+      await this.opts.kube.patchStatus(v.kind, v.name, {
+        conditions: [condition],
+        observedGeneration: v.generation,
+      });
+    } catch (err) {
+      // Deleted meanwhile: nothing to report on.
+      if (statusOf(err) !== 404) throw err;
+    }
+  }
+
+  /** Stop as a crashed process would: no Lease release (tests of the handover). */
+  async kill(): Promise<void> {
+    this.leader.abandon();
+    await this.stop();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.resync);
+    this.queue.shutDown();
+    await this.worker;
+    await this.leader.stop();
+    await this.informers.stop();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The Gantry operator: watches the five gantry.dev kinds (and the Secrets they name) in one
+ * namespace and publishes the data plane's snapshot there. Run two replicas; a Lease picks
+ * the one that writes.
+ */
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { Controller } from './controller.ts';
+import { KubeClient } from './kube/client.ts';
+
+const log = {
+  info: (obj: object, msg: string) => console.log(JSON.stringify({ level: 'info', msg, ...obj })),
+  warn: (obj: object, msg: string) => console.log(JSON.stringify({ level: 'warn', msg, ...obj })),
+  error: (obj: object, msg: string) => console.log(JSON.stringify({ level: 'error', msg, ...obj })),
+};
+
+function options() {
+  const { values } = parseArgs({
+    strict: true,
+    options: {
+      namespace: {
+        type: 'string',
+        default: process.env.GANTRY_NAMESPACE ?? process.env.POD_NAMESPACE ?? 'default',
+      },
+      identity: { type: 'string', default: process.env.POD_NAME ?? `${hostname()}-${process.pid}` },
+      'snapshot-secret': { type: 'string', default: process.env.GANTRY_SNAPSHOT_SECRET ?? 'gantry-snapshot' },
+      'lease-name': { type: 'string', default: 'gantry-operator' },
+      'lease-duration': { type: 'string', default: '15' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(
+      'gantry-operator [--namespace NS] [--identity ID] [--snapshot-secret NAME] [--lease-name NAME] [--lease-duration SECONDS]',
+    );
+    process.exit(0);
+  }
+  const leaseDuration = Number(values['lease-duration']);
+  if (!Number.isInteger(leaseDuration) || leaseDuration < 1)
+    throw new Error(`--lease-duration must be a whole number of seconds, got ${values['lease-duration']}`);
+  return { ...values, leaseDuration };
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  const config = new KubeConfig();
+  config.loadFromDefault();
+  const controller = new Controller({
+    kube: new KubeClient(config, o.namespace),
+    identity: o.identity,
+    log,
+    snapshotSecret: o['snapshot-secret'],
+    leaseName: o['lease-name'],
+    leaseDurationSeconds: o.leaseDuration,
+  });
+  await controller.start();
+  log.info({ namespace: o.namespace, identity: o.identity }, 'operator started');
+  const stop = async () => {
+    await controller.stop();
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error((err as Error).message);
+  process.exit(1);
+});
