@@ -1,0 +1,41 @@
+# Gantry: one image for the data plane and the operator.
+#   docker build -t ghcr.io/<org>/gantry:0.1.0 . && docker push ghcr.io/<org>/gantry:0.1.0
+# Data plane (default command): node dataplane/dist/gantry.mjs --snapshot-secret <ns>/gantry-snapshot
+# Operator: node operator/dist/operator.mjs --namespace <ns>
+# test/image/dockerfile.test.ts runs these steps as a script in a clean directory.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+COPY crds/package.json crds/
+COPY dataplane/package.json dataplane/
+COPY operator/package.json operator/
+COPY test/package.json test/
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY crds crds
+COPY dataplane dataplane
+COPY operator operator
+RUN npm run build --silent && npm run build:operator --silent
+
+# Production dependencies only: the bundles keep npm packages external.
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY crds/package.json crds/
+COPY dataplane/package.json dataplane/
+COPY operator/package.json operator/
+COPY test/package.json test/
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=deps /app /app
+COPY --from=build /src/dataplane/dist dataplane/dist
+COPY --from=build /src/operator/dist operator/dist
+COPY gantry.yaml ./
+# Non-root; the chart also sets a read-only root filesystem (the process writes nowhere but /tmp).
+USER 1000:1000
+EXPOSE 8080 9090
+ENTRYPOINT ["node", "--enable-source-maps", "--max-semi-space-size=4"]
+CMD ["dataplane/dist/gantry.mjs"]
