@@ -25,6 +25,15 @@ const logger = {
   redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],
 };
 
+/** The chart passes the Redis password from a Secret on its own, never inside a plain URL value. */
+function redisUrlWithPassword(url: string | undefined, password: string | undefined): string | undefined {
+  if (!url) return undefined;
+  if (!password) return url;
+  const u = new URL(url);
+  u.password = encodeURIComponent(password);
+  return u.toString();
+}
+
 function snapshotSecretRef(value: string): { namespace: string; name: string } | undefined {
   if (value === '') return undefined;
   const [namespace, name, ...rest] = value.split('/');
@@ -48,7 +57,7 @@ async function main(): Promise<void> {
     adminPort: Number(values['admin-port']),
     fakeBaseUrl: fake ? fakeBaseUrls(fake.url) : undefined,
     logger,
-    redisUrl: process.env.GANTRY_REDIS_URL || undefined,
+    redisUrl: redisUrlWithPassword(process.env.GANTRY_REDIS_URL, process.env.GANTRY_REDIS_PASSWORD),
     milvusAddress: process.env.GANTRY_MILVUS_ADDRESS || undefined,
     bodyLimitBytes: process.env.GANTRY_MAX_BODY_BYTES ? Number(process.env.GANTRY_MAX_BODY_BYTES) : undefined,
     journalDir: process.env.GANTRY_JOURNAL_DIR || undefined,
