@@ -15,6 +15,7 @@ import { FIELD_MANAGER, GROUP, VERSION, statusOf, type KubeClient } from './kube
 import { Informers } from './kube/informers.ts';
 import { LeaderElector } from './leader.ts';
 import { plan, type KeyToGenerate, type Plan, type ReadyVerdict } from './plan/plan.ts';
+import type { SpendReporter } from './spend/reporter.ts';
 import { WorkQueue } from './runtime/queue.ts';
 import type { Condition, ObservedObject } from './world.ts';
 
@@ -33,6 +34,9 @@ export interface ControllerOptions {
   leaseDurationSeconds?: number;
   /** Level-triggered safety net: reconcile even when no event arrived. */
   resyncMs?: number;
+  /** Copies spend from the shared store into ApiKey status (needs Redis). */
+  spend?: SpendReporter | undefined;
+  spendIntervalMs?: number;
 }
 
 const WORLD = 'world';
@@ -68,7 +72,11 @@ export class Controller {
   async start(): Promise<void> {
     await this.informers.start();
     this.leader.start();
-    this.resync = setInterval(() => this.queue.add(WORLD), this.opts.resyncMs ?? 60_000);
+    const resyncMs = Math.min(
+      this.opts.resyncMs ?? 60_000,
+      this.opts.spend ? (this.opts.spendIntervalMs ?? 30_000) : Infinity,
+    );
+    this.resync = setInterval(() => this.queue.add(WORLD), resyncMs);
     this.resync.unref();
     this.worker = this.work();
   }
@@ -102,6 +110,7 @@ export class Controller {
       const o = observed.get(`${v.kind}/${v.name}`);
       if (o) await this.writeCondition(o, v);
     }
+    await this.opts.spend?.maybeReport(p.manifests, observed);
   }
 
   /** A strong random key, stored only in the Secret the ApiKey names (and owned by it). */
@@ -190,10 +199,7 @@ export class Controller {
           : new Date().toISOString(),
     };
     try {
-      await this.opts.kube.patchStatus(v.kind, v.name, {
-        conditions: [condition],
-        observedGeneration: v.generation,
-      });
+      await this.opts.kube.patchStatus(v.kind, v.name, { conditions: [condition] });
     } catch (err) {
       // Deleted meanwhile: nothing to report on.
       if (statusOf(err) !== 404) throw err;
@@ -212,5 +218,6 @@ export class Controller {
     await this.worker;
     await this.leader.stop();
     await this.informers.stop();
+    await this.opts.spend?.close();
   }
 }

@@ -8,6 +8,15 @@ import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Controller } from './controller.ts';
 import { KubeClient } from './kube/client.ts';
+import { SpendReporter } from './spend/reporter.ts';
+
+function withPassword(url: string, password: string | undefined): string | undefined {
+  if (!url) return undefined;
+  if (!password) return url;
+  const u = new URL(url);
+  u.password = encodeURIComponent(password);
+  return u.toString();
+}
 
 const log = {
   info: (obj: object, msg: string) => console.log(JSON.stringify({ level: 'info', msg, ...obj })),
@@ -27,6 +36,9 @@ function options() {
       'snapshot-secret': { type: 'string', default: process.env.GANTRY_SNAPSHOT_SECRET ?? 'gantry-snapshot' },
       'lease-name': { type: 'string', default: 'gantry-operator' },
       'lease-duration': { type: 'string', default: '15' },
+      // The Redis the data-plane pods share: ApiKey status then shows spend and last use.
+      'redis-url': { type: 'string', default: process.env.GANTRY_REDIS_URL ?? '' },
+      'spend-interval': { type: 'string', default: '30' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -39,15 +51,22 @@ function options() {
   const leaseDuration = Number(values['lease-duration']);
   if (!Number.isInteger(leaseDuration) || leaseDuration < 1)
     throw new Error(`--lease-duration must be a whole number of seconds, got ${values['lease-duration']}`);
-  return { ...values, leaseDuration };
+  const spendInterval = Number(values['spend-interval']);
+  if (!Number.isInteger(spendInterval) || spendInterval < 5)
+    throw new Error(`--spend-interval must be at least 5 seconds, got ${values['spend-interval']}`);
+  return { ...values, leaseDuration, spendInterval };
 }
 
 async function main(): Promise<void> {
   const o = options();
   const config = new KubeConfig();
   config.loadFromDefault();
+  const kube = new KubeClient(config, o.namespace);
+  const redisUrl = withPassword(o['redis-url'], process.env.GANTRY_REDIS_PASSWORD);
   const controller = new Controller({
-    kube: new KubeClient(config, o.namespace),
+    kube,
+    spend: redisUrl ? new SpendReporter({ kube, redisUrl, intervalMs: o.spendInterval * 1000 }) : undefined,
+    spendIntervalMs: o.spendInterval * 1000,
     identity: o.identity,
     log,
     snapshotSecret: o['snapshot-secret'],
