@@ -21,10 +21,14 @@ import { Controller } from '../../operator/src/controller.ts';
 import { KubeClient, statusOf } from '../../operator/src/kube/client.ts';
 import { startFakeProvider } from '../../dataplane/src/fake-provider/index.ts';
 import { startGateway, type Gateway } from '../../dataplane/src/gateway.ts';
+import { SpendReporter } from '../../operator/src/spend/reporter.ts';
 import { startKube, type KubeInstance } from '../harness/kube.ts';
+import { REDIS_URL_ENV } from '../harness/redis.ts';
 
 const NS = 'gantry-e2e';
 const GROUP = { group: 'gantry.dev', version: 'v1alpha1', namespace: NS };
+const redisUrl = process.env[REDIS_URL_ENV]!;
+const redisPrefix = `op-e2e-${process.pid}`;
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 let kube: KubeInstance;
@@ -98,7 +102,15 @@ const modelsOn = async (pod: Gateway, apiKey: string) => {
 };
 
 function startController(identity: string): Controller {
-  const c = new Controller({ kube: new KubeClient(kc, NS), identity, log: quiet, leaseDurationSeconds: 3 });
+  const kubeClient = new KubeClient(kc, NS);
+  const c = new Controller({
+    kube: kubeClient,
+    identity,
+    log: quiet,
+    leaseDurationSeconds: 3,
+    spend: new SpendReporter({ kube: kubeClient, redisUrl, redisPrefix, intervalMs: 200 }),
+    spendIntervalMs: 200,
+  });
   controllers.set(identity, c);
   return c;
 }
@@ -137,9 +149,15 @@ beforeAll(async () => {
     upstreamModel: 'gpt-4o-mini',
     baseUrl: `${fake.url}/v1`,
     credentialsSecretRef: { name: 'openai', key: 'apiKey' },
+    // Dear on purpose: one short call costs dollars, so the status shows it in cents.
+    pricing: { inputPerMillionTokens: 100_000, outputPerMillionTokens: 100_000 },
   });
   await create('tenants', 'acme', { tier: 'pro', models: ['gpt-4o-mini'], cache: { enabled: false } });
-  await create('apikeys', 'ci', { tenantRef: { name: 'acme' }, secretRef: { name: 'ci-key' } });
+  await create('apikeys', 'ci', {
+    tenantRef: { name: 'acme' },
+    secretRef: { name: 'ci-key' },
+    budget: { limitUsd: 1000, period: 'monthly' },
+  });
   startController('op-a');
   await controllers.get('op-a')!.start();
   startController('op-b');
@@ -151,6 +169,8 @@ beforeAll(async () => {
         snapshotSecret: { namespace: NS, name: 'gantry-snapshot' },
         env: {},
         logger: false,
+        redisUrl,
+        redisPrefix,
       }),
     );
 }, 50 * 60_000);
@@ -202,6 +222,17 @@ describe('operator', () => {
       );
       expect(ready.configVersion).toBeGreaterThan(0);
     }
+  });
+
+  it('ApiKey status shows spend, remaining budget and last use from the shared store', async () => {
+    const status = await until('spend in status', async () => {
+      const o = (await custom.getNamespacedCustomObject({ ...GROUP, plural: 'apikeys', name: 'ci' })) as {
+        status?: { spendUsd?: number; remainingUsd?: number; lastUsed?: string };
+      };
+      return (o.status?.spendUsd ?? 0) > 0 ? o.status : undefined;
+    });
+    expect(status!.remainingUsd).toBeCloseTo(1000 - status!.spendUsd!, 2);
+    expect(Date.parse(status!.lastUsed!)).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it('every object reports Ready=True for its generation', async () => {
