@@ -191,7 +191,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const env = opts.env ?? process.env;
   const loadOpts = { env, fakeBaseUrl: opts.fakeBaseUrl };
   const initial = opts.snapshotSecret
-    ? { snapshot: emptySnapshot(opts.snapshotSecret), warnings: [] as string[] }
+    ? { snapshot: emptySnapshot(opts.snapshotSecret), warnings: [] as string[], sha256: undefined }
     : await loadConfigFile(opts.configFile, { ...loadOpts, version: 1 });
   if ('ok' in initial && !initial.ok) throw new Error(`invalid config:\n  ${initial.errors.join('\n  ')}`);
 

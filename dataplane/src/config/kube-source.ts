@@ -48,7 +48,8 @@ export async function watchSnapshotSecret(
     }
     const result = compilePublished(Buffer.from(encoded, 'base64').toString('utf8'), { ...opts, source });
     if (result.ok && result.snapshot.version === store.current().version) return;
-    const event = store.apply(result);
+    // The operator's content hash stands for the file hash standalone pods report.
+    const event = store.apply(result.ok ? { ...result, sha256: result.published?.hash } : result);
     if (event.ok) log.info({ version: event.version, source }, 'snapshot loaded');
     else log.error({ errors: event.errors, source }, 'snapshot rejected; previous snapshot keeps serving');
   };
