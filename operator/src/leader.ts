@@ -61,7 +61,7 @@ export class LeaderElector {
       if (wasLeader) this.opts.onDeposed();
       return;
     }
-    const iso = new Date(startedAt);
+    const iso = microTime(startedAt);
     const body: V1Lease = {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
@@ -74,7 +74,10 @@ export class LeaderElector {
         holderIdentity: this.opts.identity,
         leaseDurationSeconds: this.opts.leaseDurationSeconds,
         renewTime: iso,
-        acquireTime: action.kind === 'renew' ? lease?.spec?.acquireTime : iso,
+        acquireTime:
+          action.kind === 'renew' && lease?.spec?.acquireTime
+            ? microTime(new Date(lease.spec.acquireTime).getTime())
+            : iso,
         leaseTransitions:
           action.kind === 'acquire' ? action.transitions : (lease?.spec?.leaseTransitions ?? 0),
       },
@@ -109,9 +112,27 @@ export class LeaderElector {
     this.leaderUntil = 0;
     const lease = await this.opts.kube.readLease(this.opts.name).catch(() => undefined);
     if (lease?.spec?.holderIdentity !== this.opts.identity) return;
-    lease.spec.holderIdentity = undefined;
-    await this.opts.kube.writeLease(lease).catch(() => undefined);
+    const released: V1Lease = {
+      ...lease,
+      spec: {
+        ...lease.spec,
+        holderIdentity: undefined,
+        renewTime: lease.spec.renewTime ? microTime(new Date(lease.spec.renewTime).getTime()) : undefined,
+        acquireTime: lease.spec.acquireTime
+          ? microTime(new Date(lease.spec.acquireTime).getTime())
+          : undefined,
+      },
+    };
+    await this.opts.kube.writeLease(released).catch(() => undefined);
   }
+}
+
+/**
+ * Lease times are MicroTime: the apiserver refuses the milliseconds a Date serialises to
+ * (".723Z" is not ".000000Z"), so the string goes through the client untouched.
+ */
+export function microTime(ms: number): Date {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z') as unknown as Date;
 }
 
 function toRecord(lease: V1Lease | undefined): LeaseRecord | undefined {

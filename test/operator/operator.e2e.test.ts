@@ -358,7 +358,7 @@ describe('operator', () => {
       },
       60_000,
     );
-  });
+  }, 90_000);
 
   it('killing the leader hands over within the Lease duration', async () => {
     const leaderId = [...controllers.entries()].find(([, c]) => c.isLeader())?.[0];
