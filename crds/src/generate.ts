@@ -1,17 +1,21 @@
 /**
- * Script, not a module: `npm run crds:generate`: writes one YAML file per CRD into crds/generated/ and into the
- * Helm chart's crds/ folder, and removes generated files of kinds that no longer exist.
+ * Script, not a module: `npm run crds:generate`: writes one YAML file per CRD into crds/generated/ (plain,
+ * for `kubectl apply`) and into the Helm chart's templates/crds/ (as templates, so they upgrade with the
+ * chart), and removes generated files of kinds that no longer exist.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GROUP } from './schemas.ts';
-import { renderCrdFiles, renderCrds } from './render.ts';
+import { renderChartCrdFiles, renderCrdFiles, renderCrds } from './render.ts';
 import { structuralProblems } from './structural.ts';
 
-const OUTPUT_DIRS = [
-  fileURLToPath(new URL('../generated/', import.meta.url)),
-  fileURLToPath(new URL('../../charts/gantry/crds/', import.meta.url)),
+const OUTPUTS = [
+  { dir: fileURLToPath(new URL('../generated/', import.meta.url)), files: renderCrdFiles },
+  {
+    dir: fileURLToPath(new URL('../../charts/gantry/templates/crds/', import.meta.url)),
+    files: renderChartCrdFiles,
+  },
 ];
 
 /** Files this generator owns in an output folder. */
@@ -24,15 +28,15 @@ function main(): void {
       throw new Error(`${crd.metadata.name} is not structural:\n  ${problems.join('\n  ')}`);
     }
   }
-  const files = renderCrdFiles();
-  const wanted = new Set(files.map((file) => file.fileName));
-  for (const dir of OUTPUT_DIRS) {
-    mkdirSync(dir, { recursive: true });
-    for (const name of readdirSync(dir)) {
-      if (isGeneratedFile(name) && !wanted.has(name)) rmSync(join(dir, name));
+  for (const output of OUTPUTS) {
+    const files = output.files();
+    const wanted = new Set(files.map((file) => file.fileName));
+    mkdirSync(output.dir, { recursive: true });
+    for (const name of readdirSync(output.dir)) {
+      if (isGeneratedFile(name) && !wanted.has(name)) rmSync(join(output.dir, name));
     }
-    for (const file of files) writeFileSync(join(dir, file.fileName), file.content);
-    console.log(`wrote ${files.length} CRDs to ${dir}`);
+    for (const file of files) writeFileSync(join(output.dir, file.fileName), file.content);
+    console.log(`wrote ${files.length} CRDs to ${output.dir}`);
   }
 }
 

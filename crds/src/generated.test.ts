@@ -3,21 +3,32 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CATEGORY, KIND_INFO, renderCrdFiles, renderCrds } from './render.ts';
+import {
+  CATEGORY,
+  CHART_CRDS_VALUE,
+  KIND_INFO,
+  renderChartCrdFiles,
+  renderCrdFiles,
+  renderCrds,
+} from './render.ts';
 import { GROUP, VERSION, type KindName } from './schemas.ts';
 import { structuralProblems } from './structural.ts';
 
-const OUTPUT_DIRS = {
-  'crds/generated': fileURLToPath(new URL('../generated/', import.meta.url)),
-  'charts/gantry/crds': fileURLToPath(new URL('../../charts/gantry/crds/', import.meta.url)),
+const OUTPUTS = {
+  'crds/generated': { dir: fileURLToPath(new URL('../generated/', import.meta.url)), render: renderCrdFiles },
+  'charts/gantry/templates/crds': {
+    dir: fileURLToPath(new URL('../../charts/gantry/templates/crds/', import.meta.url)),
+    render: renderChartCrdFiles,
+  },
 };
 const STALE = 'is stale: run `npm run crds:generate`';
 
 describe('generated CRD files', () => {
   const files = renderCrdFiles();
 
-  for (const [label, dir] of Object.entries(OUTPUT_DIRS)) {
+  for (const [label, { dir, render }] of Object.entries(OUTPUTS)) {
     it(`${label} matches the schemas`, () => {
+      const files = render();
       const present = existsSync(dir)
         ? readdirSync(dir)
             .filter((name) => name.endsWith(`.${GROUP}.yaml`))
@@ -38,8 +49,26 @@ describe('generated CRD files', () => {
   });
 
   it('says where the files come from', () => {
-    for (const file of files)
+    for (const file of [...files, ...renderChartCrdFiles()])
       expect(file.content).toMatch(/^# Generated from crds\/src\/schemas\.ts by `npm run crds:generate`/);
+  });
+
+  it('gives the chart the same CRDs, switchable and kept on uninstall', () => {
+    const crds = renderCrds();
+    expect(renderChartCrdFiles().map((file) => file.fileName)).toEqual(files.map((file) => file.fileName));
+    renderChartCrdFiles().forEach((file, i) => {
+      const lines = file.content.split('\n');
+      // Line 0 is the generated-file header; the condition wraps everything else.
+      expect(lines[1]).toBe(`{{- if ${CHART_CRDS_VALUE} }}`);
+      expect(lines.at(-2)).toBe('{{- end }}');
+      const body = lines.slice(2, -2).join('\n');
+      expect(body).not.toContain('{{');
+      const crd = crds[i]!;
+      expect(parse(body)).toEqual({
+        ...crd,
+        metadata: { ...crd.metadata, annotations: { 'helm.sh/resource-policy': 'keep' } },
+      });
+    });
   });
 });
 

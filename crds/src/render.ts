@@ -192,3 +192,26 @@ export function renderCrdFiles(): { fileName: string; content: string }[] {
     content: GENERATED_HEADER + stringify(crd, { lineWidth: 0, aliasDuplicateObjects: false }),
   }));
 }
+
+/** The value that switches the chart's CRD templates off (a second release, or CRDs managed elsewhere). */
+export const CHART_CRDS_VALUE = '.Values.crds.install';
+
+/**
+ * The CRDs as Helm templates under charts/gantry/templates/crds/. Helm installs a chart's
+ * `crds/` folder once and never upgrades it, so the chart carries them as templates instead;
+ * `helm.sh/resource-policy: keep` stops `helm uninstall` from deleting the CRDs, which would
+ * delete every Tenant, ApiKey and ModelDeployment in the cluster with them.
+ */
+export function renderChartCrdFiles(): { fileName: string; content: string }[] {
+  return renderCrds().map((crd) => {
+    const kept = {
+      ...crd,
+      metadata: { ...crd.metadata, annotations: { 'helm.sh/resource-policy': 'keep' } },
+    };
+    const body = stringify(kept, { lineWidth: 0, aliasDuplicateObjects: false });
+    return {
+      fileName: `${crd.metadata.name}.yaml`,
+      content: `${GENERATED_HEADER}{{- if ${CHART_CRDS_VALUE} }}\n${body}{{- end }}\n`,
+    };
+  });
+}
