@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 [ -d node_modules ] || npm ci --no-audit --no-fund
 bash scripts/ensure-redis.sh
+bash scripts/ensure-lua.sh
+echo "== helm (chart tests)"; bash scripts/ensure-helm.sh
 echo "== kube-apiserver (operator tests)"; bash scripts/ensure-kube.sh 2>&1 | tail -3
 
 echo "== typecheck"; npx tsc -p tsconfig.json

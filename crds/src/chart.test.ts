@@ -1,12 +1,14 @@
 /**
- * The Helm chart without helm: Chart.yaml and values.yaml parse, every `.Values.x.y` a
- * template reads is declared in values.yaml (and every value is read by a template), the
- * template actions are balanced, the RBAC names the real CRDs and the default config is
- * a valid set of Gantry manifests.
+ * The Helm chart without helm: Chart.yaml and values.yaml parse, values.yaml validates
+ * against values.schema.json (which declares every value and nothing else), every
+ * `.Values.x.y` a template reads is declared in values.yaml (and every value is read by a
+ * template), the template actions are balanced, the operator's RBAC names the real CRDs and
+ * the default config is a valid set of Gantry manifests. test/chart/helm.test.ts renders it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { KIND_INFO } from './render.ts';
@@ -16,10 +18,13 @@ import type { KindName } from './schemas.ts';
 const CHART = fileURLToPath(new URL('../../charts/gantry/', import.meta.url));
 const read = (path: string) => readFileSync(join(CHART, path), 'utf8');
 
-const templates = readdirSync(join(CHART, 'templates')).map((name) => ({
-  name,
-  text: read(join('templates', name)),
-}));
+// Recursive: the CRDs are templates too, under templates/crds/.
+const templates = readdirSync(join(CHART, 'templates'), { recursive: true, withFileTypes: true })
+  .filter((entry) => entry.isFile())
+  .map((entry) => {
+    const name = join(entry.parentPath, entry.name).slice(join(CHART, 'templates/').length);
+    return { name, text: read(join('templates', name)) };
+  });
 const values = parse(read('values.yaml')) as Record<string, unknown>;
 
 /** Dotted paths of every leaf (scalar, list or empty map) of a values tree. */
@@ -74,14 +79,53 @@ describe('charts/gantry', () => {
     },
   );
 
-  it('grants read access to exactly the Gantry CRDs', () => {
-    const rbac = templates.find((t) => t.name === 'rbac.yaml')?.text ?? '';
-    const resources = /resources:\s*\[([^\]]*)\]/.exec(rbac)?.[1] ?? '';
-    const plurals = resources.split(',').map((s) => s.trim().replace(/"/g, ''));
-    expect(plurals.sort()).toEqual(
+  it('finds the templates in subfolders (the CRDs)', () => {
+    const crds = templates.filter((t) => t.name.startsWith('crds/')).map((t) => t.name);
+    expect(crds.sort()).toEqual(
       Object.values(KIND_INFO)
-        .map((info) => info.plural)
+        .map((info) => `crds/${info.plural}.gantry.dev.yaml`)
         .sort(),
+    );
+  });
+
+  it('lets the operator read exactly the Gantry CRDs and patch exactly their status', () => {
+    const rbac = templates.find((t) => t.name === 'rbac.yaml')?.text ?? '';
+    const lists = [...rbac.matchAll(/resources:\s*\[([^\]]*)\]/g)].map((m) =>
+      m[1]!.split(',').map((s) => s.trim().replace(/"/g, '')),
+    );
+    const plurals = Object.values(KIND_INFO)
+      .map((info) => info.plural)
+      .sort();
+    expect(lists.map((list) => [...list].sort())).toContainEqual(plurals);
+    expect(lists.map((list) => [...list].sort())).toContainEqual(plurals.map((p) => `${p}/status`));
+  });
+
+  it('has a values.schema.json that values.yaml satisfies', () => {
+    const schema = JSON.parse(read('values.schema.json')) as Record<string, unknown>;
+    const validate = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true }).compile(schema);
+    expect(validate(values) ? [] : validate.errors).toEqual([]);
+  });
+
+  it('has a schema that declares every value and refuses unknown ones', () => {
+    const schema = JSON.parse(read('values.schema.json')) as Record<string, unknown>;
+    const validate = new Ajv({ strict: true, allowUnionTypes: true }).compile(schema);
+    /** Dotted paths the schema declares, following `properties` only. */
+    const declared = (node: unknown, prefix = ''): string[] => {
+      const props = (node as { properties?: Record<string, unknown> }).properties;
+      if (!props) return [prefix];
+      return Object.entries(props).flatMap(([k, sub]) => declared(sub, prefix ? `${prefix}.${k}` : k));
+    };
+    const paths = declared(schema);
+    const undeclared = leaves(values).filter(
+      (leaf) =>
+        !paths.some((path) => leaf === path || leaf.startsWith(`${path}.`) || path.startsWith(`${leaf}.`)),
+    );
+    expect(undeclared).toEqual([]);
+    expect(validate({ ...values, replicas: 3 })).toBe(false);
+    expect(validate({ ...values, mode: 'operater' })).toBe(false);
+    expect(validate({ ...values, fakeProvider: 'on' })).toBe(false);
+    expect(validate({ ...values, redis: { ...(values.redis as object), url: 'localhost:6379' } })).toBe(
+      false,
     );
   });
 
