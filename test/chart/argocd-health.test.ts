@@ -5,8 +5,9 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { KIND_INFO } from '../../crds/src/render.ts';
 
@@ -54,6 +55,11 @@ const ready = (status: string, reason: string, observedGeneration?: number, mess
   ...(observedGeneration === undefined ? {} : { observedGeneration }),
   lastTransitionTime: '2026-11-25T12:00:00Z',
 });
+
+// Installs lua5.4 when `npm test` (scripts/ensure-lua.sh) has not.
+beforeAll(async () => {
+  await run('bash', [fileURLToPath(new URL('../../scripts/ensure-lua.sh', import.meta.url))]);
+}, 10 * 60_000);
 
 describe('Argo CD health check (docs/argocd.md)', () => {
   it('is registered for each of the five kinds, with one and the same script', () => {

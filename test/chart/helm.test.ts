@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KIND_INFO } from '../../crds/src/render.ts';
-import { lintChart, renderChart, renderNotes, type KubeObject } from '../harness/helm.ts';
+import { helmBinary, lintChart, renderChart, renderNotes, type KubeObject } from '../harness/helm.ts';
 
 interface EnvVar {
   name: string;
@@ -75,6 +75,9 @@ const FEATURES = {
   adminKey: { existingSecret: 'gantry-admin' },
   fakeProvider: 'off',
 };
+
+// Builds helm when `npm test` (scripts/ensure-helm.sh) has not: minutes, once per machine.
+beforeAll(() => helmBinary(), 30 * 60_000);
 
 describe('helm lint --strict', () => {
   it.each([
