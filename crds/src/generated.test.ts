@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
   CATEGORY,
+  CHART_CRD_ANNOTATIONS,
   CHART_CRDS_VALUE,
   KIND_INFO,
   renderChartCrdFiles,
@@ -66,7 +67,7 @@ describe('generated CRD files', () => {
       const crd = crds[i]!;
       expect(parse(body)).toEqual({
         ...crd,
-        metadata: { ...crd.metadata, annotations: { 'helm.sh/resource-policy': 'keep' } },
+        metadata: { ...crd.metadata, annotations: CHART_CRD_ANNOTATIONS },
       });
     });
   });

@@ -197,16 +197,23 @@ export function renderCrdFiles(): { fileName: string; content: string }[] {
 export const CHART_CRDS_VALUE = '.Values.crds.install';
 
 /**
+ * Deleting a CRD deletes every object of its kind in the cluster, so neither `helm uninstall`
+ * (resource-policy) nor Argo CD (which ignores Helm's annotations) may delete the chart's CRDs.
+ */
+export const CHART_CRD_ANNOTATIONS = {
+  'helm.sh/resource-policy': 'keep',
+  'argocd.argoproj.io/sync-options': 'Prune=false,Delete=false',
+};
+
+/**
  * The CRDs as Helm templates under charts/gantry/templates/crds/. Helm installs a chart's
- * `crds/` folder once and never upgrades it, so the chart carries them as templates instead;
- * `helm.sh/resource-policy: keep` stops `helm uninstall` from deleting the CRDs, which would
- * delete every Tenant, ApiKey and ModelDeployment in the cluster with them.
+ * `crds/` folder once and never upgrades it, so the chart carries them as templates instead.
  */
 export function renderChartCrdFiles(): { fileName: string; content: string }[] {
   return renderCrds().map((crd) => {
     const kept = {
       ...crd,
-      metadata: { ...crd.metadata, annotations: { 'helm.sh/resource-policy': 'keep' } },
+      metadata: { ...crd.metadata, annotations: { ...CHART_CRD_ANNOTATIONS } },
     };
     const body = stringify(kept, { lineWidth: 0, aliasDuplicateObjects: false });
     return {

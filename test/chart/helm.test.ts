@@ -113,10 +113,14 @@ describe('default install (operator mode)', () => {
     );
   });
 
-  it('ships the five CRDs as templates kept on uninstall', () => {
+  it('ships the five CRDs as templates that neither helm nor Argo CD deletes', () => {
     const crds = objs.filter((o) => o.kind === 'CustomResourceDefinition');
     expect(crds.map((c) => c.metadata.name).sort()).toEqual(PLURALS.map((p) => `${p}.gantry.dev`).sort());
-    for (const crd of crds) expect(crd.metadata.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
+    for (const crd of crds)
+      expect(crd.metadata.annotations).toEqual({
+        'helm.sh/resource-policy': 'keep',
+        'argocd.argoproj.io/sync-options': 'Prune=false,Delete=false',
+      });
   });
 
   it('runs two operator replicas that elect a leader, named by the downward API', () => {
