@@ -62,7 +62,7 @@ const FEATURES = {
     existingSecret: 'gantry-redis',
     passwordKey: 'password',
   },
-  autoscaling: { enabled: true },
+  autoscaling: { enabled: true, targetInflightRequestsPerPod: 50 },
   providerSecrets: ['gantry-provider-keys'],
   ingress: {
     enabled: true,
@@ -273,6 +273,9 @@ describe('every optional feature on', () => {
     ] as const)
       expect(find(objs, kind, name).kind).toBe(kind);
     expect((find(objs, 'Deployment', 'gantry').spec as { replicas?: number }).replicas).toBeUndefined();
+    const metrics = (find(objs, 'HorizontalPodAutoscaler', 'gantry').spec as { metrics: { type: string }[] })
+      .metrics;
+    expect(metrics.map((m) => m.type)).toEqual(['Resource', 'Pods']);
   });
 
   it('routes the Ingress and the HTTPRoute to the API port only', () => {
