@@ -9,6 +9,17 @@ const MESSAGE_OVERHEAD = 4;
 const IMAGE_TOKENS = 85;
 
 describe('estimateTextTokens', () => {
+  it('counts a huge run without whitespace in bounded slices (BPE would be quadratic on it)', () => {
+    // Unsliced, this one word took ~1 minute of CPU; sliced it is milliseconds.
+    const word = 'x'.repeat(190_000);
+    const n = estimateTextTokens(word);
+    expect(n).toBeGreaterThan(190_000 / 16);
+    expect(n).toBeLessThanOrEqual(190_000);
+    // Ordinary prose keeps its exact count (no slicing without a long run).
+    const prose = 'The quick brown fox jumps over the lazy dog. '.repeat(50);
+    expect(estimateTextTokens(prose)).toBe(501);
+  });
+
   it('empty text is 0 tokens', () => {
     expect(t('')).toBe(0);
   });
