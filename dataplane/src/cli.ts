@@ -4,8 +4,7 @@
  * code 2) before anything starts.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_LIMITS } from './server/limits.ts';
-import { DEFAULT_BODY_LIMIT } from './server/app.ts';
+import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS } from './server/limits.ts';
 
 export const FAKE_PROVIDER_MODES = ['auto', 'off'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -218,10 +217,9 @@ export function usage(): string {
   ].join('\n');
 }
 
-/** parseArgs's messages run on with advice for positionals; the first sentence is the point. */
+/** parseArgs's messages run on, over lines, with advice; the first sentence is the point. */
 function firstSentence(message: string): string {
-  const end = message.indexOf('. ');
-  return end === -1 ? message.replace(/\.$/, '') : message.slice(0, end);
+  return (message.split(/\.(?:\s|$)/, 1)[0] ?? message).trim();
 }
 
 export function parseCli(

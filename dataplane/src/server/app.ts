@@ -24,7 +24,7 @@ import { isAdministrativePath } from './admin-paths.ts';
 import { checkJsonDepth } from './depth-guard.ts';
 import type { StreamResult } from './stream-writer.ts';
 import { SHUTTING_DOWN } from './stream-writer.ts';
-import { DEFAULT_LIMITS, nodeServerTimeouts, type ConnectionLimits } from './limits.ts';
+import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, nodeServerTimeouts, type ConnectionLimits } from './limits.ts';
 import { normaliseError } from './errors.ts';
 import { onClientError, onConnectMethod } from './protocol-errors.ts';
 import { chatRoute } from './routes/chat.ts';
@@ -55,7 +55,7 @@ export interface AppOptions {
   shutdown?: AbortSignal;
 }
 
-export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+export { DEFAULT_BODY_LIMIT };
 
 const REQUEST_ID_HEADER = 'x-request-id';
 

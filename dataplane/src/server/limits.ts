@@ -13,6 +13,9 @@ export interface ConnectionLimits {
   maxConnections: number;
 }
 
+/** Largest request body, bytes. */
+export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+
 export const DEFAULT_LIMITS: ConnectionLimits = {
   receiveTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
