@@ -119,7 +119,7 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(await gw.exited).toBe(0);
   });
 
-  it('ends a stream still open at the drain deadline with an SSE error event', async () => {
+  it('ends a stream still open at the drain deadline with an SSE error event, and a waiting request with a 503', async () => {
     const preStopMs = 300;
     const drainMs = 1_500;
     gw = await spawnGateway(config(), [
@@ -128,11 +128,19 @@ describe('graceful shutdown on SIGTERM', () => {
       '--drain-timeout-ms',
       String(drainMs),
     ]);
-    // About 14 s of stream: far longer than pre-stop plus drain.
     fake.setFaults([
+      // About 14 s of stream: far longer than pre-stop plus drain.
       { match: { stream: true }, fault: { type: 'slow-stream', chunkDelayMs: 1_000, firstChunkDelayMs: 0 } },
+      // A non-stream answer that never comes.
+      { match: { stream: false }, fault: { type: 'hang' } },
     ]);
     const stream = await startStream(gw.url);
+    const waiting = fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: chatBody(false, 'never answered'),
+    });
+    await until(() => fake.requests.length === 2);
 
     const signalled = Date.now();
     gw.child.kill('SIGTERM');
@@ -147,6 +155,10 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(body).not.toContain('[DONE]');
     expect(elapsed).toBeGreaterThanOrEqual(preStopMs + drainMs - 100);
     expect(elapsed).toBeLessThan(preStopMs + drainMs + 3_000);
+
+    const res = await waiting;
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ error: { type: 'service_unavailable', code: 503 } });
     expect(await gw.exited).toBe(0);
   });
 });
