@@ -87,78 +87,89 @@ const contentOf = (sse: string): string =>
     .join('');
 
 describe('graceful shutdown on SIGTERM', () => {
-  it('fails readiness at once, serves new connections during pre-stop, lets a stream finish', async () => {
-    const preStopMs = 1_500;
-    const drainMs = 8_000;
-    gw = await spawnGateway(config(), [
-      '--pre-stop-ms',
-      String(preStopMs),
-      '--drain-timeout-ms',
-      String(drainMs),
-    ]);
-    // About 14 chunks, 200 ms apart: the stream outlives the pre-stop window.
-    fake.setFaults([{ match: { stream: true }, fault: { type: 'slow-stream', chunkDelayMs: 200 } }]);
-    const stream = await startStream(gw.url);
+  it(
+    'fails readiness at once, serves new connections during pre-stop, lets a stream finish',
+    { timeout: 60_000 },
+    async () => {
+      const preStopMs = 1_500;
+      const drainMs = 8_000;
+      gw = await spawnGateway(config(), [
+        '--pre-stop-ms',
+        String(preStopMs),
+        '--drain-timeout-ms',
+        String(drainMs),
+      ]);
+      // About 14 chunks, 200 ms apart: the stream outlives the pre-stop window.
+      fake.setFaults([{ match: { stream: true }, fault: { type: 'slow-stream', chunkDelayMs: 200 } }]);
+      const stream = await startStream(gw.url);
 
-    const signalled = Date.now();
-    gw.child.kill('SIGTERM');
-    const adminUrl = gw.adminUrl;
-    await until(async () => (await readyStatus(adminUrl)) === 503, 1_000);
-    expect(Date.now() - signalled).toBeLessThan(1_000);
+      const signalled = Date.now();
+      gw.child.kill('SIGTERM');
+      const adminUrl = gw.adminUrl;
+      await until(async () => (await readyStatus(adminUrl)) === 503, 1_000);
+      expect(Date.now() - signalled).toBeLessThan(1_000);
 
-    // Load balancers may still send traffic: a new connection is accepted and served.
-    expect(await freshRequest(gw.url)).toBe(200);
-    expect(Date.now() - signalled).toBeLessThan(preStopMs);
+      // Load balancers may still send traffic: a new connection is accepted and served.
+      expect(await freshRequest(gw.url)).toBe(200);
+      expect(Date.now() - signalled).toBeLessThan(preStopMs);
 
-    const body = await stream.rest();
-    const elapsed = Date.now() - signalled;
-    expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
-    expect(contentOf(body)).toBe(fakeAnswer(PROMPT));
-    expect(elapsed).toBeGreaterThan(preStopMs);
-    expect(elapsed).toBeLessThan(preStopMs + drainMs);
-    expect(await gw.exited).toBe(0);
-  });
+      const body = await stream.rest();
+      const elapsed = Date.now() - signalled;
+      expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+      expect(contentOf(body)).toBe(fakeAnswer(PROMPT));
+      expect(elapsed).toBeGreaterThan(preStopMs);
+      expect(elapsed).toBeLessThan(preStopMs + drainMs);
+      expect(await gw.exited).toBe(0);
+    },
+  );
 
-  it('ends a stream still open at the drain deadline with an SSE error event, and a waiting request with a 503', async () => {
-    const preStopMs = 300;
-    const drainMs = 1_500;
-    gw = await spawnGateway(config(), [
-      '--pre-stop-ms',
-      String(preStopMs),
-      '--drain-timeout-ms',
-      String(drainMs),
-    ]);
-    fake.setFaults([
-      // About 14 s of stream: far longer than pre-stop plus drain.
-      { match: { stream: true }, fault: { type: 'slow-stream', chunkDelayMs: 1_000, firstChunkDelayMs: 0 } },
-      // A non-stream answer that never comes.
-      { match: { stream: false }, fault: { type: 'hang' } },
-    ]);
-    const stream = await startStream(gw.url);
-    const waiting = fetch(`${gw.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: chatBody(false, 'never answered'),
-    });
-    await until(() => fake.requests.length === 2);
+  it(
+    'ends a stream still open at the drain deadline with an SSE error event, and a waiting request with a 503',
+    { timeout: 60_000 },
+    async () => {
+      const preStopMs = 300;
+      const drainMs = 1_500;
+      gw = await spawnGateway(config(), [
+        '--pre-stop-ms',
+        String(preStopMs),
+        '--drain-timeout-ms',
+        String(drainMs),
+      ]);
+      fake.setFaults([
+        // About 14 s of stream: far longer than pre-stop plus drain.
+        {
+          match: { stream: true },
+          fault: { type: 'slow-stream', chunkDelayMs: 1_000, firstChunkDelayMs: 0 },
+        },
+        // A non-stream answer that never comes.
+        { match: { stream: false }, fault: { type: 'hang' } },
+      ]);
+      const stream = await startStream(gw.url);
+      const waiting = fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: chatBody(false, 'never answered'),
+      });
+      await until(() => fake.requests.length === 2);
 
-    const signalled = Date.now();
-    gw.child.kill('SIGTERM');
-    // The body ends properly (a cut would make the reader throw) with an error event last.
-    const body = await stream.rest();
-    const elapsed = Date.now() - signalled;
-    const last = body.trimEnd().split('\n\n').at(-1)!;
-    expect(last.startsWith('data: ')).toBe(true);
-    const event = JSON.parse(last.slice(6)) as { error?: { type: string; code: number; message: string } };
-    expect(event.error).toMatchObject({ type: 'service_unavailable', code: 503 });
-    expect(event.error!.message).toMatch(/shutting down/);
-    expect(body).not.toContain('[DONE]');
-    expect(elapsed).toBeGreaterThanOrEqual(preStopMs + drainMs - 100);
-    expect(elapsed).toBeLessThan(preStopMs + drainMs + 3_000);
+      const signalled = Date.now();
+      gw.child.kill('SIGTERM');
+      // The body ends properly (a cut would make the reader throw) with an error event last.
+      const body = await stream.rest();
+      const elapsed = Date.now() - signalled;
+      const last = body.trimEnd().split('\n\n').at(-1)!;
+      expect(last.startsWith('data: ')).toBe(true);
+      const event = JSON.parse(last.slice(6)) as { error?: { type: string; code: number; message: string } };
+      expect(event.error).toMatchObject({ type: 'service_unavailable', code: 503 });
+      expect(event.error!.message).toMatch(/shutting down/);
+      expect(body).not.toContain('[DONE]');
+      expect(elapsed).toBeGreaterThanOrEqual(preStopMs + drainMs - 100);
+      expect(elapsed).toBeLessThan(preStopMs + drainMs + 3_000);
 
-    const res = await waiting;
-    expect(res.status).toBe(503);
-    expect(await res.json()).toMatchObject({ error: { type: 'service_unavailable', code: 503 } });
-    expect(await gw.exited).toBe(0);
-  });
+      const res = await waiting;
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ error: { type: 'service_unavailable', code: 503 } });
+      expect(await gw.exited).toBe(0);
+    },
+  );
 });

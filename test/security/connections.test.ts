@@ -55,6 +55,28 @@ describe('with a 1 s receive timeout', () => {
     expect(ms).toBeLessThan(4_000);
   });
 
+  it('does not cut a stream that outlasts the receive timeout once its request has arrived', async () => {
+    // About 14 chunks 200 ms apart: nearly three receive timeouts.
+    fake.setFaults([{ match: { stream: true }, fault: { type: 'slow-stream', chunkDelayMs: 200 } }]);
+    try {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'gpt-4o-mini',
+          stream: true,
+          messages: [{ role: 'user', content: 'take your time' }],
+        }),
+      });
+      const started = Date.now();
+      const body = await res.text();
+      expect(Date.now() - started).toBeGreaterThan(1_500);
+      expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    } finally {
+      fake.reset();
+    }
+  });
+
   it('still serves a request that arrives in time', async () => {
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',

@@ -9,6 +9,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { ResponseHeaders } from '../brand.ts';
 import type { ConfigStore } from '../config/store.ts';
 import { GatewayError } from '../errors.ts';
@@ -81,6 +82,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const maxJsonDepth = jsonDepthLimit(opts.maxJsonDepth);
   const timeouts = nodeServerTimeouts({ ...DEFAULT_LIMITS, ...opts.limits });
   const shutdown = opts.shutdown ?? new AbortController().signal;
+  // Every request in flight listens for the drain deadline: thousands, not a leak.
+  setMaxListeners(0, shutdown);
   const app = Fastify({
     http: {
       headersTimeout: timeouts.headersTimeout,
