@@ -30,6 +30,12 @@ describe('parseCli', () => {
     });
   });
 
+  it('leaves an optional setting undefined when unset', () => {
+    expect(run([]).journalDir).toBeUndefined();
+    expect(run([], { GANTRY_JOURNAL_DIR: '/var/lib/gantry' }).journalDir).toBe('/var/lib/gantry');
+    expect(run([]).journalRetryMs).toBe(1000);
+  });
+
   it('takes the environment, and a flag over it; an empty variable is unset', () => {
     const env = { GANTRY_PORT: '1234', GANTRY_RECEIVE_TIMEOUT_MS: '5000', GANTRY_ADMIN_PORT: '' };
     expect(run([], env)).toMatchObject({ port: 1234, receiveTimeoutMs: 5000, adminPort: 9090 });
@@ -45,6 +51,7 @@ describe('parseCli', () => {
     );
     expect(error(['--drain-timeout-ms', '1.5'])).toMatch(/^--drain-timeout-ms must be/);
     expect(error(['--max-connections', '0'])).toMatch(/^--max-connections must be/);
+    expect(error([], { GANTRY_JOURNAL_RETRY_MS: 'soon' })).toMatch(/^GANTRY_JOURNAL_RETRY_MS must be/);
     expect(error([], { GANTRY_HEADERS_TIMEOUT_MS: '10s' })).toBe(
       'GANTRY_HEADERS_TIMEOUT_MS must be a positive integer (milliseconds), got "10s"',
     );
