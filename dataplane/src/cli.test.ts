@@ -34,6 +34,11 @@ describe('parseCli', () => {
     expect(run([]).journalDir).toBeUndefined();
     expect(run([], { GANTRY_JOURNAL_DIR: '/var/lib/gantry' }).journalDir).toBe('/var/lib/gantry');
     expect(run([]).journalRetryMs).toBe(1000);
+    expect(run([]).snapshotSecret).toBeUndefined();
+    expect(run(['--snapshot-secret', 'gantry/snapshot']).snapshotSecret).toBe('gantry/snapshot');
+    expect(error(['--snapshot-secret', 'snapshot'])).toBe(
+      '--snapshot-secret must be namespace/name, got "snapshot"',
+    );
   });
 
   it('takes the environment, and a flag over it; an empty variable is unset', () => {
