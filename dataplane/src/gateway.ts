@@ -20,6 +20,8 @@ import { Router } from './router/router.ts';
 import { UpstreamClient } from './router/upstream.ts';
 import { buildAdminApp } from './server/admin.ts';
 import { buildApp } from './server/app.ts';
+import { ConnectionGuard } from './server/connections.ts';
+import { DEFAULT_LIMITS, type ConnectionLimits } from './server/limits.ts';
 import type { CacheDeps } from './pipeline/cache/stage.ts';
 import { RecentCacheMetrics } from './pipeline/cache/recent.ts';
 import { createCcrStore } from './pipeline/compression/index.ts';
@@ -55,8 +57,12 @@ export interface GatewayOptions {
   /** Deepest JSON nesting a request body may have; 64 when unset. */
   maxJsonDepth?: number;
   requestTimeoutMs?: number;
-  /** On close, how long in-flight requests may take to finish before connections are cut. */
-  shutdownGraceMs?: number;
+  /** Receive and keep-alive timeouts and the connection cap of the public listener. */
+  limits?: Partial<ConnectionLimits>;
+  /** On close, how long readiness fails while requests are still accepted (load balancers catch up). */
+  preStopMs?: number;
+  /** Then how long in-flight requests and streams may take before open streams end with an error. */
+  drainTimeoutMs?: number;
   /** Shared state (rate limits, budgets, wallets, usage); in-process when absent. */
   redisUrl?: string | undefined;
   /** Key namespace in Redis (tests isolate themselves with their own). */
@@ -95,8 +101,15 @@ export interface Gateway {
   stores: Stores;
   /** Settlements waiting for Redis; absent with in-process stores (they cannot be unreachable). */
   journal: SettlementJournal | undefined;
-  close(): Promise<void>;
+  connections: ConnectionGuard;
+  /** Graceful: readiness fails, the pre-stop window, the drain, then everything is released. */
+  close(opts?: { preStopMs?: number }): Promise<void>;
 }
+
+/** Embedded (tests, tools): no pre-stop window, 10 s drain. The command line has production defaults. */
+const EMBEDDED_DRAIN_TIMEOUT_MS = 10_000;
+/** After the drain deadline, how long streams have to write their error event before sockets are cut. */
+const CUT_AFTER_MS = 2_000;
 
 /**
  * A Tenant's `wallet.balanceUsd` is the total funded through config: each pod books the
@@ -244,8 +257,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   });
   const sweeper = setInterval(() => void cache.vectors.sweep().catch(() => undefined), 10 * 60_000);
   sweeper.unref();
+  const shutdown = new AbortController();
   const app = buildApp({
     config,
+    limits: opts.limits,
+    shutdown: shutdown.signal,
     pipeline: { router, upstream, adapters, stores, metrics, recorder, cache, journal, ccr },
     metrics,
     logger: opts.logger,
@@ -271,9 +287,37 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       ? () => undefined
       : watchConfigFile(opts.configFile, config, loadOpts, app.log);
 
+  const connections = new ConnectionGuard(
+    app.server,
+    opts.limits?.maxConnections ?? DEFAULT_LIMITS.maxConnections,
+  );
   let closing = false;
+  let closed: Promise<void> | undefined;
+  const shutDown = async (preStopMs: number): Promise<void> => {
+    closing = true;
+    await stopWatching();
+    // Readiness fails now; the listener still serves until load balancers have stopped sending.
+    if (preStopMs > 0) await new Promise((resolve) => setTimeout(resolve, preStopMs));
+    const drainTimeoutMs = opts.drainTimeoutMs ?? EMBEDDED_DRAIN_TIMEOUT_MS;
+    app.log.info({ drainTimeoutMs }, 'draining');
+    connections.drain();
+    const deadline = setTimeout(() => {
+      app.log.warn('drain deadline reached: ending open requests');
+      shutdown.abort();
+      setTimeout(() => app.server.closeAllConnections(), CUT_AFTER_MS).unref();
+    }, drainTimeoutMs);
+    await app.close();
+    clearTimeout(deadline);
+    await admin.close();
+    await upstream.close();
+    await tracer?.close();
+    clearInterval(sweeper);
+    await recorder.close();
+    await journal?.close();
+    await Promise.all([stores.close(), cache.vectors.close(), cache.entries.close(), ccr.close()]);
+  };
   // In a cluster a pod is ready once the operator's first snapshot has loaded.
-  const admin = buildAdminApp(config, metrics, () => !closing && config.current().version > 0);
+  const admin = buildAdminApp(config, metrics, () => !closing && config.current().version > 0, opts.limits);
   const url = await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
   const adminUrl = await admin.listen({ host: opts.adminHost ?? '127.0.0.1', port: opts.adminPort ?? 0 });
   return {
@@ -286,19 +330,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     health,
     stores,
     journal,
-    async close() {
-      closing = true;
-      await stopWatching();
-      const cut = setTimeout(() => app.server.closeAllConnections(), opts.shutdownGraceMs ?? 10_000);
-      await app.close();
-      clearTimeout(cut);
-      await admin.close();
-      await upstream.close();
-      await tracer?.close();
-      clearInterval(sweeper);
-      await recorder.close();
-      await journal?.close();
-      await Promise.all([stores.close(), cache.vectors.close(), cache.entries.close(), ccr.close()]);
+    connections,
+    close(closeOpts = {}) {
+      closed ??= shutDown(closeOpts.preStopMs ?? opts.preStopMs ?? 0);
+      return closed;
     },
   };
 }

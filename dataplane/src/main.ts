@@ -2,26 +2,40 @@
  * `npm start`: run the data plane on a gantry.yaml of manifests. With no provider key set,
  * the deployments are served by the built-in fake provider, so it works offline.
  */
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { parseCli } from './cli.ts';
 import { cacheMemoryFromEnv } from './stores/cache-bounds-env.ts';
 import { jsonDepthLimit } from './formats/json-depth.ts';
-import { fakeBaseUrls, startGateway } from './gateway.ts';
 
-const { values } = parseArgs({
-  options: {
-    config: { type: 'string', default: process.env.GANTRY_CONFIG ?? 'gantry.yaml' },
-    host: { type: 'string', default: process.env.GANTRY_HOST ?? '0.0.0.0' },
-    port: { type: 'string', default: process.env.GANTRY_PORT ?? '8080' },
-    'admin-host': { type: 'string', default: process.env.GANTRY_ADMIN_HOST ?? '0.0.0.0' },
-    'admin-port': { type: 'string', default: process.env.GANTRY_ADMIN_PORT ?? '9090' },
-    'fake-provider': { type: 'string', default: process.env.GANTRY_FAKE_PROVIDER ?? 'auto' },
-    // In a cluster: `namespace/name` of the Secret the operator publishes the snapshot into.
-    'snapshot-secret': { type: 'string', default: process.env.GANTRY_SNAPSHOT_SECRET ?? '' },
-  },
-});
+/** The checkout's version: main.ts and the built bundle both sit two levels below package.json. */
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+const cli = parseCli(process.argv.slice(2), process.env);
+if (cli.kind === 'help') {
+  process.stdout.write(cli.text);
+  process.exit(0);
+}
+if (cli.kind === 'version') {
+  process.stdout.write(`gantry ${version()}\n`);
+  process.exit(0);
+}
+if (cli.kind === 'error') {
+  process.stderr.write(`gantry: ${cli.message}\n`);
+  process.exit(2);
+}
+const options = cli.options;
 
 const logger = {
-  level: process.env.GANTRY_LOG_LEVEL ?? 'info',
+  level: options.logLevel,
   redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],
 };
 
@@ -34,50 +48,69 @@ function redisUrlWithPassword(url: string | undefined, password: string | undefi
   return u.toString();
 }
 
-function snapshotSecretRef(value: string): { namespace: string; name: string } | undefined {
-  if (value === '') return undefined;
-  const [namespace, name, ...rest] = value.split('/');
-  if (!namespace || !name || rest.length > 0)
-    throw new Error(`--snapshot-secret must be namespace/name, got ${value}`);
+/** `namespace/name`, already checked by parseCli. */
+function snapshotSecretRef(value: string | undefined): { namespace: string; name: string } | undefined {
+  if (value === undefined) return undefined;
+  const [namespace = '', name = ''] = value.split('/');
   return { namespace, name };
 }
 
 async function main(): Promise<void> {
+  // Imported after the command line is checked, so --help and a refusal answer at once.
+  const { fakeBaseUrls, startGateway } = await import('./gateway.ts');
   // Loaded only when used, so a production data plane never carries the fake.
   const fake =
-    values['fake-provider'] === 'off'
+    options.fakeProvider === 'off'
       ? undefined
       : await (await import('./fake-provider/index.ts')).startFakeProvider({ port: 0, host: '127.0.0.1' });
   const gateway = await startGateway({
-    configFile: values.config,
-    snapshotSecret: snapshotSecretRef(values['snapshot-secret']),
-    host: values.host,
-    port: Number(values.port),
-    adminHost: values['admin-host'],
-    adminPort: Number(values['admin-port']),
+    configFile: options.config,
+    snapshotSecret: snapshotSecretRef(options.snapshotSecret),
+    host: options.host,
+    port: options.port,
+    adminHost: options.adminHost,
+    adminPort: options.adminPort,
     fakeBaseUrl: fake ? fakeBaseUrls(fake.url) : undefined,
     logger,
     redisUrl: redisUrlWithPassword(process.env.GANTRY_REDIS_URL, process.env.GANTRY_REDIS_PASSWORD),
     milvusAddress: process.env.GANTRY_MILVUS_ADDRESS || undefined,
-    bodyLimitBytes: process.env.GANTRY_MAX_BODY_BYTES ? Number(process.env.GANTRY_MAX_BODY_BYTES) : undefined,
-    journalDir: process.env.GANTRY_JOURNAL_DIR || undefined,
-    journalRetryMs: process.env.GANTRY_JOURNAL_RETRY_MS
-      ? Number(process.env.GANTRY_JOURNAL_RETRY_MS)
-      : undefined,
+    bodyLimitBytes: options.maxBodyBytes,
+    journalDir: options.journalDir,
+    journalRetryMs: options.journalRetryMs,
     maxJsonDepth: jsonDepthLimit(process.env.GANTRY_MAX_JSON_DEPTH, 'GANTRY_MAX_JSON_DEPTH'),
     cacheMemory: cacheMemoryFromEnv(process.env),
+    limits: {
+      receiveTimeoutMs: options.receiveTimeoutMs,
+      headersTimeoutMs: options.headersTimeoutMs,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs,
+      maxConnections: options.maxConnections,
+    },
+    preStopMs: options.preStopMs,
+    drainTimeoutMs: options.drainTimeoutMs,
   });
   gateway.app.log.info(
-    { url: gateway.url, admin: gateway.adminUrl, config: values.config },
+    { url: gateway.url, admin: gateway.adminUrl, config: options.config },
     'gantry is serving',
   );
-  const stop = async () => {
-    await gateway.close();
-    await fake?.close();
-    process.exit(0);
+  // SIGTERM (Kubernetes) waits out the pre-stop window; SIGINT (a terminal) drains at once.
+  // A second signal of either kind exits without waiting.
+  let stopping = false;
+  const stop = (preStopMs: number) => () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    void gateway
+      .close({ preStopMs })
+      .then(() => fake?.close())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error(`shutdown failed: ${(err as Error).message}`);
+          process.exit(1);
+        },
+      );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.on('SIGTERM', stop(options.preStopMs));
+  process.on('SIGINT', stop(0));
 }
 
 main().catch((err: unknown) => {

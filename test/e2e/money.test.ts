@@ -50,7 +50,8 @@ async function startPods(redisUrl: string, prefix: string, n: number): Promise<G
         watch: false,
         redisUrl,
         redisPrefix: prefix,
-        shutdownGraceMs: 200,
+        preStopMs: 0,
+        drainTimeoutMs: 200,
       }),
     ),
   );
@@ -257,7 +258,8 @@ describe('auto-recharge from the tenant wallet', () => {
       configFile: file,
       env: { FAKE_PROVIDER_KEY: 'k' },
       watch: false,
-      shutdownGraceMs: 200,
+      preStopMs: 0,
+      drainTimeoutMs: 200,
     });
     try {
       const statuses: number[] = [];

@@ -47,6 +47,9 @@ export async function startGatewayProcess(
       String(adminPort),
       '--fake-provider',
       'auto',
+      // stop() sends SIGTERM: no load balancer to wait for, so no pre-stop window.
+      '--pre-stop-ms',
+      '0',
     ],
     { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -40,7 +40,8 @@ export async function startStack(
   const gateway = await startGateway({
     env: { FAKE_PROVIDER_KEY: 'sk-fake' },
     watch: false,
-    shutdownGraceMs: 200,
+    preStopMs: 0,
+    drainTimeoutMs: 200,
     ...opts,
     configFile,
   });

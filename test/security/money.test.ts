@@ -135,7 +135,7 @@ const boot = () =>
     watch: false,
     redisUrl: redis.url,
     redisPrefix: 'sec-money',
-    shutdownGraceMs: 200,
+    drainTimeoutMs: 200,
     journalDir,
     // Replays also follow Redis' reconnect event; the timer is the backstop.
     journalRetryMs: 100,

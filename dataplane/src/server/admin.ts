@@ -4,6 +4,7 @@ import type { ConfigStatus, ConfigStore } from '../config/store.ts';
 import { GatewayError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import { normaliseError } from './errors.ts';
+import { DEFAULT_LIMITS, nodeServerTimeouts, type ConnectionLimits } from './limits.ts';
 import { onClientError, onConnectMethod } from './protocol-errors.ts';
 
 /** Reasons are capped: a file with hundreds of errors must not make /readyz huge. */
@@ -24,8 +25,25 @@ function configStatusBody(status: ConfigStatus): Record<string, unknown> {
   };
 }
 
-export function buildAdminApp(config: ConfigStore, metrics: Metrics, ready: () => boolean): FastifyInstance {
-  const app = Fastify({ logger: false, clientErrorHandler: onClientError });
+export function buildAdminApp(
+  config: ConfigStore,
+  metrics: Metrics,
+  ready: () => boolean,
+  limits?: Partial<ConnectionLimits>,
+): FastifyInstance {
+  // Probes must stay answerable: a client that never finishes a request is cut here too.
+  const timeouts = nodeServerTimeouts({ ...DEFAULT_LIMITS, ...limits });
+  const app = Fastify({
+    logger: false,
+    clientErrorHandler: onClientError,
+    http: {
+      headersTimeout: timeouts.headersTimeout,
+      requestTimeout: timeouts.requestTimeout,
+      connectionsCheckingInterval: timeouts.connectionsCheckingInterval,
+    },
+    requestTimeout: timeouts.requestTimeout,
+    keepAliveTimeout: timeouts.keepAliveTimeout,
+  });
   app.server.on('connect', onConnectMethod);
   // The admin port answers errors in the same SPEC.md shape as the public one.
   app.setNotFoundHandler(async (request, reply) => {

@@ -9,6 +9,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { ResponseHeaders } from '../brand.ts';
 import type { ConfigStore } from '../config/store.ts';
 import { GatewayError } from '../errors.ts';
@@ -23,6 +24,8 @@ import { createContext } from './context.ts';
 import { isAdministrativePath } from './admin-paths.ts';
 import { checkJsonDepth } from './depth-guard.ts';
 import type { StreamResult } from './stream-writer.ts';
+import { SHUTTING_DOWN } from './stream-writer.ts';
+import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, nodeServerTimeouts, type ConnectionLimits } from './limits.ts';
 import { normaliseError } from './errors.ts';
 import { onClientError, onConnectMethod } from './protocol-errors.ts';
 import { chatRoute } from './routes/chat.ts';
@@ -47,9 +50,13 @@ export interface AppOptions {
   adminKeyHash?: Buffer | undefined;
   /** Exports a span per request when an OTLP endpoint is configured. */
   tracer?: OtlpTracer | undefined;
+  /** Receive and keep-alive timeouts (the connection cap is the gateway's ConnectionGuard). */
+  limits?: Partial<ConnectionLimits>;
+  /** Aborted at the shutdown drain deadline: requests still running end with an error. */
+  shutdown?: AbortSignal;
 }
 
-export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+export { DEFAULT_BODY_LIMIT };
 
 const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -63,9 +70,29 @@ const adminDenied = (url: string): GatewayError =>
 const errorBody = (url: string, error: GatewayError): object =>
   /^\/v1\/messages(?:[/?]|$)/.test(url) ? anthropicErrorBody(error) : error.toBody();
 
+/**
+ * Answers that leave the request body unread close the connection at once, so a caller
+ * without a valid key cannot keep a socket open by never finishing its body.
+ */
+export function closesConnection(status: number, authenticated: boolean): boolean {
+  return status === 401 || status === 413 || (status === 403 && !authenticated);
+}
+
 export function buildApp(opts: AppOptions): FastifyInstance {
   const maxJsonDepth = jsonDepthLimit(opts.maxJsonDepth);
+  const timeouts = nodeServerTimeouts({ ...DEFAULT_LIMITS, ...opts.limits });
+  const shutdown = opts.shutdown ?? new AbortController().signal;
+  // Every request in flight listens for the drain deadline: thousands, not a leak.
+  setMaxListeners(0, shutdown);
   const app = Fastify({
+    http: {
+      headersTimeout: timeouts.headersTimeout,
+      requestTimeout: timeouts.requestTimeout,
+      connectionsCheckingInterval: timeouts.connectionsCheckingInterval,
+    },
+    // Fastify sets these two on the server itself, over the `http` options.
+    requestTimeout: timeouts.requestTimeout,
+    keepAliveTimeout: timeouts.keepAliveTimeout,
     logger: opts.logger ?? false,
     bodyLimit: opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
     // One line per request is written by `observe` below, with the fields that matter here.
@@ -104,7 +131,15 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const hooks: RouteHooks = {
     // Built once per request, by the onRequest hook below; routes reuse it.
     context: (request, reply) =>
-      (request.gantry ??= createContext(request, reply, opts.config, requestTimeoutMs, opts.tracer)),
+      (request.gantry ??= createContext(
+        request,
+        reply,
+        opts.config,
+        requestTimeoutMs,
+        opts.tracer,
+        shutdown,
+      )),
+    shutdown,
     streamed: async (request, result) => {
       const ctx = request.gantry;
       if (ctx && !ctx.settled)
@@ -169,7 +204,11 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   );
 
   app.setErrorHandler(async (err, request, reply) => {
-    const error = normaliseError(err);
+    // A request cut by the drain deadline is not the client's doing: it is told why.
+    const error =
+      shutdown.aborted && request.gantry?.signal.aborted
+        ? new GatewayError('service_unavailable', SHUTTING_DOWN)
+        : normaliseError(err);
     if (error.status >= 500)
       request.log.error({ err: error.cause ?? error, type: error.type }, 'request failed');
     const ctx = request.gantry;
@@ -179,6 +218,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       reply.headers(ctx.responseHeaders);
     }
     reply.code(error.status).headers(error.headers);
+    if (closesConnection(error.status, ctx !== null)) reply.header('connection', 'close');
     return errorBody(request.url, error);
   });
   app.setNotFoundHandler(async (request) => {

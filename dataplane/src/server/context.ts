@@ -22,12 +22,19 @@ export function createContext(
   config: ConfigStore,
   requestTimeoutMs: number,
   tracer: OtlpTracer | undefined,
+  shutdown: AbortSignal,
 ): RequestContext {
   const snapshot = config.current();
   const { key, tenant } = authenticate(snapshot, presentedKey(request.headers));
   const controller = new AbortController();
   // The response closing before it finished means the client went away.
+  // At the shutdown drain deadline the request is let go like a client that left: the
+  // upstream call is aborted and what was produced is settled.
+  const onShutdown = () => controller.abort(shutdown.reason);
+  if (shutdown.aborted) onShutdown();
+  else shutdown.addEventListener('abort', onShutdown, { once: true });
   reply.raw.once('close', () => {
+    shutdown.removeEventListener('abort', onShutdown);
     if (!reply.raw.writableFinished) controller.abort();
   });
   const startedAt = Date.now();

@@ -1,6 +1,7 @@
 /**
  * Writes a committed stream to the client with backpressure. Headers go out with the first
- * chunk; the cost is known only at the end and travels as an HTTP trailer.
+ * chunk; the cost is known only at the end and travels as an HTTP trailer (HTTP/1.1; an
+ * HTTP/1.0 client gets the same events on a close-delimited body without it).
  */
 import type { ServerResponse } from 'node:http';
 import { ResponseHeaders } from '../brand.ts';
@@ -38,16 +39,38 @@ export const SSE_HEADERS = {
   trailer: TRAILERS,
 } as const;
 
+export const SHUTTING_DOWN = 'the gateway is shutting down and could not finish this request; retry it';
+
+/** Chunked encoding, and with it trailers, exists from HTTP/1.1 on. */
+export function carriesTrailers(major: number, minor: number): boolean {
+  return major > 1 || (major === 1 && minor >= 1);
+}
+
+/**
+ * Sends a stream's status and headers, and tells whether the cost can follow as a trailer.
+ * An HTTP/1.0 body has no chunked framing, so it is delimited by closing the connection.
+ */
+export function openStream(res: ServerResponse, headers: Record<string, string>): boolean {
+  const trailers = carriesTrailers(res.req.httpVersionMajor, res.req.httpVersionMinor);
+  const { trailer: _trailer, ...plain } = SSE_HEADERS;
+  res.writeHead(
+    200,
+    trailers ? { ...SSE_HEADERS, ...headers } : { ...plain, ...headers, connection: 'close' },
+  );
+  return trailers;
+}
+
 export async function writeStream(
   res: ServerResponse,
   headers: Record<string, string>,
   encoder: ClientStreamEncoder,
   chunks: AsyncGenerator<ChatChunk, StreamEnd>,
   settle: (end: StreamEnd, clientGone: boolean) => Promise<StreamSettlement>,
+  shutdown?: AbortSignal,
 ): Promise<StreamResult> {
-  res.writeHead(200, { ...SSE_HEADERS, ...headers });
   const result: StreamResult = { status: 500, clientGone: false, firstChunkAt: undefined };
   try {
+    const withTrailers = openStream(res, headers);
     let step = await chunks.next();
     while (!step.done) {
       const text = encoder.chunk(step.value);
@@ -67,13 +90,21 @@ export async function writeStream(
     const end = step.value;
     result.clientGone = res.destroyed;
     const settled = await settle(end, result.clientGone);
-    result.status = result.clientGone ? 499 : end.outcome === 'complete' ? 200 : 502;
+    // The drain deadline aborted the upstream: the client is told, never silently cut.
+    const cut = end.outcome === 'failed' && !result.clientGone && shutdown?.aborted === true;
+    result.status = result.clientGone ? 499 : end.outcome === 'complete' ? 200 : cut ? 503 : 502;
     if (res.destroyed) return result;
     if (end.outcome === 'complete') res.write(encoder.finish(settled.usage, settled.model));
+    else if (cut) res.write(encoder.fail(new GatewayError('service_unavailable', SHUTTING_DOWN)));
     else
       res.write(encoder.fail(new GatewayError('upstream_error', `stream interrupted: ${end.error.message}`)));
-    res.addTrailers(trailers(settled, end));
+    if (withTrailers) res.addTrailers(trailers(settled, end));
   } catch (err) {
+    // Without a status line there is no stream to carry an error event.
+    if (!res.headersSent) {
+      res.destroy();
+      return result;
+    }
     if (res.destroyed) {
       result.clientGone = true;
       result.status = 499;

@@ -25,6 +25,7 @@ export function chatRoute(app: FastifyInstance, deps: PipelineDeps, hooks: Route
       encoder,
       outcome.chunks,
       outcome.settle,
+      hooks.shutdown,
     );
     await hooks.streamed(request, result);
   });

@@ -4,7 +4,7 @@ import { formatUsd } from '../../accounting/cost.ts';
 import type { CompletionRequest, Usage } from '../../formats/openai/types.ts';
 import { SseParser, sseData } from '../../formats/sse.ts';
 import { GatewayError } from '../../errors.ts';
-import { drained, SSE_HEADERS } from '../stream-writer.ts';
+import { drained, openStream } from '../stream-writer.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { runCompletions, STREAM_STATUS } from '../../pipeline/simple.ts';
 import { CompletionRequestSchema } from '../schemas.ts';
@@ -22,7 +22,7 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     }
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { ...SSE_HEADERS, ...servedHeaders(ctx, outcome) });
+    const trailers = openStream(res, servedHeaders(ctx, outcome));
     const parser = new SseParser();
     const decoder = new TextDecoder();
     let usage: Usage | undefined;
@@ -49,8 +49,9 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     if (!res.destroyed) {
       if (ending === 'failed')
         res.write(sseData(JSON.stringify(new GatewayError('upstream_error', 'stream interrupted').toBody())));
-      // Every stream that reaches its end tells the client what it was charged, $0 for a failed one.
-      res.addTrailers({ [ResponseHeaders.cost]: formatUsd(cost) });
+      // Every stream that reaches its end tells the client what it was charged, $0 for a failed
+      // one; HTTP/1.0 has no trailers.
+      if (trailers) res.addTrailers({ [ResponseHeaders.cost]: formatUsd(cost) });
       res.end();
     }
     await hooks.streamed(request, {

@@ -10,4 +10,6 @@ export interface RouteHooks {
    * unsettled (onResponse misses streams whose client went away).
    */
   streamed(request: FastifyRequest, result: StreamResult): Promise<void>;
+  /** Aborted at the shutdown drain deadline: open streams end with an error event. */
+  shutdown: AbortSignal;
 }

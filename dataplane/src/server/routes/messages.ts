@@ -39,6 +39,7 @@ export function messagesRoute(app: FastifyInstance, deps: PipelineDeps, hooks: R
       encoder,
       outcome.chunks,
       outcome.settle,
+      hooks.shutdown,
     );
     await hooks.streamed(request, result);
   });

@@ -1,0 +1,92 @@
+/**
+ * Guards the public listener's sockets. A cap bounds open connections (so file descriptors
+ * cannot run out and take the process down); at the cap a new connection evicts the one that
+ * has been unproductive longest (idle keep-alive, or a request still being received) rather
+ * than being refused, so held-open sockets cannot lock real clients out. Draining (shutdown)
+ * closes each connection as soon as it has no response in progress.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** What eviction needs to know about a connection's current request, if any. */
+export interface ConnectionUse {
+  /** The request being received or answered; undefined between keep-alive requests. */
+  readonly request: { readonly complete: boolean } | undefined;
+}
+
+/**
+ * The connection to close to make room: the first, in least-recently-active order, that
+ * is not answering a fully received request. Undefined when every one is serving.
+ */
+export function pickEvictable<K>(oldestFirst: Iterable<[K, ConnectionUse]>): K | undefined {
+  for (const [key, use] of oldestFirst) if (!use.request?.complete) return key;
+  return undefined;
+}
+
+interface Tracked {
+  request: IncomingMessage | undefined;
+}
+
+export class ConnectionGuard {
+  /** Insertion order is the order of last activity: a socket moves to the end when its use changes. */
+  private readonly open = new Map<Socket, Tracked>();
+  private draining = false;
+  evicted = 0;
+  refused = 0;
+
+  constructor(
+    server: Server,
+    private readonly max: number,
+  ) {
+    server.on('connection', (socket: Socket) => this.admit(socket));
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.started(req, res));
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  private admit(socket: Socket): void {
+    if (this.open.size >= this.max) {
+      const victim = pickEvictable(this.open);
+      if (victim === undefined) {
+        this.refused++;
+        socket.destroy();
+        return;
+      }
+      this.evicted++;
+      this.forget(victim);
+      victim.destroy();
+    }
+    this.open.set(socket, { request: undefined });
+    socket.once('close', () => this.forget(socket));
+  }
+
+  private started(req: IncomingMessage, res: ServerResponse): void {
+    const socket = req.socket;
+    if (!this.open.has(socket)) return;
+    this.touch(socket, req);
+    // A response started while draining tells the client not to reuse the connection.
+    if (this.draining) res.shouldKeepAlive = false;
+    res.once('close', () => {
+      if (!this.open.has(socket)) return;
+      this.touch(socket, undefined);
+      if (this.draining) socket.destroySoon();
+    });
+  }
+
+  /** Shutdown: idle connections close now, busy ones when their response ends. */
+  drain(): void {
+    this.draining = true;
+    for (const [socket, use] of this.open) if (!use.request) socket.destroySoon();
+  }
+
+  private touch(socket: Socket, request: IncomingMessage | undefined): void {
+    this.open.delete(socket);
+    this.open.set(socket, { request });
+  }
+
+  private forget(socket: Socket): void {
+    this.open.delete(socket);
+  }
+}

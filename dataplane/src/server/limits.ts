@@ -1,0 +1,45 @@
+/**
+ * How long the public listener waits for a client, and how many clients it holds. A request
+ * not fully received in time is answered 408 and its connection closed by Node itself.
+ */
+export interface ConnectionLimits {
+  /** Headers and body must have arrived within this many ms of the request's start. */
+  receiveTimeoutMs: number;
+  /** Headers alone must have arrived within this (never more than receiveTimeoutMs). */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Open client connections at most; beyond it the least active unproductive one is closed. */
+  maxConnections: number;
+}
+
+/** Largest request body, bytes. */
+export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
+
+export const DEFAULT_LIMITS: ConnectionLimits = {
+  receiveTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  // Above the 60 s idle timeout of common load balancers (ALB, nginx), so the balancer
+  // closes an idle connection first and never sends a request onto one being closed here.
+  keepAliveTimeoutMs: 65_000,
+  maxConnections: 10_000,
+};
+
+export interface NodeServerTimeouts {
+  requestTimeout: number;
+  headersTimeout: number;
+  keepAliveTimeout: number;
+  /** How often Node checks the two timeouts above; its 30 s default would double a 30 s limit. */
+  connectionsCheckingInterval: number;
+}
+
+export function nodeServerTimeouts(limits: ConnectionLimits): NodeServerTimeouts {
+  const headersTimeout = Math.min(limits.headersTimeoutMs, limits.receiveTimeoutMs);
+  return {
+    requestTimeout: limits.receiveTimeoutMs,
+    headersTimeout,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Enforced within a tenth of the limit, checked no more than 10 times a second.
+    connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(headersTimeout / 10))),
+  };
+}
