@@ -31,6 +31,9 @@ import { embeddingsRoute } from './routes/embeddings.ts';
 import type { RouteHooks } from './routes/hooks.ts';
 import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
+import { responsesRoute } from './routes/responses.ts';
+import { MemoryResponseStore } from '../stores/responses/memory.ts';
+import type { ResponseStore } from '../stores/responses/types.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 
@@ -47,6 +50,8 @@ export interface AppOptions {
   adminKeyHash?: Buffer | undefined;
   /** Exports a span per request when an OTLP endpoint is configured. */
   tracer?: OtlpTracer | undefined;
+  /** Stored Responses-API responses; in process unless given. */
+  responses?: ResponseStore;
 }
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;
@@ -193,6 +198,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   chatRoute(app, opts.pipeline, hooks);
   messagesRoute(app, opts.pipeline, hooks);
+  responsesRoute(app, opts.pipeline, hooks, opts.responses ?? new MemoryResponseStore());
   completionsRoute(app, opts.pipeline, hooks);
   embeddingsRoute(app, opts.pipeline, hooks);
   modelsRoute(app, hooks);
