@@ -39,7 +39,7 @@ export function responsesToChat(req: ResponsesRequest, history: readonly ChatMes
   const messages: ChatMessage[] =
     typeof req.instructions === 'string' && req.instructions !== ''
       ? [{ role: 'system', content: req.instructions }, ...conversation]
-      : conversation;
+      : [...conversation];
 
   const chat: ChatRequest = { model: req.model, messages };
   if (req.stream === true) {

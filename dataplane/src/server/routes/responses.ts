@@ -86,7 +86,7 @@ export function responsesRoute(
       { model: body.model, input: body.input, instructions: body.instructions },
       history,
     );
-    chat.messages.push({ role: 'user', content: COMPACTION_PROMPT });
+    chat.messages = [...chat.messages, { role: 'user', content: COMPACTION_PROMPT }];
     const outcome = await runChat(deps, ctx, chat, 'responses').catch((err: unknown) => {
       throw inClientTerms(err);
     });
