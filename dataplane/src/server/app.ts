@@ -31,6 +31,7 @@ import { embeddingsRoute } from './routes/embeddings.ts';
 import type { RouteHooks } from './routes/hooks.ts';
 import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
+import { countTokensRoute } from './routes/count-tokens.ts';
 import { responsesRoute } from './routes/responses.ts';
 import { MemoryResponseStore } from '../stores/responses/memory.ts';
 import type { ResponseStore } from '../stores/responses/types.ts';
@@ -202,6 +203,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   completionsRoute(app, opts.pipeline, hooks);
   embeddingsRoute(app, opts.pipeline, hooks);
   modelsRoute(app, hooks);
+  countTokensRoute(app, hooks);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,
