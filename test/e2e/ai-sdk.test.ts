@@ -2,6 +2,7 @@
  * The Vercel AI SDK's default OpenAI provider against Gantry: `openai(model)` speaks the
  * Responses API, so generateText/streamText/generateObject work with only a base URL change.
  */
+import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateObject, generateText, jsonSchema, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '..
 const KEY = 'sk-test-ai-sdk';
 let stack: Stack;
 let openai: ReturnType<typeof createOpenAI>;
+let anthropic: ReturnType<typeof createAnthropic>;
 const gatewayPaths: string[] = [];
 
 beforeAll(async () => {
@@ -40,6 +42,7 @@ beforeAll(async () => {
     return fetch(input, init);
   };
   openai = createOpenAI({ baseURL: stack.baseURL, apiKey: KEY, fetch: recording });
+  anthropic = createAnthropic({ baseURL: stack.baseURL, apiKey: KEY, fetch: recording });
 });
 afterAll(() => stack.close());
 
@@ -103,5 +106,50 @@ describe('AI SDK generateObject', () => {
     expect(gatewayPaths.at(-1)).toBe('/v1/responses');
     const sent = stack.fakes[0]!.requests.at(-1)!.body as { response_format?: { type: string } };
     expect(sent.response_format?.type).toBe('json_schema');
+  });
+});
+
+const citySchema = jsonSchema<{ city: string; population: number }>({
+  type: 'object',
+  properties: { city: { type: 'string' }, population: { type: 'number' } },
+  required: ['city', 'population'],
+  additionalProperties: false,
+});
+
+describe.each(['claude-test', 'gpt-test'])('AI SDK anthropic(%s) through /v1/messages', (model) => {
+  it('generateText and streamText', async () => {
+    const result = await generateText({ model: anthropic(model), prompt: 'Hello Claude SDK', maxRetries: 0 });
+    expect(result.text).toBe(fakeAnswer('Hello Claude SDK'));
+    expect(result.usage.inputTokens).toBeGreaterThan(0);
+    expect(gatewayPaths.at(-1)).toBe('/v1/messages');
+    const streamed = streamText({ model: anthropic(model), prompt: 'Stream Claude SDK', maxRetries: 0 });
+    let text = '';
+    for await (const delta of streamed.textStream) text += delta;
+    expect(text).toBe(fakeAnswer('Stream Claude SDK'));
+  });
+
+  it('generateObject with output_config.format (native structured output)', async () => {
+    const result = await generateObject({
+      model: anthropic(model),
+      prompt: 'A city',
+      maxRetries: 0,
+      schema: citySchema,
+      providerOptions: { anthropic: { structuredOutputMode: 'outputFormat' } },
+    });
+    expect(result.object).toEqual({ city: 'fake', population: 1 });
+    const up = stack.fakes[0]!.requests.at(-1)!;
+    const body = up.body as { output_config?: { format?: unknown }; response_format?: { type: string } };
+    if (model === 'claude-test') expect(body.output_config?.format).toMatchObject({ type: 'json_schema' });
+    else expect(body.response_format?.type).toBe('json_schema');
+  });
+
+  it('generateObject in the SDK default mode (a forced json tool)', async () => {
+    const result = await generateObject({
+      model: anthropic(model),
+      prompt: 'A city',
+      maxRetries: 0,
+      schema: citySchema,
+    });
+    expect(result.object).toEqual({ city: 'fake', population: 1 });
   });
 });

@@ -23,6 +23,8 @@ const native = {
   service_tier: 'standard_only',
   container: 'container_123',
   output_config: { effort: 'low' },
+  // A field Gantry has never heard of is Anthropic's too: it is carried, not dropped.
+  inference_geo: 'us',
 };
 const BETA = 'structured-outputs-2025-11-13,mcp-client-2025-04-04';
 
@@ -116,7 +118,7 @@ describe('to other upstreams', () => {
   it.each(['gpt-test', 'gemini-test'])(
     'refuses mcp_servers and container for %s with a 400 naming them',
     async (model) => {
-      for (const field of ['mcp_servers', 'container'] as const) {
+      for (const field of ['mcp_servers', 'container', 'inference_geo'] as const) {
         const before = stack.fakes[0]!.requests.length;
         const err = await send(model, { [field]: native[field] }).catch((e: unknown) => e);
         expect(err, field).toBeInstanceOf(Anthropic.BadRequestError);
@@ -129,6 +131,17 @@ describe('to other upstreams', () => {
       }
     },
   );
+
+  it('refuses output_config options other than effort and format, naming the key', async () => {
+    const err = await send('gpt-test', {
+      output_config: { effort: 'low', task_budget: { type: 'tokens', total: 1000 } },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(
+      ((err as InstanceType<typeof Anthropic.BadRequestError>).error as { error: { param: string } }).error
+        .param,
+    ).toBe('output_config.task_budget');
+  });
 
   it('refuses an unknown service tier at the edge', async () => {
     const err = await send('gpt-test', { service_tier: 'priority' }).catch((e: unknown) => e);

@@ -1,26 +1,36 @@
 /**
  * Anthropic request fields the canonical chat format has no words for (`output_format`,
- * `output_config`, `mcp_servers`, `service_tier`, `container`) and the `anthropic-beta`
- * header. They ride on the canonical request under one extension key and reach Anthropic
- * upstreams unchanged; other adapters translate what they can (structured output, service
- * tier) and refuse the rest with a 400 naming the field, never dropping it silently.
+ * `output_config`, `mcp_servers`, `service_tier`, `container`, and whatever Anthropic adds
+ * next) and the `anthropic-beta` header. They ride on the canonical request under one
+ * extension key and reach Anthropic upstreams unchanged; other adapters translate what they
+ * can (structured output, effort, service tier) and refuse the rest with a 400 naming the
+ * field, never dropping it silently.
  */
 import { invalidParam } from '../../errors.ts';
 import type { ChatRequest } from '../openai/types.ts';
 
 export const NATIVE_KEY = 'anthropic_native';
 
-export const NATIVE_FIELDS = [
-  'output_format',
-  'output_config',
-  'mcp_servers',
-  'service_tier',
-  'container',
-] as const;
+/** Fields messagesToChat expresses canonically; every other field is native. */
+const TRANSLATED = new Set([
+  'model',
+  'max_tokens',
+  'messages',
+  'system',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_p',
+  'top_k',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'metadata',
+]);
 
 export interface AnthropicNative {
   /** The client's fields, verbatim. */
-  fields: Partial<Record<(typeof NATIVE_FIELDS)[number], unknown>>;
+  fields: Record<string, unknown>;
   /** The client's `anthropic-beta` header, verbatim. */
   beta?: string;
 }
@@ -36,8 +46,8 @@ export function collectNative(
   beta: string | undefined,
 ): AnthropicNative | undefined {
   const fields: AnthropicNative['fields'] = {};
-  for (const name of NATIVE_FIELDS)
-    if (body[name] !== undefined && body[name] !== null) fields[name] = body[name];
+  for (const [name, value] of Object.entries(body))
+    if (!TRANSLATED.has(name) && value !== undefined && value !== null) fields[name] = value;
   if (Object.keys(fields).length === 0 && beta === undefined) return undefined;
   return beta === undefined ? { fields } : { fields, beta };
 }
@@ -60,25 +70,41 @@ export function structuredOutput(body: Record<string, unknown>): ChatRequest['re
 /** OpenAI's service tiers for Anthropic's: `auto` is both defaults, `standard_only` = `default`. */
 const OPENAI_TIER: Readonly<Record<string, string>> = { auto: 'auto', standard_only: 'default' };
 
+/** `output_config` keys the canonical request carries (effort → reasoning_effort, format → response_format). */
+const CANONICAL_OUTPUT_CONFIG = new Set(['effort', 'format']);
+
 /**
  * What a non-Anthropic upstream makes of the native fields: the canonical request without the
  * extension, with the service tier translated for OpenAI-style upstreams. Structured output
- * was already made canonical at the edge; `output_config.effort` became reasoning_effort.
- * MCP servers and code-execution containers are Anthropic-run features: a 400.
+ * and effort were made canonical at the edge. Anything else (MCP servers, code-execution
+ * containers, newer Anthropic-only options) is a 400 naming the field. The beta header only
+ * unlocks such fields, so it needs no translation of its own.
  */
 export function foreignRequest(req: ChatRequest, provider: string, openaiStyle: boolean): ChatRequest {
   const native = nativeOf(req);
   if (!native) return req;
   const { [NATIVE_KEY]: _omit, ...rest } = req;
-  for (const field of ['mcp_servers', 'container'] as const)
-    if (native.fields[field] !== undefined)
-      throw invalidParam(field, `is served by Anthropic only; this model's deployment is ${provider}`);
-  const tier = native.fields.service_tier;
-  if (tier !== undefined) {
-    const mapped = typeof tier === 'string' ? OPENAI_TIER[tier] : undefined;
-    if (mapped === undefined) throw invalidParam('service_tier', `must be "auto" or "standard_only"`);
-    // Gemini has one tier: both values mean what it always does.
-    if (openaiStyle) rest.service_tier = mapped;
+  const refuse = (field: string) =>
+    invalidParam(
+      field,
+      `is an Anthropic feature the ${provider} deployment serving this model cannot honour`,
+    );
+  for (const [field, value] of Object.entries(native.fields)) {
+    if (field === 'output_format') continue;
+    if (field === 'output_config') {
+      for (const [key, v] of Object.entries(value as Record<string, unknown>))
+        if (!CANONICAL_OUTPUT_CONFIG.has(key) && v !== null && v !== undefined)
+          throw refuse(`output_config.${key}`);
+      continue;
+    }
+    if (field === 'service_tier') {
+      const mapped = typeof value === 'string' ? OPENAI_TIER[value] : undefined;
+      if (mapped === undefined) throw invalidParam('service_tier', 'must be "auto" or "standard_only"');
+      // Gemini has one tier: both values mean what it always does.
+      if (openaiStyle) rest.service_tier = mapped;
+      continue;
+    }
+    throw refuse(field);
   }
   return rest;
 }
