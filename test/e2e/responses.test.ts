@@ -3,11 +3,14 @@
  * streaming events, function tools, structured output, stored-response ownership and the
  * cost charged, against OpenAI and Anthropic deployments on the fake provider.
  */
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costUsd } from '../../dataplane/src/accounting/cost.ts';
 import { fakeAnswer } from '../../dataplane/src/fake-provider/index.ts';
+import { startGateway } from '../../dataplane/src/gateway.ts';
+import { testRedisUrl } from '../harness/redis.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-test-responses';
@@ -349,5 +352,47 @@ describe('streamed cost', () => {
     });
     expect(expected).toBeGreaterThan(0);
     expect(Number(trailers['x-gantry-cost'])).toBeCloseTo(expected, 9);
+  });
+});
+
+describe('stored responses in Redis', () => {
+  it('chain across pods and stay private to their key', async () => {
+    const redis = { redisUrl: testRedisUrl(), redisPrefix: `responses-${randomUUID()}` };
+    const podA = await startStack(
+      ([url]) =>
+        [
+          deployment({ name: 'gpt-test', model: 'gpt-test', baseUrl: fakeBase(url!) }),
+          tenant('acme'),
+          apiKey('acme-key', KEY, 'acme'),
+          apiKey('acme-key-2', SECOND_KEY, 'acme'),
+        ].join(''),
+      redis,
+    );
+    const podB = await startGateway({
+      configFile: podA.configFile,
+      env: { FAKE_PROVIDER_KEY: 'sk-fake' },
+      watch: false,
+      shutdownGraceMs: 200,
+      ...redis,
+    });
+    try {
+      const a = new OpenAI({ baseURL: podA.baseURL, apiKey: KEY, maxRetries: 0 });
+      const b = new OpenAI({ baseURL: `${podB.url}/v1`, apiKey: KEY, maxRetries: 0 });
+      const first = await a.responses.create({ model: 'gpt-test', input: 'Pod A remembers' });
+      const second = await b.responses.create({
+        model: 'gpt-test',
+        previous_response_id: first.id,
+        input: 'Pod B?',
+      });
+      expect(JSON.stringify(podA.fakes[0]!.requests.at(-1)!.body)).toContain('Pod A remembers');
+      expect((await a.responses.retrieve(second.id)).previous_response_id).toBe(first.id);
+      const otherKey = new OpenAI({ baseURL: `${podB.url}/v1`, apiKey: SECOND_KEY, maxRetries: 0 });
+      await expect(otherKey.responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 });
+      await b.responses.delete(first.id);
+      await expect(a.responses.retrieve(first.id)).rejects.toMatchObject({ status: 404 });
+    } finally {
+      await podB.close();
+      await podA.close();
+    }
   });
 });

@@ -33,7 +33,6 @@ import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
 import { countTokensRoute } from './routes/count-tokens.ts';
 import { responsesRoute } from './routes/responses.ts';
-import { MemoryResponseStore } from '../stores/responses/memory.ts';
 import type { ResponseStore } from '../stores/responses/types.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
@@ -51,7 +50,7 @@ export interface AppOptions {
   adminKeyHash?: Buffer | undefined;
   /** Exports a span per request when an OTLP endpoint is configured. */
   tracer?: OtlpTracer | undefined;
-  /** Stored Responses-API responses; in process unless given. */
+  /** Stored Responses-API responses; the pipeline's stores' unless given. */
   responses?: ResponseStore;
 }
 
@@ -199,7 +198,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   chatRoute(app, opts.pipeline, hooks);
   messagesRoute(app, opts.pipeline, hooks);
-  responsesRoute(app, opts.pipeline, hooks, opts.responses ?? new MemoryResponseStore());
+  responsesRoute(app, opts.pipeline, hooks, opts.responses ?? opts.pipeline.stores.responses);
   completionsRoute(app, opts.pipeline, hooks);
   embeddingsRoute(app, opts.pipeline, hooks);
   modelsRoute(app, hooks);

@@ -21,6 +21,7 @@ import {
 import { runChat } from '../../pipeline/chat.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
+import { isStoreUnavailable } from '../../stores/errors.ts';
 import type { ResponseOwner, ResponseStore } from '../../stores/responses/types.ts';
 import { CompactRequestSchema, ResponseIdParams, ResponsesRequestSchema } from '../responses-schema.ts';
 import { writeStream } from '../stream-writer.ts';
@@ -32,8 +33,9 @@ export function responsesRoute(
   app: FastifyInstance,
   deps: PipelineDeps,
   hooks: RouteHooks,
-  store: ResponseStore,
+  backing: ResponseStore,
 ): void {
+  const store = available(backing);
   app.post('/v1/responses', { schema: { body: ResponsesRequestSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const body = request.body as ResponsesRequest;
@@ -49,10 +51,14 @@ export function responsesRoute(
       model: outcome.kind === 'completion' ? outcome.completion.model : outcome.meta.model,
       request: body,
     };
+    // The answer is served and charged by now: a store that cannot keep it does not fail it
+    // (a later previous_response_id then gets the 404 of an unknown id).
     const keep = async (response: ReturnType<typeof completionToResponse>): Promise<void> => {
       if (body.store === false) return;
       const turn = assistantTurnOf(response.output);
-      await store.put(owner, { response, conversation: turn ? [...conversation, turn] : conversation });
+      await store
+        .put(owner, { response, conversation: turn ? [...conversation, turn] : conversation })
+        .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'response not stored'));
     };
     if (outcome.kind === 'completion') {
       const response = completionToResponse(outcome.completion, frame);
@@ -114,6 +120,23 @@ export function responsesRoute(
     if (!(await store.delete(ownerOf(hooks.context(request, reply)), id))) throw notFound(id);
     return { id, object: 'response.deleted', deleted: true };
   });
+}
+
+/** A store that cannot be reached is a 503 for reads and deletes, not an internal error. */
+function available(store: ResponseStore): ResponseStore {
+  const wrap =
+    <A extends unknown[], R>(op: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      op(...args).catch((err: unknown) => {
+        throw isStoreUnavailable(err)
+          ? new GatewayError('service_unavailable', 'the response store is unavailable', { cause: err })
+          : err;
+      });
+  return {
+    put: wrap(store.put.bind(store)),
+    get: wrap(store.get.bind(store)),
+    delete: wrap(store.delete.bind(store)),
+  };
 }
 
 const ownerOf = (ctx: RequestContext): ResponseOwner => ({
