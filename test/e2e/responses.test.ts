@@ -282,6 +282,16 @@ describe('stored responses', () => {
   });
 });
 
+describe('response ids', () => {
+  it("are the gateway's own, even when the caller reuses an x-request-id", async () => {
+    const headers = { 'x-request-id': 'same-id-twice' };
+    const a = await client.responses.create({ model: 'gpt-test', input: 'one' }, { headers });
+    const b = await client.responses.create({ model: 'gpt-test', input: 'two' }, { headers });
+    expect(a.id).not.toBe(b.id);
+    expect((await client.responses.retrieve(a.id)).output_text).toBe(fakeAnswer('one'));
+  });
+});
+
 describe('responses.compact', () => {
   it('returns the user messages and a compaction item that a later request accepts', async () => {
     const first = await client.responses.create({ model: 'gpt-test', input: 'Remember the number 42' });

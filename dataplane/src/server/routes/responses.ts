@@ -5,6 +5,7 @@
  * belong to the tenant and key that made them; anyone else gets the 404 of an unknown id.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../errors.ts';
 import type { ChatMessage } from '../../formats/openai/types.ts';
 import {
@@ -46,7 +47,7 @@ export function responsesRoute(
       throw inClientTerms(err);
     });
     const frame: ResponseFrame = {
-      id: responseId(ctx),
+      id: responseId(),
       createdAt: Math.floor(ctx.startedAt / 1000),
       model: outcome.kind === 'completion' ? outcome.completion.model : outcome.meta.model,
       request: body,
@@ -98,7 +99,7 @@ export function responsesRoute(
     });
     if (outcome.kind !== 'completion') throw new GatewayError('internal_error', 'compaction cannot stream');
     const summary = outcome.completion.choices[0]?.message.content ?? '';
-    const id = responseId(ctx);
+    const id = responseId();
     reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
     return {
       id,
@@ -144,7 +145,8 @@ const ownerOf = (ctx: RequestContext): ResponseOwner => ({
   keyHash: ctx.key.hash.toString('hex'),
 });
 
-const responseId = (ctx: RequestContext): string => `resp_${ctx.id.replaceAll('-', '')}`;
+/** Never the request id: a caller may choose that one (x-request-id) and reuse it. */
+const responseId = (): string => `resp_${randomUUID().replaceAll('-', '')}`;
 
 const idParam = (request: FastifyRequest): string => (request.params as { id: string }).id;
 
