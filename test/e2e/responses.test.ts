@@ -282,6 +282,53 @@ describe('stored responses', () => {
   });
 });
 
+describe('input items and input tokens', () => {
+  it("lists a response's own input items, newest first by default, paged", async () => {
+    const r = await client.responses.create({
+      model: 'gpt-test',
+      input: [
+        { role: 'user', content: 'first question' },
+        { role: 'assistant', content: 'first answer' },
+        { role: 'user', content: [{ type: 'input_text', text: 'second question' }] },
+      ],
+    });
+    const page = await client.responses.inputItems.list(r.id);
+    expect(
+      page.data.map((i) => i.type === 'message' && i.content[0]?.type === 'input_text' && i.content[0].text),
+    ).toEqual(['second question', false, 'first question']);
+    const asc = await client.responses.inputItems.list(r.id, { order: 'asc', limit: 2 });
+    expect(asc.data).toHaveLength(2);
+    expect(asc.has_more).toBe(true);
+    const rest = await client.responses.inputItems.list(r.id, { order: 'asc', after: asc.data[1]!.id });
+    expect(rest.data.map((i) => i.id)).toEqual([page.data[0]!.id]);
+    await expect(clientFor(SECOND_KEY).responses.inputItems.list(r.id)).rejects.toMatchObject({
+      status: 404,
+    });
+  });
+
+  it('counts input tokens like admission does, chained history included, without a model call', async () => {
+    const before = stack.fakes[0]!.requests.length;
+    const alone = await client.responses.inputTokens.count({ model: 'gpt-test', input: 'How long is this?' });
+    expect(alone.object).toBe('response.input_tokens');
+    expect(alone.input_tokens).toBeGreaterThan(0);
+    expect(stack.fakes[0]!.requests.length).toBe(before);
+    const first = await client.responses.create({ model: 'gpt-test', input: 'Some earlier context here' });
+    const chained = await client.responses.inputTokens.count({
+      model: 'gpt-test',
+      input: 'How long is this?',
+      previous_response_id: first.id,
+    });
+    expect(chained.input_tokens).toBeGreaterThan(alone.input_tokens);
+    const denied = await clientFor(OTHER_TENANT_KEY)
+      .responses.inputTokens.count({ model: 'gpt-test', input: 'x', previous_response_id: first.id })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(denied).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+});
+
 describe('response ids', () => {
   it("are the gateway's own, even when the caller reuses an x-request-id", async () => {
     const headers = { 'x-request-id': 'same-id-twice' };

@@ -102,6 +102,12 @@ export const ResponsesRequestSchema = Type.Object(
   open,
 );
 
+/** Counting takes what creating takes (output settings are simply not needed). */
+export const InputTokensSchema = Type.Object(
+  { ...ResponsesRequestSchema.properties, model: Type.String({ minLength: 1, maxLength: 256 }) },
+  open,
+);
+
 export const CompactRequestSchema = Type.Object(
   {
     model: Type.String({ minLength: 1, maxLength: 256 }),
@@ -113,3 +119,13 @@ export const CompactRequestSchema = Type.Object(
 );
 
 export const ResponseIdParams = Type.Object({ id: ResponseId });
+
+export const InputItemsQuery = Type.Object(
+  {
+    // Query values are strings (ajv does not coerce here); the route checks the range.
+    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
+    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+    after: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  },
+  open,
+);

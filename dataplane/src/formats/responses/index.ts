@@ -9,3 +9,4 @@ export {
 } from './from-chat.ts';
 export { ResponsesStreamEncoder } from './stream-encoder.ts';
 export { encodeCompaction, COMPACTION_PROMPT } from './compaction.ts';
+export { listedItems, itemPage, type ListedItem } from './input-items.ts';

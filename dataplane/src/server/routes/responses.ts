@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../../errors.ts';
+import { GatewayError, invalidParam } from '../../errors.ts';
 import type { ChatMessage } from '../../formats/openai/types.ts';
 import {
   COMPACTION_PROMPT,
@@ -14,17 +14,27 @@ import {
   assistantTurnOf,
   completionToResponse,
   encodeCompaction,
+  itemPage,
+  listedItems,
+  type ListedItem,
   responsesToChat,
   responsesUsage,
   type ResponseFrame,
   type ResponsesRequest,
 } from '../../formats/responses/index.ts';
 import { runChat } from '../../pipeline/chat.ts';
-import type { RequestContext } from '../../pipeline/context.ts';
+import { accessibleRoute, type RequestContext } from '../../pipeline/context.ts';
+import { estimatePromptTokens } from '../../accounting/tokens.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { isStoreUnavailable } from '../../stores/errors.ts';
 import type { ResponseOwner, ResponseStore } from '../../stores/responses/types.ts';
-import { CompactRequestSchema, ResponseIdParams, ResponsesRequestSchema } from '../responses-schema.ts';
+import {
+  CompactRequestSchema,
+  InputItemsQuery,
+  InputTokensSchema,
+  ResponseIdParams,
+  ResponsesRequestSchema,
+} from '../responses-schema.ts';
 import { writeStream } from '../stream-writer.ts';
 import { compactedOutput } from './responses-compact.ts';
 import { servedHeaders } from './headers.ts';
@@ -57,8 +67,13 @@ export function responsesRoute(
     const keep = async (response: ReturnType<typeof completionToResponse>): Promise<void> => {
       if (body.store === false) return;
       const turn = assistantTurnOf(response.output);
+      const stored = {
+        response,
+        conversation: turn ? [...conversation, turn] : conversation,
+        input: listedItems(body.input, response.id),
+      };
       await store
-        .put(owner, { response, conversation: turn ? [...conversation, turn] : conversation })
+        .put(owner, stored)
         .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'response not stored'));
     };
     if (outcome.kind === 'completion') {
@@ -114,6 +129,33 @@ export function responsesRoute(
     const entry = await store.get(ownerOf(hooks.context(request, reply)), idParam(request));
     if (!entry) throw notFound(idParam(request));
     return entry.response;
+  });
+
+  app.get(
+    '/v1/responses/:id/input_items',
+    { schema: { params: ResponseIdParams, querystring: InputItemsQuery } },
+    async (request, reply) => {
+      const entry = await store.get(ownerOf(hooks.context(request, reply)), idParam(request));
+      if (!entry) throw notFound(idParam(request));
+      const q = request.query as { limit?: string; order?: 'asc' | 'desc'; after?: string };
+      const limit = q.limit === undefined ? 20 : Number(q.limit);
+      if (limit < 1 || limit > 100) throw invalidParam('limit', 'must be between 1 and 100');
+      return itemPage((entry.input ?? []) as ListedItem[], {
+        limit,
+        order: q.order ?? 'desc',
+        after: q.after,
+      });
+    },
+  );
+
+  // Counted like admission counts (accounting/tokens.ts); no model is called, nothing is charged.
+  app.post('/v1/responses/input_tokens', { schema: { body: InputTokensSchema } }, async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    const body = request.body as ResponsesRequest;
+    accessibleRoute(ctx, body.model);
+    const history = await historyOf(store, ownerOf(ctx), body.previous_response_id);
+    const { chat } = responsesToChat({ ...body, stream: false }, history);
+    return { object: 'response.input_tokens', input_tokens: estimatePromptTokens(chat) };
   });
 
   app.delete('/v1/responses/:id', { schema: { params: ResponseIdParams } }, async (request, reply) => {

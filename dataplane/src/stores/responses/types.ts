@@ -16,6 +16,8 @@ export interface StoredResponse {
   response: ResponseObject;
   /** The whole conversation up to and including this response's assistant turn, in chat form. */
   conversation: ChatMessage[];
+  /** This response's own input items, as GET /v1/responses/{id}/input_items lists them. */
+  input?: Record<string, unknown>[];
 }
 
 export interface ResponseStore {
