@@ -32,6 +32,7 @@ import type { RouteHooks } from './routes/hooks.ts';
 import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
 import { countTokensRoute } from './routes/count-tokens.ts';
+import { tokenCounterRoute } from './routes/token-counter.ts';
 import { responsesRoute } from './routes/responses.ts';
 import type { ResponseStore } from '../stores/responses/types.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
@@ -203,6 +204,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   embeddingsRoute(app, opts.pipeline, hooks);
   modelsRoute(app, hooks);
   countTokensRoute(app, hooks);
+  tokenCounterRoute(app, hooks);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,
