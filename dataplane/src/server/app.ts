@@ -33,6 +33,7 @@ import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
 import { countTokensRoute } from './routes/count-tokens.ts';
 import { tokenCounterRoute } from './routes/token-counter.ts';
+import { moderationsRoute } from './routes/moderations.ts';
 import { responsesRoute } from './routes/responses.ts';
 import type { ResponseStore } from '../stores/responses/types.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
@@ -205,6 +206,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   modelsRoute(app, hooks);
   countTokensRoute(app, hooks);
   tokenCounterRoute(app, hooks);
+  moderationsRoute(app, hooks);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,
