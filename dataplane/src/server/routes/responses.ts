@@ -92,8 +92,7 @@ export function responsesRoute(
       async (end, gone) => {
         const settled = await outcome.settle(end, gone);
         // Stored before response.completed is written, so a client may chain on it at once.
-        if (end.outcome === 'complete' && !gone)
-          await keep(encoder.seal(settled.usage)).catch(() => undefined);
+        if (end.outcome === 'complete' && !gone) await keep(encoder.seal(settled.usage));
         return settled;
       },
     );
