@@ -9,6 +9,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costUsd } from '../../dataplane/src/accounting/cost.ts';
 import { fakeAnswer } from '../../dataplane/src/fake-provider/index.ts';
+import { longChat } from '../../dataplane/src/pipeline/compression/fixtures.ts';
 import { startGateway } from '../../dataplane/src/gateway.ts';
 import { testRedisUrl } from '../harness/redis.ts';
 import { apiKey, deployment, fakeBase, manifest, startStack, tenant, type Stack } from '../harness/stack.ts';
@@ -465,6 +466,21 @@ describe('the same pipeline as chat', () => {
     expect(types.slice(-2)).toEqual(['error', 'response.failed']);
     expect(types).not.toContain('response.completed');
     await expect(client.responses.retrieve(id)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('compression', () => {
+  it('compresses a long Responses conversation like a chat one', async () => {
+    const g = longChat(3, 40);
+    const input = g.request.messages.map((m) => ({
+      role: m.role as 'user' | 'assistant',
+      content: String(m.content),
+    }));
+    const { data, response } = await client.responses.create({ model: 'gpt-test', input }).withResponse();
+    expect(data.status).toBe('completed');
+    expect(response.headers.get('x-gantrystate-mode')).toBe('state');
+    const original = Number(response.headers.get('x-gantrystate-original-tokens'));
+    expect(Number(response.headers.get('x-gantrystate-tokens'))).toBeLessThan(original);
   });
 });
 
