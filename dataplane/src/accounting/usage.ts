@@ -4,7 +4,7 @@
  */
 import type { ProviderKind } from '@gantry/crds';
 
-export type UsageEndpoint = 'chat' | 'messages' | 'completions' | 'embeddings';
+export type UsageEndpoint = 'chat' | 'messages' | 'responses' | 'completions' | 'embeddings';
 
 export interface GuardrailVerdictSummary {
   action: GuardrailAction;

@@ -71,6 +71,7 @@ export function readAnthropicConversation(body: Record<string, unknown>): Conver
     lastIsToolResult: last?.role === 'user' && blocks(last.content).some((b) => b.type === 'tool_result'),
     tools: readTools(body.tools),
     toolChoice: readToolChoice(body.tool_choice),
+    jsonSchema: readOutputFormat(body),
   };
 }
 
@@ -131,4 +132,12 @@ export function validateAnthropic(
     }
   }
   return undefined;
+}
+
+/** Structured output: `output_format`, or the newer `output_config.format`. */
+function readOutputFormat(body: Record<string, unknown>): unknown {
+  const nested = isRecord(body.output_config) ? body.output_config.format : undefined;
+  const format = body.output_format ?? nested;
+  if (!isRecord(format) || format.type !== 'json_schema') return undefined;
+  return format.schema ?? {};
 }

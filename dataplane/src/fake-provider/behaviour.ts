@@ -90,9 +90,12 @@ export function plan(conv: Conversation): Reply {
       completionTokens: countTokens(argsJson),
     };
   }
-  const full = isExtractionPrompt(conv.lastUserText)
-    ? fakeExtraction(conv.lastUserText)
-    : fakeAnswer(conv.lastUserText);
+  const full =
+    conv.jsonSchema !== undefined
+      ? JSON.stringify(fakeToolArguments(conv.jsonSchema))
+      : isExtractionPrompt(conv.lastUserText)
+        ? fakeExtraction(conv.lastUserText)
+        : fakeAnswer(conv.lastUserText);
   const text =
     conv.prefill !== undefined && full.startsWith(conv.prefill) ? full.slice(conv.prefill.length) : full;
   return { kind: 'text', text, promptTokens: prompt, completionTokens: countTokens(text) };

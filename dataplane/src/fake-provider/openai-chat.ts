@@ -73,7 +73,13 @@ export function readChatConversation(body: Record<string, unknown>): Conversatio
     lastIsToolResult: last?.role === 'tool' || last?.role === 'function',
     tools: readTools(body),
     toolChoice: readToolChoice(body.tool_choice),
+    jsonSchema: readJsonSchema(body.response_format),
   };
+}
+
+function readJsonSchema(format: unknown): unknown {
+  if (!isRecord(format) || format.type !== 'json_schema' || !isRecord(format.json_schema)) return undefined;
+  return format.json_schema.schema ?? {};
 }
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);

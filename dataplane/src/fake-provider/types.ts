@@ -63,6 +63,8 @@ export interface Conversation {
   lastIsToolResult: boolean;
   tools: ToolSpec[];
   toolChoice: ToolChoiceSpec;
+  /** Structured output asked for: the answer is a JSON value satisfying it. */
+  jsonSchema?: unknown;
 }
 
 export interface ToolSpec {

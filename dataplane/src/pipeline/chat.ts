@@ -22,7 +22,7 @@ export async function runChat(
   deps: PipelineDeps,
   ctx: RequestContext,
   req: ChatRequest,
-  endpoint: 'chat' | 'messages',
+  endpoint: 'chat' | 'messages' | 'responses',
 ): Promise<ChatOutcome> {
   Object.assign(ctx.usage, { endpoint, requestedModel: req.model, stream: req.stream === true });
   const needs = admissible(ctx, req);
@@ -39,12 +39,19 @@ export async function runChat(
   // reasoning effort) that would serve, so a hit is an answer this key may get, charged at
   // that model's price — never the requested model's entry filled by another model.
   req = applyRouting(ctx, req, needs);
-  const cached = await lookupCache(deps.cache, ctx, req, endpoint === 'messages' ? 'anthropic' : 'openai');
+  // SPEC.md caches only chat completions and messages.
+  const cached =
+    endpoint === 'responses'
+      ? NOT_CACHED
+      : await lookupCache(deps.cache, ctx, req, endpoint === 'messages' ? 'anthropic' : 'openai');
   if (cached.kind === 'hit') return serveHit(deps, ctx, req, cached);
   req = withoutGatewayFields(req);
-  req = await compressConversation(deps, ctx, req, endpoint);
+  // A Responses conversation is a chat one after translation: turn-based steps.
+  req = await compressConversation(deps, ctx, req, endpoint === 'responses' ? 'chat' : endpoint);
   return forwardChat(deps, ctx, req, needs, cached.store);
 }
+
+const NOT_CACHED = { kind: 'miss', store: undefined } as const;
 
 /** The model exists, the key may use it, and it can do what the request needs. */
 function admissible(ctx: RequestContext, req: ChatRequest): Capability[] {

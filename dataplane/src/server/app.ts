@@ -34,6 +34,11 @@ import { embeddingsRoute } from './routes/embeddings.ts';
 import type { RouteHooks } from './routes/hooks.ts';
 import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
+import { countTokensRoute } from './routes/count-tokens.ts';
+import { tokenCounterRoute } from './routes/token-counter.ts';
+import { moderationsRoute } from './routes/moderations.ts';
+import { responsesRoute } from './routes/responses.ts';
+import type { ResponseStore } from '../stores/responses/types.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 
@@ -54,6 +59,8 @@ export interface AppOptions {
   limits?: Partial<ConnectionLimits>;
   /** Aborted at the shutdown drain deadline: requests still running end with an error. */
   shutdown?: AbortSignal;
+  /** Stored Responses-API responses; the pipeline's stores' unless given. */
+  responses?: ResponseStore;
 }
 
 export { DEFAULT_BODY_LIMIT };
@@ -233,9 +240,13 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   chatRoute(app, opts.pipeline, hooks);
   messagesRoute(app, opts.pipeline, hooks);
+  responsesRoute(app, opts.pipeline, hooks, opts.responses ?? opts.pipeline.stores.responses);
   completionsRoute(app, opts.pipeline, hooks);
   embeddingsRoute(app, opts.pipeline, hooks);
   modelsRoute(app, hooks);
+  countTokensRoute(app, hooks);
+  tokenCounterRoute(app, hooks);
+  moderationsRoute(app, hooks);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,

@@ -16,6 +16,9 @@ import { RedisRateLimiter } from './redis/rate-limiter.ts';
 import { RedisWalletStore } from './redis/wallet.ts';
 import { systemClock, type Clock } from './types.ts';
 import type { WalletStore } from './wallet.ts';
+import { MemoryResponseStore } from './responses/memory.ts';
+import { RedisResponseStore } from './responses/redis.ts';
+import type { ResponseStore } from './responses/types.ts';
 import type { UsageStore } from '../accounting/usage.ts';
 import { createMemoryUsageStore, createRedisUsageStore } from './usage/index.ts';
 
@@ -25,6 +28,8 @@ export interface Stores {
   readonly budgets: BudgetStore;
   readonly wallets: WalletStore;
   readonly usage: UsageStore;
+  /** Stored Responses-API responses (`previous_response_id`, GET/DELETE /v1/responses/{id}). */
+  readonly responses: ResponseStore;
   /** Resolves once the stores can serve (Redis connected); rejects with StoreUnavailableError on timeout. */
   ready(timeoutMs?: number): Promise<void>;
   /** Calls `listener` each time the shared store becomes reachable again (never for in-process stores). */
@@ -51,6 +56,7 @@ export function createMemoryStores(opts: StoresOptions & { state?: MemoryState }
     budgets: new MemoryBudgetStore(state, clock, opts),
     wallets: new MemoryWalletStore(state, clock),
     usage: createMemoryUsageStore({ clock }),
+    responses: new MemoryResponseStore({ clock }),
     ready: async () => {},
     onReconnect: () => undefined,
     close: async () => {},
@@ -69,6 +75,7 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
     budgets: new RedisBudgetStore(redis, keys, clock, opts),
     wallets: new RedisWalletStore(redis, keys, clock),
     usage: createRedisUsageStore(redis, keys, { clock }),
+    responses: new RedisResponseStore(redis, keys),
     ready: (timeoutMs) => waitForReady(redis, timeoutMs),
     onReconnect: (listener) => void redis.on('ready', listener),
     close: async () => {

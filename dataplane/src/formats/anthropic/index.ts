@@ -4,3 +4,11 @@ export { messagesToChat, effortForBudget, anthropicParam } from './to-chat.ts';
 export { chatToMessages, stopReasonOf, anthropicUsageOf, messageId } from './from-chat.ts';
 export { AnthropicStreamEncoder, type StreamEncoderOptions } from './stream-encoder.ts';
 export { toAnthropicError, anthropicErrorType, anthropicErrorResponse } from './errors.ts';
+export {
+  withNative,
+  nativeOf,
+  nativeStructured,
+  foreignRequest,
+  NATIVE_KEY,
+  type AnthropicNative,
+} from './native.ts';

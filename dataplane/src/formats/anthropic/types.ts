@@ -139,6 +139,12 @@ export const AnthropicThinkingConfig = Type.Union([
 ]);
 export type AnthropicThinkingConfig = Static<typeof AnthropicThinkingConfig>;
 
+/** Anthropic structured output: a JSON schema the answer must satisfy. */
+const StructuredOutputFormat = Type.Object({
+  type: Type.Literal('json_schema'),
+  schema: Type.Record(Type.String(), Type.Unknown()),
+});
+
 export const AnthropicMessagesRequest = Type.Object({
   model: Type.String({ minLength: 1 }),
   // A safe integer: the budget estimate multiplies it (1e20 is a 400 naming the field).
@@ -156,7 +162,18 @@ export const AnthropicMessagesRequest = Type.Object({
   metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Type.Union([Type.String(), Type.Null()])) })),
   /** Newer API: effort for adaptive thinking. Read only to derive a reasoning effort. */
   output_config: Type.Optional(
-    Type.Object({ effort: Type.Optional(Type.Union([Type.String(), Type.Null()])) }),
+    Type.Object({
+      effort: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+      format: Type.Optional(Type.Union([StructuredOutputFormat, Type.Null()])),
+    }),
+  ),
+  // Carried to Anthropic upstreams verbatim (native.ts); checked here only as far as the
+  // translation for other providers reads them.
+  output_format: Type.Optional(Type.Union([StructuredOutputFormat, Type.Null()])),
+  mcp_servers: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+  service_tier: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('standard_only')])),
+  container: Type.Optional(
+    Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
   ),
 });
 export type AnthropicMessagesRequest = Static<typeof AnthropicMessagesRequest>;

@@ -14,6 +14,7 @@ import type {
   AnthropicTool,
   AnthropicToolChoice,
 } from '../../formats/anthropic/types.ts';
+import { nativeOf, nativeStructured } from '../../formats/anthropic/native.ts';
 import { withCacheControl } from '../../formats/anthropic/util.ts';
 import type { UpstreamRequest, UpstreamTarget } from '../types.ts';
 import { toAnthropicConversation } from './messages.ts';
@@ -98,7 +99,7 @@ export function toAnthropicBody(
   const conversation = toAnthropicConversation(req.messages, target.prefill);
   const system = [...conversation.system];
   const format = req.response_format?.type;
-  if (format === 'json_object' || format === 'json_schema') {
+  if ((format === 'json_object' || format === 'json_schema') && !nativeStructured(req)) {
     // Anthropic has no JSON mode; an instruction is the portable way to get one.
     const schema = req.response_format?.['json_schema'];
     const text =
@@ -151,10 +152,9 @@ export function buildAnthropicRequest(req: ChatRequest, target: UpstreamTarget):
     accept: req.stream === true ? 'text/event-stream' : 'application/json',
   };
   if (target.apiKey !== undefined) headers['x-api-key'] = target.apiKey;
-  return {
-    method: 'POST',
-    url: `${target.baseUrl}/messages`,
-    headers,
-    body: JSON.stringify(toAnthropicBody(req, target)),
-  };
+  const native = nativeOf(req);
+  if (native?.beta !== undefined) headers['anthropic-beta'] = native.beta;
+  // The client's Anthropic-only fields, unchanged (formats/anthropic/native.ts).
+  const body = { ...toAnthropicBody(req, target), ...native?.fields };
+  return { method: 'POST', url: `${target.baseUrl}/messages`, headers, body: JSON.stringify(body) };
 }

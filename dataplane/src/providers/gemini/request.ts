@@ -1,4 +1,5 @@
 /** Canonical chat request → Gemini generateContent / streamGenerateContent call. */
+import { foreignRequest } from '../../formats/anthropic/native.ts';
 import type { ChatRequest, ToolChoice, ToolDefinition } from '../../formats/openai/types.ts';
 import type { UpstreamRequest, UpstreamTarget } from '../types.ts';
 import { geminiHeaders, geminiUrl } from './endpoint.ts';
@@ -17,6 +18,7 @@ export const THINKING_BUDGETS: Readonly<Record<string, number>> = {
 };
 
 export function chatRequest(req: ChatRequest, target: UpstreamTarget): UpstreamRequest {
+  req = foreignRequest(req, target.provider, false);
   return {
     method: 'POST',
     url: geminiUrl(target, req.stream === true ? 'streamGenerateContent' : 'generateContent'),

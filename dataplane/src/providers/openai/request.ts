@@ -4,6 +4,7 @@ import type {
   CompletionRequest,
   EmbeddingRequest,
 } from '../../formats/openai/types.ts';
+import { foreignRequest } from '../../formats/anthropic/native.ts';
 import type { UpstreamRequest, UpstreamTarget } from '../types.ts';
 
 const AZURE_DEFAULT_API_VERSION = '2024-10-21';
@@ -29,6 +30,7 @@ export function authHeaders(target: UpstreamTarget): Record<string, string> {
 }
 
 export function chatRequest(req: ChatRequest, target: UpstreamTarget): UpstreamRequest {
+  req = foreignRequest(req, target.provider, true);
   const body: ChatRequest = {
     ...req,
     model: target.upstreamModel,

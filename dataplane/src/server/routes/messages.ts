@@ -5,6 +5,7 @@ import {
   anthropicParam,
   chatToMessages,
   messagesToChat,
+  withNative,
 } from '../../formats/anthropic/index.ts';
 import type { ChatRequest } from '../../formats/openai/types.ts';
 import { AnthropicClientEncoder } from '../../formats/anthropic-encoder.ts';
@@ -22,7 +23,12 @@ export function messagesRoute(app: FastifyInstance, deps: PipelineDeps, hooks: R
   app.post('/v1/messages', { schema: { body: AnthropicMessagesRequest } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const body = request.body as AnthropicMessagesRequest;
-    const chat = withCacheBypass(messagesToChat(body), body);
+    const beta = request.headers['anthropic-beta'];
+    const chat = withNative(
+      withCacheBypass(messagesToChat(body), body),
+      body,
+      Array.isArray(beta) ? beta.join(',') : beta,
+    );
     const outcome = await runChat(deps, ctx, chat, 'messages').catch((err: unknown) => {
       throw inClientTerms(err, chat);
     });

@@ -1,16 +1,40 @@
 import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../../errors.ts';
 import type { ModelList } from '../../formats/openai/types.ts';
-import { mayUse } from '../../pipeline/context.ts';
+import { mayUse, type RequestContext } from '../../pipeline/context.ts';
 import type { RouteHooks } from './hooks.ts';
+
+type ModelObject = ModelList['data'][number];
 
 /** Exactly the models the caller's tenant and key may use. */
 export function modelsRoute(app: FastifyInstance, hooks: RouteHooks): void {
   app.get('/v1/models', async (request, reply): Promise<ModelList> => {
     const ctx = hooks.context(request, reply);
-    const created = Math.floor(ctx.snapshot.loadedAt.getTime() / 1000);
     const data = [...ctx.snapshot.models.values()]
       .filter((m) => mayUse(ctx, m.model))
-      .map((m) => ({ id: m.model, object: 'model' as const, created, owned_by: m.ownedBy }));
+      .map((m) => modelObject(ctx, m.model, m.ownedBy));
     return { object: 'list', data };
   });
+
+  // Model ids may hold a slash (`anthropic/claude-sonnet-4`): the wildcard takes it raw or encoded.
+  app.get('/v1/models/*', async (request, reply): Promise<ModelObject> => {
+    const ctx = hooks.context(request, reply);
+    const id = (request.params as { '*': string })['*'];
+    const route = ctx.snapshot.models.get(id);
+    // A model the key may not use is reported exactly like one that does not exist.
+    if (!route || !mayUse(ctx, id))
+      throw new GatewayError('model_not_found', `model ${id} does not exist or is not enabled for this key`, {
+        param: 'model',
+      });
+    return modelObject(ctx, route.model, route.ownedBy);
+  });
+}
+
+function modelObject(ctx: RequestContext, id: string, ownedBy: string): ModelObject {
+  return {
+    id,
+    object: 'model',
+    created: Math.floor(ctx.snapshot.loadedAt.getTime() / 1000),
+    owned_by: ownedBy,
+  };
 }

@@ -1,0 +1,229 @@
+/**
+ * The OpenAI Responses API: translated at the edge to the canonical chat request, run through
+ * the same pipeline as chat completions (money, guardrails, routing, router; not the semantic
+ * cache, which SPEC.md keeps to chat and messages), and translated back. Stored responses
+ * belong to the tenant and key that made them; anyone else gets the 404 of an unknown id.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { GatewayError, invalidParam } from '../../errors.ts';
+import type { ChatMessage } from '../../formats/openai/types.ts';
+import {
+  COMPACTION_PROMPT,
+  ResponsesStreamEncoder,
+  assistantTurnOf,
+  completionToResponse,
+  encodeCompaction,
+  itemPage,
+  listedItems,
+  type ListedItem,
+  responsesToChat,
+  responsesUsage,
+  type ResponseFrame,
+  type ResponsesRequest,
+} from '../../formats/responses/index.ts';
+import { runChat } from '../../pipeline/chat.ts';
+import { accessibleRoute, type RequestContext } from '../../pipeline/context.ts';
+import { estimatePromptTokens } from '../../accounting/tokens.ts';
+import type { PipelineDeps } from '../../pipeline/forward.ts';
+import { isStoreUnavailable } from '../../stores/errors.ts';
+import type { ResponseOwner, ResponseStore } from '../../stores/responses/types.ts';
+import {
+  CompactRequestSchema,
+  InputItemsQuery,
+  InputTokensSchema,
+  ResponseIdParams,
+  ResponsesRequestSchema,
+} from '../responses-schema.ts';
+import { writeStream } from '../stream-writer.ts';
+import { compactedOutput } from './responses-compact.ts';
+import { servedHeaders } from './headers.ts';
+import type { RouteHooks } from './hooks.ts';
+
+export function responsesRoute(
+  app: FastifyInstance,
+  deps: PipelineDeps,
+  hooks: RouteHooks,
+  backing: ResponseStore,
+): void {
+  const store = available(backing);
+  app.post('/v1/responses', { schema: { body: ResponsesRequestSchema } }, async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    const body = request.body as ResponsesRequest;
+    const owner = ownerOf(ctx);
+    const history = await historyOf(store, owner, body.previous_response_id);
+    const { chat, conversation } = responsesToChat(body, history);
+    const outcome = await runChat(deps, ctx, chat, 'responses').catch((err: unknown) => {
+      throw inClientTerms(err);
+    });
+    const frame: ResponseFrame = {
+      id: responseId(),
+      createdAt: Math.floor(ctx.startedAt / 1000),
+      model: outcome.kind === 'completion' ? outcome.completion.model : outcome.meta.model,
+      request: body,
+    };
+    // The answer is served and charged by now: a store that cannot keep it does not fail it
+    // (a later previous_response_id then gets the 404 of an unknown id).
+    const keep = async (response: ReturnType<typeof completionToResponse>): Promise<void> => {
+      if (body.store === false) return;
+      const turn = assistantTurnOf(response.output);
+      const stored = {
+        response,
+        conversation: turn ? [...conversation, turn] : conversation,
+        input: listedItems(body.input, response.id),
+      };
+      await store
+        .put(owner, stored)
+        .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'response not stored'));
+    };
+    if (outcome.kind === 'completion') {
+      const response = completionToResponse(outcome.completion, frame);
+      await keep(response);
+      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
+      return response;
+    }
+    reply.hijack();
+    const encoder = new ResponsesStreamEncoder(frame);
+    const result = await writeStream(
+      reply.raw,
+      servedHeaders(ctx, outcome),
+      encoder,
+      outcome.chunks,
+      async (end, gone) => {
+        const settled = await outcome.settle(end, gone);
+        // Stored before response.completed is written, so a client may chain on it at once.
+        if (end.outcome === 'complete' && !gone) await keep(encoder.seal(settled.usage));
+        return settled;
+      },
+    );
+    await hooks.streamed(request, result);
+  });
+
+  app.post('/v1/responses/compact', { schema: { body: CompactRequestSchema } }, async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    const body = request.body as ResponsesRequest;
+    const history = await historyOf(store, ownerOf(ctx), body.previous_response_id);
+    const { chat, conversation } = responsesToChat(
+      { model: body.model, input: body.input, instructions: body.instructions },
+      history,
+    );
+    chat.messages = [...chat.messages, { role: 'user', content: COMPACTION_PROMPT }];
+    const outcome = await runChat(deps, ctx, chat, 'responses').catch((err: unknown) => {
+      throw inClientTerms(err);
+    });
+    if (outcome.kind !== 'completion') throw new GatewayError('internal_error', 'compaction cannot stream');
+    const summary = outcome.completion.choices[0]?.message.content ?? '';
+    const id = responseId();
+    reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
+    return {
+      id,
+      object: 'response.compaction',
+      created_at: Math.floor(ctx.startedAt / 1000),
+      output: compactedOutput(id, conversation, encodeCompaction(summary)),
+      usage: responsesUsage(outcome.usage),
+    };
+  });
+
+  app.get('/v1/responses/:id', { schema: { params: ResponseIdParams } }, async (request, reply) => {
+    const entry = await store.get(ownerOf(hooks.context(request, reply)), idParam(request));
+    if (!entry) throw notFound(idParam(request));
+    return entry.response;
+  });
+
+  app.get(
+    '/v1/responses/:id/input_items',
+    { schema: { params: ResponseIdParams, querystring: InputItemsQuery } },
+    async (request, reply) => {
+      const entry = await store.get(ownerOf(hooks.context(request, reply)), idParam(request));
+      if (!entry) throw notFound(idParam(request));
+      const q = request.query as { limit?: string; order?: 'asc' | 'desc'; after?: string };
+      const limit = q.limit === undefined ? 20 : Number(q.limit);
+      if (limit < 1 || limit > 100) throw invalidParam('limit', 'must be between 1 and 100');
+      return itemPage((entry.input ?? []) as ListedItem[], {
+        limit,
+        order: q.order ?? 'desc',
+        after: q.after,
+      });
+    },
+  );
+
+  // Counted like admission counts (accounting/tokens.ts); no model is called, nothing is charged.
+  app.post('/v1/responses/input_tokens', { schema: { body: InputTokensSchema } }, async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    const body = request.body as ResponsesRequest;
+    accessibleRoute(ctx, body.model);
+    const history = await historyOf(store, ownerOf(ctx), body.previous_response_id);
+    const { chat } = responsesToChat({ ...body, stream: false }, history);
+    return { object: 'response.input_tokens', input_tokens: estimatePromptTokens(chat) };
+  });
+
+  app.delete('/v1/responses/:id', { schema: { params: ResponseIdParams } }, async (request, reply) => {
+    const id = idParam(request);
+    if (!(await store.delete(ownerOf(hooks.context(request, reply)), id))) throw notFound(id);
+    return { id, object: 'response.deleted', deleted: true };
+  });
+}
+
+/** A store that cannot be reached is a 503 for reads and deletes, not an internal error. */
+function available(store: ResponseStore): ResponseStore {
+  const wrap =
+    <A extends unknown[], R>(op: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      op(...args).catch((err: unknown) => {
+        throw isStoreUnavailable(err)
+          ? new GatewayError('service_unavailable', 'the response store is unavailable', { cause: err })
+          : err;
+      });
+  return {
+    put: wrap(store.put.bind(store)),
+    get: wrap(store.get.bind(store)),
+    delete: wrap(store.delete.bind(store)),
+  };
+}
+
+const ownerOf = (ctx: RequestContext): ResponseOwner => ({
+  tenant: ctx.tenant.name,
+  keyHash: ctx.key.hash.toString('hex'),
+});
+
+/** Never the request id: a caller may choose that one (x-request-id) and reuse it. */
+const responseId = (): string => `resp_${randomUUID().replaceAll('-', '')}`;
+
+const idParam = (request: FastifyRequest): string => (request.params as { id: string }).id;
+
+/** The same answer for another owner's id as for one that never existed. */
+const notFound = (id: string, param?: string): GatewayError =>
+  new GatewayError('not_found', `response ${id} not found`, param ? { param } : {});
+
+async function historyOf(
+  store: ResponseStore,
+  owner: ResponseOwner,
+  id: string | null | undefined,
+): Promise<ChatMessage[]> {
+  if (id === undefined || id === null) return [];
+  const entry = await store.get(owner, id);
+  if (!entry) throw notFound(id, 'previous_response_id');
+  return entry.conversation;
+}
+
+/** Canonical field names in pipeline errors → the Responses fields the client sent. */
+const CLIENT_PARAMS: Record<string, string> = {
+  max_completion_tokens: 'max_output_tokens',
+  max_tokens: 'max_output_tokens',
+  response_format: 'text.format',
+  reasoning_effort: 'reasoning.effort',
+  messages: 'input',
+};
+
+function inClientTerms(err: unknown): unknown {
+  if (!(err instanceof GatewayError) || err.param === undefined) return err;
+  const head = err.param.split(/[.[]/, 1)[0]!;
+  const param = CLIENT_PARAMS[head];
+  if (param === undefined) return err;
+  return new GatewayError(err.type, err.message.replace(err.param, param), {
+    param,
+    headers: err.headers,
+    status: err.status,
+    cause: err.cause,
+  });
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { ResponseObject } from '../../formats/responses/types.ts';
+import { MemoryResponseStore } from './memory.ts';
+
+const owner = { tenant: 'acme', keyHash: 'aa' };
+const entry = (id: string) => ({
+  response: { id, object: 'response' } as unknown as ResponseObject,
+  conversation: [{ role: 'user' as const, content: id }],
+});
+
+describe('MemoryResponseStore', () => {
+  it('keeps entries per owner: another tenant or key finds nothing and deletes nothing', async () => {
+    const store = new MemoryResponseStore();
+    await store.put(owner, entry('resp_1'));
+    expect(await store.get({ tenant: 'other', keyHash: 'aa' }, 'resp_1')).toBeUndefined();
+    expect(await store.get({ tenant: 'acme', keyHash: 'bb' }, 'resp_1')).toBeUndefined();
+    expect(await store.delete({ tenant: 'acme', keyHash: 'bb' }, 'resp_1')).toBe(false);
+    expect((await store.get(owner, 'resp_1'))?.conversation[0]?.content).toBe('resp_1');
+    expect(await store.delete(owner, 'resp_1')).toBe(true);
+    expect(await store.get(owner, 'resp_1')).toBeUndefined();
+  });
+
+  it('evicts the oldest beyond its bound and forgets entries after the TTL', async () => {
+    let now = 0;
+    const store = new MemoryResponseStore({ maxEntries: 2, ttlMs: 1000, clock: () => now });
+    for (const id of ['a', 'b', 'c']) await store.put(owner, entry(id));
+    expect(await store.get(owner, 'a')).toBeUndefined();
+    expect(await store.get(owner, 'c')).toBeDefined();
+    now = 1000;
+    expect(await store.get(owner, 'b')).toBeUndefined();
+    expect(await store.delete(owner, 'c')).toBe(false);
+  });
+
+  it('hands out copies: mutating what get returned changes nothing stored', async () => {
+    const store = new MemoryResponseStore();
+    await store.put(owner, entry('x'));
+    (await store.get(owner, 'x'))!.conversation.push({ role: 'user', content: 'more' });
+    expect((await store.get(owner, 'x'))!.conversation).toHaveLength(1);
+  });
+});
