@@ -501,7 +501,7 @@ describe('stored responses in Redis', () => {
       configFile: podA.configFile,
       env: { FAKE_PROVIDER_KEY: 'sk-fake' },
       watch: false,
-      shutdownGraceMs: 200,
+      drainTimeoutMs: 200,
       ...redis,
     });
     try {
