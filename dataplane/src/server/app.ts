@@ -31,6 +31,7 @@ import { embeddingsRoute } from './routes/embeddings.ts';
 import type { RouteHooks } from './routes/hooks.ts';
 import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
+import { moderationsRoute } from './routes/moderations.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 
@@ -196,6 +197,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   completionsRoute(app, opts.pipeline, hooks);
   embeddingsRoute(app, opts.pipeline, hooks);
   modelsRoute(app, hooks);
+  moderationsRoute(app, opts.pipeline, hooks);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,
