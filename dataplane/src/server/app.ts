@@ -32,6 +32,7 @@ import type { RouteHooks } from './routes/hooks.ts';
 import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
 import { moderationsRoute } from './routes/moderations.ts';
+import { tokenCounterRoute } from './routes/token-counter.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 
@@ -198,6 +199,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   embeddingsRoute(app, opts.pipeline, hooks);
   modelsRoute(app, hooks);
   moderationsRoute(app, opts.pipeline, hooks);
+  tokenCounterRoute(app, opts.pipeline, hooks);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,
