@@ -33,6 +33,7 @@ import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
 import { moderationsRoute } from './routes/moderations.ts';
 import { tokenCounterRoute } from './routes/token-counter.ts';
+import { rerankRoute } from './routes/rerank.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 
@@ -200,6 +201,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   modelsRoute(app, hooks);
   moderationsRoute(app, opts.pipeline, hooks);
   tokenCounterRoute(app, opts.pipeline, hooks);
+  rerankRoute(app, opts.pipeline, hooks);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,
