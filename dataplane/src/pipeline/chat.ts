@@ -10,7 +10,7 @@ import { forwardChat, type ChatOutcome } from './chat-forward.ts';
 import { accessibleRoute, promptTokensOf, reachableRoutes, type RequestContext } from './context.ts';
 import type { PipelineDeps } from './forward.ts';
 import { guardRequest } from './guardrails/stage.ts';
-import { lookupCache } from './cache/stage.ts';
+import { lookupCache, type CacheLookup } from './cache/stage.ts';
 import { serveHit } from './cache-hit.ts';
 import { compressConversation } from './compression/index.ts';
 import { routeByDifficulty, routingCandidates } from './routing/stage.ts';
@@ -22,7 +22,7 @@ export async function runChat(
   deps: PipelineDeps,
   ctx: RequestContext,
   req: ChatRequest,
-  endpoint: 'chat' | 'messages',
+  endpoint: 'chat' | 'messages' | 'generate_content',
 ): Promise<ChatOutcome> {
   Object.assign(ctx.usage, { endpoint, requestedModel: req.model, stream: req.stream === true });
   const needs = admissible(ctx, req);
@@ -39,7 +39,11 @@ export async function runChat(
   // reasoning effort) that would serve, so a hit is an answer this key may get, charged at
   // that model's price — never the requested model's entry filled by another model.
   req = applyRouting(ctx, req, needs);
-  const cached = await lookupCache(deps.cache, ctx, req, endpoint === 'messages' ? 'anthropic' : 'openai');
+  // SPEC.md caches chat completions and Messages only.
+  const cached: CacheLookup =
+    endpoint === 'generate_content'
+      ? { kind: 'miss', store: undefined }
+      : await lookupCache(deps.cache, ctx, req, endpoint === 'messages' ? 'anthropic' : 'openai');
   if (cached.kind === 'hit') return serveHit(deps, ctx, req, cached);
   req = withoutGatewayFields(req);
   req = await compressConversation(deps, ctx, req, endpoint);

@@ -34,6 +34,7 @@ import { modelsRoute } from './routes/models.ts';
 import { moderationsRoute } from './routes/moderations.ts';
 import { tokenCounterRoute } from './routes/token-counter.ts';
 import { rerankRoute } from './routes/rerank.ts';
+import { generateContentRoute } from './routes/generate-content.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 
@@ -202,6 +203,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   moderationsRoute(app, opts.pipeline, hooks);
   tokenCounterRoute(app, opts.pipeline, hooks);
   rerankRoute(app, opts.pipeline, hooks);
+  generateContentRoute(app, opts.pipeline, hooks);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,
