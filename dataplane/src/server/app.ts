@@ -35,6 +35,7 @@ import { moderationsRoute } from './routes/moderations.ts';
 import { tokenCounterRoute } from './routes/token-counter.ts';
 import { rerankRoute } from './routes/rerank.ts';
 import { generateContentRoute } from './routes/generate-content.ts';
+import { fineTuningRoutes } from './routes/fine-tuning.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 
@@ -204,6 +205,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   tokenCounterRoute(app, opts.pipeline, hooks);
   rerankRoute(app, opts.pipeline, hooks);
   generateContentRoute(app, opts.pipeline, hooks);
+  fineTuningRoutes(app, opts.pipeline, hooks);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,

@@ -18,12 +18,13 @@ export function passthroughRequest(
   method: 'GET' | 'POST',
   operation: string,
   body: Record<string, unknown> | undefined,
+  replaceModel = true,
 ): UpstreamRequest {
   const url =
     target.provider === 'azure-openai'
-      ? `${target.baseUrl}/openai/${operation}?api-version=${encodeURIComponent(target.apiVersion ?? '2024-10-21')}`
+      ? `${target.baseUrl}/openai/${operation}${operation.includes('?') ? '&' : '?'}api-version=${encodeURIComponent(target.apiVersion ?? '2024-10-21')}`
       : `${target.baseUrl}/${operation}`;
-  const payload = body && { ...body, model: target.upstreamModel };
+  const payload = body && replaceModel ? { ...body, model: target.upstreamModel } : body;
   return {
     method,
     url,
@@ -37,6 +38,7 @@ export async function passthroughCall(
   method: 'GET' | 'POST',
   operation: string,
   body: Record<string, unknown> | undefined,
+  replaceModel = true,
 ): Promise<Record<string, unknown>> {
   const target = ctx.deployment.target;
   if (!OPENAI_WIRE.has(target.provider))
@@ -45,7 +47,7 @@ export async function passthroughCall(
       status: 0,
       message: `deployment ${ctx.deployment.name} (${target.provider}) does not speak the OpenAI /${operation.split('/')[0]} API`,
     });
-  const res = await sendOk(ctx, passthroughRequest(target, method, operation, body), false);
+  const res = await sendOk(ctx, passthroughRequest(target, method, operation, body, replaceModel), false);
   let parsed: unknown;
   try {
     parsed = await res.body.json();
