@@ -46,7 +46,8 @@ export async function runChat(
       : await lookupCache(deps.cache, ctx, req, endpoint === 'messages' ? 'anthropic' : 'openai');
   if (cached.kind === 'hit') return serveHit(deps, ctx, req, cached);
   req = withoutGatewayFields(req);
-  req = await compressConversation(deps, ctx, req, endpoint);
+  // SPEC.md compresses chat completions and Messages only, as it caches them only.
+  if (endpoint !== 'generate_content') req = await compressConversation(deps, ctx, req, endpoint);
   return forwardChat(deps, ctx, req, needs, cached.store);
 }
 
