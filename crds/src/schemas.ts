@@ -33,6 +33,9 @@ export const Capabilities = [
   'prefill',
   'images',
   'audio',
+  'moderations',
+  'rerank',
+  'fine_tuning',
 ] as const;
 export type Capability = (typeof Capabilities)[number];
 
@@ -72,6 +75,8 @@ export const Pricing = Type.Object(
     perImage: Type.Optional(Usd),
     perSecond: Type.Optional(Usd),
     perCharacter: Type.Optional(Usd),
+    /** Per search (one rerank query over its documents), for rerank deployments. */
+    perSearch: Type.Optional(Usd),
   },
   { additionalProperties: false },
 );

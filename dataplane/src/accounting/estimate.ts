@@ -24,6 +24,8 @@ export interface OutputBound {
   maxTokens: number | undefined;
   /** Sequences generated: `n`, `best_of`, prompts of a batch, multiplied. 1 when absent. */
   sequences?: number | undefined;
+  /** Charges that are not per token (searches, images), already priced at the dearest deployment. */
+  unitCostUsd?: number | undefined;
 }
 
 export interface CostEstimate {
@@ -63,6 +65,8 @@ export function estimateCost(
   const sequences = Math.max(1, bound.sequences ?? 1);
   const prompt = Math.min(promptTokens, MAX_ESTIMATE_TOKENS);
   const output = Math.min(maxOutputTokens(routes, bound.maxTokens) * sequences, MAX_ESTIMATE_TOKENS);
-  const cost = costUsd(dearestPricing(...routes), { prompt_tokens: prompt, completion_tokens: output });
+  const cost =
+    costUsd(dearestPricing(...routes), { prompt_tokens: prompt, completion_tokens: output }) +
+    (bound.unitCostUsd ?? 0);
   return { promptTokens: prompt, maxOutputTokens: output, costUsd: Math.min(cost, MAX_ESTIMATE_USD) };
 }

@@ -4,7 +4,17 @@
  */
 import type { ProviderKind } from '@gantry/crds';
 
-export type UsageEndpoint = 'chat' | 'messages' | 'responses' | 'completions' | 'embeddings';
+export type UsageEndpoint =
+  | 'chat'
+  | 'messages'
+  | 'responses'
+  | 'completions'
+  | 'embeddings'
+  | 'moderations'
+  | 'rerank'
+  | 'token_counter'
+  | 'generate_content'
+  | 'fine_tuning';
 
 export interface GuardrailVerdictSummary {
   action: GuardrailAction;

@@ -19,6 +19,8 @@ export interface Pricing {
   inputPerMillionTokens: number;
   outputPerMillionTokens: number;
   cachedInputPerMillionTokens?: number | undefined;
+  /** USD per search (one rerank query over its documents). */
+  perSearch?: number | undefined;
 }
 
 export interface DeploymentTimeouts {

@@ -1,5 +1,7 @@
 /** Route table for the OpenAI and Azure OpenAI paths (prefix-tolerant). */
 import { asString } from './behaviour.ts';
+import { extraOpenaiRoute } from './openai-extra.ts';
+import { fineTuningRoute } from './fine-tuning.ts';
 import { answerChat, validateChat } from './openai-chat.ts';
 import { azureErrors, openaiErrors } from './openai-errors.ts';
 import {
@@ -88,7 +90,11 @@ function endpointOf(pathname: string): Endpoint | undefined {
 
 export function openaiRoute(method: string, pathname: string): Route | undefined {
   if (method === 'GET' && pathname.endsWith('/models') && !pathname.includes('/v1beta/')) return modelsRoute;
+  const fineTuning = fineTuningRoute(method, pathname, hasBearer, openaiErrors);
+  if (fineTuning) return fineTuning;
   if (method !== 'POST') return undefined;
+  const extra = extraOpenaiRoute(pathname, hasBearer, openaiErrors);
+  if (extra) return extra;
   const endpoint = endpointOf(pathname);
   if (!endpoint) return undefined;
   const az = /\/openai\/deployments\/([^/]+)\//.exec(pathname);

@@ -35,10 +35,13 @@ import type { RouteHooks } from './routes/hooks.ts';
 import { messagesRoute, anthropicErrorBody } from './routes/messages.ts';
 import { modelsRoute } from './routes/models.ts';
 import { countTokensRoute } from './routes/count-tokens.ts';
-import { tokenCounterRoute } from './routes/token-counter.ts';
-import { moderationsRoute } from './routes/moderations.ts';
 import { responsesRoute } from './routes/responses.ts';
 import type { ResponseStore } from '../stores/responses/types.ts';
+import { moderationsRoute } from './routes/moderations.ts';
+import { tokenCounterRoute } from './routes/token-counter.ts';
+import { rerankRoute } from './routes/rerank.ts';
+import { generateContentRoute } from './routes/generate-content.ts';
+import { fineTuningRoutes } from './routes/fine-tuning.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 
@@ -245,8 +248,11 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   embeddingsRoute(app, opts.pipeline, hooks);
   modelsRoute(app, hooks);
   countTokensRoute(app, hooks);
-  tokenCounterRoute(app, hooks);
-  moderationsRoute(app, hooks);
+  moderationsRoute(app, opts.pipeline, hooks);
+  tokenCounterRoute(app, opts.pipeline, hooks);
+  rerankRoute(app, opts.pipeline, hooks);
+  generateContentRoute(app, opts.pipeline, hooks);
+  fineTuningRoutes(app, opts.pipeline, hooks);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,

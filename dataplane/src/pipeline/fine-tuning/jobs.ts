@@ -1,0 +1,74 @@
+/**
+ * Fine-tuning jobs as the caller sees them. The upstream keeps the job; Gantry keeps no
+ * copy. Ownership travels with it: the job carries its tenant and key in `metadata`
+ * (OpenAI stores and filters on it), and the id the caller gets names the deployment that
+ * holds it, so any pod can find, check and answer it. Pure.
+ */
+import { invalidParam } from '../../errors.ts';
+
+export const OWNER_KEYS = { tenant: 'gantry_tenant', key: 'gantry_key', model: 'gantry_model' } as const;
+
+export interface Owner {
+  tenant: string;
+  keyId: string;
+}
+
+export interface JobRef {
+  deployment: string;
+  upstreamId: string;
+}
+
+const PREFIX = 'ftjob-gty';
+
+export function jobId(ref: JobRef): string {
+  return PREFIX + Buffer.from(JSON.stringify([ref.deployment, ref.upstreamId])).toString('base64url');
+}
+
+export function parseJobId(id: string): JobRef | undefined {
+  if (!id.startsWith(PREFIX)) return undefined;
+  try {
+    const v: unknown = JSON.parse(Buffer.from(id.slice(PREFIX.length), 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string')
+      return { deployment: v[0], upstreamId: v[1] };
+  } catch {
+    // not one of ours
+  }
+  return undefined;
+}
+
+/** The caller's metadata plus the owner's; the owner keys are Gantry's alone. */
+export function ownedMetadata(
+  metadata: Record<string, unknown> | undefined,
+  owner: Owner,
+  model: string,
+): Record<string, unknown> {
+  for (const k of Object.values(OWNER_KEYS))
+    if (metadata && k in metadata) throw invalidParam(`metadata.${k}`, 'is reserved by the gateway');
+  return {
+    ...metadata,
+    [OWNER_KEYS.tenant]: owner.tenant,
+    [OWNER_KEYS.key]: owner.keyId,
+    [OWNER_KEYS.model]: model,
+  };
+}
+
+const metadataOf = (job: Record<string, unknown>): Record<string, unknown> =>
+  typeof job.metadata === 'object' && job.metadata !== null ? (job.metadata as Record<string, unknown>) : {};
+
+export function ownedBy(job: Record<string, unknown>, owner: Owner): boolean {
+  const m = metadataOf(job);
+  return m[OWNER_KEYS.tenant] === owner.tenant && m[OWNER_KEYS.key] === owner.keyId;
+}
+
+/** The upstream job with Gantry's id and model name, and without the owner keys. */
+export function clientView(job: Record<string, unknown>, deployment: string): Record<string, unknown> {
+  const m = { ...metadataOf(job) };
+  const model = typeof m[OWNER_KEYS.model] === 'string' ? m[OWNER_KEYS.model] : job.model;
+  for (const k of Object.values(OWNER_KEYS)) delete m[k];
+  return {
+    ...job,
+    id: jobId({ deployment, upstreamId: String(job.id) }),
+    model,
+    metadata: Object.keys(m).length > 0 ? m : null,
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * `/v1/fine_tuning/jobs`: create through the router on a deployment with the `fine_tuning`
+ * capability; list, retrieve and cancel on the deployment that holds the job, answering
+ * only the tenant and key that created it (anyone else gets the 404 an unknown id gets).
+ * Training is billed by the provider when the job runs, long after this call: Gantry charges
+ * nothing here and records each call at zero cost (see docs/decisions.md).
+ */
+import type { Deployment } from '../../config/snapshot.ts';
+import { GatewayError, invalidParam } from '../../errors.ts';
+import { toGatewayError } from '../../router/errors.ts';
+import { UpstreamFailure } from '../../router/upstream.ts';
+import { admit } from '../admission.ts';
+import { accessibleRoute, mayUse, type RequestContext } from '../context.ts';
+import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
+import { passthroughCall } from '../passthrough/call.ts';
+import { settle } from '../settlement.ts';
+import { clientView, OWNER_KEYS, ownedBy, ownedMetadata, parseJobId, type Owner } from './jobs.ts';
+
+export interface CreateJobRequest {
+  model: string;
+  training_file: string;
+  metadata?: Record<string, unknown> | undefined;
+  [key: string]: unknown;
+}
+
+const ownerOf = (ctx: RequestContext): Owner => ({ tenant: ctx.tenant.name, keyId: ctx.key.id });
+
+const notFound = (id: string) =>
+  new GatewayError('not_found', `fine-tuning job ${id} not found`, { param: 'fine_tuning_job_id' });
+
+async function begin(deps: PipelineDeps, ctx: RequestContext, model: string | undefined): Promise<void> {
+  Object.assign(ctx.usage, { endpoint: 'fine_tuning', requestedModel: model ?? '', stream: false });
+  // Only the request count of the rate limit: there is no price to hold.
+  ctx.admission = await admit(
+    deps,
+    ctx,
+    () => [],
+    () => 0,
+    { maxTokens: 0 },
+  );
+}
+
+export async function createJob(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  req: CreateJobRequest,
+): Promise<Record<string, unknown>> {
+  const route = accessibleRoute(ctx, req.model);
+  if (!route.capabilities.has('fine_tuning'))
+    throw invalidParam(
+      'model',
+      `model ${req.model} has no deployment with the fine_tuning capability; fine-tuning needs one`,
+    );
+  const body = { ...req, metadata: ownedMetadata(req.metadata, ownerOf(ctx), req.model) };
+  await begin(deps, ctx, req.model);
+  const routed = await deps.router.execute(routeRequest(ctx, req.model, ['fine_tuning']), (d) =>
+    passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
+  );
+  await settle(deps, ctx, {
+    status: 200,
+    deployment: routed.deployment,
+    attempts: routed.log.attempts,
+    costUsd: 0,
+  });
+  return clientView(routed.value, routed.deployment.name);
+}
+
+function fineTuningDeployments(ctx: RequestContext): Deployment[] {
+  const out: Deployment[] = [];
+  for (const route of ctx.snapshot.models.values())
+    if (mayUse(ctx, route.model))
+      for (const d of route.deployments) if (d.capabilities.has('fine_tuning')) out.push(d);
+  return out;
+}
+
+/** Object-addressed calls go to the one deployment holding the job: no failover, upstream 404 is ours. */
+async function onDeployment(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  d: Deployment,
+  method: 'GET' | 'POST',
+  operation: string,
+  id: string,
+): Promise<Record<string, unknown>> {
+  try {
+    return await passthroughCall(
+      callContext(deps, ctx, d),
+      method,
+      operation,
+      method === 'POST' ? {} : undefined,
+      false,
+    );
+  } catch (err) {
+    if (!(err instanceof UpstreamFailure)) throw err;
+    if (err.upstream.status === 404) throw notFound(id);
+    throw toGatewayError(err.upstream, d.name);
+  }
+}
+
+async function ownedJob(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  id: string,
+): Promise<{ job: Record<string, unknown>; deployment: Deployment; upstreamId: string }> {
+  const ref = parseJobId(id);
+  const deployment = ref && fineTuningDeployments(ctx).find((d) => d.name === ref.deployment);
+  if (!ref || !deployment) throw notFound(id);
+  const path = `fine_tuning/jobs/${encodeURIComponent(ref.upstreamId)}`;
+  const job = await onDeployment(deps, ctx, deployment, 'GET', path, id);
+  if (!ownedBy(job, ownerOf(ctx))) throw notFound(id);
+  return { job, deployment, upstreamId: ref.upstreamId };
+}
+
+export async function retrieveJob(deps: PipelineDeps, ctx: RequestContext, id: string) {
+  await begin(deps, ctx, undefined);
+  const { job, deployment } = await ownedJob(deps, ctx, id);
+  await settle(deps, ctx, { status: 200, deployment, costUsd: 0 });
+  return clientView(job, deployment.name);
+}
+
+export async function cancelJob(deps: PipelineDeps, ctx: RequestContext, id: string) {
+  await begin(deps, ctx, undefined);
+  const { deployment, upstreamId } = await ownedJob(deps, ctx, id);
+  const path = `fine_tuning/jobs/${encodeURIComponent(upstreamId)}/cancel`;
+  const job = await onDeployment(deps, ctx, deployment, 'POST', path, id);
+  await settle(deps, ctx, { status: 200, deployment, costUsd: 0 });
+  return clientView(job, deployment.name);
+}
+
+/** The caller's jobs on every fine-tuning deployment it may use, newest first, paged by id. */
+export async function listJobs(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  page: { limit: number; after: string | undefined },
+) {
+  await begin(deps, ctx, undefined);
+  const owner = ownerOf(ctx);
+  const filter = `metadata[${OWNER_KEYS.tenant}]=${encodeURIComponent(owner.tenant)}&metadata[${OWNER_KEYS.key}]=${encodeURIComponent(owner.keyId)}`;
+  const seen = new Set<string>();
+  const jobs: Record<string, unknown>[] = [];
+  for (const d of fineTuningDeployments(ctx)) {
+    if (seen.has(d.name)) continue;
+    seen.add(d.name);
+    const body = await onDeployment(deps, ctx, d, 'GET', `fine_tuning/jobs?limit=100&${filter}`, 'list');
+    const data = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : [];
+    // The filter is asked for, and checked again: an upstream that ignores it must not leak.
+    for (const job of data) if (ownedBy(job, owner)) jobs.push(clientView(job, d.name));
+  }
+  jobs.sort((a, b) => Number(b.created_at ?? 0) - Number(a.created_at ?? 0));
+  const start = page.after === undefined ? 0 : jobs.findIndex((j) => j.id === page.after) + 1;
+  const data = jobs.slice(start, start + page.limit);
+  await settle(deps, ctx, { status: 200, costUsd: 0 });
+  return { object: 'list', data, has_more: jobs.length > start + page.limit };
+}

@@ -1,0 +1,88 @@
+/**
+ * `POST /v1/rerank`: proxied through the router to deployments with the `rerank`
+ * capability, charged per search (`pricing.perSearch`) plus the tokens read when the
+ * deployment prices tokens; the budget holds the dearest such charge before the call.
+ */
+import { randomUUID } from 'node:crypto';
+import { costUsd } from '../../accounting/cost.ts';
+import { estimateTextTokens } from '../../accounting/tokens.ts';
+import { dearestUnitCostUsd, unitCostUsd } from '../../accounting/unit-cost.ts';
+import type { Deployment } from '../../config/snapshot.ts';
+import { GatewayError } from '../../errors.ts';
+import type { AttemptLog } from '../../router/router.ts';
+import { admit } from '../admission.ts';
+import { accessibleRoute, reachableRoutes, type RequestContext } from '../context.ts';
+import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
+import { passthroughCall } from '../passthrough/call.ts';
+import { settle } from '../settlement.ts';
+import {
+  documentText,
+  readUpstreamRerank,
+  shapeResults,
+  type RerankRequest,
+  type RerankResponse,
+} from './shape.ts';
+
+export interface RerankOutcome {
+  response: RerankResponse;
+  costUsd: number;
+  deployment: Deployment;
+  log: AttemptLog;
+}
+
+/** A reranker reads the query once per document, and every document. */
+export function rerankTokens(req: RerankRequest): number {
+  const query = estimateTextTokens(req.query);
+  return req.documents.reduce((n, d) => n + query + estimateTextTokens(documentText(d)), 0);
+}
+
+export async function runRerank(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  req: RerankRequest,
+): Promise<RerankOutcome> {
+  Object.assign(ctx.usage, { endpoint: 'rerank', requestedModel: req.model, stream: false });
+  const route = accessibleRoute(ctx, req.model);
+  if (!route.capabilities.has('rerank'))
+    throw new GatewayError(
+      'unsupported_endpoint',
+      `model ${req.model} does not support the /v1/rerank endpoint`,
+      {
+        param: 'model',
+      },
+    );
+  const routes = () => reachableRoutes(ctx, req.model);
+  let tokens: number | undefined;
+  const counted = () => (tokens ??= rerankTokens(req));
+  ctx.admission = await admit(deps, ctx, routes, counted, {
+    maxTokens: 0,
+    unitCostUsd: dearestUnitCostUsd(routes(), { searches: 1 }),
+  });
+  const routed = await deps.router.execute(routeRequest(ctx, req.model, ['rerank']), (d) =>
+    passthroughCall(callContext(deps, ctx, d), 'POST', 'rerank', req).then((body) =>
+      readUpstreamRerank(body, req.documents.length),
+    ),
+  );
+  const up = routed.value;
+  const searches = up.searchUnits ?? 1;
+  const promptTokens = up.tokens ?? counted();
+  const pricing = routed.deployment.pricing;
+  const cost =
+    costUsd(pricing, { prompt_tokens: promptTokens, completion_tokens: 0 }) +
+    unitCostUsd(pricing, { searches });
+  await settle(deps, ctx, {
+    status: 200,
+    deployment: routed.deployment,
+    attempts: routed.log.attempts,
+    usage: { prompt_tokens: promptTokens, completion_tokens: 0 },
+    costUsd: cost,
+  });
+  const response: RerankResponse = {
+    id: up.id ?? `rerank-${randomUUID()}`,
+    model: req.model,
+    results: shapeResults(up.results, req),
+    meta: { billed_units: { search_units: searches } },
+    usage: { total_tokens: promptTokens },
+  };
+  return { response, costUsd: cost, deployment: routed.deployment, log: routed.log };
+}

@@ -1,0 +1,137 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { invalidParam } from '../../errors.ts';
+import { chatToGemini } from '../../formats/gemini/from-chat.ts';
+import { geminiToChat, type GeminiEdgeRequest } from '../../formats/gemini/to-chat.ts';
+import { runChat } from '../../pipeline/chat.ts';
+import type { PipelineDeps } from '../../pipeline/forward.ts';
+import { servedHeaders } from './headers.ts';
+import type { RouteHooks } from './hooks.ts';
+
+const open = { additionalProperties: true } as const;
+
+const Part = Type.Object(
+  {
+    text: Type.Optional(Type.String()),
+    thought: Type.Optional(Type.Boolean()),
+    inlineData: Type.Optional(
+      Type.Object({ mimeType: Type.String({ minLength: 1 }), data: Type.String() }, open),
+    ),
+    fileData: Type.Optional(
+      Type.Object({ mimeType: Type.Optional(Type.String()), fileUri: Type.String({ minLength: 1 }) }, open),
+    ),
+    functionCall: Type.Optional(
+      Type.Object({ name: Type.String({ minLength: 1 }), args: Type.Optional(Type.Object({}, open)) }, open),
+    ),
+    functionResponse: Type.Optional(
+      Type.Object({ name: Type.String({ minLength: 1 }), response: Type.Object({}, open) }, open),
+    ),
+  },
+  open,
+);
+
+const Content = Type.Object(
+  {
+    role: Type.Optional(Type.Union([Type.Literal('user'), Type.Literal('model')])),
+    parts: Type.Array(Part, { minItems: 1 }),
+  },
+  open,
+);
+
+export const GenerateContentSchema = Type.Object(
+  {
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    contents: Type.Array(Content, { minItems: 1, maxItems: 4096 }),
+    systemInstruction: Type.Optional(Type.Object({ parts: Type.Array(Part) }, open)),
+    tools: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            functionDeclarations: Type.Optional(
+              Type.Array(
+                Type.Object(
+                  {
+                    name: Type.String({ minLength: 1 }),
+                    description: Type.Optional(Type.String()),
+                    parameters: Type.Optional(Type.Object({}, open)),
+                  },
+                  open,
+                ),
+              ),
+            ),
+          },
+          open,
+        ),
+      ),
+    ),
+    toolConfig: Type.Optional(
+      Type.Object(
+        {
+          functionCallingConfig: Type.Object(
+            {
+              mode: Type.Union([Type.Literal('AUTO'), Type.Literal('ANY'), Type.Literal('NONE')]),
+              allowedFunctionNames: Type.Optional(Type.Array(Type.String())),
+            },
+            open,
+          ),
+        },
+        open,
+      ),
+    ),
+    generationConfig: Type.Optional(
+      Type.Object(
+        {
+          temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+          topP: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+          topK: Type.Optional(Type.Integer({ minimum: 1 })),
+          maxOutputTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+          candidateCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 8 })),
+          stopSequences: Type.Optional(Type.Array(Type.String(), { maxItems: 16 })),
+          presencePenalty: Type.Optional(Type.Number()),
+          frequencyPenalty: Type.Optional(Type.Number()),
+          seed: Type.Optional(Type.Integer()),
+          responseMimeType: Type.Optional(Type.String()),
+          responseSchema: Type.Optional(Type.Object({}, open)),
+          thinkingConfig: Type.Optional(
+            Type.Object({ thinkingBudget: Type.Optional(Type.Integer({ minimum: -1 })) }, open),
+          ),
+        },
+        open,
+      ),
+    ),
+  },
+  open,
+);
+
+/** `models/gemini-2.5-flash` (Gemini's resource name) and `gemini-2.5-flash` mean the same model. */
+const modelName = (raw: string): string => raw.replace(/^models\//, '');
+
+/**
+ * Gemini generateContent in, any provider out: the model comes from the body or `?model=`,
+ * the body is translated to the canonical request, run through the chat pipeline (guardrails,
+ * routing, money; not the semantic cache, which SPEC.md keeps to chat and Messages) and answered
+ * in Gemini's response shape.
+ */
+export function generateContentRoute(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
+  app.post(
+    '/v1/generateContent',
+    {
+      schema: {
+        body: GenerateContentSchema,
+        querystring: Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })) }, open),
+      },
+    },
+    async (request, reply) => {
+      const ctx = hooks.context(request, reply);
+      const body = request.body as GeminiEdgeRequest;
+      const query = request.query as { model?: string };
+      const raw = body.model ?? query.model;
+      if (raw === undefined) throw invalidParam('model', 'required in the body or as ?model=');
+      const chat = geminiToChat(body, modelName(raw));
+      const outcome = await runChat(deps, ctx, chat, 'generate_content');
+      if (outcome.kind !== 'completion') throw new Error('generateContent never streams');
+      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
+      return chatToGemini(outcome.completion, outcome.usage);
+    },
+  );
+}
