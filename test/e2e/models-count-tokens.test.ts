@@ -95,38 +95,3 @@ describe('POST /v1/messages/count_tokens', () => {
     );
   });
 });
-
-describe('POST /v1/utils/token_counter', () => {
-  const post = (key: string, body: unknown) =>
-    fetch(`${stack.baseURL}/utils/token_counter`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-
-  it('counts messages or a prompt the way admission does', async () => {
-    const messages = [
-      { role: 'system' as const, content: 'Be terse.' },
-      { role: 'user' as const, content: 'Count me, please.' },
-    ];
-    const res = await post(KEY, { model: 'gpt-test', messages });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
-      total_tokens: estimatePromptTokens({ model: 'gpt-test', messages }),
-      request_model: 'gpt-test',
-      model_used: 'gpt-test',
-      tokenizer_type: 'o200k_base',
-    });
-    const prompt = (await (await post(KEY, { model: 'gpt-test', prompt: 'Count me, please.' })).json()) as {
-      total_tokens: number;
-    };
-    expect(prompt.total_tokens).toBe(estimatePromptTokens({ model: 'gpt-test', messages: [messages[1]!] }));
-  });
-
-  it('answers 404 for a model the key may not use and 400 without exactly one input', async () => {
-    expect((await post(NARROW_KEY, { model: 'anthropic/claude-test', prompt: 'x' })).status).toBe(404);
-    const bad = await post(KEY, { model: 'gpt-test' });
-    expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('messages');
-  });
-});
