@@ -4,7 +4,16 @@
  */
 import type { ProviderKind } from '@gantry/crds';
 
-export type UsageEndpoint = 'chat' | 'messages' | 'responses' | 'completions' | 'embeddings';
+export type UsageEndpoint =
+  | 'chat'
+  | 'messages'
+  | 'responses'
+  | 'completions'
+  | 'embeddings'
+  | 'images'
+  | 'audio.transcriptions'
+  | 'audio.speech'
+  | 'videos';
 
 export interface GuardrailVerdictSummary {
   action: GuardrailAction;

@@ -19,6 +19,10 @@ export interface Pricing {
   inputPerMillionTokens: number;
   outputPerMillionTokens: number;
   cachedInputPerMillionTokens?: number | undefined;
+  /** Media endpoints, priced per unit rather than per token. */
+  perImage?: number | undefined;
+  perSecond?: number | undefined;
+  perCharacter?: number | undefined;
 }
 
 export interface DeploymentTimeouts {

@@ -2,11 +2,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorReply, Fault, Outcome } from './types.ts';
 
-export function readBody(req: IncomingMessage): Promise<string> {
+/** The body's bytes (JSON is decoded by the caller; multipart uploads carry binary files). */
+export function readRaw(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

@@ -39,6 +39,8 @@ import { tokenCounterRoute } from './routes/token-counter.ts';
 import { moderationsRoute } from './routes/moderations.ts';
 import { responsesRoute } from './routes/responses.ts';
 import type { ResponseStore } from '../stores/responses/types.ts';
+import { imagesRoute } from './routes/images.ts';
+import { mediaLimits } from './routes/media-scope.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 
@@ -61,6 +63,8 @@ export interface AppOptions {
   shutdown?: AbortSignal;
   /** Stored Responses-API responses; the pipeline's stores' unless given. */
   responses?: ResponseStore;
+  /** Largest file a media upload may carry (GANTRY_MAX_UPLOAD_BYTES); 25 MB when unset. */
+  maxUploadBytes?: number | undefined;
 }
 
 export { DEFAULT_BODY_LIMIT };
@@ -247,6 +251,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   countTokensRoute(app, hooks);
   tokenCounterRoute(app, hooks);
   moderationsRoute(app, hooks);
+  imagesRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,
