@@ -13,7 +13,7 @@ import { geminiRoute } from './gemini.ts';
 import { openaiError, requestIdHeaders } from './openai-errors.ts';
 import { openaiRoute } from './openai-routes.ts';
 import { isMultipart, parseMultipart } from './multipart.ts';
-import { readRaw, sendError, sendJson, sleep, untilClosed, writeStream } from './transport.ts';
+import { readRaw, sendError, sendRaw, sendJson, sleep, untilClosed, writeStream } from './transport.ts';
 import type { FakeProvider, FaultRule, RecordedRequest, Route } from './types.ts';
 
 export interface FakeProviderOptions {
@@ -113,6 +113,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const outcome = route.answer(ctx, { usage: fault?.type !== 'no-usage' });
   const headers = { ...requestIdHeaders(), ...outcome.headers };
   if (outcome.kind === 'json') return sendJson(res, 200, outcome.body, headers);
+  if (outcome.kind === 'raw') return sendRaw(res, outcome.contentType, outcome.body, headers);
   const streamError = (): string =>
     fault?.type === 'stream-error'
       ? route.errors.streamError({ status: fault.status ?? 500, code: fault.code, message: fault.message })

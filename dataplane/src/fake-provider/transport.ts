@@ -12,6 +12,19 @@ export function readRaw(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/** A binary answer in a few writes, as an audio stream arrives. */
+export function sendRaw(
+  res: ServerResponse,
+  contentType: string,
+  body: Buffer,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(200, { 'content-type': contentType, 'content-length': body.length, ...headers });
+  const chunk = Math.max(1, Math.ceil(body.length / 4));
+  for (let at = 0; at < body.length; at += chunk) res.write(body.subarray(at, at + chunk));
+  res.end();
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,

@@ -40,6 +40,7 @@ import { moderationsRoute } from './routes/moderations.ts';
 import { responsesRoute } from './routes/responses.ts';
 import type { ResponseStore } from '../stores/responses/types.ts';
 import { imagesRoute } from './routes/images.ts';
+import { audioRoute } from './routes/audio.ts';
 import { mediaLimits } from './routes/media-scope.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
@@ -252,6 +253,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   tokenCounterRoute(app, hooks);
   moderationsRoute(app, hooks);
   imagesRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
+  audioRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,
