@@ -33,6 +33,7 @@ export const Capabilities = [
   'prefill',
   'images',
   'audio',
+  'video',
 ] as const;
 export type Capability = (typeof Capabilities)[number];
 

@@ -10,6 +10,7 @@ import {
   validateEmbeddings,
 } from './openai-misc.ts';
 import { answerMedia, mediaEndpointOf, validateMedia, type MediaEndpoint } from './openai-media.ts';
+import { videoRoute } from './openai-videos.ts';
 import type { ErrorReply, Route, RouteContext } from './types.ts';
 
 type Endpoint = 'chat' | 'completions' | 'embeddings';
@@ -101,6 +102,8 @@ function media(endpoint: MediaEndpoint, azureDeployment: string | undefined): Ro
 
 export function openaiRoute(method: string, pathname: string): Route | undefined {
   if (method === 'GET' && pathname.endsWith('/models') && !pathname.includes('/v1beta/')) return modelsRoute;
+  const video = videoRoute(method, pathname);
+  if (video) return video;
   if (method !== 'POST') return undefined;
   const mediaEndpoint = mediaEndpointOf(pathname);
   if (mediaEndpoint) {

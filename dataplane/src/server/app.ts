@@ -41,6 +41,8 @@ import { responsesRoute } from './routes/responses.ts';
 import type { ResponseStore } from '../stores/responses/types.ts';
 import { imagesRoute } from './routes/images.ts';
 import { audioRoute } from './routes/audio.ts';
+import { videosRoute } from './routes/videos.ts';
+import { MemoryVideoJobStore } from '../pipeline/media/video-jobs.ts';
 import { mediaLimits } from './routes/media-scope.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
@@ -254,6 +256,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   moderationsRoute(app, hooks);
   imagesRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   audioRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
+  videosRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes), new MemoryVideoJobStore());
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,

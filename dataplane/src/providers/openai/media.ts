@@ -44,7 +44,8 @@ function mediaRequest(
       method: 'POST',
       url,
       headers,
-      body: JSON.stringify({ ...body.json, model: target.upstreamModel }),
+      // A remix takes its model from the source video.
+      body: JSON.stringify(op === 'videos/remix' ? body.json : { ...body.json, model: target.upstreamModel }),
     };
   const form = encodeMultipart({ ...body.fields, model: target.upstreamModel }, body.files);
   headers['content-type'] = form.contentType;
