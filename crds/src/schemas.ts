@@ -36,6 +36,7 @@ export const Capabilities = [
   'moderations',
   'rerank',
   'fine_tuning',
+  'video',
 ] as const;
 export type Capability = (typeof Capabilities)[number];
 

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS } from './server/limits.ts';
+import { DEFAULT_MAX_UPLOAD_BYTES } from './server/routes/media-scope.ts';
 
 export const FAKE_PROVIDER_MODES = ['auto', 'off'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -19,6 +20,7 @@ export interface CliOptions {
   fakeProvider: (typeof FAKE_PROVIDER_MODES)[number];
   logLevel: (typeof LOG_LEVELS)[number];
   maxBodyBytes: number;
+  maxUploadBytes: number;
   receiveTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -134,6 +136,14 @@ export const FLAGS: Record<string, Flag> = {
     env: 'GANTRY_MAX_BODY_BYTES',
     fallback: String(DEFAULT_BODY_LIMIT),
     help: 'largest request body',
+    check: integer(1),
+    expects: 'a positive integer (bytes)',
+  },
+  'max-upload-bytes': {
+    key: 'maxUploadBytes',
+    env: 'GANTRY_MAX_UPLOAD_BYTES',
+    fallback: String(DEFAULT_MAX_UPLOAD_BYTES),
+    help: 'largest file a media upload (images, audio, video reference) may carry (413 above)',
     check: integer(1),
     expects: 'a positive integer (bytes)',
   },

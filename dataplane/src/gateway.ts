@@ -54,6 +54,8 @@ export interface GatewayOptions {
   /** The breaker's clock (tests replay minutes of traffic without waiting); Date.now by default. */
   clock?: () => number;
   bodyLimitBytes?: number;
+  /** Largest file a media upload may carry; 25 MB when unset. */
+  maxUploadBytes?: number;
   /** Deepest JSON nesting a request body may have; 64 when unset. */
   maxJsonDepth?: number;
   requestTimeoutMs?: number;
@@ -266,6 +268,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     metrics,
     logger: opts.logger,
     bodyLimitBytes: opts.bodyLimitBytes,
+    maxUploadBytes: opts.maxUploadBytes,
     maxJsonDepth: opts.maxJsonDepth,
     requestTimeoutMs: opts.requestTimeoutMs,
     adminKeyHash: adminKeyHashFromEnv(env),

@@ -75,6 +75,7 @@ async function main(): Promise<void> {
     redisUrl: redisUrlWithPassword(process.env.GANTRY_REDIS_URL, process.env.GANTRY_REDIS_PASSWORD),
     milvusAddress: process.env.GANTRY_MILVUS_ADDRESS || undefined,
     bodyLimitBytes: options.maxBodyBytes,
+    maxUploadBytes: options.maxUploadBytes,
     journalDir: options.journalDir,
     journalRetryMs: options.journalRetryMs,
     maxJsonDepth: jsonDepthLimit(process.env.GANTRY_MAX_JSON_DEPTH, 'GANTRY_MAX_JSON_DEPTH'),

@@ -14,7 +14,11 @@ export type UsageEndpoint =
   | 'rerank'
   | 'token_counter'
   | 'generate_content'
-  | 'fine_tuning';
+  | 'fine_tuning'
+  | 'images'
+  | 'audio.transcriptions'
+  | 'audio.speech'
+  | 'videos';
 
 export interface GuardrailVerdictSummary {
   action: GuardrailAction;

@@ -21,6 +21,10 @@ export interface Pricing {
   cachedInputPerMillionTokens?: number | undefined;
   /** USD per search (one rerank query over its documents). */
   perSearch?: number | undefined;
+  /** Media endpoints, priced per unit rather than per token. */
+  perImage?: number | undefined;
+  perSecond?: number | undefined;
+  perCharacter?: number | undefined;
 }
 
 export interface DeploymentTimeouts {

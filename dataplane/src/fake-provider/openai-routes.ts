@@ -11,6 +11,8 @@ import {
   validateCompletion,
   validateEmbeddings,
 } from './openai-misc.ts';
+import { answerMedia, mediaEndpointOf, validateMedia, type MediaEndpoint } from './openai-media.ts';
+import { videoRoute } from './openai-videos.ts';
 import type { ErrorReply, Route, RouteContext } from './types.ts';
 
 type Endpoint = 'chat' | 'completions' | 'embeddings';
@@ -88,13 +90,32 @@ function endpointOf(pathname: string): Endpoint | undefined {
   return undefined;
 }
 
+/** Images, audio and videos: OpenAI and Azure differ only in credentials and the model's place. */
+function media(endpoint: MediaEndpoint, azureDeployment: string | undefined): Route {
+  return {
+    errors: azureDeployment === undefined ? openaiErrors : azureErrors,
+    authorized: (ctx) =>
+      hasBearer(ctx) || (azureDeployment !== undefined && (header(ctx, 'api-key') ?? '').trim() !== ''),
+    validate: (ctx) => validateMedia(endpoint, ctx.body, azureDeployment === undefined),
+    describe: (ctx) => ({ model: azureDeployment ?? asString(ctx.body.model), stream: false }),
+    answer: (ctx) => answerMedia(endpoint, ctx, asString(ctx.body.model) ?? azureDeployment ?? ''),
+  };
+}
+
 export function openaiRoute(method: string, pathname: string): Route | undefined {
   if (method === 'GET' && pathname.endsWith('/models') && !pathname.includes('/v1beta/')) return modelsRoute;
   const fineTuning = fineTuningRoute(method, pathname, hasBearer, openaiErrors);
   if (fineTuning) return fineTuning;
+  const video = videoRoute(method, pathname);
+  if (video) return video;
   if (method !== 'POST') return undefined;
   const extra = extraOpenaiRoute(pathname, hasBearer, openaiErrors);
   if (extra) return extra;
+  const mediaEndpoint = mediaEndpointOf(pathname);
+  if (mediaEndpoint) {
+    const deployment = /\/openai\/deployments\/([^/]+)\//.exec(pathname)?.[1];
+    return media(mediaEndpoint, deployment === undefined ? undefined : decodeURIComponent(deployment));
+  }
   const endpoint = endpointOf(pathname);
   if (!endpoint) return undefined;
   const az = /\/openai\/deployments\/([^/]+)\//.exec(pathname);

@@ -12,7 +12,8 @@ import { FaultBook, parseRules } from './faults.ts';
 import { geminiRoute } from './gemini.ts';
 import { openaiError, requestIdHeaders } from './openai-errors.ts';
 import { openaiRoute } from './openai-routes.ts';
-import { readBody, sendError, sendJson, sleep, untilClosed, writeStream } from './transport.ts';
+import { isMultipart, parseMultipart } from './multipart.ts';
+import { readRaw, sendError, sendRaw, sendJson, sleep, untilClosed, writeStream } from './transport.ts';
 import type { FakeProvider, FaultRule, RecordedRequest, Route } from './types.ts';
 
 export interface FakeProviderOptions {
@@ -68,12 +69,17 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const method = req.method ?? 'GET';
   const path = req.url ?? '/';
   const url = new URL(path, 'http://fake-provider');
-  const raw = await readBody(req);
+  const bytes = await readRaw(req);
+  const raw = bytes.toString('utf8');
   if (url.pathname.startsWith('/_fake/')) return control(state, method, url.pathname, raw, res);
 
   let parsed: unknown;
   let jsonOk = true;
-  if (raw.trim() !== '') {
+  const contentType = req.headers['content-type'];
+  if (isMultipart(contentType)) {
+    parsed = await parseMultipart(bytes, contentType!);
+    jsonOk = parsed !== undefined;
+  } else if (raw.trim() !== '') {
     try {
       parsed = JSON.parse(raw);
     } catch {
@@ -107,6 +113,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const outcome = route.answer(ctx, { usage: fault?.type !== 'no-usage' });
   const headers = { ...requestIdHeaders(), ...outcome.headers };
   if (outcome.kind === 'json') return sendJson(res, 200, outcome.body, headers);
+  if (outcome.kind === 'raw') return sendRaw(res, outcome.contentType, outcome.body, headers);
   const streamError = (): string =>
     fault?.type === 'stream-error'
       ? route.errors.streamError({ status: fault.status ?? 500, code: fault.code, message: fault.message })

@@ -2,13 +2,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorReply, Fault, Outcome } from './types.ts';
 
-export function readBody(req: IncomingMessage): Promise<string> {
+/** The body's bytes (JSON is decoded by the caller; multipart uploads carry binary files). */
+export function readRaw(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/** A binary answer in a few writes, as an audio stream arrives. */
+export function sendRaw(
+  res: ServerResponse,
+  contentType: string,
+  body: Buffer,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(200, { 'content-type': contentType, 'content-length': body.length, ...headers });
+  const chunk = Math.max(1, Math.ceil(body.length / 4));
+  for (let at = 0; at < body.length; at += chunk) res.write(body.subarray(at, at + chunk));
+  res.end();
 }
 
 export function sendJson(

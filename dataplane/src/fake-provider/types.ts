@@ -99,6 +99,8 @@ export interface Frame {
 
 export type Outcome =
   | { kind: 'json'; body: unknown; headers?: Record<string, string> }
+  /** Text or binary answers of the media routes (transcripts as text/srt/vtt, speech audio). */
+  | { kind: 'raw'; contentType: string; body: Buffer; headers?: Record<string, string> }
   | {
       kind: 'stream';
       contentType: string;

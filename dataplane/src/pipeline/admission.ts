@@ -7,7 +7,7 @@
  */
 import { GatewayError } from '../errors.ts';
 import type { ModelRoute } from '../config/snapshot.ts';
-import { estimateCost, type OutputBound } from '../accounting/estimate.ts';
+import { estimateCost, MAX_ESTIMATE_USD, type OutputBound } from '../accounting/estimate.ts';
 import { formatUsd } from '../accounting/cost.ts';
 import type { Stores } from '../stores/index.ts';
 import { isStoreUnavailable, type RateDecision, type RateTicket, type Reservation } from '../stores/index.ts';
@@ -63,6 +63,8 @@ export async function admit(
   routes: () => readonly ModelRoute[],
   promptTokens: () => number,
   output: OutputBound,
+  /** Media endpoints priced per unit (image, second, character): the estimate in USD instead of tokens. */
+  unitEstimateUsd?: (routes: readonly ModelRoute[]) => number,
 ): Promise<Admission> {
   const stores = deps.stores;
   const spec = ctx.key.spec;
@@ -76,9 +78,15 @@ export async function admit(
       { headers: { 'retry-after': '1' } },
     );
   const metered = spec.budget !== undefined || spec.rateLimit?.tokensPerMinute !== undefined;
-  const estimate = metered
-    ? estimateCost(routes(), promptTokens(), output)
-    : { promptTokens: 0, maxOutputTokens: 0, costUsd: 0 };
+  const estimate = !metered
+    ? { promptTokens: 0, maxOutputTokens: 0, costUsd: 0 }
+    : unitEstimateUsd
+      ? {
+          promptTokens: 0,
+          maxOutputTokens: 0,
+          costUsd: Math.min(unitEstimateUsd(routes()), MAX_ESTIMATE_USD),
+        }
+      : estimateCost(routes(), promptTokens(), output);
   const admission: Admission = { ticket: undefined, reservation: undefined };
 
   if (spec.rateLimit) {

@@ -36,6 +36,11 @@ export interface UpstreamRequest {
   body: string | undefined;
 }
 
+/** What the upstream client sends: JSON text, or the bytes of a multipart upload (media). */
+export interface RawUpstreamRequest extends Omit<UpstreamRequest, 'body'> {
+  body: string | Uint8Array | undefined;
+}
+
 /**
  * Why an upstream call failed, normalised. The router decides what to do from `kind`
  * alone: retry, fail over, go to a larger model, or return the reason to the caller.
@@ -108,6 +113,39 @@ export interface ProviderAdapter {
   readonly chat: ChatAdapter;
   readonly embeddings?: EmbeddingsAdapter;
   readonly completions?: CompletionsAdapter;
+  /** Images, audio and video endpoints (OpenAI wire format). */
+  readonly media?: MediaAdapter;
   /** Classify a non-2xx upstream answer. `body` is the raw text (possibly truncated). */
   error(status: number, headers: Record<string, string | string[] | undefined>, body: string): UpstreamError;
+}
+
+/** The media endpoints, by the path OpenAI serves them under. */
+export type MediaOperation =
+  | 'images/generations'
+  | 'images/edits'
+  | 'images/variations'
+  | 'audio/transcriptions'
+  | 'audio/speech'
+  | 'videos'
+  | 'videos/remix'
+  | 'videos/retrieve'
+  | 'videos/content';
+
+/** One uploaded file, already read and checked at the edge. */
+export interface MediaFile {
+  field: string;
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+/** A media request as the caller sent it: JSON fields, or multipart fields and files. */
+export type MediaBody =
+  | { kind: 'json'; json: Record<string, unknown> }
+  | { kind: 'multipart'; fields: Record<string, string>; files: MediaFile[] }
+  | { kind: 'none' };
+
+export interface MediaAdapter {
+  /** `id` addresses an existing upstream object (a video job) for the operations that need one. */
+  request(op: MediaOperation, body: MediaBody, target: UpstreamTarget, id?: string): RawUpstreamRequest;
 }

@@ -12,7 +12,7 @@ import type {
   EmbeddingRequest,
   EmbeddingResponse,
 } from '../formats/openai/types.ts';
-import type { ProviderAdapter, UpstreamRequest } from '../providers/types.ts';
+import type { ProviderAdapter, RawUpstreamRequest } from '../providers/types.ts';
 import { GatewayError } from '../errors.ts';
 import {
   classifyUpstreamFailure,
@@ -36,7 +36,7 @@ export interface CallContext {
 /** Send and return the response when it is a 2xx; any other status becomes an UpstreamFailure. */
 export async function sendOk(
   ctx: CallContext,
-  req: UpstreamRequest,
+  req: RawUpstreamRequest,
   stream: boolean,
 ): Promise<UpstreamResponse> {
   const t = ctx.deployment.timeouts;

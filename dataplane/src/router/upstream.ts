@@ -4,7 +4,7 @@
  * pool never stalls on a failover path.
  */
 import { Agent, request, type Dispatcher } from 'undici';
-import type { UpstreamError, UpstreamRequest } from '../providers/types.ts';
+import type { RawUpstreamRequest, UpstreamError } from '../providers/types.ts';
 
 export interface CallTimeouts {
   connectMs: number;
@@ -64,7 +64,7 @@ export class UpstreamClient {
   }
 
   async send(
-    req: UpstreamRequest,
+    req: RawUpstreamRequest,
     timeouts: CallTimeouts,
     clientSignal: AbortSignal,
   ): Promise<UpstreamResponse> {

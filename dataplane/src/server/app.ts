@@ -42,6 +42,11 @@ import { tokenCounterRoute } from './routes/token-counter.ts';
 import { rerankRoute } from './routes/rerank.ts';
 import { generateContentRoute } from './routes/generate-content.ts';
 import { fineTuningRoutes } from './routes/fine-tuning.ts';
+import { imagesRoute } from './routes/images.ts';
+import { audioRoute } from './routes/audio.ts';
+import { videosRoute } from './routes/videos.ts';
+import { MemoryVideoJobStore } from '../pipeline/media/video-jobs.ts';
+import { mediaLimits } from './routes/media-scope.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 
@@ -64,6 +69,8 @@ export interface AppOptions {
   shutdown?: AbortSignal;
   /** Stored Responses-API responses; the pipeline's stores' unless given. */
   responses?: ResponseStore;
+  /** Largest file a media upload may carry (GANTRY_MAX_UPLOAD_BYTES); 25 MB when unset. */
+  maxUploadBytes?: number | undefined;
 }
 
 export { DEFAULT_BODY_LIMIT };
@@ -253,6 +260,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   rerankRoute(app, opts.pipeline, hooks);
   generateContentRoute(app, opts.pipeline, hooks);
   fineTuningRoutes(app, opts.pipeline, hooks);
+  imagesRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
+  audioRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
+  videosRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes), new MemoryVideoJobStore());
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,

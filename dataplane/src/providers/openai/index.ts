@@ -1,5 +1,6 @@
 import type { ProviderAdapter } from '../types.ts';
 import { classifyOpenAIError } from './errors.ts';
+import { openaiMediaAdapter } from './media.ts';
 import { chatRequest, completionsRequest, embeddingsRequest } from './request.ts';
 import { chatResponse, completionsResponse, embeddingsResponse } from './response.ts';
 import { completionsStreamUsage, OpenAIStreamTranslator } from './stream.ts';
@@ -17,6 +18,7 @@ const adapter = (kind: 'openai' | 'openai-compatible' | 'azure-openai'): Provide
     response: completionsResponse,
     streamUsage: completionsStreamUsage,
   },
+  media: openaiMediaAdapter,
   error: classifyOpenAIError,
 });
 

@@ -12,7 +12,8 @@ const AZURE_DEFAULT_API_VERSION = '2024-10-21';
 /** Where an OpenAI-style operation lives: Azure addresses the deployment in the path. */
 export function endpointUrl(
   target: UpstreamTarget,
-  operation: 'chat/completions' | 'completions' | 'embeddings',
+  /** An OpenAI path below /v1: chat/completions, embeddings, images/generations, videos/{id}, ... */
+  operation: string,
 ) {
   if (target.provider === 'azure-openai') {
     const version = encodeURIComponent(target.apiVersion ?? AZURE_DEFAULT_API_VERSION);

@@ -1,0 +1,88 @@
+/** Image generation, edits and variations: checked fields, per-image price, JSON answer passed through. */
+import { invalidParam } from '../../errors.ts';
+import { UpstreamFailure } from '../../router/upstream.ts';
+import type { MediaBody, MediaOperation } from '../../providers/types.ts';
+import type { RequestContext } from '../context.ts';
+import type { PipelineDeps } from '../forward.ts';
+import type { Served } from '../chat.ts';
+import { imageUnits } from './pricing.ts';
+import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
+
+/** OpenAI's ceiling on images per request. */
+export const MAX_IMAGES = 10;
+
+export interface ImageParams {
+  model: string;
+  n: number;
+  size: string | undefined;
+  quality: string | undefined;
+}
+
+const RESPONSE_FORMATS = new Set(['url', 'b64_json']);
+
+/**
+ * The fields that decide routing and price, from a JSON body or multipart fields (where
+ * every value is text). `prompt` is required except for variations.
+ */
+export function imageParams(fields: Readonly<Record<string, unknown>>, op: MediaOperation): ImageParams {
+  const model = fields.model;
+  if (typeof model !== 'string' || model === '') throw invalidParam('model', 'is required');
+  if (op !== 'images/variations') {
+    const prompt = fields.prompt;
+    if (typeof prompt !== 'string' || prompt.trim() === '') throw invalidParam('prompt', 'is required');
+  }
+  const rawN = fields.n ?? 1;
+  const n = typeof rawN === 'string' && /^\d+$/.test(rawN) ? Number(rawN) : rawN;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_IMAGES)
+    throw invalidParam('n', `must be an integer from 1 to ${MAX_IMAGES}`);
+  for (const name of ['size', 'quality', 'style'] as const) {
+    const v = fields[name];
+    if (v !== undefined && typeof v !== 'string') throw invalidParam(name, 'must be a string');
+  }
+  const size = fields.size as string | undefined;
+  if (size !== undefined && size !== 'auto' && !/^\d{1,5}x\d{1,5}$/.test(size))
+    throw invalidParam('size', 'must be <width>x<height> or auto');
+  const format = fields.response_format;
+  if (format !== undefined && (typeof format !== 'string' || !RESPONSE_FORMATS.has(format)))
+    throw invalidParam('response_format', 'must be url or b64_json');
+  return { model, n, size, quality: fields.quality as string | undefined };
+}
+
+const reported = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+export async function runImages(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  op: MediaOperation,
+  params: ImageParams,
+  body: MediaBody,
+): Promise<Served & { response: Record<string, unknown>; costUsd: number }> {
+  const estimatePerImage = imageUnits(params.size, params.quality);
+  const routing = await admitMedia(deps, ctx, {
+    endpoint: 'images',
+    path: `/v1/${op}`,
+    model: params.model,
+    capability: 'images',
+    unit: 'perImage',
+    estimateUnits: params.n * estimatePerImage,
+  });
+  const routed = await executeMedia(deps, ctx, routing, async (call) => {
+    const answer = await readJsonObject(call, await sendMedia(call, op, body, false));
+    if (!Array.isArray(answer.data))
+      throw new UpstreamFailure({
+        kind: 'server',
+        status: 200,
+        message: `upstream answered ${op} without a data array`,
+      });
+    return { answer, data: answer.data as unknown[] };
+  });
+  const { answer, data } = routed.value;
+  // Charged for what came back at the size and quality it came in, never more than was asked for.
+  const delivered = Math.min(data.length, params.n);
+  const perImage = Math.min(
+    estimatePerImage,
+    imageUnits(reported(answer.size) ?? params.size, reported(answer.quality) ?? params.quality, 1),
+  );
+  const cost = await settleMedia(deps, ctx, routed, 'perImage', delivered * perImage);
+  return { response: answer, costUsd: cost, deployment: routed.deployment, log: routed.log };
+}

@@ -1,0 +1,151 @@
+/**
+ * Video jobs: created (and remixed) through the router, priced per second of video when the
+ * job is accepted; read back and downloaded from the deployment that holds the job, by the
+ * tenant and key that created it only.
+ */
+import { randomBytes } from 'node:crypto';
+import { GatewayError, invalidParam } from '../../errors.ts';
+import type { MediaBody } from '../../providers/types.ts';
+import type { Deployment } from '../../config/snapshot.ts';
+import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts';
+import type { Served } from '../chat.ts';
+import type { RequestContext } from '../context.ts';
+import { callContext, type PipelineDeps } from '../forward.ts';
+import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
+import { ownedJob, type VideoJob, type VideoJobStore } from './video-jobs.ts';
+
+/** OpenAI's default clip length when `seconds` is absent. */
+export const DEFAULT_VIDEO_SECONDS = 4;
+/** The longest clip accepted (and so the largest estimate). */
+export const MAX_VIDEO_SECONDS = 60;
+
+export function videoSeconds(value: unknown): number {
+  if (value === undefined) return DEFAULT_VIDEO_SECONDS;
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_VIDEO_SECONDS)
+    throw invalidParam('seconds', `must be a whole number of seconds from 1 to ${MAX_VIDEO_SECONDS}`);
+  return n;
+}
+
+const newId = (): string => `video_${randomBytes(16).toString('hex')}`;
+
+/** The caller sees Gantry's id; the upstream's stays inside. */
+const shown = (record: Record<string, unknown>, job: VideoJob, remixOf?: string) => ({
+  ...record,
+  id: job.id,
+  model: job.model,
+  ...(remixOf !== undefined && { remixed_from_video_id: remixOf }),
+});
+
+function reportedSeconds(record: Record<string, unknown>, asked: number): number {
+  const s = Number(record.seconds);
+  return Number.isFinite(s) && s > 0 ? Math.min(s, MAX_VIDEO_SECONDS) : asked;
+}
+
+export interface VideoResult extends Served {
+  record: Record<string, unknown>;
+  costUsd: number;
+}
+
+/** POST /v1/videos (and /v1/videos/generations), and remix (`source` = the owned job remixed). */
+export async function createVideo(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  store: VideoJobStore,
+  fields: Record<string, unknown>,
+  body: MediaBody,
+  source?: VideoJob,
+): Promise<VideoResult> {
+  const model = source?.model ?? fields.model;
+  if (typeof model !== 'string' || model === '') throw invalidParam('model', 'is required');
+  if (typeof fields.prompt !== 'string' || fields.prompt.trim() === '')
+    throw invalidParam('prompt', 'is required');
+  // A remix is as long as its source.
+  const seconds = source ? source.seconds : videoSeconds(fields.seconds);
+  const routing = await admitMedia(deps, ctx, {
+    endpoint: 'videos',
+    path: source ? '/v1/videos/{video_id}/remix' : '/v1/videos',
+    model,
+    capability: 'video',
+    unit: 'perSecond',
+    estimateUnits: seconds,
+  });
+  const routed = await executeMedia(
+    deps,
+    ctx,
+    source ? { ...routing, filter: (d) => d.name === source.deployment } : routing,
+    async (call) => {
+      const res = await sendMedia(call, source ? 'videos/remix' : 'videos', body, false, source?.upstreamId);
+      const record = await readJsonObject(call, res);
+      if (typeof record.id !== 'string')
+        throw new UpstreamFailure({ kind: 'server', status: 200, message: 'upstream video job has no id' });
+      return record;
+    },
+  );
+  const billed = reportedSeconds(routed.value, seconds);
+  const job: VideoJob = {
+    id: newId(),
+    seconds: billed,
+    upstreamId: routed.value.id as string,
+    tenant: ctx.tenant.name,
+    keyId: ctx.key.id,
+    model,
+    deployment: routed.deployment.name,
+    createdAt: Date.now(),
+  };
+  await store.put(job);
+  const cost = await settleMedia(deps, ctx, routed, 'perSecond', billed);
+  return {
+    record: shown(routed.value, job, source?.id),
+    costUsd: cost,
+    deployment: routed.deployment,
+    log: routed.log,
+  };
+}
+
+/** The caller's job, or a 404 that does not say whether it exists for someone else. */
+export async function findJob(ctx: RequestContext, store: VideoJobStore, id: string): Promise<VideoJob> {
+  const job = ownedJob(await store.get(id), ctx.tenant.name, ctx.key.id);
+  if (!job) throw new GatewayError('not_found', `video ${id} not found`);
+  return job;
+}
+
+function holder(ctx: RequestContext, job: VideoJob): Deployment {
+  const d = ctx.snapshot.models.get(job.model)?.deployments.find((x) => x.name === job.deployment);
+  if (!d)
+    throw new GatewayError(
+      'not_found',
+      `video ${job.id} is held by deployment ${job.deployment}, which is no longer configured`,
+    );
+  return d;
+}
+
+/** GET the job record or its content from the deployment that holds it. */
+export async function readVideo(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  job: VideoJob,
+  what: 'videos/retrieve' | 'videos/content',
+): Promise<UpstreamResponse> {
+  const call = callContext(deps, ctx, holder(ctx, job));
+  try {
+    return await sendMedia(call, what, { kind: 'none' }, what === 'videos/content', job.upstreamId);
+  } catch (err) {
+    if (err instanceof UpstreamFailure) {
+      const status = err.upstream.status === 404 ? 'not_found' : 'upstream_error';
+      throw new GatewayError(
+        status,
+        status === 'not_found' ? `video ${job.id} not found upstream` : err.message,
+      );
+    }
+    throw err;
+  }
+}
+
+export async function videoRecord(deps: PipelineDeps, ctx: RequestContext, job: VideoJob) {
+  const res = await readVideo(deps, ctx, job, 'videos/retrieve');
+  const record = await readJsonObject(callContext(deps, ctx, holder(ctx, job)), res).catch((err: unknown) => {
+    throw err instanceof UpstreamFailure ? new GatewayError('upstream_error', err.message) : err;
+  });
+  return shown(record, job);
+}

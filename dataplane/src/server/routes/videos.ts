@@ -1,0 +1,82 @@
+/**
+ * Video jobs: POST /v1/videos (and the compatibility route /v1/videos/generations, JSON or
+ * multipart with an input_reference image), GET /v1/videos/{video_id}, GET …/content and
+ * POST …/remix. Jobs belong to the tenant and key that created them.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { invalidParam } from '../../errors.ts';
+import type { PipelineDeps } from '../../pipeline/forward.ts';
+import { IMAGE_TYPES } from '../../pipeline/media/sniff.ts';
+import { readUpload } from '../../pipeline/media/upload.ts';
+import type { VideoJobStore } from '../../pipeline/media/video-jobs.ts';
+import { createVideo, findJob, readVideo, videoRecord } from '../../pipeline/media/videos.ts';
+import { servedHeaders } from './headers.ts';
+import type { RouteHooks } from './hooks.ts';
+import { withMultipart, type MediaLimits } from './media-scope.ts';
+
+const jsonObject = (v: unknown): Record<string, unknown> => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw invalidParam('body', 'must be a JSON object');
+  return v as Record<string, unknown>;
+};
+
+interface VideoParams {
+  Params: { video_id: string };
+}
+
+export function videosRoute(
+  app: FastifyInstance,
+  deps: PipelineDeps,
+  hooks: RouteHooks,
+  limits: MediaLimits,
+  store: VideoJobStore,
+): void {
+  const create = async (request: FastifyRequest, reply: FastifyReply) => {
+    const ctx = hooks.context(request, reply);
+    if (request.isMultipart()) {
+      const upload = await readUpload(request, {
+        maxFileBytes: limits.maxUploadBytes,
+        files: { input_reference: IMAGE_TYPES },
+      });
+      const result = await createVideo(deps, ctx, store, upload.fields, { kind: 'multipart', ...upload });
+      reply.headers(servedHeaders(ctx, result, result.costUsd));
+      return result.record;
+    }
+    const body = jsonObject(request.body);
+    const result = await createVideo(deps, ctx, store, body, { kind: 'json', json: body });
+    reply.headers(servedHeaders(ctx, result, result.costUsd));
+    return result.record;
+  };
+
+  withMultipart(app, limits, (scope) => {
+    scope.post('/v1/videos', create);
+    scope.post('/v1/videos/generations', create);
+  });
+
+  app.get<VideoParams>('/v1/videos/:video_id', async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    return videoRecord(deps, ctx, await findJob(ctx, store, request.params.video_id));
+  });
+
+  app.get<VideoParams>('/v1/videos/:video_id/content', async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    const res = await readVideo(
+      deps,
+      ctx,
+      await findJob(ctx, store, request.params.video_id),
+      'videos/content',
+    );
+    const type = res.headers['content-type'];
+    reply.header('content-type', (Array.isArray(type) ? type[0] : type) ?? 'application/octet-stream');
+    return reply.send(res.body);
+  });
+
+  app.post<VideoParams>('/v1/videos/:video_id/remix', async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    const source = await findJob(ctx, store, request.params.video_id);
+    const body = jsonObject(request.body);
+    const result = await createVideo(deps, ctx, store, body, { kind: 'json', json: body }, source);
+    reply.headers(servedHeaders(ctx, result, result.costUsd));
+    return result.record;
+  });
+}
