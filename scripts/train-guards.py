@@ -43,7 +43,7 @@ TEST_SHARE = 0.25
 DEV_SHARE = 0.2
 # Operating points chosen on dev: injection at most this false-positive rate on benign
 # texts, toxicity at least this precision.
-INJ_MAX_FP = 0.005
+INJ_MAX_FP = 0.01
 TOX_MIN_PRECISION = 0.97
 
 
@@ -104,7 +104,8 @@ def load_repo_cases(names):
 
 def load_templates(split):
     seen, out = set(), []
-    for text, label, kind, lang in templates.generate(split, SEED, per_lang=70 if split != "test" else 40):
+    n = 70 if split != "test" else 40
+    for text, label, kind, lang in templates.generate(split, SEED, per_lang=n) + templates.generate_twins(split, SEED, n):
         if text in seen:
             continue
         seen.add(text)
@@ -163,8 +164,8 @@ def train(examples, label, C):
         for r in wr:
             rows.append(r)
             ys.append(y)
-            # A long text contributes as much as a short one, not once per window.
-            ws.append(1.0 / len(wr))
+            # A long text counts for more than a short one, but not once per window.
+            ws.append(1.0 / np.sqrt(len(wr)))
     X = matrix(rows)
     y = np.array(ys)
     w = np.array(ws)
@@ -198,6 +199,10 @@ def text_logit(text, q, scale, bias):
     return best
 
 
+def is_lookalike(e):
+    return e["kind"] in ("lookalike", "roleplay", "long_roleplay_benign", "none") or (e["source"].startswith("gantry:") and not e["inj"])
+
+
 def choose_cut(logits, labels, mode):
     order = sorted(set(logits))
     neg = [z for z, y in zip(logits, labels) if not y]
@@ -225,13 +230,16 @@ def main():
 
     models = {}
     for name, label, C, mode in [
-        ("injection", lambda e: e["inj"], 4.0, "fp"),
+        ("injection", lambda e: e["inj"], 1.0, "fp"),
         ("toxicity", lambda e: int(e["tox"] is not None), 4.0, "precision"),
     ]:
         coef, bias = train(splits["train"], label, C)
         q, scale = quantise(coef)
-        dev_logits = [text_logit(e["text"], q, scale, bias) for e in splits["dev"]]
-        cut = choose_cut(dev_logits, [label(e) for e in splits["dev"]], mode)
+        # Injection's operating point is set on the hard negatives (look-alikes), where
+        # false positives live; toxicity's on the whole dev split.
+        dev = [e for e in splits["dev"] if mode != "fp" or e["inj"] or is_lookalike(e)]
+        dev_logits = [text_logit(e["text"], q, scale, bias) for e in dev]
+        cut = choose_cut(dev_logits, [label(e) for e in dev], mode)
         models[name] = {"q": q, "scale": scale, "bias": bias, "cut": cut}
         print(name, "scale", scale, "bias", bias, "cut", cut, "nonzero", int((q != 0).sum()))
 

@@ -36,19 +36,21 @@ function isSeparator(cp: number): boolean {
   );
 }
 
-function isWordCode(cp: number): boolean {
-  if (cp < 128) return (cp >= 48 && cp <= 57) || (cp >= 97 && cp <= 122) || (cp >= 65 && cp <= 90);
-  return !isSeparator(cp);
-}
+/** ASCII: 1 for a lower-case letter or digit, 2 for an upper-case letter, 0 otherwise. */
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = 1;
+for (let c = 97; c <= 122; c++) ASCII_CLASS[c] = 1;
+for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = 2;
 
+/** Code point at i of a string (BMP fast path; a lone surrogate stands for itself). */
 function codePointAt(text: string, i: number): number {
   const c = text.charCodeAt(i);
-  if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
-    const d = text.charCodeAt(i + 1);
-    if (d >= 0xdc00 && d < 0xe000) return ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
-  }
-  return c;
+  if (c < 0xd800 || c >= 0xdc00 || i + 1 >= text.length) return c;
+  const d = text.charCodeAt(i + 1);
+  return d >= 0xdc00 && d < 0xe000 ? ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000 : c;
 }
+
+const isWordCode = (cp: number): boolean => (cp < 128 ? ASCII_CLASS[cp] !== 0 : !isSeparator(cp));
 
 /** Per-token sums of both models' weights and feature counts, with token offsets. */
 export interface TokenSums {
@@ -62,9 +64,12 @@ export interface TokenSums {
   n: Int32Array;
 }
 
+const MAX_TOKEN_CPS = 4096;
+
 export class FeatureScorer {
   private readonly mask: number;
-  private readonly cps = new Int32Array(4096);
+  /** Code points of the current token, from index 1; index 0 and the end hold the 4-gram pads. */
+  private readonly pad = new Int32Array(MAX_TOKEN_CPS + 2);
 
   constructor(
     private readonly spec: FeatureSpec,
@@ -87,86 +92,104 @@ export class FeatureScorer {
       sum1: new Int32Array(cap),
       n: new Int32Array(cap),
     };
+    const pad = this.pad;
+    const w = this.weights;
+    const mask = this.mask;
+    const maxGram = this.spec.maxGramChars;
     let prev = -1;
     let i = 0;
     const len = text.length;
     while (i < len) {
-      let cp = codePointAt(text, i);
-      if (!isWordCode(cp)) {
-        i += cp > 0xffff ? 2 : 1;
-        continue;
+      let cp = text.charCodeAt(i);
+      if (cp < 128) {
+        if (ASCII_CLASS[cp] === 0) {
+          i++;
+          continue;
+        }
+      } else {
+        cp = codePointAt(text, i);
+        if (isSeparator(cp)) {
+          i += cp > 0xffff ? 2 : 1;
+          continue;
+        }
       }
+      // Read the token: lower-case ASCII in place, anything else through toLowerCase.
       const start = i;
+      let n = 0;
       let ascii = true;
       while (i < len) {
-        cp = codePointAt(text, i);
-        if (!isWordCode(cp)) break;
-        if (cp >= 128) ascii = false;
-        i += cp > 0xffff ? 2 : 1;
+        const c = text.charCodeAt(i);
+        if (c < 128) {
+          const k = ASCII_CLASS[c];
+          if (k === 0) break;
+          if (n < MAX_TOKEN_CPS) pad[++n] = k === 2 ? c | 0x20 : c;
+          i++;
+        } else {
+          const p = codePointAt(text, i);
+          if (!isWordCode(p)) break;
+          ascii = false;
+          i += p > 0xffff ? 2 : 1;
+        }
       }
-      prev = this.token(text, start, i, ascii, prev, out);
+      if (!ascii) {
+        n = 0;
+        const lower = text.slice(start, i).toLowerCase();
+        for (let k = 0; k < lower.length && n < MAX_TOKEN_CPS;) {
+          const p = codePointAt(lower, k);
+          pad[++n] = p;
+          k += p > 0xffff ? 2 : 1;
+        }
+      }
+      // Word hash over the whole token.
+      let h = FNV_OFFSET ^ SEED_WORD;
+      for (let k = 1; k <= n; k++) h = Math.imul(h ^ (pad[k] as number), FNV_PRIME);
+      h >>>= 0;
+      let idx = (h & mask) << 1;
+      let s0 = w[idx] as number;
+      let s1 = w[idx + 1] as number;
+      let f = 1;
+      if (prev >= 0) {
+        const b = Math.imul(Math.imul(prev ^ 0x9e3779b9, FNV_PRIME) ^ h, FNV_PRIME) >>> 0;
+        idx = (b & mask) << 1;
+        s0 += w[idx] as number;
+        s1 += w[idx + 1] as number;
+        f++;
+      }
+      prev = h;
+      // 4-grams of \x02 token \x03 over the first maxGramChars code points.
+      const g = n < maxGram ? n : maxGram;
+      const saved = pad[g + 1] as number;
+      pad[0] = 2;
+      pad[g + 1] = 3;
+      const padded = g + 2;
+      if (padded <= 4) {
+        let x = FNV_OFFSET ^ SEED_GRAM;
+        for (let k = 0; k < padded; k++) x = Math.imul(x ^ (pad[k] as number), FNV_PRIME);
+        idx = ((x >>> 0) & mask) << 1;
+        s0 += w[idx] as number;
+        s1 += w[idx + 1] as number;
+        f++;
+      } else {
+        for (let j = 0; j + 4 <= padded; j++) {
+          let x = Math.imul(FNV_OFFSET ^ SEED_GRAM ^ (pad[j] as number), FNV_PRIME);
+          x = Math.imul(x ^ (pad[j + 1] as number), FNV_PRIME);
+          x = Math.imul(x ^ (pad[j + 2] as number), FNV_PRIME);
+          x = Math.imul(x ^ (pad[j + 3] as number), FNV_PRIME);
+          idx = ((x >>> 0) & mask) << 1;
+          s0 += w[idx] as number;
+          s1 += w[idx + 1] as number;
+          f++;
+        }
+      }
+      pad[g + 1] = saved;
+      const t = out.count++;
+      out.starts[t] = start;
+      out.ends[t] = i;
+      out.sum0[t] = s0;
+      out.sum1[t] = s1;
+      out.n[t] = f;
     }
     return out;
-  }
-
-  /** Hashes one token's features into `out`; returns its word hash for the next bigram. */
-  private token(text: string, start: number, end: number, ascii: boolean, prev: number, out: TokenSums): number {
-    const cps = this.cps;
-    let len = 0;
-    if (ascii) {
-      for (let k = start; k < end && len < cps.length; k++) {
-        const c = text.charCodeAt(k);
-        cps[len++] = c >= 65 && c <= 90 ? c | 0x20 : c;
-      }
-    } else {
-      const lower = text.slice(start, end).toLowerCase();
-      for (let k = 0; k < lower.length && len < cps.length; ) {
-        const cp = codePointAt(lower, k);
-        cps[len++] = cp;
-        k += cp > 0xffff ? 2 : 1;
-      }
-    }
-    const w = this.weights;
-    const mask = this.mask;
-    let s0 = 0;
-    let s1 = 0;
-    let n = 0;
-    let h = (FNV_OFFSET ^ SEED_WORD) >>> 0;
-    for (let k = 0; k < len; k++) h = Math.imul(h ^ (cps[k] as number), FNV_PRIME);
-    h >>>= 0;
-    let idx = (h & mask) << 1;
-    s0 += w[idx] as number;
-    s1 += w[idx + 1] as number;
-    n++;
-    if (prev >= 0) {
-      let b = Math.imul((prev ^ 0x9e3779b9) >>> 0, FNV_PRIME);
-      b = Math.imul((b ^ h) >>> 0, FNV_PRIME) >>> 0;
-      idx = (b & mask) << 1;
-      s0 += w[idx] as number;
-      s1 += w[idx + 1] as number;
-      n++;
-    }
-    // Character 4-grams of \x02 token \x03 over the token's first maxGramChars code points.
-    const g = Math.min(len, this.spec.maxGramChars);
-    const padded = g + 2;
-    const at = (j: number): number => (j === 0 ? 2 : j === padded - 1 ? 3 : (cps[j - 1] as number));
-    const grams = padded <= 4 ? 1 : padded - 3;
-    for (let j = 0; j < grams; j++) {
-      let x = (FNV_OFFSET ^ SEED_GRAM) >>> 0;
-      const stop = padded <= 4 ? padded : j + 4;
-      for (let k = j; k < stop; k++) x = Math.imul(x ^ at(k), FNV_PRIME);
-      idx = ((x >>> 0) & mask) << 1;
-      s0 += w[idx] as number;
-      s1 += w[idx + 1] as number;
-      n++;
-    }
-    const t = out.count++;
-    out.starts[t] = start;
-    out.ends[t] = end;
-    out.sum0[t] = s0;
-    out.sum1[t] = s1;
-    out.n[t] = n;
-    return h;
   }
 }
 
