@@ -11,6 +11,7 @@
  * (9- and 11-digit national numbers) unless a word nearby names them.
  */
 import { isIP } from 'node:net';
+import { PiiEntities, type PiiEntity } from '@gantry/crds';
 import type { Finding } from './types.ts';
 import { phoneScore } from './phone.ts';
 import { dedupeOverlaps, isWordCode } from './spans.ts';
@@ -26,20 +27,9 @@ import {
   ukNinoValid,
 } from './validators.ts';
 
-export const PiiKinds = [
-  'EMAIL',
-  'PHONE',
-  'CREDIT_CARD',
-  'IBAN',
-  'US_SSN',
-  'IP_ADDRESS',
-  'UK_NINO',
-  'DE_TAX_ID',
-  'ES_DNI',
-  'NL_BSN',
-  'BR_CPF',
-] as const;
-export type PiiKind = (typeof PiiKinds)[number];
+/** One list for the detector and the policy schema, so a kind cannot be missing from either. */
+export const PiiKinds = PiiEntities;
+export type PiiKind = PiiEntity;
 
 /** Below every sensible threshold: reported for tuning, never acted on by default. */
 const WEAK = 0.3;
