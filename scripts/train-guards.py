@@ -45,6 +45,8 @@ DEV_SHARE = 0.2
 # texts, toxicity at least this precision.
 INJ_MAX_FP = 0.01
 TOX_MIN_PRECISION = 0.97
+PROJECT_WEIGHT = 10.0
+TOX_MAX_FP = 0.01
 
 
 def git_show(mirror, src):
@@ -126,8 +128,9 @@ def build(mirror):
     # The project's own labelled probes: corpus and probes/ for training, the two held-out
     # files for test (the model never sees them).
     probes = sorted(f"probes/{p}" for p in os.listdir(os.path.join(ROOT, "test/data/guardrails/probes")))
-    for row in load_repo_cases(["corpus.jsonl", *probes]):
-        splits["dev" if bucket(row["text"]) < DEV_SHARE else "train"].append(row)
+    # All of them train: they are few, and they are where the project's definitions live
+    # (its unit tests hold the guards to them).
+    splits["train"] += load_repo_cases(["corpus.jsonl", *probes])
     splits["test"] += load_repo_cases(["holdout.jsonl", "holdout2.jsonl"])
     stats = {"davidson_rows": len(dav), "awesome_rows": awe_rows, "awesome_dropped_as_jailbreak": awe_dropped}
     return splits, stats
@@ -136,7 +139,7 @@ def build(mirror):
 def window_rows(text):
     toks = F.text_features(text)
     rows = []
-    for a, b in F.windows(len(toks)):
+    for a, b in F.windows(len(toks), small=False):
         counts = {}
         for feats in toks[a:b]:
             for f in feats:
@@ -164,8 +167,11 @@ def train(examples, label, C):
         for r in wr:
             rows.append(r)
             ys.append(y)
-            # A long text counts for more than a short one, but not once per window.
-            ws.append(1.0 / np.sqrt(len(wr)))
+            # A long text counts for more than a short one, but not once per window. The
+            # project's own probes define its categories (undirected swearing is not toxic,
+            # talk about injection is not injection) where the public sets disagree, so
+            # they weigh more than a tweet.
+            ws.append((PROJECT_WEIGHT if ex["source"].startswith("gantry:") else 1.0) / np.sqrt(len(wr)))
     X = matrix(rows)
     y = np.array(ys)
     w = np.array(ws)
@@ -240,6 +246,15 @@ def main():
         dev = [e for e in splits["dev"] if mode != "fp" or e["inj"] or is_lookalike(e)]
         dev_logits = [text_logit(e["text"], q, scale, bias) for e in dev]
         cut = choose_cut(dev_logits, [label(e) for e in dev], mode)
+        if mode == "precision":
+            # Also at most TOX_MAX_FP of the benign texts that are not tweets (the project's
+            # probes, role-play, templates): Davidson's labels call any swearing offensive,
+            # the project does not, and its look-alikes must stay clean.
+            others = [(z, label(e)) for z, e in zip(dev_logits, dev) if e["source"] != "davidson"]
+            negs = sorted((z for z, y in others if not y), reverse=True)
+            allowed = int(TOX_MAX_FP * len(negs))
+            if allowed < len(negs):
+                cut = max(cut, negs[allowed] + 1e-6)
         models[name] = {"q": q, "scale": scale, "bias": bias, "cut": cut}
         print(name, "scale", scale, "bias", bias, "cut", cut, "nonzero", int((q != 0).sum()))
 
@@ -263,6 +278,8 @@ def main():
         "dimBits": F.DIM_BITS,
         "window": F.WINDOW,
         "stride": F.STRIDE,
+        "smallWindow": F.SMALL_WINDOW,
+        "smallStride": F.SMALL_STRIDE,
         "maxGramChars": F.MAX_GRAM_CHARS,
         "models": {k: {"scale": v["scale"], "bias": v["bias"], "cut": v["cut"]} for k, v in models.items()},
         "sha256": hashlib.sha256(both.tobytes()).hexdigest(),

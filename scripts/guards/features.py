@@ -10,7 +10,9 @@ must give the same indices for the same text, and a parity test checks it on fix
             of \x02 token \x03 (only its first MAX_GRAM_CHARS code points, so a long
             base64 run costs no more than a word); index = 32-bit FNV-1a hash & (DIM - 1)
   windows   tokens [a, a + WINDOW) for a = 0, STRIDE, ...; the last one ends at the last
-            token; a text shorter than WINDOW is one window. A window's vector is its feature
+            token; a text shorter than WINDOW is one window. Scoring adds windows of
+            SMALL_WINDOW tokens every SMALL_STRIDE the same way; a text's score is its best
+            window's. A window's vector is its feature
             counts divided by sqrt(number of features), so length does not move the score.
 """
 
@@ -18,6 +20,8 @@ DIM_BITS = 18
 DIM = 1 << DIM_BITS
 WINDOW = 48
 STRIDE = 16
+SMALL_WINDOW = 16
+SMALL_STRIDE = 8
 MAX_GRAM_CHARS = 24
 SEED_WORD = 1
 SEED_GRAM = 2
@@ -97,9 +101,18 @@ def text_features(text):
     return out
 
 
-def windows(n_tokens):
-    if n_tokens <= WINDOW:
+def _spans(n_tokens, size, stride):
+    if n_tokens <= size:
         return [(0, n_tokens)]
-    spans = [(a, a + WINDOW) for a in range(0, n_tokens - WINDOW, STRIDE)]
-    spans.append((n_tokens - WINDOW, n_tokens))
+    spans = [(a, a + size) for a in range(0, n_tokens - size, stride)]
+    spans.append((n_tokens - size, n_tokens))
+    return spans
+
+
+def windows(n_tokens, small=True):
+    """Training windows are WINDOW long; scoring adds SMALL_WINDOW ones (when the text is
+    longer than that), so a short attack at the end of a long message is not diluted."""
+    spans = _spans(n_tokens, WINDOW, STRIDE)
+    if small and n_tokens > SMALL_WINDOW:
+        spans += _spans(n_tokens, SMALL_WINDOW, SMALL_STRIDE)
     return spans

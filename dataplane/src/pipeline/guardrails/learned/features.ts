@@ -18,6 +18,8 @@ export interface FeatureSpec {
   dimBits: number;
   window: number;
   stride: number;
+  smallWindow: number;
+  smallStride: number;
   maxGramChars: number;
 }
 
@@ -196,11 +198,24 @@ export class FeatureScorer {
 /** Window [from, to) of tokens. */
 export type Window = [number, number];
 
-/** The windows the trainer scored: WINDOW tokens every STRIDE, the last ending at the end. */
+function spans(count: number, size: number, stride: number, out: Window[]): void {
+  if (count <= size) {
+    out.push([0, count]);
+    return;
+  }
+  for (let a = 0; a < count - size; a += stride) out.push([a, a + size]);
+  out.push([count - size, count]);
+}
+
+/**
+ * The windows a text is scored on (as scripts/guards/features.py): `window` tokens every
+ * `stride`, the last ending at the end, plus `smallWindow`-token ones every `smallStride`
+ * when the text is longer than that, so a short attack after a long message still fills
+ * most of some window.
+ */
 export function windows(count: number, spec: FeatureSpec): Window[] {
-  if (count <= spec.window) return [[0, count]];
   const out: Window[] = [];
-  for (let a = 0; a < count - spec.window; a += spec.stride) out.push([a, a + spec.window]);
-  out.push([count - spec.window, count]);
+  spans(count, spec.window, spec.stride, out);
+  if (count > spec.smallWindow) spans(count, spec.smallWindow, spec.smallStride, out);
   return out;
 }

@@ -114,7 +114,7 @@ export function parseHeader(json: string): ModelHeader {
   const h = JSON.parse(json) as Partial<ModelHeader>;
   if (h.format !== 'gantry-guards-v1')
     throw new Error(`learned guard model: unknown format ${String(h.format)}`);
-  for (const key of ['dimBits', 'window', 'stride', 'maxGramChars'] as const)
+  for (const key of ['dimBits', 'window', 'stride', 'smallWindow', 'smallStride', 'maxGramChars'] as const)
     if (!Number.isInteger(h[key]) || (h[key] as number) <= 0)
       throw new Error(`learned guard model: ${key} must be a positive integer`);
   for (const m of ['injection', 'toxicity'] as const) {

@@ -10,8 +10,11 @@
 import type { Finding, GuardrailName } from '../types.ts';
 import type { WindowScore } from './model.ts';
 
-/** Scores under this are noise; reporting them would only crowd the findings. */
-export const REPORT_FLOOR = 0.3;
+/**
+ * The model speaks only at or above its operating point: below it, its score is a guess
+ * a tenant cannot read, and it would crowd the rules' named, explainable findings.
+ */
+export const REPORT_FLOOR = 0.5;
 export const LEARNED_CATEGORY = 'classifier';
 
 export function learnedFinding(guardrail: GuardrailName, s: WindowScore): Finding[] {
