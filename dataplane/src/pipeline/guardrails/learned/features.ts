@@ -83,17 +83,33 @@ export class FeatureScorer {
       throw new Error(`learned guard weights: expected ${2 << spec.dimBits} values, got ${weights.length}`);
   }
 
+  /** Reused between calls (one text at a time per process), grown when a text needs more. */
+  private buf: TokenSums = {
+    count: 0,
+    starts: new Int32Array(0),
+    ends: new Int32Array(0),
+    sum0: new Int32Array(0),
+    sum1: new Int32Array(0),
+    n: new Int32Array(0),
+  };
+
+  /** The returned arrays are valid until the next call. */
   tokenSums(text: string): TokenSums {
     // A token has at least one code unit and one separator after it, so this bounds the count.
     const cap = (text.length >> 1) + 1;
-    const out: TokenSums = {
-      count: 0,
-      starts: new Int32Array(cap),
-      ends: new Int32Array(cap),
-      sum0: new Int32Array(cap),
-      sum1: new Int32Array(cap),
-      n: new Int32Array(cap),
-    };
+    if (this.buf.starts.length < cap) {
+      const size = Math.max(cap, this.buf.starts.length * 2);
+      this.buf = {
+        count: 0,
+        starts: new Int32Array(size),
+        ends: new Int32Array(size),
+        sum0: new Int32Array(size),
+        sum1: new Int32Array(size),
+        n: new Int32Array(size),
+      };
+    }
+    const out = this.buf;
+    out.count = 0;
     const pad = this.pad;
     const w = this.weights;
     const mask = this.mask;
@@ -198,13 +214,13 @@ export class FeatureScorer {
 /** Window [from, to) of tokens. */
 export type Window = [number, number];
 
-function spans(count: number, size: number, stride: number, out: Window[]): void {
+function spans(count: number, size: number, stride: number, visit: (a: number, b: number) => void): void {
   if (count <= size) {
-    out.push([0, count]);
+    visit(0, count);
     return;
   }
-  for (let a = 0; a < count - size; a += stride) out.push([a, a + size]);
-  out.push([count - size, count]);
+  for (let a = 0; a < count - size; a += stride) visit(a, a + size);
+  visit(count - size, count);
 }
 
 /**
@@ -213,9 +229,13 @@ function spans(count: number, size: number, stride: number, out: Window[]): void
  * when the text is longer than that, so a short attack after a long message still fills
  * most of some window.
  */
+export function forEachWindow(count: number, spec: FeatureSpec, visit: (a: number, b: number) => void): void {
+  spans(count, spec.window, spec.stride, visit);
+  if (count > spec.smallWindow) spans(count, spec.smallWindow, spec.smallStride, visit);
+}
+
 export function windows(count: number, spec: FeatureSpec): Window[] {
   const out: Window[] = [];
-  spans(count, spec.window, spec.stride, out);
-  if (count > spec.smallWindow) spans(count, spec.smallWindow, spec.smallStride, out);
+  forEachWindow(count, spec, (a, b) => out.push([a, b]));
   return out;
 }

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { FeatureScorer, windows, type FeatureSpec } from './features.ts';
+import { FeatureScorer, forEachWindow, type FeatureSpec } from './features.ts';
 
 export type LearnedModelName = 'injection' | 'toxicity';
 
@@ -55,6 +55,8 @@ export function toScore(logit: number, cut: number): number {
 
 export class LearnedGuards {
   private readonly scorer: FeatureScorer;
+  /** Interleaved prefix sums (model 0, model 1, feature count), reused between calls. */
+  private prefix = new Float64Array(0);
 
   constructor(
     readonly header: ModelHeader,
@@ -66,32 +68,33 @@ export class LearnedGuards {
   score(text: string): LearnedScores {
     const t = this.scorer.tokenSums(text);
     const { injection, toxicity } = this.header.models;
+    const count = t.count;
     // Prefix sums make every window O(1).
-    const p0 = new Float64Array(t.count + 1);
-    const p1 = new Float64Array(t.count + 1);
-    const pn = new Float64Array(t.count + 1);
-    for (let k = 0; k < t.count; k++) {
-      p0[k + 1] = (p0[k] as number) + (t.sum0[k] as number);
-      p1[k + 1] = (p1[k] as number) + (t.sum1[k] as number);
-      pn[k + 1] = (pn[k] as number) + (t.n[k] as number);
+    if (this.prefix.length < 3 * (count + 1)) this.prefix = new Float64Array(6 * (count + 1));
+    const p = this.prefix;
+    p[0] = p[1] = p[2] = 0;
+    for (let k = 0; k < count; k++) {
+      const o = 3 * k;
+      p[o + 3] = (p[o] as number) + (t.sum0[k] as number);
+      p[o + 4] = (p[o + 1] as number) + (t.sum1[k] as number);
+      p[o + 5] = (p[o + 2] as number) + (t.n[k] as number);
     }
-    let best0 = -Infinity;
-    let best1 = -Infinity;
-    let w0: [number, number] = [0, 0];
-    let w1: [number, number] = [0, 0];
-    for (const [a, b] of windows(t.count, this.header)) {
-      const n = (pn[b] as number) - (pn[a] as number);
+    const best = { z0: -Infinity, z1: -Infinity, a0: 0, b0: 0, a1: 0, b1: 0 };
+    const visit = (a: number, b: number): void => {
+      const n = (p[3 * b + 2] as number) - (p[3 * a + 2] as number);
       const norm = n > 0 ? 1 / Math.sqrt(n) : 0;
-      const z0 = injection.bias + ((p0[b] as number) - (p0[a] as number)) * injection.scale * norm;
-      const z1 = toxicity.bias + ((p1[b] as number) - (p1[a] as number)) * toxicity.scale * norm;
-      if (z0 > best0) [best0, w0] = [z0, [a, b]];
-      if (z1 > best1) [best1, w1] = [z1, [a, b]];
-    }
-    const span = ([a, b]: [number, number]): { start: number; end: number } =>
+      const z0 = injection.bias + ((p[3 * b] as number) - (p[3 * a] as number)) * injection.scale * norm;
+      const z1 =
+        toxicity.bias + ((p[3 * b + 1] as number) - (p[3 * a + 1] as number)) * toxicity.scale * norm;
+      if (z0 > best.z0) [best.z0, best.a0, best.b0] = [z0, a, b];
+      if (z1 > best.z1) [best.z1, best.a1, best.b1] = [z1, a, b];
+    };
+    forEachWindow(count, this.header, visit);
+    const span = (a: number, b: number): { start: number; end: number } =>
       b > a ? { start: t.starts[a] as number, end: t.ends[b - 1] as number } : { start: 0, end: 0 };
     return {
-      injection: { logit: best0, score: toScore(best0, injection.cut), ...span(w0) },
-      toxicity: { logit: best1, score: toScore(best1, toxicity.cut), ...span(w1) },
+      injection: { logit: best.z0, score: toScore(best.z0, injection.cut), ...span(best.a0, best.b0) },
+      toxicity: { logit: best.z1, score: toScore(best.z1, toxicity.cut), ...span(best.a1, best.b1) },
     };
   }
 }
