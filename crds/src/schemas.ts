@@ -296,7 +296,27 @@ const GuardCheck = Type.Object(
   },
   { additionalProperties: false },
 );
-export const PiiEntities = ['EMAIL', 'PHONE', 'CREDIT_CARD', 'IBAN', 'US_SSN', 'IP_ADDRESS'] as const;
+/**
+ * PII entity kinds the guard detects; a policy naming another is rejected when the config
+ * loads (and by the API server through the CRD), because a misspelt name would otherwise
+ * silently turn that kind off.
+ */
+export const PiiEntities = [
+  'EMAIL',
+  'PHONE',
+  'CREDIT_CARD',
+  'IBAN',
+  'US_SSN',
+  'IP_ADDRESS',
+  'UK_NINO',
+  'DE_TAX_ID',
+  'ES_DNI',
+  'NL_BSN',
+  'BR_CPF',
+] as const;
+export type PiiEntity = (typeof PiiEntities)[number];
+/** A plain `enum` (not a union of literals) so a wrong name reads "must be one of: ...". */
+const PiiEntityName = Type.Unsafe<PiiEntity>({ type: 'string', enum: [...PiiEntities] });
 
 export const GuardrailPolicySpec = Type.Object(
   {
@@ -307,7 +327,7 @@ export const GuardrailPolicySpec = Type.Object(
         {
           action: literalUnion(GuardActions),
           threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-          entities: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+          entities: Type.Optional(Type.Array(PiiEntityName)),
         },
         { additionalProperties: false },
       ),

@@ -3,10 +3,12 @@
  *
  *   npx tsx test/eval/guardrails-eval.ts [corpus.jsonl ...]
  *
- * Prints precision/recall/F1 per detector and per PII/secret entity kind for each file
- * (default: the labelled corpus and the two held-out sets), the misclassified case ids, and the
- * p50/p99 time of scanRequest over a synthetic 20,000-token conversation with all four
- * checks on.
+ * Prints, per detector, on the dev and held-out test splits (guard-splits.ts): recall,
+ * precision, false positives on benign look-alikes, F2 for PII and secrets, recall per kind
+ * and language; then precision/recall/F1 on the hand-written corpus files with their
+ * misclassified ids, and the p50/p99 time of scanRequest over a synthetic 20,000-token
+ * conversation with all four checks on. `npm run eval` runs it; with file arguments it
+ * reports only those corpus files.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -19,6 +21,9 @@ import { detect as detectPii } from '../../dataplane/src/pipeline/guardrails/pii
 import { detect as detectSecrets } from '../../dataplane/src/pipeline/guardrails/secrets.ts';
 import { detect as detectToxicity } from '../../dataplane/src/pipeline/guardrails/toxicity.ts';
 import type { GuardrailPolicySpec } from '@gantry/crds';
+import { evaluateSplit, type Rate } from '../../dataplane/src/pipeline/guardrails/learned/evaluate.ts';
+import { evaluateEntities } from '../../dataplane/src/pipeline/guardrails/learned/entities.ts';
+import { learnedSplit, piiSplit, secretsSplit, type Split } from './guard-splits.ts';
 
 const DATA = join(dirname(fileURLToPath(import.meta.url)), '..', 'data', 'guardrails');
 
@@ -137,13 +142,61 @@ function bench(): void {
   }
 }
 
+const r3 = (r: Rate): string => `${r.rate.toFixed(3)} (${r.hit}/${r.of})`;
+
+/** The headline table: one line per detector and split. */
+function judgement(): void {
+  console.log('\n## guardrails on their evaluation splits (default threshold 0.5)\n');
+  console.log('| detector | split | recall | precision | FP on benign look-alikes | FP on all benign | F2 |');
+  console.log('|---|---|---|---|---|---|---|');
+  const details: string[] = [];
+  for (const split of ['dev', 'test'] as Split[]) {
+    const learned = evaluateSplit(learnedSplit(split));
+    for (const name of ['prompt-injection', 'toxicity'] as const) {
+      const f = learned[name];
+      console.log(
+        `| ${name} | ${split} | ${r3(f.recall)} | ${f.precision.toFixed(3)} | ${r3(f.fpLookalike)} | ${r3(f.fpAll)} | |`,
+      );
+      details.push(
+        `${name} ${split}: ` +
+          Object.entries(f.recallBy)
+            .filter(([k]) => !k.startsWith('source:gantry:probes'))
+            .map(([k, r]) => `${k} ${r.rate.toFixed(2)} (${r.of})`)
+            .join(', '),
+      );
+    }
+    const secrets = evaluateEntities(secretsSplit(split), 'secrets', detectSecrets, { anyCategory: true });
+    console.log(
+      `| secrets | ${split} | ${r3(secrets.recall)} | ${secrets.precision.toFixed(3)} | ${r3(secrets.falseAlarms)} | | ${secrets.f2.toFixed(3)} |`,
+    );
+    const missed = Object.entries(secrets.recallBy).filter(([, r]) => r.rate < 1);
+    details.push(
+      `secrets ${split}: ${Object.keys(secrets.recallBy).length} gitleaks rules with a sample; missed: ${missed.map(([k]) => k).join(', ') || 'none'}`,
+    );
+    const pii = evaluateEntities(piiSplit(split), 'pii', detectPii);
+    console.log(
+      `| pii | ${split} | ${r3(pii.recall)} | ${pii.precision.toFixed(3)} | ${r3(pii.falseAlarms)} | | ${pii.f2.toFixed(3)} |`,
+    );
+    details.push(
+      `pii ${split}: ` +
+        Object.entries(pii.recallBy)
+          .map(([k, r]) => `${k} ${r.rate.toFixed(2)} (${r.of})`)
+          .join(', '),
+    );
+  }
+  console.log('\nrecall by kind, language and source:\n');
+  for (const d of details) console.log(`- ${d}`);
+}
+
 function main(): void {
   const files = process.argv.slice(2);
-  const targets =
-    files.length > 0
-      ? files
-      : ['corpus.jsonl', 'holdout.jsonl', 'holdout2.jsonl'].map((name) => join(DATA, name));
-  for (const f of targets) report(f);
+  if (files.length > 0) {
+    for (const f of files) report(f);
+    return;
+  }
+  judgement();
+  for (const f of ['corpus.jsonl', 'holdout.jsonl', 'holdout2.jsonl'].map((name) => join(DATA, name)))
+    report(f);
   bench();
 }
 

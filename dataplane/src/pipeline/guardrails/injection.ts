@@ -21,6 +21,7 @@ import {
 import { normalizeWindow, prepare, wordSegmenter } from './normalize.ts';
 import { combine, dedupeHits, SignalSet, type Hit as SignalHit } from './signals.ts';
 import { dedupeOverlaps, insideQuotes } from './spans.ts';
+import { learnedFinding } from './learned/verdict.ts';
 
 type Hit = SignalHit<InjectionCategory>;
 
@@ -169,6 +170,8 @@ function detectDepth(text: string, depth: number, prep: TextPrep = prepare(text)
   return dedupeOverlaps(findings);
 }
 
-export function detect(text: string, prep?: TextPrep): Finding[] {
-  return detectDepth(text, 0, prep);
+export function detect(text: string, prep: TextPrep = prepare(text)): Finding[] {
+  const findings = detectDepth(text, 0, prep);
+  findings.push(...learnedFinding('prompt-injection', prep.learned().injection));
+  return findings;
 }

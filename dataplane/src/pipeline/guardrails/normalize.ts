@@ -8,6 +8,7 @@
  * cost off ordinary text, which pays two cheap regex passes here and nothing more.
  */
 
+import { learnedGuards, type LearnedScores } from './learned/model.ts';
 import type { TextPrep } from './types.ts';
 
 export interface Normalized {
@@ -164,7 +165,11 @@ export function disguisedWindows(text: string): Array<[number, number]> {
 /** Shared preparation of one text for the detectors (see TextPrep). */
 export function prepare(text: string): TextPrep {
   let windows: Array<[number, number]> | undefined;
-  return { disguised: () => (windows ??= disguisedWindows(text)) };
+  let learned: LearnedScores | undefined;
+  return {
+    disguised: () => (windows ??= disguisedWindows(text)),
+    learned: () => (learned ??= learnedGuards().score(text)),
+  };
 }
 
 function hasLatinAndOther(word: string): boolean {

@@ -11,6 +11,7 @@
  * (9- and 11-digit national numbers) unless a word nearby names them.
  */
 import { isIP } from 'node:net';
+import { PiiEntities, type PiiEntity } from '@gantry/crds';
 import type { Finding } from './types.ts';
 import { phoneScore } from './phone.ts';
 import { dedupeOverlaps, isWordCode } from './spans.ts';
@@ -26,20 +27,9 @@ import {
   ukNinoValid,
 } from './validators.ts';
 
-export const PiiKinds = [
-  'EMAIL',
-  'PHONE',
-  'CREDIT_CARD',
-  'IBAN',
-  'US_SSN',
-  'IP_ADDRESS',
-  'UK_NINO',
-  'DE_TAX_ID',
-  'ES_DNI',
-  'NL_BSN',
-  'BR_CPF',
-] as const;
-export type PiiKind = (typeof PiiKinds)[number];
+/** One list for the detector and the policy schema, so a kind cannot be missing from either. */
+export const PiiKinds = PiiEntities;
+export type PiiKind = PiiEntity;
 
 /** Below every sensible threshold: reported for tuning, never acted on by default. */
 const WEAK = 0.3;
@@ -96,10 +86,20 @@ const CARD_GROUPS = new Set([
   '4,4,5',
 ]);
 
+/** Groups of four with a shorter last group (4-4-4-2 Diners, 4-4-4-4-1 UnionPay, 4-4-4 Maestro). */
+function fourGroups(groups: number[]): boolean {
+  const last = groups[groups.length - 1] ?? 0;
+  return groups.length >= 3 && last >= 1 && last <= 4 && groups.slice(0, -1).every((g) => g === 4);
+}
+
+/** An extension after a phone number belongs to it, so redaction takes it too. */
+const PHONE_EXTENSION =
+  /^[ \t]{0,2}(?:,|;)?[ \t]{0,2}(?:ext\.?|extension|x|#|;?ext=|app\.?|durchwahl|poste|int\.?)[ \t]{0,2}\d{1,6}\b/i;
+
 const PHONE_WORDS =
   /(?:phone|tel\b|tel\.|tél|telef|telep|call|mobile|cell|whats ?app|sms|text me|fax|reach|ring|dial|handy|ruf|anruf|portable|numéro de|appel|llam|móvil|movil|cellulare|chiama|bel |bellen|mobiel|ligue|celular|contact|hotline)[^\n]{0,30}$/i;
 const CARD_WORDS =
-  /(?:card|karte|carte|tarjeta|carta|cartão|visa|master ?card|amex|discover|credit|debit|pan\b|cc\b)[^\n]{0,30}$/i;
+  /(?:card|karte|carte|tarjeta|carta|cartão|visa|master ?card|maestro|amex|discover|diners|jcb|union ?pay|rupay|mir\b|credit|debit|pan\b|cc\b)[^\n]{0,30}$/i;
 const SSN_WORDS = /(?:ssn|social security|soc\.? sec)[^\n]{0,20}$/i;
 const BSN_WORDS = /(?:bsn|burgerservicenummer|sofi)[^\n]{0,20}$/i;
 const DE_TAX_WORDS = /(?:steuer|idnr|identifikationsnummer|tax id|tin\b)[^\n]{0,30}$/i;
@@ -144,12 +144,14 @@ function classifyRun(text: string, run: string, start: number, out: Finding[]): 
     if (ssnValid(digits)) out.push(finding('US_SSN', SSN_WORDS.test(ctx) ? 0.95 : 0.85, start, end));
     return;
   }
-  if (digits.length >= 13 && digits.length <= 19 && !run.startsWith('+') && !run.startsWith('(')) {
+  if (digits.length >= 12 && digits.length <= 19 && !run.startsWith('+') && !run.startsWith('(')) {
     const groups = run.split(/[ -]/).map((g) => g.length);
-    const layoutOk = (groups.length === 1 && /^\d+$/.test(run)) || CARD_GROUPS.has(groups.join(','));
+    const layoutOk =
+      (groups.length === 1 && /^\d+$/.test(run)) || CARD_GROUPS.has(groups.join(',')) || fourGroups(groups);
     if (layoutOk && luhnValid(digits) && cardNetwork(digits)) {
       const named = CARD_WORDS.test(ctx);
-      // A bare 13-digit run is an EAN barcode as often as an old Visa number.
+      // A bare 12- or 13-digit run is an EAN barcode or an order number as often as an old
+      // Maestro or Visa number; those need a card word nearby.
       if (digits.length > 13 || groups.length > 1 || named) {
         out.push(finding('CREDIT_CARD', named || groups.length > 1 ? 0.95 : 0.9, start, end));
         return;
@@ -158,7 +160,8 @@ function classifyRun(text: string, run: string, start: number, out: Finding[]): 
   }
   const phone = phoneScore(run, PHONE_WORDS.test(ctx));
   if (phone > 0) {
-    out.push(finding('PHONE', phone, start, end));
+    const ext = PHONE_EXTENSION.exec(text.slice(end, end + 24));
+    out.push(finding('PHONE', phone, start, end + (ext ? ext[0].length : 0)));
     return;
   }
   if (!/^\d+$/.test(run)) return;

@@ -13,6 +13,7 @@
 import type { Finding } from './types.ts';
 import { dedupeOverlaps, extendLeft, isWordCode } from './spans.ts';
 import { trie } from './signals.ts';
+import { GITLEAKS, GitleaksRules } from './gitleaks.ts';
 import { isPlaceholder, shannonEntropy } from './validators.ts';
 
 interface Rule {
@@ -39,6 +40,11 @@ const DOCUMENTED = new Set([
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
 ]);
 const notASecret = (value: string): boolean => isPlaceholder(value) || DOCUMENTED.has(value);
+
+/** Provider formats from gitleaks' rule set (see gitleaks.ts), under the same allow-lists. */
+const GITLEAKS_RULES = new GitleaksRules(GITLEAKS, notASecret);
+/** Below our own format rules (0.9-0.99): where both match, our category name is kept. */
+const GITLEAKS_SCORE = 0.85;
 
 const RULES: Rule[] = [
   {
@@ -242,7 +248,17 @@ const ASSIGNMENT_LOWER = new RegExp(ASSIGNMENT.source, 'g');
 const PASSWORD_NAME = /passw|pwd/i;
 /** Name parts that describe a credential rather than hold one. */
 const NOT_A_VALUE_NAME =
-  /(?:^|[_.-])(?:id|type|name|length|len|size|count|ttl|expir\w*|url|uri|path|file|field|format|hint|policy|prefix|regex|pattern|header|param|env|var|min|max|limit|hash|salt|rotation|version|mode|store)$|^(?:max|min|num)[_-]?tokens?|tokeni[sz]|keyboard|monkey|turkey|hockey|jockey|donkey|keyword|keystroke|keyframe|keyspace|primary[_-]?key|foreign[_-]?key|sort[_-]?key|partition[_-]?key|cache[_-]?key|public[_-]?key|author/i;
+  /(?:^|[_.-])(?:id|type|name|length|len|size|count|ttl|expir\w*|url|uri|path|file|field|format|hint|policy|prefix|regex|pattern|header|param|env|var|min|max|limit|hash|salt|rotation|version|mode|store)$|^(?:max|min|num)[_-]?tokens?|tokeni[sz]|keyboard|monkey|turkey|hockey|jockey|donkey|keyword|keystroke|keyframe|keyspace|primary[_-]?key|foreign[_-]?key|sort[_-]?key|partition[_-]?key|cache[_-]?key|public[_-]?key|author|idempoten\w*|(?:next|prev|page|pagination|continuation|sync|cursor)\w*token/i;
+
+/**
+ * Identifiers that look random but grant nothing: UUIDs and hex digests the length of
+ * MD5, SHA-1 and SHA-256. Under a bare "key" or "token" they are ids, hashes or idempotency
+ * keys; only a name that says secret, password or API/access key makes one a credential
+ * (provider keys that are UUIDs, Heroku's say, have their own keyword rules).
+ */
+const IDENTIFIER_VALUE =
+  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64})$/i;
+const CREDENTIAL_NAME = /secret|passw|pwd|api[_-]?key|access[_-]?key|auth[_-]?token|private/i;
 /** Unquoted values that are code: member access, calls, indexing, interpolation. */
 const CODE_VALUE =
   /[([{<]|^(?:await|new|this|self|os|process|env|settings|config|request|req|params|props)\b|\.[A-Za-z_]/;
@@ -268,6 +284,7 @@ function genericFindings(text: string, out: Finding[]): void {
       if (CODE_VALUE.test(value)) continue;
     } else if (text[valueStart + raw.length] !== quote) continue;
     if (/^(?:https?|ftp|file):\/\//i.test(value) || value.includes('@')) continue;
+    if (IDENTIFIER_VALUE.test(value) && !CREDENTIAL_NAME.test(name)) continue;
     const ok = PASSWORD_NAME.test(name)
       ? humanSecretOk(value) || machineSecretOk(value)
       : machineSecretOk(value);
@@ -375,6 +392,8 @@ export function detect(text: string): Finding[] {
   if (text.includes('PRIVATE KEY')) privateKeyFindings(text, out);
   if (text.includes('://')) urlCredentials(text, out);
   genericFindings(text, out);
+  // Ours first: where both know a format, the finding keeps our category name.
+  out.push(...GITLEAKS_RULES.detect(text, GITLEAKS_SCORE));
   return dedupeOverlaps(out);
 }
 

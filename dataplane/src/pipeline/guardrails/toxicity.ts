@@ -33,6 +33,7 @@ import {
 import { normalizeWindow, prepare, wordSegmenter } from './normalize.ts';
 import { combine, SignalSet, type Hit } from './signals.ts';
 import { dedupeOverlaps, insideQuotes } from './spans.ts';
+import { learnedFinding } from './learned/verdict.ts';
 
 const ENGINE = new SignalSet(SIGNALS, 200, 200);
 const WORDS = wordSegmenter(SEGMENT_WORDS);
@@ -140,5 +141,7 @@ export function detect(text: string, prep: TextPrep = prepare(text)): Finding[] 
       findings.push({ ...f, start, end });
     }
   }
-  return dedupeOverlaps(findings);
+  const out = dedupeOverlaps(findings);
+  out.push(...learnedFinding('toxicity', prep.learned().toxicity));
+  return out;
 }

@@ -3,6 +3,7 @@
  * rather than the matched text, so nothing that leaves a detector can leak the content;
  * only redaction reads the spans back out of the original string.
  */
+import type { LearnedScores } from './learned/model.ts';
 
 export const GuardrailNames = ['prompt-injection', 'toxicity', 'pii', 'secrets'] as const;
 export type GuardrailName = (typeof GuardrailNames)[number];
@@ -25,6 +26,8 @@ export interface Finding {
  */
 export interface TextPrep {
   disguised(): Array<[number, number]>;
+  /** Scores of the learned injection and toxicity models (one feature pass for both). */
+  learned(): LearnedScores;
 }
 
 export type Detector = (text: string, prep?: TextPrep) => Finding[];

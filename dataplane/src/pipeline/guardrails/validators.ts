@@ -43,6 +43,8 @@ export function cardNetwork(digits: string): string | undefined {
   if (((p3 >= 300 && p3 <= 305) || p2 === 36 || p2 === 38 || p2 === 39) && len >= 14 && len <= 19)
     return 'diners';
   if (p2 === 62 && len >= 16 && len <= 19) return 'unionpay';
+  if (p4 >= 2200 && p4 <= 2204 && len >= 16 && len <= 19) return 'mir';
+  if ((p2 === 81 || p2 === 82 || p3 === 508) && len === 16) return 'rupay';
   if ((p2 === 50 || (p2 >= 56 && p2 <= 69)) && len >= 12 && len <= 19) return 'maestro';
   return undefined;
 }

@@ -1,0 +1,176 @@
+/**
+ * Every provider token format gitleaks knows, from its default rule set (MIT; converted by
+ * scripts/convert-gitleaks.py into gitleaks-rules.json, source commit recorded there).
+ *
+ * One pass finds every rule keyword in the lower-cased text (one regex built from all of
+ * them); a rule's regex then runs only in a window around its keyword's occurrences, so a
+ * long conversation pays for the keyword pass and a few small windows, not 220 regexes.
+ * A keyword shorter than four characters must also touch a run of token characters, so
+ * keywords that are common fragments of prose ("sk", "ey", "s.") do not open windows in
+ * ordinary sentences.
+ *
+ * A match counts when its secret (the rule's secret group, else its first non-empty group,
+ * else the whole match) passes the rule's entropy floor and neither the rule's allow-list
+ * nor gitleaks' global one nor our own placeholder / documented-example check accepts it.
+ */
+import type { Finding } from './types.ts';
+import data from './gitleaks-rules.json' with { type: 'json' };
+import { trie } from './signals.ts';
+import { shannonEntropy } from './validators.ts';
+
+interface RuleData {
+  id: string;
+  regex: string;
+  flags: string;
+  keywords: string[];
+  entropy?: number;
+  secretGroup?: number;
+  allowRegexes: string[];
+  allowTargets: string[];
+  allowStopwords: string[];
+}
+
+interface CompiledRule {
+  id: string;
+  re: RegExp;
+  entropy: number;
+  secretGroup: number | undefined;
+  allow: Array<{ re: RegExp; target: string }>;
+  stopwords: string[];
+}
+
+export interface GitleaksData {
+  source: { repo: string; commit: string; path: string; licence: string };
+  globalAllowRegexes: string[];
+  globalStopwords: string[];
+  rules: RuleData[];
+}
+
+const BEFORE = 160;
+const AFTER = 640;
+/** Token characters a short keyword must touch to open a window. */
+const MIN_TOUCH_RUN = 8;
+const SHORT_KEYWORD = 4;
+
+const isTokenCode = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
+
+function runAround(text: string, start: number, end: number): number {
+  let a = start;
+  while (a > 0 && isTokenCode(text.charCodeAt(a - 1))) a--;
+  let b = end;
+  while (b < text.length && b - a < 64 && isTokenCode(text.charCodeAt(b))) b++;
+  return b - a;
+}
+
+export class GitleaksRules {
+  readonly rules: CompiledRule[];
+  private readonly byKeyword = new Map<string, number[]>();
+  private readonly keywordRe: RegExp;
+  private readonly globalAllow: RegExp[];
+  private readonly globalStop: string[];
+
+  constructor(
+    d: GitleaksData,
+    private readonly notASecret: (value: string) => boolean,
+  ) {
+    this.rules = d.rules.map((r) => ({
+      id: r.id,
+      re: new RegExp(r.regex, r.flags.includes('g') ? r.flags : `${r.flags}g`),
+      entropy: r.entropy ?? 0,
+      secretGroup: r.secretGroup,
+      allow: r.allowRegexes.map((x, i) => ({ re: new RegExp(x), target: r.allowTargets[i] ?? 'secret' })),
+      stopwords: r.allowStopwords.map((s) => s.toLowerCase()),
+    }));
+    d.rules.forEach((r, i) => {
+      for (const k of r.keywords) this.byKeyword.set(k, [...(this.byKeyword.get(k) ?? []), i]);
+    });
+    this.keywordRe = new RegExp(trie([...this.byKeyword.keys()]), 'g');
+    this.globalAllow = d.globalAllowRegexes.map((x) => new RegExp(x));
+    this.globalStop = d.globalStopwords.map((s) => s.toLowerCase());
+  }
+
+  /** Windows per rule, merged, from one pass of the keyword regex. */
+  private windows(text: string): Map<number, Array<[number, number]>> {
+    const lower = text.toLowerCase();
+    const haystack = lower.length === text.length ? lower : text;
+    const out = new Map<number, Array<[number, number]>>();
+    this.keywordRe.lastIndex = 0;
+    for (let m = this.keywordRe.exec(haystack); m !== null; m = this.keywordRe.exec(haystack)) {
+      // Keywords overlap ("ghp_" inside "xghp_..."), so the next search starts one character on.
+      this.keywordRe.lastIndex = m.index + 1;
+      // The regex prefers the longest keyword at a position; the shorter ones it contains
+      // ("sk" in "sk_live") open their rules' windows too.
+      for (let len = 1; len <= m[0].length; len++) {
+        const rules = this.byKeyword.get(m[0].slice(0, len));
+        if (!rules) continue;
+        const end = m.index + len;
+        if (len < SHORT_KEYWORD && runAround(text, m.index, end) < MIN_TOUCH_RUN) continue;
+        this.open(rules, m.index, end, text.length, out);
+      }
+    }
+    return out;
+  }
+
+  private open(
+    rules: number[],
+    start: number,
+    end: number,
+    length: number,
+    out: Map<number, Array<[number, number]>>,
+  ): void {
+    {
+      const from = Math.max(0, start - BEFORE);
+      const to = Math.min(length, end + AFTER);
+      for (const r of rules) {
+        const list = out.get(r) ?? [];
+        const last = list[list.length - 1];
+        if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+        else list.push([from, to]);
+        out.set(r, list);
+      }
+    }
+  }
+
+  private allowed(rule: CompiledRule, secret: string, match: string): boolean {
+    if (this.notASecret(secret)) return true;
+    const lower = secret.toLowerCase();
+    if (rule.stopwords.some((w) => lower.includes(w)) || this.globalStop.some((w) => lower.includes(w)))
+      return true;
+    if (rule.allow.some((a) => a.re.test(a.target === 'match' || a.target === 'line' ? match : secret)))
+      return true;
+    return this.globalAllow.some((re) => re.test(secret));
+  }
+
+  detect(text: string, score: number): Finding[] {
+    const out: Finding[] = [];
+    for (const [index, spans] of this.windows(text)) {
+      const rule = this.rules[index];
+      if (!rule) continue;
+      for (const [from, to] of spans) {
+        const window = text.slice(from, to);
+        rule.re.lastIndex = 0;
+        for (let m = rule.re.exec(window); m !== null; m = rule.re.exec(window)) {
+          if (m[0] === '') {
+            rule.re.lastIndex++;
+            continue;
+          }
+          const secret = secretOf(m, rule.secretGroup);
+          if (secret === '' || shannonEntropy(secret) < rule.entropy) continue;
+          if (this.allowed(rule, secret, m[0])) continue;
+          const start = from + m.index + Math.max(0, m[0].indexOf(secret));
+          out.push({ guardrail: 'secrets', category: rule.id, score, start, end: start + secret.length });
+        }
+      }
+    }
+    return out;
+  }
+}
+
+function secretOf(m: RegExpExecArray, group: number | undefined): string {
+  if (group !== undefined) return m[group] ?? '';
+  for (let g = 1; g < m.length; g++) if (m[g]) return m[g] as string;
+  return m[0];
+}
+
+export const GITLEAKS: GitleaksData = data as GitleaksData;

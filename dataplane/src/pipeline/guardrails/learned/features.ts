@@ -1,0 +1,241 @@
+/**
+ * Hashed word and character n-gram features of a text, scored against both learned models
+ * in the same pass. The specification (token rule, hashes, windows) is
+ * scripts/guards/features.py, which trained the weights; the two must agree index for
+ * index, and learned.test.ts checks them on the texts the trainer scored for parity.
+ *
+ * One pass over the text: each token's features are hashed once and looked up in the
+ * interleaved weight table (injection and toxicity side by side), giving per-token sums;
+ * window sums then come from prefix sums, so overlapping windows cost nothing extra.
+ */
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const SEED_WORD = 1;
+const SEED_GRAM = 2;
+
+export interface FeatureSpec {
+  dimBits: number;
+  window: number;
+  stride: number;
+  smallWindow: number;
+  smallStride: number;
+  maxGramChars: number;
+}
+
+/** Code points >= 128 that separate words: punctuation, symbols, emoji. */
+function isSeparator(cp: number): boolean {
+  return (
+    cp <= 0xbf ||
+    cp === 0xd7 ||
+    cp === 0xf7 ||
+    (cp >= 0x2000 && cp <= 0x2bff) ||
+    (cp >= 0x3000 && cp <= 0x303f) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff0f) ||
+    (cp >= 0xff1a && cp <= 0xff20) ||
+    (cp >= 0x1f000 && cp <= 0x1faff)
+  );
+}
+
+/** ASCII: 1 for a lower-case letter or digit, 2 for an upper-case letter, 0 otherwise. */
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = 1;
+for (let c = 97; c <= 122; c++) ASCII_CLASS[c] = 1;
+for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = 2;
+
+/** Code point at i of a string (BMP fast path; a lone surrogate stands for itself). */
+function codePointAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 0xd800 || c >= 0xdc00 || i + 1 >= text.length) return c;
+  const d = text.charCodeAt(i + 1);
+  return d >= 0xdc00 && d < 0xe000 ? ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000 : c;
+}
+
+const isWordCode = (cp: number): boolean => (cp < 128 ? ASCII_CLASS[cp] !== 0 : !isSeparator(cp));
+
+/** Per-token sums of both models' weights and feature counts, with token offsets. */
+export interface TokenSums {
+  count: number;
+  /** UTF-16 start and end (exclusive) of each token. */
+  starts: Int32Array;
+  ends: Int32Array;
+  /** Per token: sum of int8 weights for model 0 and model 1, and its number of features. */
+  sum0: Int32Array;
+  sum1: Int32Array;
+  n: Int32Array;
+}
+
+const MAX_TOKEN_CPS = 4096;
+
+export class FeatureScorer {
+  private readonly mask: number;
+  /** Code points of the current token, from index 1; index 0 and the end hold the 4-gram pads. */
+  private readonly pad = new Int32Array(MAX_TOKEN_CPS + 2);
+
+  constructor(
+    private readonly spec: FeatureSpec,
+    /** Interleaved int8 weights: [model0[0], model1[0], model0[1], model1[1], ...]. */
+    private readonly weights: Int8Array,
+  ) {
+    this.mask = (1 << spec.dimBits) - 1;
+    if (weights.length !== 2 << spec.dimBits)
+      throw new Error(`learned guard weights: expected ${2 << spec.dimBits} values, got ${weights.length}`);
+  }
+
+  /** Reused between calls (one text at a time per process), grown when a text needs more. */
+  private buf: TokenSums = {
+    count: 0,
+    starts: new Int32Array(0),
+    ends: new Int32Array(0),
+    sum0: new Int32Array(0),
+    sum1: new Int32Array(0),
+    n: new Int32Array(0),
+  };
+
+  /** The returned arrays are valid until the next call. */
+  tokenSums(text: string): TokenSums {
+    // A token has at least one code unit and one separator after it, so this bounds the count.
+    const cap = (text.length >> 1) + 1;
+    if (this.buf.starts.length < cap) {
+      const size = Math.max(cap, this.buf.starts.length * 2);
+      this.buf = {
+        count: 0,
+        starts: new Int32Array(size),
+        ends: new Int32Array(size),
+        sum0: new Int32Array(size),
+        sum1: new Int32Array(size),
+        n: new Int32Array(size),
+      };
+    }
+    const out = this.buf;
+    out.count = 0;
+    const pad = this.pad;
+    const w = this.weights;
+    const mask = this.mask;
+    const maxGram = this.spec.maxGramChars;
+    let prev = -1;
+    let i = 0;
+    const len = text.length;
+    while (i < len) {
+      let cp = text.charCodeAt(i);
+      if (cp < 128) {
+        if (ASCII_CLASS[cp] === 0) {
+          i++;
+          continue;
+        }
+      } else {
+        cp = codePointAt(text, i);
+        if (isSeparator(cp)) {
+          i += cp > 0xffff ? 2 : 1;
+          continue;
+        }
+      }
+      // Read the token: lower-case ASCII in place, anything else through toLowerCase.
+      const start = i;
+      let n = 0;
+      let ascii = true;
+      while (i < len) {
+        const c = text.charCodeAt(i);
+        if (c < 128) {
+          const k = ASCII_CLASS[c];
+          if (k === 0) break;
+          if (n < MAX_TOKEN_CPS) pad[++n] = k === 2 ? c | 0x20 : c;
+          i++;
+        } else {
+          const p = codePointAt(text, i);
+          if (!isWordCode(p)) break;
+          ascii = false;
+          i += p > 0xffff ? 2 : 1;
+        }
+      }
+      if (!ascii) {
+        n = 0;
+        const lower = text.slice(start, i).toLowerCase();
+        for (let k = 0; k < lower.length && n < MAX_TOKEN_CPS;) {
+          const p = codePointAt(lower, k);
+          pad[++n] = p;
+          k += p > 0xffff ? 2 : 1;
+        }
+      }
+      // Word hash over the whole token.
+      let h = FNV_OFFSET ^ SEED_WORD;
+      for (let k = 1; k <= n; k++) h = Math.imul(h ^ (pad[k] as number), FNV_PRIME);
+      h >>>= 0;
+      let idx = (h & mask) << 1;
+      let s0 = w[idx] as number;
+      let s1 = w[idx + 1] as number;
+      let f = 1;
+      if (prev >= 0) {
+        const b = Math.imul(Math.imul(prev ^ 0x9e3779b9, FNV_PRIME) ^ h, FNV_PRIME) >>> 0;
+        idx = (b & mask) << 1;
+        s0 += w[idx] as number;
+        s1 += w[idx + 1] as number;
+        f++;
+      }
+      prev = h;
+      // 4-grams of \x02 token \x03 over the first maxGramChars code points.
+      const g = n < maxGram ? n : maxGram;
+      const saved = pad[g + 1] as number;
+      pad[0] = 2;
+      pad[g + 1] = 3;
+      const padded = g + 2;
+      if (padded <= 4) {
+        let x = FNV_OFFSET ^ SEED_GRAM;
+        for (let k = 0; k < padded; k++) x = Math.imul(x ^ (pad[k] as number), FNV_PRIME);
+        idx = ((x >>> 0) & mask) << 1;
+        s0 += w[idx] as number;
+        s1 += w[idx + 1] as number;
+        f++;
+      } else {
+        for (let j = 0; j + 4 <= padded; j++) {
+          let x = Math.imul(FNV_OFFSET ^ SEED_GRAM ^ (pad[j] as number), FNV_PRIME);
+          x = Math.imul(x ^ (pad[j + 1] as number), FNV_PRIME);
+          x = Math.imul(x ^ (pad[j + 2] as number), FNV_PRIME);
+          x = Math.imul(x ^ (pad[j + 3] as number), FNV_PRIME);
+          idx = ((x >>> 0) & mask) << 1;
+          s0 += w[idx] as number;
+          s1 += w[idx + 1] as number;
+          f++;
+        }
+      }
+      pad[g + 1] = saved;
+      const t = out.count++;
+      out.starts[t] = start;
+      out.ends[t] = i;
+      out.sum0[t] = s0;
+      out.sum1[t] = s1;
+      out.n[t] = f;
+    }
+    return out;
+  }
+}
+
+/** Window [from, to) of tokens. */
+export type Window = [number, number];
+
+function spans(count: number, size: number, stride: number, visit: (a: number, b: number) => void): void {
+  if (count <= size) {
+    visit(0, count);
+    return;
+  }
+  for (let a = 0; a < count - size; a += stride) visit(a, a + size);
+  visit(count - size, count);
+}
+
+/**
+ * The windows a text is scored on (as scripts/guards/features.py): `window` tokens every
+ * `stride`, the last ending at the end, plus `smallWindow`-token ones every `smallStride`
+ * when the text is longer than that, so a short attack after a long message still fills
+ * most of some window.
+ */
+export function forEachWindow(count: number, spec: FeatureSpec, visit: (a: number, b: number) => void): void {
+  spans(count, spec.window, spec.stride, visit);
+  if (count > spec.smallWindow) spans(count, spec.smallWindow, spec.smallStride, visit);
+}
+
+export function windows(count: number, spec: FeatureSpec): Window[] {
+  const out: Window[] = [];
+  forEachWindow(count, spec, (a, b) => out.push([a, b]));
+  return out;
+}

@@ -1,0 +1,150 @@
+/**
+ * The learned layer of the prompt-injection and toxicity guards: two logistic regressions
+ * over hashed n-grams (features.ts), trained by scripts/train-guards.py. model.bin holds the
+ * int8 weights of both, interleaved; model.json the header (feature spec, per-model scale,
+ * bias and the cut chosen on the dev split, a checksum and parity texts).
+ *
+ * Plain typed arrays rather than onnxruntime-node: the model is a dot product, so a native
+ * runtime would add a ~50 MB platform-specific dependency, a session per process and a
+ * copy of every text into a tensor, for arithmetic that takes microseconds here.
+ *
+ * A text's score is the best of its windows: an attack appended to a long, ordinary
+ * message or a slur in a long thread is not averaged away by the rest of it.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { FeatureScorer, forEachWindow, type FeatureSpec } from './features.ts';
+
+export type LearnedModelName = 'injection' | 'toxicity';
+
+interface ModelParams {
+  scale: number;
+  bias: number;
+  /** Logit at which the model's verdict is "yes" on the dev split's operating point. */
+  cut: number;
+}
+
+export interface ModelHeader extends FeatureSpec {
+  format: 'gantry-guards-v1';
+  models: Record<LearnedModelName, ModelParams>;
+  sha256: string;
+  seed: number;
+  parity: Array<{ text: string; injection: number; toxicity: number }>;
+}
+
+export interface WindowScore {
+  /** Raw logit of the best window. */
+  logit: number;
+  /** 0..1, 0.5 exactly at the model's cut (see toScore). */
+  score: number;
+  /** UTF-16 span of the best window. */
+  start: number;
+  end: number;
+}
+
+export type LearnedScores = Record<LearnedModelName, WindowScore>;
+
+/**
+ * Maps a logit to a score with 0.5 at the cut, so the policy's default threshold (0.5) is
+ * the operating point chosen on dev; a tenant raising the threshold asks for more margin.
+ */
+export function toScore(logit: number, cut: number): number {
+  return 1 / (1 + Math.exp(-2 * (logit - cut)));
+}
+
+export class LearnedGuards {
+  private readonly scorer: FeatureScorer;
+  /** Interleaved prefix sums (model 0, model 1, feature count), reused between calls. */
+  private prefix = new Float64Array(0);
+
+  constructor(
+    readonly header: ModelHeader,
+    weights: Int8Array,
+  ) {
+    this.scorer = new FeatureScorer(header, weights);
+  }
+
+  score(text: string): LearnedScores {
+    const t = this.scorer.tokenSums(text);
+    const { injection, toxicity } = this.header.models;
+    const count = t.count;
+    // Prefix sums make every window O(1).
+    if (this.prefix.length < 3 * (count + 1)) this.prefix = new Float64Array(6 * (count + 1));
+    const p = this.prefix;
+    p[0] = p[1] = p[2] = 0;
+    for (let k = 0; k < count; k++) {
+      const o = 3 * k;
+      p[o + 3] = (p[o] as number) + (t.sum0[k] as number);
+      p[o + 4] = (p[o + 1] as number) + (t.sum1[k] as number);
+      p[o + 5] = (p[o + 2] as number) + (t.n[k] as number);
+    }
+    const best = { z0: -Infinity, z1: -Infinity, a0: 0, b0: 0, a1: 0, b1: 0 };
+    const visit = (a: number, b: number): void => {
+      const n = (p[3 * b + 2] as number) - (p[3 * a + 2] as number);
+      const norm = n > 0 ? 1 / Math.sqrt(n) : 0;
+      const z0 = injection.bias + ((p[3 * b] as number) - (p[3 * a] as number)) * injection.scale * norm;
+      const z1 =
+        toxicity.bias + ((p[3 * b + 1] as number) - (p[3 * a + 1] as number)) * toxicity.scale * norm;
+      if (z0 > best.z0) [best.z0, best.a0, best.b0] = [z0, a, b];
+      if (z1 > best.z1) [best.z1, best.a1, best.b1] = [z1, a, b];
+    };
+    forEachWindow(count, this.header, visit);
+    const span = (a: number, b: number): { start: number; end: number } =>
+      b > a ? { start: t.starts[a] as number, end: t.ends[b - 1] as number } : { start: 0, end: 0 };
+    return {
+      injection: { logit: best.z0, score: toScore(best.z0, injection.cut), ...span(best.a0, best.b0) },
+      toxicity: { logit: best.z1, score: toScore(best.z1, toxicity.cut), ...span(best.a1, best.b1) },
+    };
+  }
+}
+
+/**
+ * Where the files are: beside this module when run from source, and under src/ when the
+ * data plane runs as the bundle in dataplane/dist.
+ */
+const CANDIDATES = ['./', '../src/pipeline/guardrails/learned/'];
+
+function locate(name: string): string {
+  for (const dir of CANDIDATES) {
+    const path = fileURLToPath(new URL(dir + name, import.meta.url));
+    if (existsSync(path)) return path;
+  }
+  throw new Error(`learned guard model file ${name} not found beside ${import.meta.url}`);
+}
+
+export function parseHeader(json: string): ModelHeader {
+  const h = JSON.parse(json) as Partial<ModelHeader>;
+  if (h.format !== 'gantry-guards-v1')
+    throw new Error(`learned guard model: unknown format ${String(h.format)}`);
+  for (const key of ['dimBits', 'window', 'stride', 'smallWindow', 'smallStride', 'maxGramChars'] as const)
+    if (!Number.isInteger(h[key]) || (h[key] as number) <= 0)
+      throw new Error(`learned guard model: ${key} must be a positive integer`);
+  for (const m of ['injection', 'toxicity'] as const) {
+    const p = h.models?.[m];
+    if (!p || ![p.scale, p.bias, p.cut].every(Number.isFinite))
+      throw new Error(`learned guard model: ${m} needs finite scale, bias and cut`);
+  }
+  return h as ModelHeader;
+}
+
+/** Reads and checks the committed model; a corrupt or mismatched file fails loudly at boot. */
+export function loadLearnedGuards(
+  headerPath = locate('model.json'),
+  weightsPath = locate('model.bin'),
+): LearnedGuards {
+  const header = parseHeader(readFileSync(headerPath, 'utf8'));
+  const bytes = readFileSync(weightsPath);
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  if (digest !== header.sha256) throw new Error(`learned guard weights ${weightsPath}: checksum mismatch`);
+  const weights = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return new LearnedGuards(header, weights);
+}
+
+let shared: LearnedGuards | undefined;
+
+/** The process-wide model, loaded on first use. */
+export function learnedGuards(): LearnedGuards {
+  shared ??= loadLearnedGuards();
+  return shared;
+}
