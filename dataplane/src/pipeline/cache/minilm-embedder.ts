@@ -12,7 +12,7 @@ import * as ort from 'onnxruntime-node';
 import { EmbeddingError, normalizeInPlace, type Embedder } from './embedder.ts';
 import { encodeWordPiece, parseVocab, type WordPieceVocab } from './wordpiece.ts';
 
-export const MINILM_EMBEDDING_MODEL = 'minilm';
+export { MINILM_EMBEDDING_MODEL } from './policy.ts';
 export const MINILM_DIMENSIONS = 384;
 /**
  * Longer texts are cut to their first 128 tokens: a question is far shorter, and attention's

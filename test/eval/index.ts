@@ -1,0 +1,12 @@
+/**
+ * `npm run eval`: every judgment figure on the project's own evaluation sets, one part per
+ * file under test/eval/ (each exports a print function and also runs alone).
+ */
+import { printCacheCurves } from './cache-curve.ts';
+
+const parts: [string, () => Promise<void>][] = [['cache look-alike curve', printCacheCurves]];
+
+for (const [name, run] of parts) {
+  console.log(`\n=== ${name} ===`);
+  await run();
+}
