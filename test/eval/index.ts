@@ -3,8 +3,12 @@
  * file under test/eval/ (each exports a print function and also runs alone).
  */
 import { printCacheCurves } from './cache-curve.ts';
+import { printRoutingAuc } from './routing-auc.ts';
 
-const parts: [string, () => Promise<void>][] = [['cache look-alike curve', printCacheCurves]];
+const parts: [string, () => Promise<void> | void][] = [
+  ['cache look-alike curve', printCacheCurves],
+  ['routing against outcomes', printRoutingAuc],
+];
 
 for (const [name, run] of parts) {
   console.log(`\n=== ${name} ===`);
