@@ -19,6 +19,11 @@ export const MINILM_DIMENSIONS = 384;
  * cost grows with the square of the length (the model was trained on up to 128 as well).
  */
 export const MINILM_MAX_TOKENS = 128;
+/**
+ * Only the start of a text is tokenized: 128 tokens of any real text fit in far fewer
+ * characters, and a multi-megabyte message must not hold the event loop.
+ */
+const MAX_CHARS = 4000;
 
 interface WordTable {
   dims: number;
@@ -87,6 +92,7 @@ export interface MinilmEmbedder extends Embedder {
 
 export function createMinilmEmbedder(dir: string = minilmDir()): MinilmEmbedder {
   let loading: Promise<Loaded> | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
   const get = (): Promise<Loaded> => {
     loading ??= load(dir).catch((err: unknown) => {
       loading = undefined; // a later request may try again (e.g. the files were being written)
@@ -98,7 +104,7 @@ export function createMinilmEmbedder(dir: string = minilmDir()): MinilmEmbedder 
     return loading;
   };
   const embedOne = async (m: Loaded, text: string): Promise<Float32Array> => {
-    const ids = encodeWordPiece(text, m.vocab, MINILM_MAX_TOKENS);
+    const ids = encodeWordPiece(text.slice(0, MAX_CHARS), m.vocab, MINILM_MAX_TOKENS);
     const input = new ort.Tensor('float32', lookUp(m.words, ids), [ids.length, MINILM_DIMENSIONS]);
     const out = await m.session.run({ words: input });
     const pooled = out.pooled?.data;
@@ -114,11 +120,17 @@ export function createMinilmEmbedder(dir: string = minilmDir()): MinilmEmbedder 
     async ready() {
       await get();
     },
-    async embed(texts) {
-      const m = await get();
-      const out: Float32Array[] = [];
-      for (const t of texts) out.push(await embedOne(m, t));
-      return out;
+    embed(texts) {
+      // One text at a time through the session: concurrent runs would each hold a libuv pool
+      // thread (shared with DNS and file I/O) for no gain on a CPU-bound model.
+      const run = queue.then(async () => {
+        const m = await get();
+        const out: Float32Array[] = [];
+        for (const t of texts) out.push(await embedOne(m, t));
+        return out;
+      });
+      queue = run.catch(() => undefined);
+      return run;
     },
   };
 }
