@@ -34,6 +34,8 @@ COPY --from=deps /app /app
 COPY --from=build /src/dataplane/dist dataplane/dist
 COPY --from=build /src/operator/dist operator/dist
 COPY gantry.yaml ./
+# The default cache embedder's weights (minilm-embedder.ts finds them beside dataplane/dist).
+COPY models models
 # Non-root; the chart also sets a read-only root filesystem (the process writes nowhere but /tmp).
 USER 1000:1000
 EXPOSE 8080 9090

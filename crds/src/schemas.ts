@@ -360,7 +360,7 @@ export const CachePolicySpec = Type.Object(
       ),
     ),
     tweakModel: Type.Optional(Type.String()),
-    embeddingModel: Type.Optional(Type.String({ default: 'builtin' })),
+    embeddingModel: Type.Optional(Type.String({ default: 'minilm' })),
     ttlSeconds: Type.Optional(Type.Integer({ minimum: 1, default: 86400 })),
     savingsShare: Type.Optional(Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 100 }))),
   },

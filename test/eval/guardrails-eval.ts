@@ -188,16 +188,21 @@ function judgement(): void {
   for (const d of details) console.log(`- ${d}`);
 }
 
+/** The full guardrail report (npm run eval's guardrail part). */
+export function printGuardrails(): void {
+  judgement();
+  for (const f of ['corpus.jsonl', 'holdout.jsonl', 'holdout2.jsonl'].map((name) => join(DATA, name)))
+    report(f);
+  bench();
+}
+
 function main(): void {
   const files = process.argv.slice(2);
   if (files.length > 0) {
     for (const f of files) report(f);
     return;
   }
-  judgement();
-  for (const f of ['corpus.jsonl', 'holdout.jsonl', 'holdout2.jsonl'].map((name) => join(DATA, name)))
-    report(f);
-  bench();
+  printGuardrails();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();

@@ -113,6 +113,8 @@ describe('Dockerfile', () => {
     final = stages.at(-1)!;
     expect(existsSync(join(final.cwd, 'dataplane/dist/gantry.mjs'))).toBe(true);
     expect(existsSync(join(final.cwd, 'operator/dist/operator.mjs'))).toBe(true);
+    // The default cache embedder's weights, where the bundle looks for them.
+    expect(existsSync(join(final.cwd, 'models/minilm/encoder.int8.onnx'))).toBe(true);
   }, 600_000);
 
   it('the runtime image holds production dependencies only and runs as non-root', () => {

@@ -55,6 +55,8 @@ describe('semantic cache under attack', () => {
           deployment({ name: 'model-c', model: 'model-c', baseUrl: fakeBase(url!), pricing: PRICE_C }),
           manifest('CachePolicy', 'adapt', {
             tweakModel: 'model-c',
+            // The band examples below were written for the lexical embedder's scores.
+            embeddingModel: 'builtin',
             thresholds: { direct: 0.95, reuse: 0.9, tweak: 0.85 },
           }),
           tenant('adapting', ['*'], { cache: { enabled: true, policyRef: { name: 'adapt' } } }),
@@ -174,12 +176,22 @@ describe('semantic cache under attack', () => {
       ['amount', 'Transfer $500 from checking to savings', 'Transfer $5000 from checking to savings'],
       ['negation', 'Is it safe to mix bleach and vinegar?', 'Is it not safe to mix bleach and vinegar?'],
       ['entity', 'Is Paris bigger than Rome?', 'Is London bigger than Rome?'],
+      ['operand order', 'How do I convert Celsius to Fahrenheit?', 'How do I convert Fahrenheit to Celsius?'],
     ])('%s: the look-alike never hits, a paraphrase does', async (_kind, original, lookalike) => {
       await ask('sk-alice', original);
       const res = await ask('sk-alice', lookalike);
       expect(status(res)).toBe('MISS');
       expect(res.data.choices[0]?.message.content).toContain(lookalike.slice(0, 20));
       expect(status(await ask('sk-alice', original.toLowerCase()))).toBe('DIRECT');
+    });
+  });
+
+  describe('the default embedder is semantic (13.2)', () => {
+    it('serves a reworded question that shares few words with the stored one', async () => {
+      // DualScore 0.97 with minilm, 0.77 with the lexical embedder (a MISS there).
+      expect(status(await ask('sk-bob', 'What is the best way to learn Spanish quickly?'))).toBe('MISS');
+      const res = await ask('sk-bob', 'What is the fastest way to learn Spanish?');
+      expect(['DIRECT', 'REUSE']).toContain(status(res));
     });
   });
 

@@ -197,7 +197,12 @@ describe('stored answers', () => {
 });
 
 describe('policy', () => {
-  it('fills SPEC.md defaults, with thresholds tightened for the builtin embedder', () => {
+  it('fills SPEC.md defaults, with thresholds that follow the embedder (minilm by default)', () => {
+    expect(resolveCachePolicy({ embeddingModel: 'builtin' }).thresholds).toEqual({
+      direct: 0.98,
+      reuse: 0.95,
+      tweak: 0.92,
+    });
     expect(resolveCachePolicy({ embeddingModel: 'embed-small' }).thresholds).toEqual({
       direct: 0.95,
       reuse: 0.9,
@@ -211,9 +216,9 @@ describe('policy', () => {
     expect(resolveCachePolicy(undefined)).toEqual({
       alpha: 0.7,
       beta: 0.3,
-      thresholds: { direct: 0.98, reuse: 0.95, tweak: 0.92 },
+      thresholds: { direct: 0.97, reuse: 0.95, tweak: 0.93 },
       tweakModel: undefined,
-      embeddingModel: 'builtin',
+      embeddingModel: 'minilm',
       ttlSeconds: 86_400,
       savingsShare: { free: 0, pro: 10, enterprise: 20 },
     });

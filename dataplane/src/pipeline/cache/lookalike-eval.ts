@@ -5,7 +5,9 @@
  */
 import { createBuiltinEmbedder } from './builtin-embedder.ts';
 import { dot } from './score.ts';
+import type { Embedder } from './embedder.ts';
 import { extractFacts, factConflict } from './lookalike.ts';
+import { operandsSwapped } from './order-guard.ts';
 
 export interface QuestionPair {
   kind: 'lookalike' | 'paraphrase';
@@ -36,15 +38,19 @@ export interface ScoredPair extends QuestionPair {
 
 export async function scorePairs(
   pairs: readonly QuestionPair[],
+  embedder: Embedder = createBuiltinEmbedder(),
   alpha = 0.7,
   beta = 0.3,
 ): Promise<ScoredPair[]> {
-  const embedder = createBuiltinEmbedder();
   const out: ScoredPair[] = [];
   for (const p of pairs) {
     const [va, vb] = await embedder.embed([p.a, p.b]);
     const score = alpha * dot(va as Float32Array, vb as Float32Array) + beta;
-    out.push({ ...p, score, guarded: factConflict(extractFacts(p.a), extractFacts(p.b)) !== undefined });
+    out.push({
+      ...p,
+      score,
+      guarded: factConflict(extractFacts(p.a), extractFacts(p.b)) !== undefined || operandsSwapped(p.a, p.b),
+    });
   }
   return out;
 }
@@ -52,8 +58,9 @@ export async function scorePairs(
 export async function lookalikeCurve(
   pairs: readonly QuestionPair[],
   thresholds: readonly number[],
+  embedder?: Embedder,
 ): Promise<CurvePoint[]> {
-  const scored = await scorePairs(pairs);
+  const scored = await scorePairs(pairs, embedder);
   const look = scored.filter((p) => p.kind === 'lookalike');
   const para = scored.filter((p) => p.kind === 'paraphrase');
   const share = (xs: ScoredPair[], t: number, guard: boolean) =>

@@ -12,11 +12,13 @@ import type { VectorIndex } from '../../stores/vectors/types.ts';
 import { RequestHeaders, ResponseHeaders } from '../../brand.ts';
 import { mayUse, promptTokensOf, type RequestContext } from '../context.ts';
 import { createBuiltinEmbedder } from './builtin-embedder.ts';
+import { createMinilmEmbedder, MINILM_EMBEDDING_MODEL, type MinilmEmbedder } from './minilm-embedder.ts';
 import { callCostUsd, hitSaving, tweakWorthIt, type HitSaving } from './economics.ts';
 import { embedForCache, type CacheVectors, type Embedder } from './embedder.ts';
 import { buildCacheEntry, entryServes, isStorable } from './entry.ts';
 import { cacheKeyParts, type CacheKeyParts, type CacheScope } from './key.ts';
 import { questionFacts, questionsConflict } from './lookalike.ts';
+import { operandsSwapped } from './order-guard.ts';
 import { createModelEmbedder } from './model-embedder.ts';
 import {
   BUILTIN_EMBEDDING_MODEL,
@@ -59,10 +61,13 @@ export type CacheLookup =
 
 const SEARCH_K = 4;
 const builtin = createBuiltinEmbedder();
+// Loaded on the first request of a tenant that picks it: tenants on other embedders never pay.
+let minilm: MinilmEmbedder | undefined;
 const modelEmbedders = new WeakMap<Snapshot, Map<string, Embedder>>();
 
 function embedderFor(deps: CacheDeps, policy: ResolvedCachePolicy, snapshot: Snapshot): Embedder {
   if (policy.embeddingModel === BUILTIN_EMBEDDING_MODEL) return builtin;
+  if (policy.embeddingModel === MINILM_EMBEDDING_MODEL) return (minilm ??= createMinilmEmbedder());
   let bySnapshot = modelEmbedders.get(snapshot);
   if (!bySnapshot) modelEmbedders.set(snapshot, (bySnapshot = new Map()));
   let e = bySnapshot.get(policy.embeddingModel);
@@ -205,7 +210,9 @@ async function nearest(
   for (const hit of hits) {
     const entry = await deps.entries.get(parts.partition, hit.id);
     if (!entry || !entryServes(entry, req) || !mayUse(ctx, entry.response.model)) continue;
-    const conflict = questionsConflict(parts.query, facts, entry.query);
+    const conflict =
+      questionsConflict(parts.query, facts, entry.query) ??
+      (operandsSwapped(parts.query, entry.query) ? 'order' : undefined);
     if (conflict) {
       ctx.log.debug({ conflict, score: hit.score }, 'semantic cache: look-alike question declined');
       continue;

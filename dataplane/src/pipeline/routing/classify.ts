@@ -9,6 +9,8 @@
  */
 import type { ChatRequest } from '../../formats/openai/types.ts';
 import { extractFeatures, type DifficultyFeatures } from './features.ts';
+import { lastUserText, weakFailLogit } from './outcome.ts';
+import { OUTCOME_WEIGHTS } from './outcome-weights.ts';
 
 export type DifficultyLevel = 'trivial' | 'standard' | 'complex';
 
@@ -107,8 +109,28 @@ export function scoreFeatures(f: DifficultyFeatures): Contribution[] {
   return out;
 }
 
+/**
+ * The outcome model's say: its log-odds that a weak model fails, above or below the training
+ * base rate, scaled and bounded so that it moves a prompt by about one level at most and
+ * never overrides a greeting or a hard signal on its own.
+ */
+export const OUTCOME_SCALE = 1.5;
+const OUTCOME_MIN = 0;
+const OUTCOME_MAX = 2;
+const BASE_LOGIT = Math.log(OUTCOME_WEIGHTS.baseRate / (1 - OUTCOME_WEIGHTS.baseRate));
+
+export function outcomeContribution(f: DifficultyFeatures, text: string): Contribution {
+  const z = weakFailLogit(f, text);
+  const weight = Math.min(Math.max(OUTCOME_SCALE * (z - BASE_LOGIT), OUTCOME_MIN), OUTCOME_MAX);
+  const p = 1 / (1 + Math.exp(-z));
+  return { name: `weak model fails p=${p.toFixed(2)}`, weight: Math.round(weight * 100) / 100, hard: false };
+}
+
 export function classifyDifficulty(req: ChatRequest): Difficulty {
-  const contributions = scoreFeatures(extractFeatures(req));
+  const features = extractFeatures(req);
+  const contributions = scoreFeatures(features);
+  const outcome = outcomeContribution(features, lastUserText(req));
+  if (outcome.weight !== 0) contributions.push(outcome);
   const score = Math.round(contributions.reduce((s, c) => s + c.weight, 0) * 100) / 100;
   const hard = contributions.filter((c) => c.hard).reduce((s, c) => s + c.weight, 0);
   let level: DifficultyLevel =

@@ -204,7 +204,7 @@ function enumerationsOf(prose: string): number {
   return n;
 }
 
-function lastUserIndex(messages: ChatMessage[]): number {
+export function lastUserIndex(messages: ChatMessage[]): number {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
   return messages.length - 1;
 }

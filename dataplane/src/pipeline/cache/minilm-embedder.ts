@@ -1,0 +1,136 @@
+/**
+ * The `minilm` embedder: all-MiniLM-L6-v2 (Apache-2.0) run in process on the CPU through
+ * onnxruntime-node, from the artefacts scripts/build-minilm.py makes (models/minilm): an int8
+ * encoder graph and an int8 word table kept outside it so no file reaches 20 MB.
+ * Mean pooling, unit length, 384 dimensions. Loaded once, on first use; texts run one at a
+ * time with one intra-op thread (a batch of two short texts gains nothing from padding, and
+ * the gateway's event loop shares the machine).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-node';
+import { EmbeddingError, normalizeInPlace, type Embedder } from './embedder.ts';
+import { encodeWordPiece, parseVocab, type WordPieceVocab } from './wordpiece.ts';
+
+export { MINILM_EMBEDDING_MODEL } from './policy.ts';
+export const MINILM_DIMENSIONS = 384;
+/**
+ * Longer texts are cut to their first 128 tokens: a question is far shorter, and attention's
+ * cost grows with the square of the length (the model was trained on up to 128 as well).
+ */
+export const MINILM_MAX_TOKENS = 128;
+/**
+ * Only the start of a text is tokenized: 128 tokens of any real text fit in far fewer
+ * characters, and a multi-megabyte message must not hold the event loop.
+ */
+const MAX_CHARS = 4000;
+
+interface WordTable {
+  dims: number;
+  scales: Float32Array;
+  rows: Int8Array;
+}
+
+interface Loaded {
+  session: ort.InferenceSession;
+  vocab: WordPieceVocab;
+  words: WordTable;
+}
+
+/** models/minilm from the source tree or from the bundle in dataplane/dist; GANTRY_MINILM_DIR overrides. */
+export function minilmDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GANTRY_MINILM_DIR) return env.GANTRY_MINILM_DIR;
+  const candidates = ['../../../../models/minilm/', '../../models/minilm/'].map((rel) =>
+    fileURLToPath(new URL(rel, import.meta.url)),
+  );
+  return candidates.find((dir) => existsSync(`${dir}encoder.int8.onnx`)) ?? (candidates[0] as string);
+}
+
+function readWordTable(path: string): WordTable {
+  const buf = readFileSync(path);
+  const rowsCount = buf.readUInt32LE(0);
+  const dims = buf.readUInt32LE(4);
+  const scalesAt = 8;
+  const rowsAt = scalesAt + rowsCount * 4;
+  if (buf.length !== rowsAt + rowsCount * dims) throw new Error(`${path}: size does not match its header`);
+  // Copies: the Buffer may sit at an offset that Float32Array cannot view.
+  const scales = new Float32Array(rowsCount);
+  for (let i = 0; i < rowsCount; i++) scales[i] = buf.readFloatLE(scalesAt + i * 4);
+  const rows = new Int8Array(buf.buffer.slice(buf.byteOffset + rowsAt, buf.byteOffset + buf.length));
+  return { dims, scales, rows };
+}
+
+async function load(dir: string): Promise<Loaded> {
+  const words = readWordTable(`${dir}/words.int8.bin`);
+  if (words.dims !== MINILM_DIMENSIONS) throw new Error(`word table has ${words.dims} dimensions`);
+  const vocab = parseVocab(readFileSync(`${dir}/vocab.txt`, 'utf8'));
+  const session = await ort.InferenceSession.create(`${dir}/encoder.int8.onnx`, {
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  });
+  return { session, vocab, words };
+}
+
+/** Dequantised word rows of `ids`, one after the other: the encoder's input. */
+function lookUp(words: WordTable, ids: readonly number[]): Float32Array {
+  const d = words.dims;
+  const out = new Float32Array(ids.length * d);
+  ids.forEach((id, t) => {
+    const s = words.scales[id] as number;
+    const from = id * d;
+    for (let j = 0; j < d; j++) out[t * d + j] = (words.rows[from + j] as number) * s;
+  });
+  return out;
+}
+
+export interface MinilmEmbedder extends Embedder {
+  /** Loads the model now (at start-up) rather than on the first request. */
+  ready(): Promise<void>;
+}
+
+export function createMinilmEmbedder(dir: string = minilmDir()): MinilmEmbedder {
+  let loading: Promise<Loaded> | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  const get = (): Promise<Loaded> => {
+    loading ??= load(dir).catch((err: unknown) => {
+      loading = undefined; // a later request may try again (e.g. the files were being written)
+      throw new EmbeddingError(
+        `minilm model in ${dir} could not be loaded: ${err instanceof Error ? err.message : String(err)}`,
+        err,
+      );
+    });
+    return loading;
+  };
+  const embedOne = async (m: Loaded, text: string): Promise<Float32Array> => {
+    const ids = encodeWordPiece(text.slice(0, MAX_CHARS), m.vocab, MINILM_MAX_TOKENS);
+    const input = new ort.Tensor('float32', lookUp(m.words, ids), [ids.length, MINILM_DIMENSIONS]);
+    const out = await m.session.run({ words: input });
+    const pooled = out.pooled?.data;
+    if (!(pooled instanceof Float32Array) || pooled.length !== MINILM_DIMENSIONS)
+      throw new EmbeddingError('minilm returned no pooled vector');
+    const v = Float32Array.from(pooled);
+    if (!normalizeInPlace(v)) throw new EmbeddingError('minilm vector is zero or not finite');
+    return v;
+  };
+  return {
+    id: 'minilm:all-MiniLM-L6-v2:int8:v1',
+    dimensions: MINILM_DIMENSIONS,
+    async ready() {
+      await get();
+    },
+    embed(texts) {
+      // One text at a time through the session: concurrent runs would each hold a libuv pool
+      // thread (shared with DNS and file I/O) for no gain on a CPU-bound model.
+      const run = queue.then(async () => {
+        const m = await get();
+        const out: Float32Array[] = [];
+        for (const t of texts) out.push(await embedOne(m, t));
+        return out;
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    },
+  };
+}
