@@ -214,7 +214,11 @@ describe(`fuzz: ${COUNT} generated bad requests (seed ${SEED})`, () => {
 
   it('every log line of the run is JSON with no duplicate key', () => {
     const lines = gw.stdoutLines();
-    expect(lines.length).toBeGreaterThan(COUNT);
+    // Every HTTP request is logged once (raw protocol garbage may not reach a route).
+    const httpCases = generateCases(SEED, COUNT, KEY).filter((c) => c.kind === 'http').length;
+    expect(lines.filter((l) => l.includes('"msg":"request completed"')).length).toBeGreaterThanOrEqual(
+      httpCases,
+    );
     const bad: string[] = [];
     for (const line of lines) {
       try {
