@@ -15,7 +15,7 @@ export interface BenchOptions {
   peer: boolean;
   /** npm version spec of @portkey-ai/gateway (BENCH_PEER_VERSION). */
   peerVersion: string;
-  /** GANTRY_LOG_LEVEL given to the gateway (BENCH_GANTRY_LOG_LEVEL, default warn). */
+  /** GANTRY_LOG_LEVEL given to the gateway (BENCH_GANTRY_LOG_LEVEL, default info: `npm start`'s). */
   gantryLogLevel: string;
   /** Write a V8 CPU profile of the Gantry child into .bench/profiles (BENCH_CPU_PROF=1). */
   cpuProfile: boolean;
@@ -75,7 +75,7 @@ export function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
     primeSeconds: positive('BENCH_PRIME_SECONDS', env.BENCH_PRIME_SECONDS, 2),
     peer: env.BENCH_PEER !== '0',
     peerVersion: env.BENCH_PEER_VERSION || '1.15.2',
-    gantryLogLevel: env.BENCH_GANTRY_LOG_LEVEL || 'warn',
+    gantryLogLevel: env.BENCH_GANTRY_LOG_LEVEL || 'info',
     cpuProfile: env.BENCH_CPU_PROF === '1',
     ...(env.BENCH_GANTRY_DIR && { gantryDir: env.BENCH_GANTRY_DIR }),
     cells: list(env.BENCH_CELLS),

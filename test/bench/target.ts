@@ -16,12 +16,34 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-/** The one request every target gets: small, so the figures are the proxy's own cost. */
+/**
+ * A prompt of about 1 KB, the size of a real chat turn (a system prompt and a question with
+ * some pasted context), so the default guardrails scan and the request log see what they see
+ * in production rather than two words.
+ */
+export const BENCH_SYSTEM_PROMPT =
+  'You are a support assistant for an online bookshop. Answer in two or three sentences, ' +
+  'cite the order number when the customer gives one, and never promise refunds: point to the ' +
+  'returns page instead. If a question is not about books, orders or delivery, say politely ' +
+  'that you can only help with the shop.';
+export const BENCH_USER_PROMPT =
+  'Hello, I ordered three paperbacks last Tuesday (a cookbook, a travel guide to Portugal and ' +
+  'a novel) and the tracking page has said "label created" for five days now. The confirmation ' +
+  'email said delivery would take two to four working days. I chose standard shipping because ' +
+  'the express option was twice the price, but I need the travel guide before I leave on the ' +
+  'fourteenth. Could you tell me whether the parcel has actually left the warehouse, whether ' +
+  'I can still switch it to express delivery, and, if it is lost, what the fastest way is to ' +
+  'get a replacement copy of the guide? Thanks a lot for your help.';
+
+/** The one request every target gets (about 1 KB): the proxy's cost on a realistic prompt. */
 export function chatBody(stream: boolean): Buffer {
   return Buffer.from(
     JSON.stringify({
       model: 'gpt-4o-mini',
-      messages: [{ role: 'user', content: 'Say hi' }],
+      messages: [
+        { role: 'system', content: BENCH_SYSTEM_PROMPT },
+        { role: 'user', content: BENCH_USER_PROMPT },
+      ],
       max_tokens: 16,
       ...(stream && { stream: true }),
     }),
