@@ -18,6 +18,11 @@ export interface GatewayProcess {
   adminUrl: string;
   /** Every complete line the gateway wrote to stdout so far. */
   stdoutLines(): string[];
+  /**
+   * Resolves once the lines written so far satisfy `done` (the gateway writes its log
+   * asynchronously, so a request's line can follow its answer); rejects after `timeoutMs`.
+   */
+  waitForLines(done: (lines: string[]) => boolean, timeoutMs?: number): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -89,10 +94,25 @@ export async function startGatewayProcess(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    url: `http://${HOST}:${port}`,
-    adminUrl,
-    stdoutLines: () => stdout.split('\n').slice(0, -1),
-    stop,
-  };
+  const stdoutLines = () => stdout.split('\n').slice(0, -1);
+  const waitForLines = (done: (lines: string[]) => boolean, timeoutMs = 10_000) =>
+    new Promise<string[]>((resolve, reject) => {
+      const check = () => {
+        const lines = stdoutLines();
+        if (!done(lines)) return;
+        finish();
+        resolve(lines);
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`gantry's stdout did not reach the expected lines within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const finish = () => {
+        clearTimeout(timer);
+        child.stdout.off('data', check);
+      };
+      child.stdout.on('data', check);
+      check();
+    });
+  return { url: `http://${HOST}:${port}`, adminUrl, stdoutLines, waitForLines, stop };
 }
