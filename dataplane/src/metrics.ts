@@ -17,6 +17,11 @@ interface ChargeChildren {
   completion: Counter.Internal;
 }
 
+interface RouteChildren {
+  duration: Histogram.Internal<'route'>;
+  byStatus: Map<number, Counter.Internal>;
+}
+
 export class Metrics implements RouterObserver {
   readonly registry = new Registry();
   readonly requests = new Counter({
@@ -181,6 +186,8 @@ export class Metrics implements RouterObserver {
   private readonly chargeChildren = new Map<string, ChargeChildren>();
   private readonly verdictChildren = new Map<string, Counter.Internal>();
   private readonly ttftChildren = new Map<string, Histogram.Internal<'model'>>();
+  /** By route (a registered route pattern or "unknown": a bounded set), then by status. */
+  private readonly routeChildren = new Map<string, RouteChildren>();
 
   private readCircuits: (() => void) | undefined;
   /** Filled at scrape time from the breakers (nothing on the request path). */
@@ -247,6 +254,23 @@ export class Metrics implements RouterObserver {
     let c = this.verdictChildren.get(key);
     if (!c) this.verdictChildren.set(key, (c = this.guardrailVerdicts.labels({ check, verdict })));
     c.inc();
+  }
+
+  /**
+   * One request answered: counted by route and status and, when it got as far as a request
+   * context (`seconds` given), timed by route. Children are bound once, so the hot path does
+   * no label hashing.
+   */
+  answered(route: string, status: number, seconds: number | undefined): void {
+    let r = this.routeChildren.get(route);
+    if (!r) {
+      r = { duration: this.duration.labels({ route }), byStatus: new Map() };
+      this.routeChildren.set(route, r);
+    }
+    let count = r.byStatus.get(status);
+    if (!count) r.byStatus.set(status, (count = this.requests.labels({ route, status: String(status) })));
+    count.inc();
+    if (seconds !== undefined) r.duration.observe(seconds);
   }
 
   firstToken(model: string, seconds: number): void {

@@ -144,6 +144,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   });
   const requestTimeoutMs = opts.requestTimeoutMs ?? 120_000;
   app.decorateRequest('gantry', null);
+  app.decorateRequest('gantryObserved', false);
+  // Bound once: a closure per request was measurable on the hot path.
+  const inflightDone = (): void => opts.metrics.inflight.dec();
 
   const hooks: RouteHooks = {
     // Built once per request, by the onRequest hook below; routes reuse it.
@@ -167,24 +170,28 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   // A streamed (hijacked) reply is reported by its route and, when it finishes, by Fastify's
   // onResponse as well: the first report counts, so each request is counted and logged once.
-  const observed = new WeakSet<object>();
   const observe = (
     route: string,
     status: number,
-    request: { gantry: RequestContext | null; id: string; method: string; log: FastifyInstance['log'] },
+    request: {
+      gantry: RequestContext | null;
+      gantryObserved: boolean;
+      id: string;
+      method: string;
+      log: FastifyInstance['log'];
+    },
     stream?: StreamResult,
   ) => {
-    if (observed.has(request)) return;
-    observed.add(request);
+    if (request.gantryObserved) return;
+    request.gantryObserved = true;
     const end = Date.now();
-    opts.metrics.requests.inc({ route, status: String(status) });
     const ctx = request.gantry;
     if (!ctx) {
+      opts.metrics.answered(route, status, undefined);
       request.log.info({ route, status }, 'request completed');
       return;
     }
-    const seconds = (end - ctx.startedAt) / 1000;
-    opts.metrics.duration.observe({ route }, seconds);
+    opts.metrics.answered(route, status, (end - ctx.startedAt) / 1000);
     const firstChunkAt = stream?.firstChunkAt;
     const ttftMs = firstChunkAt === undefined ? undefined : firstChunkAt - ctx.startedAt;
     const served = ctx.served;
@@ -207,7 +214,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
     // Counted until the socket's response closes: finished, failed or abandoned alike.
     opts.metrics.inflight.inc();
-    reply.raw.once('close', () => opts.metrics.inflight.dec());
+    reply.raw.once('close', inflightDone);
     if (isAdministrativePath(request.url)) throw adminDenied(request.url);
     // Authenticate before the body is read and validated: a caller without a valid key gets
     // a 401, never schema feedback, and cannot make the gateway parse a large body.

@@ -9,6 +9,8 @@ import { authenticate, presentedKey } from './auth.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     gantry: RequestContext | null;
+    /** Set when the request was counted and logged (a stream may be reported twice). */
+    gantryObserved: boolean;
   }
 }
 
