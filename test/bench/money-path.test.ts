@@ -87,7 +87,7 @@ describe('money path settings and config', () => {
     expect(() => readMoneySettings({ BENCH_MONEY_STORES: 'redis,etcd' })).toThrow(/etcd/);
   });
 
-  it('gives only the metered key a rate limit and a budget, on a priced deployment', () => {
+  it('gives only the metered key a rate limit, a budget and a wallet, on a priced deployment', () => {
     const docs = moneyConfig('http://127.0.0.1:1')
       .split('---\n')
       .filter(Boolean)
@@ -103,6 +103,14 @@ describe('money path settings and config', () => {
       rateLimit: { requestsPerMinute: 10_000_000, tokensPerMinute: 1_000_000_000 },
       budget: { limitUsd: 1_000_000, period: 'monthly' },
     });
+    const tenants = Object.fromEntries(
+      docs.filter((d) => d.kind === 'Tenant').map((d) => [d.metadata.name, d.spec]),
+    );
+    expect(keys['bench-plain']).toMatchObject({ tenantRef: { name: 'bench' } });
+    expect(tenants['bench']).not.toHaveProperty('wallet');
+    expect(keys['bench-metered']).toMatchObject({ tenantRef: { name: 'bench-wallet' } });
+    expect(tenants['bench-wallet']).toMatchObject({ wallet: { balanceUsd: 1_000_000 } });
+    for (const t of Object.values(tenants)) expect(t).not.toHaveProperty('guardrails');
     const dep = docs.find((d) => d.kind === 'ModelDeployment')!;
     expect(dep.spec.pricing).toBeDefined();
   });

@@ -66,9 +66,12 @@ export function moneyConfig(upstreamUrl: string): string {
       capabilities: ['chat', 'streaming'],
       pricing: { inputPerMillionTokens: 0.15, outputPerMillionTokens: 0.6 },
     }),
+    // Neither tenant names a guardrail policy, so the default guardrails run for both keys.
     tenant('bench'),
+    // The full policy: the metered key's tenant also pays from a prepaid wallet.
+    tenant('bench-wallet', ['*'], { wallet: { balanceUsd: 1_000_000 } }),
     apiKey('bench-plain', CLIENT_KEYS.plain, 'bench'),
-    apiKey('bench-metered', CLIENT_KEYS.metered, 'bench', {
+    apiKey('bench-metered', CLIENT_KEYS.metered, 'bench-wallet', {
       rateLimit: { requestsPerMinute: 10_000_000, tokensPerMinute: 1_000_000_000 },
       budget: { limitUsd: 1_000_000, period: 'monthly' },
     }),
@@ -160,7 +163,8 @@ export function moneyTables(cells: readonly MoneyCell[], added: readonly MoneyAd
   const costs = redisCost(cells);
   const tables: Table[] = [
     {
-      title: 'Money path: one Gantry, plain key vs metered key (rate limit + budget), non-streaming (ms)',
+      title:
+        'Money path: one Gantry, plain key vs metered key (rate limit + budget + wallet; default guardrails on both), non-streaming (ms)',
       columns: ['stores', 'key', 'conns', 'req/s', 'p50', 'p99', 'requests', 'errors', 'gw CPU/req'],
       rows: cells.map((c) => [
         c.store,
@@ -175,7 +179,7 @@ export function moneyTables(cells: readonly MoneyCell[], added: readonly MoneyAd
       ]),
     },
     {
-      title: 'Added by the rate-limit + budget path (metered key minus plain key, same process)',
+      title: 'Added by the rate-limit + budget + wallet path (metered key minus plain key, same process)',
       columns: ['stores', 'conns', '+p50', '+p99', '+gw CPU/req', 'req/s vs plain'],
       rows: added.map((a) => [
         a.store,
