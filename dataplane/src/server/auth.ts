@@ -4,11 +4,12 @@
  * key, and the final comparison is constant-time. OpenAI clients send
  * `Authorization: Bearer`, Anthropic clients `x-api-key`; both are accepted.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { KeyRecord, Snapshot, TenantRecord } from '../config/snapshot.ts';
 import { GatewayError } from '../errors.ts';
 
-export const hashKey = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
+// The one-shot hash: about 0.4 us cheaper per request than a Hash object (issue 15).
+export const hashKey = (key: string): Buffer => hash('sha256', key, 'buffer');
 
 export function presentedKey(headers: Record<string, string | string[] | undefined>): string | undefined {
   const auth = headers.authorization;
