@@ -105,7 +105,11 @@ export async function startGatewayProcess(
       };
       const timer = setTimeout(() => {
         finish();
-        reject(new Error(`gantry's stdout did not reach the expected lines within ${timeoutMs} ms`));
+        reject(
+          new Error(
+            `gantry's stdout did not reach the expected lines within ${timeoutMs} ms (${stdoutLines().length} lines)`,
+          ),
+        );
       }, timeoutMs);
       const finish = () => {
         clearTimeout(timer);
