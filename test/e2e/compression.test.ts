@@ -11,6 +11,11 @@ import { agentTrace, longChat } from '../../dataplane/src/pipeline/compression/f
 import { RECOVERED_HEADER, STATE_HEADER } from '../../dataplane/src/pipeline/compression/state.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
+/** ~9k tokens of ordinary prose (a single word repeated reads as a repetition attack to the injection guard). */
+const LONG_PROSE = 'The quarterly report shows revenue growth across all regions, led by Europe. '.repeat(
+  650,
+);
+
 const KEY = 'sk-test-compress';
 const KEY2 = 'sk-test-compress-2';
 let stack: Stack;
@@ -201,13 +206,13 @@ describe('compression on /v1/chat/completions', () => {
     const messages: ChatMessage[] = [];
     for (let i = 0; i < 6; i++)
       messages.push({ role: 'user', content: `hi ${i}` }, { role: 'assistant', content: 'hello' });
-    messages.push({ role: 'user', content: 'word '.repeat(9000) });
+    messages.push({ role: 'user', content: LONG_PROSE });
     const { response } = await chat(messages, { tools: false });
     expect(response.headers.get(`${H}fallback`)).toBe('insufficient_headroom');
   });
 
   it('no_history when there is nothing before the last message', async () => {
-    const { response } = await chat([{ role: 'user', content: 'word '.repeat(9000) }], { tools: false });
+    const { response } = await chat([{ role: 'user', content: LONG_PROSE }], { tools: false });
     expect(response.headers.get(`${H}fallback`)).toBe('no_history');
   });
 
