@@ -59,7 +59,22 @@ export async function sendOk(
   throw new UpstreamFailure(ctx.adapter.error(res.status, res.headers, text));
 }
 
-async function readJson(ctx: CallContext, res: UpstreamResponse): Promise<unknown> {
+/** A JSON object answer; anything else is the deployment misbehaving (and fails over). */
+export async function readJsonObject(
+  ctx: Pick<CallContext, 'signal'>,
+  res: UpstreamResponse,
+): Promise<Record<string, unknown>> {
+  const body = await readJson(ctx, res);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new UpstreamFailure({
+      kind: 'server',
+      status: res.status,
+      message: 'upstream answer is not a JSON object',
+    });
+  return body as Record<string, unknown>;
+}
+
+async function readJson(ctx: Pick<CallContext, 'signal'>, res: UpstreamResponse): Promise<unknown> {
   try {
     return await res.body.json();
   } catch (err) {

@@ -9,7 +9,7 @@ import { GatewayError } from '../../errors.ts';
 import type { MediaBody, MediaOperation } from '../../providers/types.ts';
 import { sendOk, type CallContext } from '../../router/calls.ts';
 import type { RouteRequest, Routed } from '../../router/router.ts';
-import { classifyUpstreamFailure, UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts';
+import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts';
 import { admit } from '../admission.ts';
 import { accessibleRoute, reachableRoutes, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
@@ -87,31 +87,7 @@ export function executeMedia<T>(
   return deps.router.execute(routing, (d) => attempt(callContext(deps, ctx, d)));
 }
 
-/** A JSON object answer; anything else is the deployment misbehaving (and fails over). */
-export async function readJsonObject(
-  call: CallContext,
-  res: UpstreamResponse,
-): Promise<Record<string, unknown>> {
-  let body: unknown;
-  try {
-    body = await res.body.json();
-  } catch (err) {
-    if ((err as { name?: string }).name === 'SyntaxError')
-      throw new UpstreamFailure({
-        kind: 'server',
-        status: res.status,
-        message: 'upstream sent invalid JSON',
-      });
-    throw classifyUpstreamFailure(err, call.signal);
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new UpstreamFailure({
-      kind: 'server',
-      status: res.status,
-      message: 'upstream answer is not a JSON object',
-    });
-  return body as Record<string, unknown>;
-}
+export { readJsonObject } from '../../router/calls.ts';
 
 /** Charge the units delivered at the serving deployment's price; returns the cost. */
 export async function settleMedia(

@@ -7,8 +7,8 @@
  */
 import { authHeaders } from '../../providers/openai/request.ts';
 import type { UpstreamRequest, UpstreamTarget } from '../../providers/types.ts';
-import { sendOk, type CallContext } from '../../router/calls.ts';
-import { classifyUpstreamFailure, UpstreamFailure } from '../../router/upstream.ts';
+import { readJsonObject, sendOk, type CallContext } from '../../router/calls.ts';
+import { UpstreamFailure } from '../../router/upstream.ts';
 
 const OPENAI_WIRE = new Set(['openai', 'openai-compatible', 'azure-openai']);
 
@@ -48,23 +48,5 @@ export async function passthroughCall(
       message: `deployment ${ctx.deployment.name} (${target.provider}) does not speak the OpenAI /${operation.split('/')[0]} API`,
     });
   const res = await sendOk(ctx, passthroughRequest(target, method, operation, body, replaceModel), false);
-  let parsed: unknown;
-  try {
-    parsed = await res.body.json();
-  } catch (err) {
-    if ((err as { name?: string }).name === 'SyntaxError')
-      throw new UpstreamFailure({
-        kind: 'server',
-        status: res.status,
-        message: 'upstream sent invalid JSON',
-      });
-    throw classifyUpstreamFailure(err, ctx.signal);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new UpstreamFailure({
-      kind: 'server',
-      status: res.status,
-      message: 'upstream sent a non-object answer',
-    });
-  return parsed as Record<string, unknown>;
+  return readJsonObject(ctx, res);
 }
