@@ -53,6 +53,14 @@ export function toScore(logit: number, cut: number): number {
   return 1 / (1 + Math.exp(-2 * (logit - cut)));
 }
 
+/**
+ * A few words carry too little evidence for the injection model on its own ("Say hello"
+ * scored as an attack): below this many features, the best window's evidence (its logit
+ * above the bias) counts in proportion to its features. The logit itself stays the
+ * trainer's, so parity with the training script holds.
+ */
+const SHORT_FEATURES = 40;
+
 export class LearnedGuards {
   private readonly scorer: FeatureScorer;
   /** Interleaved prefix sums (model 0, model 1, feature count), reused between calls. */
@@ -79,21 +87,28 @@ export class LearnedGuards {
       p[o + 4] = (p[o + 1] as number) + (t.sum1[k] as number);
       p[o + 5] = (p[o + 2] as number) + (t.n[k] as number);
     }
-    const best = { z0: -Infinity, z1: -Infinity, a0: 0, b0: 0, a1: 0, b1: 0 };
+    const best = { z0: -Infinity, z1: -Infinity, a0: 0, b0: 0, a1: 0, b1: 0, n0: 0 };
     const visit = (a: number, b: number): void => {
       const n = (p[3 * b + 2] as number) - (p[3 * a + 2] as number);
       const norm = n > 0 ? 1 / Math.sqrt(n) : 0;
       const z0 = injection.bias + ((p[3 * b] as number) - (p[3 * a] as number)) * injection.scale * norm;
       const z1 =
         toxicity.bias + ((p[3 * b + 1] as number) - (p[3 * a + 1] as number)) * toxicity.scale * norm;
-      if (z0 > best.z0) [best.z0, best.a0, best.b0] = [z0, a, b];
+      if (z0 > best.z0) [best.z0, best.a0, best.b0, best.n0] = [z0, a, b, n];
       if (z1 > best.z1) [best.z1, best.a1, best.b1] = [z1, a, b];
     };
     forEachWindow(count, this.header, visit);
     const span = (a: number, b: number): { start: number; end: number } =>
       b > a ? { start: t.starts[a] as number, end: t.ends[b - 1] as number } : { start: 0, end: 0 };
     return {
-      injection: { logit: best.z0, score: toScore(best.z0, injection.cut), ...span(best.a0, best.b0) },
+      injection: {
+        logit: best.z0,
+        score: toScore(
+          injection.bias + (best.z0 - injection.bias) * Math.min(1, best.n0 / SHORT_FEATURES),
+          injection.cut,
+        ),
+        ...span(best.a0, best.b0),
+      },
       toxicity: { logit: best.z1, score: toScore(best.z1, toxicity.cut), ...span(best.a1, best.b1) },
     };
   }
