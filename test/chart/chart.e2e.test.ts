@@ -28,6 +28,7 @@ import type { ObservedObject } from '../../operator/src/world.ts';
 import { renderChart, type KubeObject } from '../harness/helm.ts';
 import type { KubeInstance } from '../harness/kube.ts';
 import { startPrivateKube } from '../harness/kube-private.ts';
+import { until } from '../harness/until.ts';
 
 const NS = 'gantry';
 let kube: KubeInstance;
@@ -35,21 +36,6 @@ let kc: KubeConfig;
 let objects: KubernetesObjectApi;
 let core: CoreV1Api;
 const cleanups: (() => Promise<unknown>)[] = [];
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${String(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const statusOf = (err: unknown) => (err as { code?: number }).code;
 
@@ -82,10 +68,16 @@ beforeAll(async () => {
   expect(await createAll(crds, NS)).toEqual([]);
   const ext = kc.makeApiClient(ApiextensionsV1Api);
   for (const crd of crds)
-    await until(`${crd.metadata.name} established`, async () => {
-      const c = await ext.readCustomResourceDefinition({ name: crd.metadata.name });
-      return c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True') || undefined;
-    });
+    await until(
+      `${crd.metadata.name} established`,
+      async () => {
+        const c = await ext.readCustomResourceDefinition({ name: crd.metadata.name });
+        return (
+          c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True') || undefined
+        );
+      },
+      30_000,
+    );
   expect(
     await createAll(
       rendered.filter((o) => o.kind !== 'CustomResourceDefinition'),
@@ -264,7 +256,11 @@ describe('a data plane with only its ServiceAccount token', () => {
   }, 120_000);
 
   it('loads the snapshot Secret and serves the examples from it', async () => {
-    await until('snapshot version 1', async () => (pod.config.current().version === 1 ? true : undefined));
+    await until(
+      'snapshot version 1',
+      async () => (pod.config.current().version === 1 ? true : undefined),
+      30_000,
+    );
     const ready = await fetch(`${pod.adminUrl}/readyz`);
     expect(ready.status).toBe(200);
     const openai = new OpenAI({ baseURL: `${pod.url}/v1`, apiKey: KEY, maxRetries: 0 });

@@ -24,6 +24,7 @@ import { startGateway, type Gateway } from '../../dataplane/src/gateway.ts';
 import { SpendReporter } from '../../operator/src/spend/reporter.ts';
 import { startKube, type KubeInstance } from '../harness/kube.ts';
 import { REDIS_URL_ENV } from '../harness/redis.ts';
+import { until } from '../harness/until.ts';
 
 const NS = 'gantry-e2e';
 const GROUP = { group: 'gantry.dev', version: 'v1alpha1', namespace: NS };
@@ -38,22 +39,6 @@ let custom: CustomObjectsApi;
 let fake: Awaited<ReturnType<typeof startFakeProvider>>;
 const controllers = new Map<string, Controller>();
 const pods: Gateway[] = [];
-
-/** Poll a condition until it holds (or fail with what was last seen). */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${String(last)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const create = (plural: string, name: string, spec: object) =>
   custom.createNamespacedCustomObject({
