@@ -6,25 +6,10 @@
 import { asString, countTokens, isRecord, randomId } from './behaviour.ts';
 import { openaiError } from './openai-errors.ts';
 import type { ErrorReply, Outcome, Route } from './types.ts';
+import { OPENAI_CATEGORIES } from '../formats/openai/moderation.ts';
 
 /** The word that makes the fake's moderation flag a text (as `harassment`). */
 export const FAKE_FLAG_WORD = 'flagme';
-
-const MODERATION_CATEGORIES = [
-  'harassment',
-  'harassment/threatening',
-  'hate',
-  'hate/threatening',
-  'illicit',
-  'illicit/violent',
-  'self-harm',
-  'self-harm/intent',
-  'self-harm/instructions',
-  'sexual',
-  'sexual/minors',
-  'violence',
-  'violence/graphic',
-];
 
 function moderationTexts(input: unknown): string[] | undefined {
   if (typeof input === 'string') return [input];
@@ -37,9 +22,9 @@ function moderationTexts(input: unknown): string[] | undefined {
 function moderationResult(text: string) {
   const hit = text.toLowerCase().includes(FAKE_FLAG_WORD);
   const scores = Object.fromEntries(
-    MODERATION_CATEGORIES.map((c) => [c, c === 'harassment' && hit ? 0.99 : 0.0001]),
+    OPENAI_CATEGORIES.map((c) => [c, c === 'harassment' && hit ? 0.99 : 0.0001]),
   );
-  const categories = Object.fromEntries(MODERATION_CATEGORIES.map((c) => [c, scores[c]! > 0.5]));
+  const categories = Object.fromEntries(OPENAI_CATEGORIES.map((c) => [c, scores[c]! > 0.5]));
   return { flagged: hit, categories, category_scores: scores };
 }
 

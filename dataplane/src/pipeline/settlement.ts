@@ -45,6 +45,33 @@ export interface Outcome {
   cacheHit?: boolean | undefined;
 }
 
+/** What the router hands back about a call: the deployment that served and the attempts made. */
+interface RoutedCall {
+  deployment: Deployment;
+  log: { attempts: number };
+}
+
+/**
+ * A routed call that answered in full (not a stream): charge `costUsd` for `usage` at the
+ * deployment that served. The one-shot endpoints (embeddings, completions, moderations,
+ * rerank, media, fine-tuning) all settle this way.
+ */
+export function settleAnswered(
+  deps: AccountingDeps,
+  ctx: RequestContext,
+  routed: RoutedCall,
+  costUsd: number,
+  usage?: Outcome['usage'],
+): Promise<void> {
+  return settle(deps, ctx, {
+    status: 200,
+    deployment: routed.deployment,
+    attempts: routed.log.attempts,
+    usage,
+    costUsd,
+  });
+}
+
 const RETRY_DELAYS_MS = [1_000, 5_000, 15_000];
 
 export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome: Outcome): Promise<void> {

@@ -17,7 +17,7 @@ import { completionsCall, embeddingsCall, sendOk } from '../router/calls.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../router/upstream.ts';
 import { admit } from './admission.ts';
 import type { Served } from './chat.ts';
-import { settle } from './settlement.ts';
+import { settle, settleAnswered } from './settlement.ts';
 import { accessibleRoute, reachableRoutes, type RequestContext } from './context.ts';
 import { callContext, routeRequest, type PipelineDeps } from './forward.ts';
 import {
@@ -80,13 +80,7 @@ export async function runEmbeddings(
     completion_tokens: 0,
   };
   const cost = costUsd(routed.deployment.pricing, usage);
-  await settle(deps, ctx, {
-    status: 200,
-    deployment: routed.deployment,
-    attempts: routed.log.attempts,
-    usage,
-    costUsd: cost,
-  });
+  await settleAnswered(deps, ctx, routed, cost, usage);
   return { response, costUsd: cost, deployment: routed.deployment, log: routed.log };
 }
 
@@ -137,13 +131,7 @@ export async function runCompletions(
       completion_tokens: estimateTextTokens(response.choices.map((c) => c.text).join('')),
     };
     const cost = costUsd(routed.deployment.pricing, usage);
-    await settle(deps, ctx, {
-      status: 200,
-      deployment: routed.deployment,
-      attempts: routed.log.attempts,
-      usage,
-      costUsd: cost,
-    });
+    await settleAnswered(deps, ctx, routed, cost, usage);
     return { kind: 'completion', response, costUsd: cost, deployment: routed.deployment, log: routed.log };
   }
   const routed = await deps.router.execute(routing, (d) => {

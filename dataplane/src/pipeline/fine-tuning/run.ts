@@ -13,7 +13,7 @@ import { admit } from '../admission.ts';
 import { accessibleRoute, mayUse, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { passthroughCall } from '../passthrough/call.ts';
-import { settle } from '../settlement.ts';
+import { settle, settleAnswered } from '../settlement.ts';
 import { clientView, OWNER_KEYS, ownedBy, ownedMetadata, parseJobId, type Owner } from './jobs.ts';
 
 export interface CreateJobRequest {
@@ -56,12 +56,7 @@ export async function createJob(
   const routed = await deps.router.execute(routeRequest(ctx, req.model, ['fine_tuning']), (d) =>
     passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
   );
-  await settle(deps, ctx, {
-    status: 200,
-    deployment: routed.deployment,
-    attempts: routed.log.attempts,
-    costUsd: 0,
-  });
+  await settleAnswered(deps, ctx, routed, 0);
   return clientView(routed.value, routed.deployment.name);
 }
 

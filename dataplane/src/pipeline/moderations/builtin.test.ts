@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY, resolvePolicy } from '../guardrails/index.ts';
-import { GANTRY_CATEGORIES, moderateText, OPENAI_CATEGORIES } from './builtin.ts';
+import { OPENAI_CATEGORIES } from '../../formats/openai/moderation.ts';
+import { GANTRY_CATEGORIES, moderateText } from './builtin.ts';
 
 describe('built-in moderation', () => {
   it('reports every category, scored, for any text', () => {

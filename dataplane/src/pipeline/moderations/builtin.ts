@@ -18,22 +18,7 @@ import {
   type GuardrailName,
   type ResolvedPolicy,
 } from '../guardrails/index.ts';
-
-export const OPENAI_CATEGORIES = [
-  'harassment',
-  'harassment/threatening',
-  'hate',
-  'hate/threatening',
-  'illicit',
-  'illicit/violent',
-  'self-harm',
-  'self-harm/intent',
-  'self-harm/instructions',
-  'sexual',
-  'sexual/minors',
-  'violence',
-  'violence/graphic',
-] as const;
+import { OPENAI_CATEGORIES } from '../../formats/openai/moderation.ts';
 
 export const GANTRY_CATEGORIES = ['gantry/prompt-injection', 'gantry/pii', 'gantry/secrets'] as const;
 

@@ -14,7 +14,7 @@ import { accessibleRoute, reachableRoutes, type RequestContext } from '../contex
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { resolvePolicy } from '../guardrails/index.ts';
 import { passthroughCall } from '../passthrough/call.ts';
-import { settle } from '../settlement.ts';
+import { settle, settleAnswered } from '../settlement.ts';
 import { moderateText, type ModerationResult } from './builtin.ts';
 
 /** What a moderation call answers with when the caller names no model (OpenAI's default). */
@@ -119,13 +119,7 @@ export async function runModeration(
   );
   const usage = { prompt_tokens: tokens(), completion_tokens: 0 };
   const cost = costUsd(routed.deployment.pricing, usage);
-  await settle(deps, ctx, {
-    status: 200,
-    deployment: routed.deployment,
-    attempts: routed.log.attempts,
-    usage,
-    costUsd: cost,
-  });
+  await settleAnswered(deps, ctx, routed, cost, usage);
   const response = { ...routed.value, model } as ModerationResponse;
   return { response, costUsd: cost, deployment: routed.deployment, log: routed.log };
 }

@@ -14,7 +14,7 @@ import { admit } from '../admission.ts';
 import { accessibleRoute, reachableRoutes, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { passthroughCall } from '../passthrough/call.ts';
-import { settle } from '../settlement.ts';
+import { settleAnswered } from '../settlement.ts';
 import {
   documentText,
   readUpstreamRerank,
@@ -70,13 +70,7 @@ export async function runRerank(
   const cost =
     costUsd(pricing, { prompt_tokens: promptTokens, completion_tokens: 0 }) +
     unitCostUsd(pricing, { searches });
-  await settle(deps, ctx, {
-    status: 200,
-    deployment: routed.deployment,
-    attempts: routed.log.attempts,
-    usage: { prompt_tokens: promptTokens, completion_tokens: 0 },
-    costUsd: cost,
-  });
+  await settleAnswered(deps, ctx, routed, cost, { prompt_tokens: promptTokens, completion_tokens: 0 });
   const response: RerankResponse = {
     id: up.id ?? `rerank-${randomUUID()}`,
     model: req.model,
