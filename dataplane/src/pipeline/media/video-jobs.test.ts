@@ -21,6 +21,13 @@ describe('MemoryVideoJobStore', () => {
     now += VIDEO_JOB_TTL_MS + 1;
     expect(await store.get('a')).toBeUndefined();
   });
+
+  it('holds at most its bound of jobs, forgetting the oldest first', async () => {
+    const store = new MemoryVideoJobStore(() => 0, 3);
+    for (const id of ['a', 'b', 'c', 'd']) await store.put(job(id, 0));
+    expect(await store.get('a')).toBeUndefined();
+    for (const id of ['b', 'c', 'd']) expect(await store.get(id)).toMatchObject({ id });
+  });
 });
 
 describe('ownedJob', () => {

@@ -27,11 +27,19 @@ export const VIDEO_JOB_TTL_MS = 24 * 60 * 60 * 1000;
 export class MemoryVideoJobStore implements VideoJobStore {
   private readonly jobs = new Map<string, VideoJob>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    /** A bound on memory whatever the traffic: past it the oldest job is forgotten. */
+    private readonly maxJobs = 100_000,
+  ) {}
 
   async put(job: VideoJob): Promise<void> {
     this.sweep();
     this.jobs.set(job.id, job);
+    for (const id of this.jobs.keys()) {
+      if (this.jobs.size <= this.maxJobs) break;
+      this.jobs.delete(id);
+    }
   }
 
   async get(id: string): Promise<VideoJob | undefined> {
