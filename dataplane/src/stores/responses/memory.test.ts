@@ -31,6 +31,18 @@ describe('MemoryResponseStore', () => {
     expect(await store.delete(owner, 'c')).toBe(false);
   });
 
+  it('bounds the total size: long conversations push the oldest out', async () => {
+    const size = JSON.stringify(entry('a')).length;
+    const store = new MemoryResponseStore({ maxChars: 2 * size + 1 });
+    for (const id of ['a', 'b', 'c']) await store.put(owner, entry(id));
+    expect(await store.get(owner, 'a')).toBeUndefined();
+    expect(await store.get(owner, 'b')).toBeDefined();
+    expect(await store.get(owner, 'c')).toBeDefined();
+    // Replacing an entry does not count it twice.
+    await store.put(owner, entry('c'));
+    expect(await store.get(owner, 'b')).toBeDefined();
+  });
+
   it('hands out copies: mutating what get returned changes nothing stored', async () => {
     const store = new MemoryResponseStore();
     await store.put(owner, entry('x'));
