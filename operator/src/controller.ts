@@ -13,6 +13,7 @@ import {
 } from '@gantry/dataplane/config/published';
 import { FIELD_MANAGER, GROUP, VERSION, statusOf, type KubeClient } from './kube/client.ts';
 import { Informers } from './kube/informers.ts';
+import type { HealthFacts } from './health/verdict.ts';
 import { LeaderElector } from './leader.ts';
 import { plan, type KeyToGenerate, type Plan, type ReadyVerdict } from './plan/plan.ts';
 import type { SpendReporter } from './spend/reporter.ts';
@@ -52,6 +53,9 @@ export class Controller {
   /** Resolves after each reconcile; tests and readiness wait on it. */
   lastPlan: Plan | undefined;
   publishedVersion = 0;
+  private syncedAt: number | undefined;
+  private reconcilingSince: number | undefined;
+  private running = false;
 
   constructor(private readonly opts: ControllerOptions) {
     this.informers = new Informers(opts.kube, () => this.queue.add(WORLD), opts.log);
@@ -70,7 +74,9 @@ export class Controller {
   }
 
   async start(): Promise<void> {
+    this.running = true;
     await this.informers.start();
+    this.syncedAt = Date.now();
     this.leader.start();
     const resyncMs = Math.min(
       this.opts.resyncMs ?? 60_000,
@@ -85,16 +91,26 @@ export class Controller {
     return this.leader.isLeader();
   }
 
+  /** What the probes decide on (health/verdict.ts). */
+  healthFacts(): Omit<HealthFacts, 'now'> {
+    return { syncedAt: this.syncedAt, reconcilingSince: this.reconcilingSince, running: this.running };
+  }
+
   private async work(): Promise<void> {
     for (;;) {
       const key = await this.queue.take();
       if (key === undefined) return;
       try {
-        if (this.leader.isLeader()) await this.reconcile();
+        if (this.leader.isLeader()) {
+          this.reconcilingSince = Date.now();
+          await this.reconcile();
+        }
         this.queue.done(key);
       } catch (err) {
         this.opts.log.error({ err: (err as Error).message }, 'reconcile failed; retrying with backoff');
         this.queue.done(key, true);
+      } finally {
+        this.reconcilingSince = undefined;
       }
     }
   }
@@ -213,6 +229,7 @@ export class Controller {
   }
 
   async stop(): Promise<void> {
+    this.running = false;
     clearInterval(this.resync);
     this.queue.shutDown();
     await this.worker;

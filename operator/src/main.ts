@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Controller } from './controller.ts';
+import { startHealthServer } from './health/server.ts';
 import { KubeClient } from './kube/client.ts';
 import { SpendReporter } from './spend/reporter.ts';
 
@@ -39,12 +40,14 @@ function options() {
       // The Redis the data-plane pods share: ApiKey status then shows spend and last use.
       'redis-url': { type: 'string', default: process.env.GANTRY_REDIS_URL ?? '' },
       'spend-interval': { type: 'string', default: '30' },
+      // Where kubelet's probes reach /healthz and /readyz; 0 turns the listener off.
+      'health-port': { type: 'string', default: process.env.GANTRY_OPERATOR_HEALTH_PORT ?? '8081' },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
     console.log(
-      'gantry-operator [--namespace NS] [--identity ID] [--snapshot-secret NAME] [--lease-name NAME] [--lease-duration SECONDS]',
+      'gantry-operator [--namespace NS] [--identity ID] [--snapshot-secret NAME] [--lease-name NAME] [--lease-duration SECONDS] [--health-port PORT]',
     );
     process.exit(0);
   }
@@ -54,7 +57,10 @@ function options() {
   const spendInterval = Number(values['spend-interval']);
   if (!Number.isInteger(spendInterval) || spendInterval < 5)
     throw new Error(`--spend-interval must be at least 5 seconds, got ${values['spend-interval']}`);
-  return { ...values, leaseDuration, spendInterval };
+  const healthPort = Number(values['health-port']);
+  if (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65535)
+    throw new Error(`--health-port must be a port number (0 to disable), got ${values['health-port']}`);
+  return { ...values, leaseDuration, spendInterval, healthPort };
 }
 
 async function main(): Promise<void> {
@@ -73,10 +79,15 @@ async function main(): Promise<void> {
     leaseName: o['lease-name'],
     leaseDurationSeconds: o.leaseDuration,
   });
+  // Up before the first list, so a slow API server shows as not-ready rather than dead.
+  const health = o.healthPort
+    ? await startHealthServer(o.healthPort, () => controller.healthFacts())
+    : undefined;
   await controller.start();
-  log.info({ namespace: o.namespace, identity: o.identity }, 'operator started');
+  log.info({ namespace: o.namespace, identity: o.identity, healthPort: o.healthPort }, 'operator started');
   const stop = async () => {
     await controller.stop();
+    health?.close();
     process.exit(0);
   };
   process.once('SIGTERM', stop);

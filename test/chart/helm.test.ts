@@ -20,7 +20,9 @@ interface Container {
   env?: EnvVar[];
   envFrom?: { secretRef?: { name: string } }[];
   securityContext?: Record<string, unknown>;
-  readinessProbe?: { httpGet?: { path: string } };
+  readinessProbe?: { httpGet?: { path: string; port?: string | number } };
+  livenessProbe?: { httpGet?: { path: string; port?: string | number } };
+  ports?: { name: string; containerPort: number; protocol: string }[];
   lifecycle?: unknown;
   volumeMounts?: { name: string; mountPath: string }[];
 }
@@ -141,7 +143,12 @@ describe('default install (operator mode)', () => {
       'gantry-operator',
       '--lease-duration',
       '15',
+      '--health-port',
+      '8081',
     ]);
+    expect(c.ports).toEqual([{ name: 'health', containerPort: 8081, protocol: 'TCP' }]);
+    expect(c.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'health' });
+    expect(c.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'health' });
     expect(podSpec(operator).serviceAccountName).toBe('gantry-operator');
     expect(find(objs, 'PodDisruptionBudget', 'gantry-operator').spec).toMatchObject({ maxUnavailable: 1 });
   });

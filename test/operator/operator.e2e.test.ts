@@ -4,6 +4,7 @@
  * the fake provider upstream; the official openai client calling the pods.
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
   ApiextensionsV1Api,
@@ -18,6 +19,7 @@ import OpenAI from 'openai';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Controller } from '../../operator/src/controller.ts';
+import { startHealthServer } from '../../operator/src/health/server.ts';
 import { KubeClient, statusOf } from '../../operator/src/kube/client.ts';
 import { startFakeProvider } from '../../dataplane/src/fake-provider/index.ts';
 import { startGateway, type Gateway } from '../../dataplane/src/gateway.ts';
@@ -206,6 +208,25 @@ describe('operator', () => {
         (r) => r.json() as Promise<{ configVersion: number }>,
       );
       expect(ready.configVersion).toBeGreaterThan(0);
+    }
+  });
+
+  it('both replicas, leader and standby, answer their probes: alive and ready once synced', async () => {
+    const servers = await Promise.all(
+      [...controllers.values()].map((c) => startHealthServer(0, () => c.healthFacts())),
+    );
+    try {
+      for (const server of servers) {
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        for (const path of ['/healthz', '/readyz']) {
+          const res = await fetch(base + path);
+          expect(res.status).toBe(200);
+          expect(await res.json()).toEqual({ status: 'ok', reason: 'ok' });
+        }
+        expect((await fetch(`${base}/metrics`)).status).toBe(404);
+      }
+    } finally {
+      for (const server of servers) server.close();
     }
   });
 
