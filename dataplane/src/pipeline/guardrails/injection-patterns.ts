@@ -528,9 +528,11 @@ export const SIGNALS: Signal<InjectionCategory>[] = [
   s(
     'delimiter_injection',
     0.6,
-    '<system,</system,<developer,</developer,<sys>,<admin,<instruction',
-    '</?(?:system|developer|sys|admin|instructions?)>',
+    '<system,</system,<developer,</developer,<sys>,<admin',
+    '</?(?:system|developer|sys|admin)>',
   ),
+  // An <instructions> section is how prompts are laid out; alone it is no role switch.
+  s('delimiter_injection', 0.4, '<instruction,</instruction', '</?instructions?>'),
   s('delimiter_injection', 0.45, '', '</(?:user|human|context|document|input)>'),
   s('delimiter_injection', 0.55, '"role",\'role\'', '["\']role["\']\\s*:\\s*["\'](?:system|developer)["\']'),
   s(

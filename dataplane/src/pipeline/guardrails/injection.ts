@@ -21,7 +21,14 @@ import {
 import { normalizeWindow, prepare, wordSegmenter } from './normalize.ts';
 import { combine, dedupeHits, SignalSet, type Hit as SignalHit } from './signals.ts';
 import { dedupeOverlaps, insideQuotes } from './spans.ts';
-import { learnedFinding } from './learned/verdict.ts';
+import { learnedFinding, REPORT_FLOOR, withMargin } from './learned/verdict.ts';
+import {
+  notOwnPrompt,
+  ordinaryTarget,
+  promptSetup,
+  quotedMention,
+  learnedMargin,
+} from './injection-structure.ts';
 
 type Hit = SignalHit<InjectionCategory>;
 
@@ -54,8 +61,35 @@ function nestedMarkup(text: string, h: Hit): boolean {
   return after.startsWith('<') && !after.startsWith('</');
 }
 
-function score(hits: Hit[], target: Hit, text: string): number {
+/** Categories that a prompt set-up's own layout produces (see injection-structure.ts). */
+const LAYOUT = new Set<InjectionCategory>(['delimiter_injection', 'indirect_injection']);
+
+function score(hits: Hit[], target: Hit, text: string, setup: boolean): number {
   let p = combine(hits, target, EVIDENCE_WINDOW, () => true);
+  if (
+    target.category === 'instruction_override' &&
+    ordinaryTarget(
+      text.slice(target.start, target.end),
+      text.slice(Math.max(0, target.start - 30), target.start),
+      text.slice(target.end, target.end + 60),
+    )
+  )
+    p *= 0.4;
+  if (setup && LAYOUT.has(target.category)) p *= 0.5;
+  if (
+    target.category === 'system_prompt_extraction' &&
+    notOwnPrompt(text.slice(target.start, target.end), text.slice(target.end, target.end + 40))
+  )
+    p *= 0.4;
+  const lineStart = text.lastIndexOf('\n', target.start - 1) + 1;
+  if (
+    quotedMention(
+      // A match ending in \S* may swallow the closing mark («...»).
+      insideQuotes(text, target.start, target.end) || /["”»]/.test(text.slice(target.start, target.end)),
+      text.slice(Math.max(lineStart, target.start - 120), target.start),
+    )
+  )
+    p *= 0.35;
   if (MITIGATOR.test(text.slice(target.end, target.end + 60))) p *= 0.4;
   if (REPORTED_ORDER.test(text.slice(Math.max(0, target.start - 40), target.start))) p *= 0.5;
   if (
@@ -71,12 +105,13 @@ function score(hits: Hit[], target: Hit, text: string): number {
 
 function toFindings(hits: Hit[], text: string): Finding[] {
   const findings: Finding[] = [];
+  const setup = hits.length > 0 && promptSetup(text);
   for (const h of hits) {
     if (h.category === 'booster') continue;
     findings.push({
       guardrail: 'prompt-injection',
       category: h.category,
-      score: score(hits, h, text),
+      score: score(hits, h, text, setup),
       start: h.start,
       end: h.end,
     });
@@ -172,6 +207,12 @@ function detectDepth(text: string, depth: number, prep: TextPrep = prepare(text)
 
 export function detect(text: string, prep: TextPrep = prepare(text)): Finding[] {
   const findings = detectDepth(text, 0, prep);
-  findings.push(...learnedFinding('prompt-injection', prep.learned().injection));
+  const learned = prep.learned().injection;
+  // Only a score that could reach the report floor needs the structure check.
+  const judged =
+    learned.score >= REPORT_FLOOR
+      ? withMargin(learned, learnedMargin(promptSetup(text), learned.tokens))
+      : learned;
+  findings.push(...learnedFinding('prompt-injection', judged));
   return findings;
 }

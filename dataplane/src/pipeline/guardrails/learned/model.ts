@@ -41,6 +41,8 @@ export interface WindowScore {
   /** UTF-16 span of the best window. */
   start: number;
   end: number;
+  /** Tokens in the whole text: how many windows competed for "best". */
+  tokens: number;
 }
 
 export type LearnedScores = Record<LearnedModelName, WindowScore>;
@@ -108,8 +110,14 @@ export class LearnedGuards {
           injection.cut,
         ),
         ...span(best.a0, best.b0),
+        tokens: count,
       },
-      toxicity: { logit: best.z1, score: toScore(best.z1, toxicity.cut), ...span(best.a1, best.b1) },
+      toxicity: {
+        logit: best.z1,
+        score: toScore(best.z1, toxicity.cut),
+        ...span(best.a1, best.b1),
+        tokens: count,
+      },
     };
   }
 }

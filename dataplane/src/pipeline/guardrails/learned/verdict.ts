@@ -29,3 +29,13 @@ export function learnedFinding(guardrail: GuardrailName, s: WindowScore): Findin
     },
   ];
 }
+
+/**
+ * The same window score against a cut `margin` logit units higher: the model must be
+ * that much surer (toScore maps the cut to 0.5 with slope 2).
+ */
+export function withMargin(s: WindowScore, margin: number): WindowScore {
+  if (margin === 0 || s.score <= 0 || s.score >= 1) return s;
+  const z = Math.log(s.score / (1 - s.score)) - 2 * margin;
+  return { ...s, score: 1 / (1 + Math.exp(-z)) };
+}
