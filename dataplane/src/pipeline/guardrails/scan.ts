@@ -16,13 +16,14 @@
 import type { GuardrailPolicySpec } from '@gantry/crds';
 import type { ChatMessage, ChatRequest } from '../../formats/openai/types.ts';
 import { detect as detectInjection } from './injection.ts';
+import { SCAN_MEMO } from './memo.ts';
 import { prepare } from './normalize.ts';
 import { detect as detectPii } from './pii.ts';
 import { resolvePolicy, type GuardAction, type ResolvedPolicy } from './policy.ts';
 import { Redactor } from './redact.ts';
 import { detect as detectSecrets } from './secrets.ts';
 import { detect as detectToxicity } from './toxicity.ts';
-import { GuardrailNames, type Detector, type Finding, type GuardrailName } from './types.ts';
+import { GuardrailNames, type Detector, type Finding, type GuardrailName, type TextPrep } from './types.ts';
 
 export type VerdictAction = 'allow' | 'block' | 'redact' | 'flag';
 
@@ -138,14 +139,22 @@ function findingsFor(
   source: Source,
   names: GuardrailName[],
   policy: ResolvedPolicy,
+  scope: string | undefined,
 ): Finding[] {
   const out: Finding[] = [];
-  // Injection and toxicity both look for disguises; find them once per text.
-  const prep = prepare(text);
+  const remembered = scope === undefined ? undefined : SCAN_MEMO.lookup(text, scope);
+  // Injection and toxicity both look for disguises and use the learned scores; the shared
+  // preparation does that work once per text, and only when some detector has to run.
+  let prep: TextPrep | undefined;
   for (const name of names) {
     if (!appliesTo(name, source)) continue;
     const { threshold } = policy.checks[name];
-    for (const f of DETECTORS[name](text, prep)) {
+    let found = remembered?.[name];
+    if (!found) {
+      found = DETECTORS[name](text, (prep ??= prepare(text)));
+      if (remembered) remembered[name] = found;
+    }
+    for (const f of found) {
       if (f.score < threshold) continue;
       if (name === 'pii' && policy.piiEntities && !policy.piiEntities.has(f.category)) continue;
       out.push(f);
@@ -187,18 +196,21 @@ function toRedact(findings: Finding[], policy: ResolvedPolicy): Finding[] {
 
 /**
  * Scans a chat request. `policy` is the tenant's GuardrailPolicy spec (undefined: defaults,
- * see policy.ts); `only` is the set from `x-gantry-guard` (undefined: all checks).
+ * see policy.ts); `only` is the set from `x-gantry-guard` (undefined: all checks). With a
+ * `scope` (the tenant), texts this scope sent recently reuse their findings (memo.ts): the
+ * verdict is the same, the history of a conversation is not scanned again every turn.
  */
 export function scanRequest(
   req: ChatRequest,
   policy: GuardrailPolicySpec | ResolvedPolicy | undefined,
   only?: ReadonlySet<GuardrailName>,
+  scope?: string,
 ): RequestVerdict {
   const resolved = isResolved(policy) ? policy : resolvePolicy(policy);
   const names = enabled(resolved, only);
   if (names.length === 0) return { action: 'allow', findings: [] };
   const refs = texts(req);
-  const perText = refs.map((ref) => findingsFor(ref.text, ref.source, names, resolved));
+  const perText = refs.map((ref) => findingsFor(ref.text, ref.source, names, resolved, scope));
   const verdict: RequestVerdict = summarise(perText.flat(), resolved);
   if (verdict.action === 'redact') {
     const copy = structuredClone(req);
@@ -226,7 +238,7 @@ export function scanText(
   const resolved = isResolved(policy) ? policy : resolvePolicy(policy);
   const names = enabled(resolved, only);
   if (names.length === 0) return { action: 'allow', findings: [] };
-  const findings = findingsFor(text, source, names, resolved);
+  const findings = findingsFor(text, source, names, resolved, undefined);
   const verdict: TextVerdict = summarise(findings, resolved);
   if (verdict.action === 'redact')
     verdict.redactedText = new Redactor().apply(text, toRedact(findings, resolved));

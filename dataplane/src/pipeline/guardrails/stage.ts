@@ -76,7 +76,8 @@ function blocked(v: Verdict, what: string): GatewayError {
 export function guardRequest(ctx: RequestContext, req: ChatRequest): ChatRequest {
   const only = selection(ctx);
   if (only?.size === 0) return req;
-  const verdict = scanRequest(req, policyOf(ctx.tenant), only);
+  // Scoped by tenant: a conversation's history is scanned once, not on every turn.
+  const verdict = scanRequest(req, policyOf(ctx.tenant), only, ctx.tenant.name);
   if (verdict.findings.length > 0) ctx.usage.guardrails = summary(verdict);
   if (verdict.action === 'block') throw blocked(verdict, 'request');
   return verdict.action === 'redact' && verdict.redactedRequest ? verdict.redactedRequest : req;

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { FeatureScorer, forEachWindow, type FeatureSpec } from './features.ts';
+import { FeatureScorer, type FeatureSpec } from './features.ts';
 
 export type LearnedModelName = 'injection' | 'toxicity';
 
@@ -89,17 +89,44 @@ export class LearnedGuards {
       p[o + 4] = (p[o + 1] as number) + (t.sum1[k] as number);
       p[o + 5] = (p[o + 2] as number) + (t.n[k] as number);
     }
-    const best = { z0: -Infinity, z1: -Infinity, a0: 0, b0: 0, a1: 0, b1: 0, n0: 0 };
+    // Windows as forEachWindow (features.ts) lists them, without its callback per window.
+    const { window, stride, smallWindow, smallStride } = this.header;
+    const s0 = injection.scale;
+    const s1 = toxicity.scale;
+    let z0best = -Infinity;
+    let z1best = -Infinity;
+    let a0 = 0;
+    let b0 = 0;
+    let n0 = 0;
+    let a1 = 0;
+    let b1 = 0;
     const visit = (a: number, b: number): void => {
       const n = (p[3 * b + 2] as number) - (p[3 * a + 2] as number);
       const norm = n > 0 ? 1 / Math.sqrt(n) : 0;
-      const z0 = injection.bias + ((p[3 * b] as number) - (p[3 * a] as number)) * injection.scale * norm;
-      const z1 =
-        toxicity.bias + ((p[3 * b + 1] as number) - (p[3 * a + 1] as number)) * toxicity.scale * norm;
-      if (z0 > best.z0) [best.z0, best.a0, best.b0, best.n0] = [z0, a, b, n];
-      if (z1 > best.z1) [best.z1, best.a1, best.b1] = [z1, a, b];
+      const z0 = injection.bias + ((p[3 * b] as number) - (p[3 * a] as number)) * s0 * norm;
+      const z1 = toxicity.bias + ((p[3 * b + 1] as number) - (p[3 * a + 1] as number)) * s1 * norm;
+      if (z0 > z0best) {
+        z0best = z0;
+        a0 = a;
+        b0 = b;
+        n0 = n;
+      }
+      if (z1 > z1best) {
+        z1best = z1;
+        a1 = a;
+        b1 = b;
+      }
     };
-    forEachWindow(count, this.header, visit);
+    const spans = (size: number, step: number): void => {
+      if (count <= size) visit(0, count);
+      else {
+        for (let a = 0; a < count - size; a += step) visit(a, a + size);
+        visit(count - size, count);
+      }
+    };
+    spans(window, stride);
+    if (count > smallWindow) spans(smallWindow, smallStride);
+    const best = { z0: z0best, z1: z1best, a0, b0, a1, b1, n0 };
     const span = (a: number, b: number): { start: number; end: number } =>
       b > a ? { start: t.starts[a] as number, end: t.ends[b - 1] as number } : { start: 0, end: 0 };
     return {
