@@ -7,10 +7,13 @@
  * precision, false positives on benign look-alikes, F2 for PII and secrets, recall per kind
  * and language; then precision/recall/F1 on the hand-written corpus files with their
  * misclassified ids, and the p50/p99 time of scanRequest over a synthetic 20,000-token
- * conversation with all four checks on. `npm run eval` runs it; with file arguments it
- * reports only those corpus files.
+ * conversation with all four checks on (first sight, and the next turn with the history's
+ * findings remembered, as the stage scans per tenant) and over a ~1 KB default request,
+ * with the machine's load average. `npm run eval` runs it; with file arguments it reports
+ * only those corpus files, with `--timing` only the timing.
  */
 import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ChatMessage, ChatRequest } from '../../dataplane/src/formats/openai/types.ts';
@@ -28,7 +31,7 @@ import { learnedSplit, piiSplit, secretsSplit, type Split } from './guard-splits
 const DATA = join(dirname(fileURLToPath(import.meta.url)), '..', 'data', 'guardrails');
 
 /** Every check on, so the timing covers all four detectors on every text they apply to. */
-const ALL_ON: GuardrailPolicySpec = {
+export const ALL_ON: GuardrailPolicySpec = {
   promptInjection: { action: 'block' },
   toxicity: { action: 'flag' },
   pii: { action: 'redact' },
@@ -87,7 +90,12 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-function time(fn: () => unknown, runs = 300): { p50: number; p99: number } {
+interface Timing {
+  p50: number;
+  p99: number;
+}
+
+function time(fn: () => unknown, runs = 300): Timing {
   for (let i = 0; i < 50; i++) fn();
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -120,15 +128,66 @@ function report(file: string): void {
   }
 }
 
+/** `req` plus one new user message, different for each i: the next turn of the chat. */
+export function nextTurn(req: ChatRequest, i: number): ChatRequest {
+  const content = `Follow-up ${i}: ${PROSE[i % PROSE.length]} ${PROSE[(i * 7 + 3) % PROSE.length]}`;
+  return { ...req, messages: [...req.messages, { role: 'user', content }] };
+}
+
+/** p50/p99 of scanning each next turn, with the memo already holding the history. */
+function timeNextTurns(req: ChatRequest, policy: GuardrailPolicySpec | undefined, runs = 300): Timing {
+  const scope = `eval-${Math.random()}`;
+  scanRequest(req, policy, undefined, scope);
+  const turns = Array.from({ length: runs + 50 }, (_, i) => nextTurn(req, i));
+  let i = 0;
+  return time(() => scanRequest(turns[i++] as ChatRequest, policy, undefined, scope), runs);
+}
+
+/** Median CPU milliseconds per call over batches: a loaded machine preempts wall time. */
+function cpuPerCall(fn: () => unknown, batch = 10, batches = 30): number {
+  for (let i = 0; i < batch * 3; i++) fn();
+  const per: number[] = [];
+  for (let b = 0; b < batches; b++) {
+    const start = process.cpuUsage();
+    for (let i = 0; i < batch; i++) fn();
+    const used = process.cpuUsage(start);
+    per.push((used.user + used.system) / 1000 / batch);
+  }
+  per.sort((a, b) => a - b);
+  return per[batches >> 1] ?? 0;
+}
+
+const ms = (t: Timing): string => `p50 ${t.p50.toFixed(3)} ms, p99 ${t.p99.toFixed(3)} ms`;
+
 function bench(): void {
   const req = benchConversation();
+  const short = benchConversation(1000);
   const chars = req.messages.reduce((n, m) => n + (typeof m.content === 'string' ? m.content.length : 0), 0);
-  const text = req.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
-  console.log(
-    `\n## timing: ${req.messages.length} messages, ${chars} chars (~${Math.round(chars / 4)} tokens)\n`,
+  const shortChars = short.messages.reduce(
+    (n, m) => n + (typeof m.content === 'string' ? m.content.length : 0),
+    0,
   );
-  const all = time(() => scanRequest(req, ALL_ON));
-  console.log(`scanRequest, all four checks: p50 ${all.p50.toFixed(3)} ms, p99 ${all.p99.toFixed(3)} ms`);
+  const text = req.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  console.log(
+    `\n## timing: ${req.messages.length} messages, ${chars} chars (~${Math.round(chars / 4)} tokens); load average ${load} on ${availableParallelism()} cores\n`,
+  );
+  console.log(`scanRequest, all four checks, first sight: ${ms(time(() => scanRequest(req, ALL_ON)))}`);
+  console.log(
+    `  CPU time per scan (median of 30 batches of 10; less sensitive to load than wall time): ${cpuPerCall(() => scanRequest(req, ALL_ON)).toFixed(3)} ms`,
+  );
+  console.log(`scanRequest, default policy, first sight: ${ms(time(() => scanRequest(req, undefined)))}`);
+  console.log(
+    `scanRequest, all four checks, next turn (history remembered): ${ms(timeNextTurns(req, ALL_ON))}`,
+  );
+  console.log(
+    `scanRequest, default policy, ${short.messages.length}-message ${shortChars}-char request, first sight: ${ms(time(() => scanRequest(short, undefined), 3000))}`,
+  );
+  console.log(
+    `scanRequest, default policy, same system prompt and a new user message: ${ms(timeNextTurns({ ...short, messages: short.messages.slice(0, 1) }, undefined, 3000))}`,
+  );
   for (const [name, fn] of [
     ['prompt-injection', detectInjection],
     ['toxicity', detectToxicity],
@@ -136,9 +195,7 @@ function bench(): void {
     ['secrets', detectSecrets],
   ] as const) {
     const t = time(() => fn(text));
-    console.log(
-      `  ${name.padEnd(16)} on the joined text: p50 ${t.p50.toFixed(3)} ms, p99 ${t.p99.toFixed(3)} ms`,
-    );
+    console.log(`  ${name.padEnd(16)} on the joined text: ${ms(t)}`);
   }
 }
 
@@ -198,6 +255,10 @@ export function printGuardrails(): void {
 
 function main(): void {
   const files = process.argv.slice(2);
+  if (files[0] === '--timing') {
+    bench();
+    return;
+  }
   if (files.length > 0) {
     for (const f of files) report(f);
     return;
