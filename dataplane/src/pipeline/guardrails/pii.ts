@@ -217,8 +217,10 @@ const isIpv6Code = (c: number): boolean =>
 
 function ipv6(text: string, out: Finding[]): void {
   let lastEnd = -1;
-  for (const m of text.matchAll(IPV6_HINT)) {
-    const at = m.index ?? 0;
+  // An exec loop rather than matchAll, which clones the regex on every call (every text).
+  IPV6_HINT.lastIndex = 0;
+  for (let m = IPV6_HINT.exec(text); m !== null; m = IPV6_HINT.exec(text)) {
+    const at = m.index;
     if (at < lastEnd) continue;
     let start = at;
     while (start > 0 && isIpv6Code(text.charCodeAt(start - 1))) start--;
