@@ -162,14 +162,25 @@ export function disguisedWindows(text: string): Array<[number, number]> {
   return windows;
 }
 
-/** Shared preparation of one text for the detectors (see TextPrep). */
+/** Shared preparation of one text for the detectors (see TextPrep), each part done on first use. */
+class PreparedText implements TextPrep {
+  private windows: Array<[number, number]> | undefined;
+  private scores: LearnedScores | undefined;
+
+  constructor(private readonly text: string) {}
+
+  disguised(): Array<[number, number]> {
+    return (this.windows ??= disguisedWindows(this.text));
+  }
+
+  learned(): LearnedScores {
+    return (this.scores ??= learnedGuards().score(this.text));
+  }
+}
+
+/** A class rather than closures: this runs for every text of every request. */
 export function prepare(text: string): TextPrep {
-  let windows: Array<[number, number]> | undefined;
-  let learned: LearnedScores | undefined;
-  return {
-    disguised: () => (windows ??= disguisedWindows(text)),
-    learned: () => (learned ??= learnedGuards().score(text)),
-  };
+  return new PreparedText(text);
 }
 
 function hasLatinAndOther(word: string): boolean {

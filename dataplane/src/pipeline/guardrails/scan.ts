@@ -67,66 +67,76 @@ function appliesTo(name: GuardrailName, source: Source): boolean {
   return true;
 }
 
-/** A text the model will read, with a way to write its redacted form into a request copy. */
+/** Where a text sits in the request, so its redacted form can be written into a copy. */
+type Place =
+  | { kind: 'content' | 'reasoning'; msg: number }
+  | { kind: 'part' | 'tool_call'; msg: number; at: number }
+  | { kind: 'tool_definition'; at: number };
+
+/** A text the model will read. Plain data, no closures: this runs for every request. */
 interface TextRef {
   source: Source;
   text: string;
-  write: (req: ChatRequest, value: string) => void;
+  place: Place;
 }
 
 function texts(req: ChatRequest): TextRef[] {
   const refs: TextRef[] = [];
-  req.messages.forEach((msg, i) => {
+  for (let i = 0; i < req.messages.length; i++) {
+    const msg = req.messages[i] as ChatMessage;
     const source = msg.role as Source;
-    const message = (r: ChatRequest): ChatMessage => r.messages[i] as ChatMessage;
     if (typeof msg.content === 'string') {
-      refs.push({ source, text: msg.content, write: (r, v) => void (message(r).content = v) });
+      refs.push({ source, text: msg.content, place: { kind: 'content', msg: i } });
     } else if (Array.isArray(msg.content)) {
       msg.content.forEach((part, j) => {
-        if (part.type === 'text' && typeof part.text === 'string') {
-          refs.push({
-            source,
-            text: part.text,
-            write: (r, v) => {
-              const parts = message(r).content;
-              if (Array.isArray(parts) && parts[j]) (parts[j] as { text: string }).text = v;
-            },
-          });
-        }
+        if (part.type === 'text' && typeof part.text === 'string')
+          refs.push({ source, text: part.text, place: { kind: 'part', msg: i, at: j } });
       });
     }
-    if (typeof msg.reasoning_content === 'string') {
-      refs.push({
-        source,
-        text: msg.reasoning_content,
-        write: (r, v) => void (message(r).reasoning_content = v),
-      });
-    }
+    if (typeof msg.reasoning_content === 'string')
+      refs.push({ source, text: msg.reasoning_content, place: { kind: 'reasoning', msg: i } });
     msg.tool_calls?.forEach((call, j) => {
       refs.push({
         source: 'tool_call',
         text: call.function.arguments,
-        write: (r, v) => {
-          const target = message(r).tool_calls?.[j];
-          if (target) target.function.arguments = v;
-        },
+        place: { kind: 'tool_call', msg: i, at: j },
       });
     });
-  });
+  }
   req.tools?.forEach((tool, k) => {
     const description = tool.function.description;
-    if (typeof description === 'string') {
-      refs.push({
-        source: 'tool_definition',
-        text: description,
-        write: (r, v) => {
-          const target = r.tools?.[k];
-          if (target) target.function.description = v;
-        },
-      });
-    }
+    if (typeof description === 'string')
+      refs.push({ source: 'tool_definition', text: description, place: { kind: 'tool_definition', at: k } });
   });
   return refs;
+}
+
+/** Writes `value` where `place` points in `r` (a copy of the scanned request). */
+function write(r: ChatRequest, place: Place, value: string): void {
+  if (place.kind === 'tool_definition') {
+    const target = r.tools?.[place.at];
+    if (target) target.function.description = value;
+    return;
+  }
+  const message = r.messages[place.msg] as ChatMessage;
+  switch (place.kind) {
+    case 'content':
+      message.content = value;
+      return;
+    case 'reasoning':
+      message.reasoning_content = value;
+      return;
+    case 'part': {
+      const parts = message.content;
+      if (Array.isArray(parts) && parts[place.at]) (parts[place.at] as { text: string }).text = value;
+      return;
+    }
+    case 'tool_call': {
+      const target = message.tool_calls?.[place.at];
+      if (target) target.function.arguments = value;
+      return;
+    }
+  }
 }
 
 function enabled(policy: ResolvedPolicy, only: ReadonlySet<GuardrailName> | undefined): GuardrailName[] {
@@ -217,7 +227,7 @@ export function scanRequest(
     const redactor = new Redactor();
     refs.forEach((ref, i) => {
       const spans = toRedact(perText[i] ?? [], resolved);
-      if (spans.length > 0) ref.write(copy, redactor.apply(ref.text, spans));
+      if (spans.length > 0) write(copy, ref.place, redactor.apply(ref.text, spans));
     });
     verdict.redactedRequest = copy;
   }

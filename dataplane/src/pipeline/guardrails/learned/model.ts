@@ -89,7 +89,8 @@ export class LearnedGuards {
       p[o + 4] = (p[o + 1] as number) + (t.sum1[k] as number);
       p[o + 5] = (p[o + 2] as number) + (t.n[k] as number);
     }
-    // Windows as forEachWindow (features.ts) lists them, without its callback per window.
+    // Windows as forEachWindow (features.ts) lists them, in plain loops: this runs for
+    // every text of every request, and closures created per call cost more than the maths.
     const { window, stride, smallWindow, smallStride } = this.header;
     const s0 = injection.scale;
     const s1 = toxicity.scale;
@@ -100,49 +101,50 @@ export class LearnedGuards {
     let n0 = 0;
     let a1 = 0;
     let b1 = 0;
-    const visit = (a: number, b: number): void => {
-      const n = (p[3 * b + 2] as number) - (p[3 * a + 2] as number);
-      const norm = n > 0 ? 1 / Math.sqrt(n) : 0;
-      const z0 = injection.bias + ((p[3 * b] as number) - (p[3 * a] as number)) * s0 * norm;
-      const z1 = toxicity.bias + ((p[3 * b + 1] as number) - (p[3 * a + 1] as number)) * s1 * norm;
-      if (z0 > z0best) {
-        z0best = z0;
-        a0 = a;
-        b0 = b;
-        n0 = n;
+    for (let pass = 0; pass < 2; pass++) {
+      const size = pass === 0 ? window : smallWindow;
+      const step = pass === 0 ? stride : smallStride;
+      if (pass === 1 && count <= smallWindow) break;
+      const last = count <= size ? 0 : count - size;
+      for (let a = 0; ; a += step) {
+        if (a > last) a = last;
+        const b = a + size < count ? a + size : count;
+        const n = (p[3 * b + 2] as number) - (p[3 * a + 2] as number);
+        const norm = n > 0 ? 1 / Math.sqrt(n) : 0;
+        const z0 = injection.bias + ((p[3 * b] as number) - (p[3 * a] as number)) * s0 * norm;
+        const z1 = toxicity.bias + ((p[3 * b + 1] as number) - (p[3 * a + 1] as number)) * s1 * norm;
+        if (z0 > z0best) {
+          z0best = z0;
+          a0 = a;
+          b0 = b;
+          n0 = n;
+        }
+        if (z1 > z1best) {
+          z1best = z1;
+          a1 = a;
+          b1 = b;
+        }
+        if (a === last) break;
       }
-      if (z1 > z1best) {
-        z1best = z1;
-        a1 = a;
-        b1 = b;
-      }
-    };
-    const spans = (size: number, step: number): void => {
-      if (count <= size) visit(0, count);
-      else {
-        for (let a = 0; a < count - size; a += step) visit(a, a + size);
-        visit(count - size, count);
-      }
-    };
-    spans(window, stride);
-    if (count > smallWindow) spans(smallWindow, smallStride);
-    const best = { z0: z0best, z1: z1best, a0, b0, a1, b1, n0 };
-    const span = (a: number, b: number): { start: number; end: number } =>
-      b > a ? { start: t.starts[a] as number, end: t.ends[b - 1] as number } : { start: 0, end: 0 };
+    }
+    const starts = t.starts;
+    const ends = t.ends;
     return {
       injection: {
-        logit: best.z0,
+        logit: z0best,
         score: toScore(
-          injection.bias + (best.z0 - injection.bias) * Math.min(1, best.n0 / SHORT_FEATURES),
+          injection.bias + (z0best - injection.bias) * Math.min(1, n0 / SHORT_FEATURES),
           injection.cut,
         ),
-        ...span(best.a0, best.b0),
+        start: b0 > a0 ? (starts[a0] as number) : 0,
+        end: b0 > a0 ? (ends[b0 - 1] as number) : 0,
         tokens: count,
       },
       toxicity: {
-        logit: best.z1,
-        score: toScore(best.z1, toxicity.cut),
-        ...span(best.a1, best.b1),
+        logit: z1best,
+        score: toScore(z1best, toxicity.cut),
+        start: b1 > a1 ? (starts[a1] as number) : 0,
+        end: b1 > a1 ? (ends[b1 - 1] as number) : 0,
         tokens: count,
       },
     };
