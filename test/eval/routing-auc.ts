@@ -24,7 +24,7 @@ export function printRoutingAuc(): void {
     const brier = p.reduce((s, x, i) => s + (x - (rows[i]?.weakFails ? 1 : 0)) ** 2, 0) / rows.length;
     console.log(
       `routing, ${split.name} (${split.role}): ${rows.length} prompts, weak model fails on ${fails} (${pct(fails / rows.length)})\n` +
-        `  AUC weak-fails: probability ${a.probability.toFixed(3)}, classifier score ${a.score.toFixed(3)}, ` +
+        `  AUC weak-fails: probability ${a.probability.toFixed(3)} (95 % ${a.probabilityInterval.map((x) => x.toFixed(2)).join('-')}), classifier score ${a.score.toFixed(3)}, ` +
         `routing level ${a.level.toFixed(3)}\n` +
         `  levels: trivial ${pct(a.levels.trivial)}, standard ${pct(a.levels.standard)}, complex ${pct(a.levels.complex)}; ` +
         `mean probability ${meanP.toFixed(3)}, Brier ${brier.toFixed(3)}`,
@@ -40,6 +40,8 @@ export function printRoutingAuc(): void {
     );
   }
   const sample = loadOutcomes('mt-bench.jsonl').map((r): ChatRequest => asRequest(r.text));
+  // Warm first: regex compilation and JIT happen once per process, not per request.
+  for (const req of sample) classifyDifficulty(req);
   const times: number[] = [];
   for (let i = 0; i < 4000; i++) {
     const req = sample[i % sample.length] as ChatRequest;
