@@ -1,61 +1,47 @@
 /**
- * Routing against outcomes: `npx tsx test/eval/routing-auc.ts`. AUC for "the weak model
- * fails" on held-out data (MMLU subjects never trained on; MT-bench, another domain), for the
- * outcome model alone, the rule score and the combined classifier score, plus classification
- * time. Data: test/data/routing/outcomes (see its MANIFEST.json).
+ * Routing against outcomes: `npx tsx test/eval/routing-auc.ts` (also part of `npm run eval`).
+ * For every outcome split (test/data/routing/outcomes, see its MANIFEST.json): AUC for "the
+ * weak model fails" of the calibrated probability, of the classifier's score and of the
+ * routing level (trivial < standard < complex, what routing acts on), the level mix, and for
+ * the MMLU splits the calibration. Then the labelled sets' accuracy and classification time.
  */
-import { readFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
 import type { ChatRequest } from '../../dataplane/src/formats/openai/types.ts';
-import { auc } from '../../dataplane/src/pipeline/routing/auc.ts';
-import { classifyDifficulty, scoreFeatures } from '../../dataplane/src/pipeline/routing/classify.ts';
-import { extractFeatures } from '../../dataplane/src/pipeline/routing/features.ts';
-import { weakFailProbability } from '../../dataplane/src/pipeline/routing/outcome.ts';
+import { classifyDifficulty } from '../../dataplane/src/pipeline/routing/classify.ts';
+import { evaluate, loadLabelled } from '../../dataplane/src/pipeline/routing/evaluate.ts';
+import { asRequest, loadOutcomes, OUTCOME_SPLITS, outcomeAucs } from './routing-outcomes.ts';
 
-interface OutcomeRow {
-  group: string;
-  weakFails: boolean;
-  text: string;
-}
-
-const load = (name: string): OutcomeRow[] =>
-  readFileSync(fileURLToPath(new URL(`../data/routing/outcomes/${name}`, import.meta.url)), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as OutcomeRow);
+const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
 
 export function printRoutingAuc(): void {
-  for (const [name, file] of [
-    ['MMLU, held-out subjects', 'mmlu-heldout.jsonl'],
-    ['MT-bench, first turns (not tuned on)', 'mt-bench.jsonl'],
-  ] as const) {
-    const rows = load(file);
-    const reqs: ChatRequest[] = rows.map((r) => ({
-      model: 'eval',
-      messages: [{ role: 'user', content: r.text }],
-    }));
-    const y = rows.map((r) => r.weakFails);
-    const outcome = reqs.map((req, i) => weakFailProbability(extractFeatures(req), rows[i]?.text ?? ''));
-    const rules = reqs.map((req) =>
-      scoreFeatures(extractFeatures(req)).reduce(
-        (s, c) => s + (c.name.startsWith('weak model') ? 0 : c.weight),
-        0,
-      ),
-    );
-    const combined = reqs.map((req) => classifyDifficulty(req).score);
-    const complex = reqs.map((req) => (classifyDifficulty(req).level === 'complex' ? 1 : 0));
-    const fails = y.filter(Boolean).length;
+  for (const split of OUTCOME_SPLITS) {
+    const rows = loadOutcomes(split.file);
+    const a = outcomeAucs(rows);
+    const fails = rows.filter((r) => r.weakFails).length;
+    const p = rows.map((r) => classifyDifficulty(asRequest(r.text)).weakFails);
+    const meanP = p.reduce((s, x) => s + x, 0) / rows.length;
+    const brier = p.reduce((s, x, i) => s + (x - (rows[i]?.weakFails ? 1 : 0)) ** 2, 0) / rows.length;
     console.log(
-      `routing, ${name}: ${rows.length} prompts, weak model fails on ${fails}\n` +
-        `  AUC weak-fails: outcome model ${auc(outcome, y).toFixed(3)}, rule score ${auc(rules, y).toFixed(3)}, ` +
-        `classifier score ${auc(combined, y).toFixed(3)}, complex level ${auc(complex, y).toFixed(3)}`,
+      `routing, ${split.name} (${split.role}): ${rows.length} prompts, weak model fails on ${fails} (${pct(fails / rows.length)})\n` +
+        `  AUC weak-fails: probability ${a.probability.toFixed(3)} (95 % ${a.probabilityInterval.map((x) => x.toFixed(2)).join('-')}), classifier score ${a.score.toFixed(3)}, ` +
+        `routing level ${a.level.toFixed(3)}\n` +
+        `  levels: trivial ${pct(a.levels.trivial)}, standard ${pct(a.levels.standard)}, complex ${pct(a.levels.complex)}; ` +
+        `mean probability ${meanP.toFixed(3)}, Brier ${brier.toFixed(3)}`,
     );
   }
-  const sample = load('mt-bench.jsonl').map((r): ChatRequest => ({
-    model: 'eval',
-    messages: [{ role: 'user', content: r.text }],
-  }));
+  for (const name of ['labelled', 'holdout']) {
+    const e = evaluate(
+      loadLabelled(fileURLToPath(new URL(`../data/routing/${name}.jsonl`, import.meta.url))),
+      1,
+    );
+    console.log(
+      `routing, ${name} set (${e.total} prompts): accuracy ${pct(e.accuracy)}, complex -> trivial ${e.complexToTrivial}`,
+    );
+  }
+  const sample = loadOutcomes('mt-bench.jsonl').map((r): ChatRequest => asRequest(r.text));
+  // Warm first: regex compilation and JIT happen once per process, not per request.
+  for (const req of sample) classifyDifficulty(req);
   const times: number[] = [];
   for (let i = 0; i < 4000; i++) {
     const req = sample[i % sample.length] as ChatRequest;
@@ -64,7 +50,7 @@ export function printRoutingAuc(): void {
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
-  const at = (p: number): string => (times[Math.floor((p / 100) * (times.length - 1))] ?? 0).toFixed(3);
+  const at = (q: number): string => (times[Math.floor((q / 100) * (times.length - 1))] ?? 0).toFixed(3);
   console.log(`  classification time (MT-bench prompts): p50 ${at(50)} ms, p99 ${at(99)} ms`);
 }
 

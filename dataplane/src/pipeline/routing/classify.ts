@@ -18,6 +18,8 @@ export interface Difficulty {
   level: DifficultyLevel;
   score: number;
   reasons: string[];
+  /** Calibrated probability that a weak model fails the request (outcome.ts). */
+  weakFails: number;
 }
 
 /** Below TRIVIAL_BELOW is trivial, at or above COMPLEX_FROM is complex. */
@@ -110,27 +112,39 @@ export function scoreFeatures(f: DifficultyFeatures): Contribution[] {
 }
 
 /**
- * The outcome model's say: its log-odds that a weak model fails, above or below the training
- * base rate, scaled and bounded so that it moves a prompt by about one level at most and
- * never overrides a greeting or a hard signal on its own.
+ * The outcome model's say in the score: its log-odds that a weak model fails, above or below
+ * the training base rate, scaled and bounded so that it moves the score by about one level at
+ * most and never overrides a greeting or a hard signal on its own.
  */
 export const OUTCOME_SCALE = 1.5;
 const OUTCOME_MIN = 0;
 const OUTCOME_MAX = 2;
 const BASE_LOGIT = Math.log(OUTCOME_WEIGHTS.baseRate / (1 - OUTCOME_WEIGHTS.baseRate));
 
-export function outcomeContribution(f: DifficultyFeatures, text: string): Contribution {
-  const z = weakFailLogit(f, text);
+/**
+ * The outcome model's say in the level: at this calibrated probability (Platt-scaled on MMLU
+ * dev subjects) that the weak model fails, a request is complex whatever the rules scored.
+ * It only ever raises the level, so the rules' guarantee (complex never trivial) holds.
+ * Chosen by test/eval/routing-thresholds.ts: the best mean level AUC on the dev sets among
+ * thresholds that cost the labelled set at most two points of accuracy.
+ */
+export const OUTCOME_COMPLEX_FROM = 0.3;
+
+export function outcomeContribution(z: number): Contribution {
   const weight = Math.min(Math.max(OUTCOME_SCALE * (z - BASE_LOGIT), OUTCOME_MIN), OUTCOME_MAX);
   const p = 1 / (1 + Math.exp(-z));
   return { name: `weak model fails p=${p.toFixed(2)}`, weight: Math.round(weight * 100) / 100, hard: false };
 }
 
-export function classifyDifficulty(req: ChatRequest): Difficulty {
+/** `complexFrom` overrides OUTCOME_COMPLEX_FROM (for the sweep that chose it; 1 turns it off). */
+export function classifyDifficulty(req: ChatRequest, complexFrom = OUTCOME_COMPLEX_FROM): Difficulty {
   const features = extractFeatures(req);
   const contributions = scoreFeatures(features);
-  const outcome = outcomeContribution(features, lastUserText(req));
-  if (outcome.weight !== 0) contributions.push(outcome);
+  const z = weakFailLogit(features, lastUserText(req));
+  const weakFails = 1 / (1 + Math.exp(-z));
+  const outcome = outcomeContribution(z);
+  // Listed even at weight 0: the probability is what a debug log most needs to show.
+  contributions.push(outcome);
   const score = Math.round(contributions.reduce((s, c) => s + c.weight, 0) * 100) / 100;
   const hard = contributions.filter((c) => c.hard).reduce((s, c) => s + c.weight, 0);
   let level: DifficultyLevel =
@@ -143,5 +157,9 @@ export function classifyDifficulty(req: ChatRequest): Difficulty {
     level = 'standard';
     reasons.push('hard signals rule out trivial');
   }
-  return { level, score, reasons };
+  if (level !== 'complex' && weakFails >= complexFrom) {
+    level = 'complex';
+    reasons.push(`weak model likely fails (p=${weakFails.toFixed(2)} >= ${complexFrom})`);
+  }
+  return { level, score, reasons, weakFails };
 }

@@ -58,19 +58,22 @@ function percentile(sorted: number[], p: number): number {
 
 const grid = (): Record<DifficultyLevel, number> => ({ trivial: 0, standard: 0, complex: 0 });
 
-/** Each prompt is classified `rounds` times for timing; the decision of the first round counts. */
-export function evaluate(prompts: LabelledPrompt[], rounds = 5): Evaluation {
+/**
+ * Each prompt is classified `rounds` times for timing; the decision of the first round counts.
+ * `complexFrom` overrides the outcome threshold of classify.ts (for the sweep that chose it).
+ */
+export function evaluate(prompts: LabelledPrompt[], rounds = 5, complexFrom?: number): Evaluation {
   const confusion = { trivial: grid(), standard: grid(), complex: grid() };
   const times: number[] = [];
   const misses: Miss[] = [];
   // Warm up first: regex compilation and JIT happen once per process, not per request.
-  for (const p of prompts) classifyDifficulty({ model: 'eval', messages: p.messages });
+  for (const p of prompts) classifyDifficulty({ model: 'eval', messages: p.messages }, complexFrom);
   for (const p of prompts) {
     const req = { model: 'eval', messages: p.messages, ...(p.tools ? { tools: p.tools } : {}) };
     let got: Difficulty | undefined;
     for (let r = 0; r < rounds; r++) {
       const start = performance.now();
-      const d = classifyDifficulty(req);
+      const d = classifyDifficulty(req, complexFrom);
       times.push(performance.now() - start);
       got ??= d;
     }

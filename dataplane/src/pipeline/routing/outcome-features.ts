@@ -24,9 +24,44 @@ export const DENSE_NAMES = [
   'lookup',
   'task_verbs',
   'constraints',
+  'reasoning_cues',
+  'quantity_cues',
+  'code_cues',
+  'writing_cues',
+  'format_demands',
+  'advice_cues',
+  'digit_share',
+  'operator_share',
+  'log_sentences',
 ] as const;
 
-export function denseFeatures(f: DifficultyFeatures): number[] {
+/*
+ * Cues meant to carry across domains (a subject's vocabulary does not): what kind of work
+ * the ask is (reasoning, counting, code, free writing, advice) and how tightly its answer is
+ * constrained. Each is a count of distinct matches, so a cue repeated says nothing more.
+ */
+const REASONING =
+  /\b(?:step[- ]by[- ]step|reason(?:ing)?|explain why|justify|prove|deduce|infer|logic(?:al)?|puzzle|riddle|paradox|contradict\w*|assum\w+|therefore|implies|true or false|which of the following)\b/g;
+const QUANTITY =
+  /\b(?:how (?:many|much|long|far|old)|calculate|compute|solve|probability|percent(?:age)?|average|total|sum|ratio|rate|speed|distance|equation|expected|minimum|maximum|optimal|integer|fraction|area|volume|cost)\b/g;
+const CODE =
+  /\b(?:code|function|program|script|python|javascript|typescript|java|c\+\+|sql|regex|algorithm|implement|debug|compile|api|class|method|array|string|loop|recursion|complexity)\b/g;
+const WRITING =
+  /\b(?:story|poem|essay|blog|email|letter|song|lyrics|slogan|tweet|speech|imagine|pretend|role-?play|act as|character|dialogue|persuasive|creative|catchy|title|describe|rewrite|rephrase)\b/g;
+const FORMAT =
+  /\b(?:json|yaml|csv|table|bullet(?: points?)?|markdown|exactly|in \d+ words|no more than|at least|at most|only output|without using|must not|do not use|don't use|rhyme|acrostic|format|concise|one sentence|each)\b/g;
+const ADVICE =
+  /\b(?:what do you think|recommend\w*|advice|advise|suggest\w*|tips|ideas|opinion|best way|should i|help me)\b/g;
+const DIGIT = /\d/g;
+const OPERATOR = /[=+*/^<>%√∑∫]|(?<=\d\s?)-(?=\s?\d)/g;
+const SENTENCE_END = /[.!?。！？](?:\s|$)/g;
+
+function distinct(re: RegExp, text: string): number {
+  const found = text.match(re);
+  return found ? new Set(found).size : 0;
+}
+
+export function denseFeatures(f: DifficultyFeatures, text: string): number[] {
   const hard =
     f.proof.length +
     f.derive.length +
@@ -34,6 +69,8 @@ export function denseFeatures(f: DifficultyFeatures): number[] {
     f.design.length +
     f.systems.length +
     f.engineering.length;
+  const head = (text.length > HASH_CHARS ? text.slice(0, HASH_CHARS) : text).toLowerCase();
+  const chars = Math.max(head.length, 1);
   return [
     Math.log1p(f.words) / 5,
     Math.log1p(f.instructionWords) / 5,
@@ -47,6 +84,15 @@ export function denseFeatures(f: DifficultyFeatures): number[] {
     f.lookup ? 1 : 0,
     Math.min(f.task.length, 5) / 5,
     Math.min(f.constraints.length, 5) / 5,
+    Math.min(distinct(REASONING, head), 3) / 3,
+    Math.min(distinct(QUANTITY, head), 3) / 3,
+    Math.min(distinct(CODE, head), 3) / 3,
+    Math.min(distinct(WRITING, head), 3) / 3,
+    Math.min(distinct(FORMAT, head), 3) / 3,
+    Math.min(distinct(ADVICE, head), 2) / 2,
+    Math.min((head.match(DIGIT)?.length ?? 0) / chars, 0.2) * 5,
+    Math.min((head.match(OPERATOR)?.length ?? 0) / chars, 0.05) * 20,
+    Math.log1p(head.match(SENTENCE_END)?.length ?? 0) / 3,
   ];
 }
 

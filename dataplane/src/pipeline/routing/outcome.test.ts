@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { auc } from './auc.ts';
 import { classifyDifficulty } from './classify.ts';
 import { extractFeatures } from './features.ts';
-import { hashedBuckets, HASH_BUCKETS } from './outcome-features.ts';
+import { DENSE_NAMES, denseFeatures, hashedBuckets, HASH_BUCKETS } from './outcome-features.ts';
 import { weakFailProbability } from './outcome.ts';
 
 interface OutcomeRow {
@@ -48,50 +48,118 @@ describe('outcome model', () => {
       expect([...hashedBuckets(t)].sort((a, b) => a - b)).toEqual(referenceBuckets(t));
   });
 
-  it('ranks held-out MMLU subjects by weak-model failure (AUC >= 0.65)', () => {
+  const probabilities = (rows: OutcomeRow[]): number[] =>
+    rows.map((r) =>
+      weakFailProbability(
+        extractFeatures({ model: 'm', messages: [{ role: 'user', content: r.text }] }),
+        r.text,
+      ),
+    );
+  const levelRank = (rows: OutcomeRow[]): number[] =>
+    rows.map(
+      (r) => RANK[classifyDifficulty({ model: 'm', messages: [{ role: 'user', content: r.text }] }).level],
+    );
+  const RANK = { trivial: 0, standard: 1, complex: 2 } as const;
+
+  // Floors a little under the measured figures (README "Routing against outcomes"): a
+  // retrain or a feature change that loses ranking power fails here.
+  it('ranks held-out MMLU subjects by weak-model failure (AUC >= 0.60)', () => {
     const rows = load('mmlu-heldout.jsonl');
-    const p = rows.map((r) =>
-      weakFailProbability(
-        extractFeatures({ model: 'm', messages: [{ role: 'user', content: r.text }] }),
-        r.text,
-      ),
-    );
     expect(
       auc(
-        p,
+        probabilities(rows),
         rows.map((r) => r.weakFails),
       ),
-    ).toBeGreaterThanOrEqual(0.65);
+    ).toBeGreaterThanOrEqual(0.6);
   });
 
-  it('does better than chance on MT-bench, a domain it never saw', () => {
+  it('ranks MT-bench, a domain no choice was made on, by weak-model failure (AUC >= 0.63)', () => {
     const rows = load('mt-bench.jsonl');
-    const p = rows.map((r) =>
-      weakFailProbability(
-        extractFeatures({ model: 'm', messages: [{ role: 'user', content: r.text }] }),
-        r.text,
-      ),
-    );
-    expect(
-      auc(
-        p,
-        rows.map((r) => r.weakFails),
-      ),
-    ).toBeGreaterThan(0.58);
+    const y = rows.map((r) => r.weakFails);
+    expect(auc(probabilities(rows), y)).toBeGreaterThanOrEqual(0.63);
+    // The level routing acts on tracks it too, if less sharply (three steps, rules first).
+    expect(auc(levelRank(rows), y)).toBeGreaterThanOrEqual(0.55);
   });
 
-  it('only ever raises the score, with its reason named', () => {
-    const d = classifyDifficulty({
+  it('is calibrated on its calibration split and better than the base rate on the test split', () => {
+    const dev = load('mmlu-dev.jsonl');
+    const devP = probabilities(dev);
+    const devRate = dev.filter((r) => r.weakFails).length / dev.length;
+    const mean = devP.reduce((s, x) => s + x, 0) / dev.length;
+    expect(Math.abs(mean - devRate)).toBeLessThan(0.02);
+    const test = load('mmlu-heldout.jsonl');
+    const brier = (p: (i: number) => number): number =>
+      test.reduce((s, r, i) => s + (p(i) - (r.weakFails ? 1 : 0)) ** 2, 0) / test.length;
+    const testP = probabilities(test);
+    expect(brier((i) => testP[i] as number)).toBeLessThan(brier(() => devRate));
+  });
+
+  it('names its probability among the reasons and only ever raises the level', () => {
+    const req = {
       model: 'm',
       messages: [
-        { role: 'user', content: 'Which of the following statements about the Krebs cycle is false?' },
+        {
+          role: 'user' as const,
+          content: 'Which of the following statements about the Krebs cycle is false?',
+        },
       ],
-    });
-    const reason = d.reasons.find((r) => r.startsWith('weak model fails'));
-    if (reason) expect(reason).toMatch(/\+\d/);
+    };
+    const d = classifyDifficulty(req);
+    expect(d.reasons.some((r) => r.startsWith('weak model fails p='))).toBe(true);
+    expect(d.weakFails).toBeGreaterThan(0);
+    expect(d.weakFails).toBeLessThan(1);
     expect(classifyDifficulty({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).level).toBe(
       'trivial',
     );
+    // Off (threshold 1) versus on: no prompt of the outcome sets goes down a level.
+    for (const r of load('mt-bench.jsonl')) {
+      const q = { model: 'm', messages: [{ role: 'user' as const, content: r.text }] };
+      expect(RANK[classifyDifficulty(q).level]).toBeGreaterThanOrEqual(RANK[classifyDifficulty(q, 1).level]);
+    }
+  });
+
+  it('makes a request complex when the weak model likely fails, and says so', () => {
+    const text =
+      'A train leaves at 3:40 pm at 72 km/h and a second one follows at 4:05 pm at 90 km/h on the same track. ' +
+      'At what time and distance does the second catch up? Show the calculation.';
+    const req = { model: 'm', messages: [{ role: 'user' as const, content: text }] };
+    const p = classifyDifficulty(req).weakFails;
+    const at = classifyDifficulty(req, p);
+    expect(at.level).toBe('complex');
+    expect(at.reasons.at(-1)).toMatch(/^weak model likely fails \(p=0\.\d\d >= /);
+    const above = classifyDifficulty(req, Math.min(p + 0.01, 1));
+    expect(above.reasons.some((r) => r.startsWith('weak model likely fails'))).toBe(false);
+  });
+});
+
+describe('cross-domain cues', () => {
+  const names = (text: string): string[] => {
+    const values = denseFeatures(
+      extractFeatures({ model: 'm', messages: [{ role: 'user', content: text }] }),
+      text,
+    );
+    return DENSE_NAMES.filter((n, i) => (values[i] as number) > 0 && n.endsWith('_cues'));
+  };
+
+  it('tells reasoning, counting, code, writing and advice apart', () => {
+    expect(names('Explain why the argument is a paradox, step by step.')).toContain('reasoning_cues');
+    expect(names('How many apples are left if the total cost is 12?')).toContain('quantity_cues');
+    expect(names('Implement the function in Python with recursion.')).toContain('code_cues');
+    expect(names('Write a poem and a catchy slogan for a bakery.')).toEqual(['writing_cues']);
+    expect(names('What do you recommend for a first trip to Japan?')).toEqual(['advice_cues']);
+  });
+
+  it('measures digits and arithmetic as shares, so length alone does not raise them', () => {
+    const share = (text: string, name: (typeof DENSE_NAMES)[number]): number =>
+      denseFeatures(extractFeatures({ model: 'm', messages: [{ role: 'user', content: text }] }), text)[
+        DENSE_NAMES.indexOf(name)
+      ] as number;
+    expect(share('Compute 12*7 + 3^2 = ?', 'operator_share')).toBeGreaterThan(0.5);
+    expect(share('Compute 12*7 + 3^2 = ? '.repeat(20), 'operator_share')).toBeCloseTo(
+      share('Compute 12*7 + 3^2 = ? ', 'operator_share'),
+      1,
+    );
+    expect(share('Tell me about the history of tea.', 'digit_share')).toBe(0);
   });
 });
 

@@ -30,7 +30,7 @@ export function weakFailLogit(
 ): number {
   if (w.hashed.length !== HASH_BUCKETS) throw new Error('outcome weights do not match the hash size');
   let z = w.bias;
-  const dense = denseFeatures(f);
+  const dense = denseFeatures(f, text);
   for (let i = 0; i < dense.length; i++) z += (dense[i] as number) * (w.dense[i] ?? 0);
   const buckets = hashedBuckets(text);
   // Presence scaled by 1/sqrt(n): a long turn does not win by having more words.
