@@ -37,6 +37,9 @@ export const Capabilities = [
   'rerank',
   'fine_tuning',
   'video',
+  /** An A2A agent: the deployment's baseUrl is the agent's JSON-RPC endpoint. */
+  'a2a',
+  'ocr',
 ] as const;
 export type Capability = (typeof Capabilities)[number];
 
@@ -78,6 +81,10 @@ export const Pricing = Type.Object(
     perCharacter: Type.Optional(Usd),
     /** Per search (one rerank query over its documents), for rerank deployments. */
     perSearch: Type.Optional(Usd),
+    /** Per page read, for OCR deployments. */
+    perPage: Type.Optional(Usd),
+    /** Per call, for A2A agents (whatever the agent does inside). */
+    perRequest: Type.Optional(Usd),
   },
   { additionalProperties: false },
 );

@@ -18,7 +18,12 @@ export type UsageEndpoint =
   | 'images'
   | 'audio.transcriptions'
   | 'audio.speech'
-  | 'videos';
+  | 'videos'
+  | 'a2a'
+  | 'interactions'
+  | 'ocr'
+  | 'rag.ingest'
+  | 'rag.query';
 
 export interface GuardrailVerdictSummary {
   action: GuardrailAction;

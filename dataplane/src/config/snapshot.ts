@@ -25,6 +25,10 @@ export interface Pricing {
   perImage?: number | undefined;
   perSecond?: number | undefined;
   perCharacter?: number | undefined;
+  /** OCR, per page read. */
+  perPage?: number | undefined;
+  /** A2A agents, per call. */
+  perRequest?: number | undefined;
 }
 
 export interface DeploymentTimeouts {

@@ -5,7 +5,7 @@
  */
 import type { ModelRoute, Pricing } from '../../config/snapshot.ts';
 
-export type Unit = 'perImage' | 'perSecond' | 'perCharacter';
+export type Unit = 'perImage' | 'perSecond' | 'perCharacter' | 'perPage' | 'perRequest';
 
 /** Pixels of the image `perImage` prices: one standard 1024×1024 image. */
 const BASE_PIXELS = 1024 * 1024;
