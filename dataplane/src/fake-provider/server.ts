@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { agentsRoute } from './agents.ts';
 import { anthropicRoute } from './anthropic.ts';
 import { isRecord } from './behaviour.ts';
 import { FaultBook, parseRules } from './faults.ts';
@@ -25,7 +26,12 @@ export interface FakeProviderOptions {
 }
 
 function findRoute(method: string, pathname: string): Route | undefined {
-  return geminiRoute(method, pathname) ?? anthropicRoute(method, pathname) ?? openaiRoute(method, pathname);
+  return (
+    geminiRoute(method, pathname) ??
+    anthropicRoute(method, pathname) ??
+    agentsRoute(method, pathname) ??
+    openaiRoute(method, pathname)
+  );
 }
 
 interface State {

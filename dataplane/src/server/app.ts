@@ -49,6 +49,7 @@ import { MemoryVideoJobStore } from '../pipeline/media/video-jobs.ts';
 import { mediaLimits } from './routes/media-scope.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
+import { agentRoutes } from './routes/agents.ts';
 
 export interface AppOptions {
   config: ConfigStore;
@@ -270,6 +271,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   imagesRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   audioRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   videosRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes), new MemoryVideoJobStore());
+  agentRoutes(app, opts.pipeline, hooks, { maxUploadBytes: opts.maxUploadBytes });
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { idsOfResult, readSendCall, RpcCodes, RpcError } from './jsonrpc.ts';
+import { A2aOwnership } from './owners.ts';
+
+const code = (body: unknown): number | undefined => {
+  try {
+    readSendCall(body);
+    return undefined;
+  } catch (err) {
+    return err instanceof RpcError ? err.code : -1;
+  }
+};
+
+const ok = {
+  jsonrpc: '2.0',
+  id: 'a',
+  method: 'message/send',
+  params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'hi' }] } },
+};
+
+describe('a2a JSON-RPC envelope', () => {
+  it('accepts message/send with kind or type parts', () => {
+    expect(code(ok)).toBeUndefined();
+    expect(
+      code({ ...ok, params: { message: { ...ok.params.message, parts: [{ type: 'text', text: 'x' }] } } }),
+    ).toBeUndefined();
+  });
+
+  it('answers each malformed call with the protocol code', () => {
+    expect(code([])).toBe(RpcCodes.invalidRequest);
+    expect(code({ ...ok, id: { x: 1 } })).toBe(RpcCodes.invalidRequest);
+    expect(code({ ...ok, method: 'message/stream' })).toBe(RpcCodes.methodNotFound);
+    expect(code({ ...ok, params: {} })).toBe(RpcCodes.invalidParams);
+    expect(code({ ...ok, params: { message: { ...ok.params.message, role: 'system' } } })).toBe(
+      RpcCodes.invalidParams,
+    );
+    expect(code({ ...ok, params: { message: { ...ok.params.message, taskId: 5 } } })).toBe(
+      RpcCodes.invalidParams,
+    );
+  });
+
+  it('finds task and context ids in a Task and in a Message', () => {
+    expect(idsOfResult({ kind: 'task', id: 't', contextId: 'c' })).toEqual({ taskId: 't', contextId: 'c' });
+    expect(idsOfResult({ kind: 'message', taskId: 't' })).toEqual({ taskId: 't' });
+    expect(idsOfResult('nope')).toEqual({});
+  });
+});
+
+describe('a2a ownership', () => {
+  const a = { tenant: 'acme', keyId: 'k1' };
+  const b = { tenant: 'acme', keyId: 'k2' };
+
+  it('keeps the first owner, per agent, and forgets the oldest past the bound', () => {
+    const owners = new A2aOwnership(2);
+    owners.claim('agent', 'task', 't1', a);
+    owners.claim('agent', 'task', 't1', b);
+    expect(owners.owns('agent', 'task', 't1', a)).toBe(true);
+    expect(owners.owns('agent', 'task', 't1', b)).toBe(false);
+    expect(owners.owns('other-agent', 'task', 't1', a)).toBe(false);
+    owners.claim('agent', 'task', 't2', a);
+    owners.claim('agent', 'task', 't3', a);
+    expect(owners.known('agent', 'task', 't1')).toBe(false);
+  });
+
+  it('ages ids out', () => {
+    let now = 0;
+    const owners = new A2aOwnership(10, 100, () => now);
+    owners.claim('agent', 'context', 'c', a);
+    now = 100;
+    expect(owners.owns('agent', 'context', 'c', a)).toBe(false);
+    owners.claim('agent', 'context', 'c', b);
+    expect(owners.owns('agent', 'context', 'c', b)).toBe(true);
+  });
+});

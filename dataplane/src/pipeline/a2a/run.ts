@@ -1,0 +1,125 @@
+/**
+ * `POST /v1/a2a/{agent}/message/send`: an A2A agent is a ModelDeployment with the `a2a`
+ * capability whose `model` is the agent's name and whose `baseUrl` is the agent's JSON-RPC
+ * endpoint. Gantry checks the key may use the agent, holds the per-call price, runs the
+ * tenant's guardrails over the message's text parts (redacting in place), forwards the call,
+ * records who owns the tasks and contexts the agent creates, and charges `pricing.perRequest`
+ * for an answer that carries a result (a JSON-RPC error from the agent is not charged).
+ */
+import type { Deployment } from '../../config/snapshot.ts';
+import { GatewayError } from '../../errors.ts';
+import type { ChatRequest } from '../../formats/openai/types.ts';
+import { authHeaders } from '../../providers/openai/request.ts';
+import { readJsonObject, sendOk } from '../../router/calls.ts';
+import type { AttemptLog } from '../../router/router.ts';
+import { UpstreamFailure } from '../../router/upstream.ts';
+import { accessibleRoute, type RequestContext } from '../context.ts';
+import type { PipelineDeps } from '../forward.ts';
+import { guardRequest } from '../guardrails/stage.ts';
+import { admitMedia, executeMedia, settleMedia } from '../media/run.ts';
+import { idsOfResult, partKind, RpcCodes, RpcError, type SendCall } from './jsonrpc.ts';
+import type { A2aOwner, A2aOwnership } from './owners.ts';
+
+const OPENAI_WIRE = new Set(['openai', 'openai-compatible', 'azure-openai']);
+
+export interface A2aOutcome {
+  response: Record<string, unknown>;
+  costUsd: number;
+  deployment: Deployment;
+  log: AttemptLog;
+}
+
+/** The agent's route, or the same 404 for an agent that does not exist and one the key may not use. */
+function agentRoute(ctx: RequestContext, agent: string) {
+  let route;
+  try {
+    route = accessibleRoute(ctx, agent);
+  } catch {
+    throw new GatewayError('not_found', `agent ${agent} does not exist or is not enabled for this key`);
+  }
+  if (!route.capabilities.has('a2a'))
+    throw new GatewayError(
+      'not_found',
+      `${agent} is a model, not an A2A agent (no deployment has the a2a capability)`,
+    );
+  return route;
+}
+
+/** Tasks must be the caller's own; a context another caller started is refused the same way. */
+function checkOwnership(call: SendCall, agent: string, owners: A2aOwnership, owner: A2aOwner): void {
+  const m = call.params.message;
+  const tasks = [...(m.taskId ? [m.taskId] : []), ...(m.referenceTaskIds ?? [])];
+  for (const t of tasks)
+    if (!owners.owns(agent, 'task', t, owner))
+      throw new RpcError(RpcCodes.taskNotFound, `task ${t.slice(0, 128)} not found`, call.id);
+  if (
+    m.contextId &&
+    !owners.owns(agent, 'context', m.contextId, owner) &&
+    owners.known(agent, 'context', m.contextId)
+  )
+    throw new RpcError(RpcCodes.taskNotFound, `context ${m.contextId.slice(0, 128)} not found`, call.id);
+}
+
+/** Guardrails over the text parts, as one user message each; redactions are written back. */
+function guardParts(ctx: RequestContext, call: SendCall, agent: string): SendCall {
+  const parts = call.params.message.parts;
+  const texts = parts.flatMap((p, i) => (partKind(p) === 'text' ? [{ i, text: p.text ?? '' }] : []));
+  if (texts.length === 0) return call;
+  const probe: ChatRequest = {
+    model: agent,
+    messages: texts.map((t) => ({ role: 'user', content: t.text })),
+  };
+  const guarded = guardRequest(ctx, probe);
+  if (guarded === probe) return call;
+  const out = [...parts];
+  for (const [n, t] of texts.entries()) {
+    const content = guarded.messages[n]?.content;
+    if (typeof content === 'string') out[t.i] = { ...parts[t.i], text: content };
+  }
+  return { ...call, params: { ...call.params, message: { ...call.params.message, parts: out } } };
+}
+
+export async function runA2a(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  agent: string,
+  call: SendCall,
+  owners: A2aOwnership,
+): Promise<A2aOutcome> {
+  agentRoute(ctx, agent);
+  const owner = { tenant: ctx.tenant.name, keyId: ctx.key.id };
+  checkOwnership(call, agent, owners, owner);
+  const routing = await admitMedia(deps, ctx, {
+    endpoint: 'a2a',
+    path: '/v1/a2a/{agent}/message/send',
+    model: agent,
+    capability: 'a2a',
+    unit: 'perRequest',
+    estimateUnits: 1,
+  });
+  const sent = guardParts(ctx, call, agent);
+  const routed = await executeMedia(deps, ctx, routing, async (c) => {
+    const target = c.deployment.target;
+    if (!OPENAI_WIRE.has(target.provider))
+      throw new UpstreamFailure({
+        kind: 'bad_request',
+        status: 0,
+        message: `deployment ${c.deployment.name} (${target.provider}) cannot be an A2A agent; use provider openai-compatible`,
+      });
+    const res = await sendOk(
+      c,
+      { method: 'POST', url: target.baseUrl, headers: authHeaders(target), body: JSON.stringify(sent) },
+      false,
+    );
+    return readJsonObject(c, res);
+  });
+  const answer = routed.value;
+  const answered = answer.result !== undefined && answer.error === undefined;
+  if (answered) {
+    const ids = idsOfResult(answer.result);
+    if (ids.taskId) owners.claim(agent, 'task', ids.taskId, owner);
+    if (ids.contextId) owners.claim(agent, 'context', ids.contextId, owner);
+  }
+  const cost = await settleMedia(deps, ctx, routed, 'perRequest', answered ? 1 : 0);
+  return { response: answer, costUsd: cost, deployment: routed.deployment, log: routed.log };
+}

@@ -1,0 +1,35 @@
+/** `POST /v1/a2a/{agent}/message/send`: an A2A JSON-RPC call proxied to a configured agent. */
+import type { FastifyInstance } from 'fastify';
+import { readSendCall, RpcError } from '../../pipeline/a2a/jsonrpc.ts';
+import type { A2aOwnership } from '../../pipeline/a2a/owners.ts';
+import { runA2a } from '../../pipeline/a2a/run.ts';
+import type { PipelineDeps } from '../../pipeline/forward.ts';
+import { servedHeaders } from './headers.ts';
+import type { RouteHooks } from './hooks.ts';
+
+interface AgentParams {
+  Params: { agent: string };
+}
+
+export function a2aRoute(
+  app: FastifyInstance,
+  deps: PipelineDeps,
+  hooks: RouteHooks,
+  owners: A2aOwnership,
+): void {
+  app.post<AgentParams>('/v1/a2a/:agent/message/send', async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    try {
+      const call = readSendCall(request.body);
+      const result = await runA2a(deps, ctx, request.params.agent, call, owners);
+      reply.headers(servedHeaders(ctx, result, result.costUsd));
+      return result.response;
+    } catch (err) {
+      // Protocol errors are answers, not HTTP failures: 200 with the JSON-RPC error object.
+      if (!(err instanceof RpcError)) throw err;
+      ctx.usage.endpoint = 'a2a';
+      reply.headers(ctx.responseHeaders);
+      return err.toBody();
+    }
+  });
+}

@@ -1,0 +1,26 @@
+/**
+ * The agent and utility routes (a2a, interactions, ocr, rag), registered together so the
+ * app wires them in one line; each keeps its own in-process state here.
+ */
+import type { FastifyInstance } from 'fastify';
+import { A2aOwnership } from '../../pipeline/a2a/owners.ts';
+import type { PipelineDeps } from '../../pipeline/forward.ts';
+import { a2aRoute } from './a2a.ts';
+import type { RouteHooks } from './hooks.ts';
+import { mediaLimits } from './media-scope.ts';
+import { ocrRoute } from './ocr.ts';
+
+export interface AgentRouteOptions {
+  maxUploadBytes?: number | undefined;
+}
+
+export function agentRoutes(
+  app: FastifyInstance,
+  deps: PipelineDeps,
+  hooks: RouteHooks,
+  opts: AgentRouteOptions,
+): void {
+  const limits = mediaLimits(opts.maxUploadBytes);
+  a2aRoute(app, deps, hooks, new A2aOwnership());
+  ocrRoute(app, deps, hooks, limits);
+}
