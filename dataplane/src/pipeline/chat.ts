@@ -22,7 +22,7 @@ export async function runChat(
   deps: PipelineDeps,
   ctx: RequestContext,
   req: ChatRequest,
-  endpoint: 'chat' | 'messages' | 'responses' | 'generate_content',
+  endpoint: 'chat' | 'messages' | 'responses' | 'generate_content' | 'interactions' | 'rag.query',
 ): Promise<ChatOutcome> {
   Object.assign(ctx.usage, { endpoint, requestedModel: req.model, stream: req.stream === true });
   const needs = admissible(ctx, req);
@@ -41,15 +41,15 @@ export async function runChat(
   req = applyRouting(ctx, req, needs);
   // SPEC.md caches only chat completions and messages.
   const cached =
-    endpoint === 'responses' || endpoint === 'generate_content'
-      ? NOT_CACHED
-      : await lookupCache(deps.cache, ctx, req, endpoint === 'messages' ? 'anthropic' : 'openai');
+    endpoint === 'chat' || endpoint === 'messages'
+      ? await lookupCache(deps.cache, ctx, req, endpoint === 'messages' ? 'anthropic' : 'openai')
+      : NOT_CACHED;
   if (cached.kind === 'hit') return serveHit(deps, ctx, req, cached);
   req = withoutGatewayFields(req);
-  // A Responses conversation is a chat one after translation: turn-based steps. SPEC.md
-  // compresses chat completions and Messages only, as it caches them only.
-  if (endpoint !== 'generate_content')
-    req = await compressConversation(deps, ctx, req, endpoint === 'responses' ? 'chat' : endpoint);
+  // A Responses or Interactions conversation is a chat one after translation: turn-based
+  // steps. A RAG query's prompt is retrieved context the caller asked for, never compressed.
+  if (endpoint !== 'generate_content' && endpoint !== 'rag.query')
+    req = await compressConversation(deps, ctx, req, endpoint === 'messages' ? 'messages' : 'chat');
   return forwardChat(deps, ctx, req, needs, cached.store);
 }
 

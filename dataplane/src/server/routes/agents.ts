@@ -8,7 +8,9 @@ import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { a2aRoute } from './a2a.ts';
 import type { RouteHooks } from './hooks.ts';
 import { mediaLimits } from './media-scope.ts';
+import { interactionsRoute, type StoredInteraction } from './interactions.ts';
 import { ocrRoute } from './ocr.ts';
+import { MemoryOwnedStore } from '../../stores/owned/memory.ts';
 
 export interface AgentRouteOptions {
   maxUploadBytes?: number | undefined;
@@ -23,4 +25,5 @@ export function agentRoutes(
   const limits = mediaLimits(opts.maxUploadBytes);
   a2aRoute(app, deps, hooks, new A2aOwnership());
   ocrRoute(app, deps, hooks, limits);
+  interactionsRoute(app, deps, hooks, new MemoryOwnedStore<StoredInteraction>());
 }

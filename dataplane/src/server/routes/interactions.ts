@@ -1,0 +1,163 @@
+/**
+ * The Gemini Interactions API (`POST /v1/interactions`, `GET|DELETE /v1/interactions/{id}`):
+ * translated at the edge to the canonical chat request and run through the same pipeline
+ * as chat (money, guardrails, routing, compression; not the semantic cache, which SPEC.md
+ * keeps to chat and messages), for any provider. Stored interactions (`store`, default true)
+ * belong to the tenant and key that made them; anyone else gets the 404 of an unknown id.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../../errors.ts';
+import type { ChatMessage } from '../../formats/openai/types.ts';
+import {
+  completionToInteraction,
+  interactionsToChat,
+  InteractionsStreamEncoder,
+  modelTurn,
+  type Interaction,
+  type InteractionFrame,
+  type InteractionsRequest,
+} from '../../formats/interactions/index.ts';
+import { runChat } from '../../pipeline/chat.ts';
+import type { RequestContext } from '../../pipeline/context.ts';
+import type { PipelineDeps } from '../../pipeline/forward.ts';
+import type { Owner, OwnedStore } from '../../stores/owned/types.ts';
+import { writeStream } from '../stream-writer.ts';
+import { servedHeaders } from './headers.ts';
+import type { RouteHooks } from './hooks.ts';
+
+export interface StoredInteraction {
+  interaction: Interaction;
+  /** The conversation up to and including this interaction's model turn, in chat form. */
+  conversation: ChatMessage[];
+}
+
+const open = { additionalProperties: true } as const;
+const Content = Type.Object({ type: Type.String({ minLength: 1, maxLength: 64 }) }, open);
+const Turn = Type.Object(
+  {
+    role: Type.String(),
+    content: Type.Union([Type.String(), Type.Array(Content, { maxItems: 512 })]),
+  },
+  open,
+);
+const InteractionId = Type.String({ minLength: 1, maxLength: 256 });
+
+export const InteractionsRequestSchema = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 256 }),
+    input: Type.Union([
+      Type.String(),
+      Type.Array(Type.Union([Turn, Content]), { minItems: 1, maxItems: 4096 }),
+    ]),
+    system_instruction: Type.Optional(Type.String()),
+    previous_interaction_id: Type.Optional(InteractionId),
+    tools: Type.Optional(Type.Array(Type.Object({ type: Type.String() }, open), { maxItems: 128 })),
+    generation_config: Type.Optional(
+      Type.Object(
+        {
+          temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+          top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+          max_output_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+          stop_sequences: Type.Optional(Type.Array(Type.String(), { maxItems: 16 })),
+          seed: Type.Optional(Type.Integer()),
+          thinking_level: Type.Optional(Type.String()),
+        },
+        open,
+      ),
+    ),
+    response_format: Type.Optional(Type.Object({}, open)),
+    response_mime_type: Type.Optional(Type.String()),
+    stream: Type.Optional(Type.Boolean()),
+    store: Type.Optional(Type.Boolean()),
+    background: Type.Optional(Type.Boolean()),
+    agent: Type.Optional(Type.String()),
+  },
+  // Unknown fields are refused by name in the translation (formats/interactions/to-chat.ts).
+  open,
+);
+
+const IdParams = Type.Object({ id: InteractionId });
+
+const ownerOf = (ctx: RequestContext): Owner => ({ tenant: ctx.tenant.name, keyId: ctx.key.id });
+
+/** Never the request id: a caller may choose that one (x-request-id) and reuse it. */
+const interactionId = (): string => `int_${randomUUID().replaceAll('-', '')}`;
+
+const notFound = (id: string, param?: string): GatewayError =>
+  new GatewayError('not_found', `interaction ${id} not found`, param ? { param } : {});
+
+export function interactionsRoute(
+  app: FastifyInstance,
+  deps: PipelineDeps,
+  hooks: RouteHooks,
+  store: OwnedStore<StoredInteraction>,
+): void {
+  app.post('/v1/interactions', { schema: { body: InteractionsRequestSchema } }, async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    const body = request.body as InteractionsRequest;
+    const owner = ownerOf(ctx);
+    let history: ChatMessage[] = [];
+    if (body.previous_interaction_id !== undefined) {
+      const prev = await store.get(owner, body.previous_interaction_id);
+      if (!prev) throw notFound(body.previous_interaction_id, 'previous_interaction_id');
+      history = prev.conversation;
+    }
+    const { chat, conversation } = interactionsToChat(body, history);
+    const outcome = await runChat(deps, ctx, chat, 'interactions');
+    const frame: InteractionFrame = {
+      id: interactionId(),
+      model: body.model,
+      createdAt: ctx.startedAt,
+      previousId: body.previous_interaction_id,
+    };
+    // Served and charged by now: a store that cannot keep it does not fail the answer.
+    const keep = async (interaction: Interaction): Promise<void> => {
+      if (body.store === false) return;
+      const turn = modelTurn(interaction.outputs);
+      await store
+        .put(owner, interaction.id, {
+          interaction,
+          conversation: turn ? [...conversation, turn] : conversation,
+        })
+        .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'interaction not stored'));
+    };
+    if (outcome.kind === 'completion') {
+      const interaction = completionToInteraction(outcome.completion, outcome.usage, frame);
+      await keep(interaction);
+      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
+      return interaction;
+    }
+    reply.hijack();
+    const encoder = new InteractionsStreamEncoder(frame);
+    const result = await writeStream(
+      reply.raw,
+      servedHeaders(ctx, outcome),
+      encoder,
+      outcome.chunks,
+      async (end, gone) => {
+        const settled = await outcome.settle(end, gone);
+        // Stored before interaction.complete is written, so a client may chain on it at once.
+        if (end.outcome === 'complete' && !gone) await keep(encoder.seal(settled.usage));
+        return settled;
+      },
+      hooks.shutdown,
+    );
+    await hooks.streamed(request, result);
+  });
+
+  app.get('/v1/interactions/:id', { schema: { params: IdParams } }, async (request, reply) => {
+    const id = (request.params as { id: string }).id;
+    const entry = await store.get(ownerOf(hooks.context(request, reply)), id);
+    if (!entry) throw notFound(id);
+    return entry.interaction;
+  });
+
+  app.delete('/v1/interactions/:id', { schema: { params: IdParams } }, async (request, reply) => {
+    const id = (request.params as { id: string }).id;
+    if (!(await store.delete(ownerOf(hooks.context(request, reply)), id))) throw notFound(id);
+    // Google's API answers a deletion with an empty object.
+    return {};
+  });
+}

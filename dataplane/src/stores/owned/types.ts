@@ -1,0 +1,20 @@
+/**
+ * Objects that belong to the tenant and API key that created them (interactions, RAG
+ * documents): a lookup under any other owner finds nothing, exactly like an unknown id.
+ */
+export interface Owner {
+  tenant: string;
+  /** ApiKey `namespace/name`. */
+  keyId: string;
+}
+
+export interface OwnedStore<T> {
+  put(owner: Owner, id: string, value: T): Promise<void>;
+  get(owner: Owner, id: string): Promise<T | undefined>;
+  /** True when the owner had an object with this id. */
+  delete(owner: Owner, id: string): Promise<boolean>;
+}
+
+/** NUL cannot occur in tenant names or key ids. */
+export const ownedKey = (owner: Owner, id: string): string =>
+  `${owner.tenant}\u0000${owner.keyId}\u0000${id}`;
