@@ -11,6 +11,8 @@ import { mediaLimits } from './media-scope.ts';
 import { interactionsRoute, type StoredInteraction } from './interactions.ts';
 import { ocrRoute } from './ocr.ts';
 import { MemoryOwnedStore } from '../../stores/owned/memory.ts';
+import { MemoryRagIndexStore } from '../../stores/rag/memory.ts';
+import { ragRoutes } from './rag.ts';
 
 export interface AgentRouteOptions {
   maxUploadBytes?: number | undefined;
@@ -26,4 +28,5 @@ export function agentRoutes(
   a2aRoute(app, deps, hooks, new A2aOwnership());
   ocrRoute(app, deps, hooks, limits);
   interactionsRoute(app, deps, hooks, new MemoryOwnedStore<StoredInteraction>());
+  ragRoutes(app, deps, hooks, limits, new MemoryRagIndexStore());
 }

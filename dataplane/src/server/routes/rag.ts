@@ -1,0 +1,164 @@
+/**
+ * `POST /v1/rag/ingest` (multipart with a `file`, or JSON with `text` or a base64 `file`)
+ * and `POST /v1/rag/query` (JSON): Gantry's own retrieval over per-tenant-and-key indexes.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Its declarations add parts() and isMultipart() to the request type.
+import type {} from '@fastify/multipart';
+import { GatewayError, invalidParam } from '../../errors.ts';
+import type { ChatMessage } from '../../formats/openai/types.ts';
+import type { PipelineDeps } from '../../pipeline/forward.ts';
+import { chunkOptions } from '../../pipeline/rag/chunk.ts';
+import { documentText, jsonFile } from '../../pipeline/rag/document.ts';
+import { indexName, runIngest, type IngestRequest } from '../../pipeline/rag/ingest.ts';
+import { runQuery, topKOf } from '../../pipeline/rag/query.ts';
+import type { RagIndexStore } from '../../stores/rag/types.ts';
+import { servedHeaders } from './headers.ts';
+import type { RouteHooks } from './hooks.ts';
+import { withMultipart, type MediaLimits } from './media-scope.ts';
+
+const record = (v: unknown, what = 'body'): Record<string, unknown> => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw invalidParam(what, 'must be a JSON object');
+  return v as Record<string, unknown>;
+};
+
+const required = (v: unknown, name: string): string => {
+  if (typeof v !== 'string' || v === '') throw invalidParam(name, 'is required');
+  return v;
+};
+
+/** The multipart form: one `file` and text fields, the file within the upload limit. */
+async function readForm(request: FastifyRequest, maxBytes: number) {
+  const fields: Record<string, string> = {};
+  let file: { filename: string; text: string } | undefined;
+  try {
+    for await (const part of request.parts({ limits: { fileSize: maxBytes } })) {
+      if (part.type === 'field') {
+        if (part.valueTruncated)
+          throw new GatewayError('request_too_large', `field ${part.fieldname} is too long`);
+        fields[part.fieldname] = String(part.value);
+        continue;
+      }
+      if (part.fieldname !== 'file' || file) {
+        part.file.resume();
+        throw invalidParam(part.fieldname, 'unexpected file; send one document in the field file');
+      }
+      const bytes = await part.toBuffer();
+      file = { filename: part.filename || 'document', text: documentText(bytes, part.mimetype, 'file') };
+    }
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE')
+      throw new GatewayError('request_too_large', `file is larger than the limit of ${maxBytes} bytes`, {
+        param: 'file',
+      });
+    if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
+      throw new GatewayError('request_too_large', 'the upload has too many parts');
+    if (code === 'FST_PROTO_VIOLATION' || code === 'FST_MP_PREMATURE_CLOSE')
+      throw new GatewayError('invalid_request_error', 'the multipart body is malformed or incomplete');
+    throw err;
+  }
+  if (!file) throw invalidParam('file', 'is required');
+  return { fields, file };
+}
+
+async function ingestRequest(request: FastifyRequest, maxBytes: number): Promise<IngestRequest> {
+  if (request.isMultipart()) {
+    const { fields, file } = await readForm(request, maxBytes);
+    return {
+      embeddingModel: required(fields.embedding_model ?? fields.model, 'embedding_model'),
+      index: indexName(fields.index),
+      filename: file.filename,
+      text: file.text,
+      chunking: chunkOptions(fields.chunk_size, fields.chunk_overlap),
+    };
+  }
+  const body = record(request.body);
+  if ((body.text === undefined) === (body.file === undefined))
+    throw invalidParam('text', 'send either text or file');
+  let doc: { filename: string; text: string };
+  if (body.text !== undefined) {
+    if (typeof body.text !== 'string') throw invalidParam('text', 'must be a string');
+    if (Buffer.byteLength(body.text) > maxBytes)
+      throw new GatewayError('request_too_large', `text is larger than the limit of ${maxBytes} bytes`, {
+        param: 'text',
+      });
+    doc = {
+      filename: typeof body.filename === 'string' ? body.filename.slice(0, 256) : 'document',
+      text: body.text,
+    };
+  } else doc = jsonFile(body.file, maxBytes);
+  const chunking = body.chunking === undefined ? {} : record(body.chunking, 'chunking');
+  return {
+    embeddingModel: required(body.embedding_model ?? body.model, 'embedding_model'),
+    index: indexName(body.index),
+    ...doc,
+    chunking: chunkOptions(chunking.chunk_size, chunking.chunk_overlap),
+  };
+}
+
+/** Chat fields a query may set; anything else is refused by name rather than dropped. */
+const PASSED = new Set([
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'seed',
+  'user',
+]);
+const OWN = new Set(['model', 'index', 'query', 'messages', 'top_k', 'stream']);
+
+function queryMessages(body: Record<string, unknown>): ChatMessage[] {
+  if ((body.query === undefined) === (body.messages === undefined))
+    throw invalidParam('query', 'send either query (the question) or messages');
+  if (body.query !== undefined) return [{ role: 'user', content: required(body.query, 'query') }];
+  if (!Array.isArray(body.messages) || body.messages.length === 0 || body.messages.length > 256)
+    throw invalidParam('messages', 'must be an array of 1 to 256 chat messages');
+  return body.messages.map((m, i) => {
+    const msg = record(m, `messages[${i}]`);
+    if (msg.role !== 'user' && msg.role !== 'assistant' && msg.role !== 'system')
+      throw invalidParam(`messages[${i}].role`, 'must be user, assistant or system');
+    return msg as unknown as ChatMessage;
+  });
+}
+
+export function ragRoutes(
+  app: FastifyInstance,
+  deps: PipelineDeps,
+  hooks: RouteHooks,
+  limits: MediaLimits,
+  store: RagIndexStore,
+): void {
+  withMultipart(app, limits, (scope) => {
+    scope.post('/v1/rag/ingest', async (request, reply) => {
+      const ctx = hooks.context(request, reply);
+      ctx.usage.endpoint = 'rag.ingest';
+      const result = await runIngest(deps, ctx, store, await ingestRequest(request, limits.maxUploadBytes));
+      reply.headers(servedHeaders(ctx, result, result.costUsd));
+      return result.response;
+    });
+  });
+
+  app.post('/v1/rag/query', async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    ctx.usage.endpoint = 'rag.query';
+    const body = record(request.body);
+    for (const k of Object.keys(body))
+      if (!OWN.has(k) && !PASSED.has(k))
+        throw invalidParam(k.slice(0, 64), 'is not supported by /v1/rag/query');
+    if (body.stream === true)
+      throw invalidParam('stream', 'RAG queries are answered whole; stream is not supported');
+    const extra = Object.fromEntries(Object.entries(body).filter(([k]) => PASSED.has(k)));
+    const result = await runQuery(deps, ctx, store, {
+      model: required(body.model, 'model'),
+      index: indexName(body.index),
+      messages: queryMessages(body),
+      topK: topKOf(body.top_k),
+      extra,
+    });
+    reply.headers(servedHeaders(ctx, result, result.costUsd));
+    return result.response;
+  });
+}
