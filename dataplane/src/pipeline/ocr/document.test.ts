@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { unitCostUsd } from '../media/pricing.ts';
 import { FAKE_PNG } from '../../fake-provider/openai-media.ts';
 import {
   billedPages,
@@ -60,5 +61,17 @@ describe('ocr document', () => {
     expect(billedPages({ pages: [{}, {}] })).toBe(2);
     expect(billedPages({ usage_info: { pages_processed: -3 } })).toBe(0);
     expect(billedPages({ usage_info: { pages_processed: 1e9 } })).toBe(MAX_OCR_PAGES);
+  });
+});
+
+describe('per-page and per-request prices', () => {
+  it('charge whole micro-dollars per unit, nothing for zero units or no price', () => {
+    expect(
+      unitCostUsd({ inputPerMillionTokens: 0, outputPerMillionTokens: 0, perPage: 0.0015 }, 'perPage', 3),
+    ).toBe(0.0045);
+    expect(
+      unitCostUsd({ inputPerMillionTokens: 0, outputPerMillionTokens: 0, perRequest: 0.01 }, 'perRequest', 0),
+    ).toBe(0);
+    expect(unitCostUsd({ inputPerMillionTokens: 1, outputPerMillionTokens: 1 }, 'perPage', 5)).toBe(0);
   });
 });
