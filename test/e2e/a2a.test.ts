@@ -102,8 +102,11 @@ describe('a2a message/send', () => {
       expect(other.res.status).toBe(200);
       expect(other.json).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32001 } });
       expect(other.res.headers.get('x-gantry-cost')).toBeNull();
-      // Refused before the agent is called.
+      // Refused before the agent is called, and recorded as the refusal it is.
       expect(stack.fakes[0]!.requests.length).toBe(before);
+      const tenantName = key === OTHER_TENANT_KEY ? 'globex' : 'acme';
+      const record = await usageRecord(stack, tenantName, other.res.headers.get('x-gantry-request-id'));
+      expect(record).toMatchObject({ endpoint: 'a2a', status: 404, costUsd: 0, requestedModel: 'travel' });
     }
     const ctxOther = await send(call('hi', { contextId: task.contextId }), OTHER_TENANT_KEY);
     expect(ctxOther.json.error?.code).toBe(-32001);

@@ -19,6 +19,9 @@ import type { WalletStore } from './wallet.ts';
 import { MemoryResponseStore } from './responses/memory.ts';
 import { RedisResponseStore } from './responses/redis.ts';
 import type { ResponseStore } from './responses/types.ts';
+import { MemoryOwnedStore } from './owned/memory.ts';
+import { RedisOwnedStore } from './owned/redis.ts';
+import type { OwnedStore } from './owned/types.ts';
 import type { UsageStore } from '../accounting/usage.ts';
 import { createMemoryUsageStore, createRedisUsageStore } from './usage/index.ts';
 
@@ -30,12 +33,34 @@ export interface Stores {
   readonly usage: UsageStore;
   /** Stored Responses-API responses (`previous_response_id`, GET/DELETE /v1/responses/{id}). */
   readonly responses: ResponseStore;
+  /**
+   * Objects owned by a tenant and key (interactions, ...), one store per namespace: in
+   * process, or shared through Redis. Asking twice for a namespace gives the same store.
+   */
+  owned<T>(namespace: string, opts?: OwnedStoreOptions): OwnedStore<T>;
   /** Resolves once the stores can serve (Redis connected); rejects with StoreUnavailableError on timeout. */
   ready(timeoutMs?: number): Promise<void>;
   /** Calls `listener` each time the shared store becomes reachable again (never for in-process stores). */
   onReconnect(listener: () => void): void;
   /** Closes the Redis connection if these stores own it. */
   close(): Promise<void>;
+}
+
+export interface OwnedStoreOptions {
+  /** How long an object is kept (default a day). */
+  ttlMs?: number;
+}
+
+const DEFAULT_OWNED_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** One store per namespace, made on first use. */
+function ownedStores(make: (namespace: string, opts: OwnedStoreOptions) => OwnedStore<unknown>) {
+  const made = new Map<string, OwnedStore<unknown>>();
+  return <T>(namespace: string, opts: OwnedStoreOptions = {}): OwnedStore<T> => {
+    let store = made.get(namespace);
+    if (!store) made.set(namespace, (store = make(namespace, opts)));
+    return store as OwnedStore<T>;
+  };
 }
 
 export interface StoresOptions extends BudgetStoreOptions {
@@ -57,6 +82,9 @@ export function createMemoryStores(opts: StoresOptions & { state?: MemoryState }
     wallets: new MemoryWalletStore(state, clock),
     usage: createMemoryUsageStore({ clock }),
     responses: new MemoryResponseStore({ clock }),
+    owned: ownedStores(
+      (_namespace, o) => new MemoryOwnedStore({ clock, ttlMs: o.ttlMs ?? DEFAULT_OWNED_TTL_MS }),
+    ),
     ready: async () => {},
     onReconnect: () => undefined,
     close: async () => {},
@@ -76,6 +104,9 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
     wallets: new RedisWalletStore(redis, keys, clock),
     usage: createRedisUsageStore(redis, keys, { clock }),
     responses: new RedisResponseStore(redis, keys),
+    owned: ownedStores(
+      (namespace, o) => new RedisOwnedStore(redis, keys, namespace, o.ttlMs ?? DEFAULT_OWNED_TTL_MS),
+    ),
     ready: (timeoutMs) => waitForReady(redis, timeoutMs),
     onReconnect: (listener) => void redis.on('ready', listener),
     close: async () => {

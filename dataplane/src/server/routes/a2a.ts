@@ -1,9 +1,10 @@
 /** `POST /v1/a2a/{agent}/message/send`: an A2A JSON-RPC call proxied to a configured agent. */
 import type { FastifyInstance } from 'fastify';
-import { readSendCall, RpcError } from '../../pipeline/a2a/jsonrpc.ts';
+import { readSendCall, RpcCodes, RpcError } from '../../pipeline/a2a/jsonrpc.ts';
 import type { A2aOwnership } from '../../pipeline/a2a/owners.ts';
 import { runA2a } from '../../pipeline/a2a/run.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
+import { settle } from '../../pipeline/settlement.ts';
 import { servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
@@ -28,6 +29,13 @@ export function a2aRoute(
       // Protocol errors are answers, not HTTP failures: 200 with the JSON-RPC error object.
       if (!(err instanceof RpcError)) throw err;
       ctx.usage.endpoint = 'a2a';
+      ctx.usage.requestedModel = request.params.agent;
+      // Recorded as the refusal it is (nothing was held or charged), though HTTP says 200.
+      await settle(deps, ctx, {
+        status: err.code === RpcCodes.taskNotFound ? 404 : 400,
+        errorType: err.code === RpcCodes.taskNotFound ? 'not_found' : 'invalid_request_error',
+        costUsd: 0,
+      });
       reply.headers(ctx.responseHeaders);
       return err.toBody();
     }

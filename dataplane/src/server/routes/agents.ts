@@ -10,7 +10,6 @@ import type { RouteHooks } from './hooks.ts';
 import { mediaLimits } from './media-scope.ts';
 import { interactionsRoute, type StoredInteraction } from './interactions.ts';
 import { ocrRoute } from './ocr.ts';
-import { MemoryOwnedStore } from '../../stores/owned/memory.ts';
 import { MemoryRagIndexStore } from '../../stores/rag/memory.ts';
 import { ragRoutes } from './rag.ts';
 
@@ -27,6 +26,6 @@ export function agentRoutes(
   const limits = mediaLimits(opts.maxUploadBytes);
   a2aRoute(app, deps, hooks, new A2aOwnership());
   ocrRoute(app, deps, hooks, limits);
-  interactionsRoute(app, deps, hooks, new MemoryOwnedStore<StoredInteraction>());
+  interactionsRoute(app, deps, hooks, deps.stores.owned<StoredInteraction>('interactions'));
   ragRoutes(app, deps, hooks, limits, new MemoryRagIndexStore());
 }

@@ -1,0 +1,64 @@
+/** Owned objects, run against the in-process and the Redis store. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { backends, type StoreFixture } from '../testing/backends.ts';
+import { MemoryOwnedStore } from './memory.ts';
+
+const owner = { tenant: 'acme', keyId: 'ns/a' };
+
+describe.each(backends)('owned store ($name)', (backend) => {
+  let fixture: StoreFixture | undefined;
+  afterEach(async () => {
+    await fixture?.close();
+    fixture = undefined;
+  });
+
+  it('round-trips an object for its owner only, per namespace', async () => {
+    fixture = await backend.create({});
+    const stores = await fixture.open();
+    const things = stores.owned<{ n: number }>('things');
+    expect(stores.owned('things')).toBe(things);
+    await things.put(owner, 'x1', { n: 1 });
+    expect(await things.get(owner, 'x1')).toEqual({ n: 1 });
+    expect(await stores.owned('others').get(owner, 'x1')).toBeUndefined();
+    for (const other of [
+      { tenant: 'acme', keyId: 'ns/b' },
+      { tenant: 'globex', keyId: 'ns/a' },
+    ]) {
+      expect(await things.get(other, 'x1')).toBeUndefined();
+      expect(await things.delete(other, 'x1')).toBe(false);
+    }
+    expect(await things.delete(owner, 'x1')).toBe(true);
+    expect(await things.get(owner, 'x1')).toBeUndefined();
+  });
+
+  it('keeps ids that look like key separators apart', async () => {
+    fixture = await backend.create({});
+    const things = (await fixture.open()).owned<number>('things');
+    await things.put({ tenant: 'a', keyId: 'b:c' }, 'd', 1);
+    expect(await things.get({ tenant: 'a', keyId: 'b' }, 'c:d')).toBeUndefined();
+  });
+
+  if (backend.name === 'redis')
+    it('is shared between pods', async () => {
+      fixture = await backend.create({});
+      const [a, b] = [await fixture.open(), await fixture.open()];
+      await a.owned<number>('things').put(owner, 'shared', 7);
+      expect(await b.owned<number>('things').get(owner, 'shared')).toBe(7);
+    });
+});
+
+describe('MemoryOwnedStore bounds', () => {
+  it('forgets the oldest past the count and size bounds, and expired ones', async () => {
+    let now = 0;
+    const store = new MemoryOwnedStore<string>({ maxEntries: 2, maxChars: 29, ttlMs: 100, clock: () => now });
+    await store.put(owner, 'a', 'x');
+    await store.put(owner, 'b', 'x');
+    await store.put(owner, 'c', 'x');
+    expect(await store.get(owner, 'a')).toBeUndefined();
+    await store.put(owner, 'd', 'y'.repeat(25));
+    expect(await store.get(owner, 'b')).toBeUndefined();
+    expect(await store.get(owner, 'c')).toBeUndefined();
+    now = 100;
+    expect(await store.get(owner, 'd')).toBeUndefined();
+  });
+});

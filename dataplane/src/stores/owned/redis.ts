@@ -1,0 +1,47 @@
+/**
+ * Owned objects in Redis, shared by every pod: one JSON string per object, expiring after
+ * `ttlMs` (Redis' maxmemory policy bounds the total). The key holds the tenant (hash tag),
+ * the namespace, the key id and the object id, so another owner's lookup reads a different
+ * key and finds nothing.
+ */
+import type { Redis } from 'ioredis';
+import { toStoreError } from '../redis/client.ts';
+import type { KeySpace } from '../redis/keys.ts';
+import type { Owner, OwnedStore } from './types.ts';
+
+const enc = encodeURIComponent;
+
+export class RedisOwnedStore<T> implements OwnedStore<T> {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: KeySpace,
+    private readonly namespace: string,
+    private readonly ttlMs: number,
+  ) {}
+
+  private key(owner: Owner, id: string): string {
+    return `${this.keys.tenant(owner.tenant)}:owned:${enc(this.namespace)}:${enc(owner.keyId)}:${enc(id)}`;
+  }
+
+  async put(owner: Owner, id: string, value: T): Promise<void> {
+    await this.redis
+      .set(this.key(owner, id), JSON.stringify(value), 'PX', this.ttlMs)
+      .catch((err: unknown) => {
+        throw toStoreError(`${this.namespace}.put`, err);
+      });
+  }
+
+  async get(owner: Owner, id: string): Promise<T | undefined> {
+    const text = await this.redis.get(this.key(owner, id)).catch((err: unknown) => {
+      throw toStoreError(`${this.namespace}.get`, err);
+    });
+    return text === null ? undefined : (JSON.parse(text) as T);
+  }
+
+  async delete(owner: Owner, id: string): Promise<boolean> {
+    const removed = await this.redis.del(this.key(owner, id)).catch((err: unknown) => {
+      throw toStoreError(`${this.namespace}.delete`, err);
+    });
+    return removed > 0;
+  }
+}
