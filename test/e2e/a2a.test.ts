@@ -110,6 +110,9 @@ describe('a2a message/send', () => {
     }
     const ctxOther = await send(call('hi', { contextId: task.contextId }), OTHER_TENANT_KEY);
     expect(ctxOther.json.error?.code).toBe(-32001);
+    // An id no agent answer gave this key is nobody's: it cannot be used to guess others'.
+    const made = await send(call('hi', { contextId: 'ctx-made-up' }), KEY);
+    expect(made.json.error?.code).toBe(-32001);
   });
 
   it('redacts PII in text parts and blocks secrets before the agent sees them', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { idsOfResult, readSendCall, RpcCodes, RpcError } from './jsonrpc.ts';
+import { MemoryOwnedStore } from '../../stores/owned/memory.ts';
 import { A2aOwnership } from './owners.ts';
 
 const code = (body: unknown): number | undefined => {
@@ -50,25 +51,13 @@ describe('a2a ownership', () => {
   const a = { tenant: 'acme', keyId: 'k1' };
   const b = { tenant: 'acme', keyId: 'k2' };
 
-  it('keeps the first owner, per agent, and forgets the oldest past the bound', () => {
-    const owners = new A2aOwnership(2);
-    owners.claim('agent', 'task', 't1', a);
-    owners.claim('agent', 'task', 't1', b);
-    expect(owners.owns('agent', 'task', 't1', a)).toBe(true);
-    expect(owners.owns('agent', 'task', 't1', b)).toBe(false);
-    expect(owners.owns('other-agent', 'task', 't1', a)).toBe(false);
-    owners.claim('agent', 'task', 't2', a);
-    owners.claim('agent', 'task', 't3', a);
-    expect(owners.known('agent', 'task', 't1')).toBe(false);
-  });
-
-  it('ages ids out', () => {
-    let now = 0;
-    const owners = new A2aOwnership(10, 100, () => now);
-    owners.claim('agent', 'context', 'c', a);
-    now = 100;
-    expect(owners.owns('agent', 'context', 'c', a)).toBe(false);
-    owners.claim('agent', 'context', 'c', b);
-    expect(owners.owns('agent', 'context', 'c', b)).toBe(true);
+  it("belongs to the claiming owner, per agent and kind; unseen ids are nobody's", async () => {
+    const owners = new A2aOwnership(new MemoryOwnedStore<true>());
+    await owners.claim('agent', 'task', 't1', a);
+    expect(await owners.owns('agent', 'task', 't1', a)).toBe(true);
+    expect(await owners.owns('agent', 'task', 't1', b)).toBe(false);
+    expect(await owners.owns('other-agent', 'task', 't1', a)).toBe(false);
+    expect(await owners.owns('agent', 'context', 't1', a)).toBe(false);
+    expect(await owners.owns('agent', 'task', 'never', a)).toBe(false);
   });
 });

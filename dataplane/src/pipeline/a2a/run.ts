@@ -18,7 +18,8 @@ import type { PipelineDeps } from '../forward.ts';
 import { guardRequest } from '../guardrails/stage.ts';
 import { admitMedia, executeMedia, settleMedia } from '../media/run.ts';
 import { idsOfResult, partKind, RpcCodes, RpcError, type SendCall } from './jsonrpc.ts';
-import type { A2aOwner, A2aOwnership } from './owners.ts';
+import type { Owner as A2aOwner } from '../../stores/owned/types.ts';
+import type { A2aOwnership, A2aThing } from './owners.ts';
 
 const OPENAI_WIRE = new Set(['openai', 'openai-compatible', 'azure-openai']);
 
@@ -45,19 +46,22 @@ function agentRoute(ctx: RequestContext, agent: string) {
   return route;
 }
 
-/** Tasks must be the caller's own; a context another caller started is refused the same way. */
-function checkOwnership(call: SendCall, agent: string, owners: A2aOwnership, owner: A2aOwner): void {
+/** Tasks and contexts named must be ones an agent answer gave this tenant and key. */
+async function checkOwnership(
+  call: SendCall,
+  agent: string,
+  owners: A2aOwnership,
+  owner: A2aOwner,
+): Promise<void> {
   const m = call.params.message;
-  const tasks = [...(m.taskId ? [m.taskId] : []), ...(m.referenceTaskIds ?? [])];
-  for (const t of tasks)
-    if (!owners.owns(agent, 'task', t, owner))
-      throw new RpcError(RpcCodes.taskNotFound, `task ${t.slice(0, 128)} not found`, call.id);
-  if (
-    m.contextId &&
-    !owners.owns(agent, 'context', m.contextId, owner) &&
-    owners.known(agent, 'context', m.contextId)
-  )
-    throw new RpcError(RpcCodes.taskNotFound, `context ${m.contextId.slice(0, 128)} not found`, call.id);
+  const named: [A2aThing, string][] = [
+    ...(m.taskId ? [['task', m.taskId] as [A2aThing, string]] : []),
+    ...(m.referenceTaskIds ?? []).map((t) => ['task', t] as [A2aThing, string]),
+    ...(m.contextId ? [['context', m.contextId] as [A2aThing, string]] : []),
+  ];
+  for (const [thing, id] of named)
+    if (!(await owners.owns(agent, thing, id, owner)))
+      throw new RpcError(RpcCodes.taskNotFound, `${thing} ${id.slice(0, 128)} not found`, call.id);
 }
 
 /** Guardrails over the text parts, as one user message each; redactions are written back. */
@@ -88,7 +92,7 @@ export async function runA2a(
 ): Promise<A2aOutcome> {
   agentRoute(ctx, agent);
   const owner = { tenant: ctx.tenant.name, keyId: ctx.key.id };
-  checkOwnership(call, agent, owners, owner);
+  await checkOwnership(call, agent, owners, owner);
   const routing = await admitMedia(deps, ctx, {
     endpoint: 'a2a',
     path: '/v1/a2a/{agent}/message/send',
@@ -117,8 +121,14 @@ export async function runA2a(
   const answered = answer.result !== undefined && answer.error === undefined;
   if (answered) {
     const ids = idsOfResult(answer.result);
-    if (ids.taskId) owners.claim(agent, 'task', ids.taskId, owner);
-    if (ids.contextId) owners.claim(agent, 'context', ids.contextId, owner);
+    // The answer is served: an ownership the store cannot keep only makes the ids unusable later.
+    const keep = (thing: A2aThing, id: string | undefined) =>
+      id === undefined
+        ? undefined
+        : owners.claim(agent, thing, id, owner).catch((err: unknown) => {
+            ctx.log.warn({ err: (err as Error).message }, 'a2a ownership not stored');
+          });
+    await Promise.all([keep('task', ids.taskId), keep('context', ids.contextId)]);
   }
   const cost = await settleMedia(deps, ctx, routed, 'perRequest', answered ? 1 : 0);
   return { response: answer, costUsd: cost, deployment: routed.deployment, log: routed.log };

@@ -3,7 +3,7 @@
  * app wires them in one line; each keeps its own in-process state here.
  */
 import type { FastifyInstance } from 'fastify';
-import { A2aOwnership } from '../../pipeline/a2a/owners.ts';
+import { A2A_ID_TTL_MS, A2aOwnership } from '../../pipeline/a2a/owners.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { a2aRoute } from './a2a.ts';
 import type { RouteHooks } from './hooks.ts';
@@ -24,7 +24,7 @@ export function agentRoutes(
   opts: AgentRouteOptions,
 ): void {
   const limits = mediaLimits(opts.maxUploadBytes);
-  a2aRoute(app, deps, hooks, new A2aOwnership());
+  a2aRoute(app, deps, hooks, new A2aOwnership(deps.stores.owned<true>('a2a', { ttlMs: A2A_ID_TTL_MS })));
   ocrRoute(app, deps, hooks, limits);
   interactionsRoute(app, deps, hooks, deps.stores.owned<StoredInteraction>('interactions'));
   ragRoutes(app, deps, hooks, limits, new MemoryRagIndexStore());
