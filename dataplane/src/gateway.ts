@@ -27,6 +27,7 @@ import { RecentCacheMetrics } from './pipeline/cache/recent.ts';
 import { createCcrStore } from './pipeline/compression/index.ts';
 import { embeddingsCall } from './router/calls.ts';
 import { createVectorIndex, type MilvusConsistency } from './stores/vectors/index.ts';
+import { createRagIndexStore } from './stores/rag/index.ts';
 import { createCacheEntryStore } from './stores/cache-entries/index.ts';
 import { warmTokenizer } from './accounting/tokens.ts';
 import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
@@ -257,6 +258,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     redis: opts.redisUrl ? { url: opts.redisUrl } : undefined,
     prefix: opts.redisPrefix,
   });
+  const rag = await createRagIndexStore({
+    stores,
+    milvusAddress: opts.milvusAddress,
+    milvusConsistency: opts.milvusConsistency,
+  });
   const sweeper = setInterval(() => void cache.vectors.sweep().catch(() => undefined), 10 * 60_000);
   sweeper.unref();
   const shutdown = new AbortController();
@@ -273,6 +279,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     requestTimeoutMs: opts.requestTimeoutMs,
     adminKeyHash: adminKeyHashFromEnv(env),
     tracer,
+    rag: rag.store,
   });
   for (const w of initial.warnings) app.log.warn(w);
   await syncWallets(stores, initial.snapshot, app.log);
@@ -317,7 +324,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     clearInterval(sweeper);
     await recorder.close();
     await journal?.close();
-    await Promise.all([stores.close(), cache.vectors.close(), cache.entries.close(), ccr.close()]);
+    await Promise.all([
+      stores.close(),
+      cache.vectors.close(),
+      cache.entries.close(),
+      ccr.close(),
+      rag.close(),
+    ]);
   };
   // In a cluster a pod is ready once the operator's first snapshot has loaded.
   const admin = buildAdminApp(config, metrics, () => !closing && config.current().version > 0, opts.limits);

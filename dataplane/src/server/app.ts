@@ -50,6 +50,7 @@ import { mediaLimits } from './routes/media-scope.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 import { agentRoutes } from './routes/agents.ts';
+import type { RagIndexStore } from '../stores/rag/types.ts';
 
 export interface AppOptions {
   config: ConfigStore;
@@ -72,6 +73,8 @@ export interface AppOptions {
   responses?: ResponseStore;
   /** Largest file a media upload may carry (GANTRY_MAX_UPLOAD_BYTES); 25 MB when unset. */
   maxUploadBytes?: number | undefined;
+  /** RAG indexes (/v1/rag/*); in process unless given. */
+  rag?: RagIndexStore | undefined;
 }
 
 export { DEFAULT_BODY_LIMIT };
@@ -271,7 +274,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   imagesRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   audioRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   videosRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes), new MemoryVideoJobStore());
-  agentRoutes(app, opts.pipeline, hooks, { maxUploadBytes: opts.maxUploadBytes });
+  agentRoutes(app, opts.pipeline, hooks, { maxUploadBytes: opts.maxUploadBytes, rag: opts.rag });
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,

@@ -11,10 +11,13 @@ import { mediaLimits } from './media-scope.ts';
 import { interactionsRoute, type StoredInteraction } from './interactions.ts';
 import { ocrRoute } from './ocr.ts';
 import { MemoryRagIndexStore } from '../../stores/rag/memory.ts';
+import type { RagIndexStore } from '../../stores/rag/types.ts';
 import { ragRoutes } from './rag.ts';
 
 export interface AgentRouteOptions {
   maxUploadBytes?: number | undefined;
+  /** RAG indexes; in process unless given. */
+  rag?: RagIndexStore | undefined;
 }
 
 export function agentRoutes(
@@ -27,5 +30,5 @@ export function agentRoutes(
   a2aRoute(app, deps, hooks, new A2aOwnership(deps.stores.owned<true>('a2a', { ttlMs: A2A_ID_TTL_MS })));
   ocrRoute(app, deps, hooks, limits);
   interactionsRoute(app, deps, hooks, deps.stores.owned<StoredInteraction>('interactions'));
-  ragRoutes(app, deps, hooks, limits, new MemoryRagIndexStore());
+  ragRoutes(app, deps, hooks, limits, opts.rag ?? new MemoryRagIndexStore());
 }
