@@ -248,6 +248,40 @@ describe('rag', () => {
     expect(pdfAnswer.json.error?.message).toContain('/v1/ocr');
   });
 
+  it('shows and deletes documents of its own index only, free of charge', async () => {
+    const get = (key = KEY) =>
+      fetch(`${stack.baseURL}/rag/indexes/default`, { headers: { authorization: `Bearer ${key}` } });
+    const del = (id: string, key = KEY) =>
+      fetch(`${stack.baseURL}/rag/indexes/default/documents/${id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${key}` },
+      });
+    const before = (await (await get()).json()) as { documents: number; chunks: number };
+    expect(before).toMatchObject({
+      object: 'rag.index',
+      embedding_model: 'embed-test',
+      documents: 2,
+      chunks: 4,
+    });
+    expect((await get(SAME_TENANT_KEY)).status).toBe(404);
+    const doc = await ingest({
+      text: 'A temporary note about the fire drill on Tuesday at ten in the morning, lasting an hour.',
+      filename: 'drill.txt',
+    });
+    const id = doc.json.id as string;
+    expect((await del(id, OTHER_TENANT_KEY)).status).toBe(404);
+    const gone = await del(id);
+    expect(gone.status).toBe(200);
+    expect(await gone.json()).toEqual({
+      object: 'rag.document.deleted',
+      id,
+      index: 'default',
+      deleted: true,
+    });
+    expect((await del(id)).status).toBe(404);
+    expect(await (await get()).json()).toMatchObject(before);
+  });
+
   it("the key's budget spend is the sum of the charged costs", async () => {
     const state = await stack.gateway.stores.budgets.state({ tenant: 'acme', keyId: 'default/rag' }, BUDGET);
     expect(chargedMicros).toBeGreaterThan(0);

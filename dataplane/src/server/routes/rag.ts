@@ -10,7 +10,7 @@ import type { ChatMessage } from '../../formats/openai/types.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { chunkOptions } from '../../pipeline/rag/chunk.ts';
 import { documentText, jsonFile } from '../../pipeline/rag/document.ts';
-import { indexName, runIngest, type IngestRequest } from '../../pipeline/rag/ingest.ts';
+import { indexName, ownerOf, runIngest, type IngestRequest } from '../../pipeline/rag/ingest.ts';
 import { runQuery, topKOf } from '../../pipeline/rag/query.ts';
 import type { RagIndexStore } from '../../stores/rag/types.ts';
 import { servedHeaders } from './headers.ts';
@@ -98,6 +98,10 @@ async function ingestRequest(request: FastifyRequest, maxBytes: number): Promise
   };
 }
 
+interface IndexParams {
+  Params: { index: string };
+}
+
 /** Chat fields a query may set; anything else is refused by name rather than dropped. */
 const PASSED = new Set([
   'max_tokens',
@@ -140,6 +144,34 @@ export function ragRoutes(
       return result.response;
     });
   });
+
+  // The caller's own index only: another key's index of the same name is a different one.
+  app.get<IndexParams>('/v1/rag/indexes/:index', async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    const index = indexName(request.params.index);
+    const info = await store.info(ownerOf(ctx), index);
+    if (!info) throw new GatewayError('not_found', `index ${index} not found`);
+    return {
+      object: 'rag.index',
+      index,
+      embedding_model: info.embeddingModel,
+      dimensions: info.dimensions,
+      chunks: info.chunks,
+      documents: info.documents,
+    };
+  });
+
+  app.delete<IndexParams & { Params: { document_id: string } }>(
+    '/v1/rag/indexes/:index/documents/:document_id',
+    async (request, reply) => {
+      const ctx = hooks.context(request, reply);
+      const index = indexName(request.params.index);
+      const id = request.params.document_id;
+      if (!(await store.deleteDocument(ownerOf(ctx), index, id)))
+        throw new GatewayError('not_found', `document ${id.slice(0, 128)} not found in index ${index}`);
+      return { object: 'rag.document.deleted', id, index, deleted: true };
+    },
+  );
 
   app.post('/v1/rag/query', async (request, reply) => {
     const ctx = hooks.context(request, reply);

@@ -5,9 +5,12 @@
  */
 import type { Stores } from '../index.ts';
 import type { MilvusConsistency } from '../vectors/index.ts';
-import { MemoryRagIndexStore, DEFAULT_MAX_CHUNKS_PER_INDEX } from './memory.ts';
+import { MemoryRagIndexStore } from './memory.ts';
 import type { RagIndexStore } from './types.ts';
 import { RAG_KEEP_MS, VectorRagIndexStore, type RagRecord } from './vector-backed.ts';
+
+/** Milvus searches by its own index, so a shared knowledge base may be far larger. */
+export const SHARED_MAX_CHUNKS_PER_INDEX = 100_000;
 
 export interface RagStoreOptions {
   stores: Stores;
@@ -36,7 +39,7 @@ export async function createRagIndexStore(opts: RagStoreOptions): Promise<RagBac
     store: new VectorRagIndexStore(
       vectors,
       opts.stores.owned<RagRecord>('rag', { ttlMs: RAG_KEEP_MS }),
-      DEFAULT_MAX_CHUNKS_PER_INDEX,
+      SHARED_MAX_CHUNKS_PER_INDEX,
     ),
     kind: 'milvus+redis',
     close: () => vectors.close(),
