@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeAnswer } from '../../dataplane/src/fake-provider/behaviour.ts';
 import { fakeEmbedding } from '../../dataplane/src/fake-provider/embedding.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+import { rawStream } from '../harness/raw-stream.ts';
 import { usageRecord } from '../harness/usage-record.ts';
 
 const KEY = 'sk-rag';
@@ -176,6 +177,32 @@ describe('rag', () => {
     expect(embedRecord.costUsd).toBeGreaterThan(0);
   });
 
+  it('streams the answer as chat chunks, the first carrying the citations, the trailer the whole cost', async () => {
+    const question = 'Where do the ferries cross the river?';
+    const s = await rawStream(
+      `${stack.baseURL}/rag/query`,
+      { authorization: `Bearer ${KEY}` },
+      { model: 'gpt-test', query: question, top_k: 1, stream: true, stream_options: { include_usage: true } },
+    );
+    expect(s.status).toBe(200);
+    expect(s.text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    const first = s.events[0] as { object: string; citations: Citation[] };
+    expect(first.object).toBe('chat.completion.chunk');
+    expect(first.citations).toHaveLength(1);
+    expect(s.events.slice(1).some((e) => 'citations' in e)).toBe(false);
+    const text = s.events
+      .map((e) => (e.choices as { delta?: { content?: string } }[] | undefined)?.[0]?.delta?.content ?? '')
+      .join('');
+    expect(text).toBe(fakeAnswer(question));
+    const id = s.headers['x-gantry-request-id'] as string;
+    const answer = await usageRecord(stack, 'acme', id);
+    const embedding = await usageRecord(stack, 'acme', `${id}:embedding`);
+    expect(answer).toMatchObject({ endpoint: 'rag.query', stream: true });
+    const cost = Number(s.trailers['x-gantry-cost']);
+    expect(cost).toBeCloseTo(answer.costUsd + embedding.costUsd, 9);
+    chargedMicros += Math.round(cost * 1e6);
+  });
+
   it('never searches another key or tenant index', async () => {
     const q = { model: 'gpt-test', query: 'refund policy' };
     const sameTenant = await post('/rag/query', q, SAME_TENANT_KEY);
@@ -208,7 +235,7 @@ describe('rag', () => {
     const cases: [Promise<{ res: Response; json: Json }>, number, string][] = [
       [post('/rag/query', { model: 'gpt-test', query: 'x', top_k: 100000 }), 400, 'top_k'],
       [post('/rag/query', { model: 'gpt-test', query: 'x', top_k: 0 }), 400, 'top_k'],
-      [post('/rag/query', { model: 'gpt-test', query: 'x', stream: true }), 400, 'stream'],
+      [post('/rag/query', { model: 'gpt-test', query: 'x', stream: 'yes' }), 400, 'stream'],
       [post('/rag/query', { model: 'gpt-test', query: 'x', tools: [] }), 400, 'tools'],
       [post('/rag/query', { model: 'gpt-test', query: 'x', index: '../etc' }), 400, 'index'],
       [post('/rag/query', { model: 'gpt-test', query: 'x', index: 'nope' }), 404, 'index'],

@@ -3,13 +3,13 @@
  * metered call, recorded as `<request id>:embedding`), the caller's own index is searched
  * for the top_k chunks, and a chat completion is run through the normal pipeline
  * (guardrails, routing, money) with those chunks as numbered context. The answer comes back
- * with the cited chunks; the charge is both calls'.
+ * with the cited chunks (streamed: on the first chunk); the charge is both calls'.
  */
 import { GatewayError, invalidParam } from '../../errors.ts';
 import type { ChatCompletion, ChatMessage, ChatRequest } from '../../formats/openai/types.ts';
 import { unitVector } from '../../stores/rag/similarity.ts';
 import type { ChunkHit, RagIndexStore } from '../../stores/rag/types.ts';
-import type { Served } from '../chat.ts';
+import type { ChatOutcome, Served } from '../chat.ts';
 import { runChat } from '../chat.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
@@ -28,6 +28,7 @@ export interface QueryRequest {
   topK: number;
   /** Chat fields passed through (max_tokens, temperature, ...). */
   extra: Partial<ChatRequest>;
+  stream: boolean;
 }
 
 export interface Citation {
@@ -40,10 +41,20 @@ export interface Citation {
   text: string;
 }
 
-export interface QueryResult extends Served {
-  response: ChatCompletion & { object: 'chat.completion'; citations: Citation[]; index: string };
-  costUsd: number;
-}
+export type QueryResult =
+  | (Served & {
+      kind: 'completion';
+      response: ChatCompletion & { object: 'chat.completion'; citations: Citation[]; index: string };
+      costUsd: number;
+    })
+  | (Served & {
+      kind: 'stream';
+      /** The chat stream; its settlement covers the answer only. */
+      outcome: Extract<ChatOutcome, { kind: 'stream' }>;
+      citations: Citation[];
+      /** What the question's embedding cost (settled already), to add to the stream's charge. */
+      embeddingCostUsd: number;
+    });
 
 export function topKOf(v: unknown): number {
   if (v === undefined) return DEFAULT_TOP_K;
@@ -120,17 +131,23 @@ export async function runQuery(
       },
       ...req.messages,
     ],
-    stream: false,
+    ...(req.stream ? { stream: true, stream_options: { include_usage: true } } : { stream: false }),
   };
+  ctx.usage.stream = req.stream;
   const outcome = await runChat(deps, ctx, chat, 'rag.query');
-  if (outcome.kind !== 'completion') throw new GatewayError('internal_error', 'a RAG query cannot stream');
+  const citations = citationsOf(hits);
+  if (outcome.kind === 'stream')
+    return {
+      kind: 'stream',
+      outcome,
+      citations,
+      embeddingCostUsd: embedded.costUsd,
+      deployment: outcome.deployment,
+      log: outcome.log,
+    };
   return {
-    response: {
-      ...outcome.completion,
-      object: 'chat.completion',
-      citations: citationsOf(hits),
-      index: req.index,
-    },
+    kind: 'completion',
+    response: { ...outcome.completion, object: 'chat.completion', citations, index: req.index },
     costUsd: embedded.costUsd + outcome.costUsd,
     deployment: outcome.deployment,
     log: outcome.log,

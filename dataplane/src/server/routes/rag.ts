@@ -14,6 +14,11 @@ import { indexName, ownerOf, runIngest, type IngestRequest } from '../../pipelin
 import { runQuery, topKOf } from '../../pipeline/rag/query.ts';
 import type { RagIndexStore } from '../../stores/rag/types.ts';
 import { servedHeaders } from './headers.ts';
+import { OpenAIStreamEncoder } from '../../formats/openai/encoder.ts';
+import type { ClientStreamEncoder } from '../../formats/encoder.ts';
+import type { ChatChunk, Usage } from '../../formats/openai/types.ts';
+import type { Citation } from '../../pipeline/rag/query.ts';
+import { writeStream } from '../stream-writer.ts';
 import type { RouteHooks } from './hooks.ts';
 import { withMultipart, type MediaLimits } from './media-scope.ts';
 
@@ -98,6 +103,30 @@ async function ingestRequest(request: FastifyRequest, maxBytes: number): Promise
   };
 }
 
+/** OpenAI chat chunks, the first of which also carries the retrieved `citations`. */
+class CitingEncoder implements ClientStreamEncoder {
+  private cited = false;
+
+  constructor(
+    private readonly inner: OpenAIStreamEncoder,
+    private readonly citations: Citation[],
+  ) {}
+
+  chunk(c: ChatChunk): string {
+    if (this.cited) return this.inner.chunk(c);
+    this.cited = true;
+    return this.inner.chunk({ ...c, citations: this.citations } as ChatChunk);
+  }
+
+  finish(usage: Usage, model?: string): string {
+    return this.inner.finish(usage, model);
+  }
+
+  fail(error: GatewayError): string {
+    return this.inner.fail(error);
+  }
+}
+
 interface IndexParams {
   Params: { index: string };
 }
@@ -112,7 +141,7 @@ const PASSED = new Set([
   'seed',
   'user',
 ]);
-const OWN = new Set(['model', 'index', 'query', 'messages', 'top_k', 'stream']);
+const OWN = new Set(['model', 'index', 'query', 'messages', 'top_k', 'stream', 'stream_options']);
 
 function queryMessages(body: Record<string, unknown>): ChatMessage[] {
   if ((body.query === undefined) === (body.messages === undefined))
@@ -180,8 +209,9 @@ export function ragRoutes(
     for (const k of Object.keys(body))
       if (!OWN.has(k) && !PASSED.has(k))
         throw invalidParam(k.slice(0, 64), 'is not supported by /v1/rag/query');
-    if (body.stream === true)
-      throw invalidParam('stream', 'RAG queries are answered whole; stream is not supported');
+    if (body.stream !== undefined && typeof body.stream !== 'boolean')
+      throw invalidParam('stream', 'must be a boolean');
+    const options = body.stream_options === undefined ? {} : record(body.stream_options, 'stream_options');
     const extra = Object.fromEntries(Object.entries(body).filter(([k]) => PASSED.has(k)));
     const result = await runQuery(deps, ctx, store, {
       model: required(body.model, 'model'),
@@ -189,8 +219,30 @@ export function ragRoutes(
       messages: queryMessages(body),
       topK: topKOf(body.top_k),
       extra,
+      stream: body.stream === true,
     });
-    reply.headers(servedHeaders(ctx, result, result.costUsd));
-    return result.response;
+    if (result.kind === 'completion') {
+      reply.headers(servedHeaders(ctx, result, result.costUsd));
+      return result.response;
+    }
+    const { outcome, citations, embeddingCostUsd } = result;
+    reply.hijack();
+    const encoder = new CitingEncoder(
+      new OpenAIStreamEncoder(outcome.meta, options.include_usage === true),
+      citations,
+    );
+    const streamed = await writeStream(
+      reply.raw,
+      servedHeaders(ctx, outcome),
+      encoder,
+      outcome.chunks,
+      // The trailer's cost is the whole query's: the embedding was settled before the stream.
+      async (end, gone) => {
+        const settled = await outcome.settle(end, gone);
+        return { ...settled, costUsd: settled.costUsd + embeddingCostUsd };
+      },
+      hooks.shutdown,
+    );
+    await hooks.streamed(request, streamed);
   });
 }
