@@ -145,6 +145,22 @@ describe('a2a message/send', () => {
     }
   });
 
+  it('refuses hostile bodies before the agent: deep nesting (400) and non-JSON (400)', async () => {
+    let nested: unknown = 'x';
+    for (let i = 0; i < 200; i++) nested = { deeper: nested };
+    const before = stack.fakes[0]!.requests.length;
+    const deep = await send(call('x', { parts: [{ kind: 'data', data: nested }] }));
+    expect(deep.res.status).toBe(400);
+    expect(deep.json.error?.message).toContain('nesting depth');
+    const res = await fetch(`${stack.baseURL}/a2a/travel/message/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: '{"jsonrpc": "2.0", "id": 1,',
+    });
+    expect(res.status).toBe(400);
+    expect(stack.fakes[0]!.requests.length).toBe(before);
+  });
+
   it('passes an agent JSON-RPC error through uncharged', async () => {
     const { res, json } = await send(call(`please ${FAKE_AGENT_FAIL_WORD}`));
     expect(json.error?.code).toBe(-32603);
