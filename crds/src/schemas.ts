@@ -40,6 +40,13 @@ export const Capabilities = [
   /** An A2A agent: the deployment's baseUrl is the agent's JSON-RPC endpoint. */
   'a2a',
   'ocr',
+  // Resource families OpenAI stores upstream (issue 14 point 4): the deployment keeps the
+  // objects, Gantry records who owns them.
+  'files',
+  'batches',
+  'vector_stores',
+  'assistants',
+  'containers',
 ] as const;
 export type Capability = (typeof Capabilities)[number];
 

@@ -23,7 +23,12 @@ export type UsageEndpoint =
   | 'interactions'
   | 'ocr'
   | 'rag.ingest'
-  | 'rag.query';
+  | 'rag.query'
+  | 'files'
+  | 'batches'
+  | 'vector_stores'
+  | 'assistants'
+  | 'containers';
 
 export interface GuardrailVerdictSummary {
   action: GuardrailAction;
