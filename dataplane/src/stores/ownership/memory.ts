@@ -1,0 +1,96 @@
+/**
+ * In-process ownership records, bounded in number (oldest written first out) and in age.
+ * One pod only: with several replicas the Redis store shares them.
+ */
+import { systemClock, type Clock } from '../types.ts';
+import {
+  keptUntil,
+  MAX_LISTED_PER_OWNER,
+  type Family,
+  type Owner,
+  type OwnedRecord,
+  type OwnershipStore,
+} from './types.ts';
+
+export const DEFAULT_MAX_OWNED_RECORDS = 200_000;
+
+const recordKey = (tenant: string, family: Family, id: string) => `${tenant}\u0000${family}\u0000${id}`;
+const indexKey = (owner: Owner, family: Family) => `${owner.tenant}\u0000${owner.keyId}\u0000${family}`;
+
+export class MemoryOwnershipStore implements OwnershipStore {
+  private readonly records = new Map<string, { record: OwnedRecord; until: number }>();
+  /** Per owner and family, ids in the order written (a Set keeps insertion order). */
+  private readonly index = new Map<string, Set<string>>();
+  private readonly claims = new Map<string, number>();
+
+  constructor(
+    private readonly clock: Clock = systemClock,
+    private readonly maxRecords = DEFAULT_MAX_OWNED_RECORDS,
+  ) {}
+
+  async put(record: OwnedRecord): Promise<void> {
+    const key = recordKey(record.tenant, record.family, record.id);
+    this.drop(key);
+    this.records.set(key, { record: { ...record }, until: keptUntil(record, this.clock()) });
+    const ids = this.index.get(indexKey(record, record.family)) ?? new Set<string>();
+    ids.add(record.id);
+    this.index.set(indexKey(record, record.family), ids);
+    if (ids.size > MAX_LISTED_PER_OWNER) ids.delete(ids.values().next().value!);
+    while (this.records.size > this.maxRecords) {
+      const oldest = this.records.keys().next();
+      if (oldest.done) break;
+      this.drop(oldest.value);
+    }
+  }
+
+  async get(tenant: string, family: Family, id: string): Promise<OwnedRecord | undefined> {
+    return this.live(recordKey(tenant, family, id));
+  }
+
+  async delete(record: Pick<OwnedRecord, 'tenant' | 'keyId' | 'family' | 'id'>): Promise<void> {
+    this.drop(recordKey(record.tenant, record.family, record.id));
+  }
+
+  async list(owner: Owner, family: Family): Promise<OwnedRecord[]> {
+    const ids = [...(this.index.get(indexKey(owner, family)) ?? [])].reverse();
+    const out: OwnedRecord[] = [];
+    for (const id of ids) {
+      const r = this.live(recordKey(owner.tenant, family, id));
+      if (r && r.keyId === owner.keyId) out.push(r);
+    }
+    return out;
+  }
+
+  async claim(tenant: string, family: Family, id: string, mark: string): Promise<boolean> {
+    const key = `${recordKey(tenant, family, id)}\u0000${mark}`;
+    const now = this.clock();
+    const held = this.claims.get(key);
+    if (held !== undefined && held > now) return false;
+    this.claims.set(key, keptUntil({}, now));
+    // Claims are as bounded as records: the oldest are forgotten first.
+    for (const k of this.claims.keys()) {
+      if (this.claims.size <= this.maxRecords) break;
+      this.claims.delete(k);
+    }
+    return true;
+  }
+
+  private live(key: string): OwnedRecord | undefined {
+    const hit = this.records.get(key);
+    if (!hit) return undefined;
+    if (hit.until <= this.clock()) {
+      this.drop(key);
+      return undefined;
+    }
+    return { ...hit.record };
+  }
+
+  private drop(key: string): void {
+    const hit = this.records.get(key);
+    if (!hit) return;
+    this.records.delete(key);
+    const ids = this.index.get(indexKey(hit.record, hit.record.family));
+    ids?.delete(hit.record.id);
+    if (ids?.size === 0) this.index.delete(indexKey(hit.record, hit.record.family));
+  }
+}

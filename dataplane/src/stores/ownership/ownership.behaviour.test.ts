@@ -1,0 +1,90 @@
+/** One behavioural suite for ownership records, run against the in-process and the Redis store. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { backends, fakeClock, type StoreFixture } from '../testing/backends.ts';
+import { OWNED_MAX_AGE_MS, ownedBy, type OwnedRecord } from './types.ts';
+
+const record = (id: string, over: Partial<OwnedRecord> = {}): OwnedRecord => ({
+  family: 'file',
+  id,
+  tenant: 'acme',
+  keyId: 'default/a',
+  deployment: 'files-dep',
+  model: 'm',
+  createdAt: 1_000,
+  purpose: 'batch',
+  ...over,
+});
+
+describe.each(backends)('owned store ($name)', (backend) => {
+  let fixture: StoreFixture | undefined;
+  afterEach(async () => {
+    await fixture?.close();
+    fixture = undefined;
+  });
+
+  it('finds a record only under its tenant and family, and ownedBy checks the key', async () => {
+    fixture = await backend.create({});
+    const { ownership: owned } = await fixture.open();
+    await owned.put(record('file-1'));
+    const hit = await owned.get('acme', 'file', 'file-1');
+    expect(hit).toEqual(record('file-1'));
+    expect(await owned.get('globex', 'file', 'file-1')).toBeUndefined();
+    expect(await owned.get('acme', 'batch', 'file-1')).toBeUndefined();
+    expect(ownedBy(hit, { tenant: 'acme', keyId: 'default/a' })).toEqual(hit);
+    expect(ownedBy(hit, { tenant: 'acme', keyId: 'default/b' })).toBeUndefined();
+    await owned.delete(record('file-1'));
+    expect(await owned.get('acme', 'file', 'file-1')).toBeUndefined();
+  });
+
+  it("lists an owner's records newest first, never another key's", async () => {
+    fixture = await backend.create({});
+    const { ownership: owned } = await fixture.open();
+    await owned.put(record('f-old', { createdAt: 1 }));
+    await owned.put(record('f-new', { createdAt: 2 }));
+    await owned.put(record('f-sibling', { keyId: 'default/b', createdAt: 3 }));
+    await owned.put(record('f-other', { tenant: 'globex', createdAt: 4 }));
+    const ids = (await owned.list({ tenant: 'acme', keyId: 'default/a' }, 'file')).map((r) => r.id);
+    expect(ids).toEqual(['f-new', 'f-old']);
+    expect((await owned.list({ tenant: 'acme', keyId: 'default/b' }, 'file')).map((r) => r.id)).toEqual([
+      'f-sibling',
+    ]);
+    await owned.delete(record('f-new'));
+    expect((await owned.list({ tenant: 'acme', keyId: 'default/a' }, 'file')).map((r) => r.id)).toEqual([
+      'f-old',
+    ]);
+  });
+
+  it('claims once per mark', async () => {
+    fixture = await backend.create({});
+    const { ownership: owned } = await fixture.open();
+    expect(await owned.claim('acme', 'batch', 'batch_1', 'settled')).toBe(true);
+    expect(await owned.claim('acme', 'batch', 'batch_1', 'settled')).toBe(false);
+    expect(await owned.claim('acme', 'batch', 'batch_2', 'settled')).toBe(true);
+    expect(await owned.claim('globex', 'batch', 'batch_1', 'settled')).toBe(true);
+  });
+
+  if (backend.name === 'memory')
+    it('forgets a record when its upstream object expires, and after the age ceiling', async () => {
+      const clock = fakeClock(0);
+      fixture = await backend.create({ clock: clock.now });
+      const { ownership: owned } = await fixture.open();
+      await owned.put(record('short', { expiresAt: 5_000 }));
+      await owned.put(record('long'));
+      clock.set(5_000);
+      expect(await owned.get('acme', 'file', 'short')).toBeUndefined();
+      expect(await owned.get('acme', 'file', 'long')).toBeDefined();
+      clock.set(OWNED_MAX_AGE_MS);
+      expect(await owned.get('acme', 'file', 'long')).toBeUndefined();
+      expect(await owned.list({ tenant: 'acme', keyId: 'default/a' }, 'file')).toEqual([]);
+    });
+
+  if (backend.name === 'redis')
+    it('is shared between pods', async () => {
+      fixture = await backend.create({});
+      const [a, b] = [await fixture.open(), await fixture.open()];
+      await a.ownership.put(record('file-shared'));
+      expect((await b.ownership.get('acme', 'file', 'file-shared'))?.deployment).toBe('files-dep');
+      expect(await a.ownership.claim('acme', 'batch', 'b', 'settled')).toBe(true);
+      expect(await b.ownership.claim('acme', 'batch', 'b', 'settled')).toBe(false);
+    });
+});

@@ -1,0 +1,61 @@
+/**
+ * Who owns the objects OpenAI-style APIs keep upstream (files, batches, vector stores,
+ * assistants, containers). The upstream holds the object; Gantry records, for every id it
+ * handed out, the tenant and key that created it and the deployment that holds it. Lookups
+ * are made under the caller's tenant, so another tenant's id is simply not there; the key is
+ * checked by the caller of the store (`ownedBy`).
+ */
+
+export const FAMILIES = ['file', 'batch', 'vector_store', 'assistant', 'container'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export interface Owner {
+  tenant: string;
+  /** The ApiKey's id (namespace/name): stays the same when the key's secret is rotated. */
+  keyId: string;
+}
+
+export interface OwnedRecord extends Owner {
+  family: Family;
+  /** The upstream's id, shown to the caller unchanged so references inside bodies keep working. */
+  id: string;
+  /** The ModelDeployment that holds the object, and the model it serves. */
+  deployment: string;
+  model: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  /** When the upstream object expires (ms), if it says so; the record goes with it. */
+  expiresAt?: number | undefined;
+  /** Files: the purpose they were uploaded for (lists filter on it, batches need `batch`). */
+  purpose?: string | undefined;
+  /** Batch input files, for keys with a budget: the most a batch of them can cost (held at creation). */
+  estimateUsd?: number | undefined;
+}
+
+export interface OwnershipStore {
+  /** Record (or overwrite) an object's owner. */
+  put(record: OwnedRecord): Promise<void>;
+  /** The record of `id` within the tenant, whichever of its keys owns it. */
+  get(tenant: string, family: Family, id: string): Promise<OwnedRecord | undefined>;
+  delete(record: Pick<OwnedRecord, 'tenant' | 'keyId' | 'family' | 'id'>): Promise<void>;
+  /** The owner's records of one family, newest first, at most `MAX_LISTED_PER_OWNER`. */
+  list(owner: Owner, family: Family): Promise<OwnedRecord[]>;
+  /** True the first time it is asked for (tenant, family, id, mark), false ever after: once-only actions. */
+  claim(tenant: string, family: Family, id: string, mark: string): Promise<boolean>;
+}
+
+/** A record without an upstream expiry is forgotten a year after it was written. */
+export const OWNED_MAX_AGE_MS = 365 * 24 * 60 * 60 * 1000;
+/** Lists show the newest this many objects per key and family; older ones stay reachable by id. */
+export const MAX_LISTED_PER_OWNER = 10_000;
+
+/** Until when a record is kept: its upstream expiry, within the ceiling. */
+export function keptUntil(record: Pick<OwnedRecord, 'expiresAt'>, now: number): number {
+  const ceiling = now + OWNED_MAX_AGE_MS;
+  return record.expiresAt === undefined ? ceiling : Math.min(record.expiresAt, ceiling);
+}
+
+/** The record when `owner` (same tenant and same key) owns it; anyone else sees nothing. */
+export function ownedBy(record: OwnedRecord | undefined, owner: Owner): OwnedRecord | undefined {
+  return record && record.tenant === owner.tenant && record.keyId === owner.keyId ? record : undefined;
+}
