@@ -30,7 +30,7 @@ export interface UpstreamTarget {
 }
 
 export interface UpstreamRequest {
-  method: 'POST' | 'GET';
+  method: 'POST' | 'GET' | 'DELETE';
   url: string;
   headers: Record<string, string>;
   body: string | undefined;

@@ -13,8 +13,11 @@ import { checkMediaType } from './sniff.ts';
 export interface UploadRules {
   /** Largest accepted file, in bytes. */
   maxFileBytes: number;
-  /** Accepted media types per file field; a file in any other field is refused. */
-  files: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Accepted media types per file field (`any`: whatever the bytes are, as the Files API
+   * takes); a file in any other field is refused.
+   */
+  files: Readonly<Record<string, readonly string[] | 'any'>>;
 }
 
 export interface Upload {
@@ -59,7 +62,10 @@ export async function readUpload(request: FastifyRequest, rules: UploadRules): P
         );
       }
       const data = await part.toBuffer();
-      const type = checkMediaType(data, part.mimetype, allowed);
+      const type =
+        allowed === 'any'
+          ? { ok: true as const, type: part.mimetype || 'application/octet-stream' }
+          : checkMediaType(data, part.mimetype, allowed);
       if (!type.ok) throw invalidParam(name, type.reason);
       upload.files.push({ field: name, filename: part.filename || name, contentType: type.type, data });
     }

@@ -1,0 +1,134 @@
+/**
+ * Batches: the input file a caller uploads (`purpose: batch`) and the usage a finished batch
+ * reports. A batch runs one model (OpenAI's rule too), so the file names the model Gantry
+ * checks the key against, places the file on, and prices the batch at. Pure.
+ */
+import { costUsd } from '../../accounting/cost.ts';
+import type { Pricing } from '../../config/snapshot.ts';
+import type { Usage } from '../../formats/openai/types.ts';
+import { invalidParam } from '../../errors.ts';
+
+/** OpenAI's ceiling on requests in one batch. */
+export const MAX_BATCH_REQUESTS = 50_000;
+
+export const BATCH_ENDPOINTS = [
+  '/v1/chat/completions',
+  '/v1/embeddings',
+  '/v1/completions',
+  '/v1/responses',
+  '/v1/moderations',
+] as const;
+
+export interface BatchInput {
+  model: string;
+  lines: Record<string, unknown>[];
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Parse and check a batch input file; every problem names the line. */
+export function readBatchInput(text: string): BatchInput {
+  const lines: Record<string, unknown>[] = [];
+  let model: string | undefined;
+  const ids = new Set<string>();
+  const rows = text.split('\n');
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!.trim();
+    if (row === '') continue;
+    const at = `line ${i + 1}`;
+    if (lines.length === MAX_BATCH_REQUESTS)
+      throw invalidParam('file', `a batch input file holds at most ${MAX_BATCH_REQUESTS} requests`);
+    let line: unknown;
+    try {
+      line = JSON.parse(row);
+    } catch {
+      throw invalidParam('file', `${at} is not JSON; a batch input file is JSON Lines`);
+    }
+    if (!isRecord(line)) throw invalidParam('file', `${at} is not a JSON object`);
+    if (typeof line.custom_id !== 'string' || line.custom_id === '')
+      throw invalidParam('file', `${at} has no custom_id`);
+    if (ids.has(line.custom_id))
+      throw invalidParam('file', `${at} repeats custom_id ${line.custom_id}; each must be unique`);
+    ids.add(line.custom_id);
+    if (line.method !== 'POST') throw invalidParam('file', `${at}: method must be POST`);
+    if (typeof line.url !== 'string' || !(BATCH_ENDPOINTS as readonly string[]).includes(line.url))
+      throw invalidParam('file', `${at}: url must be one of ${BATCH_ENDPOINTS.join(', ')}`);
+    if (!isRecord(line.body) || typeof line.body.model !== 'string' || line.body.model === '')
+      throw invalidParam('file', `${at} has no body.model`);
+    if (model !== undefined && line.body.model !== model)
+      throw invalidParam(
+        'file',
+        `${at} uses model ${line.body.model}, but earlier lines use ${model}; a batch runs one model`,
+      );
+    model = line.body.model;
+    lines.push(line);
+  }
+  if (model === undefined) throw invalidParam('file', 'the batch input file has no requests');
+  return { model, lines };
+}
+
+/** The file as the deployment must receive it: its own model name on every line. */
+export function upstreamBatchInput(input: BatchInput, upstreamModel: string): string {
+  return input.lines
+    .map((l) => JSON.stringify({ ...l, body: { ...(l.body as object), model: upstreamModel } }))
+    .join('\n')
+    .concat('\n');
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
+
+/**
+ * The tokens a batch used, once it is over and says so (OpenAI reports usage on finished
+ * batches; partial work of an expired or cancelled batch is billed too). Undefined while it
+ * runs or when it reports none.
+ */
+export function finishedBatchUsage(batch: Record<string, unknown>): Usage | undefined {
+  if (typeof batch.status !== 'string' || !TERMINAL.has(batch.status)) return undefined;
+  const u = batch.usage;
+  if (!isRecord(u)) return undefined;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
+  const prompt = n(u.input_tokens);
+  const completion = n(u.output_tokens);
+  const cached = isRecord(u.input_tokens_details) ? n(u.input_tokens_details.cached_tokens) : 0;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    ...(cached > 0 && { prompt_tokens_details: { cached_tokens: cached } }),
+  };
+}
+
+/** Outputs of these endpoints are not generated tokens. */
+const NO_OUTPUT = new Set(['/v1/embeddings', '/v1/moderations']);
+
+/**
+ * The most a batch of these requests can cost at these prices: every request body counted
+ * as input (its JSON text, a bound on its prompt), and its output bound (`max_completion_tokens`,
+ * `max_tokens`, `max_output_tokens`, else `defaultMaxOutput`) times `n`.
+ */
+export function batchEstimateUsd(
+  input: BatchInput,
+  pricing: Pricing | undefined,
+  defaultMaxOutput: number,
+  countTokens: (text: string) => number,
+): number {
+  const bodies: string[] = [];
+  let output = 0;
+  for (const line of input.lines) {
+    const body = line.body as Record<string, unknown>;
+    bodies.push(JSON.stringify(body));
+    if (NO_OUTPUT.has(String(line.url))) continue;
+    const asked = body.max_completion_tokens ?? body.max_tokens ?? body.max_output_tokens;
+    const max = typeof asked === 'number' && Number.isInteger(asked) && asked > 0 ? asked : defaultMaxOutput;
+    const n = typeof body.n === 'number' && Number.isInteger(body.n) && body.n > 1 ? body.n : 1;
+    output += max * n;
+  }
+  // One count over all bodies: the tokenizer remembers texts, and a file's lines are not worth remembering one by one.
+  return costUsd(pricing, { prompt_tokens: countTokens(bodies.join('\n')), completion_tokens: output });
+}
+
+/** A finished batch's charge: its tokens at the holding deployment's token prices. */
+export function batchCostUsd(pricing: Pricing | undefined, usage: Usage): number {
+  return costUsd(pricing, usage);
+}

@@ -1,0 +1,63 @@
+/**
+ * Ids of owned objects that a request body refers to, by field, so each can be checked
+ * against the caller before anything goes upstream. Pure.
+ */
+import type { Family } from '../../stores/ownership/types.ts';
+
+export interface Reference {
+  /** The body field, as errors name it (`file_ids[1]`, `tool_resources.file_search.vector_store_ids[0]`). */
+  field: string;
+  family: Family;
+  id: string;
+}
+
+/** Which request this is: a family's create or update, or a sub-resource's create. */
+export type ReferringRequest =
+  'batch' | 'vector_store' | 'vector_store_file' | 'assistant' | 'container' | 'container_file';
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function one(out: Reference[], body: Record<string, unknown>, field: string, family: Family): void {
+  const v = body[field];
+  if (typeof v === 'string') out.push({ field, family, id: v });
+}
+
+function many(out: Reference[], value: unknown, field: string, family: Family): void {
+  if (!Array.isArray(value)) return;
+  value.forEach((id, i) => {
+    if (typeof id === 'string') out.push({ field: `${field}[${i}]`, family, id });
+  });
+}
+
+export function referencesOf(request: ReferringRequest, body: Record<string, unknown>): Reference[] {
+  const out: Reference[] = [];
+  switch (request) {
+    case 'batch':
+      one(out, body, 'input_file_id', 'file');
+      break;
+    case 'vector_store':
+    case 'container':
+      many(out, body.file_ids, 'file_ids', 'file');
+      break;
+    case 'vector_store_file':
+    case 'container_file':
+      one(out, body, 'file_id', 'file');
+      break;
+    case 'assistant': {
+      const tr = isRecord(body.tool_resources) ? body.tool_resources : {};
+      const ci = isRecord(tr.code_interpreter) ? tr.code_interpreter : {};
+      const fs = isRecord(tr.file_search) ? tr.file_search : {};
+      many(out, ci.file_ids, 'tool_resources.code_interpreter.file_ids', 'file');
+      many(out, fs.vector_store_ids, 'tool_resources.file_search.vector_store_ids', 'vector_store');
+      // Vector stores created inline from files are made on the assistant's deployment.
+      if (Array.isArray(fs.vector_stores))
+        fs.vector_stores.forEach((vs, i) => {
+          if (isRecord(vs))
+            many(out, vs.file_ids, `tool_resources.file_search.vector_stores[${i}].file_ids`, 'file');
+        });
+      break;
+    }
+  }
+  return out;
+}
