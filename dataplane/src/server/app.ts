@@ -47,6 +47,7 @@ import { audioRoute } from './routes/audio.ts';
 import { videosRoute } from './routes/videos.ts';
 import { MemoryVideoJobStore } from '../pipeline/media/video-jobs.ts';
 import { mediaLimits } from './routes/media-scope.ts';
+import { resourceRoutes } from './routes/resources.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 import { agentRoutes } from './routes/agents.ts';
@@ -275,6 +276,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   audioRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   videosRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes), new MemoryVideoJobStore());
   agentRoutes(app, opts.pipeline, hooks, { maxUploadBytes: opts.maxUploadBytes, rag: opts.rag });
+  resourceRoutes(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,
