@@ -23,11 +23,22 @@ export async function parseMultipart(
     return undefined;
   }
   const out: Record<string, string | UploadedFileInfo> = {};
-  for (const [name, value] of form.entries())
-    out[name] =
-      typeof value === 'string' ? value : { filename: value.name, type: value.type, size: value.size };
+  for (const [name, value] of form.entries()) {
+    if (typeof value === 'string') {
+      out[name] = value;
+      continue;
+    }
+    const info: UploadedFileInfo = { filename: value.name, type: value.type, size: value.size };
+    // The bytes ride along unlisted: the Files API keeps them, recorded requests do not show them.
+    Object.defineProperty(info, 'data', { value: Buffer.from(await value.arrayBuffer()), enumerable: false });
+    out[name] = info;
+  }
   return out;
 }
+
+/** The bytes of an uploaded file (empty when the part carried none). */
+export const fileBytes = (info: UploadedFileInfo): Buffer =>
+  (info as UploadedFileInfo & { data?: Buffer }).data ?? Buffer.alloc(0);
 
 export const isFileInfo = (v: unknown): v is UploadedFileInfo =>
   typeof v === 'object' && v !== null && typeof (v as UploadedFileInfo).size === 'number';

@@ -13,6 +13,8 @@ import {
 } from './openai-misc.ts';
 import { answerMedia, mediaEndpointOf, validateMedia, type MediaEndpoint } from './openai-media.ts';
 import { videoRoute } from './openai-videos.ts';
+import { filesRoute } from './openai-files.ts';
+import { storesRoute } from './openai-stores.ts';
 import type { ErrorReply, Route, RouteContext } from './types.ts';
 
 type Endpoint = 'chat' | 'completions' | 'embeddings';
@@ -108,6 +110,8 @@ export function openaiRoute(method: string, pathname: string): Route | undefined
   if (fineTuning) return fineTuning;
   const video = videoRoute(method, pathname);
   if (video) return video;
+  const stored = storesRoute(method, pathname) ?? filesRoute(method, pathname);
+  if (stored) return stored;
   if (method !== 'POST') return undefined;
   const extra = extraOpenaiRoute(pathname, hasBearer, openaiErrors);
   if (extra) return extra;
