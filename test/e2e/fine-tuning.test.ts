@@ -1,5 +1,5 @@
 /** `/v1/fine_tuning/jobs` through the official client: owned by tenant and key, proxied to the deployment. */
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 import { usageRecord } from '../harness/usage-record.ts';
@@ -21,7 +21,7 @@ beforeAll(async () => {
         model: 'ft-test',
         upstreamModel: 'gpt-4o-mini-2024-07-18',
         baseUrl: fakeBase(url!),
-        capabilities: ['chat', 'fine_tuning'],
+        capabilities: ['chat', 'fine_tuning', 'files'],
       }),
       tenant('acme'),
       tenant('globex'),
@@ -35,6 +35,15 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
+/** A training file of the caller's, as a fine-tuning job needs. */
+const trainingFile = async (client: OpenAI) =>
+  (
+    await client.files.create({
+      file: await toFile(Buffer.from('{"messages":[{"role":"user","content":"hi"}]}\n'), 'train.jsonl'),
+      purpose: 'fine-tune',
+    })
+  ).id;
+
 const status = (p: Promise<unknown>) =>
   p.then(
     () => 200,
@@ -43,9 +52,10 @@ const status = (p: Promise<unknown>) =>
 
 describe('fine-tuning jobs', () => {
   it('creates, retrieves, lists and cancels a job, only for the key that created it', async () => {
+    const training = await trainingFile(owner);
     stack.fakes[0]!.reset();
     const { data: job, response } = await owner.fineTuning.jobs
-      .create({ model: 'ft-test', training_file: 'file-abc', metadata: { project: 'x' } })
+      .create({ model: 'ft-test', training_file: training, metadata: { project: 'x' } })
       .withResponse();
     expect(job.id).toMatch(/^ftjob-gty/);
     expect(job.model).toBe('ft-test');
@@ -55,7 +65,7 @@ describe('fine-tuning jobs', () => {
     expect(sent.path).toBe('/v1/fine_tuning/jobs');
     expect(sent.body).toMatchObject({
       model: 'gpt-4o-mini-2024-07-18',
-      training_file: 'file-abc',
+      training_file: training,
       metadata: { project: 'x', gantry_tenant: 'acme', gantry_key: 'default/acme-key' },
     });
     const record = await usageRecord(stack, 'acme', response.headers.get('x-gantry-request-id'));
@@ -72,14 +82,29 @@ describe('fine-tuning jobs', () => {
     expect((await other.fineTuning.jobs.list()).data).toEqual([]);
     expect((await sibling.fineTuning.jobs.list()).data).toEqual([]);
 
+    // Nor may they train on the owner's file.
+    for (const client of [other, sibling]) {
+      const err = await client.fineTuning.jobs.create({ model: 'ft-test', training_file: training }).then(
+        () => new Error('expected a 404'),
+        (e: unknown) => e as Error & { status?: number; param?: string },
+      );
+      expect(err).toMatchObject({ status: 404, param: 'training_file' });
+    }
+
     const cancelled = await owner.fineTuning.jobs.cancel(job.id);
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.id).toBe(job.id);
   });
 
   it('pages newest first', async () => {
-    const a = await owner.fineTuning.jobs.create({ model: 'ft-test', training_file: 'file-a' });
-    const b = await owner.fineTuning.jobs.create({ model: 'ft-test', training_file: 'file-b' });
+    const a = await owner.fineTuning.jobs.create({
+      model: 'ft-test',
+      training_file: await trainingFile(owner),
+    });
+    const b = await owner.fineTuning.jobs.create({
+      model: 'ft-test',
+      training_file: await trainingFile(owner),
+    });
     const ids = (await owner.fineTuning.jobs.list({ limit: 100 })).data.map((j) => j.id);
     expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));
     const first = await owner.fineTuning.jobs.list({ limit: 1 });

@@ -14,6 +14,7 @@ import { accessibleRoute, mayUse, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { passthroughCall } from '../passthrough/call.ts';
 import { settle, settleAnswered } from '../settlement.ts';
+import { resolveReferences } from '../resources/owned.ts';
 import { clientView, OWNER_KEYS, ownedBy, ownedMetadata, parseJobId, type Owner } from './jobs.ts';
 
 export interface CreateJobRequest {
@@ -53,11 +54,38 @@ export async function createJob(
     );
   const body = { ...req, metadata: ownedMetadata(req.metadata, ownerOf(ctx), req.model) };
   await begin(deps, ctx, req.model);
-  const routed = await deps.router.execute(routeRequest(ctx, req.model, ['fine_tuning']), (d) =>
-    passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
+  const holder = await trainingFilesHolder(deps, ctx, req);
+  const routing = routeRequest(ctx, req.model, ['fine_tuning']);
+  const routed = await deps.router.execute(
+    holder ? { ...routing, filter: (d) => d.name === holder.name } : routing,
+    (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
   );
   await settleAnswered(deps, ctx, routed, 0);
   return clientView(routed.value, routed.deployment.name);
+}
+
+/**
+ * Training and validation files must be the caller's (a 404 naming the field otherwise, as
+ * for any object kept upstream), and the job runs on the deployment that holds them.
+ */
+async function trainingFilesHolder(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  req: CreateJobRequest,
+): Promise<Deployment | undefined> {
+  const refs = (['training_file', 'validation_file'] as const).flatMap((field) => {
+    const id = req[field];
+    return typeof id === 'string' ? [{ field, family: 'file' as const, id }] : [];
+  });
+  const referred = await resolveReferences(deps, ctx, refs);
+  if (!referred) return undefined;
+  const d = referred.deployment;
+  if (d.model !== req.model || !d.capabilities.has('fine_tuning'))
+    throw invalidParam(
+      referred.field,
+      `is held by deployment ${d.name}, which does not fine-tune model ${req.model}; upload it with x-gantry-model: ${req.model}`,
+    );
+  return d;
 }
 
 function fineTuningDeployments(ctx: RequestContext): Deployment[] {
