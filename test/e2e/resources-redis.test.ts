@@ -1,0 +1,81 @@
+/**
+ * Owned objects with Redis: two gateway pods share the ownership records, so an object made
+ * through one is reachable through the other (for its owner only), and a finished batch read
+ * through both pods is charged once.
+ */
+import { randomUUID } from 'node:crypto';
+import { toFile } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type Gateway } from '../../dataplane/src/gateway.ts';
+import { testRedisUrl } from '../harness/redis.ts';
+import {
+  clientOn,
+  costMicros,
+  MODEL,
+  PRICES,
+  startResourceStack,
+  status,
+  type ResourceStack,
+} from '../harness/resources.ts';
+
+const redis = { redisUrl: testRedisUrl(), redisPrefix: `owned-${randomUUID()}` };
+let podA: ResourceStack;
+let podB: Gateway;
+
+beforeAll(async () => {
+  podA = await startResourceStack('redis', redis);
+  podB = await startGateway({
+    configFile: podA.stack.configFile,
+    env: { FAKE_PROVIDER_KEY: 'sk-fake' },
+    watch: false,
+    drainTimeoutMs: 200,
+    ...redis,
+  });
+});
+afterAll(async () => {
+  await podB?.close();
+  await podA?.close();
+});
+
+describe('owned objects across pods', () => {
+  it('are shared by the pods, private to their key, and a batch is charged once', async () => {
+    const a = podA.owner;
+    const b = clientOn(`${podB.url}/v1`, podA.keys.owner);
+    const siblingOnB = clientOn(`${podB.url}/v1`, podA.keys.sibling);
+    const line = JSON.stringify({
+      custom_id: 'only',
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: MODEL, messages: [{ role: 'user', content: 'Across pods?' }] },
+    });
+    const file = await a.files.create({
+      file: await toFile(Buffer.from(line), 'in.jsonl'),
+      purpose: 'batch',
+    });
+    expect((await b.files.retrieve(file.id)).id).toBe(file.id);
+    expect((await b.files.list()).data.map((f) => f.id)).toContain(file.id);
+    expect(await status(siblingOnB.files.retrieve(file.id))).toBe(404);
+
+    const batch = await b.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    let charged = 0;
+    let usage: { input_tokens: number; output_tokens: number } | undefined;
+    // Read alternately through both pods until it is done, then once more through each.
+    for (let i = 0; i < 8; i++) {
+      const { data, response } = await (i % 2 === 0 ? a : b).batches.retrieve(batch.id).withResponse();
+      charged += costMicros(response.headers);
+      if (data.status === 'completed') usage = data.usage;
+    }
+    expect(usage).toBeDefined();
+    const expected = Math.round(
+      usage!.input_tokens * PRICES.inputPerMillionTokens +
+        usage!.output_tokens * PRICES.outputPerMillionTokens,
+    );
+    expect(charged).toBe(expected);
+    expect(await podA.spentMicros()).toBe(expected);
+    expect(await status(siblingOnB.batches.retrieve(batch.id))).toBe(404);
+  });
+});
