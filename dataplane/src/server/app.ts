@@ -45,7 +45,6 @@ import { fineTuningRoutes } from './routes/fine-tuning.ts';
 import { imagesRoute } from './routes/images.ts';
 import { audioRoute } from './routes/audio.ts';
 import { videosRoute } from './routes/videos.ts';
-import { MemoryVideoJobStore } from '../pipeline/media/video-jobs.ts';
 import { mediaLimits } from './routes/media-scope.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
@@ -273,7 +272,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   fineTuningRoutes(app, opts.pipeline, hooks);
   imagesRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   audioRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
-  videosRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes), new MemoryVideoJobStore());
+  videosRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes), opts.pipeline.stores.videoJobs);
   agentRoutes(app, opts.pipeline, hooks, { maxUploadBytes: opts.maxUploadBytes, rag: opts.rag });
   registerAnalyticsRoutes(app, {
     config: opts.config,

@@ -22,6 +22,9 @@ import type { ResponseStore } from './responses/types.ts';
 import { MemoryOwnedStore } from './owned/memory.ts';
 import { RedisOwnedStore } from './owned/redis.ts';
 import type { OwnedStore } from './owned/types.ts';
+import { MemoryVideoJobStore } from './video-jobs/memory.ts';
+import { RedisVideoJobStore } from './video-jobs/redis.ts';
+import type { VideoJobStore } from './video-jobs/types.ts';
 import type { UsageStore } from '../accounting/usage.ts';
 import { createMemoryUsageStore, createRedisUsageStore } from './usage/index.ts';
 
@@ -38,6 +41,8 @@ export interface Stores {
    * process, or shared through Redis. Asking twice for a namespace gives the same store.
    */
   owned<T>(namespace: string, opts?: OwnedStoreOptions): OwnedStore<T>;
+  /** Video jobs (`/v1/videos`): owner and the deployment holding each, for reads through any pod. */
+  readonly videoJobs: VideoJobStore;
   /** Resolves once the stores can serve (Redis connected); rejects with StoreUnavailableError on timeout. */
   ready(timeoutMs?: number): Promise<void>;
   /** Calls `listener` each time the shared store becomes reachable again (never for in-process stores). */
@@ -85,6 +90,7 @@ export function createMemoryStores(opts: StoresOptions & { state?: MemoryState }
     owned: ownedStores(
       (_namespace, o) => new MemoryOwnedStore({ clock, ttlMs: o.ttlMs ?? DEFAULT_OWNED_TTL_MS }),
     ),
+    videoJobs: new MemoryVideoJobStore(clock),
     ready: async () => {},
     onReconnect: () => undefined,
     close: async () => {},
@@ -107,6 +113,7 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
     owned: ownedStores(
       (namespace, o) => new RedisOwnedStore(redis, keys, namespace, o.ttlMs ?? DEFAULT_OWNED_TTL_MS),
     ),
+    videoJobs: new RedisVideoJobStore(redis, keys, clock),
     ready: (timeoutMs) => waitForReady(redis, timeoutMs),
     onReconnect: (listener) => void redis.on('ready', listener),
     close: async () => {
