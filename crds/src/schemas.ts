@@ -40,6 +40,7 @@ export const Capabilities = [
   /** An A2A agent: the deployment's baseUrl is the agent's JSON-RPC endpoint. */
   'a2a',
   'ocr',
+  'realtime',
 ] as const;
 export type Capability = (typeof Capabilities)[number];
 
@@ -85,6 +86,9 @@ export const Pricing = Type.Object(
     perPage: Type.Optional(Usd),
     /** Per call, for A2A agents (whatever the agent does inside). */
     perRequest: Type.Optional(Usd),
+    /** Realtime audio tokens; text tokens use the input/output prices. Absent: the text price. */
+    audioInputPerMillionTokens: Type.Optional(Usd),
+    audioOutputPerMillionTokens: Type.Optional(Usd),
   },
   { additionalProperties: false },
 );

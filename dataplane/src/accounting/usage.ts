@@ -23,7 +23,8 @@ export type UsageEndpoint =
   | 'interactions'
   | 'ocr'
   | 'rag.ingest'
-  | 'rag.query';
+  | 'rag.query'
+  | 'realtime';
 
 export interface GuardrailVerdictSummary {
   action: GuardrailAction;

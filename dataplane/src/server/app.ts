@@ -50,6 +50,9 @@ import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 import { agentRoutes } from './routes/agents.ts';
 import type { RagIndexStore } from '../stores/rag/types.ts';
+import { realtimeRoutes } from './routes/realtime.ts';
+import { RealtimeProxy } from '../realtime/server.ts';
+import { DEFAULT_REALTIME_LIMITS, type RealtimeLimits } from '../realtime/limits.ts';
 
 export interface AppOptions {
   config: ConfigStore;
@@ -74,6 +77,8 @@ export interface AppOptions {
   maxUploadBytes?: number | undefined;
   /** RAG indexes (/v1/rag/*); in process unless given. */
   rag?: RagIndexStore | undefined;
+  /** Realtime session limits (message size, duration, idle time, sessions per key). */
+  realtime?: Partial<RealtimeLimits> | undefined;
 }
 
 export { DEFAULT_BODY_LIMIT };
@@ -274,6 +279,18 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   audioRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   videosRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes), opts.pipeline.stores.videoJobs);
   agentRoutes(app, opts.pipeline, hooks, { maxUploadBytes: opts.maxUploadBytes, rag: opts.rag });
+  realtimeRoutes(app);
+  const realtime = new RealtimeProxy({
+    server: app.server,
+    config: opts.config,
+    pipeline: opts.pipeline,
+    metrics: opts.metrics,
+    log: app.log,
+    limits: { ...DEFAULT_REALTIME_LIMITS, ...opts.realtime },
+    shutdown,
+    tracer: opts.tracer,
+  });
+  app.decorate('realtime', realtime);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,
