@@ -407,3 +407,86 @@ describe('Realtime over HTTP', () => {
     }
   });
 });
+
+describe('Realtime client secrets', () => {
+  const openai = (key = KEY) => new OpenAI({ baseURL: stack.baseURL, apiKey: key, maxRetries: 0 });
+
+  it('mints a Gantry secret with the official client that opens the model it names, charged to the minting key', async () => {
+    const before = Date.now();
+    const minted = await openai().realtime.clientSecrets.create({
+      expires_after: { anchor: 'created_at', seconds: 60 },
+      session: { type: 'realtime', model: 'gpt-rt', instructions: 'Be brief.', output_modalities: ['text'] },
+    });
+    expect(minted.value).toMatch(/^ek_gty_/);
+    expect(minted.expires_at * 1000).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 60_000);
+    expect(minted.session).toMatchObject({ type: 'realtime', model: 'gpt-rt', instructions: 'Be brief.' });
+    // The upstream's credential and model name stay inside the gateway.
+    expect(JSON.stringify(minted)).not.toMatch(/sk-fake|gpt-realtime-up/);
+
+    // The browser form, without ?model=: the secret names it.
+    const c = await open(undefined, '', ['realtime', `openai-insecure-api-key.${minted.value}`]);
+    await c.next('session.created');
+    // The session configuration of the secret is applied before the client's first event.
+    const updated = await c.next<{ session: { instructions?: string; model?: string } }>('session.updated');
+    expect(updated.session).toMatchObject({ instructions: 'Be brief.', model: 'gpt-rt' });
+    const before2 = (await recordsOf('default/rt', 1)).length;
+    c.send(say('Secret hello'));
+    c.send({ type: 'response.create' });
+    const done = await c.next<{ response: { usage: RealtimeUsage } }>('response.done');
+    c.ws.close();
+    const records = await recordsOf('default/rt', before2 + 1);
+    const cost = realtimeCostUsd(PRICING, splitUsage(done.response.usage));
+    expect(
+      records.some((r) => r.costUsd === cost && r.promptTokens === done.response.usage.input_tokens),
+    ).toBe(true);
+  });
+
+  it('the beta sessions route answers the session with its client_secret', async () => {
+    const session = await openai().beta.realtime.sessions.create({ model: 'gpt-rt' as never });
+    expect(session.client_secret.value).toMatch(/^ek_gty_/);
+    const c = await open(session.client_secret.value);
+    await c.next('session.created');
+    c.ws.close();
+  });
+
+  it('keeps a secret to its model and to /v1/realtime, and refuses bad mint requests by name', async () => {
+    const { value } = await openai().realtime.clientSecrets.create({
+      session: { type: 'realtime', model: 'gpt-rt' },
+    });
+    const otherModel = await refused(value, 'chat-only');
+    expect(otherModel.status).toBe(403);
+    expect(otherModel.body.error.message).toContain('gpt-rt only');
+    expect((await refused('ek_gty_forged')).status).toBe(401);
+    const chat = await fetch(`${stack.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${value}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat-only', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(chat.status).toBe(401);
+
+    const mint = (body: unknown, key = KEY) =>
+      fetch(`${stack.baseURL}/realtime/client_secrets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const cases: [unknown, number, string][] = [
+      [
+        { session: { type: 'realtime', model: 'gpt-rt' }, expires_after: { seconds: 5 } },
+        400,
+        'expires_after.seconds',
+      ],
+      [{ session: { type: 'realtime' } }, 400, 'session.model'],
+      [{ session: { type: 'transcription', model: 'gpt-rt' } }, 400, 'session.type'],
+      [{ session: { type: 'realtime', model: 'chat-only' } }, 400, 'realtime'],
+    ];
+    for (const [body, status, names] of cases) {
+      const res = await mint(body);
+      expect(res.status).toBe(status);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toContain(names);
+    }
+    // Another tenant cannot mint for a model it has no access to.
+    const other = await mint({ session: { type: 'realtime', model: 'gpt-rt' } }, OTHER_KEY);
+    expect(other.status).toBe(404);
+  });
+});

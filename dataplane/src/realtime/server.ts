@@ -13,7 +13,9 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ResponseHeaders } from '../brand.ts';
 import type { ConfigStore } from '../config/store.ts';
-import type { Deployment, ModelRoute } from '../config/snapshot.ts';
+import type { Deployment, KeyRecord, ModelRoute, Snapshot, TenantRecord } from '../config/snapshot.ts';
+import type { ClientSecret } from '../stores/realtime-secrets/types.ts';
+import { isClientSecret } from './secrets.ts';
 import { GatewayError, invalidParam } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import { admit } from '../pipeline/admission.ts';
@@ -21,7 +23,7 @@ import { accessibleRoute, type RequestContext } from '../pipeline/context.ts';
 import { routeRequest, type PipelineDeps } from '../pipeline/forward.ts';
 import { settle } from '../pipeline/settlement.ts';
 import { attemptHeaders, type AttemptLog } from '../router/router.ts';
-import { authenticate } from '../server/auth.ts';
+import { authenticate, hashKey } from '../server/auth.ts';
 import { normaliseError } from '../server/errors.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { acceptedRequestId, parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
@@ -99,10 +101,20 @@ export class RealtimeProxy {
     const requestId = acceptedRequestId(req.headers['x-request-id']) ?? randomUUID();
     let ctx: RequestContext | undefined;
     let slotOf: string | undefined;
+    let secretSession: Record<string, unknown> | undefined;
     try {
-      ctx = this.context(req, socket, requestId);
-      const model = new URL(req.url ?? '/', 'http://gantry').searchParams.get('model');
+      const who = await this.caller(req);
+      ctx = this.context(req, socket, requestId, who);
+      const asked = new URL(req.url ?? '/', 'http://gantry').searchParams.get('model');
+      const model = asked || who.secret?.model;
       if (!model) throw invalidParam('model', 'required as ?model=<model> on the Realtime URL');
+      if (who.secret && model !== who.secret.model)
+        throw new GatewayError(
+          'permission_denied',
+          `this client secret opens ${who.secret.model} only, not ${model}`,
+          { param: 'model' },
+        );
+      secretSession = who.secret?.session;
       ctx.usage = { endpoint: 'realtime', requestedModel: model, stream: true };
       const route = accessibleRoute(ctx, model);
       if (!route.capabilities.has('realtime'))
@@ -127,7 +139,9 @@ export class RealtimeProxy {
         routed.value.terminate();
         throw new GatewayError('client_closed_request', 'the client left before the session opened');
       }
-      this.upgrade(req, socket, head, ctx, model, routed, started, () => this.sessions.release(keyRef));
+      this.upgrade(req, socket, head, ctx, model, routed, started, secretSession, () =>
+        this.sessions.release(keyRef),
+      );
     } catch (err) {
       if (slotOf !== undefined) this.sessions.release(slotOf);
       const error = normaliseError(err);
@@ -141,10 +155,33 @@ export class RealtimeProxy {
     }
   }
 
-  /** The connect's context, as createContext builds one for HTTP; aborted if the socket goes first. */
-  private context(req: IncomingMessage, socket: Duplex, requestId: string): RequestContext {
+  /**
+   * Who is calling: an API key, or a client secret Gantry minted (which stands for the key
+   * that minted it, for one model, while it lasts and while that key exists).
+   */
+  private async caller(
+    req: IncomingMessage,
+  ): Promise<{ key: KeyRecord; tenant: TenantRecord; secret: ClientSecret | undefined; snapshot: Snapshot }> {
     const snapshot = this.deps.config.current();
-    const { key, tenant } = authenticate(snapshot, realtimeKey(req.headers));
+    const presented = realtimeKey(req.headers);
+    if (presented === undefined || !isClientSecret(presented))
+      return { ...authenticate(snapshot, presented), secret: undefined, snapshot };
+    const secret = await this.deps.pipeline.stores.realtimeSecrets.get(hashKey(presented).toString('hex'));
+    const key = secret && snapshot.keys.get(secret.keyHash);
+    const tenant = key && snapshot.tenants.get(key.tenant);
+    if (!secret || !key || !tenant || key.id !== secret.keyId)
+      throw new GatewayError('authentication_error', 'invalid or expired client secret');
+    return { key, tenant, secret, snapshot };
+  }
+
+  /** The connect's context, as createContext builds one for HTTP; aborted if the socket goes first. */
+  private context(
+    req: IncomingMessage,
+    socket: Duplex,
+    requestId: string,
+    who: { key: KeyRecord; tenant: TenantRecord; snapshot: Snapshot },
+  ): RequestContext {
+    const { key, tenant, snapshot } = who;
     const controller = new AbortController();
     const onClose = () => controller.abort();
     socket.once('close', onClose);
@@ -203,6 +240,7 @@ export class RealtimeProxy {
     model: string,
     routed: { value: WebSocket; deployment: Deployment; log: AttemptLog },
     started: number,
+    initialSession: Record<string, unknown> | undefined,
     releaseSlot: () => void,
   ): void {
     const upstream = routed.value;
@@ -224,6 +262,7 @@ export class RealtimeProxy {
         deployment: routed.deployment,
         attempts: routed.log.attempts,
         model,
+        initialSession,
         limits: this.deps.limits,
         shutdown: this.deps.shutdown,
         onEnd: (summary) => {

@@ -43,6 +43,8 @@ export interface SessionSetup {
   attempts: number;
   /** Gantry's model name, which the client sees; the upstream's name stays upstream. */
   model: string;
+  /** A client secret's session configuration, applied before the client's first event. */
+  initialSession?: Record<string, unknown> | undefined;
   limits: RealtimeLimits;
   shutdown: AbortSignal;
   onEnd(summary: SessionSummary): void;
@@ -111,6 +113,17 @@ export class RealtimeSession {
     this.lifeTimer = setTimeout(() => this.limitReached('expired'), limits.maxSessionMs);
     if (shutdown.aborted) this.onShutdown();
     else shutdown.addEventListener('abort', this.onShutdown, { once: true });
+    const initial = this.s.initialSession;
+    if (initial && Object.keys(initial).length > 0) {
+      this.sessionMaxOutput = initial.max_output_tokens ?? initial.max_response_output_tokens;
+      this.toUpstream(
+        JSON.stringify({
+          type: 'session.update',
+          event_id: eventId(),
+          session: { type: 'realtime', ...initial },
+        }),
+      );
+    }
     upstream.resume();
   }
 

@@ -279,7 +279,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   audioRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   videosRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes), opts.pipeline.stores.videoJobs);
   agentRoutes(app, opts.pipeline, hooks, { maxUploadBytes: opts.maxUploadBytes, rag: opts.rag });
-  realtimeRoutes(app);
+  realtimeRoutes(app, opts.pipeline, hooks);
   const realtime = new RealtimeProxy({
     server: app.server,
     config: opts.config,
