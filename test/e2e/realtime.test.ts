@@ -387,6 +387,95 @@ describe('Realtime over ws', () => {
   });
 });
 
+describe('Realtime, a client leaving mid-response', () => {
+  it('is charged for the input held and the output produced (499)', async () => {
+    stack.fakes[0]!.setFaults([
+      { times: 1, match: { path: '/v1/realtime' }, fault: { type: 'slow-stream', chunkDelayMs: 50 } },
+    ]);
+    const c = await open(KEY);
+    await c.next('session.created');
+    c.send(say('Leave early'));
+    c.send({ type: 'response.create' });
+    await c.next('response.output_text.delta');
+    c.ws.close();
+    const today = new Date().toISOString().slice(0, 10);
+    const cut = await until('the cut response record', async () => {
+      const all = await stack.gateway.stores.usage.logs({
+        tenant: 'acme',
+        from: today,
+        to: today,
+        limit: 1000,
+      });
+      return all.find((r) => r.endpoint === 'realtime' && r.status === 499);
+    });
+    expect(cut.completionTokens).toBeGreaterThan(0);
+    expect(cut.costUsd).toBeGreaterThan(0);
+  });
+});
+
+describe('Realtime across deployments, limits and shutdown', () => {
+  let second: Stack;
+  beforeAll(async () => {
+    second = await startStack(
+      ([a, b]) =>
+        [
+          deployment({
+            name: 'rt-a',
+            model: 'gpt-rt',
+            baseUrl: fakeBase(a!),
+            priority: 1,
+            capabilities: ['realtime'],
+          }),
+          deployment({
+            name: 'rt-b',
+            model: 'gpt-rt',
+            baseUrl: fakeBase(b!),
+            priority: 2,
+            capabilities: ['realtime'],
+          }),
+          tenant('acme'),
+          apiKey('rt', KEY, 'acme'),
+        ].join(''),
+      { fakes: 2, realtime: { maxSessionMs: 400, idleTimeoutMs: 60_000 } },
+    );
+  });
+  afterAll(() => second.close());
+
+  const dial = () => {
+    const ws = new WebSocket(`${second.gateway.url.replace(/^http/, 'ws')}/v1/realtime?model=gpt-rt`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    const upgraded = new Promise<Record<string, string | string[] | undefined>>((resolve, reject) => {
+      ws.once('upgrade', (res) => resolve(res.headers));
+      ws.once('error', reject);
+    });
+    return { client: new Client(ws), upgraded };
+  };
+
+  it('fails over to the next deployment when the first refuses, and says so on the upgrade', async () => {
+    second.fakes[0]!.setFaults([
+      { times: 1, match: { path: '/v1/realtime' }, fault: { type: 'status', status: 503 } },
+    ]);
+    const { client, upgraded } = dial();
+    const headers = await upgraded;
+    expect(headers['x-gantry-provider']).toBe('rt-b');
+    expect(headers['x-gantry-failed']).toBe('rt-a');
+    await client.next('session.created');
+    // The session is cut at its duration limit with an error event and 1008.
+    const error = await client.next<{ error: { message: string } }>('error');
+    expect(error.error.message).toContain('duration limit');
+    expect((await client.closed).code).toBe(1008);
+  });
+
+  it('closes open sessions with 1001 when the gateway shuts down', async () => {
+    const { client } = dial();
+    await client.next('session.created');
+    const closing = second.gateway.close();
+    expect((await client.closed).code).toBe(1001);
+    await closing;
+  });
+});
+
 describe('Realtime over HTTP', () => {
   it('tells a plain GET to upgrade (426) and refuses WebRTC offers with the reason', async () => {
     const get = await fetch(`${stack.baseURL}/realtime?model=gpt-rt`, {

@@ -23,6 +23,7 @@ import {
 } from './events.ts';
 import { holdResponse, responseContext, settleResponse } from './hold.ts';
 import type { RealtimeLimits } from './limits.ts';
+import { relay } from './relay.ts';
 
 export type SessionEnding = 'client_closed' | 'upstream_closed' | 'idle' | 'expired' | 'shutdown';
 
@@ -132,11 +133,11 @@ export class RealtimeSession {
   }
 
   private toClient(text: string): void {
-    if (this.s.client.readyState === OPEN) this.s.client.send(text);
+    relay(this.s.upstream, this.s.client, text);
   }
 
   private toUpstream(text: string): void {
-    if (this.s.upstream.readyState === OPEN) this.s.upstream.send(text);
+    relay(this.s.client, this.s.upstream, text);
   }
 
   private refuse(error: GatewayError, clientEventId?: unknown): void {
