@@ -47,6 +47,7 @@ export const Capabilities = [
   'vector_stores',
   'assistants',
   'containers',
+  'realtime',
 ] as const;
 export type Capability = (typeof Capabilities)[number];
 
@@ -92,6 +93,9 @@ export const Pricing = Type.Object(
     perPage: Type.Optional(Usd),
     /** Per call, for A2A agents (whatever the agent does inside). */
     perRequest: Type.Optional(Usd),
+    /** Realtime audio tokens; text tokens use the input/output prices. Absent: the text price. */
+    audioInputPerMillionTokens: Type.Optional(Usd),
+    audioOutputPerMillionTokens: Type.Optional(Usd),
   },
   { additionalProperties: false },
 );

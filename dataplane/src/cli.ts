@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS } from './server/limits.ts';
 import { DEFAULT_MAX_UPLOAD_BYTES } from './server/routes/media-scope.ts';
+import { DEFAULT_REALTIME_LIMITS } from './realtime/limits.ts';
 
 export const FAKE_PROVIDER_MODES = ['auto', 'off'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -21,6 +22,10 @@ export interface CliOptions {
   logLevel: (typeof LOG_LEVELS)[number];
   maxBodyBytes: number;
   maxUploadBytes: number;
+  realtimeMaxMessageBytes: number;
+  realtimeMaxSessionMs: number;
+  realtimeIdleTimeoutMs: number;
+  realtimeMaxSessionsPerKey: number;
   receiveTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -146,6 +151,36 @@ export const FLAGS: Record<string, Flag> = {
     help: 'largest file a media upload (images, audio, video reference) may carry (413 above)',
     check: integer(1),
     expects: 'a positive integer (bytes)',
+  },
+  'realtime-max-message-bytes': {
+    key: 'realtimeMaxMessageBytes',
+    env: 'GANTRY_REALTIME_MAX_MESSAGE_BYTES',
+    fallback: String(DEFAULT_REALTIME_LIMITS.maxMessageBytes),
+    help: 'largest message a Realtime client may send (the session closes with 1009 above)',
+    check: integer(1),
+    expects: 'a positive integer (bytes)',
+  },
+  'realtime-max-session-ms': {
+    key: 'realtimeMaxSessionMs',
+    env: 'GANTRY_REALTIME_MAX_SESSION_MS',
+    fallback: String(DEFAULT_REALTIME_LIMITS.maxSessionMs),
+    help: 'a Realtime session is closed (1008) this long after it opened',
+    ...ms,
+  },
+  'realtime-idle-timeout-ms': {
+    key: 'realtimeIdleTimeoutMs',
+    env: 'GANTRY_REALTIME_IDLE_TIMEOUT_MS',
+    fallback: String(DEFAULT_REALTIME_LIMITS.idleTimeoutMs),
+    help: 'a Realtime session without a message either way this long is closed (1008)',
+    ...ms,
+  },
+  'realtime-max-sessions-per-key': {
+    key: 'realtimeMaxSessionsPerKey',
+    env: 'GANTRY_REALTIME_MAX_SESSIONS_PER_KEY',
+    fallback: String(DEFAULT_REALTIME_LIMITS.maxSessionsPerKey),
+    help: 'open Realtime sessions one API key may hold per pod (429 before the upgrade above)',
+    check: integer(1),
+    expects: 'a positive integer',
   },
   'receive-timeout-ms': {
     key: 'receiveTimeoutMs',

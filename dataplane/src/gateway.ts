@@ -2,6 +2,7 @@
  * Composition root: config store, router, adapters, public and admin apps. `main.ts` and
  * the tests both start Gantry through here, so tests run exactly what ships.
  */
+import type { RealtimeLimits } from './realtime/limits.ts';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +60,8 @@ export interface GatewayOptions {
   maxUploadBytes?: number;
   /** Deepest JSON nesting a request body may have; 64 when unset. */
   maxJsonDepth?: number;
+  /** Realtime session limits; DEFAULT_REALTIME_LIMITS for those unset. */
+  realtime?: Partial<RealtimeLimits>;
   requestTimeoutMs?: number;
   /** Receive and keep-alive timeouts and the connection cap of the public listener. */
   limits?: Partial<ConnectionLimits>;
@@ -276,6 +279,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     bodyLimitBytes: opts.bodyLimitBytes,
     maxUploadBytes: opts.maxUploadBytes,
     maxJsonDepth: opts.maxJsonDepth,
+    realtime: opts.realtime,
     requestTimeoutMs: opts.requestTimeoutMs,
     adminKeyHash: adminKeyHashFromEnv(env),
     tracer,
@@ -310,6 +314,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     if (preStopMs > 0) await new Promise((resolve) => setTimeout(resolve, preStopMs));
     const drainTimeoutMs = opts.drainTimeoutMs ?? EMBEDDED_DRAIN_TIMEOUT_MS;
     app.log.info({ drainTimeoutMs }, 'draining');
+    // Realtime sessions last up to an hour: told to reconnect elsewhere now (1001), not cut later.
+    app.realtime.closeAll();
     connections.drain();
     const deadline = setTimeout(() => {
       app.log.warn('drain deadline reached: ending open requests');

@@ -83,6 +83,12 @@ async function main(): Promise<void> {
     milvusAddress: process.env.GANTRY_MILVUS_ADDRESS || undefined,
     bodyLimitBytes: options.maxBodyBytes,
     maxUploadBytes: options.maxUploadBytes,
+    realtime: {
+      maxMessageBytes: options.realtimeMaxMessageBytes,
+      maxSessionMs: options.realtimeMaxSessionMs,
+      idleTimeoutMs: options.realtimeIdleTimeoutMs,
+      maxSessionsPerKey: options.realtimeMaxSessionsPerKey,
+    },
     journalDir: options.journalDir,
     journalRetryMs: options.journalRetryMs,
     maxJsonDepth: jsonDepthLimit(process.env.GANTRY_MAX_JSON_DEPTH, 'GANTRY_MAX_JSON_DEPTH'),

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeAnswer } from '../../dataplane/src/fake-provider/index.ts';
 import type { GeminiGenerateResponse } from '../../dataplane/src/providers/gemini/wire.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+import { rawStream } from '../harness/raw-stream.ts';
 import { usageRecord } from '../harness/usage-record.ts';
 
 const KEY = 'sk-generate-content';
@@ -24,7 +25,7 @@ beforeAll(async () => {
           provider: p.provider,
           upstreamModel: p.model.replace('gemini/', ''),
           baseUrl: fakeBase(url!, p.provider),
-          capabilities: ['chat', 'tools', 'vision', 'json_mode'],
+          capabilities: ['chat', 'streaming', 'tools', 'vision', 'json_mode'],
         }),
       ),
       tenant('acme'),
@@ -162,5 +163,98 @@ describe('generateContent edge', () => {
     const body = { model: 'gpt-test', contents: [{ parts: [{ text: 'hi' }] }] };
     expect((await generate(body, '', OTHER_KEY)).status).toBe(404);
     expect((await generate(body, '', 'sk-wrong')).status).toBe(401);
+  });
+});
+
+const streamed = (path: string, body: Record<string, unknown>, key = KEY) =>
+  rawStream(`${stack.baseURL}${path}`, { authorization: `Bearer ${key}` }, body);
+
+interface StreamEvent {
+  candidates?: { content?: { parts?: { text?: string; functionCall?: unknown }[] }; finishReason?: string }[];
+  usageMetadata?: { promptTokenCount?: number; candidatesTokenCount?: number; totalTokenCount?: number };
+  modelVersion?: string;
+}
+
+const textOf = (events: StreamEvent[]): string =>
+  events
+    .flatMap((e) => e.candidates?.[0]?.content?.parts ?? [])
+    .map((p) => p.text ?? '')
+    .join('');
+
+describe.each(providers)('streamGenerateContent to $provider', ({ model }) => {
+  it('streams Gemini events with ?alt=sse, the last with finish reason and usage, charged and recorded', async () => {
+    const res = await streamed(`/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`, {
+      contents: [{ role: 'user', parts: [{ text: 'Stream from Gemini' }] }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toContain('text/event-stream');
+    const events = res.events as StreamEvent[];
+    expect(events.length).toBeGreaterThan(1);
+    expect(textOf(events)).toBe(fakeAnswer('Stream from Gemini'));
+    const last = events.at(-1)!;
+    expect(last.candidates?.[0]?.finishReason).toBe('STOP');
+    expect(last.modelVersion).toBe(model);
+    const usage = last.usageMetadata!;
+    expect(usage.promptTokenCount).toBeGreaterThan(0);
+    expect(usage.candidatesTokenCount).toBeGreaterThan(0);
+    const cost = Number(res.trailers['x-gantry-cost']);
+    expect(cost).toBeGreaterThan(0);
+    const record = await usageRecord(stack, 'acme', res.headers['x-gantry-request-id'] as string);
+    expect(record).toMatchObject({ endpoint: 'generate_content', stream: true, costUsd: cost });
+  });
+
+  it('sends a streamed function call whole, with parsed args', async () => {
+    const res = await streamed('/streamGenerateContent?alt=sse', {
+      model,
+      tools: [weather],
+      contents: [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] }],
+    });
+    const calls = (res.events as StreamEvent[])
+      .flatMap((e) => e.candidates?.[0]?.content?.parts ?? [])
+      .filter((p) => p.functionCall);
+    expect(calls).toEqual([{ functionCall: { name: 'get_weather', args: { city: 'fake' } } }]);
+  });
+});
+
+describe('streamGenerateContent edge', () => {
+  const body = { contents: [{ parts: [{ text: 'hi' }] }] };
+
+  it('answers generateContent on the model path too', async () => {
+    const res = await fetch(`${stack.baseURL}/models/gpt-test:generateContent`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as GeminiGenerateResponse;
+    expect(answer.candidates?.[0]?.content?.parts).toEqual([{ text: fakeAnswer('hi') }]);
+  });
+
+  it('refuses a stream without alt=sse and an unknown method, naming them', async () => {
+    const noAlt = await streamed('/models/gpt-test:streamGenerateContent', body);
+    expect(noAlt.status).toBe(400);
+    expect(noAlt.text).toContain('alt=sse');
+    const unknown = await streamed('/models/gpt-test:countTokens?alt=sse', body);
+    expect(unknown.status).toBe(404);
+    expect(unknown.text).toContain(':streamGenerateContent');
+  });
+
+  it('keeps to the key: a model outside the tenant is a 404 before any event', async () => {
+    const res = await streamed('/models/gpt-test:streamGenerateContent?alt=sse', body, OTHER_KEY);
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.text)).toMatchObject({
+      error: { code: 404, message: expect.stringContaining('gpt-test') },
+    });
+  });
+
+  it('ends a stream the upstream broke with a Gemini error event, uncharged', async () => {
+    const fake = stack.fakes[0]!;
+    fake.reset();
+    fake.setFaults([{ times: 1, fault: { type: 'break-stream', afterChunks: 1 } }]);
+    const res = await streamed('/models/gpt-test:streamGenerateContent?alt=sse', body);
+    expect(res.status).toBe(200);
+    const last = res.events.at(-1) as { error?: { code: number; status: string; type: string } };
+    expect(last.error).toMatchObject({ code: 502, type: 'upstream_error' });
+    expect(Number(res.trailers['x-gantry-cost'])).toBe(0);
   });
 });

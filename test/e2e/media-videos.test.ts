@@ -2,9 +2,12 @@
  * Video jobs over raw HTTP: create (both routes, JSON and multipart), read, download and
  * remix, priced per second of video; jobs are visible only to the tenant and key that made them.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_PNG } from '../../dataplane/src/fake-provider/openai-media.ts';
 import { FAKE_VIDEO_BYTES_PER_SECOND } from '../../dataplane/src/fake-provider/openai-videos.ts';
+import { startGateway } from '../../dataplane/src/gateway.ts';
+import { testRedisUrl } from '../harness/redis.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-media-video';
@@ -159,5 +162,68 @@ describe('video jobs', () => {
     );
     expect(Math.round(state.spentUsd * 1e6)).toBe(chargedMicros);
     expect(chargedMicros).toBe(Math.round((8 + 4 + 2 + 8) * PER_SECOND * 1e6));
+  });
+});
+
+describe('video jobs in Redis', () => {
+  it('are created through one pod and read, downloaded and remixed through another, by their owner only', async () => {
+    const redis = { redisUrl: testRedisUrl(), redisPrefix: `videos-${randomUUID()}` };
+    const podA = await startStack(
+      ([url]) =>
+        [
+          deployment({
+            name: 'sora',
+            model: 'sora',
+            baseUrl: fakeBase(url!),
+            capabilities: ['video'],
+            extra: {
+              pricing: { inputPerMillionTokens: 0, outputPerMillionTokens: 0, perSecond: PER_SECOND },
+            },
+          }),
+          tenant('acme'),
+          apiKey('video', KEY, 'acme'),
+          tenant('other'),
+          apiKey('other', OTHER_TENANT_KEY, 'other'),
+        ].join(''),
+      redis,
+    );
+    const podB = await startGateway({
+      configFile: podA.configFile,
+      env: { FAKE_PROVIDER_KEY: 'sk-fake' },
+      watch: false,
+      drainTimeoutMs: 200,
+      ...redis,
+    });
+    const on = (base: string, method: string, path: string, key = KEY, body?: unknown) =>
+      fetch(`${base}/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    try {
+      const made = await on(podA.gateway.url, 'POST', '/videos', KEY, {
+        model: 'sora',
+        prompt: 'tide',
+        seconds: '4',
+      });
+      expect(made.status).toBe(200);
+      expect(Number(made.headers.get('x-gantry-cost'))).toBeCloseTo(4 * PER_SECOND, 10);
+      const { id } = (await made.json()) as { id: string };
+      const read = await on(podB.url, 'GET', `/videos/${id}`);
+      expect(read.status).toBe(200);
+      expect(await read.json()).toMatchObject({ id, object: 'video', model: 'sora' });
+      const content = await on(podB.url, 'GET', `/videos/${id}/content`);
+      expect(content.status).toBe(200);
+      expect((await content.arrayBuffer()).byteLength).toBeGreaterThan(0);
+      const remix = await on(podB.url, 'POST', `/videos/${id}/remix`, KEY, { prompt: 'at night' });
+      expect(remix.status).toBe(200);
+      expect(Number(remix.headers.get('x-gantry-cost'))).toBeCloseTo(4 * PER_SECOND, 10);
+      const stranger = await on(podB.url, 'GET', `/videos/${id}`, OTHER_TENANT_KEY);
+      expect(stranger.status).toBe(404);
+      expect(JSON.stringify(await stranger.json())).not.toContain('sora');
+    } finally {
+      await podB.close();
+      await podA.close();
+    }
   });
 });

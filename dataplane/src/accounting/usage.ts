@@ -28,7 +28,8 @@ export type UsageEndpoint =
   | 'batches'
   | 'vector_stores'
   | 'assistants'
-  | 'containers';
+  | 'containers'
+  | 'realtime';
 
 export interface GuardrailVerdictSummary {
   action: GuardrailAction;

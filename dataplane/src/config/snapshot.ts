@@ -29,6 +29,9 @@ export interface Pricing {
   perPage?: number | undefined;
   /** A2A agents, per call. */
   perRequest?: number | undefined;
+  /** Realtime audio tokens; the text prices when absent. */
+  audioInputPerMillionTokens?: number | undefined;
+  audioOutputPerMillionTokens?: number | undefined;
 }
 
 export interface DeploymentTimeouts {

@@ -13,6 +13,7 @@ import { FaultBook, parseRules } from './faults.ts';
 import { geminiRoute } from './gemini.ts';
 import { openaiError, requestIdHeaders } from './openai-errors.ts';
 import { openaiRoute } from './openai-routes.ts';
+import { attachRealtime } from './realtime.ts';
 import { isMultipart, parseMultipart } from './multipart.ts';
 import { readRaw, sendError, sendRaw, sendJson, sleep, untilClosed, writeStream } from './transport.ts';
 import type { FakeProvider, FaultRule, RecordedRequest, Route } from './types.ts';
@@ -142,6 +143,7 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): Promise<FakeP
       else res.destroy();
     });
   });
+  const closeRealtime = attachRealtime(server, state);
   const host = opts.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -167,6 +169,7 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): Promise<FakeP
             server.close(() => done());
             // Hung and stalled exchanges would keep close() waiting forever.
             server.closeAllConnections();
+            closeRealtime();
           }),
       });
     });

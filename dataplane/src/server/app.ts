@@ -45,13 +45,15 @@ import { fineTuningRoutes } from './routes/fine-tuning.ts';
 import { imagesRoute } from './routes/images.ts';
 import { audioRoute } from './routes/audio.ts';
 import { videosRoute } from './routes/videos.ts';
-import { MemoryVideoJobStore } from '../pipeline/media/video-jobs.ts';
 import { mediaLimits } from './routes/media-scope.ts';
 import { resourceRoutes } from './routes/resources.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
 import { agentRoutes } from './routes/agents.ts';
 import type { RagIndexStore } from '../stores/rag/types.ts';
+import { realtimeRoutes } from './routes/realtime.ts';
+import { RealtimeProxy } from '../realtime/server.ts';
+import { DEFAULT_REALTIME_LIMITS, type RealtimeLimits } from '../realtime/limits.ts';
 
 export interface AppOptions {
   config: ConfigStore;
@@ -76,6 +78,8 @@ export interface AppOptions {
   maxUploadBytes?: number | undefined;
   /** RAG indexes (/v1/rag/*); in process unless given. */
   rag?: RagIndexStore | undefined;
+  /** Realtime session limits (message size, duration, idle time, sessions per key). */
+  realtime?: Partial<RealtimeLimits> | undefined;
 }
 
 export { DEFAULT_BODY_LIMIT };
@@ -274,9 +278,21 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   fineTuningRoutes(app, opts.pipeline, hooks);
   imagesRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
   audioRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
-  videosRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes), new MemoryVideoJobStore());
+  videosRoute(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes), opts.pipeline.stores.videoJobs);
   agentRoutes(app, opts.pipeline, hooks, { maxUploadBytes: opts.maxUploadBytes, rag: opts.rag });
   resourceRoutes(app, opts.pipeline, hooks, mediaLimits(opts.maxUploadBytes));
+  realtimeRoutes(app, opts.pipeline, hooks);
+  const realtime = new RealtimeProxy({
+    server: app.server,
+    config: opts.config,
+    pipeline: opts.pipeline,
+    metrics: opts.metrics,
+    log: app.log,
+    limits: { ...DEFAULT_REALTIME_LIMITS, ...opts.realtime },
+    shutdown,
+    tracer: opts.tracer,
+  });
+  app.decorate('realtime', realtime);
   registerAnalyticsRoutes(app, {
     config: opts.config,
     usage: opts.pipeline.stores.usage,

@@ -40,6 +40,11 @@ export class ConnectionGuard {
   ) {
     server.on('connection', (socket: Socket) => this.admit(socket));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.started(req, res));
+    // An upgraded socket (a Realtime session) is busy until it closes: never evicted as idle,
+    // and closed by its own protocol at shutdown rather than cut by the drain.
+    server.on('upgrade', (req: IncomingMessage) => {
+      if (this.open.has(req.socket)) this.touch(req.socket, req);
+    });
   }
 
   get size(): number {

@@ -25,6 +25,12 @@ import type { OwnedStore } from './owned/types.ts';
 import { MemoryOwnershipStore } from './ownership/memory.ts';
 import { RedisOwnershipStore } from './ownership/redis.ts';
 import type { OwnershipStore } from './ownership/types.ts';
+import { MemoryVideoJobStore } from './video-jobs/memory.ts';
+import { RedisVideoJobStore } from './video-jobs/redis.ts';
+import type { VideoJobStore } from './video-jobs/types.ts';
+import { MemoryClientSecretStore } from './realtime-secrets/memory.ts';
+import { RedisClientSecretStore } from './realtime-secrets/redis.ts';
+import type { ClientSecretStore } from './realtime-secrets/types.ts';
 import type { UsageStore } from '../accounting/usage.ts';
 import { createMemoryUsageStore, createRedisUsageStore } from './usage/index.ts';
 
@@ -43,6 +49,10 @@ export interface Stores {
   owned<T>(namespace: string, opts?: OwnedStoreOptions): OwnedStore<T>;
   /** Who owns the files, batches, vector stores, assistants and containers kept upstream. */
   readonly ownership: OwnershipStore;
+  /** Video jobs (`/v1/videos`): owner and the deployment holding each, for reads through any pod. */
+  readonly videoJobs: VideoJobStore;
+  /** Realtime client secrets Gantry minted, honoured by every pod while they last. */
+  readonly realtimeSecrets: ClientSecretStore;
   /** Resolves once the stores can serve (Redis connected); rejects with StoreUnavailableError on timeout. */
   ready(timeoutMs?: number): Promise<void>;
   /** Calls `listener` each time the shared store becomes reachable again (never for in-process stores). */
@@ -91,6 +101,8 @@ export function createMemoryStores(opts: StoresOptions & { state?: MemoryState }
       (_namespace, o) => new MemoryOwnedStore({ clock, ttlMs: o.ttlMs ?? DEFAULT_OWNED_TTL_MS }),
     ),
     ownership: new MemoryOwnershipStore(clock),
+    videoJobs: new MemoryVideoJobStore(clock),
+    realtimeSecrets: new MemoryClientSecretStore(clock),
     ready: async () => {},
     onReconnect: () => undefined,
     close: async () => {},
@@ -114,6 +126,8 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
       (namespace, o) => new RedisOwnedStore(redis, keys, namespace, o.ttlMs ?? DEFAULT_OWNED_TTL_MS),
     ),
     ownership: new RedisOwnershipStore(redis, keys, clock),
+    videoJobs: new RedisVideoJobStore(redis, keys, clock),
+    realtimeSecrets: new RedisClientSecretStore(redis, keys, clock),
     ready: (timeoutMs) => waitForReady(redis, timeoutMs),
     onReconnect: (listener) => void redis.on('ready', listener),
     close: async () => {

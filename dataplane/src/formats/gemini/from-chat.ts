@@ -7,7 +7,7 @@ import type {
   GeminiUsageMetadata,
 } from '../../providers/gemini/wire.ts';
 
-const FINISH: Record<FinishReason, string> = {
+export const FINISH: Record<FinishReason, string> = {
   stop: 'STOP',
   tool_calls: 'STOP',
   function_call: 'STOP',
@@ -15,7 +15,7 @@ const FINISH: Record<FinishReason, string> = {
   content_filter: 'SAFETY',
 };
 
-function parseArgs(json: string): Record<string, unknown> {
+export function parseArgs(json: string): Record<string, unknown> {
   try {
     const v: unknown = JSON.parse(json);
     return typeof v === 'object' && v !== null && !Array.isArray(v)

@@ -12,7 +12,7 @@ import type { Served } from '../chat.ts';
 import type { RequestContext } from '../context.ts';
 import { callContext, type PipelineDeps } from '../forward.ts';
 import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
-import { ownedJob, type VideoJob, type VideoJobStore } from './video-jobs.ts';
+import { ownedJob, type VideoJob, type VideoJobStore } from '../../stores/video-jobs/types.ts';
 
 /** OpenAI's default clip length when `seconds` is absent. */
 export const DEFAULT_VIDEO_SECONDS = 4;

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import { invalidParam } from '../../errors.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError, invalidParam } from '../../errors.ts';
 import { chatToGemini } from '../../formats/gemini/from-chat.ts';
+import { GeminiStreamEncoder } from '../../formats/gemini/stream-encoder.ts';
 import { geminiToChat, type GeminiEdgeRequest } from '../../formats/gemini/to-chat.ts';
 import { runChat } from '../../pipeline/chat.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
+import { writeStream } from '../stream-writer.ts';
 import { servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
@@ -106,32 +108,82 @@ export const GenerateContentSchema = Type.Object(
 /** `models/gemini-2.5-flash` (Gemini's resource name) and `gemini-2.5-flash` mean the same model. */
 const modelName = (raw: string): string => raw.replace(/^models\//, '');
 
+type Method = 'generateContent' | 'streamGenerateContent';
+
+const Query = Type.Object(
+  { model: Type.Optional(Type.String({ minLength: 1 })), alt: Type.Optional(Type.String()) },
+  open,
+);
+
+/** `gemini-2.5-flash:streamGenerateContent` → the model and the method Gemini's path names. */
+export function modelAction(target: string): { model: string; method: Method } {
+  const at = target.lastIndexOf(':');
+  const method = at === -1 ? '' : target.slice(at + 1);
+  if (method !== 'generateContent' && method !== 'streamGenerateContent')
+    throw new GatewayError(
+      'not_found',
+      `no route POST /v1/models/${target}: the path must end in :generateContent or :streamGenerateContent`,
+    );
+  return { model: target.slice(0, at), method };
+}
+
 /**
- * Gemini generateContent in, any provider out: the model comes from the body or `?model=`,
- * the body is translated to the canonical request, run through the chat pipeline (guardrails,
- * routing, money; not the semantic cache, which SPEC.md keeps to chat and Messages) and answered
- * in Gemini's response shape.
+ * Gemini generateContent in, any provider out: the model comes from the path, the body or
+ * `?model=`, the body is translated to the canonical request, run through the chat pipeline
+ * (guardrails, routing, money; not the semantic cache, which SPEC.md keeps to chat and
+ * Messages) and answered in Gemini's response shape. streamGenerateContent answers with
+ * `?alt=sse` events, the only streaming form Google's SDKs ask for.
  */
 export function generateContentRoute(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
-  app.post(
-    '/v1/generateContent',
-    {
-      schema: {
-        body: GenerateContentSchema,
-        querystring: Type.Object({ model: Type.Optional(Type.String({ minLength: 1 })) }, open),
-      },
-    },
-    async (request, reply) => {
-      const ctx = hooks.context(request, reply);
-      const body = request.body as GeminiEdgeRequest;
-      const query = request.query as { model?: string };
-      const raw = body.model ?? query.model;
-      if (raw === undefined) throw invalidParam('model', 'required in the body or as ?model=');
-      const chat = geminiToChat(body, modelName(raw));
-      const outcome = await runChat(deps, ctx, chat, 'generate_content');
-      if (outcome.kind !== 'completion') throw new Error('generateContent never streams');
+  const serve = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    method: Method,
+    pathModel: string | undefined,
+  ) => {
+    const ctx = hooks.context(request, reply);
+    const body = request.body as GeminiEdgeRequest;
+    const query = request.query as { model?: string; alt?: string };
+    const stream = method === 'streamGenerateContent';
+    if (stream && query.alt !== 'sse')
+      throw invalidParam('alt', 'streamGenerateContent answers Server-Sent Events only: add ?alt=sse');
+    const raw = pathModel ?? body.model ?? query.model;
+    if (raw === undefined) throw invalidParam('model', 'required in the body or as ?model=');
+    const translated = geminiToChat(body, modelName(raw));
+    const chat = stream
+      ? { ...translated, stream: true, stream_options: { include_usage: true } }
+      : translated;
+    const outcome = await runChat(deps, ctx, chat, 'generate_content');
+    if (outcome.kind === 'completion') {
       reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
       return chatToGemini(outcome.completion, outcome.usage);
+    }
+    reply.hijack();
+    const result = await writeStream(
+      reply.raw,
+      servedHeaders(ctx, outcome),
+      new GeminiStreamEncoder(outcome.meta),
+      outcome.chunks,
+      outcome.settle,
+      hooks.shutdown,
+    );
+    await hooks.streamed(request, result);
+    return reply;
+  };
+  const schema = { body: GenerateContentSchema, querystring: Query };
+  app.post('/v1/generateContent', { schema }, (request, reply) =>
+    serve(request, reply, 'generateContent', undefined),
+  );
+  app.post('/v1/streamGenerateContent', { schema }, (request, reply) =>
+    serve(request, reply, 'streamGenerateContent', undefined),
+  );
+  // Gemini's own path: the model and the method in one segment, `models/{model}:{method}`.
+  app.post(
+    '/v1/models/:target',
+    { schema: { ...schema, params: Type.Object({ target: Type.String({ minLength: 1 }) }) } },
+    (request, reply) => {
+      const { model, method } = modelAction((request.params as { target: string }).target);
+      return serve(request, reply, method, model);
     },
   );
 }

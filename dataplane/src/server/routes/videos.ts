@@ -8,7 +8,7 @@ import { invalidParam } from '../../errors.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { IMAGE_TYPES } from '../../pipeline/media/sniff.ts';
 import { readUpload } from '../../pipeline/media/upload.ts';
-import type { VideoJobStore } from '../../pipeline/media/video-jobs.ts';
+import type { VideoJobStore } from '../../stores/video-jobs/types.ts';
 import { createVideo, findJob, readVideo, videoRecord } from '../../pipeline/media/videos.ts';
 import { servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';

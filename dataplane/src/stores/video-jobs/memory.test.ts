@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryVideoJobStore, ownedJob, VIDEO_JOB_TTL_MS, type VideoJob } from './video-jobs.ts';
+import { MemoryVideoJobStore } from './memory.ts';
+import { ownedJob, VIDEO_JOB_TTL_MS, type VideoJob } from './types.ts';
 
 const job = (id: string, createdAt: number): VideoJob => ({
   id,

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  outputBound,
+  realtimeCostUsd,
+  responseEstimateUsd,
+  splitUsage,
+} from './cost.ts';
+
+const pricing = {
+  inputPerMillionTokens: 4,
+  outputPerMillionTokens: 16,
+  cachedInputPerMillionTokens: 0.4,
+  audioInputPerMillionTokens: 32,
+  audioOutputPerMillionTokens: 64,
+};
+
+describe('realtime cost', () => {
+  it('prices text and audio tokens at their own rates, cached input at the cached rate', () => {
+    const split = splitUsage({
+      input_tokens: 1_000,
+      output_tokens: 500,
+      input_token_details: {
+        text_tokens: 300,
+        audio_tokens: 700,
+        cached_tokens: 200,
+        cached_tokens_details: { text_tokens: 100, audio_tokens: 100 },
+      },
+      output_token_details: { text_tokens: 100, audio_tokens: 400 },
+    });
+    expect(split).toEqual({ textIn: 200, audioIn: 600, cachedIn: 200, textOut: 100, audioOut: 400 });
+    // 200×4 + 600×32 + 200×0.4 + 100×16 + 400×64 µ$
+    expect(realtimeCostUsd(pricing, split)).toBe(
+      (200 * 4 + 600 * 32 + 200 * 0.4 + 100 * 16 + 400 * 64) / 1e6,
+    );
+  });
+
+  it('counts unsplit tokens as text, ignores nonsense, and is free without pricing', () => {
+    expect(splitUsage({ input_tokens: 10, output_tokens: 5 })).toEqual({
+      textIn: 10,
+      audioIn: 0,
+      cachedIn: 0,
+      textOut: 5,
+      audioOut: 0,
+    });
+    expect(
+      splitUsage({ input_tokens: -3, output_tokens: Number.NaN, output_token_details: { audio_tokens: 99 } }),
+    ).toEqual({ textIn: 0, audioIn: 0, cachedIn: 0, textOut: 0, audioOut: 0 });
+    expect(realtimeCostUsd(undefined, splitUsage({ input_tokens: 10 }))).toBe(0);
+  });
+
+  it('falls back to the text prices when a deployment has no audio prices', () => {
+    const split = splitUsage({ input_tokens: 10, input_token_details: { audio_tokens: 10 } });
+    expect(realtimeCostUsd({ inputPerMillionTokens: 5, outputPerMillionTokens: 0 }, split)).toBe(50 / 1e6);
+  });
+
+  it('holds the dearer rates for the output bound', () => {
+    expect(responseEstimateUsd(pricing, 100, 1_000)).toBe((100 * 32 + 1_000 * 64) / 1e6);
+    expect(outputBound(undefined, 'inf')).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+    expect(outputBound(250, 1_000)).toBe(250);
+    expect(outputBound('x', -1)).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Money for Realtime responses, pure. A `response.done` reports text and audio tokens apart,
+ * and audio costs several times text, so each is priced at its own rate (the deployment's
+ * audio prices, else its text prices). The hold before a response prices every input token
+ * at the dearer input rate and the output bound at the dearer output rate.
+ */
+import { MAX_ESTIMATE_USD } from '../accounting/estimate.ts';
+import type { Pricing } from '../config/snapshot.ts';
+
+/** `response.done`'s `response.usage`, as much of it as the upstream sent. */
+export interface RealtimeUsage {
+  total_tokens?: number;
+  input_tokens?: number;
+  output_tokens?: number;
+  input_token_details?: {
+    text_tokens?: number;
+    audio_tokens?: number;
+    image_tokens?: number;
+    cached_tokens?: number;
+    cached_tokens_details?: { text_tokens?: number; audio_tokens?: number; image_tokens?: number };
+  };
+  output_token_details?: { text_tokens?: number; audio_tokens?: number };
+}
+
+export interface TokenSplit {
+  textIn: number;
+  audioIn: number;
+  cachedIn: number;
+  textOut: number;
+  audioOut: number;
+}
+
+const count = (n: unknown): number =>
+  typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+
+/**
+ * Splits a usage report by modality. Tokens a report does not split are text tokens (the
+ * cheaper guess is never taken for audio: an unsplit count is charged at least at text).
+ */
+export function splitUsage(usage: RealtimeUsage | undefined): TokenSplit {
+  const input = count(usage?.input_tokens);
+  const output = count(usage?.output_tokens);
+  const inDetails = usage?.input_token_details;
+  const audioIn = Math.min(count(inDetails?.audio_tokens), input);
+  const cachedIn = Math.min(count(inDetails?.cached_tokens), input);
+  const audioOut = Math.min(count(usage?.output_token_details?.audio_tokens), output);
+  const cachedAudio = Math.min(count(inDetails?.cached_tokens_details?.audio_tokens), cachedIn, audioIn);
+  return {
+    textIn: input - audioIn - (cachedIn - cachedAudio),
+    audioIn: audioIn - cachedAudio,
+    cachedIn,
+    textOut: output - audioOut,
+    audioOut,
+  };
+}
+
+/** Micro-dollars to USD the way every endpoint rounds: whole µ$, a paid response never free. */
+function fromScaled(scaled: number): number {
+  if (scaled <= 0) return 0;
+  return Math.max(1, Math.round(scaled)) / 1_000_000;
+}
+
+export function realtimeCostUsd(pricing: Pricing | undefined, split: TokenSplit): number {
+  if (!pricing) return 0;
+  const audioIn = pricing.audioInputPerMillionTokens ?? pricing.inputPerMillionTokens;
+  const audioOut = pricing.audioOutputPerMillionTokens ?? pricing.outputPerMillionTokens;
+  const cached = pricing.cachedInputPerMillionTokens ?? pricing.inputPerMillionTokens;
+  return fromScaled(
+    split.textIn * pricing.inputPerMillionTokens +
+      split.audioIn * audioIn +
+      split.cachedIn * cached +
+      split.textOut * pricing.outputPerMillionTokens +
+      split.audioOut * audioOut,
+  );
+}
+
+/** The hold for one response: input and output bounds at the dearer rate of each. */
+export function responseEstimateUsd(
+  pricing: Pricing | undefined,
+  inputTokens: number,
+  maxOutputTokens: number,
+): number {
+  if (!pricing) return 0;
+  const inRate = Math.max(pricing.inputPerMillionTokens, pricing.audioInputPerMillionTokens ?? 0);
+  const outRate = Math.max(pricing.outputPerMillionTokens, pricing.audioOutputPerMillionTokens ?? 0);
+  return Math.min(fromScaled(inputTokens * inRate + maxOutputTokens * outRate), MAX_ESTIMATE_USD);
+}
+
+/** PCM16 at 24 kHz is 48,000 bytes a second, and a second of audio is about 10 tokens. */
+export const AUDIO_BYTES_PER_TOKEN = 4_800;
+/** The output bound when neither the response nor the session sets `max_output_tokens` ("inf"). */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
+
+/** `max_output_tokens` as the protocol allows it: a number, or "inf" (no bound → the default). */
+export function outputBound(...candidates: unknown[]): number {
+  for (const c of candidates)
+    if (typeof c === 'number' && Number.isFinite(c) && c > 0) return Math.floor(c);
+    else if (c === 'inf') return DEFAULT_MAX_OUTPUT_TOKENS;
+  return DEFAULT_MAX_OUTPUT_TOKENS;
+}

@@ -1,0 +1,71 @@
+/** The few facts of Realtime events the proxy acts on, read defensively from untrusted JSON. */
+import { randomBytes } from 'node:crypto';
+import type { GatewayError } from '../errors.ts';
+import { AUDIO_BYTES_PER_TOKEN } from './cost.ts';
+
+export interface RealtimeEvent {
+  type: string;
+  event_id?: unknown;
+  [field: string]: unknown;
+}
+
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function parseEvent(text: string): RealtimeEvent | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return isRecord(v) && typeof v.type === 'string' ? (v as RealtimeEvent) : undefined;
+}
+
+export const eventId = (): string => `event_gty_${randomBytes(12).toString('hex')}`;
+
+/** An `error` event in OpenAI's framing carrying SPEC.md's error fields, tied to the client's event. */
+export function errorEvent(error: GatewayError, clientEventId?: unknown): string {
+  return JSON.stringify({
+    type: 'error',
+    event_id: eventId(),
+    error: {
+      ...error.toBody().error,
+      event_id: typeof clientEventId === 'string' ? clientEventId : null,
+    },
+  });
+}
+
+/** Tokens of base64 audio: decoded bytes at PCM16 24 kHz, about 10 tokens a second. */
+export function audioTokens(base64: unknown): number {
+  if (typeof base64 !== 'string') return 0;
+  return Math.ceil((base64.length * 3) / 4 / AUDIO_BYTES_PER_TOKEN);
+}
+
+/** Text is counted at 4 characters a token; audio parts by their bytes; anything else by its JSON. */
+export function itemTokens(item: unknown): number {
+  if (!isRecord(item)) return 0;
+  const content = Array.isArray(item.content) ? item.content : [];
+  let tokens = 0;
+  for (const part of content) {
+    if (!isRecord(part)) continue;
+    if (typeof part.audio === 'string') tokens += audioTokens(part.audio);
+    else tokens += Math.ceil(JSON.stringify(part).length / 4);
+  }
+  const rest = { ...item, content: undefined };
+  return tokens + Math.ceil(JSON.stringify(rest).length / 4);
+}
+
+/** Text deltas count as text tokens, audio deltas by their bytes: what a cut response produced. */
+export function deltaTokens(event: RealtimeEvent): number {
+  switch (event.type) {
+    case 'response.output_text.delta':
+    case 'response.text.delta':
+      return typeof event.delta === 'string' ? Math.ceil(event.delta.length / 4) : 0;
+    case 'response.output_audio.delta':
+    case 'response.audio.delta':
+      return audioTokens(event.delta);
+    default:
+      return 0;
+  }
+}

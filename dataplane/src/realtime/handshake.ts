@@ -1,0 +1,58 @@
+/**
+ * The parts of a Realtime upgrade decided before any WebSocket exists: which key the client
+ * presents, which subprotocol to answer, and the HTTP refusal written on the raw socket.
+ */
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ResponseHeaders } from '../brand.ts';
+import type { GatewayError } from '../errors.ts';
+import { presentedKey } from '../server/auth.ts';
+
+/** Browsers cannot set headers on a WebSocket, so OpenAI's browser form carries the key as a subprotocol. */
+const KEY_PROTOCOL = 'openai-insecure-api-key.';
+
+export function offeredProtocols(headers: IncomingHttpHeaders): string[] {
+  const raw = headers['sec-websocket-protocol'];
+  if (typeof raw !== 'string') return [];
+  return raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+}
+
+/** The header key when there is one, else the subprotocol key, else undefined (a 401). */
+export function realtimeKey(headers: IncomingHttpHeaders): string | undefined {
+  const fromHeader = presentedKey(headers);
+  if (fromHeader !== undefined) return fromHeader;
+  const protocol = offeredProtocols(headers).find((p) => p.startsWith(KEY_PROTOCOL));
+  return protocol?.slice(KEY_PROTOCOL.length);
+}
+
+/**
+ * The subprotocol to accept: `realtime` when offered (what OpenAI answers), else the first one
+ * offered that is not a credential; never the key, which would otherwise be echoed back.
+ */
+export function chosenProtocol(offered: ReadonlySet<string>): string | false {
+  if (offered.has('realtime')) return 'realtime';
+  for (const p of offered) if (!p.startsWith(KEY_PROTOCOL)) return p;
+  return false;
+}
+
+/** A refused upgrade: a plain HTTP answer in SPEC.md's shape, then the socket closes. */
+export function refuseUpgrade(socket: Duplex, error: GatewayError, requestId: string): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify(error.toBody());
+  const headers: Record<string, string> = {
+    ...error.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    [ResponseHeaders.requestId]: requestId,
+    'x-request-id': requestId,
+    connection: 'close',
+  };
+  const head = [
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v.replace(/[\r\n]/g, ' ')}`),
+  ].join('\r\n');
+  socket.end(`${head}\r\n\r\n${body}`);
+}

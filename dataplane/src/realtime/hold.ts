@@ -1,0 +1,88 @@
+/**
+ * One Realtime response is one metered request: its own budget hold before it starts, its own
+ * settlement and usage record when `response.done` reports what it used. The session's
+ * connect was the rate-limited request; responses hold money only.
+ */
+import { randomUUID } from 'node:crypto';
+import { formatUsd } from '../accounting/cost.ts';
+import type { Deployment } from '../config/snapshot.ts';
+import { GatewayError } from '../errors.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import type { PipelineDeps } from '../pipeline/forward.ts';
+import { settle } from '../pipeline/settlement.ts';
+import { isStoreUnavailable } from '../stores/index.ts';
+
+/** A response's own context: the session's caller, snapshot and trace, a fresh id and clock. */
+export function responseContext(session: RequestContext): RequestContext {
+  const startedAt = Date.now();
+  return {
+    ...session,
+    id: randomUUID(),
+    startedAt,
+    responseHeaders: {},
+    usage: { ...session.usage },
+    admission: undefined,
+    settled: false,
+    served: undefined,
+    promptTokens: undefined,
+    sideCalls: undefined,
+  };
+}
+
+/** Reserves `estimateUsd` on the key's budget (nothing to do for a key without one). */
+export async function holdResponse(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  estimateUsd: number,
+): Promise<void> {
+  const budget = ctx.key.spec.budget;
+  ctx.admission = { ticket: undefined, reservation: undefined };
+  if (!budget) return;
+  let result;
+  try {
+    result = await deps.stores.budgets.reserve({
+      tenant: ctx.tenant.name,
+      keyId: ctx.key.id,
+      budget,
+      estimateUsd,
+      autoRecharge: ctx.key.spec.autoRecharge?.enabled ? ctx.key.spec.autoRecharge : undefined,
+      reference: ctx.id,
+    });
+  } catch (err) {
+    if (isStoreUnavailable(err))
+      throw new GatewayError(
+        'service_unavailable',
+        'the budget store is unavailable; the response was not started',
+      );
+    throw err;
+  }
+  if (!result.ok)
+    throw new GatewayError(
+      'budget_exceeded',
+      `budget exceeded: $${formatUsd(result.remainingUsd)} remaining of this key's ${budget.period} budget of $${formatUsd(budget.limitUsd)}, ` +
+        `and this response is estimated at $${formatUsd(estimateUsd)}`,
+    );
+  ctx.admission.reservation = result.reservation;
+}
+
+export interface ResponseOutcome {
+  status: number;
+  errorType?: string | undefined;
+  deployment: Deployment;
+  attempts: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+}
+
+/** Charges the hold with what the response cost and writes its usage record. */
+export function settleResponse(deps: PipelineDeps, ctx: RequestContext, o: ResponseOutcome): Promise<void> {
+  return settle(deps, ctx, {
+    status: o.status,
+    errorType: o.errorType,
+    deployment: o.deployment,
+    attempts: o.attempts,
+    usage: { prompt_tokens: o.promptTokens, completion_tokens: o.completionTokens },
+    costUsd: o.costUsd,
+  });
+}

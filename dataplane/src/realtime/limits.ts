@@ -1,0 +1,21 @@
+/**
+ * What one Realtime session may do, whatever the client sends. Each is a CLI flag and an
+ * environment variable (cli.ts); the defaults follow OpenAI's own limits where it has one.
+ */
+export interface RealtimeLimits {
+  /** Largest client message; a bigger one closes the socket with 1009 (OpenAI takes 15 MiB audio appends). */
+  maxMessageBytes: number;
+  /** A session ends this long after it opened (OpenAI ends them at 60 minutes). */
+  maxSessionMs: number;
+  /** A session with no message either way for this long is closed. */
+  idleTimeoutMs: number;
+  /** Open sessions one API key may hold on one gateway pod; more is a 429 before the upgrade. */
+  maxSessionsPerKey: number;
+}
+
+export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
+  maxMessageBytes: 16 * 1024 * 1024,
+  maxSessionMs: 60 * 60 * 1000,
+  idleTimeoutMs: 5 * 60 * 1000,
+  maxSessionsPerKey: 10,
+};

@@ -1,0 +1,313 @@
+/**
+ * `GET /v1/realtime` as a WebSocket: everything a request owes the gateway happens on the raw
+ * upgrade, before any WebSocket exists — authentication (the Authorization header, or the
+ * browser's `openai-insecure-api-key.<key>` subprotocol), model access and capability, the
+ * per-key session cap, the rate limit and a budget check, and the upstream connection through
+ * the router (with failover). Any refusal is a plain HTTP answer in SPEC.md's shape; only a
+ * session with an open upstream is upgraded.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { ResponseHeaders } from '../brand.ts';
+import type { ConfigStore } from '../config/store.ts';
+import type { Deployment, KeyRecord, ModelRoute, Snapshot, TenantRecord } from '../config/snapshot.ts';
+import type { ClientSecret } from '../stores/realtime-secrets/types.ts';
+import { isClientSecret } from './secrets.ts';
+import { GatewayError, invalidParam } from '../errors.ts';
+import type { Metrics } from '../metrics.ts';
+import { admit } from '../pipeline/admission.ts';
+import { accessibleRoute, type RequestContext } from '../pipeline/context.ts';
+import { routeRequest, type PipelineDeps } from '../pipeline/forward.ts';
+import { settle } from '../pipeline/settlement.ts';
+import { attemptHeaders, type AttemptLog } from '../router/router.ts';
+import { authenticate, hashKey } from '../server/auth.ts';
+import { normaliseError } from '../server/errors.ts';
+import type { OtlpTracer } from '../telemetry/otlp.ts';
+import { acceptedRequestId, parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
+import { responseEstimateUsd } from './cost.ts';
+import { chosenProtocol, realtimeKey, refuseUpgrade } from './handshake.ts';
+import type { RealtimeLimits } from './limits.ts';
+import { RealtimeSession, type SessionSummary } from './session.ts';
+import { SessionCount } from './session-count.ts';
+import { openUpstream } from './upstream.ts';
+
+export const REALTIME_PATH = '/v1/realtime';
+const ROUTE = '/v1/realtime';
+
+export interface RealtimeDeps {
+  server: Server;
+  config: ConfigStore;
+  pipeline: PipelineDeps;
+  metrics: Metrics;
+  log: FastifyBaseLogger;
+  limits: RealtimeLimits;
+  shutdown: AbortSignal;
+  tracer?: OtlpTracer | undefined;
+}
+
+const isWebSocketUpgrade = (req: IncomingMessage): boolean =>
+  typeof req.headers.upgrade === 'string' && req.headers.upgrade.toLowerCase() === 'websocket';
+
+/**
+ * Listening for 'upgrade' takes every upgrade request away from the HTTP handler: those that
+ * are not a Realtime WebSocket are handed back, answered once on a closing connection.
+ */
+function handBack(server: Server, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  if (head.length > 0) socket.unshift(head);
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as never);
+  res.once('finish', () => socket.end());
+  server.emit('request', req, res);
+}
+
+export class RealtimeProxy {
+  readonly sessions = new SessionCount();
+  private readonly wss: WebSocketServer;
+  /** Headers each accepted upgrade answers with (the served deployment, rate limits). */
+  private readonly extraHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
+  private readonly open = new Set<WebSocket>();
+
+  constructor(private readonly deps: RealtimeDeps) {
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: deps.limits.maxMessageBytes,
+      // Compression would let a small frame expand past maxPayload's intent and costs CPU per event.
+      perMessageDeflate: false,
+      handleProtocols: (offered) => chosenProtocol(offered),
+    });
+    this.wss.on('headers', (headers, req) => {
+      for (const [k, v] of Object.entries(this.extraHeaders.get(req) ?? {})) headers.push(`${k}: ${v}`);
+    });
+    deps.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = (req.url ?? '/').split('?', 1)[0];
+      if (path !== REALTIME_PATH || req.method !== 'GET' || !isWebSocketUpgrade(req))
+        return handBack(deps.server, req, socket, head);
+      socket.on('error', () => undefined);
+      void this.accept(req, socket, head);
+    });
+  }
+
+  /** Open sessions on this pod (for tests and the drain). */
+  get size(): number {
+    return this.open.size;
+  }
+
+  private async accept(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const started = Date.now();
+    const requestId = acceptedRequestId(req.headers['x-request-id']) ?? randomUUID();
+    let ctx: RequestContext | undefined;
+    let slotOf: string | undefined;
+    let secretSession: Record<string, unknown> | undefined;
+    try {
+      const who = await this.caller(req);
+      ctx = this.context(req, socket, requestId, who);
+      const asked = new URL(req.url ?? '/', 'http://gantry').searchParams.get('model');
+      const model = asked || who.secret?.model;
+      if (!model) throw invalidParam('model', 'required as ?model=<model> on the Realtime URL');
+      if (who.secret && model !== who.secret.model)
+        throw new GatewayError(
+          'permission_denied',
+          `this client secret opens ${who.secret.model} only, not ${model}`,
+          { param: 'model' },
+        );
+      secretSession = who.secret?.session;
+      ctx.usage = { endpoint: 'realtime', requestedModel: model, stream: true };
+      const route = accessibleRoute(ctx, model);
+      if (!route.capabilities.has('realtime'))
+        throw new GatewayError(
+          'invalid_request_error',
+          `model ${model} does not support /v1/realtime (no deployment has the realtime capability)`,
+          { param: 'model' },
+        );
+      const max = this.deps.limits.maxSessionsPerKey;
+      const keyRef = `${ctx.tenant.name}/${ctx.key.id}`;
+      if (!this.sessions.take(keyRef, max))
+        throw new GatewayError(
+          'rate_limit_exceeded',
+          `this key already holds ${max} open Realtime sessions, the most one key may hold; close one first`,
+        );
+      slotOf = keyRef;
+      await this.admit(ctx, route);
+      const routed = await this.deps.pipeline.router.execute(routeRequest(ctx, model, ['realtime']), (d) =>
+        openUpstream(d, ctx!.upstreamHeaders, this.deps.limits.maxMessageBytes, ctx!.signal),
+      );
+      if (socket.destroyed) {
+        routed.value.terminate();
+        throw new GatewayError('client_closed_request', 'the client left before the session opened');
+      }
+      this.upgrade(req, socket, head, ctx, model, routed, started, secretSession, () =>
+        this.sessions.release(keyRef),
+      );
+    } catch (err) {
+      if (slotOf !== undefined) this.sessions.release(slotOf);
+      const error = normaliseError(err);
+      if (ctx) {
+        Object.assign(error.headers, ctx.responseHeaders);
+        await settle(this.deps.pipeline, ctx, { status: error.status, errorType: error.type, costUsd: 0 });
+      }
+      if (error.status >= 500) this.deps.log.warn({ err: error.message, requestId }, 'realtime refused');
+      this.deps.metrics.answered(ROUTE, error.status, (Date.now() - started) / 1000);
+      refuseUpgrade(socket, error, requestId);
+    }
+  }
+
+  /**
+   * Who is calling: an API key, or a client secret Gantry minted (which stands for the key
+   * that minted it, for one model, while it lasts and while that key exists).
+   */
+  private async caller(
+    req: IncomingMessage,
+  ): Promise<{ key: KeyRecord; tenant: TenantRecord; secret: ClientSecret | undefined; snapshot: Snapshot }> {
+    const snapshot = this.deps.config.current();
+    const presented = realtimeKey(req.headers);
+    if (presented === undefined || !isClientSecret(presented))
+      return { ...authenticate(snapshot, presented), secret: undefined, snapshot };
+    const secret = await this.deps.pipeline.stores.realtimeSecrets.get(hashKey(presented).toString('hex'));
+    const key = secret && snapshot.keys.get(secret.keyHash);
+    const tenant = key && snapshot.tenants.get(key.tenant);
+    if (!secret || !key || !tenant || key.id !== secret.keyId)
+      throw new GatewayError('authentication_error', 'invalid or expired client secret');
+    return { key, tenant, secret, snapshot };
+  }
+
+  /** The connect's context, as createContext builds one for HTTP; aborted if the socket goes first. */
+  private context(
+    req: IncomingMessage,
+    socket: Duplex,
+    requestId: string,
+    who: { key: KeyRecord; tenant: TenantRecord; snapshot: Snapshot },
+  ): RequestContext {
+    const { key, tenant, snapshot } = who;
+    const controller = new AbortController();
+    const onClose = () => controller.abort();
+    socket.once('close', onClose);
+    const incoming = parseTraceparent(req.headers.traceparent, req.headers.tracestate);
+    const trace = this.deps.tracer ? this.deps.tracer.begin(incoming) : incoming;
+    const startedAt = Date.now();
+    return {
+      id: req.headers['x-request-id'] === requestId ? randomUUID() : requestId,
+      requestId,
+      snapshot,
+      key,
+      tenant,
+      signal: controller.signal,
+      startedAt,
+      // Only the connect has a deadline; the session's own limits bound the rest.
+      deadline: startedAt + 30_000,
+      requestHeaders: req.headers,
+      log: this.deps.log,
+      responseHeaders: {},
+      usage: {},
+      admission: undefined,
+      settled: false,
+      promptTokens: undefined,
+      served: undefined,
+      trace,
+      upstreamHeaders: upstreamHeaders(requestId, trace),
+    };
+  }
+
+  /**
+   * The rate limit counts the session once, at connect. The budget is only checked here: a
+   * key that cannot pay for one output token is refused before the upgrade; each response
+   * then holds its own money.
+   */
+  private async admit(ctx: RequestContext, route: ModelRoute): Promise<void> {
+    const oneToken = (): number =>
+      Math.max(0, ...route.deployments.map((d) => responseEstimateUsd(d.pricing, 0, 1)));
+    const admission = await admit(
+      this.deps.pipeline,
+      ctx,
+      () => [route],
+      () => 0,
+      { maxTokens: 1 },
+      oneToken,
+    );
+    if (admission.reservation)
+      await this.deps.pipeline.stores.budgets.release(admission.reservation).catch(() => undefined);
+    ctx.admission = { ticket: admission.ticket, reservation: undefined };
+  }
+
+  private upgrade(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    ctx: RequestContext,
+    model: string,
+    routed: { value: WebSocket; deployment: Deployment; log: AttemptLog },
+    started: number,
+    initialSession: Record<string, unknown> | undefined,
+    releaseSlot: () => void,
+  ): void {
+    const upstream = routed.value;
+    this.extraHeaders.set(req, {
+      ...ctx.responseHeaders,
+      [ResponseHeaders.requestId]: ctx.requestId,
+      'x-request-id': ctx.requestId,
+      [ResponseHeaders.provider]: routed.deployment.name,
+      ...attemptHeaders(routed.log),
+    });
+    this.wss.handleUpgrade(req, socket, head, (client) => {
+      this.open.add(client);
+      this.deps.metrics.inflight.inc();
+      const session = new RealtimeSession({
+        deps: this.deps.pipeline,
+        ctx,
+        client,
+        upstream,
+        deployment: routed.deployment,
+        attempts: routed.log.attempts,
+        model,
+        initialSession,
+        limits: this.deps.limits,
+        shutdown: this.deps.shutdown,
+        onEnd: (summary) => {
+          this.open.delete(client);
+          this.deps.metrics.inflight.dec();
+          releaseSlot();
+          void this.ended(ctx, routed.deployment, summary, started);
+        },
+      });
+      session.start();
+    });
+  }
+
+  /** The session's tokens correct the rate limit's estimate; one log line and one metric per session. */
+  private async ended(
+    ctx: RequestContext,
+    deployment: Deployment,
+    summary: SessionSummary,
+    started: number,
+  ): Promise<void> {
+    const ticket = ctx.admission?.ticket;
+    if (ticket)
+      await this.deps.pipeline.stores.rateLimiter.adjust(ticket, summary.tokens).catch(() => undefined);
+    const seconds = (Date.now() - started) / 1000;
+    this.deps.metrics.answered(ROUTE, 101, seconds);
+    this.deps.log.info(
+      {
+        route: ROUTE,
+        status: 101,
+        tenant: ctx.tenant.name,
+        keyId: ctx.key.id,
+        requestedModel: ctx.usage.requestedModel,
+        deployment: deployment.name,
+        ending: summary.ending,
+        responses: summary.responses,
+        tokens: summary.tokens,
+        costUsd: summary.costUsd,
+        latencyMs: Math.round(seconds * 1000),
+      },
+      'realtime session ended',
+    );
+  }
+
+  /** Shutdown: sessions still open are closed as going away. */
+  closeAll(): void {
+    for (const client of this.open) client.close(1001, 'gateway shutting down');
+  }
+}

@@ -1,0 +1,406 @@
+/**
+ * One proxied Realtime session: client and upstream sockets joined, events passed through in
+ * order, with the gateway's hands on the few that carry money or policy. `response.create`
+ * waits for its budget hold (refused: an error event, nothing forwarded); `response.done`
+ * settles that hold with the tokens it reports, priced at the deployment's text and audio
+ * rates. The session ends on either side's close, the idle and duration limits, or shutdown.
+ */
+import type { RawData, WebSocket } from 'ws';
+import type { Deployment } from '../config/snapshot.ts';
+import { GatewayError } from '../errors.ts';
+import type { RequestContext } from '../pipeline/context.ts';
+import type { PipelineDeps } from '../pipeline/forward.ts';
+import { outputBound, realtimeCostUsd, responseEstimateUsd, splitUsage, type RealtimeUsage } from './cost.ts';
+import {
+  audioTokens,
+  deltaTokens,
+  errorEvent,
+  eventId,
+  isRecord,
+  itemTokens,
+  parseEvent,
+  type RealtimeEvent,
+} from './events.ts';
+import { holdResponse, responseContext, settleResponse } from './hold.ts';
+import type { RealtimeLimits } from './limits.ts';
+import { relay } from './relay.ts';
+
+export type SessionEnding = 'client_closed' | 'upstream_closed' | 'idle' | 'expired' | 'shutdown';
+
+export interface SessionSummary {
+  ending: SessionEnding;
+  responses: number;
+  tokens: number;
+  costUsd: number;
+}
+
+export interface SessionSetup {
+  deps: PipelineDeps;
+  /** The connect's context: the caller, its key and snapshot. */
+  ctx: RequestContext;
+  client: WebSocket;
+  upstream: WebSocket;
+  deployment: Deployment;
+  attempts: number;
+  /** Gantry's model name, which the client sees; the upstream's name stays upstream. */
+  model: string;
+  /** A client secret's session configuration, applied before the client's first event. */
+  initialSession?: Record<string, unknown> | undefined;
+  limits: RealtimeLimits;
+  shutdown: AbortSignal;
+  onEnd(summary: SessionSummary): void;
+}
+
+/** A response from its hold to its settlement. */
+interface Tracked {
+  ctx: RequestContext;
+  clientEventId: string | undefined;
+  /** Input the hold assumed, charged with what was produced if the client leaves mid-response. */
+  inputTokens: number;
+  produced: number;
+  /** The hold is being made (a server-started response): settle after it. */
+  holding?: Promise<void>;
+}
+
+const OPEN = 1;
+/** Close codes a server may send; anything else (1005, 1006, 1015) becomes 1011. */
+const sendable = (code: number): number =>
+  code === 1000 || code === 1001 || code === 1008 || code === 1011 || (code >= 3000 && code <= 4999)
+    ? code
+    : 1011;
+
+export class RealtimeSession {
+  private readonly s: SessionSetup;
+  /** Holds waiting for the upstream's `response.created`, oldest first. */
+  private readonly queued: Tracked[] = [];
+  private readonly live = new Map<string, Tracked>();
+  /** Client events are handled one after another: a held `response.create` keeps its place. */
+  private clientChain: Promise<void> = Promise.resolve();
+  /** Settlements run in order beside the event flow, which they never delay. */
+  private accounting: Promise<void> = Promise.resolve();
+  /** What the last response read (the conversation so far) plus what was added since. */
+  private conversationTokens = 0;
+  private addedTokens = 0;
+  private sessionMaxOutput: unknown;
+  private readonly totals = { responses: 0, tokens: 0, costUsd: 0 };
+  private ended = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private lifeTimer: NodeJS.Timeout | undefined;
+  private readonly onShutdown = () => this.end('shutdown', 1001, 'gateway shutting down');
+
+  constructor(setup: SessionSetup) {
+    this.s = setup;
+  }
+
+  start(): void {
+    const { client, upstream, limits, shutdown } = this.s;
+    client.on('message', (data, isBinary) => {
+      this.touch();
+      const text = String(data);
+      this.clientChain = this.clientChain
+        .then(() => this.fromClient(isBinary ? undefined : text))
+        .catch((err: unknown) => this.s.ctx.log.warn({ err: String(err) }, 'realtime client event failed'));
+    });
+    upstream.on('message', (data: RawData) => {
+      this.touch();
+      this.fromUpstream(String(data));
+    });
+    client.on('close', (code) => this.end('client_closed', code, ''));
+    upstream.on('close', (code, reason) => this.end('upstream_closed', code, String(reason)));
+    // Errors are followed by 'close', which ends the session.
+    client.on('error', () => undefined);
+    upstream.on('error', (err) => this.s.ctx.log.warn({ err: err.message }, 'realtime upstream error'));
+    this.idleTimer = setTimeout(() => this.limitReached('idle'), limits.idleTimeoutMs);
+    this.lifeTimer = setTimeout(() => this.limitReached('expired'), limits.maxSessionMs);
+    if (shutdown.aborted) this.onShutdown();
+    else shutdown.addEventListener('abort', this.onShutdown, { once: true });
+    const initial = this.s.initialSession;
+    if (initial && Object.keys(initial).length > 0) {
+      this.sessionMaxOutput = initial.max_output_tokens ?? initial.max_response_output_tokens;
+      this.toUpstream(
+        JSON.stringify({
+          type: 'session.update',
+          event_id: eventId(),
+          session: { type: 'realtime', ...initial },
+        }),
+      );
+    }
+    upstream.resume();
+  }
+
+  private touch(): void {
+    this.idleTimer?.refresh();
+  }
+
+  private toClient(text: string): void {
+    relay(this.s.upstream, this.s.client, text);
+  }
+
+  private toUpstream(text: string): void {
+    relay(this.s.client, this.s.upstream, text);
+  }
+
+  private refuse(error: GatewayError, clientEventId?: unknown): void {
+    this.toClient(errorEvent(error, clientEventId));
+  }
+
+  private async fromClient(text: string | undefined): Promise<void> {
+    if (this.ended) return;
+    const event = text === undefined ? undefined : parseEvent(text);
+    if (!event) {
+      this.refuse(
+        new GatewayError(
+          'invalid_request_error',
+          'every message must be a JSON text event with a string "type" (binary frames are not part of the Realtime protocol)',
+        ),
+      );
+      return;
+    }
+    switch (event.type) {
+      case 'session.update':
+        return this.sessionUpdate(event);
+      case 'input_audio_buffer.append':
+        this.addedTokens += audioTokens(event.audio);
+        break;
+      case 'conversation.item.create':
+        this.addedTokens += itemTokens(event.item);
+        break;
+      case 'response.create':
+        return this.responseCreate(event);
+    }
+    this.toUpstream(text!);
+  }
+
+  /** The model is chosen at connect (and priced by it): a session may not switch to another. */
+  private sessionUpdate(event: RealtimeEvent): void {
+    const session = isRecord(event.session) ? event.session : undefined;
+    const model = session?.model;
+    if (model !== undefined && model !== this.s.model) {
+      this.refuse(
+        new GatewayError(
+          'invalid_request_error',
+          `session.model: this session serves ${this.s.model}; open a new session for another model`,
+          { param: 'session.model' },
+        ),
+        event.event_id,
+      );
+      return;
+    }
+    if (session) {
+      this.sessionMaxOutput =
+        session.max_output_tokens ?? session.max_response_output_tokens ?? this.sessionMaxOutput;
+      if (model !== undefined) session.model = this.s.deployment.target.upstreamModel;
+    }
+    this.toUpstream(JSON.stringify(event));
+  }
+
+  private async responseCreate(event: RealtimeEvent): Promise<void> {
+    const response = isRecord(event.response) ? event.response : {};
+    const input = this.conversationTokens + this.addedTokens;
+    const estimate = responseEstimateUsd(
+      this.s.deployment.pricing,
+      input,
+      outputBound(response.max_output_tokens, response.max_response_output_tokens, this.sessionMaxOutput),
+    );
+    const ctx = this.responseCtx();
+    try {
+      await holdResponse(this.s.deps, ctx, estimate);
+    } catch (err) {
+      this.refuse(
+        err instanceof GatewayError ? err : new GatewayError('internal_error', 'hold failed'),
+        event.event_id,
+      );
+      return;
+    }
+    if (this.ended) {
+      void this.settle({ ctx, clientEventId: undefined, inputTokens: 0, produced: 0 }, 499, 0, 0, 0);
+      return;
+    }
+    // An id of our own when the client sent none, so an upstream error can name this event.
+    if (typeof event.event_id !== 'string') event.event_id = eventId();
+    this.queued.push({ ctx, clientEventId: event.event_id as string, inputTokens: input, produced: 0 });
+    this.toUpstream(JSON.stringify(event));
+  }
+
+  private responseCtx(): RequestContext {
+    const ctx = responseContext(this.s.ctx);
+    ctx.usage = { endpoint: 'realtime', requestedModel: this.s.model, stream: true };
+    return ctx;
+  }
+
+  private fromUpstream(text: string): void {
+    const event = parseEvent(text);
+    if (!event) return this.toClient(text);
+    switch (event.type) {
+      case 'session.created':
+      case 'session.updated':
+        // The client asked for Gantry's model name; the upstream's is an internal detail.
+        if (isRecord(event.session) && typeof event.session.model === 'string') {
+          event.session.model = this.s.model;
+          return this.toClient(JSON.stringify(event));
+        }
+        break;
+      case 'response.created':
+        this.responseCreated(event);
+        break;
+      case 'response.done':
+        this.responseDone(event);
+        break;
+      case 'error':
+        this.upstreamError(event);
+        break;
+      default: {
+        const produced = deltaTokens(event);
+        if (produced > 0 && typeof event.response_id === 'string') {
+          const tracked = this.live.get(event.response_id);
+          if (tracked) tracked.produced += produced;
+        }
+      }
+    }
+    this.toClient(text);
+  }
+
+  private responseCreated(event: RealtimeEvent): void {
+    const id =
+      isRecord(event.response) && typeof event.response.id === 'string' ? event.response.id : undefined;
+    if (id === undefined) return;
+    const queued = this.queued.shift();
+    if (queued) {
+      this.live.set(id, queued);
+      return;
+    }
+    // Started by the upstream itself (server voice activity detection): held now, and cancelled
+    // at once when the budget cannot cover it.
+    const input = this.conversationTokens + this.addedTokens;
+    const tracked: Tracked = {
+      ctx: this.responseCtx(),
+      clientEventId: undefined,
+      inputTokens: input,
+      produced: 0,
+    };
+    const estimate = responseEstimateUsd(
+      this.s.deployment.pricing,
+      input,
+      outputBound(this.sessionMaxOutput),
+    );
+    tracked.holding = holdResponse(this.s.deps, tracked.ctx, estimate).catch((err: unknown) => {
+      this.toUpstream(JSON.stringify({ type: 'response.cancel', event_id: eventId(), response_id: id }));
+      this.refuse(err instanceof GatewayError ? err : new GatewayError('internal_error', 'hold failed'));
+    });
+    this.live.set(id, tracked);
+  }
+
+  private responseDone(event: RealtimeEvent): void {
+    const response = isRecord(event.response) ? event.response : {};
+    const id = typeof response.id === 'string' ? response.id : undefined;
+    const tracked = (id !== undefined ? this.live.get(id) : undefined) ?? this.queued.shift();
+    if (id !== undefined) this.live.delete(id);
+    if (!tracked) return;
+    const usage = isRecord(response.usage) ? (response.usage as RealtimeUsage) : undefined;
+    const split = splitUsage(usage);
+    const input = split.textIn + split.audioIn + split.cachedIn;
+    const output = split.textOut + split.audioOut;
+    // The next response reads the whole conversation again, this answer included.
+    this.conversationTokens = input + output;
+    this.addedTokens = 0;
+    const cost = realtimeCostUsd(this.s.deployment.pricing, split);
+    void this.settle(tracked, 200, input, output, cost);
+  }
+
+  /** An upstream error naming a `response.create` we held: that response never starts. */
+  private upstreamError(event: RealtimeEvent): void {
+    const ref = isRecord(event.error) ? event.error.event_id : undefined;
+    if (typeof ref !== 'string') return;
+    const at = this.queued.findIndex((t) => t.clientEventId === ref);
+    if (at === -1) return;
+    const [tracked] = this.queued.splice(at, 1);
+    void this.settle(tracked!, 400, 0, 0, 0);
+  }
+
+  private settle(
+    tracked: Tracked,
+    status: number,
+    input: number,
+    output: number,
+    costUsd: number,
+  ): Promise<void> {
+    this.totals.responses++;
+    this.totals.tokens += input + output;
+    this.totals.costUsd += costUsd;
+    const { deps, deployment, attempts } = this.s;
+    this.accounting = this.accounting.then(async () => {
+      await tracked.holding;
+      await chargeUnheld(deps, tracked.ctx, costUsd);
+      await settleResponse(deps, tracked.ctx, {
+        status,
+        errorType: status === 200 ? undefined : status === 499 ? 'client_closed_request' : 'upstream_error',
+        deployment,
+        attempts,
+        promptTokens: input,
+        completionTokens: output,
+        costUsd,
+      });
+    });
+    return this.accounting;
+  }
+
+  private limitReached(ending: 'idle' | 'expired'): void {
+    const seconds = Math.round(
+      (ending === 'idle' ? this.s.limits.idleTimeoutMs : this.s.limits.maxSessionMs) / 1000,
+    );
+    const message =
+      ending === 'idle'
+        ? `session closed after ${seconds}s without a message`
+        : `session closed at its ${seconds}s duration limit`;
+    this.refuse(new GatewayError('request_timeout', message));
+    this.end(ending, 1008, message);
+  }
+
+  /** Closes both sides once, settles what is still open, and reports the session. */
+  private end(ending: SessionEnding, code: number, reason: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.lifeTimer);
+    this.s.shutdown.removeEventListener('abort', this.onShutdown);
+    const { client, upstream, deployment } = this.s;
+    if (ending === 'upstream_closed') client.close(sendable(code), reason.slice(0, 120));
+    else if (ending !== 'client_closed') client.close(sendable(code), reason.slice(0, 120));
+    if (upstream.readyState === OPEN) upstream.close(1000);
+    else upstream.terminate();
+    // Responses cut short: the client that left pays for what was produced (as on streams);
+    // one the upstream broke is not charged. Holds never started are released.
+    const clientLeft = ending !== 'upstream_closed';
+    for (const tracked of this.live.values()) {
+      const cost = clientLeft
+        ? realtimeCostUsd(deployment.pricing, {
+            textIn: tracked.inputTokens,
+            audioIn: 0,
+            cachedIn: 0,
+            textOut: tracked.produced,
+            audioOut: 0,
+          })
+        : 0;
+      void this.settle(
+        tracked,
+        clientLeft ? 499 : 502,
+        clientLeft ? tracked.inputTokens : 0,
+        clientLeft ? tracked.produced : 0,
+        cost,
+      );
+    }
+    for (const tracked of this.queued) void this.settle(tracked, 499, 0, 0, 0);
+    this.live.clear();
+    this.queued.length = 0;
+    void this.clientChain.then(() => this.accounting).finally(() => this.s.onEnd({ ending, ...this.totals }));
+  }
+}
+
+/** A server-started response refused its hold still used tokens: charged without a reservation. */
+async function chargeUnheld(deps: PipelineDeps, ctx: RequestContext, costUsd: number): Promise<void> {
+  const budget = ctx.key.spec.budget;
+  if (!budget || costUsd <= 0 || ctx.admission?.reservation) return;
+  await deps.stores.budgets
+    .charge({ tenant: ctx.tenant.name, keyId: ctx.key.id, budget, amountUsd: costUsd, id: ctx.id })
+    .catch((err: unknown) => ctx.log.warn({ err: String(err) }, 'realtime charge deferred'));
+}
