@@ -2,8 +2,8 @@
  * Every provider token format gitleaks knows, from its default rule set (MIT; converted by
  * scripts/convert-gitleaks.py into gitleaks-rules.json, source commit recorded there).
  *
- * One pass finds every rule keyword in the lower-cased text (one regex built from all of
- * them); a rule's regex then runs only in a window around its keyword's occurrences, so a
+ * One pass finds every rule keyword in the lower-cased text (an automaton over all of
+ * them, keywords.ts); a rule's regex then runs only in a window around its keyword's occurrences, so a
  * long conversation pays for the keyword pass and a few small windows, not 220 regexes.
  * A keyword shorter than four characters must also touch a run of token characters, so
  * keywords that are common fragments of prose ("sk", "ey", "s.") do not open windows in
@@ -15,7 +15,7 @@
  */
 import type { Finding } from './types.ts';
 import data from './gitleaks-rules.json' with { type: 'json' };
-import { trie } from './signals.ts';
+import { KeywordAutomaton } from './keywords.ts';
 import { shannonEntropy } from './validators.ts';
 
 interface RuleData {
@@ -65,8 +65,9 @@ function runAround(text: string, start: number, end: number): number {
 
 export class GitleaksRules {
   readonly rules: CompiledRule[];
-  private readonly byKeyword = new Map<string, number[]>();
-  private readonly keywordRe: RegExp;
+  /** Rule indexes per keyword id of `keywords`. */
+  private readonly byKeyword: number[][];
+  private readonly keywords: KeywordAutomaton;
   private readonly globalAllow: RegExp[];
   private readonly globalStop: string[];
 
@@ -82,32 +83,31 @@ export class GitleaksRules {
       allow: r.allowRegexes.map((x, i) => ({ re: new RegExp(x), target: r.allowTargets[i] ?? 'secret' })),
       stopwords: r.allowStopwords.map((s) => s.toLowerCase()),
     }));
+    const byKeyword = new Map<string, number[]>();
     d.rules.forEach((r, i) => {
-      for (const k of r.keywords) this.byKeyword.set(k, [...(this.byKeyword.get(k) ?? []), i]);
+      for (const k of r.keywords) byKeyword.set(k, [...(byKeyword.get(k) ?? []), i]);
     });
-    this.keywordRe = new RegExp(trie([...this.byKeyword.keys()]), 'g');
+    this.keywords = new KeywordAutomaton([...byKeyword.keys()]);
+    this.byKeyword = [...byKeyword.values()];
     this.globalAllow = d.globalAllowRegexes.map((x) => new RegExp(x));
     this.globalStop = d.globalStopwords.map((s) => s.toLowerCase());
   }
 
-  /** Windows per rule, merged, from one pass of the keyword regex. */
+  /** Windows per rule, merged, from one pass of the keyword automaton. */
   private windows(text: string): Map<number, Array<[number, number]>> {
     const lower = text.toLowerCase();
     const haystack = lower.length === text.length ? lower : text;
     const out = new Map<number, Array<[number, number]>>();
-    this.keywordRe.lastIndex = 0;
-    for (let m = this.keywordRe.exec(haystack); m !== null; m = this.keywordRe.exec(haystack)) {
-      // Keywords overlap ("ghp_" inside "xghp_..."), so the next search starts one character on.
-      this.keywordRe.lastIndex = m.index + 1;
-      // The regex prefers the longest keyword at a position; the shorter ones it contains
-      // ("sk" in "sk_live") open their rules' windows too.
-      for (let len = 1; len <= m[0].length; len++) {
-        const rules = this.byKeyword.get(m[0].slice(0, len));
-        if (!rules) continue;
-        const end = m.index + len;
-        if (len < SHORT_KEYWORD && runAround(text, m.index, end) < MIN_TOUCH_RUN) continue;
-        this.open(rules, m.index, end, text.length, out);
-      }
+    // Every keyword at every offset, by offset and then shortest first: overlapping ones
+    // ("ghp_" inside "xghp_...", "sk" in "sk_live") each open their rules' windows.
+    const { found, count } = this.keywords.scan(haystack);
+    for (let k = 0; k < count; k++) {
+      const x = found[k] as number;
+      const start = Math.floor(x / 65536);
+      const id = x % 512;
+      const end = start + (this.keywords.lengths[id] as number);
+      if (end - start < SHORT_KEYWORD && runAround(text, start, end) < MIN_TOUCH_RUN) continue;
+      this.open(this.byKeyword[id] as number[], start, end, text.length, out);
     }
     return out;
   }

@@ -68,6 +68,54 @@ export interface TokenSums {
 
 const MAX_TOKEN_CPS = 4096;
 
+/**
+ * Weight sums of a word's own features (its word feature and 4-grams), by word. Prose
+ * repeats a few hundred words most of the time, and a hit costs one comparison of the
+ * word's code points instead of its 4-gram hashes and their scattered weight lookups.
+ * Direct-mapped on the word hash, and a hit compares the code points themselves, so a
+ * cached sum is always exactly the one the word would give: scores stay bit-for-bit.
+ */
+class TokenCache {
+  static readonly SLOTS = 4096;
+  /** Longer words are rare and not cached (their 4-grams are most of the work, but seldom repeat). */
+  static readonly CHARS = 16;
+  private readonly hash = new Int32Array(TokenCache.SLOTS);
+  /** Code points in the entry; 0 marks an empty slot. */
+  private readonly len = new Uint8Array(TokenCache.SLOTS);
+  /** Code points, BMP only (a word with any other is not cached, so 16 bits hold them exactly). */
+  private readonly chars = new Uint16Array(TokenCache.SLOTS * TokenCache.CHARS);
+  readonly sum0 = new Int32Array(TokenCache.SLOTS);
+  readonly sum1 = new Int32Array(TokenCache.SLOTS);
+  readonly count = new Int32Array(TokenCache.SLOTS);
+
+  private static slotOf(h: number): number {
+    return (h ^ (h >>> 16)) & (TokenCache.SLOTS - 1);
+  }
+
+  /** The slot holding the word pad[1..n] with hash h, or -1. */
+  find(h: number, pad: Int32Array, n: number): number {
+    if (n > TokenCache.CHARS) return -1;
+    const slot = TokenCache.slotOf(h);
+    if (this.len[slot] !== n || this.hash[slot] !== (h | 0)) return -1;
+    const base = slot * TokenCache.CHARS - 1;
+    for (let k = 1; k <= n; k++) if (this.chars[base + k] !== pad[k]) return -1;
+    return slot;
+  }
+
+  store(h: number, pad: Int32Array, n: number, s0: number, s1: number, f: number): void {
+    if (n > TokenCache.CHARS) return;
+    for (let k = 1; k <= n; k++) if ((pad[k] as number) > 0xffff) return;
+    const slot = TokenCache.slotOf(h);
+    const base = slot * TokenCache.CHARS - 1;
+    for (let k = 1; k <= n; k++) this.chars[base + k] = pad[k] as number;
+    this.hash[slot] = h | 0;
+    this.len[slot] = n;
+    this.sum0[slot] = s0;
+    this.sum1[slot] = s1;
+    this.count[slot] = f;
+  }
+}
+
 export class FeatureScorer {
   private readonly mask: number;
   /** Code points of the current token, from index 1; index 0 and the end hold the 4-gram pads. */
@@ -82,6 +130,9 @@ export class FeatureScorer {
     if (weights.length !== 2 << spec.dimBits)
       throw new Error(`learned guard weights: expected ${2 << spec.dimBits} values, got ${weights.length}`);
   }
+
+  /** Weight sums of recently seen words (see TokenCache). */
+  private readonly cache = new TokenCache();
 
   /** Reused between calls (one text at a time per process), grown when a text needs more. */
   private buf: TokenSums = {
@@ -162,44 +213,56 @@ export class FeatureScorer {
       let h = FNV_OFFSET ^ SEED_WORD;
       for (let k = 1; k <= n; k++) h = Math.imul(h ^ (pad[k] as number), FNV_PRIME);
       h >>>= 0;
-      let idx = (h & mask) << 1;
-      let s0 = w[idx] as number;
-      let s1 = w[idx + 1] as number;
-      let f = 1;
+      let s0: number;
+      let s1: number;
+      let f: number;
+      const slot = this.cache.find(h, pad, n);
+      if (slot >= 0) {
+        s0 = this.cache.sum0[slot] as number;
+        s1 = this.cache.sum1[slot] as number;
+        f = this.cache.count[slot] as number;
+      } else {
+        const idx = (h & mask) << 1;
+        s0 = w[idx] as number;
+        s1 = w[idx + 1] as number;
+        f = 1;
+        // 4-grams of \x02 token \x03 over the first maxGramChars code points.
+        const g = n < maxGram ? n : maxGram;
+        const saved = pad[g + 1] as number;
+        pad[0] = 2;
+        pad[g + 1] = 3;
+        const padded = g + 2;
+        if (padded <= 4) {
+          let x = FNV_OFFSET ^ SEED_GRAM;
+          for (let k = 0; k < padded; k++) x = Math.imul(x ^ (pad[k] as number), FNV_PRIME);
+          const j = ((x >>> 0) & mask) << 1;
+          s0 += w[j] as number;
+          s1 += w[j + 1] as number;
+          f++;
+        } else {
+          for (let j = 0; j + 4 <= padded; j++) {
+            let x = Math.imul(FNV_OFFSET ^ SEED_GRAM ^ (pad[j] as number), FNV_PRIME);
+            x = Math.imul(x ^ (pad[j + 1] as number), FNV_PRIME);
+            x = Math.imul(x ^ (pad[j + 2] as number), FNV_PRIME);
+            x = Math.imul(x ^ (pad[j + 3] as number), FNV_PRIME);
+            const at = ((x >>> 0) & mask) << 1;
+            s0 += w[at] as number;
+            s1 += w[at + 1] as number;
+            f++;
+          }
+        }
+        pad[g + 1] = saved;
+        this.cache.store(h, pad, n, s0, s1, f);
+      }
+      // The word-pair feature depends on the previous token, so it is never cached.
       if (prev >= 0) {
         const b = Math.imul(Math.imul(prev ^ 0x9e3779b9, FNV_PRIME) ^ h, FNV_PRIME) >>> 0;
-        idx = (b & mask) << 1;
+        const idx = (b & mask) << 1;
         s0 += w[idx] as number;
         s1 += w[idx + 1] as number;
         f++;
       }
       prev = h;
-      // 4-grams of \x02 token \x03 over the first maxGramChars code points.
-      const g = n < maxGram ? n : maxGram;
-      const saved = pad[g + 1] as number;
-      pad[0] = 2;
-      pad[g + 1] = 3;
-      const padded = g + 2;
-      if (padded <= 4) {
-        let x = FNV_OFFSET ^ SEED_GRAM;
-        for (let k = 0; k < padded; k++) x = Math.imul(x ^ (pad[k] as number), FNV_PRIME);
-        idx = ((x >>> 0) & mask) << 1;
-        s0 += w[idx] as number;
-        s1 += w[idx + 1] as number;
-        f++;
-      } else {
-        for (let j = 0; j + 4 <= padded; j++) {
-          let x = Math.imul(FNV_OFFSET ^ SEED_GRAM ^ (pad[j] as number), FNV_PRIME);
-          x = Math.imul(x ^ (pad[j + 1] as number), FNV_PRIME);
-          x = Math.imul(x ^ (pad[j + 2] as number), FNV_PRIME);
-          x = Math.imul(x ^ (pad[j + 3] as number), FNV_PRIME);
-          idx = ((x >>> 0) & mask) << 1;
-          s0 += w[idx] as number;
-          s1 += w[idx + 1] as number;
-          f++;
-        }
-      }
-      pad[g + 1] = saved;
       const t = out.count++;
       out.starts[t] = start;
       out.ends[t] = i;
