@@ -182,16 +182,22 @@ export class FeatureScorer {
           continue;
         }
       }
-      // Read the token: lower-case ASCII in place, anything else through toLowerCase.
+      // Read the token: lower-case ASCII in place, anything else through toLowerCase. The
+      // word hash (over the whole token) is taken while reading.
       const start = i;
       let n = 0;
       let ascii = true;
+      let h = FNV_OFFSET ^ SEED_WORD;
       while (i < len) {
         const c = text.charCodeAt(i);
         if (c < 128) {
           const k = ASCII_CLASS[c];
           if (k === 0) break;
-          if (n < MAX_TOKEN_CPS) pad[++n] = k === 2 ? c | 0x20 : c;
+          if (n < MAX_TOKEN_CPS) {
+            const lc = k === 2 ? c | 0x20 : c;
+            pad[++n] = lc;
+            h = Math.imul(h ^ lc, FNV_PRIME);
+          }
           i++;
         } else {
           const p = codePointAt(text, i);
@@ -202,16 +208,15 @@ export class FeatureScorer {
       }
       if (!ascii) {
         n = 0;
+        h = FNV_OFFSET ^ SEED_WORD;
         const lower = text.slice(start, i).toLowerCase();
         for (let k = 0; k < lower.length && n < MAX_TOKEN_CPS;) {
           const p = codePointAt(lower, k);
           pad[++n] = p;
+          h = Math.imul(h ^ p, FNV_PRIME);
           k += p > 0xffff ? 2 : 1;
         }
       }
-      // Word hash over the whole token.
-      let h = FNV_OFFSET ^ SEED_WORD;
-      for (let k = 1; k <= n; k++) h = Math.imul(h ^ (pad[k] as number), FNV_PRIME);
       h >>>= 0;
       let s0: number;
       let s1: number;
