@@ -15,11 +15,11 @@ import {
   MITIGATOR,
   REPORTED_ORDER,
   SEGMENT_WORDS,
-  SIGNALS,
   type InjectionCategory,
 } from './injection-patterns.ts';
 import { normalizeWindow, prepare, wordSegmenter } from './normalize.ts';
-import { combine, dedupeHits, SignalSet, type Hit as SignalHit } from './signals.ts';
+import { INJECTION_ENGINE, INJECTION_EVIDENCE_WINDOW } from './engines.ts';
+import { combine, dedupeHits, type Hit as SignalHit } from './signals.ts';
 import { dedupeOverlaps, insideQuotes } from './spans.ts';
 import { learnedFinding, REPORT_FLOOR, withMargin } from './learned/verdict.ts';
 import {
@@ -32,10 +32,10 @@ import {
 
 type Hit = SignalHit<InjectionCategory>;
 
-const EVIDENCE_WINDOW = 300;
+const EVIDENCE_WINDOW = INJECTION_EVIDENCE_WINDOW;
 /** Weight added to evidence found only after undoing a disguise: hiding is itself a tell. */
 const DISGUISE_WEIGHT = 0.3;
-const ENGINE = new SignalSet(SIGNALS, 250, EVIDENCE_WINDOW);
+const ENGINE = INJECTION_ENGINE;
 const WORDS = wordSegmenter(SEGMENT_WORDS);
 
 /**
@@ -197,7 +197,7 @@ function readable(s: string): boolean {
 }
 
 function detectDepth(text: string, depth: number, prep: TextPrep = prepare(text)): Finding[] {
-  const hits = ENGINE.evidence(text);
+  const hits = ENGINE.evidence(text, prep.anchors().injection);
   const disguised = disguisedEvidence(text, prep);
   const all = disguised.length > 0 ? dedupeHits([...hits, ...disguised]) : hits;
   const findings = toFindings(all, text);

@@ -8,6 +8,7 @@
  * cost off ordinary text, which pays two cheap regex passes here and nothing more.
  */
 
+import { findAnchors, type SharedAnchors } from './engines.ts';
 import { learnedGuards, type LearnedScores } from './learned/model.ts';
 import type { TextPrep } from './types.ts';
 
@@ -166,6 +167,7 @@ export function disguisedWindows(text: string): Array<[number, number]> {
 class PreparedText implements TextPrep {
   private windows: Array<[number, number]> | undefined;
   private scores: LearnedScores | undefined;
+  private found: SharedAnchors | undefined;
 
   constructor(private readonly text: string) {}
 
@@ -175,6 +177,10 @@ class PreparedText implements TextPrep {
 
   learned(): LearnedScores {
     return (this.scores ??= learnedGuards().score(this.text));
+  }
+
+  anchors(): SharedAnchors {
+    return (this.found ??= findAnchors(this.text));
   }
 }
 

@@ -83,6 +83,18 @@ const isAscii = (t: string): boolean => /^[\x20-\x7e]+$/.test(t);
 const NON_LATIN =
   /[\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u0600-\u06ff\u0900-\u097f\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]/;
 
+/** Where one set's word anchors occur in a lower-cased text: offsets, and the longest anchor at each. */
+export interface WordAnchors {
+  at: number[];
+  token: string[];
+}
+
+/** A text's lower-cased form and its word anchors, found once for several sets (AnchorUnion). */
+export interface FoundAnchors {
+  lower: string;
+  words: WordAnchors;
+}
+
 type Windows<C extends string> = Map<Signal<C>, Array<[number, number]>>;
 type Starts<C extends string> = Map<Signal<C>, number[]>;
 
@@ -93,6 +105,8 @@ export class SignalSet<C extends string> {
   private readonly markAnchors: RegExp | undefined;
   private readonly otherAnchors: RegExp | undefined;
   private readonly byToken = new Map<string, Signal<C>[]>();
+  /** Anchors that begin with a word character: the ones `\b` gates (see AnchorUnion). */
+  readonly wordTokens: ReadonlySet<string>;
   /** Sticky copies of leading signals, tried at an anchor's offset. */
   private readonly sticky = new Map<Signal<C>, RegExp>();
 
@@ -110,6 +124,7 @@ export class SignalSet<C extends string> {
     // No `i` flag: the text is lower-cased once, and case-insensitive alternations are slower.
     // Words and marks ("<|", "[inst]") in two passes: one alternation of a \b-gated trie and
     // ungated marks costs V8 more than both passes together.
+    this.wordTokens = new Set(word);
     this.asciiAnchors = new RegExp(`\\b${trie(word)}`, 'g');
     this.markAnchors = mark.length > 0 ? new RegExp(trie(mark), 'g') : undefined;
     this.otherAnchors = other.length > 0 ? new RegExp(trie(other), 'g') : undefined;
@@ -129,29 +144,41 @@ export class SignalSet<C extends string> {
   private collect(text: string, lower: string, re: RegExp, windows: Windows<C>, starts: Starts<C>): void {
     re.lastIndex = 0;
     for (let m = re.exec(lower); m !== null; m = re.exec(lower)) {
-      const from = Math.max(0, m.index - this.anchorWindow);
-      const to = Math.min(text.length, m.index + m[0].length + this.anchorWindow);
-      for (const s of this.signalsFor(m[0])) {
-        if (!s.leads) {
-          addWindow(windows, s, from, to);
-          continue;
-        }
-        const list = starts.get(s);
-        if (!list) starts.set(s, [m.index]);
-        else if (list[list.length - 1] !== m.index) list.push(m.index);
-      }
+      this.anchorAt(text, m.index, m[0], windows, starts);
       // Step one character, not past the match: "system prompt" must not hide "prompt".
       re.lastIndex = m.index + 1;
     }
   }
 
-  /** Every hit in `text`, in no particular order. */
-  evidence(text: string): Hit<C>[] {
-    const lower = text.toLowerCase();
+  /** Opens the windows (or sticky starts) of the signals an anchor at `index` serves. */
+  private anchorAt(text: string, index: number, token: string, windows: Windows<C>, starts: Starts<C>): void {
+    const from = Math.max(0, index - this.anchorWindow);
+    const to = Math.min(text.length, index + token.length + this.anchorWindow);
+    for (const s of this.signalsFor(token)) {
+      if (!s.leads) {
+        addWindow(windows, s, from, to);
+        continue;
+      }
+      const list = starts.get(s);
+      if (!list) starts.set(s, [index]);
+      else if (list[list.length - 1] !== index) list.push(index);
+    }
+  }
+
+  /**
+   * Every hit in `text`, in no particular order. `found`: its lower-cased form and word
+   * anchors from an AnchorUnion pass over it, the same ones this set's own pass would find.
+   */
+  evidence(text: string, found?: FoundAnchors): Hit<C>[] {
+    const lower = found?.lower ?? text.toLowerCase();
     const windows: Windows<C> = new Map();
     const starts: Starts<C> = new Map();
     if (lower.length === text.length) {
-      this.collect(text, lower, this.asciiAnchors, windows, starts);
+      if (found) {
+        const { at, token } = found.words;
+        for (let k = 0; k < at.length; k++)
+          this.anchorAt(text, at[k] as number, token[k] as string, windows, starts);
+      } else this.collect(text, lower, this.asciiAnchors, windows, starts);
       if (this.markAnchors) this.collect(text, lower, this.markAnchors, windows, starts);
       if (this.otherAnchors && NON_LATIN.test(text))
         this.collect(text, lower, this.otherAnchors, windows, starts);
@@ -188,6 +215,53 @@ export class SignalSet<C extends string> {
     }
     for (const s of this.unanchored) for (const [from, to] of around) run(s, text, from, to, hits);
     return dedupeHits(hits);
+  }
+}
+
+/**
+ * One pass of `\b` + a trie of every set's word anchors, for texts that several sets
+ * read (prompt injection and toxicity): each set gets, at each offset, the longest of its
+ * own anchors that starts there, exactly what its own pass would have found. The longest
+ * anchor of any set at an offset starts with every shorter one that matches there, so a
+ * set's own longest is the longest of its anchors that the union's match starts with.
+ */
+export class AnchorUnion {
+  private readonly re: RegExp;
+  /** Per anchor of the union: the longest anchor of each set that it starts with, '' for none. */
+  private readonly own = new Map<string, string[]>();
+
+  constructor(private readonly sets: ReadonlyArray<{ readonly wordTokens: ReadonlySet<string> }>) {
+    const all = [...new Set(sets.flatMap((s) => [...s.wordTokens]))];
+    this.re = new RegExp(`\\b${trie(all)}`, 'g');
+    for (const t of all)
+      this.own.set(
+        t,
+        sets.map((s) => {
+          for (let len = t.length; len > 0; len--)
+            if (s.wordTokens.has(t.slice(0, len))) return t.slice(0, len);
+          return '';
+        }),
+      );
+  }
+
+  /** Word anchors of each set (in the constructor's order) in `lower`, a lower-cased text. */
+  find(lower: string): WordAnchors[] {
+    const out: WordAnchors[] = this.sets.map(() => ({ at: [], token: [] }));
+    const re = this.re;
+    re.lastIndex = 0;
+    for (let m = re.exec(lower); m !== null; m = re.exec(lower)) {
+      const own = this.own.get(m[0]);
+      if (own)
+        for (let i = 0; i < own.length; i++) {
+          const t = own[i] as string;
+          if (t === '') continue;
+          const o = out[i] as WordAnchors;
+          o.at.push(m.index);
+          o.token.push(t);
+        }
+      re.lastIndex = m.index + 1;
+    }
+    return out;
   }
 }
 

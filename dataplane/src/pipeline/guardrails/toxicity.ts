@@ -26,16 +26,16 @@ import {
   SELF_HARM_ACCIDENT,
   SELF_HARM_HELP,
   SELF_HARM_URGED,
-  SIGNALS,
   THING_AFTER,
   type ToxCategory,
 } from './toxicity-lexicon.ts';
 import { normalizeWindow, prepare, wordSegmenter } from './normalize.ts';
-import { combine, SignalSet, type Hit } from './signals.ts';
+import { TOXICITY_ENGINE } from './engines.ts';
+import { combine, type FoundAnchors, type Hit } from './signals.ts';
 import { dedupeOverlaps, insideQuotes } from './spans.ts';
 import { learnedFinding } from './learned/verdict.ts';
 
-const ENGINE = new SignalSet(SIGNALS, 200, 200);
+const ENGINE = TOXICITY_ENGINE;
 const WORDS = wordSegmenter(SEGMENT_WORDS);
 /** Categories whose words can be quoted to ask about them ("is 'moron' offensive?"). */
 const MENTIONABLE = new Set<ToxCategory>(['insult', 'hate', 'profanity', 'threat']);
@@ -101,8 +101,8 @@ function score(hits: Hit<ToxCategory>[], h: Hit<ToxCategory>, text: string): num
   return Math.min(0.99, p);
 }
 
-function detectPlain(text: string): Finding[] {
-  const hits = ENGINE.evidence(text);
+function detectPlain(text: string, anchors?: FoundAnchors): Finding[] {
+  const hits = ENGINE.evidence(text, anchors);
   if (hits.length === 0) return [];
   const findings: Finding[] = [];
   for (const hit of hits) {
@@ -131,7 +131,7 @@ function detectPlain(text: string): Finding[] {
  * leetspeak, look-alike letters, invisible characters), mapped back to original offsets.
  */
 export function detect(text: string, prep: TextPrep = prepare(text)): Finding[] {
-  const findings = detectPlain(text);
+  const findings = detectPlain(text, prep.anchors().toxicity);
   for (const [from, to] of prep.disguised()) {
     const n = normalizeWindow(text, from, to, WORDS);
     if (n.text === text.slice(from, to)) continue;

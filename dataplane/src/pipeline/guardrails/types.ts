@@ -3,6 +3,7 @@
  * rather than the matched text, so nothing that leaves a detector can leak the content;
  * only redaction reads the spans back out of the original string.
  */
+import type { SharedAnchors } from './engines.ts';
 import type { LearnedScores } from './learned/model.ts';
 
 export const GuardrailNames = ['prompt-injection', 'toxicity', 'pii', 'secrets'] as const;
@@ -28,6 +29,8 @@ export interface TextPrep {
   disguised(): Array<[number, number]>;
   /** Scores of the learned injection and toxicity models (one feature pass for both). */
   learned(): LearnedScores;
+  /** Lower-cased text and the word anchors of the injection and toxicity signal sets. */
+  anchors(): SharedAnchors;
 }
 
 export type Detector = (text: string, prep?: TextPrep) => Finding[];

@@ -79,40 +79,53 @@ class TokenCache {
   static readonly SLOTS = 4096;
   /** Longer words are rare and not cached (their 4-grams are most of the work, but seldom repeat). */
   static readonly CHARS = 16;
-  private readonly hash = new Int32Array(TokenCache.SLOTS);
-  /** Code points in the entry; 0 marks an empty slot. */
-  private readonly len = new Uint8Array(TokenCache.SLOTS);
-  /** Code points, BMP only (a word with any other is not cached, so 16 bits hold them exactly). */
-  private readonly chars = new Uint16Array(TokenCache.SLOTS * TokenCache.CHARS);
-  readonly sum0 = new Int32Array(TokenCache.SLOTS);
-  readonly sum1 = new Int32Array(TokenCache.SLOTS);
-  readonly count = new Int32Array(TokenCache.SLOTS);
+  /**
+   * One 64-byte entry per slot, so a lookup touches one cache line: word hash, length in
+   * code points (0: empty), the three sums, then the code points two to an int (BMP only:
+   * a word with any other code point is not cached, so 16 bits hold each exactly).
+   */
+  private readonly e = new Int32Array(TokenCache.SLOTS * 16);
 
   private static slotOf(h: number): number {
-    return (h ^ (h >>> 16)) & (TokenCache.SLOTS - 1);
+    return ((h ^ (h >>> 16)) & (TokenCache.SLOTS - 1)) << 4;
   }
 
-  /** The slot holding the word pad[1..n] with hash h, or -1. */
+  /** The entry offset holding the word pad[1..n] with hash h, or -1; sums at +2, +3, +4. */
   find(h: number, pad: Int32Array, n: number): number {
-    if (n > TokenCache.CHARS) return -1;
-    const slot = TokenCache.slotOf(h);
-    if (this.len[slot] !== n || this.hash[slot] !== (h | 0)) return -1;
-    const base = slot * TokenCache.CHARS - 1;
-    for (let k = 1; k <= n; k++) if (this.chars[base + k] !== pad[k]) return -1;
-    return slot;
+    const e = this.e;
+    const at = TokenCache.slotOf(h);
+    if (e[at + 1] !== n || e[at] !== (h | 0)) return -1;
+    for (let k = 1, j = at + 5; k <= n; k += 2, j++) {
+      const pair = k < n ? (pad[k] as number) | ((pad[k + 1] as number) << 16) : (pad[k] as number);
+      if (e[j] !== pair) return -1;
+    }
+    return at;
+  }
+
+  sum0(at: number): number {
+    return this.e[at + 2] as number;
+  }
+
+  sum1(at: number): number {
+    return this.e[at + 3] as number;
+  }
+
+  count(at: number): number {
+    return this.e[at + 4] as number;
   }
 
   store(h: number, pad: Int32Array, n: number, s0: number, s1: number, f: number): void {
     if (n > TokenCache.CHARS) return;
     for (let k = 1; k <= n; k++) if ((pad[k] as number) > 0xffff) return;
-    const slot = TokenCache.slotOf(h);
-    const base = slot * TokenCache.CHARS - 1;
-    for (let k = 1; k <= n; k++) this.chars[base + k] = pad[k] as number;
-    this.hash[slot] = h | 0;
-    this.len[slot] = n;
-    this.sum0[slot] = s0;
-    this.sum1[slot] = s1;
-    this.count[slot] = f;
+    const e = this.e;
+    const at = TokenCache.slotOf(h);
+    e[at] = h | 0;
+    e[at + 1] = n;
+    e[at + 2] = s0;
+    e[at + 3] = s1;
+    e[at + 4] = f;
+    for (let k = 1, j = at + 5; k <= n; k += 2, j++)
+      e[j] = k < n ? (pad[k] as number) | ((pad[k + 1] as number) << 16) : (pad[k] as number);
   }
 }
 
@@ -223,9 +236,9 @@ export class FeatureScorer {
       let f: number;
       const slot = this.cache.find(h, pad, n);
       if (slot >= 0) {
-        s0 = this.cache.sum0[slot] as number;
-        s1 = this.cache.sum1[slot] as number;
-        f = this.cache.count[slot] as number;
+        s0 = this.cache.sum0(slot);
+        s1 = this.cache.sum1(slot);
+        f = this.cache.count(slot);
       } else {
         const idx = (h & mask) << 1;
         s0 = w[idx] as number;
