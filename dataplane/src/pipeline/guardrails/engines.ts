@@ -19,8 +19,8 @@ export interface SharedAnchors {
   toxicity: FoundAnchors;
 }
 
-export function findAnchors(text: string): SharedAnchors {
-  const lower = text.toLowerCase();
+/** `lower`: a text, lower-cased. */
+export function findAnchors(lower: string): SharedAnchors {
   const [injection, toxicity] = UNION.find(lower);
   return {
     injection: { lower, words: injection ?? { at: [], token: [] } },

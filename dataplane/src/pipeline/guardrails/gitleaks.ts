@@ -94,8 +94,7 @@ export class GitleaksRules {
   }
 
   /** Windows per rule, merged, from one pass of the keyword automaton. */
-  private windows(text: string): Map<number, Array<[number, number]>> {
-    const lower = text.toLowerCase();
+  private windows(text: string, lower: string): Map<number, Array<[number, number]>> {
     const haystack = lower.length === text.length ? lower : text;
     const out = new Map<number, Array<[number, number]>>();
     // Every keyword at every offset, by offset and then shortest first: overlapping ones
@@ -142,9 +141,10 @@ export class GitleaksRules {
     return this.globalAllow.some((re) => re.test(secret));
   }
 
-  detect(text: string, score: number): Finding[] {
+  /** `lower`: text.toLowerCase(), when the caller has it already. */
+  detect(text: string, score: number, lower = text.toLowerCase()): Finding[] {
     const out: Finding[] = [];
-    for (const [index, spans] of this.windows(text)) {
+    for (const [index, spans] of this.windows(text, lower)) {
       const rule = this.rules[index];
       if (!rule) continue;
       for (const [from, to] of spans) {

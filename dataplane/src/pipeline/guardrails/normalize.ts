@@ -168,6 +168,7 @@ class PreparedText implements TextPrep {
   private windows: Array<[number, number]> | undefined;
   private scores: LearnedScores | undefined;
   private found: SharedAnchors | undefined;
+  private lowered: string | undefined;
 
   constructor(private readonly text: string) {}
 
@@ -179,8 +180,12 @@ class PreparedText implements TextPrep {
     return (this.scores ??= learnedGuards().score(this.text));
   }
 
+  lower(): string {
+    return (this.lowered ??= this.text.toLowerCase());
+  }
+
   anchors(): SharedAnchors {
-    return (this.found ??= findAnchors(this.text));
+    return (this.found ??= findAnchors(this.lower()));
   }
 }
 

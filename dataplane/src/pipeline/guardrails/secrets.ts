@@ -10,7 +10,7 @@
  * jwt.io sample) and self-declared placeholders (<your-key>, ${VAR}, xxxx, ****) are not
  * secrets: they grant nothing, and flagging them blocks people reading vendor docs.
  */
-import type { Finding } from './types.ts';
+import type { Finding, TextPrep } from './types.ts';
 import { dedupeOverlaps, extendLeft, isWordCode } from './spans.ts';
 import { trie } from './signals.ts';
 import { GITLEAKS, GitleaksRules } from './gitleaks.ts';
@@ -265,9 +265,8 @@ const CODE_VALUE =
 
 const isNameCode = (c: number): boolean => isWordCode(c) || c === 46 || c === 45;
 
-function genericFindings(text: string, out: Finding[]): void {
+function genericFindings(text: string, lower: string, out: Finding[]): void {
   // Matched on a lower-cased copy (same offsets) without the `i` flag, which is twice as fast.
-  const lower = text.toLowerCase();
   const [haystack, re] = lower.length === text.length ? [lower, ASSIGNMENT_LOWER] : [text, ASSIGNMENT];
   re.lastIndex = 0;
   for (let m = re.exec(haystack); m !== null; m = re.exec(haystack)) {
@@ -372,7 +371,7 @@ const ANY_KEYWORD = new RegExp(
   trie([...new Set(RULES.filter((r) => !r.wholeText).flatMap((r) => r.keywords))]),
 );
 
-export function detect(text: string): Finding[] {
+export function detect(text: string, prep?: TextPrep): Finding[] {
   const out: Finding[] = [];
   for (const [runStart, runEnd] of tokenRuns(text)) {
     const from = Math.max(0, runStart - CONTEXT);
@@ -391,9 +390,11 @@ export function detect(text: string): Finding[] {
   }
   if (text.includes('PRIVATE KEY')) privateKeyFindings(text, out);
   if (text.includes('://')) urlCredentials(text, out);
-  genericFindings(text, out);
+  // One lower-cased copy for both passes, and for the other detectors when they share prep.
+  const lower = prep ? prep.lower() : text.toLowerCase();
+  genericFindings(text, lower, out);
   // Ours first: where both know a format, the finding keeps our category name.
-  out.push(...GITLEAKS_RULES.detect(text, GITLEAKS_SCORE));
+  out.push(...GITLEAKS_RULES.detect(text, GITLEAKS_SCORE, lower));
   return dedupeOverlaps(out);
 }
 

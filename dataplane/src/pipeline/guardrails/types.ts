@@ -29,6 +29,8 @@ export interface TextPrep {
   disguised(): Array<[number, number]>;
   /** Scores of the learned injection and toxicity models (one feature pass for both). */
   learned(): LearnedScores;
+  /** text.toLowerCase(), which several detectors match on. */
+  lower(): string;
   /** Lower-cased text and the word anchors of the injection and toxicity signal sets. */
   anchors(): SharedAnchors;
 }
