@@ -173,7 +173,10 @@ export class FeatureScorer {
       };
     }
     const out = this.buf;
-    out.count = 0;
+    // Locals, not property loads per token: V8 cannot hoist loads past the typed-array stores.
+    const { starts, ends, sum0, sum1, n: features } = out;
+    const cache = this.cache;
+    let count = 0;
     const pad = this.pad;
     const w = this.weights;
     const mask = this.mask;
@@ -234,11 +237,11 @@ export class FeatureScorer {
       let s0: number;
       let s1: number;
       let f: number;
-      const slot = this.cache.find(h, pad, n);
+      const slot = cache.find(h, pad, n);
       if (slot >= 0) {
-        s0 = this.cache.sum0(slot);
-        s1 = this.cache.sum1(slot);
-        f = this.cache.count(slot);
+        s0 = cache.sum0(slot);
+        s1 = cache.sum1(slot);
+        f = cache.count(slot);
       } else {
         const idx = (h & mask) << 1;
         s0 = w[idx] as number;
@@ -270,7 +273,7 @@ export class FeatureScorer {
           }
         }
         pad[g + 1] = saved;
-        this.cache.store(h, pad, n, s0, s1, f);
+        cache.store(h, pad, n, s0, s1, f);
       }
       // The word-pair feature depends on the previous token, so it is never cached.
       if (prev >= 0) {
@@ -281,13 +284,14 @@ export class FeatureScorer {
         f++;
       }
       prev = h;
-      const t = out.count++;
-      out.starts[t] = start;
-      out.ends[t] = i;
-      out.sum0[t] = s0;
-      out.sum1[t] = s1;
-      out.n[t] = f;
+      starts[count] = start;
+      ends[count] = i;
+      sum0[count] = s0;
+      sum1[count] = s1;
+      features[count] = f;
+      count++;
     }
+    out.count = count;
     return out;
   }
 }
