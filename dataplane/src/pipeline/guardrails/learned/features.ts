@@ -96,8 +96,10 @@ class TokenCache {
     const at = TokenCache.slotOf(h);
     if (e[at + 1] !== n || e[at] !== (h | 0)) return -1;
     for (let k = 1, j = at + 5; k <= n; k += 2, j++) {
-      const pair = k < n ? (pad[k] as number) | ((pad[k + 1] as number) << 16) : (pad[k] as number);
-      if (e[j] !== pair) return -1;
+      const a = pad[k] as number;
+      const b = k < n ? (pad[k + 1] as number) : 0;
+      // A code point past the BMP would not pack into 16 bits; such words are never stored.
+      if ((a | b) > 0xffff || e[j] !== (a | (b << 16))) return -1;
     }
     return at;
   }
@@ -125,7 +127,7 @@ class TokenCache {
     e[at + 3] = s1;
     e[at + 4] = f;
     for (let k = 1, j = at + 5; k <= n; k += 2, j++)
-      e[j] = k < n ? (pad[k] as number) | ((pad[k + 1] as number) << 16) : (pad[k] as number);
+      e[j] = (pad[k] as number) | ((k < n ? (pad[k + 1] as number) : 0) << 16);
   }
 }
 
