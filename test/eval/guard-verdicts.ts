@@ -7,6 +7,9 @@
  *   npx tsx test/eval/guard-verdicts.ts > /tmp/after.jsonl
  *   (in the other checkout) npx tsx test/eval/guard-verdicts.ts > /tmp/before.jsonl
  *   diff /tmp/before.jsonl /tmp/after.jsonl
+ *
+ * guard-verdicts.test.ts checks a digest of this output, so a change that moves any
+ * finding fails there; one that is meant to updates the digest.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
