@@ -73,6 +73,10 @@ export async function startGantry(
       String(adminPort),
       '--fake-provider',
       'off',
+      // The bench stops it when done: no load balancer to wait for, and a profile is written
+      // only by a clean exit before the process group's SIGKILL grace runs out.
+      '--pre-stop-ms',
+      '0',
     ],
     cwd: root,
     // The deployment's apiKeyEnv (the harness names it FAKE_PROVIDER_KEY) is set here only.
