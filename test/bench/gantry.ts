@@ -97,7 +97,7 @@ export async function startGantry(
   }
   return {
     name: 'gantry',
-    label: `Gantry${ctx.options.gantryDir ? ` from ${root}` : ''} (GANTRY_LOG_LEVEL=${ctx.options.gantryLogLevel}${setup.describe ? `; ${setup.describe}` : ''})`,
+    label: `Gantry${ctx.options.gantryDir ? ` from ${root}` : ''} (GANTRY_LOG_LEVEL=${setup.env?.GANTRY_LOG_LEVEL ?? ctx.options.gantryLogLevel}${setup.describe ? `; ${setup.describe}` : ''})`,
     origin: `http://127.0.0.1:${port}`,
     path: '/v1/chat/completions',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${CLIENT_KEY}` },

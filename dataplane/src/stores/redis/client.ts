@@ -5,6 +5,7 @@
  * the background and the stores recover when Redis is back.
  */
 import { createRequire } from 'node:module';
+import type * as IoRedis from 'ioredis';
 import type { Redis } from 'ioredis';
 import { StoreUnavailableError } from '../errors.ts';
 
@@ -24,7 +25,7 @@ const requireCjs = createRequire(import.meta.url);
 let RedisClass: typeof Redis | undefined;
 
 export function createRedisClient(opts: RedisClientOptions): Redis {
-  RedisClass ??= (requireCjs('ioredis') as typeof import('ioredis')).Redis;
+  RedisClass ??= (requireCjs('ioredis') as typeof IoRedis).Redis;
   const client = new RedisClass(opts.url, {
     connectTimeout: opts.connectTimeoutMs ?? 1000,
     commandTimeout: opts.commandTimeoutMs ?? 1000,

@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
+import type * as Milvus from '@zilliz/milvus2-sdk-node';
 import type { MilvusClient } from '@zilliz/milvus2-sdk-node';
 import {
   assertPartition,
@@ -61,7 +62,7 @@ const literal = (s: string) => JSON.stringify(s);
  * must not carry it.
  */
 const requireCjs = createRequire(import.meta.url);
-type MilvusSdk = typeof import('@zilliz/milvus2-sdk-node');
+type MilvusSdk = typeof Milvus;
 let loadedSdk: MilvusSdk | undefined;
 const milvusSdk = (): MilvusSdk => (loadedSdk ??= requireCjs('@zilliz/milvus2-sdk-node') as MilvusSdk);
 
