@@ -3,6 +3,7 @@
  * timeout, reused across requests; every response body is consumed or destroyed so the
  * pool never stalls on a failover path.
  */
+import { EventEmitter } from 'node:events';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { RawUpstreamRequest, UpstreamError } from '../providers/types.ts';
 
@@ -44,6 +45,22 @@ export class UpstreamFailure extends Error {
 
 const ERROR_BODY_LIMIT = 64 * 1024;
 
+/**
+ * Aborts one attempt: what undici needs of a signal (`aborted`, `reason`, an 'abort' event),
+ * with the abort reasons an AbortController would carry, so failures classify the same.
+ */
+export class AttemptSignal extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
 export class UpstreamClient {
   private readonly agents = new Map<string, Agent>();
 
@@ -69,8 +86,9 @@ export class UpstreamClient {
     clientSignal: AbortSignal,
   ): Promise<UpstreamResponse> {
     if (clientSignal.aborted) throw new ClientAbortError();
-    // One controller and one timer per attempt: cheaper than AbortSignal.any + AbortSignal.timeout.
-    const controller = new AbortController();
+    // One emitter-style signal and one timer per attempt: undici takes either kind of signal,
+    // and an EventEmitter costs a fraction of an AbortController and its EventTarget.
+    const controller = new AttemptSignal();
     const onClientAbort = () => controller.abort(clientSignal.reason);
     clientSignal.addEventListener('abort', onClientAbort, { once: true });
     const limitMs = timeouts.totalMs ?? timeouts.firstTokenMs;
@@ -90,7 +108,7 @@ export class UpstreamClient {
         method: req.method,
         headers: req.headers,
         body: req.body,
-        signal: controller.signal,
+        signal: controller,
         dispatcher: this.agent(req.url, timeouts.connectMs),
         headersTimeout: timeouts.headersMs,
         bodyTimeout: timeouts.bodyMs,
