@@ -4,7 +4,7 @@
  * pool never stalls on a failover path.
  */
 import { EventEmitter } from 'node:events';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { RawUpstreamRequest, UpstreamError } from '../providers/types.ts';
 
 export interface CallTimeouts {
@@ -61,8 +61,25 @@ export class AttemptSignal extends EventEmitter {
   }
 }
 
+/** Upstream URLs parsed at most this many at a time (a process calls a handful). */
+const MAX_PARSED_URLS = 1024;
+
 export class UpstreamClient {
   private readonly agents = new Map<string, Agent>();
+  /** Origin and path of each URL called, parsed once (undici's request() parses it every call). */
+  private readonly targets = new Map<string, { origin: string; path: string }>();
+
+  private target(url: string): { origin: string; path: string } {
+    let t = this.targets.get(url);
+    if (!t) {
+      // The URL parser's normalisation, exactly as undici's request(url) applies it.
+      const u = new URL(url);
+      t = { origin: u.origin, path: u.search ? `${u.pathname}${u.search}` : u.pathname };
+      if (this.targets.size >= MAX_PARSED_URLS) this.targets.clear();
+      this.targets.set(url, t);
+    }
+    return t;
+  }
 
   /** One pool per origin and connect timeout; the URL is parsed only when a pool is created. */
   private agent(url: string, connectMs: number): Agent {
@@ -104,12 +121,14 @@ export class UpstreamClient {
       clientSignal.removeEventListener('abort', onClientAbort);
     };
     try {
-      const res = await request(req.url, {
+      const { origin, path } = this.target(req.url);
+      const res = await this.agent(req.url, timeouts.connectMs).request({
+        origin,
+        path,
         method: req.method,
         headers: req.headers,
         body: req.body,
         signal: controller,
-        dispatcher: this.agent(req.url, timeouts.connectMs),
         headersTimeout: timeouts.headersMs,
         bodyTimeout: timeouts.bodyMs,
       });
