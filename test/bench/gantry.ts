@@ -83,6 +83,8 @@ export async function startGantry(
     env: {
       ...process.env,
       FAKE_PROVIDER_KEY: UPSTREAM_KEY,
+      // As `npm start` and the image set it.
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
       GANTRY_LOG_LEVEL: ctx.options.gantryLogLevel,
       ...setup.env,
     },
