@@ -2,11 +2,12 @@
  * `npm start`: run the data plane on a gantry.yaml of manifests. With no provider key set,
  * the deployments are served by the built-in fake provider, so it works offline.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import pino from 'pino';
 import { parseCli } from './cli.ts';
 import { cacheMemoryFromEnv } from './stores/cache-bounds-env.ts';
 import { jsonDepthLimit } from './formats/json-depth.ts';
+import { DEFAULT_LINE_BATCH, LineBatch } from './telemetry/log-lines.ts';
 
 /** The checkout's version: main.ts and the built bundle both sit two levels below package.json. */
 function version(): string {
@@ -37,9 +38,14 @@ const options = cli.options;
 
 // Log lines are buffered and written to stdout by asynchronous writes: a synchronous write per
 // request line held every request up whenever stdout's reader lagged (13.5 % of the busy
-// samples in the bench's profile). The buffer is flushed on shutdown below and by pino's exit
-// hook on any other exit.
-const logDestination = pino.destination({ dest: 1, sync: false });
+// samples in the bench's profile). Lines are also batched (one write per 50 ms or 16 K
+// characters): a write per line cost a fifth of a request's CPU at one connection. Both
+// buffers are flushed on shutdown below and on any other exit.
+const logDestination = new LineBatch(pino.destination({ dest: 1, sync: false }), {
+  ...DEFAULT_LINE_BATCH,
+  writeSync: (chunk) => writeSync(1, chunk),
+});
+process.once('exit', () => logDestination.flushSync());
 const logger = {
   level: options.logLevel,
   redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],

@@ -18,6 +18,7 @@ import { cacheE2e } from './cache-e2e.ts';
 import { cacheLookup } from './cache-lookup.ts';
 import { compressionDecision } from './compression-decision.ts';
 import { guardrailScan } from './guardrail-scan.ts';
+import { logCostSection } from './log-cost.ts';
 import { moneyPath } from './money-path.ts';
 import { proxyOverhead } from './proxy-overhead.ts';
 import { routingClassifier } from './routing-classifier.ts';
@@ -27,6 +28,7 @@ import type { BenchContext, Check, Section, SectionResult } from './section.ts';
 /** Every section the bench knows, in run order. Later sections add one line here. */
 const sections: Section[] = [
   proxyOverhead,
+  logCostSection,
   moneyPath,
   guardrailScan,
   routingClassifier,

@@ -19,6 +19,9 @@ function verdictOf(m: Measured, passes: (v: number) => boolean, target: string):
 export const below = (m: Measured, limit: number): Check =>
   verdictOf(m, (v) => v < limit, `< ${show(m, limit)}`);
 
+export const atMost = (m: Measured, limit: number): Check =>
+  verdictOf(m, (v) => v <= limit, `<= ${show(m, limit)}`);
+
 export const atLeast = (m: Measured, limit: number): Check =>
   verdictOf(m, (v) => v >= limit, `>= ${show(m, limit)}`);
 

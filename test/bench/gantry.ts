@@ -73,12 +73,18 @@ export async function startGantry(
       String(adminPort),
       '--fake-provider',
       'off',
+      // The bench stops it when done: no load balancer to wait for, and a profile is written
+      // only by a clean exit before the process group's SIGKILL grace runs out.
+      '--pre-stop-ms',
+      '0',
     ],
     cwd: root,
     // The deployment's apiKeyEnv (the harness names it FAKE_PROVIDER_KEY) is set here only.
     env: {
       ...process.env,
       FAKE_PROVIDER_KEY: UPSTREAM_KEY,
+      // As `npm start` and the image set it.
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
       GANTRY_LOG_LEVEL: ctx.options.gantryLogLevel,
       ...setup.env,
     },
@@ -93,7 +99,7 @@ export async function startGantry(
   }
   return {
     name: 'gantry',
-    label: `Gantry${ctx.options.gantryDir ? ` from ${root}` : ''} (GANTRY_LOG_LEVEL=${ctx.options.gantryLogLevel}${setup.describe ? `; ${setup.describe}` : ''})`,
+    label: `Gantry${ctx.options.gantryDir ? ` from ${root}` : ''} (GANTRY_LOG_LEVEL=${setup.env?.GANTRY_LOG_LEVEL ?? ctx.options.gantryLogLevel}${setup.describe ? `; ${setup.describe}` : ''})`,
     origin: `http://127.0.0.1:${port}`,
     path: '/v1/chat/completions',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${CLIENT_KEY}` },

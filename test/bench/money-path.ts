@@ -11,7 +11,7 @@
 import { request } from 'undici';
 import { apiKey, deployment, fakeBase, tenant } from '../harness/stack.ts';
 import { startRedis, type RedisInstance } from '../harness/redis.ts';
-import { below, skipped } from './checks.ts';
+import { atMost, skipped } from './checks.ts';
 import { startGantry } from './gantry.ts';
 import { runLoad, type Exchange } from './load.ts';
 import { sectionList, sectionNumber } from './options.ts';
@@ -21,8 +21,8 @@ import { mergeSamples, summarise, type CellStats, type Samples } from './stats.t
 import { chatBody, type Target } from './target.ts';
 import { startUpstream, type Upstream } from './upstream.ts';
 
-/** Issue 3: added over the foundation path, p50. */
-export const ADDED_P50_TARGET_MS = 0.5;
+/** Issue 15 (issue 3 asked < 0.5 ms): added over the foundation path, p50. */
+export const ADDED_P50_TARGET_MS = 0.3;
 
 export const STORES = ['redis', 'memory'] as const;
 export type Store = (typeof STORES)[number];
@@ -150,10 +150,10 @@ export function redisCost(cells: readonly MoneyCell[]): StoreCost[] {
 
 export function moneyChecks(added: readonly MoneyAdded[], redisMissing: string | undefined): Check[] {
   const name = 'money path added p50 @1 conn (Redis)';
-  const target = `< ${ADDED_P50_TARGET_MS.toFixed(3)} ms`;
+  const target = `<= ${ADDED_P50_TARGET_MS.toFixed(3)} ms`;
   if (redisMissing) return [skipped(name, target, redisMissing)];
   const a = added.find((x) => x.store === 'redis' && x.connections === 1);
-  return [below({ name, value: a?.p50 ?? NaN, unit: ' ms', digits: 3 }, ADDED_P50_TARGET_MS)];
+  return [atMost({ name, value: a?.p50 ?? NaN, unit: ' ms', digits: 3 }, ADDED_P50_TARGET_MS)];
 }
 
 const ms = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : '-');

@@ -10,7 +10,17 @@ import type { ModelRoute } from '../config/snapshot.ts';
 import { estimateCost, MAX_ESTIMATE_USD, type OutputBound } from '../accounting/estimate.ts';
 import { formatUsd } from '../accounting/cost.ts';
 import type { Stores } from '../stores/index.ts';
-import { isStoreUnavailable, type RateDecision, type RateTicket, type Reservation } from '../stores/index.ts';
+import {
+  AdmissionStoreError,
+  isStoreUnavailable,
+  type AdmitResult,
+  type BudgetLimit,
+  type RateDecision,
+  type RateLimits,
+  type RateTicket,
+  type ReserveRequest,
+  type Reservation,
+} from '../stores/index.ts';
 import type { RequestContext } from './context.ts';
 
 export interface Admission {
@@ -88,64 +98,80 @@ export async function admit(
         }
       : estimateCost(routes(), promptTokens(), output);
   const admission: Admission = { ticket: undefined, reservation: undefined };
+  const tokens = estimate.promptTokens + estimate.maxOutputTokens;
+  const reserveRequest = (budget: NonNullable<typeof spec.budget>): ReserveRequest => ({
+    ...keyRef,
+    budget,
+    estimateUsd: estimate.costUsd,
+    autoRecharge: spec.autoRecharge?.enabled ? spec.autoRecharge : undefined,
+    reference: ctx.id,
+  });
+
+  // Both: one step (one Redis round trip), with the same outcomes as the two below in turn.
+  if (spec.rateLimit && spec.budget) {
+    let both: AdmitResult;
+    try {
+      both = await stores.admitter.admit(keyRef, spec.rateLimit, tokens, reserveRequest(spec.budget));
+    } catch (err) {
+      if (!(err instanceof AdmissionStoreError)) throw err;
+      throw isStoreUnavailable(err.cause) ? unavailable(`the ${err.store}`, err.cause) : err.cause;
+    }
+    applyRateDecision(ctx, spec.rateLimit, both.decision, tokens);
+    if (both.reserve && !both.reserve.ok)
+      throw budgetExceeded(spec.budget, estimate.costUsd, both.reserve.remainingUsd);
+    admission.ticket = both.decision.ticket;
+    admission.reservation = both.reserve?.ok ? both.reserve.reservation : undefined;
+    return admission;
+  }
 
   if (spec.rateLimit) {
     let decision: RateDecision;
     try {
-      decision = await stores.rateLimiter.acquire(
-        keyRef,
-        spec.rateLimit,
-        estimate.promptTokens + estimate.maxOutputTokens,
-      );
+      decision = await stores.rateLimiter.acquire(keyRef, spec.rateLimit, tokens);
     } catch (err) {
       throw isStoreUnavailable(err) ? unavailable('the rate limiter', err) : err;
     }
-    const headers = rateLimitHeaders(decision);
-    Object.assign(ctx.responseHeaders, headers);
-    if (!decision.allowed) {
-      const which = decision.requests && !decision.requests.allowed ? 'requests' : 'tokens';
-      const limit = which === 'requests' ? spec.rateLimit.requestsPerMinute : spec.rateLimit.tokensPerMinute;
-      const message = decision.tokensExceedLimit
-        ? `request needs about ${estimate.promptTokens + estimate.maxOutputTokens} tokens, more than this key's limit of ${limit} tokens per minute`
-        : `rate limit exceeded: ${limit} ${which} per minute for this key; retry after ${Math.ceil(decision.retryAfterMs / 1000)}s`;
-      throw new GatewayError('rate_limit_exceeded', message, {
-        headers: { ...headers, 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) },
-      });
-    }
+    applyRateDecision(ctx, spec.rateLimit, decision, tokens);
     admission.ticket = decision.ticket;
   }
 
   if (spec.budget) {
-    const autoRecharge = spec.autoRecharge?.enabled ? spec.autoRecharge : undefined;
     let result;
     try {
-      result = await stores.budgets.reserve({
-        ...keyRef,
-        budget: spec.budget,
-        estimateUsd: estimate.costUsd,
-        autoRecharge,
-        reference: ctx.id,
-      });
+      result = await stores.budgets.reserve(reserveRequest(spec.budget));
     } catch (err) {
-      await releaseTicket(stores, admission);
       throw isStoreUnavailable(err) ? unavailable('the budget store', err) : err;
     }
-    if (!result.ok) {
-      await releaseTicket(stores, admission);
-      throw new GatewayError(
-        'budget_exceeded',
-        `budget exceeded: $${formatUsd(result.remainingUsd)} remaining of this key's ${spec.budget.period} budget of $${formatUsd(spec.budget.limitUsd)}, ` +
-          `and this request is estimated at $${formatUsd(estimate.costUsd)}`,
-      );
-    }
+    if (!result.ok) throw budgetExceeded(spec.budget, estimate.costUsd, result.remainingUsd);
     admission.reservation = result.reservation;
   }
   return admission;
 }
 
-/** A refused request does not count against the token limit. */
-async function releaseTicket(stores: Stores, admission: Admission): Promise<void> {
-  if (!admission.ticket) return;
-  await stores.rateLimiter.adjust(admission.ticket, 0).catch(() => undefined);
-  admission.ticket = undefined;
+/** The `x-ratelimit-*` headers of every answer, and a 429 when the limit refused. */
+function applyRateDecision(
+  ctx: RequestContext,
+  limits: RateLimits,
+  decision: RateDecision,
+  tokens: number,
+): void {
+  const headers = rateLimitHeaders(decision);
+  Object.assign(ctx.responseHeaders, headers);
+  if (decision.allowed) return;
+  const which = decision.requests && !decision.requests.allowed ? 'requests' : 'tokens';
+  const limit = which === 'requests' ? limits.requestsPerMinute : limits.tokensPerMinute;
+  const message = decision.tokensExceedLimit
+    ? `request needs about ${tokens} tokens, more than this key's limit of ${limit} tokens per minute`
+    : `rate limit exceeded: ${limit} ${which} per minute for this key; retry after ${Math.ceil(decision.retryAfterMs / 1000)}s`;
+  throw new GatewayError('rate_limit_exceeded', message, {
+    headers: { ...headers, 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) },
+  });
+}
+
+function budgetExceeded(budget: BudgetLimit, estimateUsd: number, remainingUsd: number): GatewayError {
+  return new GatewayError(
+    'budget_exceeded',
+    `budget exceeded: $${formatUsd(remainingUsd)} remaining of this key's ${budget.period} budget of $${formatUsd(budget.limitUsd)}, ` +
+      `and this request is estimated at $${formatUsd(estimateUsd)}`,
+  );
 }

@@ -3,7 +3,8 @@
  * timeout, reused across requests; every response body is consumed or destroyed so the
  * pool never stalls on a failover path.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import { EventEmitter } from 'node:events';
+import { Agent, type Dispatcher } from 'undici';
 import type { RawUpstreamRequest, UpstreamError } from '../providers/types.ts';
 
 export interface CallTimeouts {
@@ -44,8 +45,41 @@ export class UpstreamFailure extends Error {
 
 const ERROR_BODY_LIMIT = 64 * 1024;
 
+/**
+ * Aborts one attempt: what undici needs of a signal (`aborted`, `reason`, an 'abort' event),
+ * with the abort reasons an AbortController would carry, so failures classify the same.
+ */
+export class AttemptSignal extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
+/** Upstream URLs parsed at most this many at a time (a process calls a handful). */
+const MAX_PARSED_URLS = 1024;
+
 export class UpstreamClient {
   private readonly agents = new Map<string, Agent>();
+  /** Origin and path of each URL called, parsed once (undici's request() parses it every call). */
+  private readonly targets = new Map<string, { origin: string; path: string }>();
+
+  private target(url: string): { origin: string; path: string } {
+    let t = this.targets.get(url);
+    if (!t) {
+      // The URL parser's normalisation, exactly as undici's request(url) applies it.
+      const u = new URL(url);
+      t = { origin: u.origin, path: u.search ? `${u.pathname}${u.search}` : u.pathname };
+      if (this.targets.size >= MAX_PARSED_URLS) this.targets.clear();
+      this.targets.set(url, t);
+    }
+    return t;
+  }
 
   /** One pool per origin and connect timeout; the URL is parsed only when a pool is created. */
   private agent(url: string, connectMs: number): Agent {
@@ -69,8 +103,9 @@ export class UpstreamClient {
     clientSignal: AbortSignal,
   ): Promise<UpstreamResponse> {
     if (clientSignal.aborted) throw new ClientAbortError();
-    // One controller and one timer per attempt: cheaper than AbortSignal.any + AbortSignal.timeout.
-    const controller = new AbortController();
+    // One emitter-style signal and one timer per attempt: undici takes either kind of signal,
+    // and an EventEmitter costs a fraction of an AbortController and its EventTarget.
+    const controller = new AttemptSignal();
     const onClientAbort = () => controller.abort(clientSignal.reason);
     clientSignal.addEventListener('abort', onClientAbort, { once: true });
     const limitMs = timeouts.totalMs ?? timeouts.firstTokenMs;
@@ -86,12 +121,14 @@ export class UpstreamClient {
       clientSignal.removeEventListener('abort', onClientAbort);
     };
     try {
-      const res = await request(req.url, {
+      const { origin, path } = this.target(req.url);
+      const res = await this.agent(req.url, timeouts.connectMs).request({
+        origin,
+        path,
         method: req.method,
         headers: req.headers,
         body: req.body,
-        signal: controller.signal,
-        dispatcher: this.agent(req.url, timeouts.connectMs),
+        signal: controller,
         headersTimeout: timeouts.headersMs,
         bodyTimeout: timeouts.bodyMs,
       });

@@ -21,6 +21,7 @@ import type { RequestContext } from '../pipeline/context.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { acceptedRequestId } from '../telemetry/trace-context.ts';
 import { createContext } from './context.ts';
+import { DrainAborts } from './drain-aborts.ts';
 import { isAdministrativePath } from './admin-paths.ts';
 import { checkJsonDepth } from './depth-guard.ts';
 import type { StreamResult } from './stream-writer.ts';
@@ -108,8 +109,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const maxJsonDepth = jsonDepthLimit(opts.maxJsonDepth);
   const timeouts = nodeServerTimeouts({ ...DEFAULT_LIMITS, ...opts.limits });
   const shutdown = opts.shutdown ?? new AbortController().signal;
-  // Every request in flight listens for the drain deadline: thousands, not a leak.
+  // Every open stream listens for the drain deadline: thousands, not a leak.
   setMaxListeners(0, shutdown);
+  const drain = new DrainAborts(shutdown);
   const app = Fastify({
     http: {
       headersTimeout: timeouts.headersTimeout,
@@ -160,14 +162,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const hooks: RouteHooks = {
     // Built once per request, by the onRequest hook below; routes reuse it.
     context: (request, reply) =>
-      (request.gantry ??= createContext(
-        request,
-        reply,
-        opts.config,
-        requestTimeoutMs,
-        opts.tracer,
-        shutdown,
-      )),
+      (request.gantry ??= createContext(request, reply, opts.config, requestTimeoutMs, opts.tracer, drain)),
     shutdown,
     streamed: async (request, result) => {
       const ctx = request.gantry;

@@ -5,6 +5,7 @@ import type { RequestContext } from '../pipeline/context.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
 import { authenticate, presentedKey } from './auth.ts';
+import type { DrainAborts } from './drain-aborts.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,7 +25,7 @@ export function createContext(
   config: ConfigStore,
   requestTimeoutMs: number,
   tracer: OtlpTracer | undefined,
-  shutdown: AbortSignal,
+  drain: DrainAborts,
 ): RequestContext {
   const snapshot = config.current();
   const { key, tenant } = authenticate(snapshot, presentedKey(request.headers));
@@ -32,11 +33,9 @@ export function createContext(
   // The response closing before it finished means the client went away.
   // At the shutdown drain deadline the request is let go like a client that left: the
   // upstream call is aborted and what was produced is settled.
-  const onShutdown = () => controller.abort(shutdown.reason);
-  if (shutdown.aborted) onShutdown();
-  else shutdown.addEventListener('abort', onShutdown, { once: true });
+  const untrack = drain.track(controller);
   reply.raw.once('close', () => {
-    shutdown.removeEventListener('abort', onShutdown);
+    untrack();
     if (!reply.raw.writableFinished) controller.abort();
   });
   const startedAt = Date.now();

@@ -3,6 +3,8 @@
  * Redis URL everything lives in process: the embedded default for a laptop or a single pod.
  */
 import type { Redis } from 'ioredis';
+import { SequentialAdmitter, type Admitter } from './admission.ts';
+import { RedisAdmitter } from './redis/admission.ts';
 import type { BudgetStore, BudgetStoreOptions } from './budget.ts';
 import { MemoryBudgetStore } from './memory/budget.ts';
 import { MemoryRateLimiter } from './memory/rate-limiter.ts';
@@ -38,6 +40,8 @@ export interface Stores {
   readonly kind: 'memory' | 'redis';
   readonly rateLimiter: RateLimiter;
   readonly budgets: BudgetStore;
+  /** Rate limit and budget together, for a key with both (one round trip with Redis). */
+  readonly admitter: Admitter;
   readonly wallets: WalletStore;
   readonly usage: UsageStore;
   /** Stored Responses-API responses (`previous_response_id`, GET/DELETE /v1/responses/{id}). */
@@ -90,10 +94,13 @@ export interface RedisStoresOptions extends StoresOptions {
 export function createMemoryStores(opts: StoresOptions & { state?: MemoryState } = {}): Stores {
   const state = opts.state ?? new MemoryState();
   const clock = opts.clock ?? systemClock;
+  const rateLimiter = new MemoryRateLimiter(state, clock);
+  const budgets = new MemoryBudgetStore(state, clock, opts);
   return {
     kind: 'memory',
-    rateLimiter: new MemoryRateLimiter(state, clock),
-    budgets: new MemoryBudgetStore(state, clock, opts),
+    rateLimiter,
+    budgets,
+    admitter: new SequentialAdmitter(rateLimiter, budgets),
     wallets: new MemoryWalletStore(state, clock),
     usage: createMemoryUsageStore({ clock }),
     responses: new MemoryResponseStore({ clock }),
@@ -115,10 +122,13 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
   const redis = owned ? createRedisClient(client) : client;
   const keys = new KeySpace(opts.prefix);
   const clock = opts.clock ?? systemClock;
+  const rateLimiter = new RedisRateLimiter(redis, keys, clock);
+  const budgets = new RedisBudgetStore(redis, keys, clock, opts);
   return {
     kind: 'redis',
-    rateLimiter: new RedisRateLimiter(redis, keys, clock),
-    budgets: new RedisBudgetStore(redis, keys, clock, opts),
+    rateLimiter,
+    budgets,
+    admitter: new RedisAdmitter(redis, rateLimiter, budgets),
     wallets: new RedisWalletStore(redis, keys, clock),
     usage: createRedisUsageStore(redis, keys, { clock }),
     responses: new RedisResponseStore(redis, keys),
@@ -145,6 +155,7 @@ export { StoreUnavailableError, isStoreUnavailable } from './errors.ts';
 export { waitForReady } from './redis/client.ts';
 export { MemoryState } from './memory/state.ts';
 export type * from './budget.ts';
+export { AdmissionStoreError, type Admitter, type AdmitResult } from './admission.ts';
 export type * from './rate-limiter.ts';
 export type * from './wallet.ts';
 export type { KeyRef, Clock } from './types.ts';

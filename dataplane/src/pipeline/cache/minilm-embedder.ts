@@ -8,7 +8,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import * as ort from 'onnxruntime-node';
+import { createRequire } from 'node:module';
+import type * as Ort from 'onnxruntime-node';
 import { EmbeddingError, normalizeInPlace, type Embedder } from './embedder.ts';
 import { encodeWordPiece, parseVocab, type WordPieceVocab } from './wordpiece.ts';
 
@@ -32,7 +33,8 @@ interface WordTable {
 }
 
 interface Loaded {
-  session: ort.InferenceSession;
+  ort: typeof Ort;
+  session: Ort.InferenceSession;
   vocab: WordPieceVocab;
   words: WordTable;
 }
@@ -60,7 +62,14 @@ function readWordTable(path: string): WordTable {
   return { dims, scales, rows };
 }
 
+/**
+ * onnxruntime (a native library, ~13 MB of RSS) is required with the model, on first use: the
+ * bundle imports every module at start-up, and a gateway whose cache is off never embeds.
+ */
+const requireCjs = createRequire(import.meta.url);
+
 async function load(dir: string): Promise<Loaded> {
+  const ort = requireCjs('onnxruntime-node') as typeof Ort;
   const words = readWordTable(`${dir}/words.int8.bin`);
   if (words.dims !== MINILM_DIMENSIONS) throw new Error(`word table has ${words.dims} dimensions`);
   const vocab = parseVocab(readFileSync(`${dir}/vocab.txt`, 'utf8'));
@@ -70,7 +79,7 @@ async function load(dir: string): Promise<Loaded> {
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
   });
-  return { session, vocab, words };
+  return { ort, session, vocab, words };
 }
 
 /** Dequantised word rows of `ids`, one after the other: the encoder's input. */
@@ -105,7 +114,7 @@ export function createMinilmEmbedder(dir: string = minilmDir()): MinilmEmbedder 
   };
   const embedOne = async (m: Loaded, text: string): Promise<Float32Array> => {
     const ids = encodeWordPiece(text.slice(0, MAX_CHARS), m.vocab, MINILM_MAX_TOKENS);
-    const input = new ort.Tensor('float32', lookUp(m.words, ids), [ids.length, MINILM_DIMENSIONS]);
+    const input = new m.ort.Tensor('float32', lookUp(m.words, ids), [ids.length, MINILM_DIMENSIONS]);
     const out = await m.session.run({ words: input });
     const pooled = out.pooled?.data;
     if (!(pooled instanceof Float32Array) || pooled.length !== MINILM_DIMENSIONS)

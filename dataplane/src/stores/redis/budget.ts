@@ -30,6 +30,13 @@ function triple(raw: unknown, what: string): [number, number, number] {
   return [int(raw[0], what), int(raw[1], what), int(raw[2], what)];
 }
 
+/** One reserve as script keys and arguments, and how its reply becomes a result. */
+export interface ReserveCall {
+  keys: string[];
+  args: string[];
+  result(raw: unknown): ReserveResult;
+}
+
 export class RedisBudgetStore implements BudgetStore {
   private readonly reserveScript: BoundScript;
   private readonly settleScript: BoundScript;
@@ -51,6 +58,11 @@ export class RedisBudgetStore implements BudgetStore {
   }
 
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
+    const call = this.reserveCall(req);
+    return call.result(await this.reserveScript(call.keys, call.args));
+  }
+
+  reserveCall(req: ReserveRequest): ReserveCall {
     const now = Math.floor(this.clock());
     const window = periodWindow(req.budget.period, now);
     const limit = toMicros(req.budget.limitUsd);
@@ -60,35 +72,46 @@ export class RedisBudgetStore implements BudgetStore {
     const expiresAt = now + this.ttlMs;
     const retention = periodRetentionMs(window, now);
     const month = monthKey(now);
-    const [ok, avail, recharged] = triple(
-      await this.reserveScript(
-        [
-          this.keys.budget(req),
-          this.keys.spent(req, window.key),
-          this.keys.reservations(req),
-          this.keys.reservationExpiry(req),
-          this.keys.recharged(req, month),
-          this.keys.wallet(req.tenant),
-          this.keys.ledger(req.tenant),
-        ],
-        [
-          arg(now),
-          arg(limit),
-          arg(estimate),
-          id,
-          arg(expiresAt),
-          arg(retention ?? 0),
-          recharge ? '1' : '0',
-          arg(recharge?.thresholdMicros ?? 0),
-          arg(recharge?.amountMicros ?? 0),
-          arg(recharge?.monthlyCapMicros ?? 0),
-          arg(MONTH_RETENTION_MS),
-          req.keyId,
-          req.reference ?? '',
-        ],
-      ),
-      'budget reserve',
-    );
+    return {
+      keys: [
+        this.keys.budget(req),
+        this.keys.spent(req, window.key),
+        this.keys.reservations(req),
+        this.keys.reservationExpiry(req),
+        this.keys.recharged(req, month),
+        this.keys.wallet(req.tenant),
+        this.keys.ledger(req.tenant),
+      ],
+      args: [
+        arg(now),
+        arg(limit),
+        arg(estimate),
+        id,
+        arg(expiresAt),
+        arg(retention ?? 0),
+        recharge ? '1' : '0',
+        arg(recharge?.thresholdMicros ?? 0),
+        arg(recharge?.amountMicros ?? 0),
+        arg(recharge?.monthlyCapMicros ?? 0),
+        arg(MONTH_RETENTION_MS),
+        req.keyId,
+        req.reference ?? '',
+      ],
+      result: (raw) => this.reserved(raw, req, window.key, limit, estimate, id, expiresAt, retention),
+    };
+  }
+
+  private reserved(
+    raw: unknown,
+    req: ReserveRequest,
+    periodKey: string,
+    limit: number,
+    estimate: number,
+    id: string,
+    expiresAt: number,
+    retention: number | undefined,
+  ): ReserveResult {
+    const [ok, avail, recharged] = triple(raw, 'budget reserve');
     if (ok !== 1) {
       return { ok: false, remainingUsd: fromMicros(Math.max(0, avail)), rechargedUsd: fromMicros(recharged) };
     }
@@ -96,7 +119,7 @@ export class RedisBudgetStore implements BudgetStore {
       tenant: req.tenant,
       keyId: req.keyId,
       id,
-      periodKey: window.key,
+      periodKey,
       limitUsd: fromMicros(limit),
       amountUsd: fromMicros(estimate),
       expiresAt,

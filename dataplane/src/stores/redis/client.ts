@@ -4,7 +4,9 @@
  * timeout, so money and limit stages can answer 503 instead of hanging. Reconnection goes on in
  * the background and the stores recover when Redis is back.
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type * as IoRedis from 'ioredis';
+import type { Redis } from 'ioredis';
 import { StoreUnavailableError } from '../errors.ts';
 
 export interface RedisClientOptions {
@@ -15,8 +17,16 @@ export interface RedisClientOptions {
   onError?: (err: Error) => void;
 }
 
+/**
+ * ioredis is required when a client is first made, not when this module loads: the bundle
+ * imports every module at start-up, and a gateway without Redis never needs it.
+ */
+const requireCjs = createRequire(import.meta.url);
+let RedisClass: typeof Redis | undefined;
+
 export function createRedisClient(opts: RedisClientOptions): Redis {
-  const client = new Redis(opts.url, {
+  RedisClass ??= (requireCjs('ioredis') as typeof IoRedis).Redis;
+  const client = new RedisClass(opts.url, {
     connectTimeout: opts.connectTimeoutMs ?? 1000,
     commandTimeout: opts.commandTimeoutMs ?? 1000,
     maxRetriesPerRequest: 0,

@@ -21,6 +21,13 @@ import { arg, bindScript, int, type BoundScript } from './script.ts';
 
 const member = (id: string, tokens: number) => `${id}:${tokens}`;
 
+/** One acquire as script keys and arguments, and how its reply becomes a decision. */
+export interface AcquireCall {
+  keys: string[];
+  args: string[];
+  decide(raw: unknown): RateDecision;
+}
+
 export class RedisRateLimiter implements RateLimiter {
   private readonly acquireScript: BoundScript;
   private readonly adjustScript: BoundScript;
@@ -37,12 +44,18 @@ export class RedisRateLimiter implements RateLimiter {
 
   async acquire(key: KeyRef, limits: RateLimits, tokenEstimate: number): Promise<RateDecision> {
     if (!hasLimits(limits)) return unlimitedDecision();
+    const call = this.acquireCall(key, limits, tokenEstimate);
+    return call.decide(await this.acquireScript(call.keys, call.args));
+  }
+
+  /** The acquire script's keys and arguments (ARGV[5] is the estimate, ARGV[6] the ticket id). */
+  acquireCall(key: KeyRef, limits: RateLimits, tokenEstimate: number): AcquireCall {
     const now = Math.floor(this.clock());
     const estimate = wholeTokens(tokenEstimate);
     const id = newId();
-    const raw = await this.acquireScript(
-      [this.keys.rateWindow(key), this.keys.rateTokens(key)],
-      [
+    return {
+      keys: [this.keys.rateWindow(key), this.keys.rateTokens(key)],
+      args: [
         arg(now),
         arg(this.windowMs),
         arg(limits.requestsPerMinute ?? 0),
@@ -50,7 +63,18 @@ export class RedisRateLimiter implements RateLimiter {
         arg(estimate),
         id,
       ],
-    );
+      decide: (raw) => this.decide(raw, key, limits, now, estimate, id),
+    };
+  }
+
+  private decide(
+    raw: unknown,
+    key: KeyRef,
+    limits: RateLimits,
+    now: number,
+    estimate: number,
+    id: string,
+  ): RateDecision {
     if (!Array.isArray(raw) || raw.length !== 7) throw new Error('rate limit script: unexpected reply');
     const newest = int(raw[6], 'newestAt');
     const outcome: WindowOutcome = {

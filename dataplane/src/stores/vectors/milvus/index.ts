@@ -12,7 +12,9 @@
  * server cannot be reached (errors.ts).
  */
 import { createHash } from 'node:crypto';
-import { ConsistencyLevelEnum, DataType, MilvusClient } from '@zilliz/milvus2-sdk-node';
+import { createRequire } from 'node:module';
+import type * as Milvus from '@zilliz/milvus2-sdk-node';
+import type { MilvusClient } from '@zilliz/milvus2-sdk-node';
 import {
   assertPartition,
   encodeSegment,
@@ -54,6 +56,16 @@ const COLLECTION_GONE = /CollectionNotExists|collection not found|does not exist
 /** A string literal for a Milvus boolean expression. */
 const literal = (s: string) => JSON.stringify(s);
 
+/**
+ * The SDK (gRPC, protobufs and a 17 MB BSON buffer: about 40 MB of RSS) is required when an
+ * index is built: the bundle imports every module at start-up, and a gateway without Milvus
+ * must not carry it.
+ */
+const requireCjs = createRequire(import.meta.url);
+type MilvusSdk = typeof Milvus;
+let loadedSdk: MilvusSdk | undefined;
+const milvusSdk = (): MilvusSdk => (loadedSdk ??= requireCjs('@zilliz/milvus2-sdk-node') as MilvusSdk);
+
 export class MilvusVectorIndex implements VectorIndex {
   readonly backend = 'milvus';
   private readonly client: MilvusClient;
@@ -71,7 +83,7 @@ export class MilvusVectorIndex implements VectorIndex {
     this.clock = opts.clock ?? systemClock;
     this.timeoutMs = opts.timeoutMs ?? 2000;
     this.consistency = opts.consistency ?? 'Bounded';
-    this.client = new MilvusClient({
+    this.client = new (milvusSdk().MilvusClient)({
       address: opts.address,
       token: opts.token,
       username: opts.username,
@@ -119,6 +131,7 @@ export class MilvusVectorIndex implements VectorIndex {
       const has = await this.client.hasCollection({ collection_name: name });
       checkStatus('vectors.collection', has.status);
       if (!has.value) {
+        const { DataType } = milvusSdk();
         const created = await this.client.createCollection({
           collection_name: name,
           fields: [
@@ -213,7 +226,7 @@ export class MilvusVectorIndex implements VectorIndex {
           filter,
           output_fields: ['entry_id'],
           metric_type: 'IP',
-          consistency_level: ConsistencyLevelEnum[this.consistency],
+          consistency_level: milvusSdk().ConsistencyLevelEnum[this.consistency],
         }),
       );
       checkStatus('vectors.search', r.status);
