@@ -34,11 +34,15 @@ const chatBody = (stream: boolean, content = PROMPT) =>
   JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content }] });
 
 /** A stream request; resolves once its first bytes arrived, with a reader for the rest. */
-async function startStream(url: string): Promise<{ rest: () => Promise<string> }> {
-  const res = await fetch(`${url}/v1/chat/completions`, {
+async function startStream(
+  url: string,
+  path = '/v1/chat/completions',
+  body = chatBody(true),
+): Promise<{ rest: () => Promise<string> }> {
+  const res = await fetch(`${url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    body: chatBody(true),
+    body,
   });
   expect(res.status).toBe(200);
   const reader = res.body!.getReader();
@@ -145,12 +149,17 @@ describe('graceful shutdown on SIGTERM', () => {
         { match: { stream: false }, fault: { type: 'hang' } },
       ]);
       const stream = await startStream(gw.url);
+      const responses = await startStream(
+        gw.url,
+        '/v1/responses',
+        JSON.stringify({ model: 'gpt-4o-mini', stream: true, input: PROMPT }),
+      );
       const waiting = fetch(`${gw.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
         body: chatBody(false, 'never answered'),
       });
-      await until(() => fake.requests.length === 2);
+      await until(() => fake.requests.length === 3);
 
       const signalled = Date.now();
       gw.child.kill('SIGTERM');
@@ -165,6 +174,12 @@ describe('graceful shutdown on SIGTERM', () => {
       expect(body).not.toContain('[DONE]');
       expect(elapsed).toBeGreaterThanOrEqual(preStopMs + drainMs - 100);
       expect(elapsed).toBeLessThan(preStopMs + drainMs + 3_000);
+
+      // The Responses API's stream says the same in its own events.
+      const events = (await responses.rest()).trimEnd().split('\n\n');
+      const error = events.find((e) => e.startsWith('event: error'));
+      expect(error).toMatch(/shutting down/);
+      expect(events.at(-1)).toMatch(/^event: response\.failed/);
 
       const res = await waiting;
       expect(res.status).toBe(503);

@@ -95,6 +95,7 @@ export function responsesRoute(
         if (end.outcome === 'complete' && !gone) await keep(encoder.seal(settled.usage));
         return settled;
       },
+      hooks.shutdown,
     );
     await hooks.streamed(request, result);
   });
