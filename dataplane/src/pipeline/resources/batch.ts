@@ -78,6 +78,10 @@ export function upstreamBatchInput(input: BatchInput, upstreamModel: string): st
 
 const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
 
+/** Over for good: nothing more will run or be reported. */
+export const isFinishedBatch = (batch: Record<string, unknown>): boolean =>
+  typeof batch.status === 'string' && TERMINAL.has(batch.status);
+
 /**
  * The tokens a batch used, once it is over and says so (OpenAI reports usage on finished
  * batches; partial work of an expired or cancelled batch is billed too). Undefined while it

@@ -47,7 +47,11 @@ export async function createBatch(deps: PipelineDeps, ctx: RequestContext, body:
 }
 
 /** Output and error files of a batch belong to the batch's owner, on the batch's deployment. */
-async function adoptOutputFiles(deps: PipelineDeps, batch: OwnedRecord, object: Json): Promise<void> {
+export async function adoptOutputFiles(
+  deps: Pick<PipelineDeps, 'stores'>,
+  batch: OwnedRecord,
+  object: Json,
+): Promise<void> {
   for (const field of ['output_file_id', 'error_file_id']) {
     const id = object[field];
     if (typeof id !== 'string' || id === '') continue;
