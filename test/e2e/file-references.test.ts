@@ -172,3 +172,48 @@ describe('Responses API positions that name uploaded objects', () => {
     expect(s.upstreamCalls()).toBe(before);
   });
 });
+
+describe('batch input files naming uploaded objects', () => {
+  const line = (id: string, body: Record<string, unknown>, url = '/v1/chat/completions') =>
+    JSON.stringify({ custom_id: id, method: 'POST', url, body: { model: MODEL, ...body } });
+  const chatLine = (id: string, file: string) =>
+    line(id, { messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: file } }] }] });
+  const upload = async (client: ResourceStack['owner'], lines: string[]) =>
+    client.files.create({ file: await toFile(Buffer.from(lines.join('\n')), 'in.jsonl'), purpose: 'batch' });
+
+  it("is a 404 naming the line and field for another key's or tenant's id, with no upstream call", async () => {
+    const before = s.upstreamCalls();
+    for (const client of [s.sibling, s.other]) {
+      const err = await failure(upload(client, [line('plain', { messages: [] }), chatLine('f', fileId)]));
+      expect(err).toMatchObject({
+        status: 404,
+        error: { type: 'not_found', param: 'file[line 2].body.messages[0].content[0].file.file_id' },
+      });
+    }
+    const store = await s.owner.vectorStores.create({ name: 'mine' });
+    const responsesLine = line(
+      'r',
+      { input: 'hi', tools: [{ type: 'file_search', vector_store_ids: [store.id] }] },
+      '/v1/responses',
+    );
+    const calls = s.upstreamCalls();
+    const err = await failure(upload(s.other, [responsesLine]));
+    expect(err).toMatchObject({
+      status: 404,
+      error: { param: 'file[line 1].body.tools[0].vector_store_ids[0]' },
+    });
+    expect(s.upstreamCalls()).toBe(calls);
+    expect(calls - before).toBe(1);
+  });
+
+  it("accepts the owner's ids and places the file where they are", async () => {
+    const { data, response } = await s.owner.files
+      .create({
+        file: await toFile(Buffer.from(chatLine('mine', fileId)), 'in.jsonl'),
+        purpose: 'batch',
+      })
+      .withResponse();
+    expect(data.purpose).toBe('batch');
+    expect(response.headers.get('x-gantry-provider')).toBe('holder');
+  });
+});

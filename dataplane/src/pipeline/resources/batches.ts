@@ -9,7 +9,7 @@ import { invalidParam } from '../../errors.ts';
 import { ownedBy, type OwnedRecord } from '../../stores/ownership/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
-import { BATCH_ENDPOINTS, batchCostUsd, finishedBatchUsage } from './batch.ts';
+import { BATCH_ENDPOINTS, batchCostUsd, finishedBatchUsage, isFinishedBatch } from './batch.ts';
 import { holderOf, ownerOf, type Json } from './owned.ts';
 import { FAMILY } from './families.ts';
 import { createResource, type Charge, type Observer } from './operations.ts';
@@ -73,6 +73,8 @@ export async function adoptOutputFiles(
 export function batchObserver(deps: PipelineDeps, ctx: RequestContext): Observer {
   return async (record, object): Promise<Charge> => {
     await adoptOutputFiles(deps, record, object);
+    // Seen finished: the settlement sweep need not look at it again.
+    if (isFinishedBatch(object)) await deps.stores.ownership.swept(record, true);
     const usage = finishedBatchUsage(object);
     if (!usage) return { costUsd: 0 };
     // Once per batch, whichever pod or request sees it first.
