@@ -124,4 +124,22 @@ describe('the batch settlement sweep', () => {
     expect((await podB.sweepBatches()).charged).toBe(0);
     expect((await podA.spentMicros()) - spentBefore).toBe(expected);
   });
+
+  it('leaves deployment health alone when it cannot read a batch, and settles it later', async () => {
+    const spentBefore = await podA.spentMicros();
+    const id = await newBatch('Fail me first.');
+    const fake = podA.stack.fakes[0]!;
+    const gateway = podA.stack.gateway;
+    // More failures than the breaker's threshold (3): through the router, the circuit would open.
+    fake.setFaults([{ match: { path: `/batches/${id}` }, fault: { type: 'status', status: 500 } }]);
+    for (let i = 0; i < 4; i++) expect(await gateway.sweepBatches()).toMatchObject({ failed: 1, charged: 0 });
+    fake.setFaults([]);
+    expect(gateway.health.circuitState('holder')).toBe('closed');
+    // Still queued: later sweeps read it to the end and charge it.
+    let charged = 0;
+    for (let i = 0; i < STEPS_TO_FINISH + 1; i++) charged += (await gateway.sweepBatches()).charged;
+    expect(charged).toBe(1);
+    const batch = await podA.owner.batches.retrieve(id);
+    expect((await podA.spentMicros()) - spentBefore).toBe(micros(batch.usage!));
+  });
 });
