@@ -34,6 +34,9 @@ describe('parseCli', () => {
     expect(run([]).journalDir).toBeUndefined();
     expect(run([], { GANTRY_JOURNAL_DIR: '/var/lib/gantry' }).journalDir).toBe('/var/lib/gantry');
     expect(run([]).journalRetryMs).toBe(1000);
+    expect(run([]).batchSweepMs).toBe(60_000);
+    expect(run([], { GANTRY_BATCH_SWEEP_MS: '0' }).batchSweepMs).toBe(0);
+    expect(error(['--batch-sweep-ms', 'often'])).toMatch(/^--batch-sweep-ms must be a non-negative integer/);
     expect(run([]).snapshotSecret).toBeUndefined();
     expect(run(['--snapshot-secret', 'gantry/snapshot']).snapshotSecret).toBe('gantry/snapshot');
     expect(error(['--snapshot-secret', 'snapshot'])).toBe(

@@ -34,6 +34,7 @@ export interface CliOptions {
   drainTimeoutMs: number;
   journalDir: string | undefined;
   journalRetryMs: number;
+  batchSweepMs: number;
 }
 
 export type CliResult =
@@ -241,6 +242,14 @@ export const FLAGS: Record<string, Flag> = {
     fallback: '1000',
     help: 'delay between journal replays while Redis is unreachable',
     ...ms,
+  },
+  'batch-sweep-ms': {
+    key: 'batchSweepMs',
+    env: 'GANTRY_BATCH_SWEEP_MS',
+    fallback: '60000',
+    help: 'pause between sweeps that charge batches finished upstream but never read again (0: off)',
+    check: integer(0),
+    expects: 'a non-negative integer (milliseconds)',
   },
 };
 

@@ -35,6 +35,7 @@ import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
 import { createStores, type Stores } from './stores/index.ts';
 import { RetryingUsageRecorder } from './stores/usage/index.ts';
 import { SettlementJournal } from './stores/journal/journal.ts';
+import { batchSweeper, DEFAULT_BATCH_SWEEP_MS, type SweepReport } from './pipeline/resources/batch-sweep.ts';
 import { OtlpTracer, otlpFromEnv, type OtlpOptions } from './telemetry/otlp.ts';
 
 export interface GatewayOptions {
@@ -81,6 +82,8 @@ export interface GatewayOptions {
   journalDir?: string | undefined;
   /** Delay between replays of the journal while Redis stays unreachable (default 1 s). */
   journalRetryMs?: number | undefined;
+  /** Pause between batch settlement sweeps (default 60 s; 0: only `sweepBatches()` runs one). */
+  batchSweepMs?: number | undefined;
   /** Milvus `host:port` for semantic-cache vectors; in process when absent. */
   milvusAddress?: string | undefined;
   /** Milvus read consistency: Bounded (default) lets a write take a moment to become searchable. */
@@ -108,6 +111,8 @@ export interface Gateway {
   /** Settlements waiting for Redis; absent with in-process stores (they cannot be unreachable). */
   journal: SettlementJournal | undefined;
   connections: ConnectionGuard;
+  /** One batch settlement sweep now (the timer runs them every `batchSweepMs`). */
+  sweepBatches(): Promise<SweepReport>;
   /** Graceful: readiness fails, the pre-stop window, the drain, then everything is released. */
   close(opts?: { preStopMs?: number }): Promise<void>;
 }
@@ -286,6 +291,27 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     rag: rag.store,
   });
   for (const w of initial.warnings) app.log.warn(w);
+  const batches = batchSweeper({
+    stores,
+    upstream,
+    adapters,
+    metrics,
+    recorder,
+    snapshot: () => config.current(),
+    log: app.log,
+    now: opts.clock,
+  });
+  const batchSweepMs = opts.batchSweepMs ?? DEFAULT_BATCH_SWEEP_MS;
+  const batchTimer =
+    batchSweepMs > 0
+      ? setInterval(
+          () =>
+            void batches.tick().catch((err: unknown) => {
+              app.log.warn({ err: (err as Error).message }, 'batch sweep failed');
+            }),
+          batchSweepMs,
+        ).unref()
+      : undefined;
   await syncWallets(stores, initial.snapshot, app.log);
   if (metersTokens(initial.snapshot)) warmTokenizer();
   metrics.observeConfig(config);
@@ -324,6 +350,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     }, drainTimeoutMs);
     await app.close();
     clearTimeout(deadline);
+    clearInterval(batchTimer);
+    // A sweep under way finishes before the upstream client and the stores it uses close.
+    await batches.idle();
     await admin.close();
     await upstream.close();
     await tracer?.close();
@@ -353,6 +382,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     stores,
     journal,
     connections,
+    sweepBatches: () => batches.tick(),
     close(closeOpts = {}) {
       closed ??= shutDown(closeOpts.preStopMs ?? opts.preStopMs ?? 0);
       return closed;

@@ -45,8 +45,12 @@ export async function forwardChat(
   req: ChatRequest,
   needs: readonly Capability[],
   onAnswer: OnAnswer | undefined,
+  /** The only deployment that may serve: it holds files the conversation names. */
+  pinned?: Deployment,
 ): Promise<ChatOutcome> {
-  const routing = routeRequest(ctx, req.model, needs);
+  const routing = pinned
+    ? { ...routeRequest(ctx, req.model, needs), filter: (d: Deployment) => d.name === pinned.name }
+    : routeRequest(ctx, req.model, needs);
   if (!req.stream) {
     const routed = await deps.router.execute(routing, (d) => chatCall(callContext(deps, ctx, d), req));
     const answer = { ...routed.value, model: routed.deployment.model };

@@ -15,6 +15,7 @@ import { serveHit } from './cache-hit.ts';
 import { compressConversation } from './compression/index.ts';
 import { routeByDifficulty, routingCandidates } from './routing/stage.ts';
 import { chatOutputField, checkCapabilities, checkOutputBound, inspectChat } from './validate.ts';
+import { holderOfReferencedFiles } from './resources/chat-files.ts';
 
 export type { ChatOutcome, Served } from './chat-forward.ts';
 
@@ -34,11 +35,15 @@ export async function runChat(
     { maxTokens: chatOutputField(req).value, sequences: req.n },
   );
 
+  // Files the conversation names must be the caller's, checked before any stage can reach an
+  // upstream or the cache; the request then runs where they are held.
+  const holder = await holderOfReferencedFiles(deps, ctx, req, needs);
   req = guardRequest(ctx, req);
   // Difficulty routing decides before the cache looks: the lookup is keyed by the model (and
   // reasoning effort) that would serve, so a hit is an answer this key may get, charged at
   // that model's price — never the requested model's entry filled by another model.
-  req = applyRouting(ctx, req, needs);
+  // A conversation pinned to its files' deployment stays on the model the caller named.
+  if (!holder) req = applyRouting(ctx, req, needs);
   // SPEC.md caches only chat completions and messages.
   const cached =
     endpoint === 'chat' || endpoint === 'messages'
@@ -50,7 +55,7 @@ export async function runChat(
   // steps. A RAG query's prompt is retrieved context the caller asked for, never compressed.
   if (endpoint !== 'generate_content' && endpoint !== 'rag.query')
     req = await compressConversation(deps, ctx, req, endpoint === 'messages' ? 'messages' : 'chat');
-  return forwardChat(deps, ctx, req, needs, cached.store);
+  return forwardChat(deps, ctx, req, needs, cached.store, holder);
 }
 
 const NOT_CACHED = { kind: 'miss', store: undefined } as const;

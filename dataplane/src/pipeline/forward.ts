@@ -75,7 +75,11 @@ export function continuation(
       return await openStream(
         deps,
         ctx,
-        { ...route, filter: (d) => d.name !== failed.name && d.target.prefill },
+        // The route's own filter still holds (a conversation pinned to its files' deployment).
+        {
+          ...route,
+          filter: (d) => (route.filter?.(d) ?? true) && d.name !== failed.name && d.target.prefill,
+        },
         prefilled(req, partial),
         meta,
       );

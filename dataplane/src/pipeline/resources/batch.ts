@@ -22,6 +22,8 @@ export const BATCH_ENDPOINTS = [
 export interface BatchInput {
   model: string;
   lines: Record<string, unknown>[];
+  /** The file's line number (1-based) of each of `lines`, for errors. */
+  lineNumbers: number[];
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -30,6 +32,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 /** Parse and check a batch input file; every problem names the line. */
 export function readBatchInput(text: string): BatchInput {
   const lines: Record<string, unknown>[] = [];
+  const lineNumbers: number[] = [];
   let model: string | undefined;
   const ids = new Set<string>();
   const rows = text.split('\n');
@@ -63,9 +66,10 @@ export function readBatchInput(text: string): BatchInput {
       );
     model = line.body.model;
     lines.push(line);
+    lineNumbers.push(i + 1);
   }
   if (model === undefined) throw invalidParam('file', 'the batch input file has no requests');
-  return { model, lines };
+  return { model, lines, lineNumbers };
 }
 
 /** The file as the deployment must receive it: its own model name on every line. */
@@ -77,6 +81,10 @@ export function upstreamBatchInput(input: BatchInput, upstreamModel: string): st
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
+
+/** Over for good: nothing more will run or be reported. */
+export const isFinishedBatch = (batch: Record<string, unknown>): boolean =>
+  typeof batch.status === 'string' && TERMINAL.has(batch.status);
 
 /**
  * The tokens a batch used, once it is over and says so (OpenAI reports usage on finished

@@ -9,7 +9,7 @@ import { invalidParam } from '../../errors.ts';
 import { ownedBy, type OwnedRecord } from '../../stores/ownership/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
-import { BATCH_ENDPOINTS, batchCostUsd, finishedBatchUsage } from './batch.ts';
+import { BATCH_ENDPOINTS, batchCostUsd, finishedBatchUsage, isFinishedBatch } from './batch.ts';
 import { holderOf, ownerOf, type Json } from './owned.ts';
 import { FAMILY } from './families.ts';
 import { createResource, type Charge, type Observer } from './operations.ts';
@@ -47,7 +47,11 @@ export async function createBatch(deps: PipelineDeps, ctx: RequestContext, body:
 }
 
 /** Output and error files of a batch belong to the batch's owner, on the batch's deployment. */
-async function adoptOutputFiles(deps: PipelineDeps, batch: OwnedRecord, object: Json): Promise<void> {
+export async function adoptOutputFiles(
+  deps: Pick<PipelineDeps, 'stores'>,
+  batch: OwnedRecord,
+  object: Json,
+): Promise<void> {
   for (const field of ['output_file_id', 'error_file_id']) {
     const id = object[field];
     if (typeof id !== 'string' || id === '') continue;
@@ -69,6 +73,8 @@ async function adoptOutputFiles(deps: PipelineDeps, batch: OwnedRecord, object: 
 export function batchObserver(deps: PipelineDeps, ctx: RequestContext): Observer {
   return async (record, object): Promise<Charge> => {
     await adoptOutputFiles(deps, record, object);
+    // Seen finished: the settlement sweep need not look at it again.
+    if (isFinishedBatch(object)) await deps.stores.ownership.swept(record, true);
     const usage = finishedBatchUsage(object);
     if (!usage) return { costUsd: 0 };
     // Once per batch, whichever pod or request sees it first.

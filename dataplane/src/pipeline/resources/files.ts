@@ -13,7 +13,9 @@ import type { PipelineDeps } from '../forward.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../accounting/estimate.ts';
 import { estimateTextTokens } from '../../accounting/tokens.ts';
 import { batchEstimateUsd, readBatchInput, upstreamBatchInput, type BatchInput } from './batch.ts';
+import { bodyReferences } from './content-references.ts';
 import { FAMILY, FILE_PURPOSES } from './families.ts';
+import type { Reference } from './references.ts';
 import { beginOnOwned, createOwned, objectPath, onHolder, type Json, type ServedBy } from './owned.ts';
 
 const spec = FAMILY.file;
@@ -50,6 +52,9 @@ export async function uploadFile(
   });
   const created = await createOwned(deps, ctx, spec, {
     body,
+    // Requests in a batch file reach the upstream verbatim: what they name must be the
+    // caller's, and the file goes where those objects are.
+    refs: batch ? batchReferences(batch) : [],
     model: batch?.model ?? headerModel,
     alsoNeeds: batch ? ['batches'] : [],
     purpose,
@@ -66,6 +71,12 @@ export async function uploadFile(
   }
   await settleAnswered(deps, ctx, created.served, 0);
   return created;
+}
+
+function batchReferences(batch: BatchInput): Reference[] {
+  return batch.lines.flatMap((line, i) =>
+    bodyReferences(line.body as Json, `file[line ${batch.lineNumbers[i]!}].body`),
+  );
 }
 
 /** GET /v1/files/{id}/content: the bytes as the deployment sends them. */

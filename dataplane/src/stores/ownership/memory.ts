@@ -6,6 +6,7 @@ import { systemClock, type Clock } from '../types.ts';
 import {
   keptUntil,
   MAX_LISTED_PER_OWNER,
+  MAX_UNSETTLED_BATCHES,
   type Family,
   type Owner,
   type OwnedRecord,
@@ -22,6 +23,8 @@ export class MemoryOwnershipStore implements OwnershipStore {
   /** Per owner and family, ids in the order written (a Set keeps insertion order). */
   private readonly index = new Map<string, Set<string>>();
   private readonly claims = new Map<string, number>();
+  /** Batch record keys awaiting the sweep, least recently looked at first (a Set keeps insertion order). */
+  private readonly queue = new Set<string>();
 
   constructor(
     private readonly clock: Clock = systemClock,
@@ -36,6 +39,10 @@ export class MemoryOwnershipStore implements OwnershipStore {
     ids.add(record.id);
     this.index.set(indexKey(record, record.family), ids);
     if (ids.size > MAX_LISTED_PER_OWNER) ids.delete(ids.values().next().value!);
+    if (record.family === 'batch' && !this.queue.has(key)) {
+      this.queue.add(key);
+      if (this.queue.size > MAX_UNSETTLED_BATCHES) this.queue.delete(this.queue.values().next().value!);
+    }
     while (this.records.size > this.maxRecords) {
       const oldest = this.records.keys().next();
       if (oldest.done) break;
@@ -73,6 +80,23 @@ export class MemoryOwnershipStore implements OwnershipStore {
       this.claims.delete(k);
     }
     return true;
+  }
+
+  async unsettled(limit: number): Promise<OwnedRecord[]> {
+    const out: OwnedRecord[] = [];
+    for (const key of [...this.queue]) {
+      if (out.length >= limit) break;
+      const r = this.live(key);
+      if (r) out.push(r);
+      else this.queue.delete(key);
+    }
+    return out;
+  }
+
+  async swept(record: Pick<OwnedRecord, 'tenant' | 'id'>, finished: boolean): Promise<void> {
+    const key = recordKey(record.tenant, 'batch', record.id);
+    if (!this.queue.delete(key) || finished) return;
+    this.queue.add(key);
   }
 
   private live(key: string): OwnedRecord | undefined {

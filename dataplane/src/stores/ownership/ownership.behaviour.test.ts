@@ -63,6 +63,30 @@ describe.each(backends)('owned store ($name)', (backend) => {
     expect(await owned.claim('globex', 'batch', 'batch_1', 'settled')).toBe(true);
   });
 
+  it('queues batches for the settlement sweep, across tenants, least recently looked at first', async () => {
+    fixture = await backend.create({});
+    const { ownership: owned } = await fixture.open();
+    const batch = (id: string, tenant: string, createdAt: number) =>
+      record(id, { family: 'batch', tenant, createdAt, purpose: undefined });
+    await owned.put(batch('batch_1', 'acme', 1));
+    await owned.put(batch('batch_2', 'globex', 2));
+    await owned.put(batch('batch_3', 'acme', 3));
+    await owned.put(record('file-1'));
+    const ids = async (limit = 10) => (await owned.unsettled(limit)).map((r) => `${r.tenant}/${r.id}`);
+    expect(await ids()).toEqual(['acme/batch_1', 'globex/batch_2', 'acme/batch_3']);
+    expect(await ids(2)).toEqual(['acme/batch_1', 'globex/batch_2']);
+    // Still running: to the back. Finished: gone. Rewriting the record does not queue it twice.
+    await owned.swept({ tenant: 'acme', id: 'batch_1' }, false);
+    await owned.swept({ tenant: 'globex', id: 'batch_2' }, true);
+    await owned.put(batch('batch_3', 'acme', 3));
+    expect(await ids()).toEqual(['acme/batch_3', 'acme/batch_1']);
+    // A finished batch is not queued again by a late "still running".
+    await owned.swept({ tenant: 'globex', id: 'batch_2' }, false);
+    // A deleted record leaves the queue.
+    await owned.delete(batch('batch_3', 'acme', 3));
+    expect(await ids()).toEqual(['acme/batch_1']);
+  });
+
   if (backend.name === 'memory')
     it('forgets a record when its upstream object expires, and after the age ceiling', async () => {
       const clock = fakeClock(0);

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from '../types.ts';
 import {
   keptUntil,
   MAX_LISTED_PER_OWNER,
+  MAX_UNSETTLED_BATCHES,
   OWNED_MAX_AGE_MS,
   type Family,
   type Owner,
@@ -34,6 +35,14 @@ export class RedisOwnershipStore implements OwnershipStore {
     return `${this.keys.tenant(owner.tenant)}:held:${family}:idx:${enc(owner.keyId)}`;
   }
 
+  /**
+   * ZSET of `tenant:id` (each part encoded) → when the sweep last looked (creation at first).
+   * Across tenants, so outside any tenant's hash tag: written apart from the tenant's keys.
+   */
+  private queueKey(): string {
+    return `${this.keys.prefix}:held:batch:unsettled`;
+  }
+
   private fail(operation: string): (err: unknown) => never {
     return (err) => {
       throw toStoreError(`owned.${operation}`, err);
@@ -54,6 +63,13 @@ export class RedisOwnershipStore implements OwnershipStore {
       .catch(this.fail('put'));
     const failed = results?.find(([err]) => err);
     if (failed) this.fail('put')(failed[0]);
+    if (record.family === 'batch')
+      await this.redis
+        .multi()
+        .zadd(this.queueKey(), 'NX', record.createdAt, `${enc(record.tenant)}:${enc(record.id)}`)
+        .zremrangebyrank(this.queueKey(), 0, -(MAX_UNSETTLED_BATCHES + 1))
+        .exec()
+        .catch(this.fail('put'));
   }
 
   async get(tenant: string, family: Family, id: string): Promise<OwnedRecord | undefined> {
@@ -89,6 +105,32 @@ export class RedisOwnershipStore implements OwnershipStore {
     // Records expire on their own; their index entries are dropped when a list meets them.
     if (gone.length > 0) await this.redis.zrem(index, ...gone).catch(this.fail('list'));
     return out;
+  }
+
+  async unsettled(limit: number): Promise<OwnedRecord[]> {
+    const members = await this.redis.zrange(this.queueKey(), 0, limit - 1).catch(this.fail('unsettled'));
+    const out: OwnedRecord[] = [];
+    const gone: string[] = [];
+    // One GET each: the records sit in their tenants' slots.
+    const found = await Promise.all(
+      members.map((m) => {
+        const [tenant = '', id = ''] = m.split(':').map(decodeURIComponent);
+        return this.get(tenant, 'batch', id);
+      }),
+    );
+    found.forEach((r, i) => (r ? out.push(r) : gone.push(members[i]!)));
+    if (gone.length > 0) await this.redis.zrem(this.queueKey(), ...gone).catch(this.fail('unsettled'));
+    return out;
+  }
+
+  async swept(record: Pick<OwnedRecord, 'tenant' | 'id'>, finished: boolean): Promise<void> {
+    const member = `${enc(record.tenant)}:${enc(record.id)}`;
+    await (
+      finished
+        ? this.redis.zrem(this.queueKey(), member)
+        : // XX: a batch another pod has just finished is not queued again.
+          this.redis.zadd(this.queueKey(), 'XX', this.clock(), member)
+    ).catch(this.fail('swept'));
   }
 
   async claim(tenant: string, family: Family, id: string, mark: string): Promise<boolean> {

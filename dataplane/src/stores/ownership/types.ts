@@ -42,7 +42,17 @@ export interface OwnershipStore {
   list(owner: Owner, family: Family): Promise<OwnedRecord[]>;
   /** True the first time it is asked for (tenant, family, id, mark), false ever after: once-only actions. */
   claim(tenant: string, family: Family, id: string, mark: string): Promise<boolean>;
+  /**
+   * The settlement sweep's queue, across tenants: batches recorded and not yet seen finished,
+   * least recently looked at first, at most `limit`. A batch enters it when it is `put`.
+   */
+  unsettled(limit: number): Promise<OwnedRecord[]>;
+  /** The sweep looked at a batch: a finished (or vanished) one leaves the queue, any other goes to its back. */
+  swept(record: Pick<OwnedRecord, 'tenant' | 'id'>, finished: boolean): Promise<void>;
 }
+
+/** The sweep queue keeps this many batches (the oldest queued first out); older ones settle when read. */
+export const MAX_UNSETTLED_BATCHES = 100_000;
 
 /** A record without an upstream expiry is forgotten a year after it was written. */
 export const OWNED_MAX_AGE_MS = 365 * 24 * 60 * 60 * 1000;

@@ -1,0 +1,217 @@
+/**
+ * The settlement sweep: a batch that finishes upstream is charged even when nobody reads it
+ * through Gantry again. Each tick takes the batches least recently looked at from the
+ * ownership store's queue (shared by the pods with Redis), reads each from its deployment,
+ * adopts its output files, and charges a finished one through the same once-only claim the
+ * read path uses, so a sweep on one pod and a client read on another charge it once.
+ *
+ * The sweep calls deployments directly, never through the router: nothing it meets (a slow
+ * provider, a local error) counts against a deployment's health or trips its breaker.
+ */
+import type { ProviderKind } from '@gantry/crds';
+import type { Deployment, Snapshot } from '../../config/snapshot.ts';
+import type { UsageRecord } from '../../accounting/usage.ts';
+import type { Metrics } from '../../metrics.ts';
+import type { ProviderAdapter } from '../../providers/types.ts';
+import { readJsonObject, type CallContext } from '../../router/calls.ts';
+import { UpstreamFailure, type UpstreamClient } from '../../router/upstream.ts';
+import type { ChargeRequest } from '../../stores/budget.ts';
+import type { Stores } from '../../stores/index.ts';
+import type { OwnedRecord } from '../../stores/ownership/types.ts';
+import type { UsageRecorder } from '../../stores/usage/index.ts';
+import { batchCostUsd, finishedBatchUsage, isFinishedBatch } from './batch.ts';
+import { adoptOutputFiles } from './batches.ts';
+import { FAMILY } from './families.ts';
+import { objectPath } from './owned.ts';
+import { sendResource } from './proxy.ts';
+
+/** Default pause between sweeps; `GANTRY_BATCH_SWEEP_MS` (0 turns the sweep off). */
+export const DEFAULT_BATCH_SWEEP_MS = 60_000;
+/** Batches looked at per sweep, so one tick stays a bounded amount of upstream reads. */
+export const DEFAULT_SWEEP_LIMIT = 200;
+/** One upstream read may take this long. */
+const READ_TIMEOUT_MS = 30_000;
+
+export interface SweepDeps {
+  stores: Stores;
+  upstream: UpstreamClient;
+  adapters: Readonly<Record<ProviderKind, ProviderAdapter>>;
+  metrics: Metrics;
+  recorder: UsageRecorder;
+  snapshot: () => Snapshot;
+  log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  now?: () => number;
+}
+
+export interface SweepReport {
+  /** Batches read upstream. */
+  checked: number;
+  /** Finished batches this sweep charged (the others were charged by a read, or had no usage). */
+  charged: number;
+  costUsd: number;
+  /** Reads that failed; those batches are tried again on a later sweep. */
+  failed: number;
+  /** Budget charges the store refused so far, retried (idempotently) on every later sweep. */
+  owed: number;
+}
+
+export interface BatchSweeper {
+  /** One sweep; a tick while one runs waits for it instead of starting another. */
+  tick(): Promise<SweepReport>;
+  /** Resolves once no sweep is running (shutdown waits for it). */
+  idle(): Promise<void>;
+}
+
+export function batchSweeper(deps: SweepDeps, limit = DEFAULT_SWEEP_LIMIT): BatchSweeper {
+  // Charges claimed but not yet taken by the budget store: the claim is spent, so the money
+  // must still arrive. Each is idempotent by its id, so a retry that repeats one is harmless.
+  const owed = new Map<string, ChargeRequest>();
+  let running: Promise<SweepReport> | undefined;
+  const run = async (): Promise<SweepReport> => {
+    for (const [id, req] of owed)
+      await deps.stores.budgets.charge(req).then(
+        () => owed.delete(id),
+        () => undefined,
+      );
+    const report = await sweepBatches(deps, limit, owed);
+    return { ...report, owed: owed.size };
+  };
+  return {
+    tick() {
+      running ??= run().finally(() => (running = undefined));
+      return running;
+    },
+    async idle() {
+      await running?.catch(() => undefined);
+    },
+  };
+}
+
+type Outcome =
+  { kind: 'running' } | { kind: 'gone' } | { kind: 'failed' } | { kind: 'finished'; costUsd?: number };
+
+async function sweepBatches(
+  deps: SweepDeps,
+  limit: number,
+  owed: Map<string, ChargeRequest>,
+): Promise<SweepReport> {
+  const report: SweepReport = { checked: 0, charged: 0, costUsd: 0, failed: 0, owed: 0 };
+  const owned = deps.stores.ownership;
+  for (const record of await owned.unsettled(limit)) {
+    const outcome = await sweepOne(deps, record, owed).catch((err: unknown): Outcome => {
+      deps.log.warn({ batch: record.id, err: (err as Error).message }, 'batch sweep: not settled this time');
+      return { kind: 'failed' };
+    });
+    if (outcome.kind !== 'failed') report.checked++;
+    else report.failed++;
+    if (outcome.kind === 'finished' && outcome.costUsd !== undefined) {
+      report.charged++;
+      report.costUsd += outcome.costUsd;
+    }
+    await owned.swept(record, outcome.kind === 'finished' || outcome.kind === 'gone');
+  }
+  return report;
+}
+
+function holderOf(snapshot: Snapshot, record: OwnedRecord): Deployment | undefined {
+  return snapshot.models.get(record.model)?.deployments.find((d) => d.name === record.deployment);
+}
+
+async function sweepOne(
+  deps: SweepDeps,
+  record: OwnedRecord,
+  owed: Map<string, ChargeRequest>,
+): Promise<Outcome> {
+  const snapshot = deps.snapshot();
+  const holder = holderOf(snapshot, record);
+  // A deployment taken out of the config may come back; its batches wait in the queue.
+  if (!holder) return { kind: 'failed' };
+  const now = deps.now?.() ?? Date.now();
+  const call: CallContext = {
+    upstream: deps.upstream,
+    adapter: deps.adapters[holder.provider],
+    deployment: holder,
+    signal: AbortSignal.timeout(READ_TIMEOUT_MS),
+    deadline: now + READ_TIMEOUT_MS,
+  };
+  let object: Record<string, unknown>;
+  try {
+    const res = await sendResource(
+      call,
+      'GET',
+      objectPath(FAMILY.batch, record.id),
+      { kind: 'none' },
+      FAMILY.batch.upstreamHeaders,
+    );
+    object = await readJsonObject(call, res);
+  } catch (err) {
+    if (err instanceof UpstreamFailure && err.upstream.status === 404) {
+      await deps.stores.ownership.delete(record);
+      return { kind: 'gone' };
+    }
+    throw err;
+  }
+  await adoptOutputFiles(deps, record, object);
+  if (!isFinishedBatch(object)) return { kind: 'running' };
+  const usage = finishedBatchUsage(object);
+  if (!usage || !(await deps.stores.ownership.claim(record.tenant, 'batch', record.id, 'settled')))
+    return { kind: 'finished' };
+  const costUsd = batchCostUsd(holder.pricing, usage);
+  await charge(deps, snapshot, record, holder, { costUsd, ...usage }, now, owed);
+  deps.log.info(
+    { batch: record.id, tenant: record.tenant, costUsd, ...usage },
+    'batch finished; charged by the sweep',
+  );
+  return { kind: 'finished', costUsd };
+}
+
+/** The charge a read would have settled: the key's budget, a usage record, the spend metrics. */
+async function charge(
+  deps: SweepDeps,
+  snapshot: Snapshot,
+  record: OwnedRecord,
+  holder: Deployment,
+  spent: { costUsd: number; prompt_tokens: number; completion_tokens: number },
+  now: number,
+  owed: Map<string, ChargeRequest>,
+): Promise<void> {
+  const { costUsd, prompt_tokens: prompt, completion_tokens: completion } = spent;
+  const key = [...snapshot.keys.values()].find((k) => k.id === record.keyId && k.tenant === record.tenant);
+  const budget = key?.spec.budget;
+  if (budget && costUsd > 0) {
+    const id = `batch:${record.tenant}:${record.id}`;
+    const req: ChargeRequest = { tenant: record.tenant, keyId: record.keyId, budget, amountUsd: costUsd, id };
+    await deps.stores.budgets.charge(req).catch((err: unknown) => {
+      owed.set(id, req);
+      deps.metrics.accountingFailures.inc({ operation: 'budget.charge' });
+      deps.log.warn({ batch: record.id, err: (err as Error).message }, 'batch sweep: budget charge deferred');
+    });
+  }
+  const rec: UsageRecord = {
+    id: `batch-sweep:${record.id}`,
+    at: now,
+    tenant: record.tenant,
+    keyId: record.keyId,
+    endpoint: 'batches',
+    requestedModel: record.model,
+    model: holder.model,
+    deployment: holder.name,
+    provider: holder.provider,
+    euResident: holder.euResident,
+    status: 200,
+    errorType: undefined,
+    stream: false,
+    attempts: 1,
+    promptTokens: prompt,
+    completionTokens: completion,
+    totalTokens: prompt + completion,
+    costUsd,
+    latencyMs: 0,
+    cache: undefined,
+    guardrails: undefined,
+    compression: undefined,
+    routing: undefined,
+  };
+  await deps.stores.usage.record(rec).catch(() => deps.recorder.record(rec));
+  deps.metrics.charged(record.tenant, holder.model, holder.provider, costUsd, prompt, completion);
+}
