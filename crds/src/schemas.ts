@@ -96,6 +96,8 @@ export const Pricing = Type.Object(
     /** Realtime audio tokens; text tokens use the input/output prices. Absent: the text price. */
     audioInputPerMillionTokens: Type.Optional(Usd),
     audioOutputPerMillionTokens: Type.Optional(Usd),
+    /** Fine-tuning, per million tokens trained (the job's `trained_tokens`), charged when it succeeds. */
+    trainingPerMillionTokens: Type.Optional(Usd),
   },
   { additionalProperties: false },
 );

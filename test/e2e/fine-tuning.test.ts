@@ -7,6 +7,9 @@ import { usageRecord } from '../harness/usage-record.ts';
 const KEY = 'sk-ft-owner';
 const SIBLING_KEY = 'sk-ft-sibling';
 const OTHER_KEY = 'sk-ft-other';
+const BUDGET = { limitUsd: 100, period: 'monthly' as const };
+/** USD per million trained tokens: dear, so one small job costs whole cents. */
+const TRAINING_PRICE = 25_000;
 let stack: Stack;
 let owner: OpenAI;
 let sibling: OpenAI;
@@ -22,10 +25,15 @@ beforeAll(async () => {
         upstreamModel: 'gpt-4o-mini-2024-07-18',
         baseUrl: fakeBase(url!),
         capabilities: ['chat', 'fine_tuning', 'files'],
+        pricing: {
+          inputPerMillionTokens: 1,
+          outputPerMillionTokens: 2,
+          trainingPerMillionTokens: TRAINING_PRICE,
+        },
       }),
       tenant('acme'),
       tenant('globex'),
-      apiKey('acme-key', KEY, 'acme'),
+      apiKey('acme-key', KEY, 'acme', { budget: BUDGET }),
       apiKey('acme-sibling', SIBLING_KEY, 'acme'),
       apiKey('globex-key', OTHER_KEY, 'globex'),
     ].join(''),
@@ -75,7 +83,8 @@ describe('fine-tuning jobs', () => {
     const listed = await owner.fineTuning.jobs.list();
     expect(listed.data.map((j) => j.id)).toContain(job.id);
 
-    // Another tenant, and another key of the same tenant, see nothing.
+    // Another tenant, and another key of the same tenant, see nothing. (Their reads reach the
+    // upstream before the owner check, so the fake's job moves on: it succeeds meanwhile.)
     expect(await status(other.fineTuning.jobs.retrieve(job.id))).toBe(404);
     expect(await status(sibling.fineTuning.jobs.retrieve(job.id))).toBe(404);
     expect(await status(other.fineTuning.jobs.cancel(job.id))).toBe(404);
@@ -91,9 +100,49 @@ describe('fine-tuning jobs', () => {
       expect(err).toMatchObject({ status: 404, param: 'training_file' });
     }
 
-    const cancelled = await owner.fineTuning.jobs.cancel(job.id);
+    const fresh = await owner.fineTuning.jobs.create({ model: 'ft-test', training_file: training });
+    const cancelled = await owner.fineTuning.jobs.cancel(fresh.id);
     expect(cancelled.status).toBe('cancelled');
-    expect(cancelled.id).toBe(job.id);
+    expect(cancelled.id).toBe(fresh.id);
+  });
+
+  it('charges a succeeded job its trained tokens once, on whichever read sees it first', async () => {
+    const spent = async () =>
+      (await stack.gateway.stores.budgets.state({ tenant: 'acme', keyId: 'default/acme-key' }, BUDGET))
+        .spentUsd;
+    // Settle the earlier tests' jobs first: a list charges any it sees succeeded.
+    await owner.fineTuning.jobs.list({ limit: 100 });
+    const job = await owner.fineTuning.jobs.create({
+      model: 'ft-test',
+      training_file: await trainingFile(owner),
+      hyperparameters: { n_epochs: 2 },
+    });
+    const before = await spent();
+    // The fake moves a job one step per read: running, then succeeded.
+    const running = await owner.fineTuning.jobs.retrieve(job.id).withResponse();
+    expect(running.data.status).toBe('running');
+    expect(running.response.headers.get('x-gantry-cost')).toBe('0.0');
+    // Another key's reads neither see nor settle it.
+    expect(await status(sibling.fineTuning.jobs.retrieve(job.id))).toBe(404);
+    const done = await owner.fineTuning.jobs.retrieve(job.id).withResponse();
+    expect(done.data.status).toBe('succeeded');
+    const trained = done.data.trained_tokens!;
+    expect(trained).toBeGreaterThan(0);
+    const cost = (trained * TRAINING_PRICE) / 1e6;
+    expect(Number(done.response.headers.get('x-gantry-cost'))).toBeCloseTo(cost, 6);
+    expect((await spent()) - before).toBeCloseTo(cost, 6);
+    const record = await usageRecord(stack, 'acme', done.response.headers.get('x-gantry-request-id'));
+    expect(record).toMatchObject({ endpoint: 'fine_tuning', deployment: 'tuner', status: 200 });
+    expect(record.costUsd).toBeCloseTo(cost, 6);
+
+    // Later reads, a list that shows it and a too-late cancel charge nothing more.
+    const again = await owner.fineTuning.jobs.retrieve(job.id).withResponse();
+    expect(again.response.headers.get('x-gantry-cost')).toBe('0.0');
+    const listed = await owner.fineTuning.jobs.list({ limit: 100 }).withResponse();
+    expect(listed.data.data.map((j) => j.id)).toContain(job.id);
+    expect(listed.response.headers.get('x-gantry-cost')).toBe('0.0');
+    expect((await owner.fineTuning.jobs.cancel(job.id)).status).toBe('succeeded');
+    expect((await spent()) - before).toBeCloseTo(cost, 6);
   });
 
   it('pages newest first', async () => {

@@ -74,7 +74,7 @@ export interface DeploymentSpec {
   timeoutMs?: number;
   firstTokenTimeoutMs?: number;
   streamIdleTimeoutMs?: number;
-  pricing?: { inputPerMillionTokens: number; outputPerMillionTokens: number };
+  pricing?: { inputPerMillionTokens: number; outputPerMillionTokens: number; [unit: string]: number };
   extra?: Record<string, unknown>;
 }
 

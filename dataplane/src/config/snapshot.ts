@@ -32,6 +32,8 @@ export interface Pricing {
   /** Realtime audio tokens; the text prices when absent. */
   audioInputPerMillionTokens?: number | undefined;
   audioOutputPerMillionTokens?: number | undefined;
+  /** Fine-tuning, per million tokens trained; a job is charged once, when seen succeeded. */
+  trainingPerMillionTokens?: number | undefined;
 }
 
 export interface DeploymentTimeouts {

@@ -1,9 +1,11 @@
 /**
- * The fake's fine-tuning jobs (OpenAI's `/fine_tuning/jobs` family). Jobs are kept in
- * memory for the life of the process and never progress past `queued` unless cancelled:
- * enough for a gateway to create, list, retrieve and cancel them offline.
+ * The fake's fine-tuning jobs (OpenAI's `/fine_tuning/jobs` family), kept in memory for the
+ * life of the process. A job moves one step each time it is retrieved (queued → running →
+ * succeeded, with `trained_tokens` and a fine-tuned model name), so a gateway can create,
+ * watch, settle and cancel them offline without a clock.
  */
 import { asString, isRecord, nowSeconds, randomId } from './behaviour.ts';
+import { files } from './openai-files.ts';
 import { openaiError } from './openai-errors.ts';
 import type { ErrorFormat, Outcome, Route } from './types.ts';
 
@@ -12,21 +14,43 @@ interface Job {
   object: 'fine_tuning.job';
   model: string;
   created_at: number;
-  status: 'queued' | 'cancelled';
+  status: 'queued' | 'running' | 'succeeded' | 'cancelled';
   training_file: string;
   validation_file: string | null;
-  fine_tuned_model: null;
+  fine_tuned_model: string | null;
   hyperparameters: Record<string, unknown>;
   metadata: Record<string, string> | null;
   suffix: string | null;
   error: null;
   result_files: string[];
-  trained_tokens: null;
-  finished_at: null;
+  trained_tokens: number | null;
+  finished_at: number | null;
   seed: number;
 }
 
 const jobs = new Map<string, Job>();
+
+/**
+ * Tokens trained: a quarter of the training file's bytes (the fake's rough tokenizer) times
+ * the epochs asked for (3 for auto), at least one epoch's worth of 1,000 when the file is unknown.
+ */
+export function trainedTokens(job: Pick<Job, 'training_file' | 'hyperparameters'>): number {
+  const bytes = files.get(job.training_file)?.content.length;
+  const perEpoch = typeof bytes === 'number' ? Math.max(1, Math.ceil(bytes / 4)) : 1_000;
+  const epochs = job.hyperparameters.n_epochs;
+  return perEpoch * (typeof epochs === 'number' && epochs > 0 ? epochs : 3);
+}
+
+/** One step per read; cancelled and succeeded jobs stay as they are. */
+function advance(job: Job): void {
+  if (job.status === 'queued') job.status = 'running';
+  else if (job.status === 'running') {
+    job.status = 'succeeded';
+    job.trained_tokens = trainedTokens(job);
+    job.finished_at = nowSeconds();
+    job.fine_tuned_model = `ft:${job.model}:fake::${job.id.slice(-8)}`;
+  }
+}
 
 const notFound = (id: string) =>
   openaiError(404, `Could not find fine-tune: ${id}`, 'invalid_request_error', 'fine_tune_not_found', 'id');
@@ -118,7 +142,9 @@ export function fineTuningRoute(
       if (op === 'create') return create(ctx.body);
       if (op === 'list') return list(ctx.url);
       const job = jobs.get(id!)!;
-      if (op === 'cancel') job.status = 'cancelled';
+      if (op === 'cancel') {
+        if (job.status !== 'succeeded') job.status = 'cancelled';
+      } else advance(job);
       return { kind: 'json', body: job };
     },
   };

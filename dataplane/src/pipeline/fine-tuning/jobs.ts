@@ -72,3 +72,18 @@ export function clientView(job: Record<string, unknown>, deployment: string): Re
     metadata: Object.keys(m).length > 0 ? m : null,
   };
 }
+
+/**
+ * What a job seen upstream owes: its trained tokens at the deployment's training price, once
+ * it has succeeded. Nothing for a job still running, failed or cancelled (providers bill only
+ * completed training), or when the deployment sets no training price.
+ */
+export function trainingCharge(
+  job: Record<string, unknown>,
+  trainingPerMillionTokens: number | undefined,
+): { trainedTokens: number; costUsd: number } | undefined {
+  if (job.status !== 'succeeded' || trainingPerMillionTokens === undefined) return undefined;
+  const trained = job.trained_tokens;
+  if (typeof trained !== 'number' || !Number.isFinite(trained) || trained < 0) return undefined;
+  return { trainedTokens: trained, costUsd: (trained * trainingPerMillionTokens) / 1_000_000 };
+}

@@ -2,8 +2,9 @@
  * `/v1/fine_tuning/jobs`: create through the router on a deployment with the `fine_tuning`
  * capability; list, retrieve and cancel on the deployment that holds the job, answering
  * only the tenant and key that created it (anyone else gets the 404 an unknown id gets).
- * Training is billed by the provider when the job runs, long after this call: Gantry charges
- * nothing here and records each call at zero cost (see docs/decisions.md).
+ * Training is billed when it has happened: the first read (retrieve or list, on any pod) that
+ * sees a job succeeded charges its trained tokens at the deployment's training price, once
+ * per job; every other call is recorded at zero cost (see docs/decisions.md).
  */
 import type { Deployment } from '../../config/snapshot.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
@@ -15,7 +16,15 @@ import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { passthroughCall } from '../passthrough/call.ts';
 import { settle, settleAnswered } from '../settlement.ts';
 import { resolveReferences } from '../resources/owned.ts';
-import { clientView, OWNER_KEYS, ownedBy, ownedMetadata, parseJobId, type Owner } from './jobs.ts';
+import {
+  clientView,
+  OWNER_KEYS,
+  ownedBy,
+  ownedMetadata,
+  parseJobId,
+  trainingCharge,
+  type Owner,
+} from './jobs.ts';
 
 export interface CreateJobRequest {
   model: string;
@@ -134,10 +143,28 @@ async function ownedJob(
   return { job, deployment, upstreamId: ref.upstreamId };
 }
 
+/**
+ * The training charge a read of `job` settles: due the first time any read sees it succeeded
+ * (a claim in the shared store makes it once across requests and pods), else nothing.
+ */
+async function chargeFor(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  job: Record<string, unknown>,
+  deployment: Deployment,
+): Promise<number> {
+  const due = trainingCharge(job, deployment.pricing?.trainingPerMillionTokens);
+  if (!due) return 0;
+  const id = `${deployment.name}/${String(job.id)}`;
+  if (!(await deps.stores.ownership.claim(ctx.tenant.name, 'fine_tuning_job', id, 'settled'))) return 0;
+  ctx.log.info({ job: id, ...due }, 'fine-tuning job succeeded; training charged');
+  return due.costUsd;
+}
+
 export async function retrieveJob(deps: PipelineDeps, ctx: RequestContext, id: string) {
   await begin(deps, ctx, undefined);
   const { job, deployment } = await ownedJob(deps, ctx, id);
-  await settle(deps, ctx, { status: 200, deployment, costUsd: 0 });
+  await settle(deps, ctx, { status: 200, deployment, costUsd: await chargeFor(deps, ctx, job, deployment) });
   return clientView(job, deployment.name);
 }
 
@@ -146,7 +173,8 @@ export async function cancelJob(deps: PipelineDeps, ctx: RequestContext, id: str
   const { deployment, upstreamId } = await ownedJob(deps, ctx, id);
   const path = `fine_tuning/jobs/${encodeURIComponent(upstreamId)}/cancel`;
   const job = await onDeployment(deps, ctx, deployment, 'POST', path, id);
-  await settle(deps, ctx, { status: 200, deployment, costUsd: 0 });
+  // Too late to cancel a job that already succeeded: its training is owed like any read's.
+  await settle(deps, ctx, { status: 200, deployment, costUsd: await chargeFor(deps, ctx, job, deployment) });
   return clientView(job, deployment.name);
 }
 
@@ -161,17 +189,22 @@ export async function listJobs(
   const filter = `metadata[${OWNER_KEYS.tenant}]=${encodeURIComponent(owner.tenant)}&metadata[${OWNER_KEYS.key}]=${encodeURIComponent(owner.keyId)}`;
   const seen = new Set<string>();
   const jobs: Record<string, unknown>[] = [];
+  let costUsd = 0;
   for (const d of fineTuningDeployments(ctx)) {
     if (seen.has(d.name)) continue;
     seen.add(d.name);
     const body = await onDeployment(deps, ctx, d, 'GET', `fine_tuning/jobs?limit=100&${filter}`, 'list');
     const data = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : [];
     // The filter is asked for, and checked again: an upstream that ignores it must not leak.
-    for (const job of data) if (ownedBy(job, owner)) jobs.push(clientView(job, d.name));
+    for (const job of data)
+      if (ownedBy(job, owner)) {
+        costUsd += await chargeFor(deps, ctx, job, d);
+        jobs.push(clientView(job, d.name));
+      }
   }
   jobs.sort((a, b) => Number(b.created_at ?? 0) - Number(a.created_at ?? 0));
   const start = page.after === undefined ? 0 : jobs.findIndex((j) => j.id === page.after) + 1;
   const data = jobs.slice(start, start + page.limit);
-  await settle(deps, ctx, { status: 200, costUsd: 0 });
+  await settle(deps, ctx, { status: 200, costUsd });
   return { object: 'list', data, has_more: jobs.length > start + page.limit };
 }

@@ -9,6 +9,9 @@ import {
   retrieveJob,
   type CreateJobRequest,
 } from '../../pipeline/fine-tuning/run.ts';
+import { formatUsd } from '../../accounting/cost.ts';
+import { ResponseHeaders } from '../../brand.ts';
+import type { RequestContext } from '../../pipeline/context.ts';
 import type { RouteHooks } from './hooks.ts';
 
 const open = { additionalProperties: true } as const;
@@ -35,13 +38,19 @@ function parseLimit(raw: string | undefined): number {
   return n;
 }
 
+/** The call's headers plus what it charged (a read that saw a job succeed charges its training). */
+const withCost = (ctx: RequestContext) => ({
+  ...ctx.responseHeaders,
+  [ResponseHeaders.cost]: formatUsd(ctx.served?.costUsd ?? 0),
+});
+
 const JobParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 
 export function fineTuningRoutes(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
   app.post('/v1/fine_tuning/jobs', { schema: { body: CreateJobSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const job = await createJob(deps, ctx, request.body as CreateJobRequest);
-    reply.headers(ctx.responseHeaders);
+    reply.headers(withCost(ctx));
     return job;
   });
   // Query strings arrive as text (the app's ajv does not coerce): limit is read here.
@@ -50,19 +59,19 @@ export function fineTuningRoutes(app: FastifyInstance, deps: PipelineDeps, hooks
     const q = request.query as Record<string, string | undefined>;
     const limit = parseLimit(q.limit);
     const list = await listJobs(deps, ctx, { limit, after: q.after });
-    reply.headers(ctx.responseHeaders);
+    reply.headers(withCost(ctx));
     return list;
   });
   app.get('/v1/fine_tuning/jobs/:id', { schema: { params: JobParams } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const job = await retrieveJob(deps, ctx, (request.params as { id: string }).id);
-    reply.headers(ctx.responseHeaders);
+    reply.headers(withCost(ctx));
     return job;
   });
   app.post('/v1/fine_tuning/jobs/:id/cancel', { schema: { params: JobParams } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const job = await cancelJob(deps, ctx, (request.params as { id: string }).id);
-    reply.headers(ctx.responseHeaders);
+    reply.headers(withCost(ctx));
     return job;
   });
 }

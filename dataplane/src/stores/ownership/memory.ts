@@ -7,6 +7,7 @@ import {
   keptUntil,
   MAX_LISTED_PER_OWNER,
   MAX_UNSETTLED_BATCHES,
+  type ClaimScope,
   type Family,
   type Owner,
   type OwnedRecord,
@@ -15,7 +16,7 @@ import {
 
 export const DEFAULT_MAX_OWNED_RECORDS = 200_000;
 
-const recordKey = (tenant: string, family: Family, id: string) => `${tenant}\u0000${family}\u0000${id}`;
+const recordKey = (tenant: string, family: ClaimScope, id: string) => `${tenant}\u0000${family}\u0000${id}`;
 const indexKey = (owner: Owner, family: Family) => `${owner.tenant}\u0000${owner.keyId}\u0000${family}`;
 
 export class MemoryOwnershipStore implements OwnershipStore {
@@ -68,7 +69,7 @@ export class MemoryOwnershipStore implements OwnershipStore {
     return out;
   }
 
-  async claim(tenant: string, family: Family, id: string, mark: string): Promise<boolean> {
+  async claim(tenant: string, family: ClaimScope, id: string, mark: string): Promise<boolean> {
     const key = `${recordKey(tenant, family, id)}\u0000${mark}`;
     const now = this.clock();
     const held = this.claims.get(key);

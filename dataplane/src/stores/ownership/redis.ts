@@ -12,6 +12,7 @@ import {
   MAX_LISTED_PER_OWNER,
   MAX_UNSETTLED_BATCHES,
   OWNED_MAX_AGE_MS,
+  type ClaimScope,
   type Family,
   type Owner,
   type OwnedRecord,
@@ -27,7 +28,7 @@ export class RedisOwnershipStore implements OwnershipStore {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  private recordKey(tenant: string, family: Family, id: string): string {
+  private recordKey(tenant: string, family: ClaimScope, id: string): string {
     return `${this.keys.tenant(tenant)}:held:${family}:${enc(id)}`;
   }
 
@@ -133,7 +134,7 @@ export class RedisOwnershipStore implements OwnershipStore {
     ).catch(this.fail('swept'));
   }
 
-  async claim(tenant: string, family: Family, id: string, mark: string): Promise<boolean> {
+  async claim(tenant: string, family: ClaimScope, id: string, mark: string): Promise<boolean> {
     const key = `${this.recordKey(tenant, family, id)}:claim:${enc(mark)}`;
     const set = await this.redis.set(key, '1', 'PX', OWNED_MAX_AGE_MS, 'NX').catch(this.fail('claim'));
     return set === 'OK';

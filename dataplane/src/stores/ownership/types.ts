@@ -8,6 +8,8 @@
 
 export const FAMILIES = ['file', 'batch', 'vector_store', 'assistant', 'container'] as const;
 export type Family = (typeof FAMILIES)[number];
+/** What once-only claims are made on: the owned families, and fine-tuning jobs (owned upstream, through metadata). */
+export type ClaimScope = Family | 'fine_tuning_job';
 
 export interface Owner {
   tenant: string;
@@ -41,7 +43,7 @@ export interface OwnershipStore {
   /** The owner's records of one family, newest first, at most `MAX_LISTED_PER_OWNER`. */
   list(owner: Owner, family: Family): Promise<OwnedRecord[]>;
   /** True the first time it is asked for (tenant, family, id, mark), false ever after: once-only actions. */
-  claim(tenant: string, family: Family, id: string, mark: string): Promise<boolean>;
+  claim(tenant: string, scope: ClaimScope, id: string, mark: string): Promise<boolean>;
   /**
    * The settlement sweep's queue, across tenants: batches recorded and not yet seen finished,
    * least recently looked at first, at most `limit`. A batch enters it when it is `put`.
