@@ -10,6 +10,7 @@
 
 import { findAnchors, type SharedAnchors } from './engines.ts';
 import { learnedGuards, type LearnedScores } from './learned/model.ts';
+import { allAscii } from './spans.ts';
 import type { TextPrep } from './types.ts';
 
 export interface Normalized {
@@ -126,13 +127,16 @@ export function disguisedWindows(text: string): Array<[number, number]> {
   // exec loops over the text as it is: most texts are short chat messages, where iterators
   // and a lower-cased copy would cost more than the passes themselves.
   const raw: Array<[number, number]> = [];
-  ODD_CHARS.lastIndex = 0;
-  for (let m = ODD_CHARS.exec(text); m !== null; m = ODD_CHARS.exec(text))
-    pushWindow(raw, text, m.index, m[0].length);
-  if (GREEK_OR_CYRILLIC.test(text)) {
-    MIXED_SCRIPT.lastIndex = 0;
-    for (let m = MIXED_SCRIPT.exec(text); m !== null; m = MIXED_SCRIPT.exec(text))
+  // Odd characters and Greek or Cyrillic letters are all outside ASCII.
+  if (!allAscii(text)) {
+    ODD_CHARS.lastIndex = 0;
+    for (let m = ODD_CHARS.exec(text); m !== null; m = ODD_CHARS.exec(text))
       pushWindow(raw, text, m.index, m[0].length);
+    if (GREEK_OR_CYRILLIC.test(text)) {
+      MIXED_SCRIPT.lastIndex = 0;
+      for (let m = MIXED_SCRIPT.exec(text); m !== null; m = MIXED_SCRIPT.exec(text))
+        pushWindow(raw, text, m.index, m[0].length);
+    }
   }
   const leet: number[] = [];
   HINT.lastIndex = 0;

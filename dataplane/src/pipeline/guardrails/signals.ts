@@ -9,6 +9,8 @@
  * anchor word ("skip", "policy") at one regex attempt per leading signal.
  */
 
+import { allAscii } from './spans.ts';
+
 export interface Signal<C extends string = string> {
   category: C;
   weight: number;
@@ -180,7 +182,7 @@ export class SignalSet<C extends string> {
           this.anchorAt(text, at[k] as number, token[k] as string, windows, starts);
       } else this.collect(text, lower, this.asciiAnchors, windows, starts);
       if (this.markAnchors) this.collect(text, lower, this.markAnchors, windows, starts);
-      if (this.otherAnchors && NON_LATIN.test(text))
+      if (this.otherAnchors && !allAscii(text) && NON_LATIN.test(text))
         this.collect(text, lower, this.otherAnchors, windows, starts);
     } else {
       // Lower-casing changed the length (e.g. U+0130), so offsets would drift: run everything.
