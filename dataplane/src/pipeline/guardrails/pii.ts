@@ -211,20 +211,29 @@ function alnumIds(text: string, out: Finding[]): void {
 // ---------------------------------------------------------------- IPv6
 
 /** Two colons around at most four hex digits: every IPv6 address has this, little else does. */
-const IPV6_HINT = /:[0-9A-Fa-f]{0,4}:/g;
+/** Sticky: tried only at colons, which indexOf finds faster than the regex's own scan. */
+const IPV6_HINT = /:[0-9A-Fa-f]{0,4}:/y;
 const isIpv6Code = (c: number): boolean =>
   (c >= 48 && c <= 58) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102) || c === 46;
 
 function ipv6(text: string, out: Finding[]): void {
   let lastEnd = -1;
-  // An exec loop rather than matchAll, which clones the regex on every call (every text).
-  IPV6_HINT.lastIndex = 0;
-  for (let m = IPV6_HINT.exec(text); m !== null; m = IPV6_HINT.exec(text)) {
-    const at = m.index;
-    if (at < lastEnd) continue;
-    let start = at;
+  // Every hint begins with a colon: trying the sticky regex at each colon, resuming after a
+  // hint's end, visits the hints a global exec loop would (matchAll, besides, clones the
+  // regex on every call).
+  for (let at = text.indexOf(':'); at !== -1;) {
+    IPV6_HINT.lastIndex = at;
+    const m = IPV6_HINT.exec(text);
+    if (m === null) {
+      at = text.indexOf(':', at + 1);
+      continue;
+    }
+    const hint = at;
+    at = text.indexOf(':', hint + m[0].length);
+    if (hint < lastEnd) continue;
+    let start = hint;
     while (start > 0 && isIpv6Code(text.charCodeAt(start - 1))) start--;
-    let end = at + m[0].length;
+    let end = hint + m[0].length;
     while (end < text.length && isIpv6Code(text.charCodeAt(end))) end++;
     lastEnd = end;
     // Letters or digits glued to either side: an identifier, a hash, a C++ scope, not an address.
