@@ -54,16 +54,18 @@ function codePointAt(text: string, i: number): number {
 
 const isWordCode = (cp: number): boolean => (cp < 128 ? ASCII_CLASS[cp] !== 0 : !isSeparator(cp));
 
-/** Per-token sums of both models' weights and feature counts, with token offsets. */
+/** Prefix sums of both models' weights and feature counts over the tokens, with token offsets. */
 export interface TokenSums {
   count: number;
   /** UTF-16 start and end (exclusive) of each token. */
   starts: Int32Array;
   ends: Int32Array;
-  /** Per token: sum of int8 weights for model 0 and model 1, and its number of features. */
-  sum0: Int32Array;
-  sum1: Int32Array;
-  n: Int32Array;
+  /**
+   * Interleaved, 3 per token boundary: at 3k, 3k + 1, 3k + 2 the sums of model 0's and
+   * model 1's int8 weights and the number of features over tokens [0, k). Doubles hold
+   * these integer sums exactly, and any window's sums are two subtractions.
+   */
+  prefix: Float64Array;
 }
 
 const MAX_TOKEN_CPS = 4096;
@@ -154,9 +156,7 @@ export class FeatureScorer {
     count: 0,
     starts: new Int32Array(0),
     ends: new Int32Array(0),
-    sum0: new Int32Array(0),
-    sum1: new Int32Array(0),
-    n: new Int32Array(0),
+    prefix: new Float64Array(3),
   };
 
   /** The returned arrays are valid until the next call. */
@@ -169,14 +169,17 @@ export class FeatureScorer {
         count: 0,
         starts: new Int32Array(size),
         ends: new Int32Array(size),
-        sum0: new Int32Array(size),
-        sum1: new Int32Array(size),
-        n: new Int32Array(size),
+        prefix: new Float64Array(3 * (size + 1)),
       };
     }
     const out = this.buf;
     // Locals, not property loads per token: V8 cannot hoist loads past the typed-array stores.
-    const { starts, ends, sum0, sum1, n: features } = out;
+    const { starts, ends, prefix } = out;
+    // Running sums, written per token: the prefix sums come out of this pass, not a second one.
+    let c0 = 0;
+    let c1 = 0;
+    let cn = 0;
+    prefix[0] = prefix[1] = prefix[2] = 0;
     const cache = this.cache;
     let count = 0;
     const pad = this.pad;
@@ -288,10 +291,14 @@ export class FeatureScorer {
       prev = h;
       starts[count] = start;
       ends[count] = i;
-      sum0[count] = s0;
-      sum1[count] = s1;
-      features[count] = f;
       count++;
+      c0 += s0;
+      c1 += s1;
+      cn += f;
+      const o = 3 * count;
+      prefix[o] = c0;
+      prefix[o + 1] = c1;
+      prefix[o + 2] = cn;
     }
     out.count = count;
     return out;

@@ -65,8 +65,6 @@ const SHORT_FEATURES = 40;
 
 export class LearnedGuards {
   private readonly scorer: FeatureScorer;
-  /** Interleaved prefix sums (model 0, model 1, feature count), reused between calls. */
-  private prefix = new Float64Array(0);
 
   constructor(
     readonly header: ModelHeader,
@@ -79,16 +77,8 @@ export class LearnedGuards {
     const t = this.scorer.tokenSums(text);
     const { injection, toxicity } = this.header.models;
     const count = t.count;
-    // Prefix sums make every window O(1).
-    if (this.prefix.length < 3 * (count + 1)) this.prefix = new Float64Array(6 * (count + 1));
-    const p = this.prefix;
-    p[0] = p[1] = p[2] = 0;
-    for (let k = 0; k < count; k++) {
-      const o = 3 * k;
-      p[o + 3] = (p[o] as number) + (t.sum0[k] as number);
-      p[o + 4] = (p[o + 1] as number) + (t.sum1[k] as number);
-      p[o + 5] = (p[o + 2] as number) + (t.n[k] as number);
-    }
+    // Prefix sums (from the token pass) make every window O(1).
+    const p = t.prefix;
     // Windows as forEachWindow (features.ts) lists them, in plain loops: this runs for
     // every text of every request, and closures created per call cost more than the maths.
     const { window, stride, smallWindow, smallStride } = this.header;
