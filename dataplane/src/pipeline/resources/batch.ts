@@ -4,9 +4,11 @@
  * checks the key against, places the file on, and prices the batch at. Pure.
  */
 import { costUsd } from '../../accounting/cost.ts';
+import { MAX_ESTIMATE_TOKENS, MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
 import type { Pricing } from '../../config/snapshot.ts';
 import type { Usage } from '../../formats/openai/types.ts';
 import { invalidParam } from '../../errors.ts';
+import { DEFAULT_MAX_JSON_DEPTH, depthMessage, exceedsDepth } from '../../formats/json-depth.ts';
 
 /** OpenAI's ceiling on requests in one batch. */
 export const MAX_BATCH_REQUESTS = 50_000;
@@ -29,8 +31,12 @@ export interface BatchInput {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Parse and check a batch input file; every problem names the line. */
-export function readBatchInput(text: string): BatchInput {
+/**
+ * Parse and check a batch input file; every problem names the line. Each line gets the depth
+ * bound request bodies get at the edge: the file is re-serialised for the upstream, and
+ * JSON.stringify overflows the stack on deep nesting.
+ */
+export function readBatchInput(text: string, maxDepth = DEFAULT_MAX_JSON_DEPTH): BatchInput {
   const lines: Record<string, unknown>[] = [];
   const lineNumbers: number[] = [];
   let model: string | undefined;
@@ -49,6 +55,7 @@ export function readBatchInput(text: string): BatchInput {
       throw invalidParam('file', `${at} is not JSON; a batch input file is JSON Lines`);
     }
     if (!isRecord(line)) throw invalidParam('file', `${at} is not a JSON object`);
+    if (exceedsDepth(line, maxDepth)) throw invalidParam('file', `file[${at}]: ${depthMessage(maxDepth)}`);
     if (typeof line.custom_id !== 'string' || line.custom_id === '')
       throw invalidParam('file', `${at} has no custom_id`);
     if (ids.has(line.custom_id))
@@ -130,11 +137,19 @@ export function batchEstimateUsd(
     const asked = body.max_completion_tokens ?? body.max_tokens ?? body.max_output_tokens;
     const max = typeof asked === 'number' && Number.isInteger(asked) && asked > 0 ? asked : defaultMaxOutput;
     const n = typeof body.n === 'number' && Number.isInteger(body.n) && body.n > 1 ? body.n : 1;
-    output += max * n;
+    output = Math.min(output + max * n, MAX_ESTIMATE_TOKENS);
   }
   // One count over all bodies: the tokenizer remembers texts, and a file's lines are not worth remembering one by one.
-  return costUsd(pricing, { prompt_tokens: countTokens(bodies.join('\n')), completion_tokens: output });
+  const cost = costUsd(pricing, { prompt_tokens: countTokens(bodies.join('\n')), completion_tokens: output });
+  return clampEstimateUsd(cost);
 }
+
+/**
+ * An estimate within the request estimator's ceiling. An unbounded one (`max_tokens: 1e300`)
+ * would be Infinity, which JSON stores as null: a hold of nothing.
+ */
+export const clampEstimateUsd = (usd: number): number =>
+  Number.isNaN(usd) ? MAX_ESTIMATE_USD : Math.min(Math.max(usd, 0), MAX_ESTIMATE_USD);
 
 /** A finished batch's charge: its tokens at the holding deployment's token prices. */
 export function batchCostUsd(pricing: Pricing | undefined, usage: Usage): number {

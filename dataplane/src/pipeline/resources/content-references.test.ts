@@ -63,4 +63,28 @@ describe('bodyReferences', () => {
       { field: 'file[line 1].body.tools[2].container.file_ids[0]', family: 'file', id: 'file-b' },
     ]);
   });
+
+  it('finds a file id nested past any content part shape (depth 40), not only the first 32 levels', () => {
+    let v: Record<string, unknown> = { file_id: 'file-foreign' };
+    for (let i = 0; i < 40; i++) v = { x: v };
+    const refs = contentFileReferences([{ content: [v] }]);
+    expect(refs.map((r) => r.id)).toEqual(['file-foreign']);
+    expect(refs[0]!.field).toBe(`messages[0].content[0]${'.x'.repeat(40)}.file_id`);
+  });
+
+  it('refuses (400 naming the path) a body deeper than any depth limit, instead of skipping its ids', () => {
+    let v: Record<string, unknown> = { file_id: 'file-foreign' };
+    for (let i = 0; i < 1100; i++) v = { x: v };
+    let caught: unknown;
+    try {
+      bodyReferences(v, 'file[line 1].body');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('nesting depth exceeds 1000'),
+    });
+    expect((caught as { param: string }).param).toMatch(/^file\[line 1\]\.body(\.x)+$/);
+  });
 });

@@ -6,11 +6,17 @@
  * before anything goes upstream, so a new part shape cannot slip a foreign id past the check.
  * Pure; allocates nothing for a body without such fields.
  */
+import { invalidParam } from '../../errors.ts';
+import { depthMessage, MAX_JSON_DEPTH_CEILING } from '../../formats/json-depth.ts';
 import type { Family } from '../../stores/ownership/types.ts';
 import type { Reference } from './references.ts';
 
-/** Deeper than any content part nests; the server's JSON depth guard bounds bodies anyway. */
-const MAX_DEPTH = 32;
+/**
+ * As deep as any body may be configured to nest (the server's depth guard, and the batch
+ * line check, keep bodies within it). Past it the walk refuses rather than stops: an id it
+ * did not look at would still be forwarded.
+ */
+const MAX_DEPTH = MAX_JSON_DEPTH_CEILING;
 
 type Segment = string | number;
 
@@ -24,7 +30,7 @@ const pathOf = (segments: readonly Segment[]): string =>
   segments.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 
 function walk(value: object, segments: Segment[], out: Reference[], depth: number): void {
-  if (depth > MAX_DEPTH) return;
+  if (depth > MAX_DEPTH) throw invalidParam(pathOf(segments), depthMessage(MAX_DEPTH));
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const v: unknown = value[i];
