@@ -11,6 +11,7 @@ import { chatCall } from '../router/calls.ts';
 import type { AttemptLog } from '../router/router.ts';
 import type { RequestContext } from './context.ts';
 import { callContext, continuation, openStream, routeRequest, type PipelineDeps } from './forward.ts';
+import type { PinnedTo } from './resources/chat-files.ts';
 import { guardResponse } from './guardrails/stage.ts';
 import { settle } from './settlement.ts';
 import { chargeStream, servedModels } from './stream-charge.ts';
@@ -46,10 +47,14 @@ export async function forwardChat(
   needs: readonly Capability[],
   onAnswer: OnAnswer | undefined,
   /** The only deployment that may serve: it holds files the conversation names. */
-  pinned?: Deployment,
+  pinned?: PinnedTo,
 ): Promise<ChatOutcome> {
   const routing = pinned
-    ? { ...routeRequest(ctx, req.model, needs), filter: (d: Deployment) => d.name === pinned.name }
+    ? {
+        ...routeRequest(ctx, req.model, needs),
+        filter: (d: Deployment) => d.name === pinned.deployment.name,
+        missingObject: { param: pinned.field },
+      }
     : routeRequest(ctx, req.model, needs);
   if (!req.stream) {
     const routed = await deps.router.execute(routing, (d) => chatCall(callContext(deps, ctx, d), req));

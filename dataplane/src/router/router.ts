@@ -26,6 +26,12 @@ export interface RouteRequest {
   deadline: number;
   /** Only deployments accepting this filter are candidates (e.g. prefill continuation). */
   filter?: (d: Deployment) => boolean;
+  /**
+   * The request is pinned to the deployment holding objects it names (a chat naming uploaded
+   * files): an upstream 404 means one of them is gone, the caller's 404 naming this field,
+   * and no fault of the deployment (a caller could otherwise trip its breaker at will).
+   */
+  missingObject?: { param: string };
 }
 
 export interface AttemptLog {
@@ -108,6 +114,15 @@ export class Router {
         if (!(err instanceof UpstreamFailure)) {
           this.deps.health.release(deployment);
           throw withLog(localFault(err), log);
+        }
+        if (req.missingObject && err.upstream.status === 404) {
+          this.deps.health.release(deployment);
+          throw withLog(
+            new GatewayError('not_found', err.upstream.message || 'a referenced object was not found', {
+              param: req.missingObject.param,
+            }),
+            log,
+          );
         }
         const error = err.upstream;
         this.deps.observer.attempt(deployment, error.kind, (this.now() - started) / 1000);

@@ -14,12 +14,18 @@ import { contentFileReferences } from './content-references.ts';
 import { resolveReferences } from './owned.ts';
 import { placement } from './select.ts';
 
+/** The deployment holding the conversation's files, and the field naming the first of them. */
+export interface PinnedTo {
+  deployment: Deployment;
+  field: string;
+}
+
 export async function holderOfReferencedFiles(
   deps: PipelineDeps,
   ctx: RequestContext,
   req: ChatRequest,
   needs: readonly Capability[],
-): Promise<Deployment | undefined> {
+): Promise<PinnedTo | undefined> {
   const refs = contentFileReferences(req.messages);
   if (refs.length === 0) return undefined;
   const referred = await resolveReferences(deps, ctx, refs);
@@ -39,5 +45,5 @@ export async function holderOfReferencedFiles(
       referred.field,
       `refers to a file on deployment ${referred.deployment.name}, which lacks the ${missing} capability this request needs`,
     );
-  return referred.deployment;
+  return { deployment: referred.deployment, field: referred.field };
 }
