@@ -154,7 +154,8 @@ async function sweepOne(
   await adoptOutputFiles(deps, record, object);
   if (!isFinishedBatch(object)) return { kind: 'running' };
   const usage = finishedBatchUsage(object);
-  if (!usage || !(await deps.stores.ownership.claim(record.tenant, 'batch', record.id, 'settled')))
+  // Claimed even without usage: that ends the batch's estimate counting against the budget.
+  if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record.id, 'settled')) || !usage)
     return { kind: 'finished' };
   const costUsd = batchCostUsd(holder.pricing, usage);
   await charge(deps, snapshot, record, holder, { costUsd, ...usage }, now, owed);

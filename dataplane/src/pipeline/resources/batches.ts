@@ -5,11 +5,19 @@
  * docs/decisions.md on batch discounts). The batch's output and error files become the
  * caller's files as soon as a read shows them.
  */
-import { invalidParam } from '../../errors.ts';
+import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
+import { formatUsd } from '../../accounting/cost.ts';
+import { GatewayError, invalidParam } from '../../errors.ts';
 import { ownedBy, type OwnedRecord } from '../../stores/ownership/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
-import { BATCH_ENDPOINTS, batchCostUsd, finishedBatchUsage, isFinishedBatch } from './batch.ts';
+import {
+  BATCH_ENDPOINTS,
+  batchCostUsd,
+  clampEstimateUsd,
+  finishedBatchUsage,
+  isFinishedBatch,
+} from './batch.ts';
 import { holderOf, ownerOf, type Json } from './owned.ts';
 import { FAMILY } from './families.ts';
 import { createResource, type Charge, type Observer } from './operations.ts';
@@ -25,25 +33,82 @@ export function checkBatchBody(body: Json): void {
     throw invalidParam('completion_window', `must be ${COMPLETION_WINDOWS.join(' or ')}`);
 }
 
+/** What a key's batches not yet settled may still cost: counted against its budget until they settle. */
+export interface Outstanding {
+  count: number;
+  usd: number;
+}
+
+/** Pure: the estimates of `batches` whose settlement is not claimed (`settled[i]` for `batches[i]`). */
+export function outstandingOf(batches: readonly OwnedRecord[], settled: readonly boolean[]): Outstanding {
+  let count = 0;
+  let usd = 0;
+  batches.forEach((b, i) => {
+    if (settled[i] || typeof b.estimateUsd !== 'number' || b.estimateUsd <= 0) return;
+    count++;
+    usd += b.estimateUsd;
+  });
+  return { count, usd: Math.min(usd, MAX_ESTIMATE_USD) };
+}
+
+async function outstandingBatches(deps: PipelineDeps, ctx: RequestContext): Promise<Outstanding> {
+  const owner = ownerOf(ctx);
+  const batches = (await deps.stores.ownership.list(owner, 'batch')).filter((b) => b.estimateUsd);
+  const settled = await deps.stores.ownership.claimed(
+    owner.tenant,
+    'batch',
+    batches.map((b) => b.id),
+    'settled',
+  );
+  return outstandingOf(batches, settled);
+}
+
+/**
+ * A file's stored worst case. A record written before estimates were clamped may hold null
+ * (JSON's Infinity): that is the ceiling, never "nothing".
+ */
+function fileEstimateUsd(file: OwnedRecord | undefined): number | undefined {
+  const raw = file?.estimateUsd as number | null | undefined;
+  if (raw === undefined) return undefined;
+  return raw === null ? MAX_ESTIMATE_USD : clampEstimateUsd(raw);
+}
+
 export async function createBatch(deps: PipelineDeps, ctx: RequestContext, body: Json) {
   checkBatchBody(body);
-  // The file's worst case is held while the batch is created: a budget that cannot cover the
-  // batch refuses it up front (402) instead of being overrun when it finishes.
+  // A batch runs for hours and is charged when it finishes, so its worst case (the file's
+  // estimate) stays counted against the budget until then: kept on its record, and added up
+  // over the key's unsettled batches. A new batch must fit beside them (402 otherwise),
+  // checked by holding both while the batch is created.
   const file = ownedBy(
     await deps.stores.ownership.get(ctx.tenant.name, 'file', String(body.input_file_id)),
     ownerOf(ctx),
   );
-  return createResource(deps, ctx, 'batch', { completion_window: '24h', ...body }, undefined, {
-    refs: 'batch',
-    holdUsd: file?.estimateUsd,
-    check: ([input]) => {
-      if (input && input.purpose !== 'batch')
-        throw invalidParam(
-          'input_file_id',
-          `file ${input.id} was uploaded for purpose ${input.purpose ?? 'unknown'}; a batch needs a file uploaded with purpose batch`,
-        );
-    },
-  });
+  const estimateUsd = ctx.key.spec.budget ? fileEstimateUsd(file) : undefined;
+  const outstanding = estimateUsd === undefined ? { count: 0, usd: 0 } : await outstandingBatches(deps, ctx);
+  try {
+    return await createResource(deps, ctx, 'batch', { completion_window: '24h', ...body }, undefined, {
+      refs: 'batch',
+      holdUsd: estimateUsd === undefined ? undefined : estimateUsd + outstanding.usd,
+      estimateUsd,
+      check: ([input]) => {
+        if (input && input.purpose !== 'batch')
+          throw invalidParam(
+            'input_file_id',
+            `file ${input.id} was uploaded for purpose ${input.purpose ?? 'unknown'}; a batch needs a file uploaded with purpose batch`,
+          );
+      },
+    });
+  } catch (err) {
+    if (!(err instanceof GatewayError && err.type === 'budget_exceeded') || outstanding.count === 0)
+      throw err;
+    throw new GatewayError(
+      'budget_exceeded',
+      `${err.message}: this batch's worst case of $${formatUsd(estimateUsd ?? 0)} plus $${formatUsd(outstanding.usd)} ` +
+        `still held for this key's ${outstanding.count} unsettled batch${outstanding.count === 1 ? '' : 'es'}, ` +
+        'which count until they finish and are charged',
+      { headers: err.headers },
+    );
+  }
 }
 
 /** Output and error files of a batch belong to the batch's owner, on the batch's deployment. */
@@ -69,20 +134,24 @@ export async function adoptOutputFiles(
   }
 }
 
-/** Observes a batch as read upstream: adopts its files; charges its usage the first time it is seen finished. */
+/**
+ * Observes a batch as read upstream: adopts its files; settles it the first time it is seen
+ * finished, charging its usage (if it reports any). The settlement claim is taken even
+ * without usage: it ends the batch's estimate counting against the budget.
+ */
 export function batchObserver(deps: PipelineDeps, ctx: RequestContext): Observer {
   return async (record, object): Promise<Charge> => {
     await adoptOutputFiles(deps, record, object);
-    // Seen finished: the settlement sweep need not look at it again.
-    if (isFinishedBatch(object)) await deps.stores.ownership.swept(record, true);
+    if (!isFinishedBatch(object)) return { costUsd: 0 };
+    // Before the claim: nothing after it may fail, or the claimed charge would be lost.
+    const holder = holderOf(ctx, FAMILY.batch, record);
     const usage = finishedBatchUsage(object);
-    if (!usage) return { costUsd: 0 };
     // Once per batch, whichever pod or request sees it first.
     if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record.id, 'settled')))
-      return { costUsd: 0 };
-    const holder = holderOf(ctx, FAMILY.batch, record);
+      return { costUsd: 0, finished: true };
+    if (!usage) return { costUsd: 0, finished: true };
     const costUsd = batchCostUsd(holder.pricing, usage);
     ctx.log.info({ batch: record.id, costUsd, ...usage }, 'batch finished; charged');
-    return { costUsd, usage, deployment: holder };
+    return { costUsd, usage, deployment: holder, finished: true };
   };
 }

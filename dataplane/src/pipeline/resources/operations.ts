@@ -59,7 +59,10 @@ export async function createResource(
   family: Family,
   body: Json,
   headerModel: string | undefined,
-  opts: { refs?: ReferringRequest | undefined } & Pick<CreateRequest, 'check' | 'holdUsd'> = {},
+  opts: { refs?: ReferringRequest | undefined } & Pick<
+    CreateRequest,
+    'check' | 'holdUsd' | 'estimateUsd'
+  > = {},
 ): Promise<Answer> {
   const spec = FAMILY[family];
   const model = bodyModel(body);
@@ -74,6 +77,7 @@ export async function createResource(
     model: model ?? headerModel,
     check: opts.check,
     holdUsd: opts.holdUsd,
+    estimateUsd: opts.estimateUsd,
   });
   await free(deps, ctx, created.served);
   return { object: created.object, served: created.served, costUsd: 0 };
@@ -85,6 +89,12 @@ export interface Charge {
   usage?: { prompt_tokens: number; completion_tokens: number } | undefined;
   /** Whose prices applied: spend is counted per deployment. */
   deployment?: Deployment | undefined;
+  /**
+   * The object is over for good (a finished batch): once the charge is recorded, the
+   * settlement sweep need not look at it again. Not before: a charge lost on the way must
+   * leave it queued.
+   */
+  finished?: boolean;
 }
 
 export type Observer = (record: OwnedRecord, object: Json) => Promise<Charge>;
@@ -122,6 +132,7 @@ export async function readResource(
   const charge = await observe(record, object);
   if (charge.usage) keepTokensOffTheMinute(ctx);
   await settleAnswered(deps, ctx, served, charge.costUsd, charge.usage);
+  if (charge.finished) await deps.stores.ownership.swept(record, true);
   return { object: clientView(spec, record, object), served, costUsd: charge.costUsd };
 }
 
@@ -179,8 +190,23 @@ export async function listResources(
   const spec = FAMILY[family];
   await begin(deps, ctx, spec, undefined);
   const { page, listed } = await listOwned(deps, ctx, spec, query, keep);
-  // A list that shows finished batches charges them, once each, like a retrieve would.
-  const charges = await Promise.all(listed.map((l: ListedObject) => observe(l.record, l.upstream)));
+  // A list that shows finished batches charges them, once each, like a retrieve would. One
+  // observation failing must not drop the charges the others claimed: those are settled, and
+  // the failed one (nothing claimed, still queued) is charged by a later read or the sweep.
+  const observed = await Promise.allSettled(listed.map((l: ListedObject) => observe(l.record, l.upstream)));
+  const charges: Charge[] = [];
+  const finished: OwnedRecord[] = [];
+  observed.forEach((o, i) => {
+    if (o.status === 'rejected') {
+      ctx.log.warn(
+        { [spec.family]: listed[i]!.record.id, err: (o.reason as Error).message },
+        'listed object not observed; settled later',
+      );
+      return;
+    }
+    charges.push(o.value);
+    if (o.value.finished) finished.push(listed[i]!.record);
+  });
   const parts = charges.flatMap((c) =>
     c.usage && c.deployment ? [{ deployment: c.deployment, usage: c.usage, costUsd: c.costUsd }] : [],
   );
@@ -192,6 +218,7 @@ export async function listResources(
   if (parts.length > 0) keepTokensOffTheMinute(ctx);
   // Spend is counted under each charged batch's deployment, as for a continued stream's parts.
   await settle(deps, ctx, { status: 200, costUsd, usage, deployment: parts[0]?.deployment, parts });
+  await Promise.all(finished.map((r) => deps.stores.ownership.swept(r, true)));
   return { object: page, costUsd };
 }
 

@@ -140,6 +140,8 @@ export interface CreateRequest {
   check?: (records: readonly OwnedRecord[]) => void;
   /** Held against the budget while the object is created (a batch's worst case), then released. */
   holdUsd?: number | undefined;
+  /** Kept on the record: what the object may still cost (a batch's worst case, until it settles). */
+  estimateUsd?: number | undefined;
 }
 
 /** Create the object upstream, record its owner, return it with the routing facts. */
@@ -198,6 +200,7 @@ export async function createOwned(
     createdAt: Date.now(),
     expiresAt: expiryMs(spec, object),
     purpose: req.purpose,
+    ...(req.estimateUsd !== undefined && { estimateUsd: req.estimateUsd }),
   };
   await deps.stores.ownership.put(record);
   return {

@@ -83,6 +83,16 @@ export class MemoryOwnershipStore implements OwnershipStore {
     return true;
   }
 
+  async claimed(
+    tenant: string,
+    family: ClaimScope,
+    ids: readonly string[],
+    mark: string,
+  ): Promise<boolean[]> {
+    const now = this.clock();
+    return ids.map((id) => (this.claims.get(`${recordKey(tenant, family, id)}\u0000${mark}`) ?? 0) > now);
+  }
+
   async unsettled(limit: number): Promise<OwnedRecord[]> {
     const out: OwnedRecord[] = [];
     for (const key of [...this.queue]) {

@@ -63,6 +63,19 @@ describe.each(backends)('owned store ($name)', (backend) => {
     expect(await owned.claim('globex', 'batch', 'batch_1', 'settled')).toBe(true);
   });
 
+  it('tells which ids are claimed without claiming them', async () => {
+    fixture = await backend.create({});
+    const { ownership: owned } = await fixture.open();
+    expect(await owned.claimed('acme', 'batch', [], 'settled')).toEqual([]);
+    await owned.claim('acme', 'batch', 'batch_2', 'settled');
+    const ids = ['batch_1', 'batch_2', 'batch_3'];
+    expect(await owned.claimed('acme', 'batch', ids, 'settled')).toEqual([false, true, false]);
+    expect(await owned.claimed('acme', 'batch', ids, 'other')).toEqual([false, false, false]);
+    expect(await owned.claimed('globex', 'batch', ids, 'settled')).toEqual([false, false, false]);
+    // Asking claims nothing.
+    expect(await owned.claim('acme', 'batch', 'batch_1', 'settled')).toBe(true);
+  });
+
   it('queues batches for the settlement sweep, across tenants, least recently looked at first', async () => {
     fixture = await backend.create({});
     const { ownership: owned } = await fixture.open();

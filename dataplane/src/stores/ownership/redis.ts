@@ -134,8 +134,26 @@ export class RedisOwnershipStore implements OwnershipStore {
     ).catch(this.fail('swept'));
   }
 
+  private claimKey(tenant: string, family: ClaimScope, id: string, mark: string): string {
+    return `${this.recordKey(tenant, family, id)}:claim:${enc(mark)}`;
+  }
+
+  async claimed(
+    tenant: string,
+    family: ClaimScope,
+    ids: readonly string[],
+    mark: string,
+  ): Promise<boolean[]> {
+    if (ids.length === 0) return [];
+    // One MGET: every claim key sits in the tenant's slot.
+    const found = await this.redis
+      .mget(ids.map((id) => this.claimKey(tenant, family, id, mark)))
+      .catch(this.fail('claimed'));
+    return found.map((v) => v !== null);
+  }
+
   async claim(tenant: string, family: ClaimScope, id: string, mark: string): Promise<boolean> {
-    const key = `${this.recordKey(tenant, family, id)}:claim:${enc(mark)}`;
+    const key = this.claimKey(tenant, family, id, mark);
     const set = await this.redis.set(key, '1', 'PX', OWNED_MAX_AGE_MS, 'NX').catch(this.fail('claim'));
     return set === 'OK';
   }

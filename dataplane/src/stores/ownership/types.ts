@@ -30,7 +30,11 @@ export interface OwnedRecord extends Owner {
   expiresAt?: number | undefined;
   /** Files: the purpose they were uploaded for (lists filter on it, batches need `batch`). */
   purpose?: string | undefined;
-  /** Batch input files, for keys with a budget: the most a batch of them can cost (held at creation). */
+  /**
+   * For keys with a budget, the most the batch can cost: on a batch input file, computed at
+   * upload; on a batch, copied from its file at creation. An unsettled batch's estimate counts
+   * against the key's budget until its real charge replaces it (see `outstandingBatchesUsd`).
+   */
   estimateUsd?: number | undefined;
 }
 
@@ -44,6 +48,8 @@ export interface OwnershipStore {
   list(owner: Owner, family: Family): Promise<OwnedRecord[]>;
   /** True the first time it is asked for (tenant, family, id, mark), false ever after: once-only actions. */
   claim(tenant: string, scope: ClaimScope, id: string, mark: string): Promise<boolean>;
+  /** Which of `ids` have had (tenant, scope, id, mark) claimed, without claiming any. */
+  claimed(tenant: string, scope: ClaimScope, ids: readonly string[], mark: string): Promise<boolean[]>;
   /**
    * The settlement sweep's queue, across tenants: batches recorded and not yet seen finished,
    * least recently looked at first, at most `limit`. A batch enters it when it is `put`.
