@@ -8,9 +8,11 @@ import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type Gateway } from '../../dataplane/src/gateway.ts';
 import { testRedisUrl } from '../harness/redis.ts';
+import { MAX_ESTIMATE_USD } from '../../dataplane/src/accounting/estimate.ts';
 import {
   clientOn,
   costMicros,
+  failure,
   MODEL,
   PRICES,
   startResourceStack,
@@ -77,5 +79,39 @@ describe('owned objects across pods', () => {
     expect(charged).toBe(expected);
     expect(await podA.spentMicros()).toBe(expected);
     expect(await status(siblingOnB.batches.retrieve(batch.id))).toBe(404);
+  });
+
+  it("count a batch's worst case on every pod until it settles, and store no estimate as null", async () => {
+    const b = clientOn(`${podB.url}/v1`, podA.keys.owner);
+    const line = (id: string, extra: Record<string, unknown>) =>
+      JSON.stringify({
+        custom_id: id,
+        method: 'POST',
+        url: '/v1/chat/completions',
+        body: { model: MODEL, messages: [{ role: 'user', content: 'hi' }], ...extra },
+      });
+    const upload = async (text: string) =>
+      podA.owner.files.create({ file: await toFile(Buffer.from(text), 'in.jsonl'), purpose: 'batch' });
+    const create = (client: typeof b, id: string) =>
+      client.batches.create({
+        input_file_id: id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+
+    // Infinity through JSON would be null: no hold at all. Clamped, it is refused.
+    const unbounded = await upload(line('u', { max_tokens: 1e300, n: 1e300 }));
+    const record = await podA.stack.gateway.stores.ownership.get('acme', 'file', unbounded.id);
+    expect(record?.estimateUsd).toBe(MAX_ESTIMATE_USD);
+    expect(await status(create(b, unbounded.id))).toBe(402);
+
+    // About $80 of the $100 budget each: one fits, a second on the other pod does not.
+    const file = await upload(
+      Array.from({ length: 10 }, (_, i) => line(`c${i}`, { max_tokens: 4000 })).join('\n'),
+    );
+    await create(podA.owner, file.id);
+    const refused = await failure(create(b, file.id));
+    expect(refused.status).toBe(402);
+    expect(String(refused.error.message)).toContain("this key's 1 unsettled batch");
   });
 });
