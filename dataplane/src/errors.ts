@@ -18,12 +18,16 @@ export const ErrorStatus = {
   request_too_large: 413,
   unsupported_media_type: 415,
   rate_limit_exceeded: 429,
+  /** A quota on what a tenant keeps (not a rate): OpenAI's type and status for the same. */
+  insufficient_quota: 429,
   headers_too_large: 431,
   client_closed_request: 499,
   internal_error: 500,
   upstream_error: 502,
   service_unavailable: 503,
   upstream_timeout: 504,
+  /** The gateway's own storage is full for every tenant (RFC 4918). */
+  insufficient_storage: 507,
 } as const;
 
 export type ErrorType = keyof typeof ErrorStatus;

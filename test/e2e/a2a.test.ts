@@ -11,6 +11,7 @@ const KEY = 'sk-a2a';
 const SAME_TENANT_KEY = 'sk-a2a-2';
 const OTHER_TENANT_KEY = 'sk-a2a-other';
 const LIMITED_KEY = 'sk-a2a-limited';
+const SLOW_KEY = 'sk-a2a-slow';
 const PER_REQUEST = 0.01;
 // Assembled at run time so secret scanners do not flag this file.
 const AWS_KEY = ['AKIA', 'Z7Q3XK2M', '4N5P6R7T'].join('');
@@ -41,6 +42,7 @@ beforeAll(async () => {
       apiKey('a2a', KEY, 'acme', { budget: BUDGET }),
       apiKey('a2a-2', SAME_TENANT_KEY, 'acme'),
       apiKey('a2a-limited', LIMITED_KEY, 'acme', { models: ['gpt-test'] }),
+      apiKey('a2a-slow', SLOW_KEY, 'acme', { rateLimit: { requestsPerMinute: 1 } }),
       apiKey('globex', OTHER_TENANT_KEY, 'globex'),
     ].join(''),
   );
@@ -145,6 +147,25 @@ describe('a2a message/send', () => {
     }
   });
 
+  it('refuses an oversized referenceTaskIds list as invalid params, before any lookup', async () => {
+    const { res, json } = await send(call('x', { referenceTaskIds: Array(300_000).fill(task.id) }, 12));
+    expect(res.status).toBe(200);
+    expect(json.error?.code).toBe(-32602);
+    expect(json.error?.message).toContain('params.message.referenceTaskIds');
+    expect(json.error?.message).toContain('at most 64');
+    const own = await send(call('and a car', { taskId: task.id, referenceTaskIds: Array(64).fill(task.id) }));
+    expect(own.json.result?.id).toBe(task.id);
+  });
+
+  it('rate-limits a call before looking up the tasks it references', async () => {
+    const first = await send(call('x', { referenceTaskIds: ['made-up'] }), SLOW_KEY);
+    expect(first.json.error?.code).toBe(-32001);
+    // The key's one request this minute was spent on the refused call: the next is a 429,
+    // whatever it references.
+    const second = await send(call('x', { referenceTaskIds: ['made-up'] }), SLOW_KEY);
+    expect(second.res.status).toBe(429);
+  });
+
   it('refuses hostile bodies before the agent: deep nesting (400) and non-JSON (400)', async () => {
     let nested: unknown = 'x';
     for (let i = 0; i < 200; i++) nested = { deeper: nested };
@@ -176,7 +197,7 @@ describe('a2a message/send', () => {
   it("the key's budget spend is the sum of the charged costs", async () => {
     const state = await stack.gateway.stores.budgets.state({ tenant: 'acme', keyId: 'default/a2a' }, BUDGET);
     expect(Math.round(state.spentUsd * 1e6)).toBe(chargedMicros);
-    // Two task calls and the redacted one; refusals and the agent's own error are free.
-    expect(chargedMicros).toBe(Math.round(3 * PER_REQUEST * 1e6));
+    // Three task calls and the redacted one; refusals and the agent's own error are free.
+    expect(chargedMicros).toBe(Math.round(4 * PER_REQUEST * 1e6));
   });
 });

@@ -24,10 +24,12 @@ const BY_GANTRY_TYPE: Readonly<Record<ErrorType, AnthropicErrorType>> = {
   headers_too_large: 'request_too_large',
   request_too_large: 'request_too_large',
   rate_limit_exceeded: 'rate_limit_error',
+  insufficient_quota: 'rate_limit_error',
   internal_error: 'api_error',
   upstream_error: 'api_error',
   service_unavailable: 'overloaded_error',
   upstream_timeout: 'timeout_error',
+  insufficient_storage: 'api_error',
 };
 
 /** For types Gantry does not know (e.g. a status relayed as-is), the status decides. */

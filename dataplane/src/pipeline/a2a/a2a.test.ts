@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { idsOfResult, readSendCall, RpcCodes, RpcError } from './jsonrpc.ts';
+import {
+  idsOfResult,
+  MAX_REFERENCE_TASK_IDS,
+  readSendCall,
+  RpcCodes,
+  RpcError,
+  type SendCall,
+} from './jsonrpc.ts';
+import { namedIds } from './run.ts';
 import { MemoryOwnedStore } from '../../stores/owned/memory.ts';
 import { A2aOwnership } from './owners.ts';
 
@@ -38,6 +46,40 @@ describe('a2a JSON-RPC envelope', () => {
     expect(code({ ...ok, params: { message: { ...ok.params.message, taskId: 5 } } })).toBe(
       RpcCodes.invalidParams,
     );
+  });
+
+  it('caps referenceTaskIds, naming the field and the limit', () => {
+    const withRefs = (refs: unknown) => ({
+      ...ok,
+      params: { message: { ...ok.params.message, referenceTaskIds: refs } },
+    });
+    expect(code(withRefs(Array(MAX_REFERENCE_TASK_IDS).fill('t')))).toBeUndefined();
+    expect(code(withRefs('t'))).toBe(RpcCodes.invalidParams);
+    expect(code(withRefs([1]))).toBe(RpcCodes.invalidParams);
+    let message = '';
+    try {
+      readSendCall(withRefs(Array(300_000).fill('t')));
+    } catch (err) {
+      expect(err).toBeInstanceOf(RpcError);
+      message = (err as RpcError).message;
+    }
+    expect(message).toContain('params.message.referenceTaskIds');
+    expect(message).toContain(`at most ${MAX_REFERENCE_TASK_IDS}`);
+  });
+
+  it('names each referenced task once for the ownership check', () => {
+    const message: SendCall['params']['message'] = {
+      ...(ok.params.message as SendCall['params']['message']),
+      taskId: 't1',
+      contextId: 'c1',
+      referenceTaskIds: ['t2', 't1', 't2', 't3', 't2'],
+    };
+    expect(namedIds(message)).toEqual([
+      ['task', 't1'],
+      ['task', 't2'],
+      ['task', 't3'],
+      ['context', 'c1'],
+    ]);
   });
 
   it('finds task and context ids in a Task and in a Message', () => {

@@ -64,6 +64,12 @@ export interface SendCall {
 /** Parts per message: far above any real conversation turn, far below a memory problem. */
 export const MAX_PARTS = 256;
 
+/**
+ * Tasks one message may reference: each is an ownership lookup in the store, so the list is
+ * bounded like any other per-request work (A2A messages reference a handful at most).
+ */
+export const MAX_REFERENCE_TASK_IDS = 64;
+
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -113,15 +119,28 @@ export function readSendCall(body: unknown): SendCall {
   for (const f of ['taskId', 'contextId'] as const)
     if (m[f] !== undefined && typeof m[f] !== 'string')
       throw new RpcError(RpcCodes.invalidParams, `params.message.${f} must be a string`, id);
-  if (
-    m.referenceTaskIds !== undefined &&
-    !(Array.isArray(m.referenceTaskIds) && m.referenceTaskIds.every((t) => typeof t === 'string'))
-  )
-    throw new RpcError(
-      RpcCodes.invalidParams,
-      'params.message.referenceTaskIds must be an array of strings',
-      id,
-    );
+  const refs: unknown = m.referenceTaskIds;
+  if (refs !== undefined) {
+    if (!Array.isArray(refs))
+      throw new RpcError(
+        RpcCodes.invalidParams,
+        'params.message.referenceTaskIds must be an array of strings',
+        id,
+      );
+    // Length first: a huge list is refused without walking it.
+    if (refs.length > MAX_REFERENCE_TASK_IDS)
+      throw new RpcError(
+        RpcCodes.invalidParams,
+        `params.message.referenceTaskIds: at most ${MAX_REFERENCE_TASK_IDS} task ids (got ${refs.length})`,
+        id,
+      );
+    if (!refs.every((t) => typeof t === 'string'))
+      throw new RpcError(
+        RpcCodes.invalidParams,
+        'params.message.referenceTaskIds must be an array of strings',
+        id,
+      );
+  }
   return body as unknown as SendCall;
 }
 

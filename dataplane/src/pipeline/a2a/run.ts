@@ -46,6 +46,15 @@ function agentRoute(ctx: RequestContext, agent: string) {
   return route;
 }
 
+/** The tasks and contexts a message names, each once, in the order they are checked. */
+export function namedIds(m: SendCall['params']['message']): [A2aThing, string][] {
+  const tasks = new Set([...(m.taskId ? [m.taskId] : []), ...(m.referenceTaskIds ?? [])]);
+  return [
+    ...[...tasks].map((t) => ['task', t] as [A2aThing, string]),
+    ...(m.contextId ? [['context', m.contextId] as [A2aThing, string]] : []),
+  ];
+}
+
 /** Tasks and contexts named must be ones an agent answer gave this tenant and key. */
 async function checkOwnership(
   call: SendCall,
@@ -53,15 +62,12 @@ async function checkOwnership(
   owners: A2aOwnership,
   owner: A2aOwner,
 ): Promise<void> {
-  const m = call.params.message;
-  const named: [A2aThing, string][] = [
-    ...(m.taskId ? [['task', m.taskId] as [A2aThing, string]] : []),
-    ...(m.referenceTaskIds ?? []).map((t) => ['task', t] as [A2aThing, string]),
-    ...(m.contextId ? [['context', m.contextId] as [A2aThing, string]] : []),
-  ];
-  for (const [thing, id] of named)
-    if (!(await owners.owns(agent, thing, id, owner)))
-      throw new RpcError(RpcCodes.taskNotFound, `${thing} ${id.slice(0, 128)} not found`, call.id);
+  const named = namedIds(call.params.message);
+  // At most 66 lookups (the list is capped when read), so they go to the store together.
+  const owned = await Promise.all(named.map(([thing, id]) => owners.owns(agent, thing, id, owner)));
+  const missing = named.find((_, i) => !owned[i]);
+  if (missing)
+    throw new RpcError(RpcCodes.taskNotFound, `${missing[0]} ${missing[1].slice(0, 128)} not found`, call.id);
 }
 
 /** Guardrails over the text parts, as one user message each; redactions are written back. */
@@ -92,7 +98,9 @@ export async function runA2a(
 ): Promise<A2aOutcome> {
   agentRoute(ctx, agent);
   const owner = { tenant: ctx.tenant.name, keyId: ctx.key.id };
-  await checkOwnership(call, agent, owners, owner);
+  // Admission (rate limit, budget hold) before the store lookups, so a key past its rate pays
+  // nothing more than the refusal; the hold of a call refused for ownership is released by
+  // the route's settlement of the JSON-RPC error.
   const routing = await admitMedia(deps, ctx, {
     endpoint: 'a2a',
     path: '/v1/a2a/{agent}/message/send',
@@ -101,6 +109,7 @@ export async function runA2a(
     unit: 'perRequest',
     estimateUnits: 1,
   });
+  await checkOwnership(call, agent, owners, owner);
   const sent = guardParts(ctx, call, agent);
   const routed = await executeMedia(deps, ctx, routing, async (c) => {
     const target = c.deployment.target;

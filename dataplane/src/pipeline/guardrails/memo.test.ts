@@ -81,4 +81,34 @@ describe('scan memo', () => {
     for (let i = 0; i < 10; i++) memo.lookup(`${i}`.repeat(300), 'a');
     expect(memo.size).toBeLessThanOrEqual(3);
   });
+
+  it('keeps each scope’s findings when another scope sends the same text', () => {
+    const memo = new FindingsMemo(1000, 10);
+    const text = 'y'.repeat(50);
+    const a = memo.lookup(text, 'a');
+    if (!a) throw new Error('a text over the minimum is remembered');
+    a.pii = [];
+    expect(memo.lookup(text, 'b')).toEqual({});
+    // Before scoped keys, b's lookup took the entry over and a's next lookup was a miss.
+    expect(memo.lookup(text, 'a')?.pii).toEqual([]);
+    expect(memo.size).toBe(2);
+  });
+
+  it('makes a flooding scope evict its own texts, not another scope’s', () => {
+    const memo = new FindingsMemo(1000, 10);
+    const quiet = memo.lookup('q'.repeat(200), 'quiet');
+    if (!quiet) throw new Error('a text over the minimum is remembered');
+    quiet.secrets = [];
+    for (let i = 0; i < 50; i++) memo.lookup(`flood ${i} `.repeat(20), 'noisy');
+    expect(memo.lookup('q'.repeat(200), 'quiet')?.secrets).toEqual([]);
+    expect(memo.chars()).toBeLessThanOrEqual(1000);
+    expect(memo.chars('noisy')).toBeLessThanOrEqual(800);
+  });
+
+  it('holds one scope to its own share when one is set', () => {
+    const memo = new FindingsMemo(1000, 10, 300);
+    for (let i = 0; i < 10; i++) memo.lookup(`${i}`.repeat(100), 'a');
+    expect(memo.chars('a')).toBe(300);
+    expect(memo.lookup('z'.repeat(301), 'a')).toBeUndefined();
+  });
 });

@@ -9,7 +9,7 @@ import { GatewayError, invalidParam } from '../../errors.ts';
 import type { ChatRequest } from '../../formats/openai/types.ts';
 import type { Owner } from '../../stores/owned/types.ts';
 import { unitVector } from '../../stores/rag/similarity.ts';
-import { RagIndexFull, type IndexInfo, type RagIndexStore } from '../../stores/rag/types.ts';
+import { RagIndexFull, RagStorageFull, type IndexInfo, type RagIndexStore } from '../../stores/rag/types.ts';
 import type { Served } from '../chat.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
@@ -68,6 +68,21 @@ export function checkSameModel(info: IndexInfo | undefined, index: string, model
     );
 }
 
+/** A store's refusal to keep more chunks, as the answer the caller gets; other errors as they are. */
+export function storageRefusal(err: unknown, index: string): unknown {
+  if (err instanceof RagIndexFull)
+    return new GatewayError(
+      'invalid_request_error',
+      `index ${index}: ${err.message}; delete documents or use another index`,
+      { param: 'index' },
+    );
+  if (err instanceof RagStorageFull)
+    return err.scope === 'tenant'
+      ? new GatewayError('insufficient_quota', `${err.message}; delete documents to make room`)
+      : new GatewayError('insufficient_storage', `${err.message}; try again after documents are deleted`);
+  return err;
+}
+
 export async function runIngest(
   deps: PipelineDeps,
   ctx: RequestContext,
@@ -78,6 +93,12 @@ export async function runIngest(
   checkSameModel(await store.info(owner, req.index), req.index, req.embeddingModel);
   const chunks = chunkText(req.text, req.chunking);
   if (chunks.length === 0) throw invalidParam('file', 'the document has no text');
+  // Before embedding: a document the store cannot keep is refused without being charged.
+  try {
+    await store.checkRoom?.(owner, req.index, chunks.length);
+  } catch (err) {
+    throw storageRefusal(err, req.index);
+  }
   const texts = guarded(
     ctx,
     req.embeddingModel,
@@ -109,15 +130,7 @@ export async function runIngest(
     );
   } catch (err) {
     // The embeddings were served and are charged (settled above); the document is not kept.
-    if (err instanceof RagIndexFull)
-      throw new GatewayError(
-        'invalid_request_error',
-        `index ${req.index}: ${err.message}; delete documents or use another index`,
-        {
-          param: 'index',
-        },
-      );
-    throw err;
+    throw storageRefusal(err, req.index);
   }
   return {
     response: {

@@ -30,7 +30,7 @@ export function a2aRoute(
       if (!(err instanceof RpcError)) throw err;
       ctx.usage.endpoint = 'a2a';
       ctx.usage.requestedModel = request.params.agent;
-      // Recorded as the refusal it is (nothing was held or charged), though HTTP says 200.
+      // Recorded as the refusal it is (nothing charged; a hold already taken is released), though HTTP says 200.
       await settle(deps, ctx, {
         status: err.code === RpcCodes.taskNotFound ? 404 : 400,
         errorType: err.code === RpcCodes.taskNotFound ? 'not_found' : 'invalid_request_error',

@@ -1,28 +1,43 @@
 /**
- * In-process owned objects, kept as JSON (the copy, and the size): bounded by count, by
- * total characters (oldest evicted first) and by age. Objects live in one pod only.
+ * In-process owned objects, kept as JSON (the copy, and the size): bounded by count and by
+ * total characters, fairly between tenants (TenantBound: past a tenant's own cap its oldest
+ * write goes; past the store's, the largest tenant's oldest), and by age. One tenant's flood
+ * of interactions or A2A tasks evicts its own oldest objects, never those of a tenant
+ * holding less. Objects live in one pod only.
  */
+import { TenantBound } from '../tenant-bound.ts';
 import { systemClock, type Clock } from '../types.ts';
 import { ownedKey, type Owner, type OwnedStore } from './types.ts';
 
 export interface MemoryOwnedStoreOptions {
   maxEntries?: number;
   maxChars?: number;
+  /** One tenant's share at most (defaults: the store's bounds; largest-first eviction still applies). */
+  maxEntriesPerTenant?: number;
+  maxCharsPerTenant?: number;
   ttlMs?: number;
   clock?: Clock;
 }
 
+interface Stored {
+  json: string;
+  expiresAt: number;
+  tenant: string;
+}
+
 export class MemoryOwnedStore<T> implements OwnedStore<T> {
-  private readonly entries = new Map<string, { json: string; expiresAt: number }>();
-  private chars = 0;
-  private readonly maxEntries: number;
-  private readonly maxChars: number;
+  private readonly entries = new Map<string, Stored>();
+  private readonly bound: TenantBound;
   private readonly ttlMs: number;
   private readonly clock: Clock;
 
   constructor(opts: MemoryOwnedStoreOptions = {}) {
-    this.maxEntries = opts.maxEntries ?? 10_000;
-    this.maxChars = opts.maxChars ?? 64 * 1024 * 1024;
+    this.bound = new TenantBound({
+      maxEntries: opts.maxEntries ?? 10_000,
+      maxBytes: opts.maxChars ?? 64 * 1024 * 1024,
+      maxEntriesPerTenant: opts.maxEntriesPerTenant,
+      maxBytesPerTenant: opts.maxCharsPerTenant,
+    });
     this.ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
     this.clock = opts.clock ?? systemClock;
   }
@@ -31,13 +46,8 @@ export class MemoryOwnedStore<T> implements OwnedStore<T> {
     const key = ownedKey(owner, id);
     this.remove(key);
     const json = JSON.stringify(value);
-    this.entries.set(key, { json, expiresAt: this.clock() + this.ttlMs });
-    this.chars += json.length;
-    while (this.entries.size > this.maxEntries || this.chars > this.maxChars) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      this.remove(oldest.value);
-    }
+    this.entries.set(key, { json, expiresAt: this.clock() + this.ttlMs, tenant: owner.tenant });
+    for (const victim of this.bound.added(owner.tenant, key, json.length)) this.entries.delete(victim.key);
   }
 
   async get(owner: Owner, id: string): Promise<T | undefined> {
@@ -61,7 +71,7 @@ export class MemoryOwnedStore<T> implements OwnedStore<T> {
   private remove(key: string): void {
     const hit = this.entries.get(key);
     if (!hit) return;
-    this.chars -= hit.json.length;
     this.entries.delete(key);
+    this.bound.removed(hit.tenant, key);
   }
 }

@@ -61,4 +61,24 @@ describe('MemoryOwnedStore bounds', () => {
     now = 100;
     expect(await store.get(owner, 'd')).toBeUndefined();
   });
+
+  it('makes a flooding tenant evict its own oldest objects, not another tenant’s', async () => {
+    const store = new MemoryOwnedStore<string>({ maxEntries: 10, maxChars: 1000 });
+    const victim = { tenant: 'victim', keyId: 'ns/v' };
+    const attacker = { tenant: 'attacker', keyId: 'ns/a' };
+    for (const id of ['t1', 't2', 't3']) await store.put(victim, id, 'task');
+    for (let i = 0; i < 100; i++) await store.put(attacker, `flood-${i}`, 'x'.repeat(20));
+    for (const id of ['t1', 't2', 't3']) expect(await store.get(victim, id)).toBe('task');
+    // The attacker keeps its newest, within what the store holds.
+    expect(await store.get(attacker, 'flood-99')).toBe('x'.repeat(20));
+    expect(await store.get(attacker, 'flood-0')).toBeUndefined();
+  });
+
+  it('holds each tenant to its own share when one is set', async () => {
+    const store = new MemoryOwnedStore<string>({ maxEntries: 10, maxChars: 1000, maxEntriesPerTenant: 2 });
+    const t = { tenant: 't', keyId: 'ns/k' };
+    for (const id of ['a', 'b', 'c']) await store.put(t, id, 'v');
+    expect(await store.get(t, 'a')).toBeUndefined();
+    expect(await store.get(t, 'c')).toBe('v');
+  });
 });

@@ -1,14 +1,17 @@
 /**
  * In-process RAG indexes, searched exactly: a full scan of one owner's index, which is
  * memory-bound (measured on the 2-core CI machine under load: ~120 ms per query over 20,000
- * chunks of 1,536 floats, 123 MB read; hence 5,000 per index, ~30 ms). Bounded per index and
- * in total (25,000 chunks ≈ 150 MB at 1,536 floats); one pod only. Larger knowledge bases
- * belong in Milvus (vector-backed.ts).
+ * chunks of 1,536 floats, 123 MB read; hence 5,000 per index, ~30 ms). Bounded per index, per
+ * tenant (10,000: one tenant cannot take the room every other tenant's ingest needs) and in
+ * total (25,000 chunks ≈ 150 MB at 1,536 floats); one pod only. Nothing is evicted: chunks
+ * are a tenant's data, kept until it deletes them, so past a bound ingest is refused.
+ * Larger knowledge bases belong in Milvus (vector-backed.ts).
  */
 import { topK } from './similarity.ts';
 import { ownedKey, type Owner } from '../owned/types.ts';
 import {
   RagIndexFull,
+  RagStorageFull,
   type ChunkHit,
   type IndexInfo,
   type RagIndexStore,
@@ -17,6 +20,8 @@ import {
 
 export interface MemoryRagOptions {
   maxChunksPerIndex?: number;
+  /** All of one tenant's indexes together (every key of the tenant). */
+  maxChunksPerTenant?: number;
   maxChunksTotal?: number;
 }
 
@@ -27,17 +32,46 @@ interface Index {
 }
 
 export const DEFAULT_MAX_CHUNKS_PER_INDEX = 5_000;
+export const DEFAULT_MAX_CHUNKS_PER_TENANT = 10_000;
 export const DEFAULT_MAX_CHUNKS_TOTAL = 25_000;
 
 export class MemoryRagIndexStore implements RagIndexStore {
   private readonly indexes = new Map<string, Index>();
   private total = 0;
+  /** Tenant → chunks held in all its indexes. */
+  private readonly perTenantHeld = new Map<string, number>();
   private readonly perIndex: number;
+  private readonly perTenant: number;
   private readonly maxTotal: number;
 
   constructor(opts: MemoryRagOptions = {}) {
     this.perIndex = opts.maxChunksPerIndex ?? DEFAULT_MAX_CHUNKS_PER_INDEX;
     this.maxTotal = opts.maxChunksTotal ?? DEFAULT_MAX_CHUNKS_TOTAL;
+    this.perTenant = Math.min(opts.maxChunksPerTenant ?? DEFAULT_MAX_CHUNKS_PER_TENANT, this.maxTotal);
+  }
+
+  /** The narrowest bound first, so the message names what the caller can act on. */
+  private refusal(owner: Owner, index: string, adding: number): Error | undefined {
+    const inIndex = this.indexes.get(ownedKey(owner, index))?.chunks.length ?? 0;
+    if (inIndex + adding > this.perIndex) return new RagIndexFull(this.perIndex, inIndex);
+    const inTenant = this.perTenantHeld.get(owner.tenant) ?? 0;
+    if (inTenant + adding > this.perTenant)
+      return new RagStorageFull('tenant', this.perTenant, inTenant, adding);
+    if (this.total + adding > this.maxTotal)
+      return new RagStorageFull('store', this.maxTotal, this.total, adding);
+    return undefined;
+  }
+
+  private count(tenant: string, delta: number): void {
+    const held = (this.perTenantHeld.get(tenant) ?? 0) + delta;
+    if (held > 0) this.perTenantHeld.set(tenant, held);
+    else this.perTenantHeld.delete(tenant);
+    this.total += delta;
+  }
+
+  async checkRoom(owner: Owner, index: string, chunks: number): Promise<void> {
+    const refused = this.refusal(owner, index, chunks);
+    if (refused) throw refused;
   }
 
   private static infoOf(ix: Index): IndexInfo {
@@ -61,11 +95,10 @@ export class MemoryRagIndexStore implements RagIndexStore {
       dimensions: chunks[0]?.vector.length ?? 0,
       chunks: [],
     };
-    if (ix.chunks.length + chunks.length > this.perIndex)
-      throw new RagIndexFull(this.perIndex, ix.chunks.length);
-    if (this.total + chunks.length > this.maxTotal) throw new RagIndexFull(this.maxTotal, this.total);
+    const refused = this.refusal(owner, index, chunks.length);
+    if (refused) throw refused;
     ix.chunks.push(...chunks);
-    this.total += chunks.length;
+    this.count(owner.tenant, chunks.length);
     this.indexes.set(key, ix);
     return MemoryRagIndexStore.infoOf(ix);
   }
@@ -85,7 +118,7 @@ export class MemoryRagIndexStore implements RagIndexStore {
     if (!ix) return false;
     const kept = ix.chunks.filter((c) => c.documentId !== documentId);
     const removed = ix.chunks.length - kept.length;
-    this.total -= removed;
+    this.count(owner.tenant, -removed);
     if (kept.length === 0) this.indexes.delete(key);
     else ix.chunks = kept;
     return removed > 0;

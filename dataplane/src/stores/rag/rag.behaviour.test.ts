@@ -6,9 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { backends, fakeClock, type StoreFixture } from '../testing/backends.ts';
 import { memoryVectors, milvusVectors } from '../vectors/testing.ts';
 import type { VectorIndex } from '../vectors/types.ts';
-import { MemoryRagIndexStore } from './memory.ts';
+import {
+  DEFAULT_MAX_CHUNKS_PER_INDEX,
+  DEFAULT_MAX_CHUNKS_PER_TENANT,
+  MemoryRagIndexStore,
+} from './memory.ts';
 import { topK, unitVector } from './similarity.ts';
-import { RagIndexFull, type RagIndexStore, type StoredChunk } from './types.ts';
+import { RagIndexFull, RagStorageFull, type RagIndexStore, type StoredChunk } from './types.ts';
 import { RAG_KEEP_MS, VectorRagIndexStore, type RagRecord } from './vector-backed.ts';
 
 const chunk = (documentId: string, i: number, text: string, v: number[]): StoredChunk => ({
@@ -131,11 +135,45 @@ describe('similarity', () => {
 });
 
 describe('MemoryRagIndexStore', () => {
+  const many = (n: number, doc = 'd') => Array.from({ length: n }, (_, i) => chunk(doc, i, 't', [1, 0]));
+
   it('bounds the chunks of every index together', async () => {
     const store = new MemoryRagIndexStore({ maxChunksPerIndex: 5, maxChunksTotal: 2 });
     await store.add(a, 'kb', 'emb', [chunk('d1', 0, 'x', [1, 0]), chunk('d1', 1, 'y', [0, 1])]);
-    await expect(store.add(g, 'kb', 'emb', [chunk('d2', 0, 'z', [1, 1])])).rejects.toBeInstanceOf(
-      RagIndexFull,
-    );
+    const refused = store.add(g, 'kb', 'emb', [chunk('d2', 0, 'z', [1, 1])]);
+    await expect(refused).rejects.toBeInstanceOf(RagStorageFull);
+    await expect(refused).rejects.toMatchObject({ scope: 'store', limit: 2 });
+  });
+
+  it('keeps room for other tenants when one fills every index it can (defaults)', async () => {
+    const store = new MemoryRagIndexStore();
+    // The attack: one key of one tenant fills index after index.
+    let refusedAt: unknown;
+    for (let ix = 0; ix < 5 && refusedAt === undefined; ix++)
+      await store.add(a, `i${ix}`, 'emb', many(DEFAULT_MAX_CHUNKS_PER_INDEX)).catch((err: unknown) => {
+        refusedAt = err;
+      });
+    expect(refusedAt).toBeInstanceOf(RagStorageFull);
+    expect(refusedAt).toMatchObject({ scope: 'tenant', limit: DEFAULT_MAX_CHUNKS_PER_TENANT });
+    expect((refusedAt as Error).message).toContain(`tenant quota of ${DEFAULT_MAX_CHUNKS_PER_TENANT} chunks`);
+    // Another key of the same tenant shares its quota; another tenant is unaffected.
+    await expect(store.add(b, 'kb', 'emb', many(1))).rejects.toBeInstanceOf(RagStorageFull);
+    await expect(store.checkRoom(b, 'kb', 1)).rejects.toBeInstanceOf(RagStorageFull);
+    await expect(store.checkRoom(g, 'default', 1)).resolves.toBeUndefined();
+    expect((await store.add(g, 'default', 'emb', many(1))).chunks).toBe(1);
+  });
+
+  it('gives a tenant its quota back as it deletes documents', async () => {
+    const store = new MemoryRagIndexStore({
+      maxChunksPerIndex: 3,
+      maxChunksPerTenant: 4,
+      maxChunksTotal: 10,
+    });
+    await store.add(a, 'one', 'emb', many(3, 'd1'));
+    await expect(store.add(a, 'two', 'emb', many(2, 'd2'))).rejects.toMatchObject({ scope: 'tenant' });
+    // The per-index bound is named first: it is the one the caller can act on in that index.
+    await expect(store.checkRoom(a, 'one', 1)).rejects.toBeInstanceOf(RagIndexFull);
+    expect(await store.deleteDocument(a, 'one', 'd1')).toBe(true);
+    expect((await store.add(b, 'two', 'emb', many(2, 'd2'))).chunks).toBe(2);
   });
 });

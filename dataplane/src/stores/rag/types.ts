@@ -30,8 +30,16 @@ export interface ChunkHit {
 
 export interface RagIndexStore {
   info(owner: Owner, index: string): Promise<IndexInfo | undefined>;
-  /** Adds one document's chunks; refuses (RagIndexFull) past the per-index bound. */
+  /**
+   * Adds one document's chunks; refuses (RagIndexFull) past the per-index bound, and
+   * (RagStorageFull) past a per-tenant or store-wide bound where the store has one.
+   */
   add(owner: Owner, index: string, embeddingModel: string, chunks: StoredChunk[]): Promise<IndexInfo>;
+  /**
+   * Throws what `add` would for `chunks` more chunks, so a document that cannot be kept is
+   * refused before it is embedded (and charged). Optional: a store without it refuses in `add`.
+   */
+  checkRoom?(owner: Owner, index: string, chunks: number): Promise<void>;
   search(owner: Owner, index: string, probe: Float32Array, k: number): Promise<ChunkHit[]>;
   /** True when the owner's index held the document. */
   deleteDocument(owner: Owner, index: string, documentId: string): Promise<boolean>;
@@ -43,5 +51,24 @@ export class RagIndexFull extends Error {
     readonly held: number,
   ) {
     super(`the index holds ${held} chunks and may hold at most ${limit}`);
+  }
+}
+
+/**
+ * Past a bound shared by more than one index: the tenant's share of an in-process store, or
+ * the whole store (every tenant together).
+ */
+export class RagStorageFull extends Error {
+  constructor(
+    readonly scope: 'tenant' | 'store',
+    readonly limit: number,
+    readonly held: number,
+    readonly adding: number,
+  ) {
+    super(
+      scope === 'tenant'
+        ? `the tenant's indexes on this gateway hold ${held} chunks; adding ${adding} would pass the tenant quota of ${limit} chunks`
+        : `the gateway's in-process RAG store holds ${held} chunks for all tenants; adding ${adding} would pass its limit of ${limit} chunks`,
+    );
   }
 }
