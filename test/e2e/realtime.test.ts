@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
 import { fakeAnswer } from '../../dataplane/src/fake-provider/index.ts';
 import { realtimeCostUsd, splitUsage, type RealtimeUsage } from '../../dataplane/src/realtime/cost.ts';
+import { MAX_SECRET_SESSION_BYTES, MAX_SECRETS_PER_KEY } from '../../dataplane/src/realtime/secrets.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
 
@@ -20,6 +21,8 @@ const BROKE_KEY = 'sk-realtime-broke';
 const EMPTY_KEY = 'sk-realtime-empty';
 const LIMITED_KEY = 'sk-realtime-limited';
 const OTHER_KEY = 'sk-realtime-other';
+const MINT_LIMITED_KEY = 'sk-realtime-mint-limited';
+const MINTER_KEY = 'sk-realtime-minter';
 const PRICING = {
   inputPerMillionTokens: 4,
   outputPerMillionTokens: 16,
@@ -50,6 +53,8 @@ beforeAll(async () => {
         apiKey('broke', BROKE_KEY, 'acme', { budget: { limitUsd: 0.01, period: 'monthly' } }),
         apiKey('empty', EMPTY_KEY, 'acme', { budget: { limitUsd: 0.00001, period: 'monthly' } }),
         apiKey('limited', LIMITED_KEY, 'acme', { rateLimit: { requestsPerMinute: 1 } }),
+        apiKey('mint-limited', MINT_LIMITED_KEY, 'acme', { rateLimit: { requestsPerMinute: 1 } }),
+        apiKey('minter', MINTER_KEY, 'acme'),
         tenant('globex', ['chat-only']),
         apiKey('other', OTHER_KEY, 'globex'),
       ].join(''),
@@ -577,5 +582,53 @@ describe('Realtime client secrets', () => {
     // Another tenant cannot mint for a model it has no access to.
     const other = await mint({ session: { type: 'realtime', model: 'gpt-rt' } }, OTHER_KEY);
     expect(other.status).toBe(404);
+  });
+
+  const mintRaw = (body: unknown, key: string, path = '/realtime/client_secrets') =>
+    fetch(`${stack.baseURL}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const errorOf = async (res: Response) =>
+    ((await res.json()) as { error: { message: string; type: string } }).error;
+
+  it('admits a mint like any request: it counts against the rate limit and a spent budget refuses it', async () => {
+    const ok = await mintRaw({ session: { type: 'realtime', model: 'gpt-rt' } }, MINT_LIMITED_KEY);
+    expect(ok.status).toBe(200);
+    const again = await mintRaw({ session: { type: 'realtime', model: 'gpt-rt' } }, MINT_LIMITED_KEY);
+    expect(again.status).toBe(429);
+    expect((await errorOf(again)).type).toBe('rate_limit_exceeded');
+    const beta = await mintRaw({ model: 'gpt-rt' }, MINT_LIMITED_KEY, '/realtime/sessions');
+    expect(beta.status).toBe(429);
+
+    const broke = await mintRaw({ session: { type: 'realtime', model: 'gpt-rt' } }, EMPTY_KEY);
+    expect(broke.status).toBe(402);
+    expect((await errorOf(broke)).type).toBe('budget_exceeded');
+  });
+
+  it('refuses a session configuration too large to keep, naming session', async () => {
+    const instructions = 'x'.repeat(MAX_SECRET_SESSION_BYTES);
+    const ga = await mintRaw({ session: { type: 'realtime', model: 'gpt-rt', instructions } }, MINTER_KEY);
+    expect(ga.status).toBe(400);
+    expect((await errorOf(ga)).message).toContain('session');
+    const beta = await mintRaw({ model: 'gpt-rt', instructions }, MINTER_KEY, '/realtime/sessions');
+    expect(beta.status).toBe(400);
+    expect((await errorOf(beta)).message).toContain(`${MAX_SECRET_SESSION_BYTES}`);
+  });
+
+  it('caps the unexpired secrets one key holds (429), other keys unaffected', async () => {
+    for (let i = 0; i < MAX_SECRETS_PER_KEY; i++) {
+      const res = await mintRaw({ session: { type: 'realtime', model: 'gpt-rt' } }, MINTER_KEY);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    const over = await mintRaw({ session: { type: 'realtime', model: 'gpt-rt' } }, MINTER_KEY);
+    expect(over.status).toBe(429);
+    expect((await errorOf(over)).message).toContain(
+      `${MAX_SECRETS_PER_KEY} unexpired Realtime client secrets`,
+    );
+    const other = await mintRaw({ session: { type: 'realtime', model: 'gpt-rt' } }, KEY);
+    expect(other.status).toBe(200);
   });
 });

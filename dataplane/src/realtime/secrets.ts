@@ -13,6 +13,13 @@ export const MIN_SECRET_SECONDS = 10;
 export const MAX_SECRET_SECONDS = 7_200;
 export const DEFAULT_SECRET_SECONDS = 600;
 export const BETA_SECRET_SECONDS = 60;
+/**
+ * A secret's session configuration is kept for up to two hours: bounded to what a real one
+ * needs (instructions, tools, voice), not the request body limit.
+ */
+export const MAX_SECRET_SESSION_BYTES = 16 * 1024;
+/** Live secrets one key may hold at once, so minting cannot fill the store. */
+export const MAX_SECRETS_PER_KEY = 100;
 
 export const newSecret = (): string => SECRET_PREFIX + randomBytes(24).toString('base64url');
 export const isClientSecret = (key: string): boolean => key.startsWith(SECRET_PREFIX);
@@ -65,6 +72,13 @@ function sessionParts(session: Record<string, unknown>, at: string): Omit<MintRe
   if (typeof session.model !== 'string' || session.model === '')
     throw invalidParam(field('model'), 'required: the model the secret may open');
   const { model, type: _type, ...rest } = session;
+  const bytes = Buffer.byteLength(JSON.stringify(rest));
+  if (bytes > MAX_SECRET_SESSION_BYTES)
+    throw invalidParam(
+      at || 'session',
+      `the session configuration is ${bytes} bytes of JSON, more than the ${MAX_SECRET_SESSION_BYTES} a client secret keeps; ` +
+        'send large settings with session.update once connected',
+    );
   return { model, session: rest };
 }
 

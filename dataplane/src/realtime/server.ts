@@ -13,12 +13,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ResponseHeaders } from '../brand.ts';
 import type { ConfigStore } from '../config/store.ts';
-import type { Deployment, KeyRecord, ModelRoute, Snapshot, TenantRecord } from '../config/snapshot.ts';
+import type { Deployment, KeyRecord, Snapshot, TenantRecord } from '../config/snapshot.ts';
 import type { ClientSecret } from '../stores/realtime-secrets/types.ts';
 import { isClientSecret } from './secrets.ts';
 import { GatewayError, invalidParam } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import { admit } from '../pipeline/admission.ts';
 import { accessibleRoute, type RequestContext } from '../pipeline/context.ts';
 import { routeRequest, type PipelineDeps } from '../pipeline/forward.ts';
 import { settle } from '../pipeline/settlement.ts';
@@ -27,7 +26,7 @@ import { authenticate, hashKey } from '../server/auth.ts';
 import { normaliseError } from '../server/errors.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { acceptedRequestId, parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
-import { responseEstimateUsd } from './cost.ts';
+import { admitRealtime } from './admission.ts';
 import { chosenProtocol, realtimeKey, refuseUpgrade } from './handshake.ts';
 import type { RealtimeLimits } from './limits.ts';
 import { RealtimeSession, type SessionSummary } from './session.ts';
@@ -131,7 +130,7 @@ export class RealtimeProxy {
           `this key already holds ${max} open Realtime sessions, the most one key may hold; close one first`,
         );
       slotOf = keyRef;
-      await this.admit(ctx, route);
+      await admitRealtime(this.deps.pipeline, ctx, route);
       const routed = await this.deps.pipeline.router.execute(routeRequest(ctx, model, ['realtime']), (d) =>
         openUpstream(d, ctx!.upstreamHeaders, this.deps.limits.maxMessageBytes, ctx!.signal),
       );
@@ -209,27 +208,6 @@ export class RealtimeProxy {
       trace,
       upstreamHeaders: upstreamHeaders(requestId, trace),
     };
-  }
-
-  /**
-   * The rate limit counts the session once, at connect. The budget is only checked here: a
-   * key that cannot pay for one output token is refused before the upgrade; each response
-   * then holds its own money.
-   */
-  private async admit(ctx: RequestContext, route: ModelRoute): Promise<void> {
-    const oneToken = (): number =>
-      Math.max(0, ...route.deployments.map((d) => responseEstimateUsd(d.pricing, 0, 1)));
-    const admission = await admit(
-      this.deps.pipeline,
-      ctx,
-      () => [route],
-      () => 0,
-      { maxTokens: 1 },
-      oneToken,
-    );
-    if (admission.reservation)
-      await this.deps.pipeline.stores.budgets.release(admission.reservation).catch(() => undefined);
-    ctx.admission = { ticket: admission.ticket, reservation: undefined };
   }
 
   private upgrade(

@@ -12,10 +12,12 @@ import {
   betaAnswer,
   betaMintRequest,
   gaAnswer,
+  MAX_SECRETS_PER_KEY,
   mintRequest,
   newSecret,
   type MintRequest,
 } from '../../realtime/secrets.ts';
+import { admitRealtime } from '../../realtime/admission.ts';
 import type { RealtimeProxy } from '../../realtime/server.ts';
 import { hashKey } from '../auth.ts';
 import type { RouteHooks } from './hooks.ts';
@@ -38,7 +40,8 @@ type Answer = (value: string, expiresAt: number, model: string, session: Record<
 /**
  * Mints a client secret for a model the key may open: stored by its hash with the key's
  * identity, the model and the session configuration, for `/v1/realtime` to honour.
- * Minting costs nothing; the sessions it opens are charged to the minting key.
+ * Minting is admitted like a request (one on the rate limit; a key whose budget is spent is
+ * refused) but charges nothing; the sessions it opens are charged to the minting key.
  */
 export function realtimeRoutes(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
   const mint =
@@ -53,16 +56,27 @@ export function realtimeRoutes(app: FastifyInstance, deps: PipelineDeps, hooks: 
           `model ${req.model} does not support /v1/realtime (no deployment has the realtime capability)`,
           { param: 'model' },
         );
+      await admitRealtime(deps, ctx, route);
       const value = newSecret();
       const expiresAt = Date.now() + req.seconds * 1000;
-      await deps.stores.realtimeSecrets.put(hashKey(value).toString('hex'), {
-        tenant: ctx.tenant.name,
-        keyId: ctx.key.id,
-        keyHash: ctx.key.hash.toString('hex'),
-        model: req.model,
-        session: req.session,
-        expiresAt,
-      });
+      const stored = await deps.stores.realtimeSecrets.put(
+        hashKey(value).toString('hex'),
+        {
+          tenant: ctx.tenant.name,
+          keyId: ctx.key.id,
+          keyHash: ctx.key.hash.toString('hex'),
+          model: req.model,
+          session: req.session,
+          expiresAt,
+        },
+        MAX_SECRETS_PER_KEY,
+      );
+      if (!stored)
+        throw new GatewayError(
+          'rate_limit_exceeded',
+          `this key already holds ${MAX_SECRETS_PER_KEY} unexpired Realtime client secrets, the most one key may hold; ` +
+            'use one or wait for one to expire',
+        );
       return answer(value, expiresAt, req.model, req.session);
     };
   app.post('/v1/realtime/client_secrets', mint(mintRequest, gaAnswer));

@@ -17,7 +17,11 @@ export interface ClientSecret {
 }
 
 export interface ClientSecretStore {
-  put(hash: string, secret: ClientSecret): Promise<void>;
+  /**
+   * Stores the secret unless the key that minted it already holds `maxPerKey` live (unexpired)
+   * secrets: then nothing is stored and the answer is false. Bounds what one key can park in the store.
+   */
+  put(hash: string, secret: ClientSecret, maxPerKey: number): Promise<boolean>;
   /** The secret while it is valid; undefined once expired or never minted. */
   get(hash: string): Promise<ClientSecret | undefined>;
 }

@@ -28,6 +28,11 @@ export class KeySpace {
     return `${this.key(k)}:rl:t`;
   }
 
+  /** ZSET of a key's live Realtime client secrets (secret hash, score = expiry ms), for the per-key cap. */
+  realtimeSecrets(k: KeyRef): string {
+    return `${this.key(k)}:rtsecrets`;
+  }
+
   /** HASH: held, credit. */
   budget(k: KeyRef): string {
     return `${this.key(k)}:budget`;
