@@ -360,6 +360,57 @@ describe('Realtime over ws', () => {
     );
   });
 
+  it('refuses a malformed handshake before taking a slot, and frees what a refused upgrade held', async () => {
+    const port = Number(new URL(stack.gateway.url).port);
+    /** One upgrade written by hand: its status line and body, once the gateway closes. */
+    const raw = (headers: string) =>
+      new Promise<{ status: string; body: string }>((resolve, reject) => {
+        const s = connect(port, '127.0.0.1', () =>
+          s.write(`GET /v1/realtime?model=gpt-rt HTTP/1.1\r\nHost: x\r\n${headers}\r\n`),
+        );
+        let out = '';
+        s.on('data', (d: Buffer) => (out += String(d)));
+        s.on('error', reject);
+        s.on('close', () => {
+          const [head = '', body = ''] = out.split('\r\n\r\n');
+          resolve({ status: head.split('\r\n')[0]!, body });
+        });
+      });
+    const base = `Authorization: Bearer ${KEY}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n`;
+    const key = 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+    for (let i = 0; i < 3; i++) {
+      const noKey = await raw(`${base}Sec-WebSocket-Version: 13\r\n`);
+      expect(noKey.status).toContain(' 400 ');
+      const error = (JSON.parse(noKey.body) as { error: { message: string; type: string } }).error;
+      expect(error).toMatchObject({ type: 'invalid_request_error' });
+      expect(error.message).toContain('Sec-WebSocket-Key');
+    }
+    const badKey = await raw(`${base}Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\n`);
+    expect(badKey.body).toContain('Sec-WebSocket-Key');
+    const oldVersion = await raw(`${base}${key}Sec-WebSocket-Version: 8\r\n`);
+    expect(oldVersion.status).toContain(' 400 ');
+    expect(oldVersion.body).toContain('Sec-WebSocket-Version');
+    // A subprotocol list `ws` itself refuses, after the upstream was opened: the upstream
+    // and the slot are let go when the handshake fails, not held until restart.
+    for (let i = 0; i < 2; i++) {
+      const dup = await raw(
+        `${base}${key}Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: realtime, realtime\r\n`,
+      );
+      expect(dup.status).toContain(' 400 ');
+    }
+    await until('the refused upgrades to let their slots go', async () =>
+      stack.gateway.app.realtime.sessions.of('acme/default/rt') === 0 ? true : undefined,
+    );
+    // Both of the key's two sessions can still be opened.
+    const a = await open(KEY);
+    const b = await open(KEY);
+    a.ws.close();
+    b.ws.close();
+    await until('every session of the key to end', async () =>
+      stack.gateway.app.realtime.sessions.of('acme/default/rt') === 0 ? true : undefined,
+    );
+  });
+
   it('does not charge a response the upstream broke, and closes with 1011', async () => {
     stack.fakes[0]!.setFaults([
       { times: 1, match: { path: '/v1/realtime' }, fault: { type: 'break-stream', afterChunks: 2 } },

@@ -5,7 +5,7 @@
 import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ResponseHeaders } from '../brand.ts';
-import type { GatewayError } from '../errors.ts';
+import { invalidParam, type GatewayError } from '../errors.ts';
 import { presentedKey } from '../server/auth.ts';
 
 /** Browsers cannot set headers on a WebSocket, so OpenAI's browser form carries the key as a subprotocol. */
@@ -36,6 +36,28 @@ export function chosenProtocol(offered: ReadonlySet<string>): string | false {
   if (offered.has('realtime')) return 'realtime';
   for (const p of offered) if (!p.startsWith(KEY_PROTOCOL)) return p;
   return false;
+}
+
+/** RFC 6455 §4.1: the key is the base64 of 16 bytes (22 characters and `==`). */
+const WEBSOCKET_KEY = /^[A-Za-z0-9+/]{22}==$/;
+
+/**
+ * The handshake headers `ws` would refuse after the upstream is already open, refused first
+ * so a malformed upgrade never costs an upstream connection, a session slot or a request.
+ */
+export function handshakeProblem(headers: IncomingHttpHeaders): GatewayError | undefined {
+  const key = headers['sec-websocket-key'];
+  if (typeof key !== 'string' || !WEBSOCKET_KEY.test(key.trim()))
+    return invalidParam(
+      'Sec-WebSocket-Key',
+      'required on a WebSocket upgrade: the base64 of 16 random bytes',
+    );
+  if (headers['sec-websocket-version'] !== '13') {
+    const error = invalidParam('Sec-WebSocket-Version', 'must be 13 (RFC 6455)');
+    error.headers['sec-websocket-version'] = '13';
+    return error;
+  }
+  return undefined;
 }
 
 /** A refused upgrade: a plain HTTP answer in SPEC.md's shape, then the socket closes. */

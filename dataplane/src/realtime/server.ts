@@ -27,11 +27,21 @@ import { normaliseError } from '../server/errors.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { acceptedRequestId, parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
 import { admitRealtime } from './admission.ts';
-import { chosenProtocol, realtimeKey, refuseUpgrade } from './handshake.ts';
+import { chosenProtocol, handshakeProblem, realtimeKey, refuseUpgrade } from './handshake.ts';
 import type { RealtimeLimits } from './limits.ts';
 import { RealtimeSession, type SessionSummary } from './session.ts';
 import { SessionCount } from './session-count.ts';
 import { openUpstream } from './upstream.ts';
+
+/** `fn` once, however many paths end up calling it. */
+const once = (fn: () => void): (() => void) => {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+};
 
 export const REALTIME_PATH = '/v1/realtime';
 const ROUTE = '/v1/realtime';
@@ -99,9 +109,11 @@ export class RealtimeProxy {
     const started = Date.now();
     const requestId = acceptedRequestId(req.headers['x-request-id']) ?? randomUUID();
     let ctx: RequestContext | undefined;
-    let slotOf: string | undefined;
+    let releaseSlot: (() => void) | undefined;
     let secretSession: Record<string, unknown> | undefined;
     try {
+      const malformed = handshakeProblem(req.headers);
+      if (malformed) throw malformed;
       const who = await this.caller(req);
       ctx = this.context(req, socket, requestId, who);
       const asked = new URL(req.url ?? '/', 'http://gantry').searchParams.get('model');
@@ -129,7 +141,7 @@ export class RealtimeProxy {
           'rate_limit_exceeded',
           `this key already holds ${max} open Realtime sessions, the most one key may hold; close one first`,
         );
-      slotOf = keyRef;
+      releaseSlot = once(() => this.sessions.release(keyRef));
       await admitRealtime(this.deps.pipeline, ctx, route);
       const routed = await this.deps.pipeline.router.execute(routeRequest(ctx, model, ['realtime']), (d) =>
         openUpstream(d, ctx!.upstreamHeaders, this.deps.limits.maxMessageBytes, ctx!.signal),
@@ -138,11 +150,9 @@ export class RealtimeProxy {
         routed.value.terminate();
         throw new GatewayError('client_closed_request', 'the client left before the session opened');
       }
-      this.upgrade(req, socket, head, ctx, model, routed, started, secretSession, () =>
-        this.sessions.release(keyRef),
-      );
+      this.upgrade(req, socket, head, ctx, model, routed, started, secretSession, releaseSlot);
     } catch (err) {
-      if (slotOf !== undefined) this.sessions.release(slotOf);
+      releaseSlot?.();
       const error = normaliseError(err);
       if (ctx) {
         Object.assign(error.headers, ctx.responseHeaders);
@@ -229,7 +239,27 @@ export class RealtimeProxy {
       [ResponseHeaders.provider]: routed.deployment.name,
       ...attemptHeaders(routed.log),
     });
+    // Until the upgrade completes the upstream and the slot are this connect's: `ws` refusing the
+    // handshake (its own 400) or finding the client gone never calls back, and then both are let
+    // go here, once, whichever of the two checks below sees it first.
+    let handedOver = false;
+    const abandon = () => {
+      if (handedOver) return;
+      handedOver = true;
+      upstream.terminate();
+      releaseSlot();
+      this.extraHeaders.delete(req);
+      const [status, errorType] = socket.destroyed
+        ? [499, 'client_closed_request']
+        : [400, 'invalid_request_error'];
+      this.deps.metrics.answered(ROUTE, status, (Date.now() - started) / 1000);
+      void settle(this.deps.pipeline, ctx, { status, errorType, costUsd: 0 }).catch(() => undefined);
+    };
+    socket.once('close', abandon);
     this.wss.handleUpgrade(req, socket, head, (client) => {
+      socket.off('close', abandon);
+      if (handedOver) return void client.terminate();
+      handedOver = true;
       this.open.add(client);
       this.deps.metrics.inflight.inc();
       const session = new RealtimeSession({
@@ -252,6 +282,8 @@ export class RealtimeProxy {
       });
       session.start();
     });
+    // Without verifyClient `ws` decides synchronously: no callback by now means no session.
+    if (!handedOver) abandon();
   }
 
   /** The session's tokens correct the rate limit's estimate; one log line and one metric per session. */
