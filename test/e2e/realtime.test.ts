@@ -411,6 +411,48 @@ describe('Realtime over ws', () => {
     );
   });
 
+  it('refuses session.update fields it cannot meter (transcription, session type) with an error event naming them', async () => {
+    const c = await open(KEY);
+    await c.next('session.created');
+    const cases: [string, object][] = [
+      ['session.audio.input.transcription', { audio: { input: { transcription: { model: 'whisper-1' } } } }],
+      ['session.input_audio_transcription', { input_audio_transcription: { model: 'whisper-1' } }],
+      ['session.type', { type: 'transcription' }],
+    ];
+    for (const [param, session] of cases) {
+      c.send({ type: 'session.update', event_id: `evt_${param}`, session });
+      const error = await c.next<{ error: { param: string; message: string; event_id: string } }>('error');
+      expect(error.error).toMatchObject({ param, event_id: `evt_${param}` });
+      expect(error.error.message).toContain(param);
+    }
+    c.send({ type: 'transcription_session.update', event_id: 'evt_ts', session: {} });
+    const beta = await c.next<{ error: { message: string; event_id: string } }>('error');
+    expect(beta.error.event_id).toBe('evt_ts');
+    expect(beta.error.message).toContain('transcription_session.update');
+    // Turning transcription off is always allowed, and nothing refused reached the upstream.
+    c.send({ type: 'session.update', session: { audio: { input: { transcription: null } } } });
+    await c.next('session.updated');
+    expect(c.events.filter((e) => e.type === 'session.updated')).toEqual([]);
+    c.ws.close();
+    await c.closed;
+
+    const minted = await fetch(`${stack.baseURL}/realtime/client_secrets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        session: {
+          type: 'realtime',
+          model: 'gpt-rt',
+          audio: { input: { transcription: { model: 'whisper-1' } } },
+        },
+      }),
+    });
+    expect(minted.status).toBe(400);
+    expect(((await minted.json()) as { error: { message: string } }).error.message).toContain(
+      'session.audio.input.transcription',
+    );
+  });
+
   it('does not charge a response the upstream broke, and closes with 1011', async () => {
     stack.fakes[0]!.setFaults([
       { times: 1, match: { path: '/v1/realtime' }, fault: { type: 'break-stream', afterChunks: 2 } },

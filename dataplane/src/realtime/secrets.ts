@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, invalidParam } from '../errors.ts';
 import { isRecord } from './events.ts';
+import { unmeteredReason, unmeteredSessionField } from './session-policy.ts';
 
 export const SECRET_PREFIX = 'ek_gty_';
 /** OpenAI's bounds and defaults for `expires_after.seconds` (GA) and the beta's one minute. */
@@ -63,12 +64,13 @@ export function betaMintRequest(body: unknown): MintRequest {
 
 function sessionParts(session: Record<string, unknown>, at: string): Omit<MintRequest, 'seconds'> {
   const field = (name: string) => (at ? `${at}.${name}` : name);
-  if (session.type !== undefined && session.type !== 'realtime')
-    throw new GatewayError(
-      'invalid_request_error',
-      `${field('type')}: only realtime sessions are served (transcription sessions are not)`,
-      { param: field('type') },
-    );
+  const unmetered = unmeteredSessionField(session);
+  if (unmetered !== undefined) {
+    const name = field(unmetered);
+    throw new GatewayError('invalid_request_error', `${name}: ${unmeteredReason(unmetered)}`, {
+      param: name,
+    });
+  }
   if (typeof session.model !== 'string' || session.model === '')
     throw invalidParam(field('model'), 'required: the model the secret may open');
   const { model, type: _type, ...rest } = session;

@@ -24,6 +24,7 @@ import {
 import { holdResponse, responseContext, settleResponse } from './hold.ts';
 import type { RealtimeLimits } from './limits.ts';
 import { relay } from './relay.ts';
+import { unmeteredReason, unmeteredSessionField } from './session-policy.ts';
 
 export type SessionEnding = 'client_closed' | 'upstream_closed' | 'idle' | 'expired' | 'shutdown';
 
@@ -159,6 +160,15 @@ export class RealtimeSession {
     switch (event.type) {
       case 'session.update':
         return this.sessionUpdate(event);
+      // The beta's transcription sessions: billed apart from responses, never settled here.
+      case 'transcription_session.update':
+        return this.refuse(
+          new GatewayError(
+            'invalid_request_error',
+            'transcription_session.update: transcription sessions are not served; the gateway cannot meter them',
+          ),
+          event.event_id,
+        );
       case 'input_audio_buffer.append':
         this.addedTokens += audioTokens(event.audio);
         break;
@@ -171,9 +181,21 @@ export class RealtimeSession {
     this.toUpstream(text!);
   }
 
-  /** The model is chosen at connect (and priced by it): a session may not switch to another. */
+  /**
+   * The model is chosen at connect (and priced by it): a session may not switch to another,
+   * nor turn on what the gateway cannot meter (as minting a secret refuses it).
+   */
   private sessionUpdate(event: RealtimeEvent): void {
     const session = isRecord(event.session) ? event.session : undefined;
+    const unmetered = session && unmeteredSessionField(session);
+    if (unmetered !== undefined) {
+      const param = `session.${unmetered}`;
+      this.refuse(
+        new GatewayError('invalid_request_error', `${param}: ${unmeteredReason(unmetered)}`, { param }),
+        event.event_id,
+      );
+      return;
+    }
     const model = session?.model;
     if (model !== undefined && model !== this.s.model) {
       this.refuse(
