@@ -574,6 +574,80 @@ describe('Realtime across deployments, limits and shutdown', () => {
   });
 });
 
+describe('Realtime on a deployment whose provider does not speak it', () => {
+  let mixed: Stack;
+  beforeAll(async () => {
+    mixed = await startStack(([url]) =>
+      [
+        deployment({
+          name: 'rt-claude',
+          model: 'gpt-rt',
+          provider: 'anthropic',
+          baseUrl: fakeBase(url!, 'anthropic'),
+          priority: 1,
+          capabilities: ['realtime'],
+        }),
+        deployment({
+          name: 'rt-openai',
+          model: 'gpt-rt',
+          baseUrl: fakeBase(url!),
+          priority: 2,
+          capabilities: ['realtime'],
+        }),
+        deployment({
+          name: 'claude-only',
+          model: 'claude-rt',
+          provider: 'anthropic',
+          baseUrl: fakeBase(url!, 'anthropic'),
+          capabilities: ['chat', 'realtime'],
+        }),
+        tenant('acme'),
+        apiKey('rt', KEY, 'acme'),
+      ].join(''),
+    );
+  });
+  afterAll(() => mixed.close());
+
+  const dial = (model: string) => {
+    const ws = new WebSocket(`${mixed.gateway.url.replace(/^http/, 'ws')}/v1/realtime?model=${model}`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    return new Promise<{ status: number; provider: unknown; ws: WebSocket }>((resolve, reject) => {
+      ws.once('upgrade', (res) => resolve({ status: 101, provider: res.headers['x-gantry-provider'], ws }));
+      ws.once('unexpected-response', (_req, res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, provider: undefined, ws });
+      });
+      ws.once('error', reject);
+    });
+  };
+
+  it('is never routed to, so its circuit stays closed (a configuration slip, not a provider fault)', async () => {
+    // More connects than the breaker's threshold: each is served by the provider that speaks it.
+    for (let i = 0; i < 5; i++) {
+      const c = await dial('gpt-rt');
+      expect(c).toMatchObject({ status: 101, provider: 'rt-openai' });
+      c.ws.close();
+    }
+    for (let i = 0; i < 5; i++) expect((await dial('claude-rt')).status).toBe(400);
+    const mint = await fetch(`${mixed.baseURL}/realtime/client_secrets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ session: { type: 'realtime', model: 'claude-rt' } }),
+    });
+    expect(mint.status).toBe(400);
+    expect(mixed.gateway.health.circuitState('rt-claude')).toBe('closed');
+    expect(mixed.gateway.health.circuitState('claude-only')).toBe('closed');
+    // Its chat traffic is untouched.
+    const chat = await fetch(`${mixed.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-rt', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(chat.status).toBe(200);
+  });
+});
+
 describe('Realtime over HTTP', () => {
   it('tells a plain GET to upgrade (426) and refuses WebRTC offers with the reason', async () => {
     const get = await fetch(`${stack.baseURL}/realtime?model=gpt-rt`, {

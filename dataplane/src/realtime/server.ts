@@ -31,7 +31,7 @@ import { chosenProtocol, handshakeProblem, realtimeKey, refuseUpgrade } from './
 import type { RealtimeLimits } from './limits.ts';
 import { RealtimeSession, type SessionSummary } from './session.ts';
 import { SessionCount } from './session-count.ts';
-import { openUpstream } from './upstream.ts';
+import { openUpstream, servesRealtime, speaksRealtime } from './upstream.ts';
 
 /** `fn` once, however many paths end up calling it. */
 const once = (fn: () => void): (() => void) => {
@@ -128,10 +128,10 @@ export class RealtimeProxy {
       secretSession = who.secret?.session;
       ctx.usage = { endpoint: 'realtime', requestedModel: model, stream: true };
       const route = accessibleRoute(ctx, model);
-      if (!route.capabilities.has('realtime'))
+      if (!servesRealtime(route))
         throw new GatewayError(
           'invalid_request_error',
-          `model ${model} does not support /v1/realtime (no deployment has the realtime capability)`,
+          `model ${model} does not support /v1/realtime (no deployment has the realtime capability on a provider that speaks the protocol)`,
           { param: 'model' },
         );
       const max = this.deps.limits.maxSessionsPerKey;
@@ -143,8 +143,9 @@ export class RealtimeProxy {
         );
       releaseSlot = once(() => this.sessions.release(keyRef));
       await admitRealtime(this.deps.pipeline, ctx, route);
-      const routed = await this.deps.pipeline.router.execute(routeRequest(ctx, model, ['realtime']), (d) =>
-        openUpstream(d, ctx!.upstreamHeaders, this.deps.limits.maxMessageBytes, ctx!.signal),
+      const routed = await this.deps.pipeline.router.execute(
+        { ...routeRequest(ctx, model, ['realtime']), filter: speaksRealtime },
+        (d) => openUpstream(d, ctx!.upstreamHeaders, this.deps.limits.maxMessageBytes, ctx!.signal),
       );
       if (socket.destroyed) {
         routed.value.terminate();

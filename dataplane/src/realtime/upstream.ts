@@ -3,7 +3,8 @@
  * upstream call, so the router fails over to the next deployment exactly as for HTTP.
  */
 import WebSocket from 'ws';
-import type { Deployment } from '../config/snapshot.ts';
+import type { Deployment, ModelRoute } from '../config/snapshot.ts';
+import { GatewayError } from '../errors.ts';
 import type { UpstreamErrorKind, UpstreamTarget } from '../providers/types.ts';
 import { UpstreamFailure } from '../router/upstream.ts';
 
@@ -35,19 +36,31 @@ export function statusKind(status: number): UpstreamErrorKind {
 /** Speakers of OpenAI's wire: the only providers with this protocol. */
 const REALTIME_PROVIDERS = new Set(['openai', 'openai-compatible', 'azure-openai']);
 
+/**
+ * A deployment that can carry a Realtime session: the capability on a provider that speaks the
+ * protocol. The capability on any other provider is a configuration slip, not a provider fault:
+ * such deployments are never routed to, so they never count against their health.
+ */
+export const speaksRealtime = (d: Deployment): boolean =>
+  d.capabilities.has('realtime') && REALTIME_PROVIDERS.has(d.provider);
+
+/** Whether any of the model's deployments can carry a Realtime session. */
+export const servesRealtime = (route: ModelRoute): boolean => route.deployments.some(speaksRealtime);
+
 export function openUpstream(
   d: Deployment,
   headers: Readonly<Record<string, string>>,
   maxPayload: number,
   signal: AbortSignal,
 ): Promise<WebSocket> {
+  // Routing filters these out; should one get here, it is the gateway's own (configuration) error,
+  // which the router never charges to the deployment's health.
   if (!REALTIME_PROVIDERS.has(d.provider))
     return Promise.reject(
-      new UpstreamFailure({
-        kind: 'not_found',
-        status: 0,
-        message: `${d.provider} deployments do not speak the Realtime protocol`,
-      }),
+      new GatewayError(
+        'internal_error',
+        `deployment ${d.name}: ${d.provider} deployments do not speak the Realtime protocol`,
+      ),
     );
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(realtimeUrl(d.target), {

@@ -19,6 +19,7 @@ import {
 } from '../../realtime/secrets.ts';
 import { admitRealtime } from '../../realtime/admission.ts';
 import type { RealtimeProxy } from '../../realtime/server.ts';
+import { servesRealtime } from '../../realtime/upstream.ts';
 import { hashKey } from '../auth.ts';
 import type { RouteHooks } from './hooks.ts';
 
@@ -50,10 +51,10 @@ export function realtimeRoutes(app: FastifyInstance, deps: PipelineDeps, hooks: 
       const ctx = hooks.context(request, reply);
       const req = parse(request.body);
       const route = accessibleRoute(ctx, req.model);
-      if (!route.capabilities.has('realtime'))
+      if (!servesRealtime(route))
         throw new GatewayError(
           'invalid_request_error',
-          `model ${req.model} does not support /v1/realtime (no deployment has the realtime capability)`,
+          `model ${req.model} does not support /v1/realtime (no deployment has the realtime capability on a provider that speaks the protocol)`,
           { param: 'model' },
         );
       await admitRealtime(deps, ctx, route);
