@@ -99,7 +99,7 @@ export async function lookupCache(
     creditedUsd = 0,
   ): void => {
     const latencyMs = Date.now() - started;
-    deps.metrics.cacheLookups.inc({ band });
+    deps.metrics.cacheLookup(band);
     deps.recent.push({
       at: new Date().toISOString(),
       requestId: ctx.id,

@@ -130,7 +130,7 @@ function passThrough(
 /** Headers, the usage record's summary and the metrics of one outcome. */
 function note(deps: CompressionDeps, ctx: RequestContext, req: ChatRequest, o: StateOutcome): void {
   Object.assign(ctx.responseHeaders, stateHeaders(o));
-  deps.metrics.compressions.inc({ mode: o.mode, reason: o.fallback?.reason ?? 'none' });
+  deps.metrics.compression(o.mode, o.fallback?.reason ?? 'none');
   if (o.mode !== 'state') return;
   const saved = o.originalTokens - o.tokens;
   const route = ctx.snapshot.models.get(req.model);
