@@ -54,6 +54,11 @@ export class MemoryUsageState {
   readonly tenants = new Map<string, TenantUsage>();
   /** `[tenant, id]` → when it may be forgotten; insertion order is time order. */
   readonly seen = new Map<string, number>();
+  /**
+   * No entry of `seen` may be forgotten before this: the first entry's time when last looked
+   * at (entries trimmed by count since only make it earlier than need be, never later).
+   */
+  seenUntil = Number.POSITIVE_INFINITY;
 
   tenant(name: string): TenantUsage {
     let t = this.tenants.get(name);
@@ -93,14 +98,17 @@ export class MemoryUsageStore implements UsageStore {
     const security = securityDeltas(r);
     // A copy: the caller's object must not change what the log holds.
     const entry: UsageRecord = { ...r };
-    const next = accumulate(this.cell(cell.tenant, cell.day, cellMember(cell)), r);
+    const member = cellMember(cell);
+    const next = accumulate(this.cell(cell.tenant, cell.day, member), r);
 
-    this.state.seen.set(seenId, now + Math.min(this.opts.dedupeMs, MEMORY_DEDUPE_MS));
+    const until = now + Math.min(this.opts.dedupeMs, MEMORY_DEDUPE_MS);
+    this.state.seen.set(seenId, until);
+    if (this.state.seenUntil > until) this.state.seenUntil = until;
     if (this.state.seen.size > MEMORY_DEDUPE_MAX)
       this.state.seen.delete(this.state.seen.keys().next().value!);
     const t = this.state.tenant(r.tenant);
     const isNewDay = !t.days.has(cell.day);
-    this.cells(t, cell.day).set(cellMember(cell), next);
+    this.cells(t, cell.day).set(member, next);
     if (security.length > 0) {
       const day = t.security.get(cell.day) ?? new Map<string, { count: number; findings: number }>();
       t.security.set(cell.day, day);
@@ -135,8 +143,14 @@ export class MemoryUsageStore implements UsageStore {
   }
 
   private forgetSeen(now: number): void {
+    // Most records find nothing due: skip the walk (and its iterator) until something is.
+    if (this.state.seenUntil > now) return;
+    this.state.seenUntil = Number.POSITIVE_INFINITY;
     for (const [id, until] of this.state.seen) {
-      if (until > now) break;
+      if (until > now) {
+        this.state.seenUntil = until;
+        break;
+      }
       this.state.seen.delete(id);
     }
   }
