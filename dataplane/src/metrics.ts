@@ -6,30 +6,53 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Deployment } from './config/snapshot.ts';
 import type { ConfigStore } from './config/store.ts';
 import type { RouterObserver } from './router/router.ts';
+import { TallySet, type Tally } from './metrics-tally.ts';
 
 /** From a millisecond to the longest stream a request deadline allows (300 s). */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 interface ChargeChildren {
-  usd: Counter.Internal;
-  micros: Counter.Internal;
-  prompt: Counter.Internal;
-  completion: Counter.Internal;
+  usd: Tally;
+  micros: Tally;
+  prompt: Tally;
+  completion: Tally;
 }
 
 interface RouteChildren {
   duration: Histogram.Internal<'route'>;
-  byStatus: Map<number, Counter.Internal>;
+  byStatus: Map<number, Tally>;
+}
+
+type AttemptLabel = 'deployment' | 'provider' | 'model';
+
+/** One deployment's attempt counters and latency histogram, bound once. */
+interface AttemptChildren {
+  byOutcome: Map<string, Tally>;
+  byFailure: Map<string, Tally>;
+  latency: Histogram.Internal<AttemptLabel>;
 }
 
 export class Metrics implements RouterObserver {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'gantry_requests_total',
-    help: 'Requests answered, by route and status',
-    labelNames: ['route', 'status'] as const,
-    registers: [this.registry],
-  });
+  // Hot-path counters count in plain numbers and reach prom-client at scrape (metrics-tally.ts).
+  private readonly requestTallies = new TallySet<'route' | 'status'>();
+  private readonly spendTallies = new TallySet<'tenant' | 'model' | 'provider'>();
+  private readonly spendMicroTallies = new TallySet<'tenant' | 'model' | 'provider'>();
+  private readonly tokenTallies = new TallySet<'tenant' | 'model' | 'provider' | 'kind'>();
+  private readonly attemptTallies = new TallySet<AttemptLabel | 'outcome'>();
+  private readonly failureTallies = new TallySet<AttemptLabel | 'kind'>();
+  private readonly cacheLookupTallies = new TallySet<'band'>();
+  private readonly compressionTallies = new TallySet<'mode' | 'reason'>();
+
+  readonly requests = this.requestTallies.attach(
+    new Counter({
+      name: 'gantry_requests_total',
+      help: 'Requests answered, by route and status',
+      labelNames: ['route', 'status'] as const,
+      registers: [this.registry],
+      collect: () => this.requestTallies.flush(),
+    }),
+  );
   readonly duration = new Histogram({
     name: 'gantry_request_duration_seconds',
     help: 'Time to the end of the response, by route (streams included: up to the request deadline)',
@@ -56,18 +79,24 @@ export class Metrics implements RouterObserver {
     labelNames: ['check', 'verdict'] as const,
     registers: [this.registry],
   });
-  readonly upstreamAttempts = new Counter({
-    name: 'gantry_upstream_attempts_total',
-    help: 'Upstream attempts by deployment, provider, model and outcome',
-    labelNames: ['deployment', 'provider', 'model', 'outcome'] as const,
-    registers: [this.registry],
-  });
-  readonly upstreamFailures = new Counter({
-    name: 'gantry_upstream_failures_total',
-    help: 'Failed upstream attempts by deployment, provider, model and kind',
-    labelNames: ['deployment', 'provider', 'model', 'kind'] as const,
-    registers: [this.registry],
-  });
+  readonly upstreamAttempts = this.attemptTallies.attach(
+    new Counter({
+      name: 'gantry_upstream_attempts_total',
+      help: 'Upstream attempts by deployment, provider, model and outcome',
+      labelNames: ['deployment', 'provider', 'model', 'outcome'] as const,
+      registers: [this.registry],
+      collect: () => this.attemptTallies.flush(),
+    }),
+  );
+  readonly upstreamFailures = this.failureTallies.attach(
+    new Counter({
+      name: 'gantry_upstream_failures_total',
+      help: 'Failed upstream attempts by deployment, provider, model and kind',
+      labelNames: ['deployment', 'provider', 'model', 'kind'] as const,
+      registers: [this.registry],
+      collect: () => this.failureTallies.flush(),
+    }),
+  );
   readonly upstreamLatency = new Histogram({
     name: 'gantry_upstream_attempt_duration_seconds',
     help: 'Time to the answer (non-streaming) or the first token (streaming) per attempt',
@@ -82,24 +111,33 @@ export class Metrics implements RouterObserver {
     registers: [this.registry],
   });
   /** Kept for existing dashboards; a float sum drifts, the micro-dollar counter does not. */
-  readonly spend = new Counter({
-    name: 'gantry_spend_usd_total',
-    help: 'USD charged to callers, by tenant, model and provider (float; prefer gantry_spend_microdollars_total)',
-    labelNames: ['tenant', 'model', 'provider'] as const,
-    registers: [this.registry],
-  });
-  readonly spendMicros = new Counter({
-    name: 'gantry_spend_microdollars_total',
-    help: 'Integer micro-dollars (1e-6 USD) charged to callers, by tenant, model and provider',
-    labelNames: ['tenant', 'model', 'provider'] as const,
-    registers: [this.registry],
-  });
-  readonly tokens = new Counter({
-    name: 'gantry_tokens_total',
-    help: 'Tokens processed, by tenant, model, provider and kind (prompt, completion)',
-    labelNames: ['tenant', 'model', 'provider', 'kind'] as const,
-    registers: [this.registry],
-  });
+  readonly spend = this.spendTallies.attach(
+    new Counter({
+      name: 'gantry_spend_usd_total',
+      help: 'USD charged to callers, by tenant, model and provider (float; prefer gantry_spend_microdollars_total)',
+      labelNames: ['tenant', 'model', 'provider'] as const,
+      registers: [this.registry],
+      collect: () => this.spendTallies.flush(),
+    }),
+  );
+  readonly spendMicros = this.spendMicroTallies.attach(
+    new Counter({
+      name: 'gantry_spend_microdollars_total',
+      help: 'Integer micro-dollars (1e-6 USD) charged to callers, by tenant, model and provider',
+      labelNames: ['tenant', 'model', 'provider'] as const,
+      registers: [this.registry],
+      collect: () => this.spendMicroTallies.flush(),
+    }),
+  );
+  readonly tokens = this.tokenTallies.attach(
+    new Counter({
+      name: 'gantry_tokens_total',
+      help: 'Tokens processed, by tenant, model, provider and kind (prompt, completion)',
+      labelNames: ['tenant', 'model', 'provider', 'kind'] as const,
+      registers: [this.registry],
+      collect: () => this.tokenTallies.flush(),
+    }),
+  );
   readonly accountingFailures = new Counter({
     name: 'gantry_accounting_failures_total',
     help: 'Settlements or usage records that could not be written at once, by operation',
@@ -116,24 +154,30 @@ export class Metrics implements RouterObserver {
     help: 'Journaled settlements the budget store refused for a reason other than being unreachable',
     registers: [this.registry],
   });
-  readonly cacheLookups = new Counter({
-    name: 'gantry_cache_lookups_total',
-    help: 'Semantic cache outcomes by band (SKIP when the cache did not apply)',
-    labelNames: ['band'] as const,
-    registers: [this.registry],
-  });
+  readonly cacheLookups = this.cacheLookupTallies.attach(
+    new Counter({
+      name: 'gantry_cache_lookups_total',
+      help: 'Semantic cache outcomes by band (SKIP when the cache did not apply)',
+      labelNames: ['band'] as const,
+      registers: [this.registry],
+      collect: () => this.cacheLookupTallies.flush(),
+    }),
+  );
   readonly cacheFailures = new Counter({
     name: 'gantry_cache_failures_total',
     help: 'Cache operations that failed open (embedder, vector index or entry store unreachable)',
     labelNames: ['operation'] as const,
     registers: [this.registry],
   });
-  readonly compressions = new Counter({
-    name: 'gantry_compression_requests_total',
-    help: 'Compression-eligible requests by mode (state, none) and fallback reason (none when compressed)',
-    labelNames: ['mode', 'reason'] as const,
-    registers: [this.registry],
-  });
+  readonly compressions = this.compressionTallies.attach(
+    new Counter({
+      name: 'gantry_compression_requests_total',
+      help: 'Compression-eligible requests by mode (state, none) and fallback reason (none when compressed)',
+      labelNames: ['mode', 'reason'] as const,
+      registers: [this.registry],
+      collect: () => this.compressionTallies.flush(),
+    }),
+  );
   readonly compressionOriginalTokens = new Counter({
     name: 'gantry_compression_original_tokens_total',
     help: 'Prompt tokens of compressed requests before compression, by tenant, key and model',
@@ -188,6 +232,8 @@ export class Metrics implements RouterObserver {
   private readonly ttftChildren = new Map<string, Histogram.Internal<'model'>>();
   /** By route (a registered route pattern or "unknown": a bounded set), then by status. */
   private readonly routeChildren = new Map<string, RouteChildren>();
+  /** By deployment, provider and model: a bounded set (the configured deployments). */
+  private readonly attemptChildren = new Map<string, AttemptChildren>();
 
   private readCircuits: (() => void) | undefined;
   /** Filled at scrape time from the breakers (nothing on the request path). */
@@ -234,10 +280,10 @@ export class Metrics implements RouterObserver {
     if (!c) {
       const labels = { tenant, model, provider };
       c = {
-        usd: this.spend.labels(labels),
-        micros: this.spendMicros.labels(labels),
-        prompt: this.tokens.labels({ ...labels, kind: 'prompt' }),
-        completion: this.tokens.labels({ ...labels, kind: 'completion' }),
+        usd: this.spendTallies.child(key, labels),
+        micros: this.spendMicroTallies.child(key, labels),
+        prompt: this.tokenTallies.child(`${key}\u0000prompt`, { ...labels, kind: 'prompt' }),
+        completion: this.tokenTallies.child(`${key}\u0000completion`, { ...labels, kind: 'completion' }),
       };
       this.chargeChildren.set(key, c);
     }
@@ -268,7 +314,11 @@ export class Metrics implements RouterObserver {
       this.routeChildren.set(route, r);
     }
     let count = r.byStatus.get(status);
-    if (!count) r.byStatus.set(status, (count = this.requests.labels({ route, status: String(status) })));
+    if (!count)
+      r.byStatus.set(
+        status,
+        (count = this.requestTallies.child(`${route}\u0000${status}`, { route, status: String(status) })),
+      );
     count.inc();
     if (seconds !== undefined) r.duration.observe(seconds);
   }
@@ -297,10 +347,40 @@ export class Metrics implements RouterObserver {
   }
 
   attempt(d: Deployment, outcome: string, seconds: number): void {
-    this.upstreamAttempts.inc({ deployment: d.name, provider: d.provider, model: d.model, outcome });
-    if (outcome === 'success')
-      this.upstreamLatency.observe({ deployment: d.name, provider: d.provider, model: d.model }, seconds);
-    else
-      this.upstreamFailures.inc({ deployment: d.name, provider: d.provider, model: d.model, kind: outcome });
+    // Keyed by all three labels: a reload may give a deployment name another provider or model.
+    const key = `${d.name}\u0000${d.provider}\u0000${d.model}`;
+    let a = this.attemptChildren.get(key);
+    if (!a) {
+      const labels = { deployment: d.name, provider: d.provider, model: d.model };
+      a = { byOutcome: new Map(), byFailure: new Map(), latency: this.upstreamLatency.labels(labels) };
+      this.attemptChildren.set(key, a);
+    }
+    let count = a.byOutcome.get(outcome);
+    if (!count) {
+      const labels = { deployment: d.name, provider: d.provider, model: d.model, outcome };
+      a.byOutcome.set(outcome, (count = this.attemptTallies.child(`${key}\u0000${outcome}`, labels)));
+    }
+    count.inc();
+    if (outcome === 'success') {
+      a.latency.observe(seconds);
+      return;
+    }
+    let failed = a.byFailure.get(outcome);
+    if (!failed) {
+      const labels = { deployment: d.name, provider: d.provider, model: d.model, kind: outcome };
+      a.byFailure.set(outcome, (failed = this.failureTallies.child(`${key}\u0000${outcome}`, labels)));
+    }
+    failed.inc();
+  }
+
+  /** A semantic cache outcome (band, or SKIP). */
+  cacheLookup(band: string): void {
+    (this.cacheLookupTallies.get(band) ?? this.cacheLookupTallies.child(band, { band })).inc();
+  }
+
+  /** A compression-eligible request: its mode and fallback reason ("none" when compressed). */
+  compression(mode: string, reason: string): void {
+    const key = `${mode}\u0000${reason}`;
+    (this.compressionTallies.get(key) ?? this.compressionTallies.child(key, { mode, reason })).inc();
   }
 }

@@ -21,5 +21,10 @@ export function costUsd(
 
 /** Header form: plain decimal, no exponent, at most 10 places. */
 export function formatUsd(usd: number): string {
-  return usd.toFixed(10).replace(/0+$/, '').replace(/\.$/, '.0');
+  // Trailing zeros cut by hand: two regex replaces were a visible share of a chat request.
+  const fixed = usd.toFixed(10);
+  let end = fixed.length;
+  while (end > 0 && fixed.charCodeAt(end - 1) === 48 /* 0 */) end--;
+  if (end > 0 && fixed.charCodeAt(end - 1) === 46 /* . */) return `${fixed.slice(0, end)}0`;
+  return end === fixed.length ? fixed : fixed.slice(0, end);
 }

@@ -14,13 +14,16 @@ export interface CacheMetricRecord {
   skipReason?: string | undefined;
 }
 
+/** As pushed on the request path: the time as epoch ms, formatted only when read. */
+export type RecentCacheLookup = Omit<CacheMetricRecord, 'at'> & { atMs: number };
+
 export class RecentCacheMetrics {
-  private readonly ring: CacheMetricRecord[] = [];
+  private readonly ring: RecentCacheLookup[] = [];
   private next = 0;
 
   constructor(private readonly capacity = 1000) {}
 
-  push(r: CacheMetricRecord): void {
+  push(r: RecentCacheLookup): void {
     if (this.ring.length < this.capacity) this.ring.push(r);
     else this.ring[this.next] = r;
     this.next = (this.next + 1) % this.capacity;
@@ -29,6 +32,8 @@ export class RecentCacheMetrics {
   /** Newest first, optionally one tenant's only. */
   latest(limit: number, tenant?: string): CacheMetricRecord[] {
     const ordered = [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)].reverse();
-    return (tenant === undefined ? ordered : ordered.filter((r) => r.tenant === tenant)).slice(0, limit);
+    return (tenant === undefined ? ordered : ordered.filter((r) => r.tenant === tenant))
+      .slice(0, limit)
+      .map(({ atMs, ...r }) => ({ at: new Date(atMs).toISOString(), ...r }));
   }
 }

@@ -41,6 +41,9 @@ const CACHED_ENDPOINTS: Readonly<Record<string, CacheFormat>> = {
 
 /** The format whose cache an endpoint uses; undefined for every endpoint that is not cached. */
 export function cacheFormatOf(endpoint: Endpoint): CacheFormat | undefined {
+  // The pipeline asks with a clean route path on every chat request: answered without a split and regex.
+  if (endpoint.method === 'POST' && Object.hasOwn(CACHED_ENDPOINTS, endpoint.path))
+    return CACHED_ENDPOINTS[endpoint.path];
   if (endpoint.method.toUpperCase() !== 'POST') return undefined;
   const path = endpoint.path.split('?')[0]?.replace(/\/+$/, '') ?? '';
   return Object.hasOwn(CACHED_ENDPOINTS, path) ? CACHED_ENDPOINTS[path] : undefined;

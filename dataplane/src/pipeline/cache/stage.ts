@@ -98,10 +98,11 @@ export async function lookupCache(
     savedUsd = 0,
     creditedUsd = 0,
   ): void => {
-    const latencyMs = Date.now() - started;
-    deps.metrics.cacheLookups.inc({ band });
+    const now = Date.now();
+    const latencyMs = now - started;
+    deps.metrics.cacheLookup(band);
     deps.recent.push({
-      at: new Date().toISOString(),
+      atMs: now,
       requestId: ctx.id,
       tenant: ctx.tenant.name,
       model: req.model,

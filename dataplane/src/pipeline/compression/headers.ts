@@ -44,19 +44,38 @@ export interface StateOutcome {
   fallback: Fallback | undefined;
 }
 
+// Names built once: this runs on every eligible request, compressed or not.
+const H = {
+  mode: `${P}mode`,
+  originalTokens: `${P}original-tokens`,
+  tokens: `${P}tokens`,
+  ratio: `${P}ratio`,
+  latencyMs: `${P}latency-ms`,
+  extractionPromptTokens: `${P}extraction-prompt-tokens`,
+  extractionCompletionTokens: `${P}extraction-completion-tokens`,
+  intent: `${P}intent`,
+  constraints: `${P}constraints`,
+  fallback: `${P}fallback`,
+} as const;
+
+/** Sets the outcome's headers on `into` (the request's response headers). */
+export function setStateHeaders(into: Record<string, string>, o: StateOutcome): void {
+  into[H.mode] = o.mode;
+  into[H.originalTokens] = String(o.originalTokens);
+  into[H.tokens] = String(o.tokens);
+  // A pass-through saved nothing: its ratio is always this.
+  into[H.ratio] = o.tokens === o.originalTokens ? '0.0000' : ratio(o.originalTokens, o.tokens).toFixed(4);
+  into[H.latencyMs] = o.latencyMs === 0 ? '0' : String(Math.max(0, Math.round(o.latencyMs)));
+  into[H.extractionPromptTokens] = String(o.extractionPromptTokens);
+  into[H.extractionCompletionTokens] = String(o.extractionCompletionTokens);
+  if (o.intent !== undefined) into[H.intent] = encodeHeaderText(o.intent);
+  if (o.constraints !== undefined) into[H.constraints] = constraintsText(o.constraints);
+  if (o.fallback) into[H.fallback] = fallbackText(o.fallback);
+}
+
 export function stateHeaders(o: StateOutcome): Record<string, string> {
-  const h: Record<string, string> = {
-    [`${P}mode`]: o.mode,
-    [`${P}original-tokens`]: String(o.originalTokens),
-    [`${P}tokens`]: String(o.tokens),
-    [`${P}ratio`]: ratio(o.originalTokens, o.tokens).toFixed(4),
-    [`${P}latency-ms`]: String(Math.max(0, Math.round(o.latencyMs))),
-    [`${P}extraction-prompt-tokens`]: String(o.extractionPromptTokens),
-    [`${P}extraction-completion-tokens`]: String(o.extractionCompletionTokens),
-  };
-  if (o.intent !== undefined) h[`${P}intent`] = encodeHeaderText(o.intent);
-  if (o.constraints !== undefined) h[`${P}constraints`] = constraintsText(o.constraints);
-  if (o.fallback) h[`${P}fallback`] = fallbackText(o.fallback);
+  const h: Record<string, string> = {};
+  setStateHeaders(h, o);
   return h;
 }
 

@@ -15,7 +15,7 @@ import { callContext, type ForwardDeps } from '../forward.ts';
 import type { CcrStore } from './ccr/types.ts';
 import { assemble, worthIt, type Plan } from './decide.ts';
 import { extractFacts } from './facts.ts';
-import { stateHeaders, type StateOutcome } from './headers.ts';
+import { setStateHeaders, type StateOutcome } from './headers.ts';
 import { messageTokens } from './measure.ts';
 import { prepareCompression } from './prepare.ts';
 import { extractionModelFor } from './model.ts';
@@ -129,8 +129,8 @@ function passThrough(
 
 /** Headers, the usage record's summary and the metrics of one outcome. */
 function note(deps: CompressionDeps, ctx: RequestContext, req: ChatRequest, o: StateOutcome): void {
-  Object.assign(ctx.responseHeaders, stateHeaders(o));
-  deps.metrics.compressions.inc({ mode: o.mode, reason: o.fallback?.reason ?? 'none' });
+  setStateHeaders(ctx.responseHeaders, o);
+  deps.metrics.compression(o.mode, o.fallback?.reason ?? 'none');
   if (o.mode !== 'state') return;
   const saved = o.originalTokens - o.tokens;
   const route = ctx.snapshot.models.get(req.model);

@@ -6,11 +6,11 @@ import { attemptHeaders } from '../../router/router.ts';
 
 /** X-Gantry-Provider / -Attempts / -Failed, and -Cost when it is known up front. */
 export function servedHeaders(ctx: RequestContext, served: Served, costUsd?: number): Record<string, string> {
-  const headers: Record<string, string> = {
-    ...ctx.responseHeaders,
-    [ResponseHeaders.provider]: served.deployment?.name ?? 'cache',
-    ...attemptHeaders(served.log),
-  };
+  const headers: Record<string, string> = { ...ctx.responseHeaders };
+  headers[ResponseHeaders.provider] = served.deployment?.name ?? 'cache';
+  // attemptHeaders' fields, without its object on the common single-attempt answer.
+  const log = served.log;
+  if (log.attempts > 1 || log.failed.length > 0) Object.assign(headers, attemptHeaders(log));
   if (costUsd !== undefined) headers[ResponseHeaders.cost] = formatUsd(costUsd);
   return headers;
 }

@@ -52,8 +52,42 @@ const MEMORY_DEDUPE_MAX = 10_000;
 
 export class MemoryUsageState {
   readonly tenants = new Map<string, TenantUsage>();
-  /** `[tenant, id]` → when it may be forgotten; insertion order is time order. */
-  readonly seen = new Map<string, number>();
+  /** `[tenant, id]` → when it may be forgotten. */
+  private readonly seen = new Map<string, number>();
+  /**
+   * The same entries oldest first, as a queue: the oldest is found without iterating the map,
+   * whose iterator walks past every entry deleted since its last rehash (thousands once
+   * full, on every record).
+   */
+  private readonly order: { id: string; until: number }[] = [];
+  private head = 0;
+
+  hasSeen(id: string): boolean {
+    return this.seen.has(id);
+  }
+
+  /** Remember `id` until `until`; past `max` entries the oldest is forgotten early. */
+  remember(id: string, until: number, max: number): void {
+    this.seen.set(id, until);
+    this.order.push({ id, until });
+    if (this.seen.size > max) this.forgetOldest();
+  }
+
+  /** Forget every entry due by `now` (entries are remembered in time order). */
+  forgetDue(now: number): void {
+    while (this.head < this.order.length && this.order[this.head]!.until <= now) this.forgetOldest();
+  }
+
+  private forgetOldest(): void {
+    const e = this.order[this.head++]!;
+    // Only the entry this slot stands for: an id seen again later has a newer slot of its own.
+    if (this.seen.get(e.id) === e.until) this.seen.delete(e.id);
+    // Compact now and then: amortised O(1), and the queue never holds more than twice the map.
+    if (this.head >= 1024 && this.head * 2 >= this.order.length) {
+      this.order.splice(0, this.head);
+      this.head = 0;
+    }
+  }
 
   tenant(name: string): TenantUsage {
     let t = this.tenants.get(name);
@@ -85,22 +119,21 @@ export class MemoryUsageStore implements UsageStore {
 
   async record(r: UsageRecord): Promise<boolean> {
     const now = this.clock();
-    this.forgetSeen(now);
+    this.state.forgetDue(now);
     const seenId = `${r.tenant}\u0000${r.id}`;
-    if (this.state.seen.has(seenId)) return false;
+    if (this.state.hasSeen(seenId)) return false;
     // Validate before any write, so a bad record changes nothing (the script does the same).
     const cell = cellOf(r);
     const security = securityDeltas(r);
     // A copy: the caller's object must not change what the log holds.
     const entry: UsageRecord = { ...r };
-    const next = accumulate(this.cell(cell.tenant, cell.day, cellMember(cell)), r);
+    const member = cellMember(cell);
+    const next = accumulate(this.cell(cell.tenant, cell.day, member), r);
 
-    this.state.seen.set(seenId, now + Math.min(this.opts.dedupeMs, MEMORY_DEDUPE_MS));
-    if (this.state.seen.size > MEMORY_DEDUPE_MAX)
-      this.state.seen.delete(this.state.seen.keys().next().value!);
+    this.state.remember(seenId, now + Math.min(this.opts.dedupeMs, MEMORY_DEDUPE_MS), MEMORY_DEDUPE_MAX);
     const t = this.state.tenant(r.tenant);
     const isNewDay = !t.days.has(cell.day);
-    this.cells(t, cell.day).set(cellMember(cell), next);
+    this.cells(t, cell.day).set(member, next);
     if (security.length > 0) {
       const day = t.security.get(cell.day) ?? new Map<string, { count: number; findings: number }>();
       t.security.set(cell.day, day);
@@ -132,13 +165,6 @@ export class MemoryUsageStore implements UsageStore {
 
   private cell(tenant: string, day: string, member: string): RollupCounters {
     return this.state.tenants.get(tenant)?.days.get(day)?.get(member) ?? emptyCounters();
-  }
-
-  private forgetSeen(now: number): void {
-    for (const [id, until] of this.state.seen) {
-      if (until > now) break;
-      this.state.seen.delete(id);
-    }
   }
 
   private expireDays(t: TenantUsage, now: number): void {
