@@ -23,9 +23,8 @@ import { runChat } from '../../pipeline/chat.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import type { Owner, OwnedStore } from '../../stores/owned/types.ts';
-import { writeStream } from '../stream-writer.ts';
-import { servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
+import { replyStored } from './stored-answer.ts';
 
 export interface StoredInteraction {
   interaction: Interaction;
@@ -123,28 +122,11 @@ export function interactionsRoute(
         })
         .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'interaction not stored'));
     };
-    if (outcome.kind === 'completion') {
-      const interaction = completionToInteraction(outcome.completion, outcome.usage, frame);
-      await keep(interaction);
-      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
-      return interaction;
-    }
-    reply.hijack();
-    const encoder = new InteractionsStreamEncoder(frame);
-    const result = await writeStream(
-      reply.raw,
-      servedHeaders(ctx, outcome),
-      encoder,
-      outcome.chunks,
-      async (end, gone) => {
-        const settled = await outcome.settle(end, gone);
-        // Stored before interaction.complete is written, so a client may chain on it at once.
-        if (end.outcome === 'complete' && !gone) await keep(encoder.seal(settled.usage));
-        return settled;
-      },
-      hooks.shutdown,
-    );
-    await hooks.streamed(request, result);
+    return replyStored(request, reply, ctx, hooks, outcome, {
+      whole: (o) => completionToInteraction(o.completion, o.usage, frame),
+      encoder: () => new InteractionsStreamEncoder(frame),
+      keep,
+    });
   });
 
   app.get('/v1/interactions/:id', { schema: { params: IdParams } }, async (request, reply) => {

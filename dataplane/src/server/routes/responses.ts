@@ -35,10 +35,10 @@ import {
   ResponseIdParams,
   ResponsesRequestSchema,
 } from '../responses-schema.ts';
-import { writeStream } from '../stream-writer.ts';
 import { compactedOutput } from './responses-compact.ts';
 import { servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
+import { replyStored } from './stored-answer.ts';
 
 export function responsesRoute(
   app: FastifyInstance,
@@ -76,28 +76,11 @@ export function responsesRoute(
         .put(owner, stored)
         .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'response not stored'));
     };
-    if (outcome.kind === 'completion') {
-      const response = completionToResponse(outcome.completion, frame);
-      await keep(response);
-      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
-      return response;
-    }
-    reply.hijack();
-    const encoder = new ResponsesStreamEncoder(frame);
-    const result = await writeStream(
-      reply.raw,
-      servedHeaders(ctx, outcome),
-      encoder,
-      outcome.chunks,
-      async (end, gone) => {
-        const settled = await outcome.settle(end, gone);
-        // Stored before response.completed is written, so a client may chain on it at once.
-        if (end.outcome === 'complete' && !gone) await keep(encoder.seal(settled.usage));
-        return settled;
-      },
-      hooks.shutdown,
-    );
-    await hooks.streamed(request, result);
+    return replyStored(request, reply, ctx, hooks, outcome, {
+      whole: (o) => completionToResponse(o.completion, frame),
+      encoder: () => new ResponsesStreamEncoder(frame),
+      keep,
+    });
   });
 
   app.post('/v1/responses/compact', { schema: { body: CompactRequestSchema } }, async (request, reply) => {
