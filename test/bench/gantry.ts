@@ -60,7 +60,6 @@ export async function startGantry(
       // The flags `npm start` uses.
       '--enable-source-maps',
       '--max-semi-space-size=4',
-      '--heap-growing-percent=20',
       await builtEntry(root),
       '--config',
       configFile,
