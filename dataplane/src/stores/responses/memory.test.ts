@@ -43,6 +43,16 @@ describe('MemoryResponseStore', () => {
     expect(await store.get(owner, 'b')).toBeDefined();
   });
 
+  it("one tenant's flood evicts its own oldest responses, never another tenant's", async () => {
+    const store = new MemoryResponseStore({ maxEntries: 4 });
+    const victim = { tenant: 'globex', keyHash: 'b'.repeat(64) };
+    await store.put(victim, entry('kept'));
+    for (let i = 0; i < 20; i++) await store.put(owner, entry(`flood-${i}`));
+    expect(await store.get(victim, 'kept')).toBeDefined();
+    expect(await store.get(owner, 'flood-19')).toBeDefined();
+    expect(await store.get(owner, 'flood-0')).toBeUndefined();
+  });
+
   it('hands out copies: mutating what get returned changes nothing stored', async () => {
     const store = new MemoryResponseStore();
     await store.put(owner, entry('x'));
