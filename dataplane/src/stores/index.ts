@@ -108,7 +108,7 @@ export function createMemoryStores(opts: StoresOptions & { state?: MemoryState }
       (_namespace, o) => new MemoryOwnedStore({ clock, ttlMs: o.ttlMs ?? DEFAULT_OWNED_TTL_MS }),
     ),
     ownership: new MemoryOwnershipStore(clock),
-    videoJobs: new MemoryVideoJobStore(clock),
+    videoJobs: new MemoryVideoJobStore({ clock }),
     realtimeSecrets: new MemoryClientSecretStore(clock),
     ready: async () => {},
     onReconnect: () => undefined,

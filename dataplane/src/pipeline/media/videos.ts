@@ -12,7 +12,7 @@ import type { Served } from '../chat.ts';
 import type { RequestContext } from '../context.ts';
 import { callContext, type PipelineDeps } from '../forward.ts';
 import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
-import { ownedJob, type VideoJob, type VideoJobStore } from '../../stores/video-jobs/types.ts';
+import type { VideoJob, VideoJobStore } from '../../stores/video-jobs/types.ts';
 
 /** OpenAI's default clip length when `seconds` is absent. */
 export const DEFAULT_VIDEO_SECONDS = 4;
@@ -105,7 +105,7 @@ export async function createVideo(
 
 /** The caller's job, or a 404 that does not say whether it exists for someone else. */
 export async function findJob(ctx: RequestContext, store: VideoJobStore, id: string): Promise<VideoJob> {
-  const job = ownedJob(await store.get(id), ctx.tenant.name, ctx.key.id);
+  const job = await store.get({ tenant: ctx.tenant.name, keyId: ctx.key.id }, id);
   if (!job) throw new GatewayError('not_found', `video ${id} not found`);
   return job;
 }

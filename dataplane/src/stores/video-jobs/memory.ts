@@ -1,39 +1,44 @@
-/** Video jobs in process: the embedded default for one pod. */
+/**
+ * Video jobs in process, the embedded default for one pod: the generic owned store keyed by
+ * the job's Gantry id, so a job is found under its own tenant and key only, kept a day, and
+ * bounded fairly between tenants (past the bound the largest tenant's oldest job goes: one
+ * tenant's flood of jobs never pushes out another tenant's).
+ */
+import { MemoryOwnedStore } from '../owned/memory.ts';
+import type { Owner } from '../owned/types.ts';
+import { systemClock, type Clock } from '../types.ts';
 import { VIDEO_JOB_TTL_MS, type VideoJob, type VideoJobStore } from './types.ts';
 
+/** A job's record is a few hundred characters: the count is the bound that bites. */
+export const DEFAULT_MAX_VIDEO_JOBS = 100_000;
+const DEFAULT_MAX_VIDEO_JOB_CHARS = 64 * 1024 * 1024;
+
+export interface MemoryVideoJobStoreOptions {
+  maxJobs?: number;
+  /** One tenant's share at most (default: the whole bound, largest-first eviction still applies). */
+  maxJobsPerTenant?: number;
+  clock?: Clock;
+}
+
 export class MemoryVideoJobStore implements VideoJobStore {
-  private readonly jobs = new Map<string, VideoJob>();
+  private readonly store: MemoryOwnedStore<VideoJob>;
 
-  constructor(
-    private readonly now: () => number = Date.now,
-    /** A bound on memory whatever the traffic: past it the oldest job is forgotten. */
-    private readonly maxJobs = 100_000,
-  ) {}
-
-  async put(job: VideoJob): Promise<void> {
-    this.sweep();
-    this.jobs.set(job.id, job);
-    for (const id of this.jobs.keys()) {
-      if (this.jobs.size <= this.maxJobs) break;
-      this.jobs.delete(id);
-    }
+  constructor(opts: MemoryVideoJobStoreOptions = {}) {
+    this.store = new MemoryOwnedStore({
+      maxEntries: opts.maxJobs ?? DEFAULT_MAX_VIDEO_JOBS,
+      maxEntriesPerTenant: opts.maxJobsPerTenant,
+      maxChars: DEFAULT_MAX_VIDEO_JOB_CHARS,
+      // Jobs are stored as they are created, so a day from now is a day from `createdAt`.
+      ttlMs: VIDEO_JOB_TTL_MS,
+      clock: opts.clock ?? systemClock,
+    });
   }
 
-  async get(id: string): Promise<VideoJob | undefined> {
-    const job = this.jobs.get(id);
-    if (job && this.now() - job.createdAt > VIDEO_JOB_TTL_MS) {
-      this.jobs.delete(id);
-      return undefined;
-    }
-    return job;
+  put(job: VideoJob): Promise<void> {
+    return this.store.put({ tenant: job.tenant, keyId: job.keyId }, job.id, job);
   }
 
-  /** Maps iterate in insertion order, so the expired jobs are at the front. */
-  private sweep(): void {
-    const cutoff = this.now() - VIDEO_JOB_TTL_MS;
-    for (const [id, job] of this.jobs) {
-      if (job.createdAt > cutoff) break;
-      this.jobs.delete(id);
-    }
+  get(owner: Owner, id: string): Promise<VideoJob | undefined> {
+    return this.store.get(owner, id);
   }
 }

@@ -7,8 +7,9 @@
 import type { Redis } from 'ioredis';
 import { toStoreError } from '../redis/client.ts';
 import type { KeySpace } from '../redis/keys.ts';
+import type { Owner } from '../owned/types.ts';
 import { systemClock, type Clock } from '../types.ts';
-import { VIDEO_JOB_TTL_MS, type VideoJob, type VideoJobStore } from './types.ts';
+import { ownedJob, VIDEO_JOB_TTL_MS, type VideoJob, type VideoJobStore } from './types.ts';
 
 export class RedisVideoJobStore implements VideoJobStore {
   constructor(
@@ -29,13 +30,13 @@ export class RedisVideoJobStore implements VideoJobStore {
     });
   }
 
-  async get(id: string): Promise<VideoJob | undefined> {
+  async get(owner: Owner, id: string): Promise<VideoJob | undefined> {
     const text = await this.redis.get(this.key(id)).catch((err: unknown) => {
       throw toStoreError('videos.get', err);
     });
     if (text === null) return undefined;
     const job = JSON.parse(text) as VideoJob;
     // Redis expires by its own clock; the pod's decides, as for the in-process store.
-    return this.now() - job.createdAt > VIDEO_JOB_TTL_MS ? undefined : job;
+    return this.now() - job.createdAt > VIDEO_JOB_TTL_MS ? undefined : ownedJob(job, owner);
   }
 }
