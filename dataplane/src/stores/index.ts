@@ -109,7 +109,7 @@ export function createMemoryStores(opts: StoresOptions & { state?: MemoryState }
     ),
     ownership: new MemoryOwnershipStore(clock),
     videoJobs: new MemoryVideoJobStore({ clock }),
-    realtimeSecrets: new MemoryClientSecretStore(clock),
+    realtimeSecrets: new MemoryClientSecretStore({ clock }),
     ready: async () => {},
     onReconnect: () => undefined,
     close: async () => {},
