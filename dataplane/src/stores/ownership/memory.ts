@@ -1,7 +1,11 @@
 /**
- * In-process ownership records, bounded in number (oldest written first out) and in age.
+ * In-process ownership records, bounded in age and in number, fairly between tenants
+ * (TenantBound, as every in-process store): past the bound the largest tenant's oldest record
+ * goes, and so do once-only claims. One tenant uploading files without pause therefore never
+ * makes another tenant's files unreachable, nor lets another tenant's batch be settled twice.
  * One pod only: with several replicas the Redis store shares them.
  */
+import { TenantBound } from '../tenant-bound.ts';
 import { systemClock, type Clock } from '../types.ts';
 import {
   keptUntil,
@@ -26,11 +30,17 @@ export class MemoryOwnershipStore implements OwnershipStore {
   private readonly claims = new Map<string, number>();
   /** Batch record keys awaiting the sweep, least recently looked at first (a Set keeps insertion order). */
   private readonly queue = new Set<string>();
+  /** Records are a few small strings each: counted, not sized. */
+  private readonly recordBound: TenantBound;
+  private readonly claimBound: TenantBound;
 
   constructor(
     private readonly clock: Clock = systemClock,
-    private readonly maxRecords = DEFAULT_MAX_OWNED_RECORDS,
-  ) {}
+    maxRecords = DEFAULT_MAX_OWNED_RECORDS,
+  ) {
+    this.recordBound = new TenantBound({ maxEntries: maxRecords, maxBytes: Infinity });
+    this.claimBound = new TenantBound({ maxEntries: maxRecords, maxBytes: Infinity });
+  }
 
   async put(record: OwnedRecord): Promise<void> {
     const key = recordKey(record.tenant, record.family, record.id);
@@ -44,11 +54,7 @@ export class MemoryOwnershipStore implements OwnershipStore {
       this.queue.add(key);
       if (this.queue.size > MAX_UNSETTLED_BATCHES) this.queue.delete(this.queue.values().next().value!);
     }
-    while (this.records.size > this.maxRecords) {
-      const oldest = this.records.keys().next();
-      if (oldest.done) break;
-      this.drop(oldest.value);
-    }
+    for (const victim of this.recordBound.added(record.tenant, key, 0)) this.drop(victim.key);
   }
 
   async get(tenant: string, family: Family, id: string): Promise<OwnedRecord | undefined> {
@@ -75,11 +81,7 @@ export class MemoryOwnershipStore implements OwnershipStore {
     const held = this.claims.get(key);
     if (held !== undefined && held > now) return false;
     this.claims.set(key, keptUntil({}, now));
-    // Claims are as bounded as records: the oldest are forgotten first.
-    for (const k of this.claims.keys()) {
-      if (this.claims.size <= this.maxRecords) break;
-      this.claims.delete(k);
-    }
+    for (const victim of this.claimBound.added(tenant, key, 0)) this.claims.delete(victim.key);
     return true;
   }
 
@@ -124,6 +126,7 @@ export class MemoryOwnershipStore implements OwnershipStore {
     const hit = this.records.get(key);
     if (!hit) return;
     this.records.delete(key);
+    this.recordBound.removed(hit.record.tenant, key);
     const ids = this.index.get(indexKey(hit.record, hit.record.family));
     ids?.delete(hit.record.id);
     if (ids?.size === 0) this.index.delete(indexKey(hit.record, hit.record.family));
