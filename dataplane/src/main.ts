@@ -48,7 +48,7 @@ const logDestination = new LineBatch(pino.destination({ dest: 1, sync: false }),
 process.once('exit', () => logDestination.flushSync());
 const logger = {
   level: options.logLevel,
-  redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],
+  redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers["x-goog-api-key"]'],
   stream: logDestination,
 };
 

@@ -28,7 +28,7 @@ export function createContext(
   drain: DrainAborts,
 ): RequestContext {
   const snapshot = config.current();
-  const { key, tenant } = authenticate(snapshot, presentedKey(request.headers));
+  const { key, tenant } = authenticate(snapshot, presentedKey(request.headers), request.url);
   const controller = new AbortController();
   // The response closing before it finished means the client went away.
   // At the shutdown drain deadline the request is let go like a client that left: the
