@@ -13,6 +13,8 @@ export interface BenchOptions {
   primeSeconds: number;
   /** Measure the peer gateway (BENCH_PEER=0 skips it). */
   peer: boolean;
+  /** Measure the floor, a minimal Node proxy doing no work (BENCH_FLOOR=0 skips it). */
+  floor: boolean;
   /** npm version spec of @portkey-ai/gateway (BENCH_PEER_VERSION). */
   peerVersion: string;
   /** GANTRY_LOG_LEVEL given to the gateway (BENCH_GANTRY_LOG_LEVEL, default info: `npm start`'s). */
@@ -74,6 +76,7 @@ export function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
     warmupSeconds: positive('BENCH_WARMUP_SECONDS', env.BENCH_WARMUP_SECONDS, 1),
     primeSeconds: positive('BENCH_PRIME_SECONDS', env.BENCH_PRIME_SECONDS, 2),
     peer: env.BENCH_PEER !== '0',
+    floor: env.BENCH_FLOOR !== '0',
     peerVersion: env.BENCH_PEER_VERSION || '1.15.2',
     gantryLogLevel: env.BENCH_GANTRY_LOG_LEVEL || 'info',
     cpuProfile: env.BENCH_CPU_PROF === '1',

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { addedLatency, proxyChecks, throughputRatio, type Mode, type TargetRun } from './proxy-overhead.ts';
+import {
+  aboveFloor,
+  addedLatency,
+  proxyChecks,
+  throughputRatio,
+  type Mode,
+  type TargetRun,
+} from './proxy-overhead.ts';
 import type { CellStats } from './stats.ts';
 
 const stats = (rps: number, p50: number, ttfbP50 = NaN): CellStats => ({
@@ -64,5 +71,17 @@ describe('proxy overhead figures', () => {
       'MISS',
       'MISS',
     ]);
+  });
+
+  it('sets Gantry beside the floor at 1 connection, and says nothing without a floor run', () => {
+    const floor = run('floor', 12000, 0.55, 0.45);
+    const runs = [direct, gantry, floor];
+    const note = aboveFloor(runs, addedLatency(direct, runs.slice(1)));
+    // Gantry adds 0.3 ms, the floor 0.15 ms: Gantry is 0.15 ms over it.
+    expect(note).toContain(
+      'Gantry adds +0.300 ms p50 where the floor adds +0.150 ms (Gantry +0.150 ms over it)',
+    );
+    expect(note).toContain('CPU per request 0.250 vs 0.083 ms');
+    expect(aboveFloor([direct, gantry], addedLatency(direct, [gantry]))).toBeUndefined();
   });
 });

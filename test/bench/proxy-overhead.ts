@@ -1,8 +1,9 @@
 /**
  * Section "proxy-overhead": the same small chat completion, non-streaming and streaming,
- * at 1 and 16 connections, sent to the fake upstream directly, through Gantry, and through
- * the peer gateway when it can be installed. What a gateway adds is its figure minus the
- * direct one; memory is the gateway process's RSS after its runs.
+ * at 1 and 16 connections, sent to the fake upstream directly, through Gantry, through the
+ * floor (a minimal Node proxy doing no work: what any Node proxy adds on this machine) and
+ * through the peer gateway when it can be installed. What a gateway adds is its figure minus
+ * the direct one; memory is the gateway process's RSS after its runs.
  */
 import { atLeast, atMost, skipped } from './checks.ts';
 import { runLoad, type Exchange, type Meter } from './load.ts';
@@ -10,6 +11,7 @@ import { installPeer, startPeer } from './peer.ts';
 import { readCpuMs, readMemory, type Child, type Memory } from './procs.ts';
 import { ms, STATS_COLUMNS, statsCells } from './report.ts';
 import type { BenchContext, Check, Section, SectionResult, Table } from './section.ts';
+import { startFloor } from './floor.ts';
 import { startGantry } from './gantry.ts';
 import { summarise, type CellStats } from './stats.ts';
 import { chatBody, type Target } from './target.ts';
@@ -155,6 +157,23 @@ export function proxyChecks(runs: TargetRun[], added: Added[], peerMissing: stri
   ];
 }
 
+const signedMs = (v: number): string => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(3)}` : '-');
+
+/** Gantry's added p50 and CPU per request at 1 connection beside the floor's (non-streaming). */
+export function aboveFloor(runs: TargetRun[], added: Added[]): string | undefined {
+  const at = (name: string) => ({
+    added: added.find((a) => a.gateway === name && a.connections === 1 && a.mode === 'json'),
+    cpu: runs.find((r) => r.name === name)?.cells.find((c) => c.connections === 1 && c.mode === 'json'),
+  });
+  const [gantry, floor] = [at('gantry'), at('floor')];
+  if (!gantry.added || !floor.added || !gantry.cpu || !floor.cpu) return undefined;
+  return (
+    `above the floor @1 conn (non-streaming): Gantry adds ${signedMs(gantry.added.p50)} ms p50 ` +
+    `where the floor adds ${signedMs(floor.added.p50)} ms (Gantry ${signedMs(gantry.added.p50 - floor.added.p50)} ms over it); ` +
+    `CPU per request ${ms(gantry.cpu.gatewayCpuMs)} vs ${ms(floor.cpu.gatewayCpuMs)} ms`
+  );
+}
+
 /** Measures the CPU time `children` use during the measured window. */
 export function cpuMeter(children: Array<Child | undefined>): Meter & { used(): number[] } {
   let before: Array<number | undefined> = [];
@@ -167,8 +186,6 @@ export function cpuMeter(children: Array<Child | undefined>): Meter & { used(): 
     used: () => children.map((_, i) => (after[i] ?? NaN) - (before[i] ?? NaN)),
   };
 }
-
-const signedMs = (v: number): string => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(3)}` : '-');
 
 export function tables(runs: TargetRun[], added: Added[]): Table[] {
   const cells: Table = {
@@ -357,6 +374,8 @@ async function run(ctx: BenchContext): Promise<SectionResult> {
         `Gantry CPU profile in ${profileDir}: npx tsx test/bench/cpuprofile.ts <file> --skip=${skip}`,
       );
     }
+    if (ctx.options.floor)
+      runs.push(await measureGateway(ctx, upstream, () => startFloor(ctx, upstream.url)));
     if (peerInstall.ok) {
       try {
         runs.push(await measureGateway(ctx, upstream, () => startPeer(ctx, peerInstall, upstream.url)));
@@ -383,6 +402,8 @@ async function run(ctx: BenchContext): Promise<SectionResult> {
     }
   }
   if (peerMissing) notes.push(`peer not measured: ${peerMissing}`);
+  const floorNote = aboveFloor(runs, added);
+  if (floorNote) notes.push(floorNote);
   const gantry = runs.find((r) => r.name === 'gantry');
   const peer = runs.find((r) => r.name === 'peer');
   const cpuRatio = (mode: Mode): string => {
