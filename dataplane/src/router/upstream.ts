@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import type { RawUpstreamRequest, UpstreamError } from '../providers/types.ts';
+import { Deadlines } from './deadlines.ts';
 
 export interface CallTimeouts {
   connectMs: number;
@@ -15,8 +16,9 @@ export interface CallTimeouts {
   /** Whole call, including the body; undefined for streams. */
   totalMs: number | undefined;
   /**
-   * Streams: headers must arrive within this. It runs on a precise timer because undici's
-   * own headers timeout is coarse (it may fire up to a second late).
+   * Streams: headers must arrive within this. It runs on Gantry's own deadline because
+   * undici's headers timeout is coarse (it may fire up to a second late); see deadlines.ts
+   * for how precise that is.
    */
   firstTokenMs?: number | undefined;
 }
@@ -68,6 +70,8 @@ export class UpstreamClient {
   private readonly agents = new Map<string, Agent>();
   /** Origin and path of each URL called, parsed once (undici's request() parses it every call). */
   private readonly targets = new Map<string, { origin: string; path: string }>();
+  /** Each attempt's time limit; long ones share one coarse tick instead of a timer each. */
+  private readonly deadlines = new Deadlines();
 
   private target(url: string): { origin: string; path: string } {
     let t = this.targets.get(url);
@@ -103,21 +107,20 @@ export class UpstreamClient {
     clientSignal: AbortSignal,
   ): Promise<UpstreamResponse> {
     if (clientSignal.aborted) throw new ClientAbortError();
-    // One emitter-style signal and one timer per attempt: undici takes either kind of signal,
-    // and an EventEmitter costs a fraction of an AbortController and its EventTarget.
+    // One emitter-style signal and one deadline per attempt: undici takes either kind of
+    // signal, and an EventEmitter costs a fraction of an AbortController and its EventTarget.
     const controller = new AttemptSignal();
     const onClientAbort = () => controller.abort(clientSignal.reason);
     clientSignal.addEventListener('abort', onClientAbort, { once: true });
     const limitMs = timeouts.totalMs ?? timeouts.firstTokenMs;
-    const timer =
+    const disarm =
       limitMs === undefined
         ? undefined
-        : setTimeout(
-            () => controller.abort(new DOMException('upstream attempt timed out', 'TimeoutError')),
-            limitMs,
+        : this.deadlines.arm(limitMs, () =>
+            controller.abort(new DOMException('upstream attempt timed out', 'TimeoutError')),
           );
     const release = () => {
-      clearTimeout(timer);
+      disarm?.();
       clientSignal.removeEventListener('abort', onClientAbort);
     };
     try {
@@ -133,7 +136,7 @@ export class UpstreamClient {
         bodyTimeout: timeouts.bodyMs,
       });
       // A stream's first-token wait goes on in the reader, on its own deadline.
-      if (timeouts.totalMs === undefined) clearTimeout(timer);
+      if (timeouts.totalMs === undefined) disarm?.();
       // The client's abort must reach the body too: a stream is read long after the headers.
       res.body.once('close', release);
       return { status: res.statusCode, headers: res.headers, body: res.body };
