@@ -2,22 +2,31 @@
  * Trains the routing outcome model (dataplane/src/pipeline/routing/outcome.ts): the chance that
  * a weak model fails a prompt a strong one handles, from per-prompt outcomes of public evals.
  *
- *   npx tsx scripts/train-routing.ts <lm-sys/RouteLLM git dir> <lm-sys/FastChat git dir>
+ *   npx tsx scripts/train-routing.ts <lm-sys/RouteLLM git dir> <lm-sys/FastChat git dir> \
+ *     <lab-v2/ChatGPT_MWP_eval git dir> <zaiyichen0411/MapCoder-Reproduction git dir>
  *
  * Sources (commits and licences land in test/data/routing/outcomes/MANIFEST.json):
  * - RouteLLM MMLU: whether Mixtral-8x7B (weak) answered each question right. Split by subject:
  *   every fourth subject (alphabetical) is the test split, every eighth of the rest the dev split.
  * - FastChat's Vicuna bench: 80 open-ended questions, GPT-4 reviews of Vicuna-13B against
  *   GPT-3.5-Turbo. Dev only: half of the model choice, so it is not made on MMLU alone.
- * - RouteLLM MT-bench first turns (weak rated below strong): test only, never used for any
- *   choice here, the unseen-domain check. RouteLLM's GSM8K responses are not read (reserved).
+ * - DRAW-1K algebra word problems (lab-v2/ChatGPT_MWP_eval, CC0): whether ChatGPT, showing its
+ *   working, gave every answer of the problem. Every fourth problem is dev.
+ * - Code (MapCoder-Reproduction, MIT): whether Qwen-Coder-Turbo, asked directly, passed the
+ *   tests of each HumanEval and MBPP problem. Every fourth problem is dev.
+ * - RouteLLM MT-bench first turns (weak rated below strong): test only. RouteLLM's GSM8K
+ *   responses are not read (reserved). Arena-Bench (test/data/routing/outcomes/arena-bench.jsonl,
+ *   scripts/build-routing-unseen.ts), the unseen domain, is not read here either.
  *
- * The dev sets pick the feature set and regularization (mean of the two dev AUCs) and MMLU dev
- * calibrates the score (Platt scaling, so the probability reads as "Mixtral answers a knowledge
- * question wrongly"). Deterministic: fixed order, full-batch Adam, no randomness.
+ * Each domain has its own intercept (its own label and base rate); the served logit uses
+ * MMLU's. The configuration (domain weights, regularization) is chosen on leave-one-domain-out
+ * AUC: each domain's dev rows scored by a model that never saw that domain, the mean over the
+ * four domains, because the target is a domain nobody tuned on. MMLU dev calibrates the score
+ * (Platt scaling, so the probability reads as "Mixtral answers a knowledge question wrongly").
+ * Deterministic: fixed order, full-batch Adam, no randomness.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { auc } from '../dataplane/src/pipeline/routing/auc.ts';
 import { extractFeatures } from '../dataplane/src/pipeline/routing/features.ts';
@@ -29,9 +38,11 @@ import {
 } from '../dataplane/src/pipeline/routing/outcome-features.ts';
 import { parseCsv } from './routing-data.ts';
 
-const [routeLlmDir, fastchatDir] = process.argv.slice(2);
-if (!routeLlmDir || !fastchatDir)
-  throw new Error('usage: train-routing.ts <RouteLLM git dir> <FastChat git dir>');
+const [routeLlmDir, fastchatDir, drawDir, codeDir] = process.argv.slice(2);
+if (!routeLlmDir || !fastchatDir || !drawDir || !codeDir)
+  throw new Error(
+    'usage: train-routing.ts <RouteLLM git dir> <FastChat git dir> <ChatGPT_MWP_eval git dir> <MapCoder-Reproduction git dir>',
+  );
 const gitOf =
   (dir: string) =>
   (...args: string[]): string =>
@@ -45,12 +56,17 @@ const gitOf =
     );
 const routeGit = gitOf(routeLlmDir);
 const fastchatGit = gitOf(fastchatDir);
+const drawGit = gitOf(drawDir);
+const codeGit = gitOf(codeDir);
 const routeCommit = routeGit('rev-parse', 'HEAD').trim();
 
 const WEAK = 'mistralai/Mixtral-8x7B-Instruct-v0.1';
 const STRONG = 'gpt-4-1106-preview';
 
-type Source = 'mmlu' | 'vicuna' | 'mtbench';
+/** Training domains, in intercept order (MMLU first: its intercept is the served one). */
+const DOMAINS = ['mmlu', 'vicuna', 'draw', 'code'] as const;
+type Domain = (typeof DOMAINS)[number];
+type Source = Domain | 'mtbench';
 type Split = 'train' | 'dev' | 'test';
 interface Row {
   text: string;
@@ -159,13 +175,61 @@ for (const l of fastchatGit('show', `${VICUNA_COMMIT}:fastchat/eval/table/questi
   });
 }
 
+// --- DRAW-1K algebra word problems (lab-v2/ChatGPT_MWP_eval) -----------------------------------
+// ChatGPT (Feb 2023, showing its working) on 1,000 algebra word problems. The label is strict:
+// a problem fails unless every answer came back (a system with two unknowns half-solved is a
+// failure for the user), so partial answers count as failures.
+const DRAW_DATA = 'data_with_implementation/data';
+const drawQuestions = JSON.parse(drawGit('show', `HEAD:${DRAW_DATA}/draw.json`)) as { sQuestion: string }[];
+const drawResults = JSON.parse(drawGit('show', `HEAD:${DRAW_DATA}/chatgpt_plus_results_feb.json`)) as {
+  question_No: number;
+  result: string;
+}[];
+const SOLVED = new Set(['has all the answers', 'has all the answers when rounded']);
+for (const r of drawResults) {
+  const q = drawQuestions[r.question_No];
+  if (!q) continue;
+  const fails = !SOLVED.has(r.result.trim());
+  rows.push({
+    text: q.sQuestion,
+    y: fails ? 1 : 0,
+    weakFails: fails,
+    source: 'draw',
+    group: 'draw1k',
+    split: r.question_No % 4 === 3 ? 'dev' : 'train',
+  });
+}
+
+// --- Code: HumanEval and MBPP (MapCoder-Reproduction) --------------------------------------------
+// Qwen-Coder-Turbo asked directly (no agent loop): did its one answer pass the problem's tests?
+const CODE_RESULTS = [
+  ['humaneval', 'results/HumanEval/QwenCoderTurbo-Direct-HumanEval-Python3-0.0-1-merged.jsonl'],
+  ['mbpp', 'results/MBPP/QwenCoderTurbo-Direct-MBPP-Python3-0.0-1-merged.jsonl'],
+] as const;
+for (const [group, file] of CODE_RESULTS)
+  codeGit('show', `HEAD:${file}`)
+    .split('\n')
+    .filter(Boolean)
+    .forEach((l, i) => {
+      const r = JSON.parse(l) as { prompt: string; is_solved: boolean | string };
+      const fails = String(r.is_solved) !== 'True' && r.is_solved !== true;
+      rows.push({
+        text: r.prompt,
+        y: fails ? 1 : 0,
+        weakFails: fails,
+        source: 'code',
+        group,
+        split: i % 4 === 3 ? 'dev' : 'train',
+      });
+    });
+
 // --- Features and training ------------------------------------------------------------------
 interface Example {
   dense: number[];
   buckets: number[];
   y: number;
-  /** Vicuna rows carry their own intercept (another label, another base rate) and weight. */
-  vicuna: boolean;
+  /** Index in DOMAINS: each domain has its own intercept (another label, another base rate). */
+  domain: number;
 }
 const toExample = (r: Row): Example => ({
   dense: denseFeatures(
@@ -174,65 +238,103 @@ const toExample = (r: Row): Example => ({
   ),
   buckets: hashedBuckets(r.text),
   y: r.y,
-  vicuna: r.source === 'vicuna',
+  domain: Math.max(0, DOMAINS.indexOf(r.source as Domain)),
 });
 const D = DENSE_NAMES.length;
+const ND = DOMAINS.length;
 
 interface Params {
   l2Dense: number;
   /** L2 on the hashed n-grams; null leaves them out. */
   l2Hashed: number | null;
-  /** Weight of one Vicuna row against one MMLU row (0: MMLU alone). */
-  vicunaWeight: number;
+  /**
+   * Total weight of each smaller domain as a share of MMLU's (0.5: each weighs half as much as
+   * all of MMLU); MMLU rows weigh 1.
+   */
+  domainShare: number;
+  /**
+   * Keep only dense features whose direction agrees across the training domains (univariate
+   * AUC on each domain's training rows on the same side of 0.5), and hold their weights to
+   * that sign: a cue that means "harder" in one domain and "easier" in another says nothing
+   * about a domain nobody trained on.
+   */
+  invariant: boolean;
 }
 interface Model {
-  bias: number;
-  vicunaOffset: number;
+  /** Intercepts, one per domain; the first (MMLU) is the served one. */
+  bias: Float64Array;
   dense: Float64Array;
   hashed: Float64Array;
 }
 
-/** The served logit: the MMLU intercept, never the Vicuna offset. */
-function logit(m: Model, ex: Example, training = false): number {
+/** The logit under a domain's intercept (serving uses domain 0, MMLU). */
+function logit(m: Model, ex: Example, domain = 0): number {
   const scale = ex.buckets.length ? 1 / Math.sqrt(ex.buckets.length) : 0;
-  let z = m.bias + (training && ex.vicuna ? m.vicunaOffset : 0);
+  let z = m.bias[domain] as number;
   for (let i = 0; i < D; i++) z += (ex.dense[i] as number) * (m.dense[i] as number);
   for (const b of ex.buckets) z += scale * (m.hashed[b] as number);
   return z;
 }
 
+/** Per dense feature: +1 or -1 if every training domain agrees on its direction, else 0. */
+function agreedSigns(examples: Example[]): number[] {
+  const signs = new Array<number>(D).fill(0);
+  for (let i = 0; i < D; i++) {
+    let dir = 0;
+    let conflict = false;
+    for (let d = 0; d < ND; d++) {
+      const own = examples.filter((ex) => ex.domain === d);
+      if (own.length < 20) continue;
+      const a = auc(
+        own.map((ex) => ex.dense[i] as number),
+        own.map((ex) => ex.y >= 0.5),
+      );
+      // Under two points from chance (or a constant feature) is no vote either way.
+      if (Number.isNaN(a) || Math.abs(a - 0.5) < 0.02) continue;
+      const s = a > 0.5 ? 1 : -1;
+      if (dir !== 0 && s !== dir) conflict = true;
+      dir = s;
+    }
+    signs[i] = conflict ? 0 : dir;
+  }
+  return signs;
+}
+
 /** Full-batch Adam on weighted cross-entropy with L2; parameters a config leaves out stay 0. */
 function fit(examples: Example[], p: Params, steps = 300): Model {
-  const K = 2 + D + HASH_BUCKETS;
+  const signs = p.invariant ? agreedSigns(examples) : null;
+  const K = ND + D + HASH_BUCKETS;
   const theta = new Float64Array(K);
   const mom = new Float64Array(K);
   const vel = new Float64Array(K);
-  const weightOf = (ex: Example): number => (ex.vicuna ? p.vicunaWeight : 1);
-  const total = examples.reduce((sum, ex) => sum + weightOf(ex), 0);
+  const count = new Array<number>(ND).fill(0);
+  for (const ex of examples) count[ex.domain] = (count[ex.domain] as number) + 1;
+  const rowWeight = count.map((n, d) =>
+    d === 0 || n === 0 ? 1 : Math.max(1, (p.domainShare * (count[0] as number)) / n),
+  );
+  const total = examples.reduce((sum, ex) => sum + (rowWeight[ex.domain] as number), 0);
   const view = (): Model => ({
-    bias: theta[0] as number,
-    vicunaOffset: theta[1] as number,
-    dense: theta.subarray(2, 2 + D),
-    hashed: theta.subarray(2 + D),
+    bias: theta.subarray(0, ND),
+    dense: theta.subarray(ND, ND + D),
+    hashed: theta.subarray(ND + D),
   });
   const lr = 0.05;
   for (let step = 1; step <= steps; step++) {
     const g = new Float64Array(K);
     const m = view();
     for (const ex of examples) {
-      const w = weightOf(ex);
-      if (w === 0) continue;
+      const w = rowWeight[ex.domain] as number;
       const scale = ex.buckets.length ? 1 / Math.sqrt(ex.buckets.length) : 0;
-      const err = (1 / (1 + Math.exp(-logit(m, ex, true))) - ex.y) * w;
-      g[0] = (g[0] as number) + err;
-      if (ex.vicuna) g[1] = (g[1] as number) + err;
-      for (let i = 0; i < D; i++) g[2 + i] = (g[2 + i] as number) + err * (ex.dense[i] as number);
-      for (const b of ex.buckets) g[2 + D + b] = (g[2 + D + b] as number) + err * scale;
+      const err = (1 / (1 + Math.exp(-logit(m, ex, ex.domain))) - ex.y) * w;
+      g[ex.domain] = (g[ex.domain] as number) + err;
+      for (let i = 0; i < D; i++) g[ND + i] = (g[ND + i] as number) + err * (ex.dense[i] as number);
+      for (const b of ex.buckets) g[ND + D + b] = (g[ND + D + b] as number) + err * scale;
     }
     for (let k = 0; k < K; k++) {
-      if (k >= 2 + D && p.l2Hashed === null) continue;
+      if (k >= ND + D && p.l2Hashed === null) continue;
+      if (k < ND && count[k] === 0) continue;
       const param = theta[k] as number;
-      const l2 = k < 2 ? 0 : k < 2 + D ? p.l2Dense : (p.l2Hashed ?? 0);
+      const l2 = k < ND ? 0 : k < ND + D ? p.l2Dense : (p.l2Hashed ?? 0);
       const grad = (g[k] as number) / total + l2 * param;
       mom[k] = 0.9 * (mom[k] as number) + 0.1 * grad;
       vel[k] = 0.999 * (vel[k] as number) + 0.001 * grad * grad;
@@ -240,18 +342,34 @@ function fit(examples: Example[], p: Params, steps = 300): Model {
         param -
         (lr * ((mom[k] as number) / (1 - 0.9 ** step))) /
           (Math.sqrt((vel[k] as number) / (1 - 0.999 ** step)) + 1e-8);
+      // Projected step: an invariant feature keeps its agreed sign, a disputed one stays 0.
+      if (signs && k >= ND && k < ND + D) {
+        const s = signs[k - ND] as number;
+        if (s === 0 || (theta[k] as number) * s < 0) theta[k] = 0;
+      }
     }
   }
   const m = view();
-  return { bias: m.bias, vicunaOffset: m.vicunaOffset, dense: m.dense.slice(), hashed: m.hashed.slice() };
+  return { bias: m.bias.slice(), dense: m.dense.slice(), hashed: m.hashed.slice() };
 }
 
-const bySplit = (split: Split): Row[] => rows.filter((r) => r.split === split);
-const trainRows = bySplit('train');
+const bySplit = (split: Split, source?: Source): Row[] =>
+  rows.filter((r) => r.split === split && (!source || r.source === source));
+// Vicuna's 78 questions are too few to split: trained on whole, scored only when held out.
+const trainRows = [...bySplit('train'), ...vicuna];
 const trainEx = trainRows.map(toExample);
-const devMmlu = bySplit('dev');
-const devMmluEx = devMmlu.map(toExample);
-const vicunaEx = vicuna.map(toExample);
+const devOf: Record<Domain, Row[]> = {
+  mmlu: bySplit('dev', 'mmlu'),
+  vicuna,
+  draw: bySplit('dev', 'draw'),
+  code: bySplit('dev', 'code'),
+};
+const devEx = Object.fromEntries(DOMAINS.map((d) => [d, devOf[d].map(toExample)])) as Record<
+  Domain,
+  Example[]
+>;
+const devMmlu = devOf.mmlu;
+const devMmluEx = devEx.mmlu;
 const aucOf = (m: Model, ex: Example[], rs: Row[]): number =>
   auc(
     ex.map((e) => logit(m, e)),
@@ -259,38 +377,43 @@ const aucOf = (m: Model, ex: Example[], rs: Row[]): number =>
   );
 
 /**
- * Dev score of a configuration: AUC on the MMLU dev subjects (model fitted on MMLU train and
- * all of Vicuna) and on Vicuna, each Vicuna category predicted by a model that never saw that
- * category (leave one category out, predictions pooled).
+ * Dev score of a configuration: for each domain, the AUC on its dev rows of a model fitted on
+ * the training rows of the other domains only (leave one domain out), and the mean of those.
+ * Also the in-domain AUCs of the model fitted on every domain's training rows, for the record.
  */
-function devScore(p: Params): { mmlu: number; vicuna: number; mean: number; model: Model } {
-  const model = fit([...trainEx, ...vicunaEx], p);
-  const mmlu = aucOf(model, devMmluEx, devMmlu);
-  const pooled = new Array<number>(vicuna.length).fill(0);
-  for (const category of new Set(vicuna.map((r) => r.group))) {
-    const inFold = vicuna.map((r) => r.group === category);
-    const m = p.vicunaWeight === 0 ? model : fit([...trainEx, ...vicunaEx.filter((_, i) => !inFold[i])], p);
-    vicunaEx.forEach((ex, i) => {
-      if (inFold[i]) pooled[i] = logit(m, ex);
-    });
-  }
-  const vic = auc(
-    pooled,
-    vicuna.map((r) => r.weakFails),
-  );
-  return { mmlu, vicuna: vic, mean: (mmlu + vic) / 2, model };
+function devScore(p: Params): {
+  heldOut: Record<Domain, number>;
+  inDomain: Record<Domain, number>;
+  mean: number;
+  model: Model;
+} {
+  const model = fit(trainEx, p);
+  const heldOut = {} as Record<Domain, number>;
+  const inDomain = {} as Record<Domain, number>;
+  DOMAINS.forEach((d, di) => {
+    const m = fit(
+      trainEx.filter((ex) => ex.domain !== di),
+      p,
+    );
+    heldOut[d] = aucOf(m, devEx[d], devOf[d]);
+    inDomain[d] = aucOf(model, devEx[d], devOf[d]);
+  });
+  const mean = DOMAINS.reduce((s, d) => s + heldOut[d], 0) / ND;
+  return { heldOut, inDomain, mean, model };
 }
 
 const grid: Params[] = [];
-for (const vicunaWeight of [0, 20, 60])
-  for (const l2Hashed of [null, 3e-3, 1e-2]) grid.push({ l2Dense: 1e-3, l2Hashed, vicunaWeight });
+for (const invariant of [false, true])
+  for (const domainShare of [0.1, 0.3, 1])
+    for (const l2Hashed of [null, 1e-2]) grid.push({ l2Dense: 1e-3, l2Hashed, domainShare, invariant });
 
+const fmt = (r: Record<Domain, number>): string => DOMAINS.map((d) => `${d} ${r[d].toFixed(3)}`).join(', ');
 let best: { p: Params; score: ReturnType<typeof devScore> } | undefined;
 for (const p of grid) {
   const score = devScore(p);
   console.log(
-    `vicuna x${p.vicunaWeight}, hashed ${p.l2Hashed ?? 'off'}: dev AUC MMLU ${score.mmlu.toFixed(3)}, ` +
-      `Vicuna (unseen category) ${score.vicuna.toFixed(3)}, mean ${score.mean.toFixed(3)}`,
+    `${p.invariant ? 'invariant' : 'all'} dense, domain share ${p.domainShare}, hashed ${p.l2Hashed ?? 'off'}: held-out-domain dev AUC ${fmt(score.heldOut)}; ` +
+      `mean ${score.mean.toFixed(3)} (in-domain ${fmt(score.inDomain)})`,
   );
   if (!best || score.mean > best.score.mean) best = { p, score };
 }
@@ -325,12 +448,12 @@ const baseRate = trainRows.filter((r) => r.weakFails).length / trainRows.length;
 const weightsFile = new URL('../dataplane/src/pipeline/routing/outcome-weights.ts', import.meta.url);
 writeFileSync(
   weightsFile,
-  `// Generated by scripts/train-routing.ts from lm-sys/RouteLLM@${routeCommit} (MMLU, ${trainRows.length} rows).\n` +
-    `// Chosen on dev (MMLU dev subjects + FastChat Vicuna bench): ${JSON.stringify(chosen)}.\n` +
+  `// Generated by scripts/train-routing.ts (MMLU, Vicuna bench, DRAW-1K, HumanEval/MBPP: ${trainRows.length} rows).\n` +
+    `// Chosen on leave-one-domain-out dev AUC: ${JSON.stringify(chosen)}.\n` +
     `// Platt-calibrated on MMLU dev (a=${r4(cal.a)}, b=${r4(cal.b)}), folded into the weights. Do not edit.\n` +
     `// Dense order: ${DENSE_NAMES.join(', ')}.\n` +
     `import type { OutcomeWeights } from './outcome.ts';\n\n` +
-    `export const OUTCOME_WEIGHTS: OutcomeWeights = {\n  bias: ${r4(cal.a * model.bias + cal.b)},\n  baseRate: ${r4(baseRate)},\n` +
+    `export const OUTCOME_WEIGHTS: OutcomeWeights = {\n  bias: ${r4(cal.a * (model.bias[0] as number) + cal.b)},\n  baseRate: ${r4(baseRate)},\n` +
     `  dense: [${[...model.dense].map((x) => r4(cal.a * x)).join(', ')}],\n` +
     `  hashed: [${[...model.hashed].map((x) => r4(cal.a * x)).join(', ')}],\n};\n`,
 );
@@ -342,10 +465,16 @@ const mmluTest = bySplit('test');
 writeFileSync(new URL('mmlu-heldout.jsonl', outDir), dump(mmluTest));
 writeFileSync(new URL('mmlu-dev.jsonl', outDir), dump(devMmlu));
 writeFileSync(new URL('vicuna-dev.jsonl', outDir), dump(vicuna));
+writeFileSync(new URL('draw-dev.jsonl', outDir), dump(devOf.draw));
+writeFileSync(new URL('code-dev.jsonl', outDir), dump(devOf.code));
+const manifestUrl = new URL('MANIFEST.json', outDir);
+// The unseen split's record is written by scripts/build-routing-unseen.ts; keep it.
+const { unseen } = JSON.parse(readFileSync(manifestUrl, 'utf8')) as { unseen?: unknown };
+const headOf = (git: (...args: string[]) => string): string => git('rev-parse', 'HEAD').trim();
 writeFileSync(new URL('mt-bench.jsonl', outDir), dump(mtBench));
-const fastchatCommit = fastchatGit('rev-parse', 'HEAD').trim();
+const fastchatCommit = headOf(fastchatGit);
 writeFileSync(
-  new URL('MANIFEST.json', outDir),
+  manifestUrl,
   JSON.stringify(
     {
       sources: [
@@ -371,6 +500,21 @@ writeFileSync(
             'weakFails: GPT-4 scored Vicuna-13B below GPT-3.5-Turbo; training target: share of Vicuna-13B and -7B scored below it',
           droppedAsMtBenchOverlap: vicunaOverlap,
         },
+        {
+          repo: 'github.com/lab-v2/ChatGPT_MWP_eval',
+          commit: headOf(drawGit),
+          licence: 'CC0-1.0',
+          files: [`${DRAW_DATA}/draw.json`, `${DRAW_DATA}/chatgpt_plus_results_feb.json`],
+          label:
+            'weakFails: ChatGPT (Feb 2023, with working) did not return every answer of a DRAW-1K algebra word problem (partial answers fail)',
+        },
+        {
+          repo: 'github.com/zaiyichen0411/MapCoder-Reproduction',
+          commit: headOf(codeGit),
+          licence: 'MIT',
+          files: CODE_RESULTS.map(([, f]) => f),
+          label: 'weakFails: Qwen-Coder-Turbo, asked directly, failed the HumanEval / MBPP problem tests',
+        },
       ],
       triedAndDropped: {
         repo: 'github.com/tatsu-lab/alpaca_eval',
@@ -382,23 +526,32 @@ writeFileSync(
       },
       splits: {
         mmlu: 'by subject, alphabetical: every 4th test, every 8th of the rest dev, the rest train',
-        vicuna: 'trained on with its own intercept; the weight chosen by leave-one-category-out AUC',
+        vicuna: 'trained on whole (too small to split); scored only by models that never saw it',
+        draw: 'every 4th problem dev, the rest train',
+        code: 'every 4th problem of each of HumanEval and MBPP dev, the rest train',
+        choice:
+          'each domain has its own intercept; configuration chosen on the mean leave-one-domain-out dev AUC',
         mtBench: 'test only; never used for a choice',
+        arenaBench: 'test only, the unseen domain (see unseen); never read by this script',
       },
       rows: {
         train: trainRows.length,
         mmluDev: devMmlu.length,
         vicunaDev: vicuna.length,
+        drawDev: devOf.draw.length,
+        codeDev: devOf.code.length,
         mmluTest: mmluTest.length,
         mtBench: mtBench.length,
       },
       chosen: {
         ...chosen,
-        devAuc: { mmlu: r4(best.score.mmlu), vicunaLeaveCategoryOut: r4(best.score.vicuna) },
+        devAucHeldOutDomain: Object.fromEntries(DOMAINS.map((d) => [d, r4(best.score.heldOut[d])])),
+        devAucInDomain: Object.fromEntries(DOMAINS.map((d) => [d, r4(best.score.inDomain[d])])),
         platt: { a: r4(cal.a), b: r4(cal.b) },
       },
       heldOutSubjects: [...new Set(mmluTest.map((r) => r.group))],
       devSubjects: [...new Set(devMmlu.map((r) => r.group))],
+      unseen,
     },
     null,
     1,
@@ -407,9 +560,4 @@ writeFileSync(
 // Formatted like the rest of the tree, so a rerun reproduces the committed file byte for byte.
 execFileSync('npx', ['prettier', '--write', fileURLToPath(weightsFile)], { stdio: 'ignore' });
 console.log(`chose ${JSON.stringify(chosen)}; trained on ${trainRows.length} rows`);
-// The test splits, read once after every choice above was made.
-for (const [name, rs] of [
-  ['MMLU test subjects', mmluTest],
-  ['MT-bench', mtBench],
-] as const)
-  console.log(`test AUC ${name}: ${aucOf(model, rs.map(toExample), rs).toFixed(3)}`);
+// Test splits are scored by `npm run eval` only, so trying configurations here never looks at them.

@@ -5,7 +5,16 @@ import { loadOutcomes } from './routing-outcomes.ts';
 
 interface Manifest {
   sources: { repo: string; commit: string; licence: string; files: string[] }[];
-  rows: { train: number; mmluDev: number; vicunaDev: number; mmluTest: number; mtBench: number };
+  rows: {
+    train: number;
+    mmluDev: number;
+    vicunaDev: number;
+    drawDev: number;
+    codeDev: number;
+    mmluTest: number;
+    mtBench: number;
+  };
+  unseen: { repo: string; commit: string; licence: string; rows: number; weakFails: number };
   heldOutSubjects: string[];
   devSubjects: string[];
 }
@@ -18,11 +27,17 @@ describe('routing outcome data', () => {
   it('matches its manifest, with every source pinned to a commit and a licence', () => {
     expect(loadOutcomes('mmlu-dev.jsonl')).toHaveLength(manifest.rows.mmluDev);
     expect(loadOutcomes('vicuna-dev.jsonl')).toHaveLength(manifest.rows.vicunaDev);
+    expect(loadOutcomes('draw-dev.jsonl')).toHaveLength(manifest.rows.drawDev);
+    expect(loadOutcomes('code-dev.jsonl')).toHaveLength(manifest.rows.codeDev);
+    const unseen = loadOutcomes('arena-bench.jsonl');
+    expect(unseen).toHaveLength(manifest.unseen.rows);
+    expect(unseen.filter((r) => r.weakFails)).toHaveLength(manifest.unseen.weakFails);
+    expect(manifest.unseen.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(loadOutcomes('mmlu-heldout.jsonl')).toHaveLength(manifest.rows.mmluTest);
     expect(loadOutcomes('mt-bench.jsonl')).toHaveLength(manifest.rows.mtBench);
     for (const s of manifest.sources) {
       expect(s.commit).toMatch(/^[0-9a-f]{40}$/);
-      expect(s.licence).toBe('Apache-2.0');
+      expect(['Apache-2.0', 'MIT', 'CC0-1.0']).toContain(s.licence);
       // RouteLLM's GSM8K responses are reserved for independent evaluation.
       expect(s.files.some((f) => /gsm8k/i.test(f))).toBe(false);
     }
@@ -30,9 +45,11 @@ describe('routing outcome data', () => {
 
   it('keeps the test splits apart from everything a choice was made on', () => {
     const seen = new Set(
-      [...loadOutcomes('mmlu-dev.jsonl'), ...loadOutcomes('vicuna-dev.jsonl')].map((r) => norm(r.text)),
+      ['mmlu-dev.jsonl', 'vicuna-dev.jsonl', 'draw-dev.jsonl', 'code-dev.jsonl']
+        .flatMap(loadOutcomes)
+        .map((r) => norm(r.text)),
     );
-    for (const file of ['mt-bench.jsonl', 'mmlu-heldout.jsonl'])
+    for (const file of ['mt-bench.jsonl', 'mmlu-heldout.jsonl', 'arena-bench.jsonl'])
       expect(loadOutcomes(file).filter((r) => seen.has(norm(r.text)))).toEqual([]);
     const test = new Set(manifest.heldOutSubjects);
     expect(manifest.devSubjects.filter((s) => test.has(s))).toEqual([]);

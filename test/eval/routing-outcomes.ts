@@ -20,13 +20,20 @@ export const OUTCOME_SPLITS = [
   {
     file: 'vicuna-dev.jsonl',
     name: 'Vicuna bench',
-    role: 'trained on (category-held-out AUC chose the config)',
+    role: 'trained on; held-out-domain AUC chose the config',
   },
+  { file: 'draw-dev.jsonl', name: 'DRAW-1K word problems, dev', role: 'dev: model choice' },
+  { file: 'code-dev.jsonl', name: 'HumanEval + MBPP, dev', role: 'dev: model choice' },
   { file: 'mmlu-heldout.jsonl', name: 'MMLU test subjects', role: 'test' },
   {
     file: 'mt-bench.jsonl',
     name: 'MT-bench first turns',
-    role: 'test, unseen domain: never used for a choice',
+    role: 'test; no choice made on it, but looked at several times',
+  },
+  {
+    file: 'arena-bench.jsonl',
+    name: 'Arena-Bench-V1',
+    role: 'test, unseen domain: committed before training, never used for a choice',
   },
 ] as const;
 
