@@ -128,7 +128,7 @@ const BASE_LOGIT = Math.log(OUTCOME_WEIGHTS.baseRate / (1 - OUTCOME_WEIGHTS.base
  * Chosen by test/eval/routing-thresholds.ts: the best mean level AUC on the four dev sets among
  * thresholds that cost the labelled set at most two points of accuracy.
  */
-export const OUTCOME_COMPLEX_FROM = 0.26;
+export const OUTCOME_COMPLEX_FROM = 0.28;
 
 export function outcomeContribution(z: number): Contribution {
   const weight = Math.min(Math.max(OUTCOME_SCALE * (z - BASE_LOGIT), OUTCOME_MIN), OUTCOME_MAX);
