@@ -9,7 +9,7 @@
  * - RouteLLM MMLU: whether Mixtral-8x7B (weak) answered each question right. Split by subject:
  *   every fourth subject (alphabetical) is the test split, every eighth of the rest the dev split.
  * - FastChat's Vicuna bench: 80 open-ended questions, GPT-4 reviews of Vicuna-13B against
- *   GPT-3.5-Turbo. Dev only: half of the model choice, so it is not made on MMLU alone.
+ *   GPT-3.5-Turbo. Too small to split: trained on whole, scored only by models that never saw it.
  * - DRAW-1K algebra word problems (lab-v2/ChatGPT_MWP_eval, CC0): whether ChatGPT, showing its
  *   working, gave every answer of the problem. Every fourth problem is dev.
  * - Code (MapCoder-Reproduction, MIT): whether Qwen-Coder-Turbo, asked directly, passed the
@@ -134,9 +134,9 @@ for (const [id, text] of questions) {
   });
 }
 
-// --- FastChat's Vicuna bench (dev only) ------------------------------------------------------
+// --- FastChat's Vicuna bench ------------------------------------------------------------------
 // 80 open-ended chat questions, GPT-4 reviews of Vicuna-13B against GPT-3.5-Turbo (1-10 each):
-// the open-ended side of the dev choice, so regularization is not picked on MMLU alone.
+// the open-ended side: MMLU alone cannot teach that free writing is easy for a weak model.
 const VICUNA_COMMIT = '00639c272a03725150c81b7422ae1714e6ffa3eb';
 /** GPT-4 reviews of GPT-3.5-Turbo (first score) against Vicuna-13B and Vicuna-7B (second). */
 const VICUNA_REVIEWS = [

@@ -1,8 +1,7 @@
 /**
  * How classify.ts's OUTCOME_COMPLEX_FROM was chosen: `npx tsx test/eval/routing-thresholds.ts`.
  * For each threshold it prints the mean level AUC on the four dev sets (MMLU, Vicuna, DRAW-1K,
- * code) and the labelled sets'
- * accuracy and complex-to-trivial count. The rule: the best mean dev level AUC among
+ * code) and the labelled sets' accuracy and complex-to-trivial count. The rule: the best mean dev level AUC among
  * thresholds that keep complex->trivial at 0 and cost the tuning labelled set at most two
  * points of accuracy. The test splits (MMLU test subjects, MT-bench, Arena-Bench) are not read.
  */
