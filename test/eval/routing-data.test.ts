@@ -55,6 +55,11 @@ describe('routing outcome data', () => {
     expect(manifest.devSubjects.filter((s) => test.has(s))).toEqual([]);
     expect(new Set(loadOutcomes('mmlu-heldout.jsonl').map((r) => r.group))).toEqual(test);
   });
+  it('keeps the unseen domain out of everything that trains, tunes or picks a threshold', () => {
+    // A quoted file name is a read; the trainer's doc comment may name the file, not load it.
+    for (const file of ['../../scripts/train-routing.ts', './routing-thresholds.ts'])
+      expect(readFileSync(new URL(file, import.meta.url), 'utf8')).not.toMatch(/['"`]arena-bench\.jsonl/);
+  });
 });
 
 describe('parseCsv', () => {
