@@ -1,9 +1,9 @@
 /**
  * How classify.ts's OUTCOME_COMPLEX_FROM was chosen: `npx tsx test/eval/routing-thresholds.ts`.
- * For each threshold it prints the mean level AUC on the four dev sets (MMLU, Vicuna, DRAW-1K,
- * code) and the labelled sets' accuracy and complex-to-trivial count. The rule: the best mean dev level AUC among
+ * For each threshold it prints the level AUC on the two dev sets and the labelled sets'
+ * accuracy and complex-to-trivial count. The rule: the best mean dev level AUC among
  * thresholds that keep complex->trivial at 0 and cost the tuning labelled set at most two
- * points of accuracy. The test splits (MMLU test subjects, MT-bench, Arena-Bench) are not read.
+ * points of accuracy. The test splits (MMLU test subjects, MT-bench) are not read here.
  */
 import { fileURLToPath } from 'node:url';
 import { evaluate, loadLabelled } from '../../dataplane/src/pipeline/routing/evaluate.ts';
@@ -13,14 +13,15 @@ import { loadOutcomes, outcomeAucs } from './routing-outcomes.ts';
 const BUDGET = 0.02;
 const labelled = loadLabelled(fileURLToPath(new URL('../data/routing/labelled.jsonl', import.meta.url)));
 const holdout = loadLabelled(fileURLToPath(new URL('../data/routing/holdout.jsonl', import.meta.url)));
-const devSets = ['mmlu-dev.jsonl', 'vicuna-dev.jsonl', 'draw-dev.jsonl', 'code-dev.jsonl'].map(loadOutcomes);
+const mmluDev = loadOutcomes('mmlu-dev.jsonl');
+const vicuna = loadOutcomes('vicuna-dev.jsonl');
 
 const baseline = evaluate(labelled, 1, 1).accuracy;
 let best: { complexFrom: number; dev: number } | undefined;
 for (const complexFrom of [0.22, 0.24, 0.26, 0.28, 0.3, 0.32, 0.35, 0.4, 0.5, 1]) {
   const lab = evaluate(labelled, 1, complexFrom);
   const hold = evaluate(holdout, 1, complexFrom);
-  const dev = devSets.reduce((sum, rows) => sum + outcomeAucs(rows, complexFrom).level, 0) / devSets.length;
+  const dev = (outcomeAucs(mmluDev, complexFrom).level + outcomeAucs(vicuna, complexFrom).level) / 2;
   const ok = lab.complexToTrivial === 0 && hold.complexToTrivial === 0 && lab.accuracy >= baseline - BUDGET;
   console.log(
     `complex from p >= ${complexFrom}: dev level AUC ${dev.toFixed(3)}; labelled ` +

@@ -125,10 +125,10 @@ const BASE_LOGIT = Math.log(OUTCOME_WEIGHTS.baseRate / (1 - OUTCOME_WEIGHTS.base
  * The outcome model's say in the level: at this calibrated probability (Platt-scaled on MMLU
  * dev subjects) that the weak model fails, a request is complex whatever the rules scored.
  * It only ever raises the level, so the rules' guarantee (complex never trivial) holds.
- * Chosen by test/eval/routing-thresholds.ts: the best mean level AUC on the four dev sets among
+ * Chosen by test/eval/routing-thresholds.ts: the best mean level AUC on the dev sets among
  * thresholds that cost the labelled set at most two points of accuracy.
  */
-export const OUTCOME_COMPLEX_FROM = 0.28;
+export const OUTCOME_COMPLEX_FROM = 0.3;
 
 export function outcomeContribution(z: number): Contribution {
   const weight = Math.min(Math.max(OUTCOME_SCALE * (z - BASE_LOGIT), OUTCOME_MIN), OUTCOME_MAX);

@@ -63,35 +63,20 @@ describe('outcome model', () => {
 
   // Floors a little under the measured figures (README "Routing against outcomes"): a
   // retrain or a feature change that loses ranking power fails here.
-  it('ranks held-out MMLU subjects by weak-model failure (AUC >= 0.55)', () => {
+  it('ranks held-out MMLU subjects by weak-model failure (AUC >= 0.60)', () => {
     const rows = load('mmlu-heldout.jsonl');
     expect(
       auc(
         probabilities(rows),
         rows.map((r) => r.weakFails),
       ),
-    ).toBeGreaterThanOrEqual(0.55);
+    ).toBeGreaterThanOrEqual(0.6);
   });
 
-  it('ranks the dev word problems and code problems it was chosen on (AUC >= 0.70 and >= 0.53)', () => {
-    for (const [file, floor] of [
-      ['draw-dev.jsonl', 0.7],
-      ['code-dev.jsonl', 0.53],
-    ] as const) {
-      const rows = load(file);
-      expect(
-        auc(
-          probabilities(rows),
-          rows.map((r) => r.weakFails),
-        ),
-      ).toBeGreaterThanOrEqual(floor);
-    }
-  });
-
-  it('ranks MT-bench, a domain no choice was made on, by weak-model failure (AUC >= 0.55)', () => {
+  it('ranks MT-bench, a domain no choice was made on, by weak-model failure (AUC >= 0.63)', () => {
     const rows = load('mt-bench.jsonl');
     const y = rows.map((r) => r.weakFails);
-    expect(auc(probabilities(rows), y)).toBeGreaterThanOrEqual(0.55);
+    expect(auc(probabilities(rows), y)).toBeGreaterThanOrEqual(0.63);
     // The level routing acts on tracks it too, if less sharply (three steps, rules first).
     expect(auc(levelRank(rows), y)).toBeGreaterThanOrEqual(0.55);
   });

@@ -1,9 +1,8 @@
 /**
  * The outcome model: the probability that a weak model (Mixtral-8x7B in the training data)
  * answers the last user turn wrongly, from a logistic regression over outcome-features.ts.
- * Trained by scripts/train-routing.ts on per-prompt outcomes of public evals (MMLU, the Vicuna
- * bench, DRAW-1K word problems, HumanEval/MBPP); the weights live in outcome-weights.ts. No
- * model call.
+ * Trained by scripts/train-routing.ts on RouteLLM's MMLU outcomes (which of a weak and a
+ * strong model answered correctly); the weights live in outcome-weights.ts. No model call.
  */
 import type { ChatRequest } from '../../formats/openai/types.ts';
 import { lastUserIndex, textOf, type DifficultyFeatures } from './features.ts';
