@@ -20,15 +20,23 @@ export const OUTCOME_SPLITS = [
   {
     file: 'vicuna-dev.jsonl',
     name: 'Vicuna bench',
-    role: 'trained on; held-out-domain AUC chose the config',
+    role: 'trained on (category-held-out AUC chose the config)',
   },
-  { file: 'draw-dev.jsonl', name: 'DRAW-1K word problems, dev', role: 'dev: model choice' },
-  { file: 'code-dev.jsonl', name: 'HumanEval + MBPP, dev', role: 'dev: model choice' },
   { file: 'mmlu-heldout.jsonl', name: 'MMLU test subjects', role: 'test' },
   {
     file: 'mt-bench.jsonl',
     name: 'MT-bench first turns',
-    role: 'test; no choice made on it, but looked at several times',
+    role: 'test; no choice made on it, but looked at about nine times',
+  },
+  {
+    file: 'draw.jsonl',
+    name: 'DRAW-1K word problems, whole',
+    role: 'unseen domain: never trained on, no choice made on it',
+  },
+  {
+    file: 'code.jsonl',
+    name: 'HumanEval + MBPP, whole',
+    role: 'unseen domain: never trained on, no choice made on it',
   },
   {
     file: 'arena-bench.jsonl',
