@@ -10,14 +10,16 @@
  * - FastChat's Vicuna bench: 80 open-ended questions, GPT-4 reviews of Vicuna-13B against
  *   GPT-3.5-Turbo. Dev only: half of the model choice, so it is not made on MMLU alone.
  * - RouteLLM MT-bench first turns (weak rated below strong): test only, never used for any
- *   choice here, the unseen-domain check. RouteLLM's GSM8K responses are not read (reserved).
+ *   choice here. RouteLLM's GSM8K responses are not read (reserved). The unseen domains
+ *   (Arena-Bench, scripts/build-routing-unseen.ts; DRAW-1K and HumanEval/MBPP,
+ *   scripts/build-routing-domains.ts) are not read here either.
  *
  * The dev sets pick the feature set and regularization (mean of the two dev AUCs) and MMLU dev
  * calibrates the score (Platt scaling, so the probability reads as "Mixtral answers a knowledge
  * question wrongly"). Deterministic: fixed order, full-batch Adam, no randomness.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { auc } from '../dataplane/src/pipeline/routing/auc.ts';
 import { extractFeatures } from '../dataplane/src/pipeline/routing/features.ts';
@@ -344,8 +346,14 @@ writeFileSync(new URL('mmlu-dev.jsonl', outDir), dump(devMmlu));
 writeFileSync(new URL('vicuna-dev.jsonl', outDir), dump(vicuna));
 writeFileSync(new URL('mt-bench.jsonl', outDir), dump(mtBench));
 const fastchatCommit = fastchatGit('rev-parse', 'HEAD').trim();
+// The evaluation-only domains (`unseen`: scripts/build-routing-unseen.ts, `evalOnly`:
+// scripts/build-routing-domains.ts) are recorded by their own scripts; a retrain keeps them.
+const manifestUrl = new URL('MANIFEST.json', outDir);
+const previous = existsSync(manifestUrl)
+  ? (JSON.parse(readFileSync(manifestUrl, 'utf8')) as Record<string, unknown>)
+  : {};
 writeFileSync(
-  new URL('MANIFEST.json', outDir),
+  manifestUrl,
   JSON.stringify(
     {
       sources: [
@@ -399,6 +407,8 @@ writeFileSync(
       },
       heldOutSubjects: [...new Set(mmluTest.map((r) => r.group))],
       devSubjects: [...new Set(devMmlu.map((r) => r.group))],
+      evalOnly: previous.evalOnly,
+      unseen: previous.unseen,
     },
     null,
     1,
@@ -407,9 +417,4 @@ writeFileSync(
 // Formatted like the rest of the tree, so a rerun reproduces the committed file byte for byte.
 execFileSync('npx', ['prettier', '--write', fileURLToPath(weightsFile)], { stdio: 'ignore' });
 console.log(`chose ${JSON.stringify(chosen)}; trained on ${trainRows.length} rows`);
-// The test splits, read once after every choice above was made.
-for (const [name, rs] of [
-  ['MMLU test subjects', mmluTest],
-  ['MT-bench', mtBench],
-] as const)
-  console.log(`test AUC ${name}: ${aucOf(model, rs.map(toExample), rs).toFixed(3)}`);
+// The test splits are scored by `npm run eval` only, so rerunning this never looks at them.

@@ -6,6 +6,8 @@ import { loadOutcomes } from './routing-outcomes.ts';
 interface Manifest {
   sources: { repo: string; commit: string; licence: string; files: string[] }[];
   rows: { train: number; mmluDev: number; vicunaDev: number; mmluTest: number; mtBench: number };
+  evalOnly: { file: string; commit: string; licence: string; rows: number; weakFails: number }[];
+  unseen: { repo: string; commit: string; licence: string; rows: number; weakFails: number };
   heldOutSubjects: string[];
   devSubjects: string[];
 }
@@ -18,6 +20,18 @@ describe('routing outcome data', () => {
   it('matches its manifest, with every source pinned to a commit and a licence', () => {
     expect(loadOutcomes('mmlu-dev.jsonl')).toHaveLength(manifest.rows.mmluDev);
     expect(loadOutcomes('vicuna-dev.jsonl')).toHaveLength(manifest.rows.vicunaDev);
+    expect(manifest.evalOnly.map((e) => e.file)).toEqual(['draw.jsonl', 'code.jsonl']);
+    for (const e of manifest.evalOnly) {
+      const rows = loadOutcomes(e.file);
+      expect(rows).toHaveLength(e.rows);
+      expect(rows.filter((r) => r.weakFails)).toHaveLength(e.weakFails);
+      expect(e.commit).toMatch(/^[0-9a-f]{40}$/);
+      expect(['MIT', 'CC0-1.0']).toContain(e.licence);
+    }
+    const unseen = loadOutcomes('arena-bench.jsonl');
+    expect(unseen).toHaveLength(manifest.unseen.rows);
+    expect(unseen.filter((r) => r.weakFails)).toHaveLength(manifest.unseen.weakFails);
+    expect(manifest.unseen.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(loadOutcomes('mmlu-heldout.jsonl')).toHaveLength(manifest.rows.mmluTest);
     expect(loadOutcomes('mt-bench.jsonl')).toHaveLength(manifest.rows.mtBench);
     for (const s of manifest.sources) {
@@ -32,11 +46,24 @@ describe('routing outcome data', () => {
     const seen = new Set(
       [...loadOutcomes('mmlu-dev.jsonl'), ...loadOutcomes('vicuna-dev.jsonl')].map((r) => norm(r.text)),
     );
-    for (const file of ['mt-bench.jsonl', 'mmlu-heldout.jsonl'])
+    for (const file of [
+      'mt-bench.jsonl',
+      'mmlu-heldout.jsonl',
+      'arena-bench.jsonl',
+      'draw.jsonl',
+      'code.jsonl',
+    ])
       expect(loadOutcomes(file).filter((r) => seen.has(norm(r.text)))).toEqual([]);
     const test = new Set(manifest.heldOutSubjects);
     expect(manifest.devSubjects.filter((s) => test.has(s))).toEqual([]);
     expect(new Set(loadOutcomes('mmlu-heldout.jsonl').map((r) => r.group))).toEqual(test);
+  });
+  it('keeps the unseen domains out of everything that trains, tunes or picks a threshold', () => {
+    // A quoted file name is a read; a doc comment may name a file, not load it.
+    for (const file of ['../../scripts/train-routing.ts', './routing-thresholds.ts'])
+      expect(readFileSync(new URL(file, import.meta.url), 'utf8')).not.toMatch(
+        /['"`](arena-bench|draw|code)\.jsonl/,
+      );
   });
 });
 

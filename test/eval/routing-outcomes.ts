@@ -26,7 +26,22 @@ export const OUTCOME_SPLITS = [
   {
     file: 'mt-bench.jsonl',
     name: 'MT-bench first turns',
-    role: 'test, unseen domain: never used for a choice',
+    role: 'test; no choice made on it, but looked at about nine times',
+  },
+  {
+    file: 'draw.jsonl',
+    name: 'DRAW-1K word problems, whole',
+    role: 'unseen domain: never trained on, no choice made on it',
+  },
+  {
+    file: 'code.jsonl',
+    name: 'HumanEval + MBPP, whole',
+    role: 'unseen domain: never trained on, no choice made on it',
+  },
+  {
+    file: 'arena-bench.jsonl',
+    name: 'Arena-Bench-V1',
+    role: 'test, unseen domain: committed before training, never used for a choice',
   },
 ] as const;
 
