@@ -95,12 +95,13 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
   const tokens = prompt + completion + sideTokens;
   const settler = deps.stores.settler;
   const metered = ctx.admission?.reservation !== undefined || ctx.admission?.ticket !== undefined;
-  await Promise.all([
+  // With Redis, a metered request's money and record are one script (one round trip).
+  const jobs =
     settler && metered
-      ? settleTogether(deps, ctx, settler, costUsd, tokens, rec)
-      : Promise.all([settleMoney(deps, ctx, costUsd, tokens), writeRecord(deps, ctx, rec)]),
-    ...side.map((c) => recordSideCall(deps, ctx, c)),
-  ]);
+      ? [settleTogether(deps, ctx, settler, costUsd, tokens, rec)]
+      : [settleMoney(deps, ctx, costUsd, tokens), writeRecord(deps, ctx, rec)];
+  for (const c of side) jobs.push(recordSideCall(deps, ctx, c));
+  await Promise.all(jobs);
   for (const c of side)
     deps.metrics.charged(
       ctx.tenant.name,
