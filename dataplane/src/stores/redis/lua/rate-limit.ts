@@ -91,7 +91,8 @@ redis.call('ZADD', KEYS[1], score, ARGV[2])
 -- Both keys already expire a window after the newest admission (acquire set them together),
 -- which is no earlier than this entry leaves the window: adjusting keeps their TTLs.
 local sum = redis.call('INCRBY', KEYS[2], ARGV[3])
-if sum < 0 then redis.call('SET', KEYS[2], '0', 'KEEPTTL') end
+-- Never below zero; INCRBY (unlike SET) keeps the key's expiry.
+if sum < 0 then redis.call('INCRBY', KEYS[2], -sum) end
 if sum == tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 return 1
 `,
