@@ -1,7 +1,8 @@
 /**
  * What a metered request costs in Redis traffic, end to end through a real gateway on a
  * private redis-server (so no other suite's commands are counted): the admission is one
- * script, and the settlement after the answer is one round trip.
+ * script, and the settlement after the answer is one more script (budget settle, rate-limit
+ * adjust and usage record) pipelined with the global tenant index's SADD: one round trip.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,8 @@ import { until } from '../../../test/harness/until.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../../../test/harness/stack.ts';
 
 const KEY = 'sk-metered';
+/** The metered key's Redis keys (`default/metered`, URI-encoded, in the tenant's hash slot). */
+const KEY_BASE = 'rt:{acme}:key:default%2Fmetered';
 
 describe('a metered request in Redis', () => {
   let redis: RedisInstance;
@@ -75,18 +78,39 @@ describe('a metered request in Redis', () => {
     }
   }
 
-  it('admits with one script and settles with one script per store', async () => {
-    // The first request loads the scripts (EVALSHA then EVAL), so the next one is steady.
+  it('admits with one script and settles with one script, three commands in all', async () => {
+    // The first request on a connection sends each script in full (EVAL), so the next one is steady.
     expect(await ask()).toBe(200);
     const sent = await commandsDuring(async () => {
       expect(await ask()).toBe(200);
     });
-    const names = sent.map((c) => c.split(' ')[0]);
-    // Admission (rate limit + budget), then budget settle, rate-limit token adjust and the usage
-    // record (script + tenant index), the last three sent together and awaited together.
-    // The settlement's commands go out together, so their order on the server is not fixed.
-    expect(names[0]).toBe('evalsha');
-    expect(names.slice(1).sort()).toEqual(['evalsha', 'evalsha', 'evalsha', 'sadd']);
-    expect(sent).toContain('sadd rt:usage:tenants acme');
+    // Admission (rate limit + budget reserve), then the settlement script (budget settle, token
+    // adjust, usage record) and the tenant index, pipelined: exactly these three commands.
+    expect(sent.map((c) => c.split(' ')[0])).toEqual(['evalsha', 'evalsha', 'sadd']);
+    expect(sent[1]).toContain(`${KEY_BASE}:budget`);
+    expect(sent[1]).toContain('rt:{acme}:usage:log');
+    expect(sent[2]).toBe('sadd rt:usage:tenants acme');
+  });
+
+  it('charges, releases the hold and records each request exactly once', async () => {
+    const logBefore = await admin.llen('rt:{acme}:usage:log');
+    const spentKeys = await admin.keys(`${KEY_BASE}:spent:*`);
+    const spentBefore = spentKeys[0] ? Number(await admin.get(spentKeys[0])) : 0;
+    expect(await ask()).toBe(200);
+    const [spentKey] = await admin.keys(`${KEY_BASE}:spent:*`);
+    // The fake answers with usage, so every request costs something at these prices.
+    expect(Number(await admin.get(spentKey!))).toBeGreaterThan(spentBefore);
+    expect(await admin.llen('rt:{acme}:usage:log')).toBe(logBefore + 1);
+    // No hold is left behind once the answer is out (settled, not merely expiring).
+    expect(await admin.zcard(`${KEY_BASE}:resexp`)).toBe(0);
+    expect(Number((await admin.hget(`${KEY_BASE}:budget`, 'held')) ?? 0)).toBe(0);
+    // The rate window holds the request with its actual tokens (the estimate was adjusted), and
+    // the window's token total is the sum of its entries.
+    const [newest] = await admin.lrange('rt:{acme}:usage:log', 0, 0);
+    const total = (JSON.parse(newest!) as { totalTokens: number }).totalTokens;
+    const entries = await admin.zrange(`${KEY_BASE}:rl:w`, 0, -1);
+    expect(entries.at(-1)).toMatch(new RegExp(`:${total}$`));
+    const sum = entries.reduce((n, e) => n + Number(e.slice(e.lastIndexOf(':') + 1)), 0);
+    expect(Number(await admin.get(`${KEY_BASE}:rl:t`))).toBe(sum);
   });
 });

@@ -9,7 +9,7 @@ import type { Deployment } from '../config/snapshot.ts';
 import type { Usage } from '../formats/openai/types.ts';
 import type { UsageRecord } from '../accounting/usage.ts';
 import type { Metrics } from '../metrics.ts';
-import { isStoreUnavailable, type Reservation, type Stores } from '../stores/index.ts';
+import { isStoreUnavailable, type Reservation, type Settler, type Stores } from '../stores/index.ts';
 import type { SettlementJournal } from '../stores/journal/journal.ts';
 import type { UsageRecorder } from '../stores/usage/index.ts';
 import type { RequestContext, SideCall } from './context.ts';
@@ -90,11 +90,18 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
   const side = ctx.sideCalls ?? [];
   const sideUsd = side.reduce((n, c) => n + c.costUsd, 0);
   const sideTokens = side.reduce((n, c) => n + c.promptTokens + c.completionTokens, 0);
-  await Promise.all([
-    settleMoney(deps, ctx, outcome.costUsd + sideUsd, prompt + completion + sideTokens),
-    record(deps, ctx, outcome, prompt, completion),
-    ...side.map((c) => recordSideCall(deps, ctx, c)),
-  ]);
+  const rec = requestRecord(ctx, outcome, prompt, completion);
+  const costUsd = outcome.costUsd + sideUsd;
+  const tokens = prompt + completion + sideTokens;
+  const settler = deps.stores.settler;
+  const metered = ctx.admission?.reservation !== undefined || ctx.admission?.ticket !== undefined;
+  // With Redis, a metered request's money and record are one script (one round trip).
+  const jobs =
+    settler && metered
+      ? [settleTogether(deps, ctx, settler, costUsd, tokens, rec)]
+      : [settleMoney(deps, ctx, costUsd, tokens), writeRecord(deps, ctx, rec)];
+  for (const c of side) jobs.push(recordSideCall(deps, ctx, c));
+  await Promise.all(jobs);
   for (const c of side)
     deps.metrics.charged(
       ctx.tenant.name,
@@ -147,6 +154,34 @@ function countVerdicts(deps: AccountingDeps, ctx: RequestContext): void {
     if (seen.has(key)) continue;
     seen.add(key);
     deps.metrics.guardrail(f.guardrail, action);
+  }
+}
+
+/**
+ * The money and the record in one step (one Redis round trip). When that fails, each part
+ * takes its own path (the journal for the budget, retries for the rate limit, the recorder for
+ * the record): every part is idempotent, so one that the failed step did apply is not applied
+ * twice.
+ */
+async function settleTogether(
+  deps: AccountingDeps,
+  ctx: RequestContext,
+  settler: Settler,
+  costUsd: number,
+  tokens: number,
+  rec: UsageRecord,
+): Promise<void> {
+  const { reservation, ticket } = ctx.admission ?? {};
+  try {
+    await settler.settle({
+      budget: reservation && { reservation, amountUsd: costUsd },
+      rate: ticket && { ticket, actualTokens: tokens },
+      record: rec,
+    });
+  } catch (err) {
+    deps.metrics.accountingFailures.inc({ operation: 'settlement' });
+    ctx.log.warn({ err: (err as Error).message }, 'one-step settlement failed; settling each part alone');
+    await Promise.all([settleMoney(deps, ctx, costUsd, tokens), writeRecord(deps, ctx, rec)]);
   }
 }
 
@@ -281,15 +316,10 @@ async function writeRecord(deps: AccountingDeps, ctx: RequestContext, rec: Usage
   }
 }
 
-async function record(
-  deps: AccountingDeps,
-  ctx: RequestContext,
-  o: Outcome,
-  prompt: number,
-  completion: number,
-) {
+/** The request's own usage record. */
+function requestRecord(ctx: RequestContext, o: Outcome, prompt: number, completion: number): UsageRecord {
   const d = ctx.usage;
-  const rec: UsageRecord = {
+  return {
     id: ctx.id,
     at: Date.now(),
     tenant: ctx.tenant.name,
@@ -314,5 +344,4 @@ async function record(
     compression: d.compression,
     routing: d.routing,
   };
-  await writeRecord(deps, ctx, rec);
 }

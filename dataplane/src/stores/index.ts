@@ -34,7 +34,10 @@ import { MemoryClientSecretStore } from './realtime-secrets/memory.ts';
 import { RedisClientSecretStore } from './realtime-secrets/redis.ts';
 import type { ClientSecretStore } from './realtime-secrets/types.ts';
 import type { UsageStore } from '../accounting/usage.ts';
-import { createMemoryUsageStore, createRedisUsageStore } from './usage/index.ts';
+import { createMemoryUsageStore } from './usage/index.ts';
+import { RedisUsageStore } from './usage/redis.ts';
+import { RedisSettler } from './redis/settlement.ts';
+import type { Settler } from './settlement.ts';
 
 export interface Stores {
   readonly kind: 'memory' | 'redis';
@@ -42,6 +45,11 @@ export interface Stores {
   readonly budgets: BudgetStore;
   /** Rate limit and budget together, for a key with both (one round trip with Redis). */
   readonly admitter: Admitter;
+  /**
+   * Budget settle, rate adjust and usage record of a metered request in one step (one script,
+   * one round trip). Only Redis has one; in process the stores are called one by one.
+   */
+  readonly settler?: Settler | undefined;
   readonly wallets: WalletStore;
   readonly usage: UsageStore;
   /** Stored Responses-API responses (`previous_response_id`, GET/DELETE /v1/responses/{id}). */
@@ -124,13 +132,15 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
   const clock = opts.clock ?? systemClock;
   const rateLimiter = new RedisRateLimiter(redis, keys, clock);
   const budgets = new RedisBudgetStore(redis, keys, clock, opts);
+  const usage = new RedisUsageStore(redis, keys, {}, clock);
   return {
     kind: 'redis',
     rateLimiter,
     budgets,
     admitter: new RedisAdmitter(redis, rateLimiter, budgets),
+    settler: new RedisSettler(redis, rateLimiter, budgets, usage),
     wallets: new RedisWalletStore(redis, keys, clock),
-    usage: createRedisUsageStore(redis, keys, { clock }),
+    usage,
     responses: new RedisResponseStore(redis, keys),
     owned: ownedStores(
       (namespace, o) => new RedisOwnedStore(redis, keys, namespace, o.ttlMs ?? DEFAULT_OWNED_TTL_MS),
@@ -156,6 +166,7 @@ export { waitForReady } from './redis/client.ts';
 export { MemoryState } from './memory/state.ts';
 export type * from './budget.ts';
 export { AdmissionStoreError, type Admitter, type AdmitResult } from './admission.ts';
+export type { Settler, SettlementRequest } from './settlement.ts';
 export type * from './rate-limiter.ts';
 export type * from './wallet.ts';
 export type { KeyRef, Clock } from './types.ts';

@@ -172,3 +172,19 @@ describe('wholeTokens', () => {
     expect(wholeTokens(7)).toBe(7);
   });
 });
+
+describe('decideWindow: live entries from an offset', () => {
+  it('decides on entries[from..] exactly as on that slice alone', () => {
+    const stale = entries([70_000, 900], [65_000, 900]);
+    const live = entries([50_000, 300], [30_000, 200], [10_000, 400]);
+    const limits = { requestsPerMinute: 3, tokensPerMinute: 1000 };
+    for (const estimate of [0, 100, 200]) {
+      const viaOffset = decideWindow([...stale, ...live], sum(live), NOW, limits, estimate, W, stale.length);
+      expect(viaOffset).toEqual(decideWindow(live, sum(live), NOW, limits, estimate, W));
+    }
+    // Nothing live after the offset: an empty window.
+    expect(decideWindow(stale, 0, NOW, limits, 10, W, stale.length)).toEqual(
+      decideWindow([], 0, NOW, limits, 10, W),
+    );
+  });
+});

@@ -32,8 +32,8 @@ const limited = (n: number | undefined): n is number => n !== undefined && n > 0
 export const wholeTokens = (n: number): number => (Number.isFinite(n) && n > 0 ? Math.ceil(n) : 0);
 
 /**
- * `entries` are the live entries, oldest first; `tokenSum` their total. Does not mutate; the
- * caller records the new entry when `allowed`.
+ * `entries` from index `from` on are the live entries, oldest first; `tokenSum` their total.
+ * Does not mutate; the caller records the new entry when `allowed`.
  */
 export function decideWindow(
   entries: readonly WindowEntry[],
@@ -42,8 +42,9 @@ export function decideWindow(
   limits: RateLimits,
   estimate: number,
   windowMs: number,
+  from = 0,
 ): WindowOutcome {
-  const count = entries.length;
+  const count = entries.length - from;
   let requestsRetryMs = 0;
   let tokensRetryMs = 0;
   let tokensExceedLimit = false;
@@ -52,7 +53,7 @@ export function decideWindow(
 
   if (limited(rpm) && count + 1 > rpm) {
     // Admission needs count to drop to rpm - 1: wait for the entry at index count - rpm to expire.
-    const freeing = entries[count - rpm];
+    const freeing = entries[from + count - rpm];
     requestsRetryMs = freeing ? freeing.at + windowMs - now : windowMs;
   }
   if (limited(tpm) && tokenSum + estimate > tpm) {
@@ -63,7 +64,8 @@ export function decideWindow(
       const need = tokenSum + estimate - tpm;
       let freed = 0;
       tokensRetryMs = windowMs;
-      for (const e of entries) {
+      for (let i = from; i < entries.length; i++) {
+        const e = entries[i]!;
         freed += e.tokens;
         if (freed >= need) {
           tokensRetryMs = e.at + windowMs - now;
@@ -73,7 +75,7 @@ export function decideWindow(
     }
   }
   const allowed = requestsRetryMs === 0 && tokensRetryMs === 0;
-  const newest = entries.length > 0 ? entries[entries.length - 1]?.at : undefined;
+  const newest = count > 0 ? entries[entries.length - 1]?.at : undefined;
   return {
     allowed,
     count: allowed ? count + 1 : count,

@@ -19,6 +19,9 @@ import type { MemoryRateWindow, MemoryState } from './state.ts';
 
 const mapKey = (k: KeyRef) => JSON.stringify([k.tenant, k.keyId]);
 
+/** Expired entries are cut off the front at most this often (and only once they are half the array). */
+const COMPACT_AFTER = 1024;
+
 export class MemoryRateLimiter implements RateLimiter {
   constructor(
     private readonly mem: MemoryState,
@@ -27,15 +30,23 @@ export class MemoryRateLimiter implements RateLimiter {
   ) {}
 
   private prune(win: MemoryRateWindow, now: number): void {
-    let drop = 0;
-    while (drop < win.entries.length && !isLive(win.entries[drop]!.at, now, this.windowMs)) {
-      const gone = win.entries[drop]!;
+    const entries = win.entries;
+    let head = win.head;
+    while (head < entries.length && !isLive(entries[head]!.at, now, this.windowMs)) {
+      const gone = entries[head]!;
       win.tokens -= gone.tokens;
       win.byId.delete(gone.id);
-      drop++;
+      head++;
     }
-    if (drop > 0) win.entries.splice(0, drop);
-    if (win.entries.length === 0) win.tokens = 0;
+    if (head === entries.length) {
+      entries.length = 0;
+      head = 0;
+      win.tokens = 0;
+    } else if (head > COMPACT_AFTER && head * 2 > entries.length) {
+      entries.splice(0, head);
+      head = 0;
+    }
+    win.head = head;
   }
 
   async acquire(key: KeyRef, limits: RateLimits, tokenEstimate: number): Promise<RateDecision> {
@@ -43,22 +54,28 @@ export class MemoryRateLimiter implements RateLimiter {
     const now = Math.floor(this.clock());
     const estimate = wholeTokens(tokenEstimate);
     const k = mapKey(key);
-    const win = this.mem.rateWindows.get(k) ?? { entries: [], byId: new Map(), tokens: 0 };
+    const win: MemoryRateWindow = this.mem.rateWindows.get(k) ?? {
+      entries: [],
+      head: 0,
+      byId: new Map(),
+      tokens: 0,
+    };
     this.prune(win, now);
-    const outcome = decideWindow(win.entries, win.tokens, now, limits, estimate, this.windowMs);
+    const outcome = decideWindow(win.entries, win.tokens, now, limits, estimate, this.windowMs, win.head);
     let ticket: RateTicket | undefined;
     if (outcome.allowed) {
       const id = newId();
       // Keep entries sorted even if the clock stepped back.
       let i = win.entries.length;
-      while (i > 0 && win.entries[i - 1]!.at > now) i--;
+      while (i > win.head && win.entries[i - 1]!.at > now) i--;
       const entry = { id, at: now, tokens: estimate };
-      win.entries.splice(i, 0, entry);
+      if (i === win.entries.length) win.entries.push(entry);
+      else win.entries.splice(i, 0, entry);
       win.byId.set(id, entry);
       win.tokens += estimate;
       ticket = { tenant: key.tenant, keyId: key.keyId, id, tokens: estimate };
     }
-    if (win.entries.length > 0) this.mem.rateWindows.set(k, win);
+    if (win.entries.length > win.head) this.mem.rateWindows.set(k, win);
     else this.mem.rateWindows.delete(k);
     return toRateDecision(outcome, limits, now, this.windowMs, ticket);
   }

@@ -37,6 +37,24 @@ export interface ReserveCall {
   result(raw: unknown): ReserveResult;
 }
 
+/** The micro-dollars a settle of `actualUsd` charges (never negative). */
+export const settleMicros = (actualUsd: number): number => Math.max(0, toMicros(actualUsd));
+
+/** What a settle needs of a reservation (a direct charge makes one up). */
+export type SettleTarget = KeyRef & {
+  id: string;
+  periodKey: string;
+  limitUsd: number;
+  periodRetentionMs: number | undefined;
+};
+
+/** One settle as script keys and arguments, and how its reply becomes a result. */
+export interface SettleCall {
+  keys: string[];
+  args: string[];
+  result(raw: unknown): SettleResult;
+}
+
 export class RedisBudgetStore implements BudgetStore {
   private readonly reserveScript: BoundScript;
   private readonly settleScript: BoundScript;
@@ -128,39 +146,42 @@ export class RedisBudgetStore implements BudgetStore {
     return { ok: true, reservation, remainingUsd: fromMicros(avail), rechargedUsd: fromMicros(recharged) };
   }
 
-  private async apply(
-    r: KeyRef & { id: string; periodKey: string; limitUsd: number; periodRetentionMs: number | undefined },
-    amount: number,
-  ): Promise<SettleResult> {
-    const [applied, charged, avail] = triple(
-      await this.settleScript(
-        [
-          this.keys.budget(r),
-          this.keys.spent(r, r.periodKey),
-          this.keys.reservations(r),
-          this.keys.reservationExpiry(r),
-          this.keys.settled(r, r.id),
-        ],
-        [
-          r.id,
-          arg(amount),
-          arg(toMicros(r.limitUsd)),
-          arg(r.periodRetentionMs ?? 0),
-          arg(this.settledMemoryMs),
-          arg(Math.floor(this.clock())),
-        ],
-      ),
-      'budget settle',
-    );
+  private async apply(r: SettleTarget, amount: number): Promise<SettleResult> {
+    const call = this.settleCall(r, amount);
+    return call.result(await this.settleScript(call.keys, call.args));
+  }
+
+  /** One settle (release when `amount` is 0) as script keys and arguments, and how its reply reads. */
+  settleCall(r: SettleTarget, amount: number): SettleCall {
     return {
-      applied: applied === 1,
-      chargedUsd: fromMicros(charged),
-      remainingUsd: fromMicros(Math.max(0, avail)),
+      keys: [
+        this.keys.budget(r),
+        this.keys.spent(r, r.periodKey),
+        this.keys.reservations(r),
+        this.keys.reservationExpiry(r),
+        this.keys.settled(r, r.id),
+      ],
+      args: [
+        r.id,
+        arg(amount),
+        arg(toMicros(r.limitUsd)),
+        arg(r.periodRetentionMs ?? 0),
+        arg(this.settledMemoryMs),
+        arg(Math.floor(this.clock())),
+      ],
+      result: (raw) => {
+        const [applied, charged, avail] = triple(raw, 'budget settle');
+        return {
+          applied: applied === 1,
+          chargedUsd: fromMicros(charged),
+          remainingUsd: fromMicros(Math.max(0, avail)),
+        };
+      },
     };
   }
 
   async settle(reservation: Reservation, actualUsd: number): Promise<SettleResult> {
-    return this.apply(reservation, Math.max(0, toMicros(actualUsd)));
+    return this.apply(reservation, settleMicros(actualUsd));
   }
 
   async release(reservation: Reservation): Promise<SettleResult> {

@@ -91,16 +91,22 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async adjust(ticket: RateTicket, actualTokens: number): Promise<void> {
+    const call = this.adjustCall(ticket, actualTokens);
+    if (call) await this.adjustScript(call.keys, call.args);
+  }
+
+  /** The adjust script's keys and arguments; undefined when the estimate was exact (nothing to do). */
+  adjustCall(ticket: RateTicket, actualTokens: number): { keys: string[]; args: string[] } | undefined {
     const actual = wholeTokens(actualTokens);
-    if (actual === ticket.tokens) return;
-    await this.adjustScript(
-      [this.keys.rateWindow(ticket), this.keys.rateTokens(ticket)],
-      [
+    if (actual === ticket.tokens) return undefined;
+    return {
+      keys: [this.keys.rateWindow(ticket), this.keys.rateTokens(ticket)],
+      args: [
         member(ticket.id, ticket.tokens),
         member(ticket.id, actual),
         arg(actual - ticket.tokens),
         arg(this.windowMs),
       ],
-    );
+    };
   }
 }

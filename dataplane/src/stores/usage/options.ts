@@ -5,7 +5,7 @@ export interface UsageStoreOptions {
   logLimit?: number;
   /** How long a record id is remembered so a retried record is not counted twice (default a day). */
   dedupeMs?: number;
-  /** Days of rollups and security counters kept after their last write (default 400: a year-long range works). */
+  /** Days of rollups and security counters kept past the day they describe (default 400: a year-long range works). */
   retentionDays?: number;
 }
 

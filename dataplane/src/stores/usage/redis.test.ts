@@ -1,10 +1,12 @@
 /**
  * Redis-only behaviour of the usage store: key layout, and a private real redis-server stopped
  * and frozen mid-run — queries and records fail fast with StoreUnavailableError, the retrying
- * recorder catches up afterwards, and a record whose reply was lost is not counted twice.
+ * recorder catches up afterwards, and a record whose reply was lost is not counted twice; and,
+ * on the shared server, indexes and expiries written once per cell.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type RedisInstance } from '../../../../test/harness/redis.ts';
+import { Redis } from 'ioredis';
+import { startRedis, testRedisUrl, type RedisInstance } from '../../../../test/harness/redis.ts';
 import type { UsageStore } from '../../accounting/usage.ts';
 import { StoreUnavailableError } from '../errors.ts';
 import { createRedisClient, waitForReady } from '../redis/client.ts';
@@ -140,5 +142,58 @@ describe('redis usage store when Redis is unavailable', () => {
     const [row] = await usage.rollups({ ...MARCH, tenant });
     expect(row?.requests).toBe(5);
     expect(row?.costUsd).toBe(2.5);
+  });
+});
+
+describe('redis usage store: indexes and expiries', () => {
+  it('indexes every cell and sets every expiry once, when a record creates its cell', async () => {
+    const client = new Redis(testRedisUrl());
+    const prefix = `uidx-${Date.now()}`;
+    const usage = createRedisUsageStore(client, new KeySpace(prefix), {
+      clock: () => T0,
+      retentionDays: 10,
+      logLimit: 3,
+    });
+    const keys = new UsageKeys(new KeySpace(prefix));
+    try {
+      const retention = 10 * 86_400;
+      const day = '2025-03-14';
+      await usage.record(rec({ model: 'a' }));
+      const cellA = keys.cell(
+        'acme',
+        day,
+        cellMember({ keyId: 'default/acme-ci', model: 'a', provider: 'openai' }),
+      );
+      const ttlAfterFirst = await client.ttl(cellA);
+      // A day beyond the retention: the cell is written at most until its day ends.
+      expect(ttlAfterFirst).toBeGreaterThan(retention);
+      expect(ttlAfterFirst).toBeLessThanOrEqual(retention + 86_400);
+      // Lower the expiry: a record into the same cell leaves it alone (it does not write it again).
+      await client.expire(cellA, 1000);
+      for (const model of ['a', 'a', 'b']) await usage.record(rec({ model }));
+      expect(await client.ttl(cellA)).toBeLessThanOrEqual(1000);
+      expect(await usage.dimensions('acme')).toEqual({
+        keys: ['default/acme-ci'],
+        models: ['a', 'b'],
+        providers: ['openai'],
+      });
+      expect((await client.smembers(keys.cells('acme', day))).length).toBe(2);
+      for (const k of [
+        keys.cells('acme', day),
+        keys.days('acme'),
+        keys.index('acme', 'models'),
+        keys.log('acme'),
+      ])
+        expect(await client.ttl(k), k).toBeGreaterThan(retention);
+      // The log is kept at its limit, newest first.
+      expect(await client.llen(keys.log('acme'))).toBe(3);
+      const rows = await usage.rollups({ tenant: 'acme', from: day, to: day });
+      expect(rows.map((r) => [r.model, r.requests])).toEqual([
+        ['a', 3],
+        ['b', 1],
+      ]);
+    } finally {
+      client.disconnect();
+    }
   });
 });

@@ -46,9 +46,21 @@ const LOG_CHUNK = 1000;
 type PipelineResult = [Error | null, unknown][];
 type ScriptCommand = (...args: ScriptArg[]) => ChainableCommander;
 
+/** One usage record as the record script's keys and arguments. */
+export interface UsageRecordCall {
+  keys: string[];
+  args: ScriptArg[];
+  tenant: string;
+  /** The global index of tenants with usage (outside the tenant's slot: its own command). */
+  tenantsKey: string;
+}
+
 export class RedisUsageStore implements UsageStore {
   private readonly keys: UsageKeys;
   private readonly opts: ResolvedUsageOptions;
+  private readonly dedupeArg: string;
+  private readonly retentionArg: string;
+  private readonly logLimitArg: string;
 
   constructor(
     private readonly client: Redis,
@@ -58,6 +70,9 @@ export class RedisUsageStore implements UsageStore {
   ) {
     this.keys = new UsageKeys(space);
     this.opts = resolveUsageOptions(opts);
+    this.dedupeArg = arg(this.opts.dedupeMs);
+    this.retentionArg = arg(this.opts.retentionDays * 86_400);
+    this.logLimitArg = arg(this.opts.logLimit);
     client.defineCommand(usageRecord.name, { numberOfKeys: usageRecord.numberOfKeys, lua: usageRecord.lua });
   }
 
@@ -79,10 +94,25 @@ export class RedisUsageStore implements UsageStore {
   }
 
   async record(r: UsageRecord): Promise<boolean> {
+    const call = this.recordCall(r);
+    const [applied] = await this.exec('usage.record', (p) => {
+      const script = (p as unknown as Record<string, ScriptCommand>)[usageRecord.name];
+      if (!script) throw new Error(`defineCommand did not install ${usageRecord.name}`);
+      script.call(p, ...call.keys, ...call.args);
+      p.sadd(call.tenantsKey, call.tenant);
+    });
+    return int(applied, 'usage.record') === 1;
+  }
+
+  /** The record script's keys and arguments for `r`, and the global tenant index to add it to. */
+  recordCall(r: UsageRecord): UsageRecordCall {
     const cell = cellOf(r);
     const member = cellMember(cell);
     const today = epochDay(dayOf(this.clock()));
     const counters = deltas(r);
+    // The script takes `requests` (always 1) coming back as 1 to mean a new cell.
+    if (counters[0]?.[0] !== 'requests' || counters[0][1] !== 1)
+      throw new Error('usage record: the first counter must be requests = 1');
     const security = securityDeltas(r).flatMap((d) => {
       const field = securityField(d);
       return [
@@ -103,8 +133,8 @@ export class RedisUsageStore implements UsageStore {
       this.keys.security(t, cell.day),
     ];
     const args: ScriptArg[] = [
-      arg(this.opts.dedupeMs),
-      arg(this.opts.retentionDays * 86_400),
+      this.dedupeArg,
+      this.retentionArg,
       member,
       cell.day,
       arg(epochDay(cell.day)),
@@ -113,19 +143,13 @@ export class RedisUsageStore implements UsageStore {
       cell.model,
       cell.provider,
       logEntry(r),
-      arg(this.opts.logLimit),
+      this.logLimitArg,
       arg(counters.length),
-      ...counters.flatMap(([f, v]) => [f, arg(v)]),
-      arg(security.length),
-      ...security.flatMap(([f, v]) => [f, arg(v)]),
     ];
-    const [applied] = await this.exec('usage.record', (p) => {
-      const script = (p as unknown as Record<string, ScriptCommand>)[usageRecord.name];
-      if (!script) throw new Error(`defineCommand did not install ${usageRecord.name}`);
-      script.call(p, ...keys, ...args);
-      p.sadd(this.keys.tenants(), t);
-    });
-    return int(applied, 'usage.record') === 1;
+    for (const [f, v] of counters) args.push(f, arg(v));
+    args.push(arg(security.length));
+    for (const [f, v] of security) args.push(f, arg(v));
+    return { keys, args, tenant: t, tenantsKey: this.keys.tenants() };
   }
 
   private async scope(tenant: string | undefined): Promise<string[]> {

@@ -8,16 +8,19 @@ import type { LuaScript } from '../script.ts';
 const HELPERS = `
 local function num(v) return tonumber(v or '0') or 0 end
 local function int(x) return string.format('%d', x) end
--- Drops holds whose reservation expired; returns the held total that remains.
-local function expireHolds(budget, res, resexp, now)
-  local held = num(redis.call('HGET', budget, 'held'))
+-- Drops holds whose reservation expired from \`held\` (the hash's total, read by the caller);
+-- returns the held total that remains. Nothing expired and nothing held is one call.
+local function expireHolds(held, res, resexp, now)
   local expired = redis.call('ZRANGEBYSCORE', resexp, '-inf', now, 'LIMIT', 0, 512)
-  for i = 1, #expired do
-    held = held - num(redis.call('HGET', res, expired[i]))
-    redis.call('HDEL', res, expired[i])
-    redis.call('ZREM', resexp, expired[i])
+  if #expired > 0 then
+    for i = 1, #expired do
+      held = held - num(redis.call('HGET', res, expired[i]))
+    end
+    redis.call('HDEL', res, unpack(expired))
+    redis.call('ZREM', resexp, unpack(expired))
   end
-  if held < 0 or redis.call('ZCARD', resexp) == 0 then held = 0 end
+  -- No hold left means nothing is held, whatever rounding or a lost hold left in the total.
+  if held < 0 or (held > 0 and redis.call('ZCARD', resexp) == 0) then held = 0 end
   return held
 end
 local function available(limit, spent, credit, held)
@@ -41,9 +44,10 @@ export const budgetReserve: LuaScript = {
 local now = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local est = tonumber(ARGV[3])
-local held = expireHolds(KEYS[1], KEYS[3], KEYS[4], now)
+local b = redis.call('HMGET', KEYS[1], 'held', 'credit')
+local held = expireHolds(num(b[1]), KEYS[3], KEYS[4], now)
+local credit = num(b[2])
 local spent = num(redis.call('GET', KEYS[2]))
-local credit = num(redis.call('HGET', KEYS[1], 'credit'))
 local avail = available(limit, spent, credit, held)
 
 local recharged = 0
@@ -78,7 +82,7 @@ if avail > 0 and est <= avail then
   redis.call('HSET', KEYS[3], ARGV[4], int(est))
   redis.call('ZADD', KEYS[4], ARGV[5], ARGV[4])
 end
-redis.call('HSET', KEYS[1], 'held', int(held))
+if held ~= num(b[1]) then redis.call('HSET', KEYS[1], 'held', int(held)) end
 return {ok, avail, recharged}
 `,
 };
@@ -95,35 +99,34 @@ export const budgetSettle: LuaScript = {
   lua: `${HELPERS}
 local amount = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
-local held = expireHolds(KEYS[1], KEYS[3], KEYS[4], tonumber(ARGV[6]))
-local applied, charged = 0, 0
-if redis.call('EXISTS', KEYS[5]) == 0 then
+local b = redis.call('HMGET', KEYS[1], 'held', 'credit')
+local held = expireHolds(num(b[1]), KEYS[3], KEYS[4], tonumber(ARGV[6]))
+local credit = num(b[2])
+local applied, charged, spent = 0, 0, nil
+-- The marker goes first: a second settle of the same id finds it and changes nothing.
+if redis.call('SET', KEYS[5], '1', 'NX', 'PX', ARGV[5]) then
   applied = 1
   local hold = redis.call('HGET', KEYS[3], ARGV[1])
   if hold then
     redis.call('HDEL', KEYS[3], ARGV[1])
     redis.call('ZREM', KEYS[4], ARGV[1])
     held = held - tonumber(hold)
-    if held < 0 or redis.call('ZCARD', KEYS[4]) == 0 then held = 0 end
+    if held < 0 or (held > 0 and redis.call('ZCARD', KEYS[4]) == 0) then held = 0 end
   end
   if amount > 0 then
-    local spentBefore = num(redis.call('GET', KEYS[2]))
-    local allowance = limit - spentBefore
+    spent = redis.call('INCRBY', KEYS[2], int(amount))
+    if ARGV[4] ~= '0' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+    -- The period's allowance before this charge pays first; credit (never below zero) the rest.
+    local allowance = limit - (spent - amount)
     if allowance < 0 then allowance = 0 end
     local fromCredit = amount - math.min(amount, allowance)
-    local credit = num(redis.call('HGET', KEYS[1], 'credit'))
-    if credit < 0 then credit = 0 end
     if fromCredit > credit then fromCredit = credit end
-    redis.call('INCRBY', KEYS[2], int(amount))
-    if ARGV[4] ~= '0' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
-    if fromCredit > 0 then redis.call('HINCRBY', KEYS[1], 'credit', int(-fromCredit)) end
+    if fromCredit > 0 then credit = redis.call('HINCRBY', KEYS[1], 'credit', int(-fromCredit)) end
     charged = amount
   end
-  redis.call('SET', KEYS[5], '1', 'PX', ARGV[5])
 end
-redis.call('HSET', KEYS[1], 'held', int(held))
-local spent = num(redis.call('GET', KEYS[2]))
-local credit = num(redis.call('HGET', KEYS[1], 'credit'))
+if spent == nil then spent = num(redis.call('GET', KEYS[2])) end
+if held ~= num(b[1]) then redis.call('HSET', KEYS[1], 'held', int(held)) end
 return {applied, charged, available(limit, spent, credit, held)}
 `,
 };

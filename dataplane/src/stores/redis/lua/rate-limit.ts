@@ -88,10 +88,12 @@ local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not score then return 0 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[1], score, ARGV[2])
-local sum = tonumber(redis.call('GET', KEYS[2]) or '0') + tonumber(ARGV[3])
-if sum < 0 then sum = 0 end
-redis.call('SET', KEYS[2], string.format('%d', sum), 'PX', ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
+-- Both keys already expire a window after the newest admission (acquire set them together),
+-- which is no earlier than this entry leaves the window: adjusting keeps their TTLs.
+local sum = redis.call('INCRBY', KEYS[2], ARGV[3])
+-- Never below zero; INCRBY (unlike SET) keeps the key's expiry.
+if sum < 0 then redis.call('INCRBY', KEYS[2], -sum) end
+if sum == tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 return 1
 `,
 };
