@@ -28,7 +28,7 @@ import { RecentCacheMetrics } from './pipeline/cache/recent.ts';
 import { createCcrStore } from './pipeline/compression/index.ts';
 import { embeddingsCall } from './router/calls.ts';
 import { createVectorIndex, type MilvusConsistency } from './stores/vectors/index.ts';
-import { createRagIndexStore } from './stores/rag/index.ts';
+import { createRagIndexStore, ragBoundsFromEnv } from './stores/rag/index.ts';
 import { createCacheEntryStore } from './stores/cache-entries/index.ts';
 import { warmTokenizer } from './accounting/tokens.ts';
 import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
@@ -270,6 +270,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     stores,
     milvusAddress: opts.milvusAddress,
     milvusConsistency: opts.milvusConsistency,
+    bounds: ragBoundsFromEnv(env),
   });
   const sweeper = setInterval(() => void cache.vectors.sweep().catch(() => undefined), 10 * 60_000);
   sweeper.unref();

@@ -33,6 +33,9 @@ import type { VideoJobStore } from './video-jobs/types.ts';
 import { MemoryClientSecretStore } from './realtime-secrets/memory.ts';
 import { RedisClientSecretStore } from './realtime-secrets/redis.ts';
 import type { ClientSecretStore } from './realtime-secrets/types.ts';
+import { MemoryRagQuotaStore } from './rag/quota/memory.ts';
+import { RedisRagQuotaStore } from './rag/quota/redis.ts';
+import type { RagQuotaStore } from './rag/quota/types.ts';
 import type { UsageStore } from '../accounting/usage.ts';
 import { createMemoryUsageStore } from './usage/index.ts';
 import { RedisUsageStore } from './usage/redis.ts';
@@ -65,6 +68,8 @@ export interface Stores {
   readonly videoJobs: VideoJobStore;
   /** Realtime client secrets Gantry minted, honoured by every pod while they last. */
   readonly realtimeSecrets: ClientSecretStore;
+  /** Chunks held in shared RAG indexes, per tenant and in all, with holds taken before embedding. */
+  readonly ragQuota: RagQuotaStore;
   /** Resolves once the stores can serve (Redis connected); rejects with StoreUnavailableError on timeout. */
   ready(timeoutMs?: number): Promise<void>;
   /** Calls `listener` each time the shared store becomes reachable again (never for in-process stores). */
@@ -118,6 +123,7 @@ export function createMemoryStores(opts: StoresOptions & { state?: MemoryState }
     ownership: new MemoryOwnershipStore(clock),
     videoJobs: new MemoryVideoJobStore({ clock }),
     realtimeSecrets: new MemoryClientSecretStore({ clock }),
+    ragQuota: new MemoryRagQuotaStore(clock),
     ready: async () => {},
     onReconnect: () => undefined,
     close: async () => {},
@@ -148,6 +154,7 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
     ownership: new RedisOwnershipStore(redis, keys, clock),
     videoJobs: new RedisVideoJobStore(redis, keys, clock),
     realtimeSecrets: new RedisClientSecretStore(redis, keys, clock),
+    ragQuota: new RedisRagQuotaStore(redis, keys, clock),
     ready: (timeoutMs) => waitForReady(redis, timeoutMs),
     onReconnect: (listener) => void redis.on('ready', listener),
     close: async () => {

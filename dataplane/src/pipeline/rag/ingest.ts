@@ -9,13 +9,19 @@ import { GatewayError, invalidParam } from '../../errors.ts';
 import type { ChatRequest } from '../../formats/openai/types.ts';
 import type { Owner } from '../../stores/owned/types.ts';
 import { unitVector } from '../../stores/rag/similarity.ts';
-import { RagIndexFull, RagStorageFull, type IndexInfo, type RagIndexStore } from '../../stores/rag/types.ts';
+import {
+  RagIndexFull,
+  RagStorageFull,
+  type IndexInfo,
+  type RagIndexStore,
+  type RoomHold,
+} from '../../stores/rag/types.ts';
 import type { Served } from '../chat.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
 import { guardRequest } from '../guardrails/stage.ts';
 import { chunkText, type ChunkOptions } from './chunk.ts';
-import { embedTexts } from './embed.ts';
+import { embedTexts, type Embedded } from './embed.ts';
 
 export interface IngestRequest {
   embeddingModel: string;
@@ -93,21 +99,24 @@ export async function runIngest(
   checkSameModel(await store.info(owner, req.index), req.index, req.embeddingModel);
   const chunks = chunkText(req.text, req.chunking);
   if (chunks.length === 0) throw invalidParam('file', 'the document has no text');
-  // Before embedding: a document the store cannot keep is refused without being charged.
+  // Before embedding: room for the document is taken first, so one the store cannot keep is
+  // refused without being charged, and two ingests (on any pods) cannot both take the last room.
+  let hold: RoomHold;
   try {
-    await store.checkRoom?.(owner, req.index, chunks.length);
+    hold = await store.reserve(owner, req.index, chunks.length);
   } catch (err) {
     throw storageRefusal(err, req.index);
   }
-  const texts = guarded(
-    ctx,
-    req.embeddingModel,
-    chunks.map((c) => c.text),
-  );
-  const embedded = await embedTexts(deps, ctx, req.embeddingModel, texts, 'rag.ingest');
-  const id = `doc_${randomUUID().replaceAll('-', '')}`;
   let info: IndexInfo;
+  let embedded: Embedded;
+  const id = `doc_${randomUUID().replaceAll('-', '')}`;
   try {
+    const texts = guarded(
+      ctx,
+      req.embeddingModel,
+      chunks.map((c) => c.text),
+    );
+    embedded = await embedTexts(deps, ctx, req.embeddingModel, texts, 'rag.ingest');
     // Read again: a concurrent ingest may have created the index with another model meanwhile.
     const now = await store.info(owner, req.index);
     checkSameModel(now, req.index, req.embeddingModel);
@@ -127,9 +136,12 @@ export async function runIngest(
         text,
         vector: unitVector(embedded.vectors[i]!),
       })),
+      hold,
     );
   } catch (err) {
-    // The embeddings were served and are charged (settled above); the document is not kept.
+    // Nothing kept, so the room goes back (a guardrail refusal, a failed embedding, a refused
+    // add). Embeddings already served stay charged (settled in embedTexts).
+    await store.release(hold).catch(() => undefined);
     throw storageRefusal(err, req.index);
   }
   return {
@@ -138,7 +150,7 @@ export async function runIngest(
       id,
       index: req.index,
       filename: req.filename,
-      chunks: texts.length,
+      chunks: chunks.length,
       embedding_model: req.embeddingModel,
       index_chunks: info.chunks,
       index_documents: info.documents,

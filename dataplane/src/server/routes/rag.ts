@@ -190,6 +190,15 @@ export function ragRoutes(
     };
   });
 
+  // Every document of the caller's index, and with them its room in the tenant's quota.
+  app.delete<IndexParams>('/v1/rag/indexes/:index', async (request, reply) => {
+    const ctx = hooks.context(request, reply);
+    const index = indexName(request.params.index);
+    if (!(await store.deleteIndex(ownerOf(ctx), index)))
+      throw new GatewayError('not_found', `index ${index} not found`);
+    return { object: 'rag.index.deleted', index, deleted: true };
+  });
+
   app.delete<IndexParams & { Params: { document_id: string } }>(
     '/v1/rag/indexes/:index/documents/:document_id',
     async (request, reply) => {

@@ -8,6 +8,7 @@
  * Larger knowledge bases belong in Milvus (vector-backed.ts).
  */
 import { topK } from './similarity.ts';
+import { newId } from '../ids.ts';
 import { ownedKey, type Owner } from '../owned/types.ts';
 import {
   RagIndexFull,
@@ -15,14 +16,22 @@ import {
   type ChunkHit,
   type IndexInfo,
   type RagIndexStore,
+  type RoomHold,
   type StoredChunk,
 } from './types.ts';
 
 export interface MemoryRagOptions {
-  maxChunksPerIndex?: number;
+  maxChunksPerIndex?: number | undefined;
   /** All of one tenant's indexes together (every key of the tenant). */
-  maxChunksPerTenant?: number;
-  maxChunksTotal?: number;
+  maxChunksPerTenant?: number | undefined;
+  maxChunksTotal?: number | undefined;
+}
+
+interface Hold {
+  tenant: string;
+  /** ownedKey of the index. */
+  index: string;
+  chunks: number;
 }
 
 interface Index {
@@ -40,6 +49,8 @@ export class MemoryRagIndexStore implements RagIndexStore {
   private total = 0;
   /** Tenant → chunks held in all its indexes. */
   private readonly perTenantHeld = new Map<string, number>();
+  /** Room taken by ingests still embedding: counted against every bound until added or released. */
+  private readonly holds = new Map<string, Hold>();
   private readonly perIndex: number;
   private readonly perTenant: number;
   private readonly maxTotal: number;
@@ -50,15 +61,23 @@ export class MemoryRagIndexStore implements RagIndexStore {
     this.perTenant = Math.min(opts.maxChunksPerTenant ?? DEFAULT_MAX_CHUNKS_PER_TENANT, this.maxTotal);
   }
 
+  private pending(match: (h: Hold) => boolean): number {
+    let n = 0;
+    for (const h of this.holds.values()) if (match(h)) n += h.chunks;
+    return n;
+  }
+
   /** The narrowest bound first, so the message names what the caller can act on. */
   private refusal(owner: Owner, index: string, adding: number): Error | undefined {
-    const inIndex = this.indexes.get(ownedKey(owner, index))?.chunks.length ?? 0;
+    const key = ownedKey(owner, index);
+    const inIndex = (this.indexes.get(key)?.chunks.length ?? 0) + this.pending((h) => h.index === key);
     if (inIndex + adding > this.perIndex) return new RagIndexFull(this.perIndex, inIndex);
-    const inTenant = this.perTenantHeld.get(owner.tenant) ?? 0;
+    const inTenant =
+      (this.perTenantHeld.get(owner.tenant) ?? 0) + this.pending((h) => h.tenant === owner.tenant);
     if (inTenant + adding > this.perTenant)
       return new RagStorageFull('tenant', this.perTenant, inTenant, adding);
-    if (this.total + adding > this.maxTotal)
-      return new RagStorageFull('store', this.maxTotal, this.total, adding);
+    const total = this.total + this.pending(() => true);
+    if (total + adding > this.maxTotal) return new RagStorageFull('store', this.maxTotal, total, adding);
     return undefined;
   }
 
@@ -69,9 +88,16 @@ export class MemoryRagIndexStore implements RagIndexStore {
     this.total += delta;
   }
 
-  async checkRoom(owner: Owner, index: string, chunks: number): Promise<void> {
+  async reserve(owner: Owner, index: string, chunks: number): Promise<RoomHold> {
     const refused = this.refusal(owner, index, chunks);
     if (refused) throw refused;
+    const id = newId();
+    this.holds.set(id, { tenant: owner.tenant, index: ownedKey(owner, index), chunks });
+    return { id, chunks };
+  }
+
+  async release(hold: RoomHold): Promise<void> {
+    this.holds.delete(hold.id);
   }
 
   private static infoOf(ix: Index): IndexInfo {
@@ -88,13 +114,21 @@ export class MemoryRagIndexStore implements RagIndexStore {
     return ix ? MemoryRagIndexStore.infoOf(ix) : undefined;
   }
 
-  async add(owner: Owner, index: string, embeddingModel: string, chunks: StoredChunk[]): Promise<IndexInfo> {
+  async add(
+    owner: Owner,
+    index: string,
+    embeddingModel: string,
+    chunks: StoredChunk[],
+    hold?: RoomHold,
+  ): Promise<IndexInfo> {
     const key = ownedKey(owner, index);
     const ix = this.indexes.get(key) ?? {
       embeddingModel,
       dimensions: chunks[0]?.vector.length ?? 0,
       chunks: [],
     };
+    // The hold's own room is not counted against it.
+    if (hold) this.holds.delete(hold.id);
     const refused = this.refusal(owner, index, chunks.length);
     if (refused) throw refused;
     ix.chunks.push(...chunks);
@@ -122,5 +156,14 @@ export class MemoryRagIndexStore implements RagIndexStore {
     if (kept.length === 0) this.indexes.delete(key);
     else ix.chunks = kept;
     return removed > 0;
+  }
+
+  async deleteIndex(owner: Owner, index: string): Promise<boolean> {
+    const key = ownedKey(owner, index);
+    const ix = this.indexes.get(key);
+    if (!ix) return false;
+    this.count(owner.tenant, -ix.chunks.length);
+    this.indexes.delete(key);
+    return true;
   }
 }

@@ -3,7 +3,8 @@
  * and vector-backed over Milvus Lite and Redis (what several pods share).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { backends, fakeClock, type StoreFixture } from '../testing/backends.ts';
+import type { Stores } from '../index.ts';
+import { backends, fakeClock, type FakeClock, type StoreFixture } from '../testing/backends.ts';
 import { memoryVectors, milvusVectors } from '../vectors/testing.ts';
 import type { VectorIndex } from '../vectors/types.ts';
 import {
@@ -11,9 +12,16 @@ import {
   DEFAULT_MAX_CHUNKS_PER_TENANT,
   MemoryRagIndexStore,
 } from './memory.ts';
+import { RAG_HOLD_MS, type RagUsage } from './quota/types.ts';
 import { topK, unitVector } from './similarity.ts';
 import { RagIndexFull, RagStorageFull, type RagIndexStore, type StoredChunk } from './types.ts';
 import { RAG_KEEP_MS, VectorRagIndexStore, type RagRecord } from './vector-backed.ts';
+
+interface Bounds {
+  perIndex: number;
+  perTenant?: number;
+  total?: number;
+}
 
 const chunk = (documentId: string, i: number, text: string, v: number[]): StoredChunk => ({
   documentId,
@@ -23,6 +31,8 @@ const chunk = (documentId: string, i: number, text: string, v: number[]): Stored
   vector: unitVector(v),
 });
 
+const many = (n: number, doc = 'd') => Array.from({ length: n }, (_, i) => chunk(doc, i, 't', [1, 0]));
+
 interface Opened {
   store: RagIndexStore;
   close(): Promise<void>;
@@ -30,38 +40,95 @@ interface Opened {
 
 const [memoryStores, redisStores] = backends;
 
-const variants: { name: string; open(limit: number): Promise<Opened> }[] = [
+/** Vectors whose upserts fail on demand: a Milvus outage in the middle of an ingest. */
+class FailingVectors implements VectorIndex {
+  failUpserts = false;
+  constructor(private readonly inner: VectorIndex) {}
+  get backend() {
+    return this.inner.backend;
+  }
+  async upsert(partition: string, id: string, vector: Float32Array, expiresAt: number): Promise<void> {
+    if (this.failUpserts) throw new Error('vector store unavailable');
+    await this.inner.upsert(partition, id, vector, expiresAt);
+  }
+  search(partition: string, vector: Float32Array, k: number) {
+    return this.inner.search(partition, vector, k);
+  }
+  delete(partition: string, id: string) {
+    return this.inner.delete(partition, id);
+  }
+  flush(tenant?: string) {
+    return this.inner.flush(tenant);
+  }
+  sweep() {
+    return this.inner.sweep();
+  }
+  stats(tenant?: string) {
+    return this.inner.stats(tenant);
+  }
+  close() {
+    return this.inner.close();
+  }
+}
+
+interface SharedOpened extends Opened {
+  store: VectorRagIndexStore;
+  vectors: FailingVectors;
+  /** The same shared store as another pod sees it (for Redis, its own client). */
+  another(): Promise<VectorRagIndexStore>;
+  usage(tenant: string): Promise<RagUsage>;
+  clock: FakeClock;
+}
+
+const sharedVariants = [
+  { name: 'vector-backed (in process)', vectors: memoryVectors, records: memoryStores! },
+  { name: 'vector-backed (Milvus + Redis)', vectors: milvusVectors, records: redisStores! },
+].map((v) => ({
+  name: v.name,
+  async open(bounds: Bounds): Promise<SharedOpened> {
+    const clock = fakeClock();
+    const vectors = new FailingVectors(await v.vectors.create(clock.now));
+    const fixture: StoreFixture = await v.records.create({ clock: clock.now });
+    const limits = { perTenant: 1_000_000, total: 10_000_000, ...bounds };
+    const first = await fixture.open();
+    const make = async (stores?: Stores) => {
+      stores ??= await fixture.open();
+      return new VectorRagIndexStore(
+        vectors,
+        stores.owned<RagRecord>('rag', { ttlMs: RAG_KEEP_MS }),
+        stores.ragQuota,
+        limits,
+        clock.now,
+      );
+    };
+    return {
+      store: await make(first),
+      vectors,
+      // In process, owned objects and the ledger live in the Stores object: a second handle is that one.
+      another: () => make(v.records.name === 'memory' ? first : undefined),
+      usage: (tenant) => first.ragQuota.usage(tenant),
+      clock,
+      close: async () => {
+        await vectors.close();
+        await fixture.close();
+      },
+    };
+  },
+}));
+
+const variants: { name: string; open(bounds: Bounds): Promise<Opened> }[] = [
   {
     name: 'memory',
-    open: async (limit) => ({
-      store: new MemoryRagIndexStore({ maxChunksPerIndex: limit }),
+    open: async (bounds) => ({
+      store: new MemoryRagIndexStore({
+        maxChunksPerIndex: bounds.perIndex,
+        maxChunksPerTenant: bounds.perTenant,
+        maxChunksTotal: bounds.total,
+      }),
       close: async () => {},
     }),
   },
-  ...[
-    { name: 'vector-backed (in process)', vectors: memoryVectors, records: memoryStores! },
-    { name: 'vector-backed (Milvus + Redis)', vectors: milvusVectors, records: redisStores! },
-  ].map((v) => ({
-    name: v.name,
-    async open(limit: number): Promise<Opened> {
-      const clock = fakeClock();
-      const vectors: VectorIndex = await v.vectors.create(clock.now);
-      const fixture: StoreFixture = await v.records.create({});
-      const stores = await fixture.open();
-      return {
-        store: new VectorRagIndexStore(
-          vectors,
-          stores.owned<RagRecord>('rag', { ttlMs: RAG_KEEP_MS }),
-          limit,
-          clock.now,
-        ),
-        close: async () => {
-          await vectors.close();
-          await fixture.close();
-        },
-      };
-    },
-  })),
+  ...sharedVariants,
 ];
 
 const a = { tenant: 'acme', keyId: 'ns/a' };
@@ -76,7 +143,7 @@ describe.each(variants)('RAG index ($name)', (variant) => {
   });
 
   it('searches only the owner index of that name, best first', async () => {
-    opened = await variant.open(100);
+    opened = await variant.open({ perIndex: 100 });
     const { store } = opened;
     await store.add(a, 'kb', 'emb', [chunk('d1', 0, 'east', [1, 0.1]), chunk('d1', 1, 'north', [0.1, 1])]);
     await store.add(g, 'kb', 'emb', [chunk('d2', 0, 'theirs', [1, 0])]);
@@ -99,7 +166,7 @@ describe.each(variants)('RAG index ($name)', (variant) => {
   });
 
   it('refuses past the per-index bound and frees room when a document is deleted', async () => {
-    opened = await variant.open(2);
+    opened = await variant.open({ perIndex: 2 });
     const { store } = opened;
     await store.add(a, 'kb', 'emb', [chunk('d1', 0, 'x', [1, 0]), chunk('d1', 1, 'y', [0, 1])]);
     await expect(store.add(a, 'kb', 'emb', [chunk('d2', 0, 'z', [1, 1])])).rejects.toBeInstanceOf(
@@ -111,6 +178,110 @@ describe.each(variants)('RAG index ($name)', (variant) => {
     expect(await store.search(a, 'kb', unitVector([1, 0]), 5)).toEqual([]);
     await store.add(a, 'kb', 'emb', [chunk('d2', 0, 'z', [1, 1])]);
     expect((await store.search(a, 'kb', unitVector([1, 0]), 5)).map((h) => h.chunk.text)).toEqual(['z']);
+  });
+
+  it('holds a tenant to its quota across its indexes and keys; another tenant still adds', async () => {
+    opened = await variant.open({ perIndex: 10, perTenant: 5, total: 100 });
+    const { store } = opened;
+    await store.add(a, 'one', 'emb', many(3, 'd1'));
+    await store.add(b, 'two', 'emb', many(2, 'd2'));
+    const refused = store.reserve(a, 'three', 1);
+    await expect(refused).rejects.toBeInstanceOf(RagStorageFull);
+    await expect(refused).rejects.toMatchObject({ scope: 'tenant', limit: 5, held: 5, adding: 1 });
+    await expect(store.add(b, 'four', 'emb', many(1, 'd3'))).rejects.toBeInstanceOf(RagStorageFull);
+    expect((await store.add(g, 'one', 'emb', many(5, 'd4'))).chunks).toBe(5);
+  });
+
+  it('bounds every tenant together', async () => {
+    opened = await variant.open({ perIndex: 10, perTenant: 5, total: 6 });
+    const { store } = opened;
+    await store.add(a, 'kb', 'emb', many(4));
+    await expect(store.reserve(g, 'kb', 3)).rejects.toMatchObject({ scope: 'store', limit: 6, held: 4 });
+    expect((await store.add(g, 'kb', 'emb', many(2))).chunks).toBe(2);
+  });
+
+  it('counts a hold until its document is added or the hold is released', async () => {
+    opened = await variant.open({ perIndex: 10, perTenant: 4 });
+    const { store } = opened;
+    const first = await store.reserve(a, 'kb', 3);
+    await expect(store.reserve(b, 'other', 2)).rejects.toMatchObject({ scope: 'tenant', held: 3 });
+    await store.release(first);
+    const second = await store.reserve(b, 'other', 2);
+    expect((await store.add(b, 'other', 'emb', many(2), second)).chunks).toBe(2);
+    // Released after a successful add (as runIngest's error path might): nothing changes.
+    await store.release(second);
+    await store.reserve(a, 'kb', 2);
+    await expect(store.reserve(a, 'kb', 1)).rejects.toMatchObject({ scope: 'tenant', held: 4 });
+  });
+
+  it('frees the chunks of a deleted index, for its owner only', async () => {
+    opened = await variant.open({ perIndex: 10, perTenant: 4 });
+    const { store } = opened;
+    await store.add(a, 'kb', 'emb', many(2, 'd1'));
+    await store.add(a, 'kb', 'emb', many(2, 'd2'));
+    await expect(store.reserve(a, 'other', 1)).rejects.toBeInstanceOf(RagStorageFull);
+    expect(await store.deleteIndex(b, 'kb')).toBe(false);
+    expect(await store.deleteIndex(a, 'kb')).toBe(true);
+    expect(await store.info(a, 'kb')).toBeUndefined();
+    expect(await store.search(a, 'kb', unitVector([1, 0]), 5)).toEqual([]);
+    expect((await store.add(a, 'other', 'emb', many(4, 'd3'))).chunks).toBe(4);
+    expect(await store.deleteIndex(a, 'kb')).toBe(false);
+  });
+});
+
+describe.each(sharedVariants)('shared RAG quota ($name)', (variant) => {
+  let opened: SharedOpened | undefined;
+  afterEach(async () => {
+    await opened?.close();
+    opened = undefined;
+  });
+
+  it('admits exactly the quota when two pods race for the last room', async () => {
+    opened = await variant.open({ perIndex: 100, perTenant: 30 });
+    const pods = [opened.store, await opened.another()];
+    const results = await Promise.allSettled(
+      Array.from({ length: 16 }, (_, n) => pods[n % 2]!.add(n % 3 ? a : b, `i${n}`, 'emb', many(3, `d${n}`))),
+    );
+    const admitted = results.filter((r) => r.status === 'fulfilled');
+    expect(admitted).toHaveLength(10);
+    for (const r of results)
+      if (r.status === 'rejected') expect(r.reason).toMatchObject({ scope: 'tenant', limit: 30 });
+    expect(await opened.usage('acme')).toEqual({ tenant: 30, total: 30 });
+  });
+
+  it('hands the room back and removes what it wrote when an add fails halfway', async () => {
+    opened = await variant.open({ perIndex: 100, perTenant: 4 });
+    const { store, vectors } = opened;
+    vectors.failUpserts = true;
+    await expect(store.add(a, 'kb', 'emb', many(4, 'd1'))).rejects.toThrow('vector store unavailable');
+    vectors.failUpserts = false;
+    expect(await opened.usage('acme')).toEqual({ tenant: 0, total: 0 });
+    expect(await store.info(a, 'kb')).toBeUndefined();
+    expect((await store.add(a, 'kb', 'emb', many(4, 'd2'))).chunks).toBe(4);
+  });
+
+  it('frees a document once when two pods delete it at the same time', async () => {
+    opened = await variant.open({ perIndex: 100, perTenant: 4 });
+    const other = await opened.another();
+    await opened.store.add(a, 'kb', 'emb', many(2, 'd1'));
+    await opened.store.add(a, 'kb', 'emb', many(2, 'd2'));
+    const deleted = await Promise.all([
+      opened.store.deleteDocument(a, 'kb', 'd1'),
+      other.deleteDocument(a, 'kb', 'd1'),
+    ]);
+    expect(deleted).toContain(true);
+    expect(await opened.usage('acme')).toEqual({ tenant: 2, total: 2 });
+    await expect(opened.store.reserve(a, 'kb', 3)).rejects.toMatchObject({ scope: 'tenant', held: 2 });
+  });
+
+  it('lets the hold of a pod that died mid-ingest lapse', async () => {
+    opened = await variant.open({ perIndex: 100, perTenant: 4 });
+    const { store, clock } = opened;
+    await store.reserve(a, 'kb', 4);
+    await expect(store.reserve(g, 'kb', 1)).resolves.toMatchObject({ chunks: 1 });
+    await expect(store.reserve(b, 'kb', 1)).rejects.toMatchObject({ scope: 'tenant', held: 4 });
+    clock.advance(RAG_HOLD_MS + 1);
+    await expect(store.reserve(b, 'kb', 4)).resolves.toMatchObject({ chunks: 4 });
   });
 });
 
@@ -135,8 +306,6 @@ describe('similarity', () => {
 });
 
 describe('MemoryRagIndexStore', () => {
-  const many = (n: number, doc = 'd') => Array.from({ length: n }, (_, i) => chunk(doc, i, 't', [1, 0]));
-
   it('bounds the chunks of every index together', async () => {
     const store = new MemoryRagIndexStore({ maxChunksPerIndex: 5, maxChunksTotal: 2 });
     await store.add(a, 'kb', 'emb', [chunk('d1', 0, 'x', [1, 0]), chunk('d1', 1, 'y', [0, 1])]);
@@ -158,8 +327,8 @@ describe('MemoryRagIndexStore', () => {
     expect((refusedAt as Error).message).toContain(`tenant quota of ${DEFAULT_MAX_CHUNKS_PER_TENANT} chunks`);
     // Another key of the same tenant shares its quota; another tenant is unaffected.
     await expect(store.add(b, 'kb', 'emb', many(1))).rejects.toBeInstanceOf(RagStorageFull);
-    await expect(store.checkRoom(b, 'kb', 1)).rejects.toBeInstanceOf(RagStorageFull);
-    await expect(store.checkRoom(g, 'default', 1)).resolves.toBeUndefined();
+    await expect(store.reserve(b, 'kb', 1)).rejects.toBeInstanceOf(RagStorageFull);
+    await expect(store.reserve(g, 'default', 1)).resolves.toMatchObject({ chunks: 1 });
     expect((await store.add(g, 'default', 'emb', many(1))).chunks).toBe(1);
   });
 
@@ -172,7 +341,7 @@ describe('MemoryRagIndexStore', () => {
     await store.add(a, 'one', 'emb', many(3, 'd1'));
     await expect(store.add(a, 'two', 'emb', many(2, 'd2'))).rejects.toMatchObject({ scope: 'tenant' });
     // The per-index bound is named first: it is the one the caller can act on in that index.
-    await expect(store.checkRoom(a, 'one', 1)).rejects.toBeInstanceOf(RagIndexFull);
+    await expect(store.reserve(a, 'one', 1)).rejects.toBeInstanceOf(RagIndexFull);
     expect(await store.deleteDocument(a, 'one', 'd1')).toBe(true);
     expect((await store.add(b, 'two', 'emb', many(2, 'd2'))).chunks).toBe(2);
   });

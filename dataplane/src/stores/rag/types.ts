@@ -28,21 +28,41 @@ export interface ChunkHit {
   score: number;
 }
 
+/**
+ * Room taken for one document before it is embedded (and charged): `add` consumes it,
+ * `release` hands it back when the ingest fails first. Opaque to callers.
+ */
+export interface RoomHold {
+  readonly chunks: number;
+  readonly id: string;
+}
+
 export interface RagIndexStore {
   info(owner: Owner, index: string): Promise<IndexInfo | undefined>;
   /**
-   * Adds one document's chunks; refuses (RagIndexFull) past the per-index bound, and
-   * (RagStorageFull) past a per-tenant or store-wide bound where the store has one.
+   * Takes room for `chunks` more chunks, or throws what `add` would: RagIndexFull past the
+   * per-index bound, RagStorageFull past the tenant's quota or the store's total. Two ingests
+   * cannot both take the last room.
    */
-  add(owner: Owner, index: string, embeddingModel: string, chunks: StoredChunk[]): Promise<IndexInfo>;
+  reserve(owner: Owner, index: string, chunks: number): Promise<RoomHold>;
+  /** Hands back a hold `add` did not consume; a consumed or returned hold is left alone. */
+  release(hold: RoomHold): Promise<void>;
   /**
-   * Throws what `add` would for `chunks` more chunks, so a document that cannot be kept is
-   * refused before it is embedded (and charged). Optional: a store without it refuses in `add`.
+   * Adds one document's chunks within `hold` (taken by `reserve` for this many chunks), or
+   * without one after reserving itself, refusing as `reserve` does.
    */
-  checkRoom?(owner: Owner, index: string, chunks: number): Promise<void>;
+  add(
+    owner: Owner,
+    index: string,
+    embeddingModel: string,
+    chunks: StoredChunk[],
+    hold?: RoomHold,
+  ): Promise<IndexInfo>;
   search(owner: Owner, index: string, probe: Float32Array, k: number): Promise<ChunkHit[]>;
   /** True when the owner's index held the document. */
   deleteDocument(owner: Owner, index: string, documentId: string): Promise<boolean>;
+  /** Deletes every document of the owner's index; true when it had any. */
+  deleteIndex(owner: Owner, index: string): Promise<boolean>;
 }
 
 export class RagIndexFull extends Error {
@@ -55,8 +75,8 @@ export class RagIndexFull extends Error {
 }
 
 /**
- * Past a bound shared by more than one index: the tenant's share of an in-process store, or
- * the whole store (every tenant together).
+ * Past a bound shared by more than one index: the tenant's quota, or the whole store (every
+ * tenant together): one pod's in-process store, or the store every pod shares.
  */
 export class RagStorageFull extends Error {
   constructor(
@@ -64,11 +84,12 @@ export class RagStorageFull extends Error {
     readonly limit: number,
     readonly held: number,
     readonly adding: number,
+    readonly shared = false,
   ) {
     super(
       scope === 'tenant'
-        ? `the tenant's indexes on this gateway hold ${held} chunks; adding ${adding} would pass the tenant quota of ${limit} chunks`
-        : `the gateway's in-process RAG store holds ${held} chunks for all tenants; adding ${adding} would pass its limit of ${limit} chunks`,
+        ? `the tenant's indexes ${shared ? '' : 'on this gateway '}hold ${held} chunks${shared ? ' (documents being ingested included)' : ''}; adding ${adding} would pass the tenant quota of ${limit} chunks`
+        : `the gateway's ${shared ? 'shared' : 'in-process'} RAG store holds ${held} chunks for all tenants; adding ${adding} would pass its limit of ${limit} chunks`,
     );
   }
 }

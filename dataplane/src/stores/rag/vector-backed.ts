@@ -3,17 +3,22 @@
  * own so the semantic cache's flushes never touch them) and chunk texts plus index records
  * in the owned-object store (Redis). The vector partition is derived from the tenant, the
  * key and the index name, and the owned store is keyed by tenant and key, so neither a
- * search nor a read can reach another owner's chunks.
+ * search nor a read can reach another owner's chunks. Room is taken from the shared chunk
+ * ledger (quota/) before a document is embedded, so a tenant's quota and the store's total
+ * hold across pods; a failed add hands its room back and removes what it had written.
  */
 import { createHash } from 'node:crypto';
 import { partitionKey } from '../cache-entries/partition.ts';
 import type { Owner, OwnedStore } from '../owned/types.ts';
 import type { VectorIndex } from '../vectors/types.ts';
+import { RAG_HOLD_MS, type RagQuotaStore } from './quota/types.ts';
 import {
   RagIndexFull,
+  RagStorageFull,
   type ChunkHit,
   type IndexInfo,
   type RagIndexStore,
+  type RoomHold,
   type StoredChunk,
 } from './types.ts';
 
@@ -35,6 +40,14 @@ interface ChunkRecord {
 }
 
 export type RagRecord = IndexRecord | ChunkRecord;
+
+export interface SharedRagLimits {
+  perIndex: number;
+  /** All of one tenant's indexes, across every pod. */
+  perTenant: number;
+  /** Every tenant's indexes together: what Milvus is sized for. */
+  total: number;
+}
 
 const hash = (s: string): string => createHash('sha256').update(s).digest('base64url').slice(0, 43);
 
@@ -60,11 +73,19 @@ const infoOf = (r: IndexRecord): IndexInfo => ({
   documents: Object.keys(r.documents).length,
 });
 
+/** Chunks per document id, in first-seen order. */
+function perDocument(chunks: readonly StoredChunk[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of chunks) out.set(c.documentId, (out.get(c.documentId) ?? 0) + 1);
+  return out;
+}
+
 export class VectorRagIndexStore implements RagIndexStore {
   constructor(
     private readonly vectors: VectorIndex,
     private readonly records: OwnedStore<RagRecord>,
-    private readonly maxChunksPerIndex: number,
+    private readonly quota: RagQuotaStore,
+    private readonly limits: SharedRagLimits,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -77,27 +98,87 @@ export class VectorRagIndexStore implements RagIndexStore {
     return r && Object.keys(r.documents).length > 0 ? infoOf(r) : undefined;
   }
 
-  async add(owner: Owner, index: string, embeddingModel: string, chunks: StoredChunk[]): Promise<IndexInfo> {
-    const r = (await this.record(owner, index)) ?? {
-      embeddingModel,
-      dimensions: chunks[0]?.vector.length ?? 0,
-      documents: {},
-    };
-    const held = infoOf(r).chunks;
-    if (held + chunks.length > this.maxChunksPerIndex) throw new RagIndexFull(this.maxChunksPerIndex, held);
+  async reserve(owner: Owner, index: string, chunks: number): Promise<RoomHold> {
+    const r = await this.record(owner, index);
+    const held = r ? infoOf(r).chunks : 0;
+    if (held + chunks > this.limits.perIndex) throw new RagIndexFull(this.limits.perIndex, held);
+    const taken = await this.quota.reserve(owner.tenant, chunks, this.limits, RAG_HOLD_MS);
+    if (!taken.ok) throw new RagStorageFull(taken.scope, taken.limit, taken.used, chunks, true);
+    return { id: taken.id, chunks };
+  }
+
+  async release(hold: RoomHold): Promise<void> {
+    await this.quota.release(hold.id);
+  }
+
+  async add(
+    owner: Owner,
+    index: string,
+    embeddingModel: string,
+    chunks: StoredChunk[],
+    hold?: RoomHold,
+  ): Promise<IndexInfo> {
+    if (hold && hold.chunks < chunks.length)
+      throw new Error(`a hold for ${hold.chunks} chunks cannot add ${chunks.length}`);
+    const room = hold ?? (await this.reserve(owner, index, chunks.length));
+    const documents = perDocument(chunks);
     const partition = ragPartition(owner, index);
-    const expiresAt = this.now() + RAG_KEEP_MS;
-    // Texts first, vectors second, the index record last: a search never finds a vector
-    // whose text is missing, and a document counts only once it is whole.
-    await inGroups(chunks, ({ vector: _v, ...text }) =>
-      this.records.put(owner, chunkKey(index, text.documentId, text.chunkIndex), text),
-    );
-    await inGroups(chunks, (c) =>
-      this.vectors.upsert(partition, vectorId(c.documentId, c.chunkIndex), c.vector, expiresAt),
-    );
-    for (const c of chunks) r.documents[c.documentId] = (r.documents[c.documentId] ?? 0) + 1;
-    await this.records.put(owner, indexKey(index), r);
-    return infoOf(r);
+    let wrote = false;
+    let committed = false;
+    try {
+      const r = (await this.record(owner, index)) ?? {
+        embeddingModel,
+        dimensions: chunks[0]?.vector.length ?? 0,
+        documents: {},
+      };
+      // Again: another ingest into this index may have finished while this one embedded.
+      const held = infoOf(r).chunks;
+      if (held + chunks.length > this.limits.perIndex) throw new RagIndexFull(this.limits.perIndex, held);
+      const expiresAt = this.now() + RAG_KEEP_MS;
+      wrote = true;
+      // Texts first, vectors second, the index record last: a search never finds a vector
+      // whose text is missing, and a document counts only once it is whole.
+      await inGroups(chunks, ({ vector: _v, ...text }) =>
+        this.records.put(owner, chunkKey(index, text.documentId, text.chunkIndex), text),
+      );
+      await inGroups(chunks, (c) =>
+        this.vectors.upsert(partition, vectorId(c.documentId, c.chunkIndex), c.vector, expiresAt),
+      );
+      committed = true;
+      for (const [documentId, n] of documents) await this.quota.commit(owner, index, room.id, documentId, n);
+      for (const [documentId, n] of documents) r.documents[documentId] = (r.documents[documentId] ?? 0) + n;
+      await this.records.put(owner, indexKey(index), r);
+      return infoOf(r);
+    } catch (err) {
+      // Best effort: the room back, the ledger and the partial writes undone. A step that
+      // fails here too leaves at most this document's leftovers, which nothing counts.
+      await this.quota.release(room.id).catch(() => undefined);
+      if (committed)
+        for (const documentId of documents.keys())
+          await this.quota.forgetDocument(owner, index, documentId).catch(() => undefined);
+      if (wrote) await this.erase(owner, index, chunks).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Removes the texts and vectors of these chunks. */
+  private async erase(
+    owner: Owner,
+    index: string,
+    chunks: readonly Pick<StoredChunk, 'documentId' | 'chunkIndex'>[],
+  ): Promise<void> {
+    const partition = ragPartition(owner, index);
+    await inGroups(chunks, async (c) => {
+      await this.vectors.delete(partition, vectorId(c.documentId, c.chunkIndex));
+      await this.records.delete(owner, chunkKey(index, c.documentId, c.chunkIndex));
+    });
+  }
+
+  private static slots(documents: Map<string, number>): { documentId: string; chunkIndex: number }[] {
+    const out: { documentId: string; chunkIndex: number }[] = [];
+    for (const [documentId, n] of documents)
+      for (let chunkIndex = 0; chunkIndex < n; chunkIndex++) out.push({ documentId, chunkIndex });
+    return out;
   }
 
   async search(owner: Owner, index: string, probe: Float32Array, k: number): Promise<ChunkHit[]> {
@@ -122,16 +203,33 @@ export class VectorRagIndexStore implements RagIndexStore {
   async deleteDocument(owner: Owner, index: string, documentId: string): Promise<boolean> {
     const r = await this.record(owner, index);
     const count = r?.documents[documentId];
-    if (!r || count === undefined) return false;
-    // The record first: from here on searches skip the document's leftovers.
-    delete r.documents[documentId];
-    if (Object.keys(r.documents).length === 0) await this.records.delete(owner, indexKey(index));
-    else await this.records.put(owner, indexKey(index), r);
-    const partition = ragPartition(owner, index);
-    for (let i = 0; i < count; i++) {
-      await this.vectors.delete(partition, vectorId(documentId, i));
-      await this.records.delete(owner, chunkKey(index, documentId, i));
+    if (r && count !== undefined) {
+      // The record first: from here on searches skip the document's leftovers.
+      delete r.documents[documentId];
+      if (Object.keys(r.documents).length === 0) await this.records.delete(owner, indexKey(index));
+      else await this.records.put(owner, indexKey(index), r);
     }
+    // The ledger frees a document once, however many deletes race for it.
+    const freed = await this.quota.forgetDocument(owner, index, documentId);
+    if (count === undefined && freed === 0) return false;
+    await this.erase(
+      owner,
+      index,
+      VectorRagIndexStore.slots(new Map([[documentId, Math.max(count ?? 0, freed)]])),
+    );
+    return true;
+  }
+
+  async deleteIndex(owner: Owner, index: string): Promise<boolean> {
+    const r = await this.record(owner, index);
+    if (r) await this.records.delete(owner, indexKey(index));
+    // The ledger's documents too: one whose record update was lost to a concurrent ingest
+    // is still counted, and its chunks still stored.
+    const documents = await this.quota.forgetIndex(owner, index);
+    for (const [id, n] of Object.entries(r?.documents ?? {}))
+      documents.set(id, Math.max(n, documents.get(id) ?? 0));
+    if (documents.size === 0) return false;
+    await this.erase(owner, index, VectorRagIndexStore.slots(documents));
     return true;
   }
 }

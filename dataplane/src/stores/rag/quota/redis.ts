@@ -1,0 +1,210 @@
+/**
+ * The chunk ledger in Redis, shared by every pod. Every key carries one hash tag, so the
+ * tenant's count and the count of all tenants move in one script (one Redis Cluster slot;
+ * ingest is rare and heavy, so one slot's load is no concern). Counts are integers in one
+ * hash: `h` and `p` for all tenants (held, on hold), `h:<tenant>` and `p:<tenant>` per tenant.
+ * Holds are a hash (id → `chunks:tenant`) plus a sorted set of their lapse times; every
+ * reservation first hands back the room of lapsed holds.
+ */
+import type { Redis } from 'ioredis';
+import { newId } from '../../ids.ts';
+import type { Owner } from '../../owned/types.ts';
+import { toStoreError } from '../../redis/client.ts';
+import type { KeySpace } from '../../redis/keys.ts';
+import { arg, bindScript, int, type BoundScript, type LuaScript } from '../../redis/script.ts';
+import { systemClock, type Clock } from '../../types.ts';
+import type { RagQuotaLimits, RagQuotaStore, RagUsage, ReserveResult } from './types.ts';
+
+const HELPERS = `
+local function num(v) return tonumber(v or '0') or 0 end
+local function bump(counts, field, delta)
+  local n = num(redis.call('HGET', counts, field)) + delta
+  if n <= 0 then redis.call('HDEL', counts, field) else redis.call('HSET', counts, field, string.format('%d', n)) end
+end
+-- Hands a hold's room back; false when the hold was already committed, returned or lapsed.
+local function unhold(counts, holds, holdexp, id)
+  redis.call('ZREM', holdexp, id)
+  local v = redis.call('HGET', holds, id)
+  if not v then return false end
+  local n, tenant = string.match(v, '^(%d+):(.*)$')
+  bump(counts, 'p', -tonumber(n))
+  bump(counts, 'p:' .. tenant, -tonumber(n))
+  redis.call('HDEL', holds, id)
+  return true
+end
+`;
+
+/** KEYS counts, holds, holdexp. ARGV tenant, chunks, per-tenant limit, total limit, id, now, lapse time. */
+const reserveScript: LuaScript = {
+  name: 'gantryRagQuotaReserve',
+  numberOfKeys: 3,
+  lua: `${HELPERS}
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[6], 'LIMIT', 0, 512)
+for i = 1, #lapsed do unhold(KEYS[1], KEYS[2], KEYS[3], lapsed[i]) end
+local t, n = ARGV[1], tonumber(ARGV[2])
+local c = redis.call('HMGET', KEYS[1], 'h:' .. t, 'p:' .. t, 'h', 'p')
+local tenantUsed, totalUsed = num(c[1]) + num(c[2]), num(c[3]) + num(c[4])
+if tenantUsed + n > tonumber(ARGV[3]) then return {1, tenantUsed} end
+if totalUsed + n > tonumber(ARGV[4]) then return {2, totalUsed} end
+redis.call('HSET', KEYS[2], ARGV[5], ARGV[2] .. ':' .. t)
+redis.call('ZADD', KEYS[3], ARGV[7], ARGV[5])
+bump(KEYS[1], 'p', n)
+bump(KEYS[1], 'p:' .. t, n)
+return {0, tenantUsed + n}
+`,
+};
+
+/** KEYS counts, holds, holdexp, the index's documents. ARGV tenant, hold id, document id, chunks. */
+const commitScript: LuaScript = {
+  name: 'gantryRagQuotaCommit',
+  numberOfKeys: 4,
+  lua: `${HELPERS}
+unhold(KEYS[1], KEYS[2], KEYS[3], ARGV[2])
+local delta = tonumber(ARGV[4]) - num(redis.call('HGET', KEYS[4], ARGV[3]))
+redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
+bump(KEYS[1], 'h', delta)
+bump(KEYS[1], 'h:' .. ARGV[1], delta)
+return delta
+`,
+};
+
+/** KEYS counts, holds, holdexp. ARGV hold id. */
+const releaseScript: LuaScript = {
+  name: 'gantryRagQuotaRelease',
+  numberOfKeys: 3,
+  lua: `${HELPERS}
+return unhold(KEYS[1], KEYS[2], KEYS[3], ARGV[1]) and 1 or 0
+`,
+};
+
+/** KEYS counts, the index's documents. ARGV tenant, document id. Returns the chunks freed. */
+const forgetDocumentScript: LuaScript = {
+  name: 'gantryRagQuotaForgetDocument',
+  numberOfKeys: 2,
+  lua: `${HELPERS}
+local n = num(redis.call('HGET', KEYS[2], ARGV[2]))
+if redis.call('HDEL', KEYS[2], ARGV[2]) == 0 then return 0 end
+bump(KEYS[1], 'h', -n)
+bump(KEYS[1], 'h:' .. ARGV[1], -n)
+return n
+`,
+};
+
+/** KEYS counts, the index's documents. ARGV tenant. Returns the documents as id, chunks, ... */
+const forgetIndexScript: LuaScript = {
+  name: 'gantryRagQuotaForgetIndex',
+  numberOfKeys: 2,
+  lua: `${HELPERS}
+local all = redis.call('HGETALL', KEYS[2])
+local n = 0
+for i = 2, #all, 2 do n = n + num(all[i]) end
+redis.call('DEL', KEYS[2])
+bump(KEYS[1], 'h', -n)
+bump(KEYS[1], 'h:' .. ARGV[1], -n)
+return all
+`,
+};
+
+const enc = encodeURIComponent;
+
+export class RedisRagQuotaStore implements RagQuotaStore {
+  private readonly reserveHold: BoundScript;
+  private readonly commitHold: BoundScript;
+  private readonly releaseHold: BoundScript;
+  private readonly forgetDoc: BoundScript;
+  private readonly forgetIdx: BoundScript;
+  private readonly base: string;
+
+  constructor(
+    private readonly redis: Redis,
+    keys: KeySpace,
+    private readonly now: Clock = systemClock,
+  ) {
+    this.base = `${keys.prefix}:{rag-quota}`;
+    this.reserveHold = bindScript(redis, reserveScript, 'rag.quota.reserve');
+    this.commitHold = bindScript(redis, commitScript, 'rag.quota.commit');
+    this.releaseHold = bindScript(redis, releaseScript, 'rag.quota.release');
+    this.forgetDoc = bindScript(redis, forgetDocumentScript, 'rag.quota.forget');
+    this.forgetIdx = bindScript(redis, forgetIndexScript, 'rag.quota.forget');
+  }
+
+  private get holdKeys(): string[] {
+    return [`${this.base}:counts`, `${this.base}:holds`, `${this.base}:holdexp`];
+  }
+
+  private documents(owner: Owner, index: string): string {
+    return `${this.base}:docs:${enc(owner.tenant)}:${enc(owner.keyId)}:${enc(index)}`;
+  }
+
+  async reserve(
+    tenant: string,
+    chunks: number,
+    limits: RagQuotaLimits,
+    holdMs: number,
+  ): Promise<ReserveResult> {
+    const id = newId();
+    const now = this.now();
+    const out = (await this.reserveHold(this.holdKeys, [
+      enc(tenant),
+      arg(chunks),
+      arg(limits.perTenant),
+      arg(limits.total),
+      id,
+      arg(now),
+      arg(now + holdMs),
+    ])) as unknown[];
+    const code = int(out[0], 'rag quota verdict');
+    const used = int(out[1], 'rag quota usage');
+    if (code === 0) return { ok: true, id };
+    return code === 1
+      ? { ok: false, scope: 'tenant', limit: limits.perTenant, used }
+      : { ok: false, scope: 'store', limit: limits.total, used };
+  }
+
+  async commit(
+    owner: Owner,
+    index: string,
+    holdId: string,
+    documentId: string,
+    chunks: number,
+  ): Promise<void> {
+    await this.commitHold(
+      [...this.holdKeys, this.documents(owner, index)],
+      [enc(owner.tenant), holdId, documentId, arg(chunks)],
+    );
+  }
+
+  async release(holdId: string): Promise<void> {
+    await this.releaseHold(this.holdKeys, [holdId]);
+  }
+
+  async forgetDocument(owner: Owner, index: string, documentId: string): Promise<number> {
+    const [counts] = this.holdKeys;
+    return int(
+      await this.forgetDoc([counts!, this.documents(owner, index)], [enc(owner.tenant), documentId]),
+      'rag quota forget',
+    );
+  }
+
+  async forgetIndex(owner: Owner, index: string): Promise<Map<string, number>> {
+    const [counts] = this.holdKeys;
+    const flat = (await this.forgetIdx(
+      [counts!, this.documents(owner, index)],
+      [enc(owner.tenant)],
+    )) as string[];
+    const out = new Map<string, number>();
+    for (let i = 0; i + 1 < flat.length; i += 2) out.set(flat[i]!, Number(flat[i + 1]));
+    return out;
+  }
+
+  async usage(tenant: string): Promise<RagUsage> {
+    const t = enc(tenant);
+    const c = await this.redis
+      .hmget(this.holdKeys[0]!, `h:${t}`, `p:${t}`, 'h', 'p')
+      .catch((err: unknown) => {
+        throw toStoreError('rag.quota.usage', err);
+      });
+    const n = (i: number): number => Number(c[i] ?? 0);
+    return { tenant: n(0) + n(1), total: n(2) + n(3) };
+  }
+}
