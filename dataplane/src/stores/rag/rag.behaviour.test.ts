@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Stores } from '../index.ts';
+import type { OwnedStore } from '../owned/types.ts';
 import { backends, fakeClock, type FakeClock, type StoreFixture } from '../testing/backends.ts';
 import { memoryVectors, milvusVectors } from '../vectors/testing.ts';
 import type { VectorIndex } from '../vectors/types.ts';
@@ -15,7 +16,7 @@ import {
 import { RAG_HOLD_MS, type RagUsage } from './quota/types.ts';
 import { topK, unitVector } from './similarity.ts';
 import { RagIndexFull, RagStorageFull, type RagIndexStore, type StoredChunk } from './types.ts';
-import { RAG_KEEP_MS, VectorRagIndexStore, type RagRecord } from './vector-backed.ts';
+import { RAG_KEEP_MS, ragPartition, VectorRagIndexStore, type RagRecord } from './vector-backed.ts';
 
 interface Bounds {
   perIndex: number;
@@ -78,6 +79,7 @@ interface SharedOpened extends Opened {
   another(): Promise<VectorRagIndexStore>;
   usage(tenant: string): Promise<RagUsage>;
   clock: FakeClock;
+  records: OwnedStore<RagRecord>;
 }
 
 const sharedVariants = [
@@ -107,6 +109,7 @@ const sharedVariants = [
       // In process, owned objects and the ledger live in the Stores object: a second handle is that one.
       another: () => make(v.records.name === 'memory' ? first : undefined),
       usage: (tenant) => first.ragQuota.usage(tenant),
+      records: first.owned<RagRecord>('rag', { ttlMs: RAG_KEEP_MS }),
       clock,
       close: async () => {
         await vectors.close();
@@ -247,6 +250,51 @@ describe.each(sharedVariants)('shared RAG quota ($name)', (variant) => {
     for (const r of results)
       if (r.status === 'rejected') expect(r.reason).toMatchObject({ scope: 'tenant', limit: 30 });
     expect(await opened.usage('acme')).toEqual({ tenant: 30, total: 30 });
+  });
+
+  it('keeps every document when ingests into one index finish together on two pods', async () => {
+    opened = await variant.open({ perIndex: 100 });
+    const pods = [opened.store, await opened.another()];
+    await Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        pods[n % 2]!.add(a, 'kb', 'emb', [
+          chunk(`d${n}`, 0, `text ${n}`, [1, n]),
+          chunk(`d${n}`, 1, 'x', [n, 1]),
+        ]),
+      ),
+    );
+    expect(await pods[1]!.info(a, 'kb')).toEqual({
+      embeddingModel: 'emb',
+      dimensions: 2,
+      chunks: 12,
+      documents: 6,
+    });
+    const hits = await pods[0]!.search(a, 'kb', unitVector([1, 0]), 12);
+    expect(new Set(hits.map((h) => h.chunk.documentId)).size).toBe(6);
+  });
+
+  it('still serves and deletes documents recorded before the ledger existed', async () => {
+    opened = await variant.open({ perIndex: 100, perTenant: 10 });
+    const { store, records, vectors, clock } = opened;
+    // What an index written by the earlier version holds: its documents in the index record.
+    await records.put(a, 'index\u0000kb', { embeddingModel: 'emb', dimensions: 2, documents: { old: 1 } });
+    await records.put(a, 'chunk\u0000kb\u0000old\u00000', {
+      documentId: 'old',
+      filename: 'old.txt',
+      chunkIndex: 0,
+      text: 'legacy',
+    });
+    await vectors.upsert(ragPartition(a, 'kb'), 'old:0', unitVector([1, 0]), clock.now() + RAG_KEEP_MS);
+    expect(await store.info(a, 'kb')).toMatchObject({ chunks: 1, documents: 1 });
+    expect((await store.add(a, 'kb', 'emb', many(2, 'd1'))).chunks).toBe(3);
+    const hits = await store.search(a, 'kb', unitVector([1, 0]), 5);
+    expect(hits.map((h) => h.chunk.text)).toContain('legacy');
+    expect(await store.deleteDocument(a, 'kb', 'old')).toBe(true);
+    expect(await store.info(a, 'kb')).toMatchObject({ chunks: 2, documents: 1 });
+    expect((await store.search(a, 'kb', unitVector([1, 0]), 5)).map((h) => h.chunk.text)).not.toContain(
+      'legacy',
+    );
+    expect(await opened.usage('acme')).toMatchObject({ tenant: 2 });
   });
 
   it('hands the room back and removes what it wrote when an add fails halfway', async () => {

@@ -28,7 +28,10 @@ export const RAG_KEEP_MS = 10 * 365 * 24 * 60 * 60 * 1000;
 interface IndexRecord {
   embeddingModel: string;
   dimensions: number;
-  /** Chunks per document, by document id. */
+  /**
+   * Chunks per document, by document id, of documents added before the chunk ledger kept
+   * them (still read, and emptied as they are deleted); new documents are only in the ledger.
+   */
   documents: Record<string, number>;
 }
 
@@ -66,12 +69,7 @@ async function inGroups<T>(items: readonly T[], write: (item: T) => Promise<unkn
   for (let at = 0; at < items.length; at += GROUP) await Promise.all(items.slice(at, at + GROUP).map(write));
 }
 
-const infoOf = (r: IndexRecord): IndexInfo => ({
-  embeddingModel: r.embeddingModel,
-  dimensions: r.dimensions,
-  chunks: Object.values(r.documents).reduce((n, c) => n + c, 0),
-  documents: Object.keys(r.documents).length,
-});
+const legacyChunks = (r: IndexRecord): number => Object.values(r.documents).reduce((n, c) => n + c, 0);
 
 /** Chunks per document id, in first-seen order. */
 function perDocument(chunks: readonly StoredChunk[]): Map<string, number> {
@@ -93,15 +91,27 @@ export class VectorRagIndexStore implements RagIndexStore {
     return (await this.records.get(owner, indexKey(index))) as IndexRecord | undefined;
   }
 
+  /** The index as the ledger (and any legacy record entries) has it; undefined when empty. */
   async info(owner: Owner, index: string): Promise<IndexInfo | undefined> {
-    const r = await this.record(owner, index);
-    return r && Object.keys(r.documents).length > 0 ? infoOf(r) : undefined;
+    const [r, counts] = await Promise.all([this.record(owner, index), this.quota.indexCounts(owner, index)]);
+    if (!r) return undefined;
+    const documents = counts.documents + Object.keys(r.documents).length;
+    if (documents === 0) return undefined;
+    return {
+      embeddingModel: r.embeddingModel,
+      dimensions: r.dimensions,
+      chunks: counts.chunks + legacyChunks(r),
+      documents,
+    };
+  }
+
+  private static refuseOver(limit: number, info: IndexInfo | undefined, adding: number): void {
+    const held = info?.chunks ?? 0;
+    if (held + adding > limit) throw new RagIndexFull(limit, held);
   }
 
   async reserve(owner: Owner, index: string, chunks: number): Promise<RoomHold> {
-    const r = await this.record(owner, index);
-    const held = r ? infoOf(r).chunks : 0;
-    if (held + chunks > this.limits.perIndex) throw new RagIndexFull(this.limits.perIndex, held);
+    VectorRagIndexStore.refuseOver(this.limits.perIndex, await this.info(owner, index), chunks);
     const taken = await this.quota.reserve(owner.tenant, chunks, this.limits, RAG_HOLD_MS);
     if (!taken.ok) throw new RagStorageFull(taken.scope, taken.limit, taken.used, chunks, true);
     return { id: taken.id, chunks };
@@ -126,18 +136,21 @@ export class VectorRagIndexStore implements RagIndexStore {
     let wrote = false;
     let committed = false;
     try {
-      const r = (await this.record(owner, index)) ?? {
-        embeddingModel,
-        dimensions: chunks[0]?.vector.length ?? 0,
-        documents: {},
-      };
       // Again: another ingest into this index may have finished while this one embedded.
-      const held = infoOf(r).chunks;
-      if (held + chunks.length > this.limits.perIndex) throw new RagIndexFull(this.limits.perIndex, held);
+      const before = await this.info(owner, index);
+      VectorRagIndexStore.refuseOver(this.limits.perIndex, before, chunks.length);
+      // The record names the embedding model; an empty index takes the new document's.
+      if (!before)
+        await this.records.put(owner, indexKey(index), {
+          embeddingModel,
+          dimensions: chunks[0]?.vector.length ?? 0,
+          documents: {},
+        });
       const expiresAt = this.now() + RAG_KEEP_MS;
       wrote = true;
-      // Texts first, vectors second, the index record last: a search never finds a vector
-      // whose text is missing, and a document counts only once it is whole.
+      // Texts first, vectors second, the ledger entry last: a search never finds a vector
+      // whose text is missing, and a document counts only once it is whole. Each document is
+      // its own ledger entry, so concurrent ingests into one index never overwrite each other.
       await inGroups(chunks, ({ vector: _v, ...text }) =>
         this.records.put(owner, chunkKey(index, text.documentId, text.chunkIndex), text),
       );
@@ -146,9 +159,9 @@ export class VectorRagIndexStore implements RagIndexStore {
       );
       committed = true;
       for (const [documentId, n] of documents) await this.quota.commit(owner, index, room.id, documentId, n);
-      for (const [documentId, n] of documents) r.documents[documentId] = (r.documents[documentId] ?? 0) + n;
-      await this.records.put(owner, indexKey(index), r);
-      return infoOf(r);
+      const now = await this.info(owner, index);
+      if (!now) throw new Error(`index ${index} was deleted while the document was added`);
+      return now;
     } catch (err) {
       // Best effort: the room back, the ledger and the partial writes undone. A step that
       // fails here too leaves at most this document's leftovers, which nothing counts.
@@ -185,15 +198,17 @@ export class VectorRagIndexStore implements RagIndexStore {
     const r = await this.record(owner, index);
     if (!r) return [];
     const hits = await this.vectors.search(ragPartition(owner, index), probe, k);
+    const parsed = hits.map((h) => {
+      const cut = h.id.lastIndexOf(':');
+      return { documentId: h.id.slice(0, cut), chunkIndex: Number(h.id.slice(cut + 1)), score: h.score };
+    });
+    // Only whole documents: a vector of one still being added, or being deleted, is skipped.
+    const whole = await this.quota.present(owner, index, [...new Set(parsed.map((p) => p.documentId))]);
     const found = await Promise.all(
-      hits.map(async (h) => {
-        const cut = h.id.lastIndexOf(':');
-        const documentId = h.id.slice(0, cut);
-        if (r.documents[documentId] === undefined) return undefined;
-        const chunk = (await this.records.get(
-          owner,
-          chunkKey(index, documentId, Number(h.id.slice(cut + 1))),
-        )) as ChunkRecord | undefined;
+      parsed.map(async (h) => {
+        if (!whole.has(h.documentId) && r.documents[h.documentId] === undefined) return undefined;
+        const chunk = (await this.records.get(owner, chunkKey(index, h.documentId, h.chunkIndex))) as
+          ChunkRecord | undefined;
         return chunk ? { chunk, score: h.score } : undefined;
       }),
     );
@@ -202,20 +217,19 @@ export class VectorRagIndexStore implements RagIndexStore {
 
   async deleteDocument(owner: Owner, index: string, documentId: string): Promise<boolean> {
     const r = await this.record(owner, index);
-    const count = r?.documents[documentId];
-    if (r && count !== undefined) {
-      // The record first: from here on searches skip the document's leftovers.
+    const legacy = r?.documents[documentId];
+    if (r && legacy !== undefined) {
       delete r.documents[documentId];
-      if (Object.keys(r.documents).length === 0) await this.records.delete(owner, indexKey(index));
-      else await this.records.put(owner, indexKey(index), r);
+      await this.records.put(owner, indexKey(index), r);
     }
-    // The ledger frees a document once, however many deletes race for it.
+    // The ledger entry first, so searches skip the document's leftovers; it frees the
+    // document once, however many deletes race for it.
     const freed = await this.quota.forgetDocument(owner, index, documentId);
-    if (count === undefined && freed === 0) return false;
+    if (legacy === undefined && freed === 0) return false;
     await this.erase(
       owner,
       index,
-      VectorRagIndexStore.slots(new Map([[documentId, Math.max(count ?? 0, freed)]])),
+      VectorRagIndexStore.slots(new Map([[documentId, Math.max(legacy ?? 0, freed)]])),
     );
     return true;
   }
@@ -223,11 +237,8 @@ export class VectorRagIndexStore implements RagIndexStore {
   async deleteIndex(owner: Owner, index: string): Promise<boolean> {
     const r = await this.record(owner, index);
     if (r) await this.records.delete(owner, indexKey(index));
-    // The ledger's documents too: one whose record update was lost to a concurrent ingest
-    // is still counted, and its chunks still stored.
     const documents = await this.quota.forgetIndex(owner, index);
-    for (const [id, n] of Object.entries(r?.documents ?? {}))
-      documents.set(id, Math.max(n, documents.get(id) ?? 0));
+    for (const [id, n] of Object.entries(r?.documents ?? {})) documents.set(id, n);
     if (documents.size === 0) return false;
     await this.erase(owner, index, VectorRagIndexStore.slots(documents));
     return true;

@@ -105,4 +105,16 @@ export class MemoryRagQuotaStore implements RagQuotaStore {
     this.add(owner.tenant, -n);
     return docs;
   }
+
+  async indexCounts(owner: Owner, index: string): Promise<{ documents: number; chunks: number }> {
+    const docs = this.documents.get(ownedKey(owner, index));
+    let chunks = 0;
+    for (const n of docs?.values() ?? []) chunks += n;
+    return { documents: docs?.size ?? 0, chunks };
+  }
+
+  async present(owner: Owner, index: string, documentIds: readonly string[]): Promise<Set<string>> {
+    const docs = this.documents.get(ownedKey(owner, index));
+    return new Set(documentIds.filter((id) => docs?.has(id)));
+  }
 }

@@ -2,7 +2,8 @@
  * The chunk ledger in Redis, shared by every pod. Every key carries one hash tag, so the
  * tenant's count and the count of all tenants move in one script (one Redis Cluster slot;
  * ingest is rare and heavy, so one slot's load is no concern). Counts are integers in one
- * hash: `h` and `p` for all tenants (held, on hold), `h:<tenant>` and `p:<tenant>` per tenant.
+ * hash: `h` and `p` for all tenants (held, on hold), `h:<tenant>` and `p:<tenant>` per tenant,
+ * `i:<tenant>:<key>:<index>` per index; each index has a hash of its documents' chunk counts.
  * Holds are a hash (id → `chunks:tenant`) plus a sorted set of their lapse times; every
  * reservation first hands back the room of lapsed holds.
  */
@@ -54,7 +55,10 @@ return {0, tenantUsed + n}
 `,
 };
 
-/** KEYS counts, holds, holdexp, the index's documents. ARGV tenant, hold id, document id, chunks. */
+/**
+ * KEYS counts, holds, holdexp, the index's documents. ARGV tenant, hold id, document id,
+ * chunks, the index's count field.
+ */
 const commitScript: LuaScript = {
   name: 'gantryRagQuotaCommit',
   numberOfKeys: 4,
@@ -64,6 +68,7 @@ local delta = tonumber(ARGV[4]) - num(redis.call('HGET', KEYS[4], ARGV[3]))
 redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
 bump(KEYS[1], 'h', delta)
 bump(KEYS[1], 'h:' .. ARGV[1], delta)
+bump(KEYS[1], ARGV[5], delta)
 return delta
 `,
 };
@@ -77,7 +82,7 @@ return unhold(KEYS[1], KEYS[2], KEYS[3], ARGV[1]) and 1 or 0
 `,
 };
 
-/** KEYS counts, the index's documents. ARGV tenant, document id. Returns the chunks freed. */
+/** KEYS counts, the index's documents. ARGV tenant, document id, the index's count field. Returns the chunks freed. */
 const forgetDocumentScript: LuaScript = {
   name: 'gantryRagQuotaForgetDocument',
   numberOfKeys: 2,
@@ -86,11 +91,12 @@ local n = num(redis.call('HGET', KEYS[2], ARGV[2]))
 if redis.call('HDEL', KEYS[2], ARGV[2]) == 0 then return 0 end
 bump(KEYS[1], 'h', -n)
 bump(KEYS[1], 'h:' .. ARGV[1], -n)
+bump(KEYS[1], ARGV[3], -n)
 return n
 `,
 };
 
-/** KEYS counts, the index's documents. ARGV tenant. Returns the documents as id, chunks, ... */
+/** KEYS counts, the index's documents. ARGV tenant, the index's count field. Returns the documents as id, chunks, ... */
 const forgetIndexScript: LuaScript = {
   name: 'gantryRagQuotaForgetIndex',
   numberOfKeys: 2,
@@ -99,6 +105,7 @@ local all = redis.call('HGETALL', KEYS[2])
 local n = 0
 for i = 2, #all, 2 do n = n + num(all[i]) end
 redis.call('DEL', KEYS[2])
+redis.call('HDEL', KEYS[1], ARGV[2])
 bump(KEYS[1], 'h', -n)
 bump(KEYS[1], 'h:' .. ARGV[1], -n)
 return all
@@ -136,6 +143,10 @@ export class RedisRagQuotaStore implements RagQuotaStore {
     return `${this.base}:docs:${enc(owner.tenant)}:${enc(owner.keyId)}:${enc(index)}`;
   }
 
+  private static indexField(owner: Owner, index: string): string {
+    return `i:${enc(owner.tenant)}:${enc(owner.keyId)}:${enc(index)}`;
+  }
+
   async reserve(
     tenant: string,
     chunks: number,
@@ -170,7 +181,7 @@ export class RedisRagQuotaStore implements RagQuotaStore {
   ): Promise<void> {
     await this.commitHold(
       [...this.holdKeys, this.documents(owner, index)],
-      [enc(owner.tenant), holdId, documentId, arg(chunks)],
+      [enc(owner.tenant), holdId, documentId, arg(chunks), RedisRagQuotaStore.indexField(owner, index)],
     );
   }
 
@@ -181,7 +192,10 @@ export class RedisRagQuotaStore implements RagQuotaStore {
   async forgetDocument(owner: Owner, index: string, documentId: string): Promise<number> {
     const [counts] = this.holdKeys;
     return int(
-      await this.forgetDoc([counts!, this.documents(owner, index)], [enc(owner.tenant), documentId]),
+      await this.forgetDoc(
+        [counts!, this.documents(owner, index)],
+        [enc(owner.tenant), documentId, RedisRagQuotaStore.indexField(owner, index)],
+      ),
       'rag quota forget',
     );
   }
@@ -190,7 +204,7 @@ export class RedisRagQuotaStore implements RagQuotaStore {
     const [counts] = this.holdKeys;
     const flat = (await this.forgetIdx(
       [counts!, this.documents(owner, index)],
-      [enc(owner.tenant)],
+      [enc(owner.tenant), RedisRagQuotaStore.indexField(owner, index)],
     )) as string[];
     const out = new Map<string, number>();
     for (let i = 0; i + 1 < flat.length; i += 2) out.set(flat[i]!, Number(flat[i + 1]));
@@ -206,5 +220,25 @@ export class RedisRagQuotaStore implements RagQuotaStore {
       });
     const n = (i: number): number => Number(c[i] ?? 0);
     return { tenant: n(0) + n(1), total: n(2) + n(3) };
+  }
+
+  async indexCounts(owner: Owner, index: string): Promise<{ documents: number; chunks: number }> {
+    const [documents, chunks] = await Promise.all([
+      this.redis.hlen(this.documents(owner, index)),
+      this.redis.hget(this.holdKeys[0]!, RedisRagQuotaStore.indexField(owner, index)),
+    ]).catch((err: unknown) => {
+      throw toStoreError('rag.quota.index', err);
+    });
+    return { documents, chunks: Number(chunks ?? 0) };
+  }
+
+  async present(owner: Owner, index: string, documentIds: readonly string[]): Promise<Set<string>> {
+    if (documentIds.length === 0) return new Set();
+    const found = await this.redis
+      .hmget(this.documents(owner, index), ...documentIds)
+      .catch((err: unknown) => {
+        throw toStoreError('rag.quota.present', err);
+      });
+    return new Set(documentIds.filter((_, i) => found[i] !== null));
   }
 }

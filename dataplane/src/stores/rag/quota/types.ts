@@ -4,7 +4,9 @@
  * hold across pods: room is taken atomically before any embedding token is spent, so two
  * pods racing for a tenant's last slots cannot both be admitted, and a failed ingest hands
  * its room back. Every document's chunk count is kept per index, so a delete frees exactly
- * what was counted (a second, concurrent delete of the same document frees nothing).
+ * what was counted (a second, concurrent delete of the same document frees nothing); this
+ * per-index list is also what says which documents an index holds, because one atomic entry
+ * per document cannot lose a concurrent ingest the way a read-modify-written record does.
  */
 import type { Owner } from '../../owned/types.ts';
 
@@ -40,6 +42,10 @@ export interface RagQuotaStore {
   /** Forgets every document of an index; returns each one's chunk count. */
   forgetIndex(owner: Owner, index: string): Promise<Map<string, number>>;
   usage(tenant: string): Promise<RagUsage>;
+  /** The documents and chunks the ledger holds for one index. */
+  indexCounts(owner: Owner, index: string): Promise<{ documents: number; chunks: number }>;
+  /** Which of these documents the index holds. */
+  present(owner: Owner, index: string, documentIds: readonly string[]): Promise<Set<string>>;
 }
 
 /** How long a hold outlives its ingest at most: embedding 4,096 chunks with retries takes minutes. */
