@@ -8,10 +8,12 @@
  * cost off ordinary text, which pays two cheap regex passes here and nothing more.
  */
 
-import { findAnchors, type SharedAnchors } from './engines.ts';
+import { findAnchors, findNotedAnchors, type SharedAnchors } from './engines.ts';
+import type { WordNotes } from './learned/features.ts';
 import { learnedGuards, type LearnedScores } from './learned/model.ts';
 import { allAscii } from './spans.ts';
 import type { TextPrep } from './types.ts';
+import { ANCHOR_NOTE_MASK, CREDENTIAL_BIT, NOTES_FIND_ANCHORS, WORD_NOTES } from './word-notes.ts';
 
 export interface Normalized {
   text: string;
@@ -167,12 +169,22 @@ export function disguisedWindows(text: string): Array<[number, number]> {
   return windows;
 }
 
+/** Reused for the bytes of an ASCII text and the notes on its words (one text at a time). */
+let bytes = Buffer.allocUnsafe(0);
+const notes: WordNotes = {
+  annotator: WORD_NOTES,
+  tokens: new Int32Array(0),
+  values: new Int32Array(0),
+  count: 0,
+};
+
 /** Shared preparation of one text for the detectors (see TextPrep), each part done on first use. */
 class PreparedText implements TextPrep {
   private windows: Array<[number, number]> | undefined;
   private scores: LearnedScores | undefined;
   private found: SharedAnchors | undefined;
   private lowered: string | undefined;
+  private credentials: Array<[number, number]> | undefined;
 
   constructor(private readonly text: string) {}
 
@@ -181,7 +193,8 @@ class PreparedText implements TextPrep {
   }
 
   learned(): LearnedScores {
-    return (this.scores ??= learnedGuards().score(this.text));
+    if (!this.scores) this.words();
+    return this.scores as LearnedScores;
   }
 
   lower(): string {
@@ -189,7 +202,43 @@ class PreparedText implements TextPrep {
   }
 
   anchors(): SharedAnchors {
-    return (this.found ??= findAnchors(this.lower()));
+    if (!this.found) this.words();
+    return this.found as SharedAnchors;
+  }
+
+  credentialWords(): Array<[number, number]> | undefined {
+    return this.credentials;
+  }
+
+  /**
+   * The learned scores and the word anchors together: a detector that reads one reads the
+   * other, and in ASCII text the tokenizer's pass notes what the anchors need on each word
+   * (word-notes.ts), so they need no pass of their own. The notes point into the model's
+   * token buffer, valid only until its next call, so everything is taken from them now.
+   */
+  private words(): void {
+    const text = this.text;
+    if (!allAscii(text)) {
+      this.scores ??= learnedGuards().score(text);
+      this.found ??= findAnchors(this.lower());
+      return;
+    }
+    if (bytes.length <= text.length) bytes = Buffer.allocUnsafe(Math.max(text.length + 1, bytes.length * 2));
+    bytes.write(text, 0, text.length, 'latin1');
+    const guards = learnedGuards();
+    const scores = guards.scoreAscii(bytes, text.length, notes);
+    this.scores ??= scores;
+    const { starts, ends } = guards.tokens;
+    const credentials: Array<[number, number]> = [];
+    for (let k = 0; k < notes.count; k++) {
+      if ((notes.values[k] as number) < CREDENTIAL_BIT) continue;
+      const token = notes.tokens[k] as number;
+      credentials.push([starts[token] as number, ends[token] as number]);
+    }
+    this.credentials = credentials;
+    this.found ??= NOTES_FIND_ANCHORS
+      ? findNotedAnchors(this.lower(), starts, ends, notes, ANCHOR_NOTE_MASK)
+      : findAnchors(this.lower());
   }
 }
 

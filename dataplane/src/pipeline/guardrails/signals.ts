@@ -229,21 +229,82 @@ export class SignalSet<C extends string> {
  */
 export class AnchorUnion {
   private readonly re: RegExp;
-  /** Per anchor of the union: the longest anchor of each set that it starts with, '' for none. */
-  private readonly own = new Map<string, string[]>();
+  /** The union's anchors; `own[k]` holds, per set, the longest own anchor that all[k] starts with. */
+  private readonly all: string[];
+  private readonly own: string[][];
+  private readonly ownOf = new Map<string, string[]>();
+  /** The same trie as `re`, as a table for findAtWordStarts (see there). */
+  private readonly classOf = new Uint8Array(128);
+  private readonly classes: number;
+  /** Next node = next[node * classes + class], 0 for none (node 0 is the root). */
+  private readonly next: Uint32Array;
+  /** Index into `all` of the anchor ending at each node, -1 for none. */
+  private readonly ends: Int32Array;
+  /** 1 for a node with an edge on a character other than an ASCII letter or digit. */
+  private readonly goesOn: Uint8Array;
+  /** Whether findNoted finds what find does (no anchor begins with '_'). */
+  readonly walksWords: boolean;
 
   constructor(private readonly sets: ReadonlyArray<{ readonly wordTokens: ReadonlySet<string> }>) {
     const all = [...new Set(sets.flatMap((s) => [...s.wordTokens]))];
+    this.all = all;
     this.re = new RegExp(`\\b${trie(all)}`, 'g');
+    this.own = all.map((t) =>
+      sets.map((s) => {
+        for (let len = t.length; len > 0; len--)
+          if (s.wordTokens.has(t.slice(0, len))) return t.slice(0, len);
+        return '';
+      }),
+    );
+    all.forEach((t, k) => this.ownOf.set(t, this.own[k] as string[]));
+    let classes = 1;
     for (const t of all)
-      this.own.set(
-        t,
-        sets.map((s) => {
-          for (let len = t.length; len > 0; len--)
-            if (s.wordTokens.has(t.slice(0, len))) return t.slice(0, len);
-          return '';
-        }),
-      );
+      for (let i = 0; i < t.length; i++) {
+        const c = t.charCodeAt(i);
+        if (this.classOf[c] === 0) this.classOf[c] = classes++;
+      }
+    this.classes = classes;
+    // Build the trie as lists, then number its nodes breadth first: the rows a walk reads
+    // most (the first two characters of every word) sit together in a few kilobytes instead
+    // of being spread over the whole table, which would cost a cache miss per step.
+    const children: Array<Map<number, number>> = [new Map()];
+    const endOf: number[] = [-1];
+    all.forEach((t, k) => {
+      let node = 0;
+      for (let i = 0; i < t.length; i++) {
+        const cls = this.classOf[t.charCodeAt(i)] as number;
+        let child = (children[node] as Map<number, number>).get(cls);
+        if (child === undefined) {
+          child = children.length;
+          children.push(new Map());
+          endOf.push(-1);
+          (children[node] as Map<number, number>).set(cls, child);
+        }
+        node = child;
+      }
+      endOf[node] = k;
+    });
+    const order = [0];
+    for (let q = 0; q < order.length; q++)
+      order.push(...(children[order[q] as number] as Map<number, number>).values());
+    const rank = new Int32Array(order.length);
+    order.forEach((old, i) => (rank[old] = i));
+    // Node 0 is the root, so "no edge" can be 0: a walk never returns to the root.
+    this.next = new Uint32Array(order.length * classes);
+    this.ends = new Int32Array(order.length);
+    order.forEach((old, i) => {
+      this.ends[i] = endOf[old] as number;
+      for (const [cls, child] of children[old] as Map<number, number>)
+        this.next[i * classes + cls] = rank[child] as number;
+    });
+    this.goesOn = new Uint8Array(order.length);
+    order.forEach((old, i) => {
+      for (const cls of (children[old] as Map<number, number>).keys()) {
+        const c = this.classOf.indexOf(cls);
+        if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90))) this.goesOn[i] = 1;
+      }
+    });
+    this.walksWords = all.every((t) => t.charCodeAt(0) !== 95);
   }
 
   /** Word anchors of each set (in the constructor's order) in `lower`, a lower-cased text. */
@@ -252,18 +313,98 @@ export class AnchorUnion {
     const re = this.re;
     re.lastIndex = 0;
     for (let m = re.exec(lower); m !== null; m = re.exec(lower)) {
-      const own = this.own.get(m[0]);
-      if (own)
-        for (let i = 0; i < own.length; i++) {
-          const t = own[i] as string;
-          if (t === '') continue;
-          const o = out[i] as WordAnchors;
-          o.at.push(m.index);
-          o.token.push(t);
-        }
+      const own = this.ownOf.get(m[0]);
+      if (own) this.add(out, own, m.index);
       re.lastIndex = m.index + 1;
     }
     return out;
+  }
+
+  /**
+   * The trie walked over one word (pad[1..n], lower-cased code points, as the learned
+   * layer's tokenizer reads them), packed in one number for its word cache: the longest
+   * anchor that is a prefix of the word (index + 1, 0 for none) plus, when the whole word is
+   * still a path of the trie, the node reached times `anchorSpan` (the walk goes on past the
+   * word, "i" into "i'll"). 0 when the word starts no anchor at all.
+   */
+  walkWord(pad: Int32Array, n: number): number {
+    const { classOf, classes, next, ends } = this;
+    let node = 0;
+    let best = -1;
+    for (let k = 1; k <= n; k++) {
+      const c = pad[k] as number;
+      const cls = c < 128 ? (classOf[c] as number) : 0;
+      node = cls === 0 ? 0 : (next[node * classes + cls] as number);
+      if (node === 0) return best + 1;
+      const end = ends[node] as number;
+      if (end >= 0) best = end;
+    }
+    // A word ends where a character other than a letter or digit follows, so the walk can
+    // only go on through such an edge.
+    return this.goesOn[node] === 1 ? best + 1 + node * this.anchorSpan : best + 1;
+  }
+
+  /** walkWord's packing: notes stay below this (and above it no node fits). */
+  get noteLimit(): number {
+    return this.anchorSpan * this.ends.length;
+  }
+
+  private get anchorSpan(): number {
+    return this.all.length + 1;
+  }
+
+  /**
+   * find(lower) for an all-ASCII text from the walkWord notes of its words: tokens[k] is a
+   * word's index into `starts` and `ends` (where the word begins and ends), notes[k] its
+   * note (under `mask`), for k < count; words noted 0 are left out. In ASCII text an anchor,
+   * which begins with a letter or digit after `\b`, can only begin where a maximal run of
+   * ASCII letters and digits (a word) begins and no '_' (a word character to `\b`)
+   * precedes it; what the walk from there finds is the word's own note and, only when the
+   * word is a whole path of the trie, the walk's continuation in the text. Only when
+   * walksWords.
+   */
+  findNoted(
+    lower: string,
+    starts: Int32Array,
+    ends: Int32Array,
+    tokens: Int32Array,
+    notes: Int32Array,
+    count: number,
+    mask: number,
+  ): WordAnchors[] {
+    const out: WordAnchors[] = this.sets.map(() => ({ at: [], token: [] }));
+    const { classOf, classes, next } = this;
+    const span = this.anchorSpan;
+    const length = lower.length;
+    for (let k = 0; k < count; k++) {
+      const note = (notes[k] as number) & mask;
+      if (note === 0) continue;
+      const token = tokens[k] as number;
+      const p = starts[token] as number;
+      if (p > 0 && lower.charCodeAt(p - 1) === 95) continue;
+      let best = (note % span) - 1;
+      let node = (note - best - 1) / span;
+      // The longest anchor along the path: what the trie regex's greedy optional groups return.
+      for (let q = ends[token] as number; node !== 0 && q < length; q++) {
+        const c = lower.charCodeAt(q);
+        const cls = c < 128 ? (classOf[c] as number) : 0;
+        node = cls === 0 ? 0 : (next[node * classes + cls] as number);
+        const end = node === 0 ? -1 : (this.ends[node] as number);
+        if (end >= 0) best = end;
+      }
+      if (best >= 0) this.add(out, this.own[best] as string[], p);
+    }
+    return out;
+  }
+
+  private add(out: WordAnchors[], own: string[], at: number): void {
+    for (let i = 0; i < own.length; i++) {
+      const t = own[i] as string;
+      if (t === '') continue;
+      const o = out[i] as WordAnchors;
+      o.at.push(at);
+      o.token.push(t);
+    }
   }
 }
 

@@ -33,6 +33,11 @@ export interface TextPrep {
   lower(): string;
   /** Lower-cased text and the word anchors of the injection and toxicity signal sets. */
   anchors(): SharedAnchors;
+  /**
+   * Spans of the words that contain a credential word (word-notes.ts), when the learned
+   * layer has read this ASCII text already (learned() or anchors() called); else undefined.
+   */
+  credentialWords(): Array<[number, number]> | undefined;
 }
 
 export type Detector = (text: string, prep?: TextPrep) => Finding[];

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { FeatureScorer, type FeatureSpec } from './features.ts';
+import { FeatureScorer, type FeatureSpec, type TokenSums, type WordNotes } from './features.ts';
 
 export type LearnedModelName = 'injection' | 'toxicity';
 
@@ -74,7 +74,23 @@ export class LearnedGuards {
   }
 
   score(text: string): LearnedScores {
-    const t = this.scorer.tokenSums(text);
+    return this.scoreTokens(this.scorer.tokenSums(text));
+  }
+
+  /**
+   * score() of an all-ASCII text given as its bytes (FeatureScorer.asciiTokenSums), with
+   * `notes` on its words when given. Its tokens stay in `tokens` until the next call.
+   */
+  scoreAscii(bytes: Uint8Array, length: number, notes?: WordNotes): LearnedScores {
+    return this.scoreTokens(this.scorer.asciiTokenSums(bytes, length, notes));
+  }
+
+  /** Tokens of the last text scored: valid until the next call of score or scoreAscii. */
+  get tokens(): TokenSums {
+    return this.scorer.lastTokens;
+  }
+
+  private scoreTokens(t: TokenSums): LearnedScores {
     const { injection, toxicity } = this.header.models;
     const count = t.count;
     // Prefix sums (from the token pass) make every window O(1).

@@ -1,0 +1,56 @@
+/**
+ * What the rule detectors need to know about each word of an ASCII text, noted by the
+ * learned layer's tokenizer as it reads the text (learned/features.ts, WordAnnotator): the
+ * tokenizer reads every word anyway and keeps a cache of the words it has seen, so a
+ * per-word test costs one lookup per word instead of a regex pass over every character,
+ * and its answer is worked out once per distinct word. Two tests:
+ *
+ * - the anchor trie of the injection and toxicity sets walked from the word's first
+ *   letter (AnchorUnion.walkWord), which is where, in ASCII text, an anchor can begin;
+ * - whether the word contains one of the credential words that every match of the secrets
+ *   detector's assignment rule begins with (secrets.ts), which, being letters, can only
+ *   sit inside a word.
+ */
+import { ANCHOR_UNION } from './engines.ts';
+import type { WordAnnotator } from './learned/features.ts';
+
+/** Every match of secrets.ts's ASSIGNMENT rule begins with one of these (it matches lower-cased text). */
+export const CREDENTIAL_WORDS = ['key', 'secret', 'token', 'passw', 'pwd', 'auth', 'credential'] as const;
+const CREDENTIAL_CODES = CREDENTIAL_WORDS.map((w) => Int32Array.from(w, (c) => c.charCodeAt(0)));
+/** Bit i set for a character that credential word i begins with. */
+const FIRST = new Uint8Array(128);
+CREDENTIAL_CODES.forEach((w, i) => (FIRST[w[0] as number] = (FIRST[w[0] as number] as number) | (1 << i)));
+
+/** Whether pad[1..n] contains a credential word: a plain scan, no string built (this runs per new word). */
+function hasCredentialWord(pad: Int32Array, n: number): boolean {
+  for (let k = 1; k <= n; k++) {
+    const c = pad[k] as number;
+    const starts = c < 128 ? (FIRST[c] as number) : 0;
+    if (starts === 0) continue;
+    for (let i = 0; i < CREDENTIAL_CODES.length; i++) {
+      const word = CREDENTIAL_CODES[i] as Int32Array;
+      if ((starts & (1 << i)) === 0 || k + word.length - 1 > n) continue;
+      let j = 1;
+      while (j < word.length && pad[k + j] === word[j]) j++;
+      if (j === word.length) return true;
+    }
+  }
+  return false;
+}
+
+/** Above every anchor note (checked below), so the two fit in one number. */
+export const CREDENTIAL_BIT = 2 ** 30;
+export const ANCHOR_NOTE_MASK = CREDENTIAL_BIT - 1;
+
+/** Whether the anchors can be found from word notes (see AnchorUnion.walksWords). */
+export const NOTES_FIND_ANCHORS = ANCHOR_UNION.walksWords && ANCHOR_UNION.noteLimit <= CREDENTIAL_BIT;
+
+export const WORD_NOTES: WordAnnotator = {
+  id: 1,
+  annotate(pad: Int32Array, n: number, truncated: boolean): number {
+    const anchors = NOTES_FIND_ANCHORS ? ANCHOR_UNION.walkWord(pad, n) : 0;
+    // A word cut short is checked in the text itself (secrets.ts), so it is marked whatever it holds.
+    const credential = truncated || hasCredentialWord(pad, n);
+    return anchors + (credential ? CREDENTIAL_BIT : 0);
+  },
+};
