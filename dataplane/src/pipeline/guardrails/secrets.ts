@@ -15,6 +15,7 @@ import { dedupeOverlaps, extendLeft, isWordCode } from './spans.ts';
 import { trie } from './signals.ts';
 import { GITLEAKS, GitleaksRules } from './gitleaks.ts';
 import { isPlaceholder, shannonEntropy } from './validators.ts';
+import { CREDENTIAL_WORDS } from './word-notes.ts';
 
 interface Rule {
   category: string;
@@ -265,37 +266,77 @@ const CODE_VALUE =
 
 const isNameCode = (c: number): boolean => isWordCode(c) || c === 46 || c === 45;
 
-function genericFindings(text: string, lower: string, out: Finding[]): void {
+/** ASSIGNMENT_LOWER tried at one offset (where a credential word starts). */
+const ASSIGNMENT_AT = new RegExp(ASSIGNMENT.source, 'y');
+
+/**
+ * Where the credential words start inside `words` (spans of lower-cased text that hold
+ * one, TextPrep.credentialWords), in order: the only offsets where ASSIGNMENT can match.
+ */
+function credentialStarts(lower: string, words: Array<[number, number]>): number[] {
+  const at: number[] = [];
+  for (const [start, end] of words)
+    for (const word of CREDENTIAL_WORDS)
+      for (
+        let i = lower.indexOf(word, start);
+        i !== -1 && i + word.length <= end;
+        i = lower.indexOf(word, i + 1)
+      )
+        at.push(i);
+  return [...new Set(at)].sort((a, b) => a - b);
+}
+
+/**
+ * `words`: where the credential words can be (TextPrep.credentialWords), when known. The
+ * regex is then tried at those offsets only, in order and never inside the last match, which
+ * is every match a scan of the whole text finds: each one begins with such a word.
+ */
+function genericFindings(text: string, lower: string, out: Finding[], words?: Array<[number, number]>): void {
+  if (words && lower.length === text.length) {
+    let resume = 0;
+    for (const at of credentialStarts(lower, words)) {
+      if (at < resume) continue;
+      ASSIGNMENT_AT.lastIndex = at;
+      const m = ASSIGNMENT_AT.exec(lower);
+      if (!m) continue;
+      resume = at + m[0].length;
+      assignment(text, m, out);
+    }
+    return;
+  }
   // Matched on a lower-cased copy (same offsets) without the `i` flag, which is twice as fast.
   const [haystack, re] = lower.length === text.length ? [lower, ASSIGNMENT_LOWER] : [text, ASSIGNMENT];
   re.lastIndex = 0;
-  for (let m = re.exec(haystack); m !== null; m = re.exec(haystack)) {
-    const [whole, word = '', suffix = '', quote = ''] = m;
-    const raw = text.slice(m.index + whole.length - (m[4] ?? '').length, m.index + whole.length);
-    const nameStart = extendLeft(text, m.index, isNameCode, 40);
-    const name = text.slice(nameStart, m.index + word.length + suffix.length);
-    // keyHash, tokenType: camelCase parts count like snake_case ones.
-    if (NOT_A_VALUE_NAME.test(name.replace(/([a-z0-9])([A-Z])/g, '$1_$2'))) continue;
-    const valueStart = m.index + whole.length - raw.length;
-    let value = raw;
-    if (quote === '') {
-      value = value.replace(/[,;)}\]]+$/, '');
-      if (CODE_VALUE.test(value)) continue;
-    } else if (text[valueStart + raw.length] !== quote) continue;
-    if (/^(?:https?|ftp|file):\/\//i.test(value) || value.includes('@')) continue;
-    if (IDENTIFIER_VALUE.test(value) && !CREDENTIAL_NAME.test(name)) continue;
-    const ok = PASSWORD_NAME.test(name)
-      ? humanSecretOk(value) || machineSecretOk(value)
-      : machineSecretOk(value);
-    if (!ok) continue;
-    out.push({
-      guardrail: 'secrets',
-      category: 'GENERIC_CREDENTIAL',
-      score: 0.8,
-      start: valueStart,
-      end: valueStart + value.length,
-    });
-  }
+  for (let m = re.exec(haystack); m !== null; m = re.exec(haystack)) assignment(text, m, out);
+}
+
+/** Judges one ASSIGNMENT match: a finding for the value when it looks like a credential. */
+function assignment(text: string, m: RegExpExecArray, out: Finding[]): void {
+  const [whole, word = '', suffix = '', quote = ''] = m;
+  const raw = text.slice(m.index + whole.length - (m[4] ?? '').length, m.index + whole.length);
+  const nameStart = extendLeft(text, m.index, isNameCode, 40);
+  const name = text.slice(nameStart, m.index + word.length + suffix.length);
+  // keyHash, tokenType: camelCase parts count like snake_case ones.
+  if (NOT_A_VALUE_NAME.test(name.replace(/([a-z0-9])([A-Z])/g, '$1_$2'))) return;
+  const valueStart = m.index + whole.length - raw.length;
+  let value = raw;
+  if (quote === '') {
+    value = value.replace(/[,;)}\]]+$/, '');
+    if (CODE_VALUE.test(value)) return;
+  } else if (text[valueStart + raw.length] !== quote) return;
+  if (/^(?:https?|ftp|file):\/\//i.test(value) || value.includes('@')) return;
+  if (IDENTIFIER_VALUE.test(value) && !CREDENTIAL_NAME.test(name)) return;
+  const ok = PASSWORD_NAME.test(name)
+    ? humanSecretOk(value) || machineSecretOk(value)
+    : machineSecretOk(value);
+  if (!ok) return;
+  out.push({
+    guardrail: 'secrets',
+    category: 'GENERIC_CREDENTIAL',
+    score: 0.8,
+    start: valueStart,
+    end: valueStart + value.length,
+  });
 }
 
 /**
@@ -392,7 +433,7 @@ export function detect(text: string, prep?: TextPrep): Finding[] {
   if (text.includes('://')) urlCredentials(text, out);
   // One lower-cased copy for both passes, and for the other detectors when they share prep.
   const lower = prep ? prep.lower() : text.toLowerCase();
-  genericFindings(text, lower, out);
+  genericFindings(text, lower, out, prep?.credentialWords());
   // Ours first: where both know a format, the finding keeps our category name.
   out.push(...GITLEAKS_RULES.detect(text, GITLEAKS_SCORE, lower));
   return dedupeOverlaps(out);
