@@ -13,7 +13,14 @@ import type { WordNotes } from './learned/features.ts';
 import { learnedGuards, type LearnedScores } from './learned/model.ts';
 import { allAscii } from './spans.ts';
 import type { TextPrep } from './types.ts';
-import { ANCHOR_NOTE_MASK, CREDENTIAL_BIT, NOTES_FIND_ANCHORS, WORD_NOTES } from './word-notes.ts';
+import {
+  ANCHOR_NOTE_MASK,
+  CREDENTIAL_BIT,
+  LEET_BIT,
+  LETTER_BIT,
+  NOTES_FIND_ANCHORS,
+  WORD_NOTES,
+} from './word-notes.ts';
 
 export interface Normalized {
   text: string;
@@ -106,6 +113,7 @@ const GREEK_OR_CYRILLIC = /[\u0370-\u03ff\u0400-\u04ff]/;
  * or five single letters joined by separators ("i g n o r e").
  */
 const HINT = /[a-z](?:[013457]+[a-z]|[ .*_-][a-z][ .*_-][a-z][ .*_-][a-z][ .*_-][a-z](?![a-z]))/gi;
+const HINT_AT = new RegExp(HINT.source, 'iy');
 const isAlnum = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 const LEET_WORD = /^(?:[a-z]*[013457][a-z]+[013457][a-z013457]*|[a-z]+[013457][a-z]+)$/;
 /**
@@ -125,7 +133,7 @@ function pushWindow(windows: Array<[number, number]>, text: string, at: number, 
  * Stretches of `text` worth normalising, merged. A lone leet-looking word ("log4j") does not
  * count; three within one window do. Each hint is a cheap pass; most text fails them all.
  */
-export function disguisedWindows(text: string): Array<[number, number]> {
+export function disguisedWindows(text: string, hints?: number[]): Array<[number, number]> {
   // exec loops over the text as it is: most texts are short chat messages, where iterators
   // and a lower-cased copy would cost more than the passes themselves.
   const raw: Array<[number, number]> = [];
@@ -141,8 +149,24 @@ export function disguisedWindows(text: string): Array<[number, number]> {
     }
   }
   const leet: number[] = [];
+  // With `hints`, the offsets where a HINT match can begin (see hintStarts), the regex is
+  // tried there only, in order and never inside the last match: the same matches.
+  let next = 0;
+  const exec = (): RegExpExecArray | null => {
+    if (!hints) return HINT.exec(text);
+    for (; next < hints.length; next++) {
+      const at = hints[next] as number;
+      if (at < HINT_AT.lastIndex) continue;
+      HINT_AT.lastIndex = at;
+      const m = HINT_AT.exec(text);
+      if (m) return m;
+      HINT_AT.lastIndex = at;
+    }
+    return null;
+  };
   HINT.lastIndex = 0;
-  for (let m = HINT.exec(text); m !== null; m = HINT.exec(text)) {
+  HINT_AT.lastIndex = 0;
+  for (let m = exec(); m !== null; m = exec()) {
     const at = m.index;
     if (!/\d/.test(m[0])) {
       pushWindow(raw, text, at, m[0].length);
@@ -185,11 +209,13 @@ class PreparedText implements TextPrep {
   private found: SharedAnchors | undefined;
   private lowered: string | undefined;
   private credentials: Array<[number, number]> | undefined;
+  /** Where a disguise hint can begin, when the tokenizer's notes told (see hintStarts). */
+  private hints: number[] | undefined;
 
   constructor(private readonly text: string) {}
 
   disguised(): Array<[number, number]> {
-    return (this.windows ??= disguisedWindows(this.text));
+    return (this.windows ??= disguisedWindows(this.text, this.hints));
   }
 
   learned(): LearnedScores {
@@ -228,18 +254,66 @@ class PreparedText implements TextPrep {
     const guards = learnedGuards();
     const scores = guards.scoreAscii(bytes, text.length, notes);
     this.scores ??= scores;
-    const { starts, ends } = guards.tokens;
+    const { starts, ends, count: words } = guards.tokens;
     const credentials: Array<[number, number]> = [];
     for (let k = 0; k < notes.count; k++) {
-      if ((notes.values[k] as number) < CREDENTIAL_BIT) continue;
+      if (((notes.values[k] as number) & CREDENTIAL_BIT) === 0) continue;
       const token = notes.tokens[k] as number;
       credentials.push([starts[token] as number, ends[token] as number]);
     }
     this.credentials = credentials;
+    this.hints ??= hintStarts(this.lower(), starts, ends, words, notes);
     this.found ??= NOTES_FIND_ANCHORS
       ? findNotedAnchors(this.lower(), starts, ends, notes, ANCHOR_NOTE_MASK)
       : findAnchors(this.lower());
   }
+}
+
+/**
+ * Every offset of an ASCII text where HINT can begin, in order, from its tokenizer's notes
+ * (word-notes.ts). A leet hint lies inside one word, at a letter before a leet digit: the
+ * words noted LEET_BIT are searched for those. A spaced hint, a letter then four more each
+ * after one separator, begins at the last letter of a word followed, one character apart
+ * each, by three one-letter words and a fourth word: found from the runs of words noted
+ * LETTER_BIT. Both checks are loose; the regex decides at each offset.
+ */
+function hintStarts(
+  lower: string,
+  starts: Int32Array,
+  ends: Int32Array,
+  words: number,
+  notes: WordNotes,
+): number[] {
+  const at: number[] = [];
+  const { tokens, values, count } = notes;
+  for (let k = 0; k < count; k++) {
+    const note = values[k] as number;
+    const token = tokens[k] as number;
+    if ((note & LEET_BIT) !== 0) {
+      const end = ends[token] as number;
+      for (let i = starts[token] as number; i + 1 < end; i++) {
+        const c = lower.charCodeAt(i);
+        const d = lower.charCodeAt(i + 1);
+        if (c >= 97 && c <= 122 && (d === 48 || d === 49 || d === 51 || d === 52 || d === 53 || d === 55))
+          at.push(i);
+      }
+    }
+    // The first of three one-letter words in a row (consecutive words, one character apart).
+    if ((note & LETTER_BIT) === 0 || token === 0 || k + 2 >= count) continue;
+    if (tokens[k + 1] !== token + 1 || tokens[k + 2] !== token + 2) continue;
+    if (((values[k + 1] as number) & (values[k + 2] as number) & LETTER_BIT) === 0) continue;
+    const before = token - 1;
+    if (starts[token] !== (ends[before] as number) + 1) continue;
+    if (
+      starts[token + 1] !== (ends[token] as number) + 1 ||
+      starts[token + 2] !== (ends[token + 1] as number) + 1
+    )
+      continue;
+    if (token + 3 >= words || starts[token + 3] !== (ends[token + 2] as number) + 1) continue;
+    at.push((ends[before] as number) - 1);
+  }
+  // Leet offsets come in word order, spaced ones at an earlier word: sort once.
+  return at.sort((a, b) => a - b);
 }
 
 /** A class rather than closures: this runs for every text of every request. */

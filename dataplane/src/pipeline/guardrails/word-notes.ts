@@ -3,13 +3,16 @@
  * learned layer's tokenizer as it reads the text (learned/features.ts, WordAnnotator): the
  * tokenizer reads every word anyway and keeps a cache of the words it has seen, so a
  * per-word test costs one lookup per word instead of a regex pass over every character,
- * and its answer is worked out once per distinct word. Two tests:
+ * and its answer is worked out once per distinct word. A word is a maximal run of ASCII
+ * letters and digits. The tests:
  *
  * - the anchor trie of the injection and toxicity sets walked from the word's first
  *   letter (AnchorUnion.walkWord), which is where, in ASCII text, an anchor can begin;
  * - whether the word contains one of the credential words that every match of the secrets
  *   detector's assignment rule begins with (secrets.ts), which, being letters, can only
- *   sit inside a word.
+ *   sit inside a word;
+ * - for the disguise hints (normalize.ts): whether a letter is followed by a leet digit in
+ *   the word, and whether the word is a single letter.
  */
 import { ANCHOR_UNION } from './engines.ts';
 import type { WordAnnotator } from './learned/features.ts';
@@ -38,19 +41,36 @@ function hasCredentialWord(pad: Int32Array, n: number): boolean {
   return false;
 }
 
-/** Above every anchor note (checked below), so the two fit in one number. */
-export const CREDENTIAL_BIT = 2 ** 30;
+/** Flags above every anchor note (checked below), so all fit in one non-negative int. */
+export const CREDENTIAL_BIT = 2 ** 27;
+/** A letter followed by a leet digit (0, 1, 3, 4, 5, 7): where normalize.ts's leet hint can match. */
+export const LEET_BIT = 2 ** 28;
+/** The word is one letter: spaced-out letters ("i g n o r e") are runs of such words. */
+export const LETTER_BIT = 2 ** 29;
 export const ANCHOR_NOTE_MASK = CREDENTIAL_BIT - 1;
 
 /** Whether the anchors can be found from word notes (see AnchorUnion.walksWords). */
 export const NOTES_FIND_ANCHORS = ANCHOR_UNION.walksWords && ANCHOR_UNION.noteLimit <= CREDENTIAL_BIT;
 
+const isLetter = (c: number): boolean => c >= 97 && c <= 122;
+const isLeetDigit = (c: number): boolean =>
+  c === 48 || c === 49 || c === 51 || c === 52 || c === 53 || c === 55;
+
+function hasLeet(pad: Int32Array, n: number): boolean {
+  for (let k = 1; k < n; k++)
+    if (isLetter(pad[k] as number) && isLeetDigit(pad[k + 1] as number)) return true;
+  return false;
+}
+
 export const WORD_NOTES: WordAnnotator = {
   id: 1,
   annotate(pad: Int32Array, n: number, truncated: boolean): number {
     const anchors = NOTES_FIND_ANCHORS ? ANCHOR_UNION.walkWord(pad, n) : 0;
-    // A word cut short is checked in the text itself (secrets.ts), so it is marked whatever it holds.
-    const credential = truncated || hasCredentialWord(pad, n);
-    return anchors + (credential ? CREDENTIAL_BIT : 0);
+    // A word cut short is checked in the text itself, so it is marked whatever it holds.
+    let note = anchors;
+    if (truncated || hasCredentialWord(pad, n)) note += CREDENTIAL_BIT;
+    if (truncated || hasLeet(pad, n)) note += LEET_BIT;
+    if (n === 1 && isLetter(pad[1] as number)) note += LETTER_BIT;
+    return note;
   },
 };
