@@ -16,6 +16,7 @@
 import type { Finding } from './types.ts';
 import data from './gitleaks-rules.json' with { type: 'json' };
 import { KeywordAutomaton } from './keywords.ts';
+import { escapeRegex } from './signals.ts';
 import { shannonEntropy } from './validators.ts';
 
 interface RuleData {
@@ -68,6 +69,9 @@ export class GitleaksRules {
   /** Rule indexes per keyword id of `keywords`. */
   private readonly byKeyword: number[][];
   private readonly keywords: KeywordAutomaton;
+  /** One alternation of the keywords that begin with neither a letter nor a digit. */
+  private readonly outsideWords: RegExp | undefined;
+  private readonly idOf = new Map<string, number>();
   private readonly globalAllow: RegExp[];
   private readonly globalStop: string[];
 
@@ -88,18 +92,62 @@ export class GitleaksRules {
       for (const k of r.keywords) byKeyword.set(k, [...(byKeyword.get(k) ?? []), i]);
     });
     this.keywords = new KeywordAutomaton([...byKeyword.keys()]);
+    const outside = [...byKeyword.keys()].filter((k) => !/^[a-z0-9]/.test(k));
+    // None begins another (checked below), so at each offset at most one can match: one
+    // alternation, tried at every offset, reports each occurrence.
+    this.outsideWords = outside.length > 0 ? new RegExp(outside.map(escapeRegex).join('|'), 'g') : undefined;
+    [...byKeyword.keys()].forEach((k, id) => this.idOf.set(k, id));
+    for (const a of outside)
+      for (const b of outside)
+        if (a !== b && a.startsWith(b))
+          throw new Error(
+            `gitleaks keywords ${a} and ${b}: one begins the other, so one regex cannot report both`,
+          );
     this.byKeyword = [...byKeyword.values()];
     this.globalAllow = d.globalAllowRegexes.map((x) => new RegExp(x));
     this.globalStop = d.globalStopwords.map((s) => s.toLowerCase());
   }
 
-  /** Windows per rule, merged, from one pass of the keyword automaton. */
-  private windows(text: string, lower: string): Map<number, Array<[number, number]>> {
+  /**
+   * What keywords.scan(lower) returns, from `words`, the spans of an ASCII text's words
+   * where a keyword beginning with a letter or digit can begin (word-notes.ts): each is
+   * scanned with a keyword's length of text after it, and the keywords that begin with
+   * anything else are found by indexOf.
+   */
+  private occurrences(lower: string, words: Array<[number, number]>): { found: Float64Array; count: number } {
+    const out: number[] = [];
+    const longest = this.keywords.longest;
+    for (const [start, end] of words)
+      this.keywords.scanRange(lower, start, Math.min(lower.length, end + longest), start, end, out);
+    const re = this.outsideWords;
+    if (re) {
+      re.lastIndex = 0;
+      for (let m = re.exec(lower); m !== null; m = re.exec(lower)) {
+        const id = this.idOf.get(m[0]) as number;
+        out.push(m.index * 65536 + m[0].length * 512 + id);
+        // Every start: one keyword's occurrence may begin inside another's.
+        re.lastIndex = m.index + 1;
+      }
+    }
+    const found = Float64Array.from(out).sort();
+    return { found, count: found.length };
+  }
+
+  /**
+   * Windows per rule, merged, from one pass of the keyword automaton, or, with `words`
+   * (see occurrences), from those words alone.
+   */
+  private windows(
+    text: string,
+    lower: string,
+    words?: Array<[number, number]>,
+  ): Map<number, Array<[number, number]>> {
     const haystack = lower.length === text.length ? lower : text;
     const out = new Map<number, Array<[number, number]>>();
     // Every keyword at every offset, by offset and then shortest first: overlapping ones
     // ("ghp_" inside "xghp_...", "sk" in "sk_live") each open their rules' windows.
-    const { found, count } = this.keywords.scan(haystack);
+    const { found, count } =
+      words && haystack === lower ? this.occurrences(lower, words) : this.keywords.scan(haystack);
     for (let k = 0; k < count; k++) {
       const x = found[k] as number;
       const start = Math.floor(x / 65536);
@@ -141,10 +189,18 @@ export class GitleaksRules {
     return this.globalAllow.some((re) => re.test(secret));
   }
 
-  /** `lower`: text.toLowerCase(), when the caller has it already. */
-  detect(text: string, score: number, lower = text.toLowerCase()): Finding[] {
+  /**
+   * `lower`: text.toLowerCase(), when the caller has it already; `words`: where keywords
+   * can begin, when known (TextPrep.keywordWords).
+   */
+  detect(
+    text: string,
+    score: number,
+    lower = text.toLowerCase(),
+    words?: Array<[number, number]>,
+  ): Finding[] {
     const out: Finding[] = [];
-    for (const [index, spans] of this.windows(text, lower)) {
+    for (const [index, spans] of this.windows(text, lower, words)) {
       const rule = this.rules[index];
       if (!rule) continue;
       for (const [from, to] of spans) {

@@ -9,6 +9,8 @@
 export class KeywordAutomaton {
   /** Keyword lengths by id (ids follow the order of the constructor's list). */
   readonly lengths: Int32Array;
+  /** The longest keyword's length. */
+  readonly longest: number;
   /** Character class per ASCII code; 0 for characters no keyword has (and all non-ASCII). */
   private readonly classOf = new Uint8Array(128);
   private readonly classes: number;
@@ -19,12 +21,15 @@ export class KeywordAutomaton {
   /** Keyword ids ending in each state: outIds[outStart[s] .. outStart[s + 1]). */
   private readonly outStart: Int32Array;
   private readonly outIds: Int32Array;
+  /** Characters matched so far in each state (its trie depth), by state number. */
+  private readonly depth: Int32Array;
   /** Reused occurrence buffer; grown on demand. */
   private found = new Float64Array(64);
 
   constructor(readonly keywords: readonly string[]) {
     if (keywords.length > 512) throw new Error('at most 512 keywords');
     this.lengths = Int32Array.from(keywords, (k) => k.length);
+    this.longest = keywords.reduce((n, k) => Math.max(n, k.length), 0);
     let classes = 1;
     for (const k of keywords) {
       if (k === '' || k.length > 127) throw new Error(`keyword ${JSON.stringify(k)}: 1 to 127 characters`);
@@ -38,6 +43,7 @@ export class KeywordAutomaton {
     // Trie first: goto[state][class], -1 for no edge.
     const go: Int32Array[] = [new Int32Array(classes).fill(-1)];
     const own: number[][] = [[]];
+    const depth: number[] = [0];
     keywords.forEach((k, id) => {
       let s = 0;
       for (let i = 0; i < k.length; i++) {
@@ -47,6 +53,7 @@ export class KeywordAutomaton {
           next = go.length;
           go.push(new Int32Array(classes).fill(-1));
           own.push([]);
+          depth.push(i + 1);
           (go[s] as Int32Array)[cls] = next;
         }
         s = next;
@@ -91,6 +98,8 @@ export class KeywordAutomaton {
       for (let c = 0; c < classes; c++)
         this.delta[(rank[old] as number) * classes + c] =
           (rank[delta[old * classes + c] as number] as number) * classes;
+    this.depth = new Int32Array(states);
+    for (let old = 0; old < states; old++) this.depth[rank[old] as number] = depth[old] as number;
     this.firstOut = order.findIndex((old) => (outs[old] as number[]).length > 0);
     if (this.firstOut < 0) this.firstOut = states;
     this.firstOut *= classes;
@@ -98,6 +107,51 @@ export class KeywordAutomaton {
     for (let i = 0; i < states; i++)
       this.outStart[i + 1] = (this.outStart[i] as number) + (outs[order[i] as number] as number[]).length;
     this.outIds = Int32Array.from(order.flatMap((old) => outs[old] as number[]));
+  }
+
+  /**
+   * What a word (pad[1..n], lower-cased ASCII code points) can hold of the keywords: bit 1
+   * when some keyword ends inside it, bit 2 when the word, followed by one of `then` (char
+   * codes), is a suffix of the start of some keyword, so a keyword may begin inside the word
+   * and run on past it.
+   */
+  wordNote(pad: Int32Array, n: number, then: readonly number[]): number {
+    const { classOf, classes, delta, firstOut, depth } = this;
+    let s = 0;
+    let note = 0;
+    for (let k = 1; k <= n; k++) {
+      const c = pad[k] as number;
+      s = delta[s + (c < 128 ? (classOf[c] as number) : 0)] as number;
+      if (s >= firstOut) note = 1;
+    }
+    for (const c of then) {
+      // Depth 2 or more: some suffix of the word, one character at least, and c start a keyword.
+      const t = delta[s + (c < 128 ? (classOf[c] as number) : 0)] as number;
+      if ((depth[t / classes] as number) >= 2) return note | 2;
+    }
+    return note;
+  }
+
+  /**
+   * Occurrences in text[from, to) that start in [keepFrom, keepTo), appended to `out` as
+   * packed numbers (see scan), unordered. The scan starts afresh at `from`, so it finds
+   * every occurrence that starts there or later and ends by `to`.
+   */
+  scanRange(text: string, from: number, to: number, keepFrom: number, keepTo: number, out: number[]): void {
+    const { classOf, classes, delta, firstOut, outStart, outIds, lengths } = this;
+    let s = 0;
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i);
+      s = delta[s + (c < 128 ? (classOf[c] as number) : 0)] as number;
+      if (s < firstOut) continue;
+      const state = s / classes;
+      for (let k = outStart[state] as number, end = outStart[state + 1] as number; k < end; k++) {
+        const id = outIds[k] as number;
+        const len = lengths[id] as number;
+        const start = i + 1 - len;
+        if (start >= keepFrom && start < keepTo) out.push(start * 65536 + len * 512 + id);
+      }
+    }
   }
 
   /**

@@ -16,6 +16,9 @@ import type { TextPrep } from './types.ts';
 import {
   ANCHOR_NOTE_MASK,
   CREDENTIAL_BIT,
+  KEYWORD_BIT,
+  KEYWORD_HEAD_BIT,
+  KEYWORD_THEN,
   LEET_BIT,
   LETTER_BIT,
   NOTES_FIND_ANCHORS,
@@ -151,22 +154,21 @@ export function disguisedWindows(text: string, hints?: number[]): Array<[number,
   const leet: number[] = [];
   // With `hints`, the offsets where a HINT match can begin (see hintStarts), the regex is
   // tried there only, in order and never inside the last match: the same matches.
-  let next = 0;
-  const exec = (): RegExpExecArray | null => {
-    if (!hints) return HINT.exec(text);
-    for (; next < hints.length; next++) {
-      const at = hints[next] as number;
-      if (at < HINT_AT.lastIndex) continue;
-      HINT_AT.lastIndex = at;
-      const m = HINT_AT.exec(text);
-      if (m) return m;
-      HINT_AT.lastIndex = at;
-    }
-    return null;
-  };
   HINT.lastIndex = 0;
-  HINT_AT.lastIndex = 0;
-  for (let m = exec(); m !== null; m = exec()) {
+  let next = 0;
+  let resume = 0;
+  for (;;) {
+    let m: RegExpExecArray | null = null;
+    if (!hints) m = HINT.exec(text);
+    else
+      for (; m === null && next < hints.length; next++) {
+        const at = hints[next] as number;
+        if (at < resume) continue;
+        HINT_AT.lastIndex = at;
+        m = HINT_AT.exec(text);
+      }
+    if (m === null) break;
+    resume = m.index + m[0].length;
     const at = m.index;
     if (!/\d/.test(m[0])) {
       pushWindow(raw, text, at, m[0].length);
@@ -209,6 +211,7 @@ class PreparedText implements TextPrep {
   private found: SharedAnchors | undefined;
   private lowered: string | undefined;
   private credentials: Array<[number, number]> | undefined;
+  private keywords: Array<[number, number]> | undefined;
   /** Where a disguise hint can begin, when the tokenizer's notes told (see hintStarts). */
   private hints: number[] | undefined;
 
@@ -234,6 +237,10 @@ class PreparedText implements TextPrep {
 
   credentialWords(): Array<[number, number]> | undefined {
     return this.credentials;
+  }
+
+  keywordWords(): Array<[number, number]> | undefined {
+    return this.keywords;
   }
 
   /**
@@ -262,6 +269,7 @@ class PreparedText implements TextPrep {
       credentials.push([starts[token] as number, ends[token] as number]);
     }
     this.credentials = credentials;
+    this.keywords = keywordWords(this.lower(), starts, ends, notes);
     this.hints ??= hintStarts(this.lower(), starts, ends, words, notes);
     this.found ??= NOTES_FIND_ANCHORS
       ? findNotedAnchors(this.lower(), starts, ends, notes, ANCHOR_NOTE_MASK)
@@ -314,6 +322,26 @@ function hintStarts(
   }
   // Leet offsets come in word order, spaced ones at an earlier word: sort once.
   return at.sort((a, b) => a - b);
+}
+
+/** Spans of the words where a gitleaks keyword can begin (KEYWORD_BIT, KEYWORD_HEAD_BIT). */
+function keywordWords(
+  lower: string,
+  starts: Int32Array,
+  ends: Int32Array,
+  notes: WordNotes,
+): Array<[number, number]> {
+  const words: Array<[number, number]> = [];
+  const { tokens, values, count } = notes;
+  for (let k = 0; k < count; k++) {
+    const note = values[k] as number;
+    if ((note & (KEYWORD_BIT | KEYWORD_HEAD_BIT)) === 0) continue;
+    const token = tokens[k] as number;
+    const end = ends[token] as number;
+    if ((note & KEYWORD_BIT) === 0 && !KEYWORD_THEN.includes(lower.charCodeAt(end))) continue;
+    words.push([starts[token] as number, end]);
+  }
+  return words;
 }
 
 /** A class rather than closures: this runs for every text of every request. */

@@ -435,7 +435,7 @@ export function detect(text: string, prep?: TextPrep): Finding[] {
   const lower = prep ? prep.lower() : text.toLowerCase();
   genericFindings(text, lower, out, prep?.credentialWords());
   // Ours first: where both know a format, the finding keeps our category name.
-  out.push(...GITLEAKS_RULES.detect(text, GITLEAKS_SCORE, lower));
+  out.push(...GITLEAKS_RULES.detect(text, GITLEAKS_SCORE, lower, prep?.keywordWords()));
   return dedupeOverlaps(out);
 }
 

@@ -38,6 +38,8 @@ export interface TextPrep {
    * layer has read this ASCII text already (learned() or anchors() called); else undefined.
    */
   credentialWords(): Array<[number, number]> | undefined;
+  /** Likewise, spans of the words where a gitleaks keyword can begin (word-notes.ts). */
+  keywordWords(): Array<[number, number]> | undefined;
 }
 
 export type Detector = (text: string, prep?: TextPrep) => Finding[];

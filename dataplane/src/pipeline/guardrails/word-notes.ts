@@ -12,9 +12,14 @@
  *   detector's assignment rule begins with (secrets.ts), which, being letters, can only
  *   sit inside a word;
  * - for the disguise hints (normalize.ts): whether a letter is followed by a leet digit in
- *   the word, and whether the word is a single letter.
+ *   the word, and whether the word is a single letter;
+ * - whether a gitleaks keyword (secrets.ts, gitleaks.ts) can begin inside the word: one
+ *   lies in it, or the word ends with the letters a keyword begins with and the keyword
+ *   goes on with a character that can follow a word.
  */
 import { ANCHOR_UNION } from './engines.ts';
+import { GITLEAKS } from './gitleaks.ts';
+import { KeywordAutomaton } from './keywords.ts';
 import type { WordAnnotator } from './learned/features.ts';
 
 /** Every match of secrets.ts's ASSIGNMENT rule begins with one of these (it matches lower-cased text). */
@@ -42,11 +47,15 @@ function hasCredentialWord(pad: Int32Array, n: number): boolean {
 }
 
 /** Flags above every anchor note (checked below), so all fit in one non-negative int. */
-export const CREDENTIAL_BIT = 2 ** 27;
+export const CREDENTIAL_BIT = 2 ** 25;
 /** A letter followed by a leet digit (0, 1, 3, 4, 5, 7): where normalize.ts's leet hint can match. */
-export const LEET_BIT = 2 ** 28;
+export const LEET_BIT = 2 ** 26;
 /** The word is one letter: spaced-out letters ("i g n o r e") are runs of such words. */
-export const LETTER_BIT = 2 ** 29;
+export const LETTER_BIT = 2 ** 27;
+/** A gitleaks keyword lies inside the word. */
+export const KEYWORD_BIT = 2 ** 28;
+/** A gitleaks keyword may begin inside the word and go on past it, if one of KEYWORD_THEN follows. */
+export const KEYWORD_HEAD_BIT = 2 ** 29;
 export const ANCHOR_NOTE_MASK = CREDENTIAL_BIT - 1;
 
 /** Whether the anchors can be found from word notes (see AnchorUnion.walksWords). */
@@ -62,6 +71,22 @@ function hasLeet(pad: Int32Array, n: number): boolean {
   return false;
 }
 
+const GITLEAKS_KEYWORDS = [...new Set(GITLEAKS.rules.flatMap((r) => r.keywords))];
+const KEYWORDS = new KeywordAutomaton(GITLEAKS_KEYWORDS);
+const isAlnum = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 122);
+/**
+ * Keywords that begin with a letter or digit and go on with something else: the characters
+ * that can follow their first run of letters and digits (in gitleaks' set: - _ ~ .).
+ */
+export const KEYWORD_THEN: readonly number[] = [
+  ...new Set(
+    GITLEAKS_KEYWORDS.filter((k) => isAlnum(k.charCodeAt(0))).flatMap((k) => {
+      const i = [...k].findIndex((ch) => !isAlnum(ch.charCodeAt(0)));
+      return i < 0 ? [] : [k.charCodeAt(i)];
+    }),
+  ),
+];
+
 export const WORD_NOTES: WordAnnotator = {
   id: 1,
   annotate(pad: Int32Array, n: number, truncated: boolean): number {
@@ -71,6 +96,9 @@ export const WORD_NOTES: WordAnnotator = {
     if (truncated || hasCredentialWord(pad, n)) note += CREDENTIAL_BIT;
     if (truncated || hasLeet(pad, n)) note += LEET_BIT;
     if (n === 1 && isLetter(pad[1] as number)) note += LETTER_BIT;
+    const keywords = truncated ? 3 : KEYWORDS.wordNote(pad, n, KEYWORD_THEN);
+    if ((keywords & 1) !== 0) note += KEYWORD_BIT;
+    if ((keywords & 2) !== 0) note += KEYWORD_HEAD_BIT;
     return note;
   },
 };
