@@ -262,14 +262,23 @@ class PreparedText implements TextPrep {
     const scores = guards.scoreAscii(bytes, text.length, notes);
     this.scores ??= scores;
     const { starts, ends, count: words } = guards.tokens;
-    const credentials: Array<[number, number]> = [];
-    for (let k = 0; k < notes.count; k++) {
-      if (((notes.values[k] as number) & CREDENTIAL_BIT) === 0) continue;
-      const token = notes.tokens[k] as number;
-      credentials.push([starts[token] as number, ends[token] as number]);
+    const lower = this.lower();
+    this.credentials = [];
+    this.keywords = [];
+    const { tokens, values, count } = notes;
+    for (let k = 0; k < count; k++) {
+      const note = values[k] as number;
+      if ((note & (CREDENTIAL_BIT | KEYWORD_BIT | KEYWORD_HEAD_BIT)) === 0) continue;
+      const token = tokens[k] as number;
+      const span: [number, number] = [starts[token] as number, ends[token] as number];
+      if ((note & CREDENTIAL_BIT) !== 0) this.credentials.push(span);
+      // A keyword that runs on past the word needs one of KEYWORD_THEN right after it.
+      if (
+        (note & KEYWORD_BIT) !== 0 ||
+        ((note & KEYWORD_HEAD_BIT) !== 0 && KEYWORD_THEN.includes(lower.charCodeAt(span[1])))
+      )
+        this.keywords.push(span);
     }
-    this.credentials = credentials;
-    this.keywords = keywordWords(this.lower(), starts, ends, notes);
     this.hints ??= hintStarts(this.lower(), starts, ends, words, notes);
     this.found ??= NOTES_FIND_ANCHORS
       ? findNotedAnchors(this.lower(), starts, ends, notes, ANCHOR_NOTE_MASK)
@@ -322,26 +331,6 @@ function hintStarts(
   }
   // Leet offsets come in word order, spaced ones at an earlier word: sort once.
   return at.sort((a, b) => a - b);
-}
-
-/** Spans of the words where a gitleaks keyword can begin (KEYWORD_BIT, KEYWORD_HEAD_BIT). */
-function keywordWords(
-  lower: string,
-  starts: Int32Array,
-  ends: Int32Array,
-  notes: WordNotes,
-): Array<[number, number]> {
-  const words: Array<[number, number]> = [];
-  const { tokens, values, count } = notes;
-  for (let k = 0; k < count; k++) {
-    const note = values[k] as number;
-    if ((note & (KEYWORD_BIT | KEYWORD_HEAD_BIT)) === 0) continue;
-    const token = tokens[k] as number;
-    const end = ends[token] as number;
-    if ((note & KEYWORD_BIT) === 0 && !KEYWORD_THEN.includes(lower.charCodeAt(end))) continue;
-    words.push([starts[token] as number, end]);
-  }
-  return words;
 }
 
 /** A class rather than closures: this runs for every text of every request. */

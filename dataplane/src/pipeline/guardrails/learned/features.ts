@@ -243,6 +243,11 @@ export class FeatureScorer {
       notes.tokens = new Int32Array(out.starts.length);
       notes.values = new Int32Array(out.starts.length);
     }
+    // Locals: after a call (a new word) V8 would load these again for every word.
+    const annotator = notes?.annotator;
+    const annotatorId = annotator ? annotator.id : 0;
+    const noteTokens = notes ? notes.tokens : NO_NOTES;
+    const noteValues = notes ? notes.values : NO_NOTES;
     const { starts, ends, prefix } = out;
     let c0 = 0;
     let c1 = 0;
@@ -291,17 +296,16 @@ export class FeatureScorer {
         s1 = word[1] as number;
         f = word[2] as number;
       }
-      if (notes) {
-        const annotator = notes.annotator;
-        let note = slot >= 0 ? cache.note(slot, annotator.id) : undefined;
+      if (annotator) {
+        let note = slot >= 0 ? cache.note(slot, annotatorId) : undefined;
         if (note === undefined) {
           // A word longer than the pad holds is noted on its first MAX_TOKEN_CPS characters.
           note = annotator.annotate(pad, n, i - start > n);
-          cache.setNote(h, pad, n, annotator.id, note);
+          cache.setNote(h, pad, n, annotatorId, note);
         }
         if (note !== 0) {
-          notes.tokens[noted] = count;
-          notes.values[noted++] = note;
+          noteTokens[noted] = count;
+          noteValues[noted++] = note;
         }
       }
       if (prev >= 0) {
@@ -507,6 +511,8 @@ export interface WordNotes {
   values: Int32Array;
   count: number;
 }
+
+const NO_NOTES = new Int32Array(0);
 
 /** Window [from, to) of tokens. */
 export type Window = [number, number];
