@@ -6,7 +6,14 @@ import { loadOutcomes } from './routing-outcomes.ts';
 interface Manifest {
   sources: { repo: string; commit: string; licence: string; files: string[] }[];
   rows: { train: number; mmluDev: number; vicunaDev: number; mmluTest: number; mtBench: number };
-  evalOnly: { file: string; commit: string; licence: string; rows: number; weakFails: number }[];
+  evalOnly: {
+    file: string;
+    commit: string;
+    licence: string;
+    contentLicences: Record<string, string>;
+    rows: number;
+    weakFails: number;
+  }[];
   unseen: { repo: string; commit: string; licence: string; rows: number; weakFails: number };
   heldOutSubjects: string[];
   devSubjects: string[];
@@ -27,6 +34,8 @@ describe('routing outcome data', () => {
       expect(rows.filter((r) => r.weakFails)).toHaveLength(e.weakFails);
       expect(e.commit).toMatch(/^[0-9a-f]{40}$/);
       expect(['MIT', 'CC0-1.0']).toContain(e.licence);
+      // The repository's licence covers its files; the prompts inside keep their datasets' own.
+      expect(Object.keys(e.contentLicences).length).toBeGreaterThan(0);
     }
     const unseen = loadOutcomes('arena-bench.jsonl');
     expect(unseen).toHaveLength(manifest.unseen.rows);
