@@ -3,6 +3,7 @@
  * own key from there, on the Gemini-native routes (and any other), below `Authorization` and
  * `x-api-key` in precedence; a key in the URL (`?key=`) is refused with a 401 saying so.
  */
+import { GoogleGenAI } from '@google/genai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeAnswer } from '../../dataplane/src/fake-provider/index.ts';
 import type { GeminiGenerateResponse } from '../../dataplane/src/providers/gemini/wire.ts';
@@ -103,6 +104,37 @@ describe('x-goog-api-key', () => {
     expect(res.status).toBe(200);
     const ids = ((await res.json()) as { data: { id: string }[] }).data.map((m) => m.id);
     expect(ids).toEqual(['flash']);
+  });
+});
+
+describe("Google's own SDK (@google/genai) pointed at Gantry", () => {
+  // The SDK puts the key in x-goog-api-key and the version in the path; Gantry serves `v1`.
+  const client = (apiKey: string) =>
+    new GoogleGenAI({
+      apiKey,
+      httpOptions: { baseUrl: stack.baseURL.replace(/\/v1$/, ''), apiVersion: 'v1' },
+    });
+
+  it('generates and streams with the Gantry key', async () => {
+    const answer = await client(KEY).models.generateContent({ model: 'flash', contents: 'hello gemini' });
+    expect(answer.text).toBe(fakeAnswer('hello gemini'));
+    let streamed = '';
+    for await (const chunk of await client(KEY).models.generateContentStream({
+      model: 'flash',
+      contents: 'hello gemini',
+    }))
+      streamed += chunk.text ?? '';
+    expect(streamed).toBe(fakeAnswer('hello gemini'));
+    expect(stack.fakes[0]!.requests).toHaveLength(2);
+  });
+
+  it('gets a 401 for a wrong key, and nothing goes upstream', async () => {
+    await expect(
+      client('sk-nope').models.generateContent({ model: 'flash', contents: 'hi' }),
+    ).rejects.toMatchObject({
+      status: 401,
+    });
+    expect(stack.fakes[0]!.requests).toHaveLength(0);
   });
 });
 
