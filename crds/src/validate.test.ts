@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { compileValidators, formatAjvErrors } from './index.ts';
+import { compileValidators, formatAjvErrors, sharedValidators } from './index.ts';
 import type { KindName } from './schemas.ts';
 
 type Doc = Record<string, unknown> & { kind: KindName };
@@ -178,5 +178,18 @@ describe('ModelDeployment retry and circuitBreaker ranges', () => {
     const errs = check(withSpec(extra));
     expect(errs.length).toBeGreaterThan(0);
     expect(errs.join('\n')).toContain(field);
+  });
+});
+
+describe('sharedValidators', () => {
+  it('compiles once per process and checks like a private set', () => {
+    const shared = sharedValidators();
+    expect(sharedValidators()).toBe(shared);
+    expect(shared).not.toBe(validators);
+    const bad = example('ModelDeployment');
+    Object.assign(spec(bad), { retry: { attempts: 0 } });
+    expect(shared.ModelDeployment(bad)).toBe(false);
+    expect(formatAjvErrors(shared.ModelDeployment.errors).join('\n')).toContain('attempts');
+    expect(shared.ModelDeployment(example('ModelDeployment'))).toBe(true);
   });
 });

@@ -1,13 +1,11 @@
 /** Standalone config: a multi-document YAML of the same manifests `kubectl apply -f` takes. */
-import { compileValidators, formatAjvErrors, Kinds, type KindName, type Manifest } from '@gantry/crds';
+import { formatAjvErrors, sharedValidators, Kinds, type KindName, type Manifest } from '@gantry/crds';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { compile, type CompileOptions, type CompileResult, type LocatedManifest } from './compile.ts';
 import { keyStatements, type KeyStatement } from './revocations.ts';
-
-const validators = compileValidators();
 
 const isKind = (k: unknown): k is KindName => typeof k === 'string' && Object.hasOwn(Kinds, k);
 
@@ -31,7 +29,7 @@ export function parseManifests(text: string, file: string): { items: LocatedMani
     }
     const objectName = (value as { metadata?: { name?: unknown } }).metadata?.name;
     const where = `${at} (${kind}/${typeof objectName === 'string' ? objectName : '?'})`;
-    const validate = validators[kind];
+    const validate = sharedValidators()[kind];
     if (!validate(value)) {
       for (const message of formatAjvErrors(validate.errors ?? [])) errors.push(`${where}: ${message}`);
       return;

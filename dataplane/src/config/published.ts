@@ -4,7 +4,7 @@
  * hash, provider credentials travel in a side map), versioned and content-hashed. It lives in
  * a Secret because it holds provider credentials; the data plane may read that one Secret only.
  */
-import { compileValidators, formatAjvErrors, Kinds, type KindName, type Manifest } from '@gantry/crds';
+import { formatAjvErrors, sharedValidators, Kinds, type KindName, type Manifest } from '@gantry/crds';
 import { createHash } from 'node:crypto';
 import { compile, type CompileOptions, type CompileResult, type LocatedManifest } from './compile.ts';
 
@@ -31,7 +31,6 @@ export function contentHash(manifests: readonly Manifest[], credentials: Record<
     .digest('hex');
 }
 
-const validators = compileValidators();
 const isKind = (k: unknown): k is KindName => typeof k === 'string' && Object.hasOwn(Kinds, k);
 
 /** Parse, check and compile a published snapshot; any problem rejects it whole. */
@@ -59,7 +58,7 @@ export function compilePublished(
       errors.push(`${where}: kind: unknown`);
       continue;
     }
-    const validate = validators[kind];
+    const validate = sharedValidators()[kind];
     if (!validate(m)) for (const e of formatAjvErrors(validate.errors ?? [])) errors.push(`${where}: ${e}`);
     else items.push({ manifest: m as Manifest, where });
   }

@@ -9,11 +9,9 @@
  * file, because a file caught half-written or cut short looks exactly like that; deleting the
  * document revokes the key once the file is valid.
  */
-import { compileValidators } from '@gantry/crds';
+import { sharedValidators } from '@gantry/crds';
 import { parseAllDocuments } from 'yaml';
 import type { Snapshot } from './snapshot.ts';
-
-const validateApiKey = compileValidators().ApiKey;
 
 export interface KeyStatement {
   keyHash: string | undefined;
@@ -43,7 +41,7 @@ export function keyStatements(text: string): Map<string, KeyStatement> {
     } catch {
       continue; // e.g. an unresolved alias
     }
-    if (value?.kind !== 'ApiKey' || !validateApiKey(value)) continue;
+    if (value?.kind !== 'ApiKey' || !sharedValidators().ApiKey(value)) continue;
     const { name, namespace } = value.metadata as { name: string; namespace?: string };
     byId.set(`${namespace ?? 'default'}/${name}`, {
       keyHash: value.spec?.keyHash,
