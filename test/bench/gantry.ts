@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NODE_FLAGS } from '../../dataplane/src/node-flags.ts';
 import { apiKey, deployment, fakeBase, tenant } from '../harness/stack.ts';
 import { freePort, waitForHttp } from './procs.ts';
 import type { BenchContext } from './section.ts';
@@ -38,6 +39,8 @@ export interface GantrySetup {
   describe?: string;
 }
 
+const nodeFlags = (ctx: BenchContext): readonly string[] => ctx.options.gantryNodeFlags ?? NODE_FLAGS;
+
 export async function startGantry(
   ctx: BenchContext,
   upstreamUrl: string,
@@ -57,9 +60,8 @@ export async function startGantry(
     command: process.execPath,
     args: [
       ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-      // The flags `npm start` uses.
-      '--enable-source-maps',
-      '--max-semi-space-size=4',
+      // The flags `npm start`, the image and the chart use, unless a run compares others.
+      ...nodeFlags(ctx),
       await builtEntry(root),
       '--config',
       configFile,
@@ -99,7 +101,7 @@ export async function startGantry(
   }
   return {
     name: 'gantry',
-    label: `Gantry${ctx.options.gantryDir ? ` from ${root}` : ''} (GANTRY_LOG_LEVEL=${setup.env?.GANTRY_LOG_LEVEL ?? ctx.options.gantryLogLevel}${setup.describe ? `; ${setup.describe}` : ''})`,
+    label: `Gantry${ctx.options.gantryDir ? ` from ${root}` : ''} (GANTRY_LOG_LEVEL=${setup.env?.GANTRY_LOG_LEVEL ?? ctx.options.gantryLogLevel}${ctx.options.gantryNodeFlags ? `; node ${ctx.options.gantryNodeFlags.join(' ')}` : ''}${setup.describe ? `; ${setup.describe}` : ''})`,
     origin: `http://127.0.0.1:${port}`,
     path: '/v1/chat/completions',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${CLIENT_KEY}` },

@@ -23,6 +23,13 @@ export interface BenchOptions {
   cpuProfile: boolean;
   /** Checkout whose dataplane/src/main.ts is measured (BENCH_GANTRY_DIR; default this repo). */
   gantryDir?: string;
+  /**
+   * Node flags of the Gantry child instead of NODE_FLAGS (`npm start`'s), space-separated
+   * (BENCH_GANTRY_NODE_FLAGS), to compare GC settings; unset measures what ships.
+   */
+  gantryNodeFlags?: string[];
+  /** Seconds the gateway idles after its cells before a second RSS reading (BENCH_SETTLE_SECONDS, default 10; 0 skips). */
+  settleSeconds: number;
   /** Only these proxy-overhead cells, as conns/mode (BENCH_CELLS=1/json,16/stream); all when empty. */
   cells: string[];
   /** Only these sections (BENCH_SECTIONS=a,b); all when empty. */
@@ -81,6 +88,10 @@ export function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
     gantryLogLevel: env.BENCH_GANTRY_LOG_LEVEL || 'info',
     cpuProfile: env.BENCH_CPU_PROF === '1',
     ...(env.BENCH_GANTRY_DIR && { gantryDir: env.BENCH_GANTRY_DIR }),
+    ...(env.BENCH_GANTRY_NODE_FLAGS !== undefined && {
+      gantryNodeFlags: env.BENCH_GANTRY_NODE_FLAGS.split(/\s+/).filter(Boolean),
+    }),
+    settleSeconds: positive('BENCH_SETTLE_SECONDS', env.BENCH_SETTLE_SECONDS, 10),
     cells: list(env.BENCH_CELLS),
     sections: list(env.BENCH_SECTIONS),
   };

@@ -48,9 +48,14 @@ export interface TargetRun {
   name: string;
   label: string;
   cells: Cell[];
-  /** Memory once ready, before any load, and after all its cells. */
+  /**
+   * Memory once ready, before any load; right after its last cell (what the check reads);
+   * and after it idled `settledAfterS` seconds more (V8 may shrink the heap once idle).
+   */
   memoryAtStart?: Memory;
   memory?: Memory;
+  memorySettled?: Memory;
+  settledAfterS?: number;
   /** Seconds from the process start to its first measured window (for profile --skip). */
   firstWindowAfterS?: number;
 }
@@ -239,8 +244,9 @@ export function tables(runs: TargetRun[], added: Added[]): Table[] {
       ),
   };
   const memory: Table = {
-    title: 'Gateway memory (/proc/<pid>/status VmRSS): once ready, and after all its cells',
-    columns: ['gateway', 'label', 'RSS idle MB', 'RSS after MB', 'peak (VmHWM) MB'],
+    title:
+      'Gateway memory (/proc/<pid>/status VmRSS): once ready, right after its last cell (the check), and after idling',
+    columns: ['gateway', 'label', 'RSS idle MB', 'RSS after MB', 'RSS after idling MB', 'peak (VmHWM) MB'],
     rows: runs
       .filter((r) => r.name !== 'direct')
       .map((r) => [
@@ -248,6 +254,7 @@ export function tables(runs: TargetRun[], added: Added[]): Table[] {
         r.label,
         r.memoryAtStart?.rssMb.toFixed(1) ?? '-',
         r.memory?.rssMb.toFixed(1) ?? '-',
+        r.memorySettled ? `${r.memorySettled.rssMb.toFixed(1)} (+${r.settledAfterS ?? 0} s)` : '-',
         r.memory?.peakMb.toFixed(1) ?? '-',
       ]),
   };
@@ -318,6 +325,13 @@ async function measure(ctx: BenchContext, upstream: Upstream, target: Target): P
     }
   }
   const memory = target.child ? await readMemory(target.child.pid) : undefined;
+  // A second reading after an idle spell, reported beside the first; the check keeps the first.
+  const settle = ctx.options.settleSeconds;
+  let memorySettled: Memory | undefined;
+  if (target.child && memory && settle > 0) {
+    await new Promise((resolve) => setTimeout(resolve, settle * 1000));
+    memorySettled = await readMemory(target.child.pid);
+  }
   const after =
     target.startedAtMs !== undefined && firstWindowMs !== undefined
       ? (firstWindowMs - target.startedAtMs) / 1000
@@ -328,6 +342,7 @@ async function measure(ctx: BenchContext, upstream: Upstream, target: Target): P
     cells,
     ...(memoryAtStart && { memoryAtStart }),
     ...(memory && { memory }),
+    ...(memorySettled && { memorySettled, settledAfterS: settle }),
     ...(after !== undefined && { firstWindowAfterS: after }),
   };
 }
