@@ -23,6 +23,7 @@ import { acceptedRequestId } from '../telemetry/trace-context.ts';
 import { createContext } from './context.ts';
 import { DrainAborts } from './drain-aborts.ts';
 import { isAdministrativePath } from './admin-paths.ts';
+import { lazySchemaController } from './lazy-validators.ts';
 import { checkJsonDepth } from './depth-guard.ts';
 import type { StreamResult } from './stream-writer.ts';
 import { SHUTTING_DOWN } from './stream-writer.ts';
@@ -128,6 +129,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // A caller's own id (sane ones only) ties our logs and the upstream's to its own.
     genReqId: (req) => acceptedRequestId(req.headers[REQUEST_ID_HEADER]) ?? randomUUID(),
     return503OnClosing: true,
+    // Each route's request schema is compiled when the route is first called (lazy-validators.ts).
+    schemaController: lazySchemaController(),
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },
