@@ -106,7 +106,17 @@ export function closesConnection(status: number, authenticated: boolean): boolea
   return status === 401 || status === 413 || (status === 403 && !authenticated);
 }
 
+const deferredSchemas = new WeakMap<FastifyInstance, (() => void)[]>();
+
+/** Compiles every route schema `buildApp` deferred; how a test proves each one compiles. Returns the count. */
+export function compileDeferredSchemas(app: FastifyInstance): number {
+  const pending = deferredSchemas.get(app) ?? [];
+  for (const compileNow of pending) compileNow();
+  return pending.length;
+}
+
 export function buildApp(opts: AppOptions): FastifyInstance {
+  const deferred: (() => void)[] = [];
   const maxJsonDepth = jsonDepthLimit(opts.maxJsonDepth);
   const timeouts = nodeServerTimeouts({ ...DEFAULT_LIMITS, ...opts.limits });
   const shutdown = opts.shutdown ?? new AbortController().signal;
@@ -130,7 +140,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     genReqId: (req) => acceptedRequestId(req.headers[REQUEST_ID_HEADER]) ?? randomUUID(),
     return503OnClosing: true,
     // Each route's request schema is compiled when the route is first called (lazy-validators.ts).
-    schemaController: lazySchemaController(),
+    schemaController: lazySchemaController(undefined, (compileNow) => deferred.push(compileNow)),
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },
@@ -302,6 +312,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     cache: opts.pipeline.cache,
     adminKeyHash: opts.adminKeyHash,
   });
+  deferredSchemas.set(app, deferred);
   return app;
 }
 

@@ -23,8 +23,15 @@ export function fastifyValidatorFactory(): BuildValidator {
 }
 
 /** `compile(route)` deferred to the first call; ajv's `errors` are passed on as Fastify reads them. */
-function deferred(compile: RouteCompiler, route: Parameters<RouteCompiler>[0]): Validate {
+function deferred(
+  compile: RouteCompiler,
+  route: Parameters<RouteCompiler>[0],
+  onDefer?: (compileNow: () => void) => void,
+): Validate {
   let validate: Validate | undefined;
+  onDefer?.(() => {
+    validate ??= compile(route);
+  });
   const lazy = ((...args: Parameters<Validate>) => {
     validate ??= compile(route);
     const result = validate(...args);
@@ -34,13 +41,20 @@ function deferred(compile: RouteCompiler, route: Parameters<RouteCompiler>[0]): 
   return lazy;
 }
 
-/** Fastify's `schemaController` option that compiles each route's schemas on first use. */
-export function lazySchemaController(build: BuildValidator = fastifyValidatorFactory()): SchemaController {
+/**
+ * Fastify's `schemaController` option that compiles each route's schemas on first use.
+ * `onDefer` receives, per deferred schema, a function compiling it now: a test compiles every
+ * route's schema through it, so a broken one still fails the suite, not a first request.
+ */
+export function lazySchemaController(
+  build: BuildValidator = fastifyValidatorFactory(),
+  onDefer?: (compileNow: () => void) => void,
+): SchemaController {
   return {
     compilersFactory: {
       buildValidator: (externalSchemas, ajvOptions) => {
         const compile = build(externalSchemas, ajvOptions);
-        return (route) => deferred(compile, route);
+        return (route) => deferred(compile, route, onDefer);
       },
     },
   };
