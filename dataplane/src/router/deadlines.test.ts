@@ -5,7 +5,50 @@ describe('attempt deadlines', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  const deadlines = () => new Deadlines({ tickMs: 100, coarseFromMs: 5_000, now: Date.now });
+  const deadlines = () =>
+    new Deadlines({
+      tickMs: 100,
+      coarseFromMs: 5_000,
+      now: () => performance.now(),
+      onError: () => undefined,
+    });
+
+  it('keeps long deadlines on time when the wall clock steps back or forward', () => {
+    // The production defaults: the shared tick must not read the wall clock.
+    const d = new Deadlines();
+    const late = vi.fn();
+    const early = vi.fn();
+    d.arm(10_000, late);
+    vi.advanceTimersByTime(5_000);
+    vi.setSystemTime(Date.now() - 3_600_000);
+    vi.advanceTimersByTime(5_100);
+    expect(late).toHaveBeenCalledTimes(1);
+    d.arm(10_000, early);
+    vi.setSystemTime(Date.now() + 3_600_000);
+    vi.advanceTimersByTime(9_800);
+    expect(early).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(300);
+    expect(early).toHaveBeenCalledTimes(1);
+  });
+
+  it('fires every due deadline when one handler throws, and reports the throw', () => {
+    const errors: unknown[] = [];
+    const d = new Deadlines({
+      tickMs: 100,
+      coarseFromMs: 5_000,
+      now: () => performance.now(),
+      onError: (err) => errors.push(err),
+    });
+    const after = vi.fn();
+    d.arm(6_000, () => {
+      throw new Error('abort failed');
+    });
+    d.arm(6_000, after);
+    vi.advanceTimersByTime(6_100);
+    expect(after).toHaveBeenCalledTimes(1);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['abort failed']);
+    expect(d.pending).toBe(0);
+  });
 
   it('fires a long deadline on the first tick at or after it, never before', () => {
     const d = deadlines();

@@ -17,10 +17,25 @@ export interface DeadlineOptions {
   tickMs: number;
   /** Limits at least this long go on the shared tick; shorter ones get a precise timer. */
   coarseFromMs: number;
+  /** A monotonic clock (ms): a wall clock stepped by NTP would fire limits early or late. */
   now: () => number;
+  /** Told of an `onExpire` that threw; the sweep goes on with the other due deadlines. */
+  onError: (err: unknown) => void;
 }
 
-export const DEFAULT_DEADLINES: DeadlineOptions = { tickMs: 100, coarseFromMs: 5_000, now: Date.now };
+export const DEFAULT_DEADLINES: DeadlineOptions = {
+  tickMs: 100,
+  coarseFromMs: 5_000,
+  now: () => performance.now(),
+  // The router has no request logger here; a warning reaches stderr without ending the process.
+  onError: (err) =>
+    process.emitWarning(
+      `attempt deadline handler threw: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        code: 'GANTRY_DEADLINE',
+      },
+    ),
+};
 
 interface Armed {
   at: number;
@@ -70,7 +85,12 @@ export class Deadlines {
     for (const entry of this.armed) {
       if (entry.at > now) continue;
       this.armed.delete(entry);
-      entry.onExpire();
+      // One handler's failure must not leave the later due attempts running past their limits.
+      try {
+        entry.onExpire();
+      } catch (err) {
+        this.opts.onError(err);
+      }
     }
   }
 }

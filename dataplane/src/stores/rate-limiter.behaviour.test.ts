@@ -79,6 +79,26 @@ describe.each(backends)('rate limiter ($name)', (backend) => {
     expect((await rateLimiter.acquire(key, limits, 1000)).allowed).toBe(true);
   });
 
+  it('forgets expired entries even when the request that pruned them is refused', async () => {
+    const { rateLimiter } = await open();
+    const limits = { requestsPerMinute: 2, tokensPerMinute: 1000 };
+    expect((await rateLimiter.acquire(key, limits, 600)).allowed).toBe(true);
+    clock.advance(30_000);
+    expect((await rateLimiter.acquire(key, limits, 300)).allowed).toBe(true);
+    // The 600 has left the window; 300 live + 800 asked is still too much.
+    clock.advance(31_000);
+    const refused = await rateLimiter.acquire(key, limits, 800);
+    expect(refused.allowed).toBe(false);
+    expect(refused.tokens).toMatchObject({ allowed: false, remaining: 700 });
+    expect(refused.requests).toMatchObject({ allowed: true, remaining: 1 });
+    // The refusal must not have kept the expired 600 on the books: 300 + 600 fits.
+    const admitted = await rateLimiter.acquire(key, limits, 600);
+    expect(admitted.allowed).toBe(true);
+    expect(admitted.tokens).toMatchObject({ allowed: true, remaining: 100 });
+    expect(admitted.requests).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await rateLimiter.acquire(key, limits, 0)).allowed).toBe(false);
+  });
+
   it('applies a correction once per ticket and ignores one for a request that left the window', async () => {
     const { rateLimiter } = await open();
     const limits = { tokensPerMinute: 1000 };

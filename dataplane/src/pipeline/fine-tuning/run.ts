@@ -156,7 +156,11 @@ async function chargeFor(
   const due = trainingCharge(job, deployment.pricing?.trainingPerMillionTokens);
   if (!due) return 0;
   const id = `${deployment.name}/${String(job.id)}`;
-  if (!(await deps.stores.ownership.claim(ctx.tenant.name, 'fine_tuning_job', id, 'settled'))) return 0;
+  // The upstream's creation time (s), the same on every read: the in-process store refuses
+  // jobs created before claims it had to forget (NaN, unknown, is refused then too).
+  const createdAt = typeof job.created_at === 'number' ? job.created_at * 1000 : Number.NaN;
+  const claim = { id, createdAt };
+  if (!(await deps.stores.ownership.claim(ctx.tenant.name, 'fine_tuning_job', claim, 'settled'))) return 0;
   ctx.log.info({ job: id, ...due }, 'fine-tuning job succeeded; training charged');
   return due.costUsd;
 }

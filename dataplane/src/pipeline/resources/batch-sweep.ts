@@ -155,7 +155,7 @@ async function sweepOne(
   if (!isFinishedBatch(object)) return { kind: 'running' };
   const usage = finishedBatchUsage(object);
   // Claimed even without usage: that ends the batch's estimate counting against the budget.
-  if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record.id, 'settled')) || !usage)
+  if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record, 'settled')) || !usage)
     return { kind: 'finished' };
   const costUsd = batchCostUsd(holder.pricing, usage);
   await charge(deps, snapshot, record, holder, { costUsd, ...usage }, now, owed);

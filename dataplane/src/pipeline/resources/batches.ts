@@ -54,12 +54,7 @@ export function outstandingOf(batches: readonly OwnedRecord[], settled: readonly
 async function outstandingBatches(deps: PipelineDeps, ctx: RequestContext): Promise<Outstanding> {
   const owner = ownerOf(ctx);
   const batches = (await deps.stores.ownership.list(owner, 'batch')).filter((b) => b.estimateUsd);
-  const settled = await deps.stores.ownership.claimed(
-    owner.tenant,
-    'batch',
-    batches.map((b) => b.id),
-    'settled',
-  );
+  const settled = await deps.stores.ownership.claimed(owner.tenant, 'batch', batches, 'settled');
   return outstandingOf(batches, settled);
 }
 
@@ -147,7 +142,7 @@ export function batchObserver(deps: PipelineDeps, ctx: RequestContext): Observer
     const holder = holderOf(ctx, FAMILY.batch, record);
     const usage = finishedBatchUsage(object);
     // Once per batch, whichever pod or request sees it first.
-    if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record.id, 'settled')))
+    if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record, 'settled')))
       return { costUsd: 0, finished: true };
     if (!usage) return { costUsd: 0, finished: true };
     const costUsd = batchCostUsd(holder.pricing, usage);

@@ -2,7 +2,9 @@
  * In-process ownership records, bounded in age and in number, fairly between tenants
  * (TenantBound, as every in-process store): past the bound the largest tenant's oldest record
  * goes, and so do once-only claims. One tenant uploading files without pause therefore never
- * makes another tenant's files unreachable, nor lets another tenant's batch be settled twice.
+ * makes another tenant's files unreachable. An evicted claim raises a watermark (per tenant,
+ * scope and mark) to its object's creation time, and no object created at or before it can be
+ * claimed again: forgetting a claim may leave a job uncharged, never charge it twice.
  * One pod only: with several replicas the Redis store shares them.
  */
 import { TenantBound } from '../tenant-bound.ts';
@@ -11,6 +13,7 @@ import {
   keptUntil,
   MAX_LISTED_PER_OWNER,
   MAX_UNSETTLED_BATCHES,
+  type Claimable,
   type ClaimScope,
   type Family,
   type Owner,
@@ -21,13 +24,18 @@ import {
 export const DEFAULT_MAX_OWNED_RECORDS = 200_000;
 
 const recordKey = (tenant: string, family: ClaimScope, id: string) => `${tenant}\u0000${family}\u0000${id}`;
+const claimKey = (tenant: string, scope: ClaimScope, id: string, mark: string) =>
+  `${recordKey(tenant, scope, id)}\u0000${mark}`;
 const indexKey = (owner: Owner, family: Family) => `${owner.tenant}\u0000${owner.keyId}\u0000${family}`;
 
 export class MemoryOwnershipStore implements OwnershipStore {
   private readonly records = new Map<string, { record: OwnedRecord; until: number }>();
   /** Per owner and family, ids in the order written (a Set keeps insertion order). */
   private readonly index = new Map<string, Set<string>>();
-  private readonly claims = new Map<string, number>();
+  /** Claim key → until when it holds, its object's creation time and its watermark's key. */
+  private readonly claims = new Map<string, { until: number; createdAt: number; scope: string }>();
+  /** Per tenant, scope and mark: the newest creation time among objects whose claims were evicted. */
+  private readonly forgotten = new Map<string, number>();
   /** Batch record keys awaiting the sweep, least recently looked at first (a Set keeps insertion order). */
   private readonly queue = new Set<string>();
   /** Records are a few small strings each: counted, not sized. */
@@ -75,24 +83,38 @@ export class MemoryOwnershipStore implements OwnershipStore {
     return out;
   }
 
-  async claim(tenant: string, family: ClaimScope, id: string, mark: string): Promise<boolean> {
-    const key = `${recordKey(tenant, family, id)}\u0000${mark}`;
+  async claim(tenant: string, scope: ClaimScope, object: Claimable, mark: string): Promise<boolean> {
     const now = this.clock();
-    const held = this.claims.get(key);
-    if (held !== undefined && held > now) return false;
-    this.claims.set(key, keptUntil({}, now));
-    for (const victim of this.claimBound.added(tenant, key, 0)) this.claims.delete(victim.key);
+    if (this.refuses(tenant, scope, object, mark, now)) return false;
+    const key = claimKey(tenant, scope, object.id, mark);
+    const watermark = `${tenant}\u0000${scope}\u0000${mark}`;
+    this.claims.set(key, { until: keptUntil({}, now), createdAt: object.createdAt, scope: watermark });
+    for (const victim of this.claimBound.added(tenant, key, 0)) {
+      const lost = this.claims.get(victim.key);
+      this.claims.delete(victim.key);
+      if (!lost) continue;
+      const before = this.forgotten.get(lost.scope);
+      if (before === undefined || !(lost.createdAt <= before)) this.forgotten.set(lost.scope, lost.createdAt);
+    }
     return true;
   }
 
   async claimed(
     tenant: string,
-    family: ClaimScope,
-    ids: readonly string[],
+    scope: ClaimScope,
+    objects: readonly Claimable[],
     mark: string,
   ): Promise<boolean[]> {
     const now = this.clock();
-    return ids.map((id) => (this.claims.get(`${recordKey(tenant, family, id)}\u0000${mark}`) ?? 0) > now);
+    return objects.map((o) => this.refuses(tenant, scope, o, mark, now));
+  }
+
+  /** Whether a claim must be refused: held, or possibly among the evicted ones. */
+  private refuses(tenant: string, scope: ClaimScope, object: Claimable, mark: string, now: number): boolean {
+    if ((this.claims.get(claimKey(tenant, scope, object.id, mark))?.until ?? 0) > now) return true;
+    const watermark = this.forgotten.get(`${tenant}\u0000${scope}\u0000${mark}`);
+    // Not `>`: a comparison with NaN (an unusable creation time) must refuse too.
+    return watermark !== undefined && !(object.createdAt > watermark);
   }
 
   async unsettled(limit: number): Promise<OwnedRecord[]> {

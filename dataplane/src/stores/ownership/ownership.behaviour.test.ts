@@ -3,6 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { backends, fakeClock, type StoreFixture } from '../testing/backends.ts';
 import { OWNED_MAX_AGE_MS, ownedBy, type OwnedRecord } from './types.ts';
 
+/** A claim target; the creation time only matters once claims are evicted. */
+const claimable = (id: string) => ({ id, createdAt: 1_000 });
+
 const record = (id: string, over: Partial<OwnedRecord> = {}): OwnedRecord => ({
   family: 'file',
   id,
@@ -57,23 +60,23 @@ describe.each(backends)('owned store ($name)', (backend) => {
   it('claims once per mark', async () => {
     fixture = await backend.create({});
     const { ownership: owned } = await fixture.open();
-    expect(await owned.claim('acme', 'batch', 'batch_1', 'settled')).toBe(true);
-    expect(await owned.claim('acme', 'batch', 'batch_1', 'settled')).toBe(false);
-    expect(await owned.claim('acme', 'batch', 'batch_2', 'settled')).toBe(true);
-    expect(await owned.claim('globex', 'batch', 'batch_1', 'settled')).toBe(true);
+    expect(await owned.claim('acme', 'batch', claimable('batch_1'), 'settled')).toBe(true);
+    expect(await owned.claim('acme', 'batch', claimable('batch_1'), 'settled')).toBe(false);
+    expect(await owned.claim('acme', 'batch', claimable('batch_2'), 'settled')).toBe(true);
+    expect(await owned.claim('globex', 'batch', claimable('batch_1'), 'settled')).toBe(true);
   });
 
   it('tells which ids are claimed without claiming them', async () => {
     fixture = await backend.create({});
     const { ownership: owned } = await fixture.open();
     expect(await owned.claimed('acme', 'batch', [], 'settled')).toEqual([]);
-    await owned.claim('acme', 'batch', 'batch_2', 'settled');
-    const ids = ['batch_1', 'batch_2', 'batch_3'];
+    await owned.claim('acme', 'batch', claimable('batch_2'), 'settled');
+    const ids = ['batch_1', 'batch_2', 'batch_3'].map(claimable);
     expect(await owned.claimed('acme', 'batch', ids, 'settled')).toEqual([false, true, false]);
     expect(await owned.claimed('acme', 'batch', ids, 'other')).toEqual([false, false, false]);
     expect(await owned.claimed('globex', 'batch', ids, 'settled')).toEqual([false, false, false]);
     // Asking claims nothing.
-    expect(await owned.claim('acme', 'batch', 'batch_1', 'settled')).toBe(true);
+    expect(await owned.claim('acme', 'batch', claimable('batch_1'), 'settled')).toBe(true);
   });
 
   it('queues batches for the settlement sweep, across tenants, least recently looked at first', async () => {
@@ -121,7 +124,7 @@ describe.each(backends)('owned store ($name)', (backend) => {
       const [a, b] = [await fixture.open(), await fixture.open()];
       await a.ownership.put(record('file-shared'));
       expect((await b.ownership.get('acme', 'file', 'file-shared'))?.deployment).toBe('files-dep');
-      expect(await a.ownership.claim('acme', 'batch', 'b', 'settled')).toBe(true);
-      expect(await b.ownership.claim('acme', 'batch', 'b', 'settled')).toBe(false);
+      expect(await a.ownership.claim('acme', 'batch', claimable('b'), 'settled')).toBe(true);
+      expect(await b.ownership.claim('acme', 'batch', claimable('b'), 'settled')).toBe(false);
     });
 });

@@ -12,6 +12,7 @@ import {
   MAX_LISTED_PER_OWNER,
   MAX_UNSETTLED_BATCHES,
   OWNED_MAX_AGE_MS,
+  type Claimable,
   type ClaimScope,
   type Family,
   type Owner,
@@ -141,19 +142,19 @@ export class RedisOwnershipStore implements OwnershipStore {
   async claimed(
     tenant: string,
     family: ClaimScope,
-    ids: readonly string[],
+    objects: readonly Claimable[],
     mark: string,
   ): Promise<boolean[]> {
-    if (ids.length === 0) return [];
+    if (objects.length === 0) return [];
     // One MGET: every claim key sits in the tenant's slot.
     const found = await this.redis
-      .mget(ids.map((id) => this.claimKey(tenant, family, id, mark)))
+      .mget(objects.map((o) => this.claimKey(tenant, family, o.id, mark)))
       .catch(this.fail('claimed'));
     return found.map((v) => v !== null);
   }
 
-  async claim(tenant: string, family: ClaimScope, id: string, mark: string): Promise<boolean> {
-    const key = this.claimKey(tenant, family, id, mark);
+  async claim(tenant: string, family: ClaimScope, object: Claimable, mark: string): Promise<boolean> {
+    const key = this.claimKey(tenant, family, object.id, mark);
     const set = await this.redis.set(key, '1', 'PX', OWNED_MAX_AGE_MS, 'NX').catch(this.fail('claim'));
     return set === 'OK';
   }

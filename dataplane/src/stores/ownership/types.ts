@@ -38,6 +38,16 @@ export interface OwnedRecord extends Owner {
   estimateUsd?: number | undefined;
 }
 
+/** What a once-only claim is made on. */
+export interface Claimable {
+  id: string;
+  /**
+   * When the object was created (ms), the same value on every claim of it: a store that evicts
+   * claims refuses every object created no later than the newest one whose claim it evicted.
+   */
+  createdAt: number;
+}
+
 export interface OwnershipStore {
   /** Record (or overwrite) an object's owner. */
   put(record: OwnedRecord): Promise<void>;
@@ -46,10 +56,14 @@ export interface OwnershipStore {
   delete(record: Pick<OwnedRecord, 'tenant' | 'keyId' | 'family' | 'id'>): Promise<void>;
   /** The owner's records of one family, newest first, at most `MAX_LISTED_PER_OWNER`. */
   list(owner: Owner, family: Family): Promise<OwnedRecord[]>;
-  /** True the first time it is asked for (tenant, family, id, mark), false ever after: once-only actions. */
-  claim(tenant: string, scope: ClaimScope, id: string, mark: string): Promise<boolean>;
-  /** Which of `ids` have had (tenant, scope, id, mark) claimed, without claiming any. */
-  claimed(tenant: string, scope: ClaimScope, ids: readonly string[], mark: string): Promise<boolean[]>;
+  /**
+   * True the first time it is asked for (tenant, scope, object id, mark), false ever after:
+   * once-only actions. Fails closed: a store that had to forget claims answers false for any
+   * object that might have been among them (see `Claimable.createdAt`), never true twice.
+   */
+  claim(tenant: string, scope: ClaimScope, object: Claimable, mark: string): Promise<boolean>;
+  /** Which of `objects` a `claim` would refuse (claimed, or possibly forgotten), without claiming any. */
+  claimed(tenant: string, scope: ClaimScope, objects: readonly Claimable[], mark: string): Promise<boolean[]>;
   /**
    * The settlement sweep's queue, across tenants: batches recorded and not yet seen finished,
    * least recently looked at first, at most `limit`. A batch enters it when it is `put`.

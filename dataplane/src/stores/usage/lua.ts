@@ -20,28 +20,27 @@ local function recordUsage(KEYS, ARGV)
     if c == 1 then created = v == tonumber(ARGV[i + 1]) end
     i = i + 2
   end
+  -- A day beyond the retention: see above.
+  local ttl = tonumber(ARGV[2]) + 86400
+  if created then redis.call('EXPIRE', KEYS[2], ttl) end
+  -- Every record re-adds its cell to the indexes (O(1) each, inside this one script), so an
+  -- index lost to eviction is rebuilt by the next record instead of hiding a live cell for
+  -- good; an index that this re-creates (or that a new cell joins) gets its expiry.
+  if redis.call('SADD', KEYS[3], ARGV[3]) == 1 or created then redis.call('EXPIRE', KEYS[3], ttl) end
+  if redis.call('ZADD', KEYS[4], ARGV[5], ARGV[4]) == 1 or created then
+    redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. ARGV[6])
+    redis.call('EXPIRE', KEYS[4], ttl)
+  end
+  if redis.call('SADD', KEYS[5], ARGV[7]) == 1 or created then redis.call('EXPIRE', KEYS[5], ttl) end
+  if redis.call('SADD', KEYS[6], ARGV[8]) == 1 or created then redis.call('EXPIRE', KEYS[6], ttl) end
+  if ARGV[9] ~= '' and (redis.call('SADD', KEYS[7], ARGV[9]) == 1 or created) then
+    redis.call('EXPIRE', KEYS[7], ttl)
+  end
   local length = redis.call('LPUSH', KEYS[8], ARGV[10])
   local limit = tonumber(ARGV[11])
   if length > limit then redis.call('LTRIM', KEYS[8], 0, limit - 1) end
-  -- A day beyond the retention: see above.
-  local ttl = tonumber(ARGV[2]) + 86400
-  if created then
-    redis.call('EXPIRE', KEYS[2], ttl)
-    redis.call('SADD', KEYS[3], ARGV[3])
-    redis.call('EXPIRE', KEYS[3], ttl)
-    redis.call('ZADD', KEYS[4], ARGV[5], ARGV[4])
-    redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. ARGV[6])
-    redis.call('EXPIRE', KEYS[4], ttl)
-    redis.call('SADD', KEYS[5], ARGV[7])
-    redis.call('EXPIRE', KEYS[5], ttl)
-    redis.call('SADD', KEYS[6], ARGV[8])
-    redis.call('EXPIRE', KEYS[6], ttl)
-    if ARGV[9] ~= '' then
-      redis.call('SADD', KEYS[7], ARGV[9])
-      redis.call('EXPIRE', KEYS[7], ttl)
-    end
-    redis.call('EXPIRE', KEYS[8], ttl)
-  end
+  -- A log this push created (new, or lost to eviction) must not live for ever.
+  if length == 1 or created then redis.call('EXPIRE', KEYS[8], ttl) end
   local m = tonumber(ARGV[i])
   i = i + 1
   for _ = 1, m do
@@ -62,10 +61,12 @@ end
  *       fields, then m × (field, delta).
  * Returns 1 when recorded, 0 when the id was already recorded.
  *
- * Only a record that creates its cell (`requests` comes back as 1) writes the indexes and
- * sets expiries, once per cell instead of once per record: everything a cell is listed in
- * then lives a day longer than the cell itself can (the cell is written at most until its
- * day ends, a day after it was created), so no index expires while a cell it lists is kept.
+ * Every record adds its cell to the indexes (cheap set adds in the script, so an index lost to
+ * an evicting maxmemory policy is rebuilt by the cell's next record); expiries are set only
+ * when a record creates its cell (`requests` comes back as 1) or re-creates an index entry:
+ * everything a cell is listed in then lives a day longer than the cell itself can (the cell
+ * is written at most until its day ends, a day after it was created), so no index expires
+ * while a cell it lists is kept.
  */
 export const usageRecord: LuaScript = {
   name: 'gantryUsageRecord',

@@ -2,7 +2,7 @@
  * Redis-only behaviour of the usage store: key layout, and a private real redis-server stopped
  * and frozen mid-run — queries and records fail fast with StoreUnavailableError, the retrying
  * recorder catches up afterwards, and a record whose reply was lost is not counted twice; and,
- * on the shared server, indexes and expiries written once per cell.
+ * on the shared server, expiries written once per cell and indexes rebuilt after eviction.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
@@ -192,6 +192,42 @@ describe('redis usage store: indexes and expiries', () => {
         ['a', 3],
         ['b', 1],
       ]);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('rebuilds indexes an evicting policy dropped, with expiries, from the next record', async () => {
+    const client = new Redis(testRedisUrl());
+    const prefix = `urepair-${Date.now()}`;
+    const usage = createRedisUsageStore(client, new KeySpace(prefix), {
+      clock: () => T0,
+      retentionDays: 10,
+    });
+    const keys = new UsageKeys(new KeySpace(prefix));
+    try {
+      const day = '2025-03-14';
+      await usage.record(rec({ model: 'a', costUsd: 1 }));
+      const indexes = [
+        keys.cells('acme', day),
+        keys.days('acme'),
+        keys.index('acme', 'keys'),
+        keys.index('acme', 'models'),
+        keys.index('acme', 'providers'),
+        keys.log('acme'),
+      ];
+      // What an allkeys-lru policy may do: the indexes go, the cell holding the data stays.
+      expect(await client.del(...indexes)).toBe(indexes.length);
+      await usage.record(rec({ model: 'a', costUsd: 1 }));
+      const rows = await usage.rollups({ tenant: 'acme', from: day, to: day });
+      expect(rows.map((r) => [r.model, r.requests, r.costUsd])).toEqual([['a', 2, 2]]);
+      expect(await usage.dimensions('acme')).toEqual({
+        keys: ['default/acme-ci'],
+        models: ['a'],
+        providers: ['openai'],
+      });
+      // Re-created keys expire like the originals rather than living for ever.
+      for (const k of indexes) expect(await client.ttl(k), k).toBeGreaterThan(10 * 86_400);
     } finally {
       client.disconnect();
     }

@@ -27,7 +27,8 @@ local tpm = tonumber(ARGV[4])
 local est = tonumber(ARGV[5])
 local cutoff = now - window
 
-local sum = tonumber(redis.call('GET', KEYS[2]) or '0')
+local stored = tonumber(redis.call('GET', KEYS[2]) or '0')
+local sum = stored
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', cutoff)
 if #expired > 0 then
   for i = 1, #expired do sum = sum - weight(expired[i]) end
@@ -35,6 +36,10 @@ if #expired > 0 then
 end
 local count = redis.call('ZCARD', KEYS[1])
 if count == 0 or sum < 0 then sum = 0 end
+-- The pruned entries are gone from the set whatever the decision below, so the counter must
+-- lose them now too: a refusal that left it stale would refuse later requests that fit.
+-- INCRBY keeps the counter's expiry; it only ever lowers a counter that exists here.
+if sum ~= stored then redis.call('INCRBY', KEYS[2], sum - stored) end
 
 local reqRetry, tokRetry, exceeds = 0, 0, 0
 if rpm > 0 and count + 1 > rpm then
