@@ -1,8 +1,9 @@
 /**
- * Bounds of the in-process semantic-cache stores from the environment. Unset variables keep
- * the stores' defaults; a value that is not a whole positive number stops the start with a
- * message naming the variable (a typo must not silently mean "unbounded").
+ * Bounds of the in-process semantic-cache stores from the environment.
+ * Unset variables keep the stores' defaults; bad values stop the start (bounds-env.ts).
  */
+import { positiveBoundsFromEnv } from './bounds-env.ts';
+
 export interface CacheMemoryBounds {
   maxEntries?: number;
   maxEntriesPerTenant?: number;
@@ -17,15 +18,5 @@ const VARIABLES: Readonly<Record<keyof CacheMemoryBounds, string>> = {
   maxBytesPerTenant: 'GANTRY_CACHE_MAX_BYTES_PER_TENANT',
 };
 
-export function cacheMemoryFromEnv(env: Readonly<Record<string, string | undefined>>): CacheMemoryBounds {
-  const out: CacheMemoryBounds = {};
-  for (const [field, name] of Object.entries(VARIABLES) as [keyof CacheMemoryBounds, string][]) {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') continue;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1)
-      throw new Error(`${name} must be a whole number above 0, got ${raw}`);
-    out[field] = n;
-  }
-  return out;
-}
+export const cacheMemoryFromEnv = (env: Readonly<Record<string, string | undefined>>): CacheMemoryBounds =>
+  positiveBoundsFromEnv(VARIABLES, env);

@@ -1,9 +1,10 @@
 /**
  * RAG chunk bounds from the environment. Each variable overrides that bound of whichever
- * store serves (in process or shared); unset ones keep the store's default. A value that is
- * not a whole positive number stops the start with a message naming the variable (a typo
- * must not silently mean "unbounded").
+ * store serves (in process or shared); unset ones keep the store's default; bad values
+ * stop the start (bounds-env.ts).
  */
+import { positiveBoundsFromEnv } from '../bounds-env.ts';
+
 export interface RagChunkBounds {
   perIndex?: number;
   perTenant?: number;
@@ -16,15 +17,5 @@ const VARIABLES: Readonly<Record<keyof RagChunkBounds, string>> = {
   total: 'GANTRY_RAG_MAX_CHUNKS_TOTAL',
 };
 
-export function ragBoundsFromEnv(env: Readonly<Record<string, string | undefined>>): RagChunkBounds {
-  const out: RagChunkBounds = {};
-  for (const [field, name] of Object.entries(VARIABLES) as [keyof RagChunkBounds, string][]) {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') continue;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1)
-      throw new Error(`${name} must be a whole number above 0, got ${raw}`);
-    out[field] = n;
-  }
-  return out;
-}
+export const ragBoundsFromEnv = (env: Readonly<Record<string, string | undefined>>): RagChunkBounds =>
+  positiveBoundsFromEnv(VARIABLES, env);
