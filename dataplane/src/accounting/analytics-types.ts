@@ -201,6 +201,8 @@ export interface LogEntry {
     savings_usd: number;
     credits_usd: number;
     latency_ms: number;
+    /** Served by the exact tier (the same request again, without embedding). */
+    exact: boolean;
   } | null;
   guardrails: {
     action: string;

@@ -149,6 +149,7 @@ export function toLogEntry(r: UsageRecord): LogEntry {
           savings_usd: r.cache.savedUsd,
           credits_usd: r.cache.creditedUsd,
           latency_ms: r.cache.latencyMs,
+          exact: r.cache.exact ?? false,
         }
       : null,
     guardrails: r.guardrails

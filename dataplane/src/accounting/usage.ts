@@ -50,6 +50,8 @@ export interface CacheSummary {
   savedUsd: number;
   creditedUsd: number;
   latencyMs: number;
+  /** Served by the exact tier (the same request again, no embedding); absent otherwise. */
+  exact?: boolean;
 }
 
 export interface UsageRecord {

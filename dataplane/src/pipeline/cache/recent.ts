@@ -12,6 +12,8 @@ export interface CacheMetricRecord {
   /** Time the cache stage took (embedding, search, and a TWEAK's adaptation). */
   latencyMs: number;
   skipReason?: string | undefined;
+  /** A hit of the exact tier: the same request again, served without embedding. */
+  exact: boolean;
 }
 
 /** As pushed on the request path: the time as epoch ms, formatted only when read. */

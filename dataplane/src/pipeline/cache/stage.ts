@@ -1,7 +1,9 @@
 /**
- * The semantic-cache stage: embed the query and its context, find the nearest earlier answer
- * in the request's partition, and choose DIRECT, REUSE, TWEAK or MISS by DualScore. Fails
- * open: an embedder, Milvus or Redis that cannot answer makes the request a plain MISS.
+ * The semantic-cache stage: first the exact tier (the same request again, found by digest
+ * without embedding: a DIRECT hit at score 1), then embed the query and its context, find the
+ * nearest earlier answer in the request's partition, and choose DIRECT, REUSE, TWEAK or MISS
+ * by DualScore. Fails open: an embedder, Milvus or Redis that cannot answer makes the request
+ * a plain MISS (an exact tier that cannot answer falls through to the semantic one).
  */
 import type { Snapshot } from '../../config/snapshot.ts';
 import type { ChatCompletion, ChatRequest } from '../../formats/openai/types.ts';
@@ -13,9 +15,10 @@ import { RequestHeaders, ResponseHeaders } from '../../brand.ts';
 import { mayUse, promptTokensOf, type RequestContext } from '../context.ts';
 import { createBuiltinEmbedder } from './builtin-embedder.ts';
 import { createMinilmEmbedder, MINILM_EMBEDDING_MODEL, type MinilmEmbedder } from './minilm-embedder.ts';
-import { callCostUsd, hitSaving, tweakWorthIt, type HitSaving } from './economics.ts';
+import { callCostUsd, hitSaving, tweakWorthIt, type HitSaving, type TokenCount } from './economics.ts';
 import { embedForCache, type CacheVectors, type Embedder } from './embedder.ts';
 import { buildCacheEntry, entryServes, isStorable } from './entry.ts';
+import { exactDigest } from './exact.ts';
 import { cacheKeyParts, type CacheKeyParts, type CacheScope } from './key.ts';
 import { questionFacts, questionsConflict } from './lookalike.ts';
 import { operandsSwapped } from './order-guard.ts';
@@ -97,6 +100,7 @@ export async function lookupCache(
     tokensSaved = 0,
     savedUsd = 0,
     creditedUsd = 0,
+    exact = false,
   ): void => {
     const now = Date.now();
     const latencyMs = now - started;
@@ -111,8 +115,17 @@ export async function lookupCache(
       tokensSaved,
       latencyMs,
       skipReason: skip.reason,
+      exact,
     });
-    ctx.usage.cache = { band, score: score ?? undefined, tokensSaved, savedUsd, creditedUsd, latencyMs };
+    ctx.usage.cache = {
+      band,
+      score: score ?? undefined,
+      tokensSaved,
+      savedUsd,
+      creditedUsd,
+      latencyMs,
+      ...(exact && { exact }),
+    };
     if (band === 'SKIP') return;
     ctx.responseHeaders[ResponseHeaders.cacheStatus] = band;
     if (score !== null) ctx.responseHeaders[ResponseHeaders.cacheScore] = score.toFixed(4);
@@ -131,12 +144,24 @@ export async function lookupCache(
     note('SKIP', null);
     return { kind: 'miss', store: undefined };
   }
+  const digest = exactDigest(parts);
+  if (skip.lookup) {
+    const exact = await failOpen(deps, ctx, 'exact', () => exactEntry(deps, ctx, parts, digest, req));
+    // Score 1 is DIRECT under any valid thresholds (at most 1); REUSE serves the same answer.
+    const band = chooseBand(1, policy.thresholds);
+    if (exact && (band === 'DIRECT' || band === 'REUSE')) {
+      const { fullCall, fullPricing, chargeUsd } = fullCallOf(ctx, req, exact);
+      const saving = hitSaving({ band, fullCall, fullPricing });
+      note(band, 1, saving.tokensSaved, saving.savedUsd, 0, true);
+      return hit(ctx, { band, score: 1, entry: exact, saving, chargeUsd, policy });
+    }
+  }
   const vectors = await failOpen(deps, ctx, 'embed', () => embedForCache(embedder, parts));
   if (!vectors) {
     note('MISS', null);
     return { kind: 'miss', store: undefined };
   }
-  const store = skip.store ? storeLater(deps, ctx, req, scope, parts, vectors, policy) : undefined;
+  const store = skip.store ? storeLater(deps, ctx, req, scope, parts, digest, vectors, policy) : undefined;
   if (!skip.lookup) {
     note('SKIP', null);
     return { kind: 'miss', store };
@@ -149,11 +174,7 @@ export async function lookupCache(
     return { kind: 'miss', store };
   }
 
-  const prompt = promptTokensOf(ctx, req);
-  const route = ctx.snapshot.models.get(req.model);
-  const fullPricing = route ? dearestPricing(route) : undefined;
-  const fullCall = { promptTokens: prompt, completionTokens: found.entry.completionTokens };
-  const chargeUsd = callCostUsd(fullPricing, fullCall);
+  const { fullCall, fullPricing, chargeUsd } = fullCallOf(ctx, req, found.entry);
   let tweak: ChatRequest | undefined;
   let saving: HitSaving;
   if (band === 'TWEAK') {
@@ -174,19 +195,43 @@ export async function lookupCache(
   } else saving = hitSaving({ band, fullCall, fullPricing });
 
   note(band, found.score, saving.tokensSaved, saving.savedUsd);
-  if (found.entry.meta !== undefined)
-    ctx.responseHeaders[ResponseHeaders.cacheMatchedMeta] = found.entry.meta;
-  return {
-    kind: 'hit',
-    band,
-    score: found.score,
-    entry: found.entry,
-    response: found.entry.response,
-    saving,
-    chargeUsd,
-    tweak,
-    policy,
-  };
+  return hit(ctx, { band, score: found.score, entry: found.entry, saving, chargeUsd, tweak, policy });
+}
+
+type Hit = Extract<CacheLookup, { kind: 'hit' }>;
+
+function hit(ctx: RequestContext, h: Omit<Hit, 'kind' | 'response'>): Hit {
+  if (h.entry.meta !== undefined) ctx.responseHeaders[ResponseHeaders.cacheMatchedMeta] = h.entry.meta;
+  return { kind: 'hit', ...h, response: h.entry.response };
+}
+
+/** The call a hit replaces, at the requested model's pricing: what the caller pays. */
+function fullCallOf(
+  ctx: RequestContext,
+  req: ChatRequest,
+  entry: CacheEntry,
+): { fullCall: TokenCount; fullPricing: ReturnType<typeof dearestPricing> | undefined; chargeUsd: number } {
+  const route = ctx.snapshot.models.get(req.model);
+  const fullPricing = route ? dearestPricing(route) : undefined;
+  const fullCall = { promptTokens: promptTokensOf(ctx, req), completionTokens: entry.completionTokens };
+  return { fullCall, fullPricing, chargeUsd: callCostUsd(fullPricing, fullCall) };
+}
+
+/**
+ * The entry stored for exactly this request, if it may answer it: the same checks as a
+ * semantic candidate — it fits the request's limits and its model is one this key may use.
+ * The look-alike guards have nothing to compare: the question text is the same.
+ */
+async function exactEntry(
+  deps: CacheDeps,
+  ctx: RequestContext,
+  parts: CacheKeyParts,
+  digest: string,
+  req: ChatRequest,
+): Promise<CacheEntry | undefined> {
+  const entry = await deps.entries.getExact(parts.partition, digest);
+  if (!entry || !entryServes(entry, req) || !mayUse(ctx, entry.response.model)) return undefined;
+  return entry;
 }
 
 /**
@@ -234,14 +279,16 @@ function storeLater(
   req: ChatRequest,
   scope: CacheScope,
   routedParts: CacheKeyParts,
+  routedDigest: string,
   v: CacheVectors,
   policy: ResolvedCachePolicy,
 ): (response: ChatCompletion) => Promise<void> {
   return async (response) => {
     if (!isStorable(response)) return;
-    const parts =
-      response.model === req.model ? routedParts : cacheKeyParts({ ...req, model: response.model }, scope);
+    const routed = response.model === req.model;
+    const parts = routed ? routedParts : cacheKeyParts({ ...req, model: response.model }, scope);
     if (!parts) return;
+    const digest = routed ? routedDigest : exactDigest(parts);
     const meta = ctx.requestHeaders[RequestHeaders.cacheMeta];
     const entry = buildCacheEntry({
       parts,
@@ -252,7 +299,7 @@ function storeLater(
       meta: typeof meta === 'string' ? meta : undefined,
     });
     await failOpen(deps, ctx, 'store', async () => {
-      await deps.entries.put(entry);
+      await deps.entries.put(entry, digest);
       await deps.vectors.upsert(parts.partition, entry.id, entryVector(v.query, v.context), entry.expiresAt);
     });
   };

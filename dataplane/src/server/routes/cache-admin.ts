@@ -65,6 +65,7 @@ export function registerCacheAdminRoutes(app: FastifyInstance, deps: CacheAdminD
         tokens_saved: r.tokensSaved,
         latency_ms: r.latencyMs,
         skip_reason: r.skipReason ?? null,
+        exact: r.exact,
       }));
       return { object: 'list', data };
     },

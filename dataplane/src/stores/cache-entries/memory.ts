@@ -4,10 +4,12 @@
  * bytes, fairly between tenants (TenantBound): past a tenant's own cap its oldest write
  * goes, past the global cap the largest tenant's oldest write. Expired entries are dropped
  * when read, from the front of the write order on each put, and all at once by stats().
+ * An entry's exact-request digest lives in a map beside it, counted in the entry's bytes and
+ * dropped with it, so the digests are bounded exactly like the entries.
  */
 import { TenantBound } from '../tenant-bound.ts';
 import { systemClock, type Clock } from '../types.ts';
-import { assertPartition, encodeSegment, partitionTenantSegment } from './partition.ts';
+import { assertDigest, assertPartition, encodeSegment, partitionTenantSegment } from './partition.ts';
 import type { CacheEntry, CacheEntryStore, CacheStoreStats } from './types.ts';
 
 export interface MemoryCacheEntryStoreOptions {
@@ -26,6 +28,9 @@ interface Stored {
   bytes: number;
   /** Percent-encoded tenant segment of the partition. */
   tenant: string;
+  partition: string;
+  /** Key of this entry's exact-request digest in `exact`, if it has one. */
+  exact: string | undefined;
 }
 
 const key = (partition: string, id: string) => `${partition}\n${id}`;
@@ -34,6 +39,8 @@ const SWEEP_PER_PUT = 8;
 export class MemoryCacheEntryStore implements CacheEntryStore {
   readonly backend = 'memory';
   private readonly entries = new Map<string, Stored>();
+  /** Exact-request digest key → id of the entry it points at (same partition). */
+  private readonly exact = new Map<string, string>();
   private readonly bound: TenantBound;
   private readonly clock: Clock;
 
@@ -48,8 +55,15 @@ export class MemoryCacheEntryStore implements CacheEntryStore {
   }
 
   private remove(k: string, s: Stored): void {
-    this.entries.delete(k);
+    this.forget(k, s);
     this.bound.removed(s.tenant, k);
+  }
+
+  /** Drops the entry and its digest (unless a newer entry took the digest over). */
+  private forget(k: string, s: Stored): void {
+    this.entries.delete(k);
+    if (s.exact !== undefined && key(s.partition, this.exact.get(s.exact) ?? '') === k)
+      this.exact.delete(s.exact);
   }
 
   async get(partition: string, id: string): Promise<CacheEntry | undefined> {
@@ -64,19 +78,41 @@ export class MemoryCacheEntryStore implements CacheEntryStore {
     return JSON.parse(s.json) as CacheEntry;
   }
 
-  async put(entry: CacheEntry): Promise<void> {
+  async put(entry: CacheEntry, exact?: string): Promise<void> {
     assertPartition(entry.partition);
     const now = this.clock();
     const k = key(entry.partition, entry.id);
     const old = this.entries.get(k);
     if (old) this.remove(k, old);
     if (entry.expiresAt <= now) return;
+    if (exact !== undefined) assertDigest(exact);
     const json = JSON.stringify(entry);
     const tenant = partitionTenantSegment(entry.partition);
-    const s: Stored = { json, expiresAt: entry.expiresAt, bytes: json.length * 2, tenant };
+    const exactKey = exact === undefined ? undefined : key(entry.partition, exact);
+    const bytes = (json.length + (exactKey?.length ?? 0) + entry.id.length) * 2;
+    const s: Stored = {
+      json,
+      expiresAt: entry.expiresAt,
+      bytes,
+      tenant,
+      partition: entry.partition,
+      exact: exactKey,
+    };
     this.entries.set(k, s);
-    for (const victim of this.bound.added(tenant, k, s.bytes)) this.entries.delete(victim.key);
+    // The newest answer to an exact request wins: the one before it stays reachable by meaning.
+    if (exactKey !== undefined) this.exact.set(exactKey, entry.id);
+    for (const victim of this.bound.added(tenant, k, s.bytes)) {
+      const v = this.entries.get(victim.key);
+      if (v) this.forget(victim.key, v);
+    }
     this.sweep(now);
+  }
+
+  async getExact(partition: string, digest: string): Promise<CacheEntry | undefined> {
+    assertPartition(partition);
+    assertDigest(digest);
+    const id = this.exact.get(key(partition, digest));
+    return id === undefined ? undefined : this.get(partition, id);
   }
 
   /** Drops a few expired entries from the front of the write order. */

@@ -43,3 +43,10 @@ export function partitionTenantSegment(key: string): string {
 }
 
 export const partitionTenant = (key: string): string => decodeURIComponent(partitionTenantSegment(key));
+
+const DIGEST_RE = /^[A-Za-z0-9_-]{16,128}$/;
+/** Exact-request digests are base64url: stores splice them into key names as they are. */
+export function assertDigest(digest: string): void {
+  if (!DIGEST_RE.test(digest))
+    throw new TypeError(`not a cache digest: ${JSON.stringify(digest.slice(0, 80))}`);
+}

@@ -3,13 +3,16 @@
  * with a TTL of `expiresAt` minus the store's clock (PX, not PXAT: a pod whose clock is off
  * from Redis' still gets the TTL it asked for), so Redis drops it by itself. Keys are
  * `<prefix>:{<tenant>}:cache:<format>/<hash>:<id>` — the tenant's hash tag, like every other
- * tenant key. Any failure to reach Redis rejects with StoreUnavailableError (the cache fails
+ * tenant key. An entry's exact-request digest is a second key,
+ * `<prefix>:{<tenant>}:cache-exact:<format>/<hash>:<digest>`, holding the entry id, written in
+ * the same MULTI with the same TTL; flush removes both kinds, stats counts entries only, and a
+ * digest whose entry is gone (deleted, evicted by maxmemory) reads as a miss. Any failure to reach Redis rejects with StoreUnavailableError (the cache fails
  * open on it); stats() reports it instead.
  */
 import type { Redis } from 'ioredis';
 import { createRedisClient, toStoreError, type RedisClientOptions } from '../redis/client.ts';
 import { systemClock, type Clock } from '../types.ts';
-import { assertPartition, encodeSegment, partitionTenantSegment } from './partition.ts';
+import { assertDigest, assertPartition, encodeSegment, partitionTenantSegment } from './partition.ts';
 import type { CacheEntry, CacheEntryStore, CacheStoreStats } from './types.ts';
 
 export interface RedisCacheEntryStoreOptions {
@@ -43,6 +46,13 @@ export class RedisCacheEntryStore implements CacheEntryStore {
     return `${this.prefix}:{${tenant}}:cache:${partition.slice(tenant.length + 1)}:${encodeSegment(id)}`;
   }
 
+  private exactKey(partition: string, digest: string): string {
+    assertPartition(partition);
+    assertDigest(digest);
+    const tenant = partitionTenantSegment(partition);
+    return `${this.prefix}:{${tenant}}:cache-exact:${partition.slice(tenant.length + 1)}:${digest}`;
+  }
+
   private async run<T>(operation: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
@@ -60,14 +70,31 @@ export class RedisCacheEntryStore implements CacheEntryStore {
     return entry.expiresAt > this.clock() ? entry : undefined;
   }
 
-  async put(entry: CacheEntry): Promise<void> {
+  async put(entry: CacheEntry, exact?: string): Promise<void> {
     const k = this.key(entry.partition, entry.id);
+    const x = exact === undefined ? undefined : this.exactKey(entry.partition, exact);
     const ttlMs = Math.ceil(entry.expiresAt - this.clock());
     if (!(ttlMs > 0)) {
       await this.run('cacheEntries.put', () => this.redis.del(k));
       return;
     }
-    await this.run('cacheEntries.put', () => this.redis.set(k, JSON.stringify(entry), 'PX', ttlMs));
+    const json = JSON.stringify(entry);
+    if (x === undefined) {
+      await this.run('cacheEntries.put', () => this.redis.set(k, json, 'PX', ttlMs));
+      return;
+    }
+    // One MULTI: no pod ever sees the digest before the entry it points at.
+    await this.run('cacheEntries.put', async () => {
+      const results = await this.redis.multi().set(k, json, 'PX', ttlMs).set(x, entry.id, 'PX', ttlMs).exec();
+      const failed = results?.find(([err]) => err);
+      if (!results || failed) throw failed?.[0] ?? new Error('transaction aborted');
+    });
+  }
+
+  async getExact(partition: string, digest: string): Promise<CacheEntry | undefined> {
+    const x = this.exactKey(partition, digest);
+    const id = await this.run('cacheEntries.getExact', () => this.redis.get(x));
+    return id === null ? undefined : this.get(partition, id);
   }
 
   async delete(partition: string, id: string): Promise<boolean> {
@@ -75,9 +102,9 @@ export class RedisCacheEntryStore implements CacheEntryStore {
     return (await this.run('cacheEntries.delete', () => this.redis.del(k))) > 0;
   }
 
-  private pattern(tenant?: string): string {
+  private pattern(tenant?: string, kind: 'cache' | 'cache-exact' = 'cache'): string {
     const tag = tenant === undefined ? '*' : escapeGlob(encodeSegment(tenant));
-    return `${escapeGlob(this.prefix)}:{${tag}}:cache:*`;
+    return `${escapeGlob(this.prefix)}:{${tag}}:${kind}:*`;
   }
 
   /** Visits the matching keys in batches (SCAN: never blocks Redis the way KEYS would). */
@@ -95,6 +122,10 @@ export class RedisCacheEntryStore implements CacheEntryStore {
       let n = 0;
       await this.scan(this.pattern(tenant), async (keys) => {
         n += await this.redis.unlink(...keys);
+      });
+      // Digests would only dangle (a miss), but a flush leaves nothing of the tenant behind.
+      await this.scan(this.pattern(tenant, 'cache-exact'), async (keys) => {
+        await this.redis.unlink(...keys);
       });
       return n;
     });

@@ -39,8 +39,19 @@ export interface CacheEntryStore {
   readonly backend: 'memory' | 'redis';
   /** The entry, or undefined when missing or expired. */
   get(partition: string, id: string): Promise<CacheEntry | undefined>;
-  /** Writes (or replaces) the entry until `entry.expiresAt`; an already expired entry is not written. */
-  put(entry: CacheEntry): Promise<void>;
+  /**
+   * Writes (or replaces) the entry until `entry.expiresAt`; an already expired entry is not
+   * written. With `exact`, the exact-request digest (pipeline/cache/exact.ts) is written too,
+   * pointing at this entry for the same lifetime: the same request again finds it without
+   * being embedded.
+   */
+  put(entry: CacheEntry, exact?: string): Promise<void>;
+  /**
+   * The live entry an exact-request digest points at in this partition, or undefined: no such
+   * digest, or its entry was flushed, evicted, deleted or has expired (a dangling digest is
+   * simply a miss).
+   */
+  getExact(partition: string, digest: string): Promise<CacheEntry | undefined>;
   /** True when something was deleted. */
   delete(partition: string, id: string): Promise<boolean>;
   /** Deletes every entry, or every entry of one tenant; returns how many. */
