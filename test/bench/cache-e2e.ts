@@ -1,15 +1,21 @@
 /**
  * Section "cache-e2e" (issue 5): a semantic-cache hit served end to end against a miss, over
- * HTTP, against the fake provider. One Gantry child whose tenant has the cache on (builtin
- * embedder, default CachePolicy, in-process index and entries), one connection:
+ * HTTP, against the fake provider. One Gantry child whose tenant has the cache on (default
+ * embedder minilm, default CachePolicy, in-process index and entries), one connection:
  *
  * - miss: every request a question never asked before, so each pays embedding + lookup +
  *   the provider call + storing the answer;
- * - hit: one question, asked once to store it, then again and again: DIRECT hits;
- * - hit-stream: the same hits with `stream: true` (the replay; time to first byte).
+ * - hit: one question, asked once to store it, then the very same request again and again:
+ *   DIRECT hits of the exact tier (no embedding);
+ * - hit-semantic: the same question with a trailing space — the same tokens for the embedder,
+ *   not the same text — so each is a DIRECT hit of the semantic tier (one embedding each):
+ *   what every hit cost before the exact tier. hit and hit-semantic run in alternating
+ *   windows (BENCH_CACHEE2E_ROUNDS pairs), so a busy machine weighs on both alike;
+ * - hit-stream: the exact hits with `stream: true` (the replay; time to first byte).
  *
  * Every answer's `x-gantrycache-status` is counted: a miss run must see only MISS and a hit
- * run only DIRECT, or the section fails rather than report figures of the wrong path.
+ * run only DIRECT, or the section fails rather than report figures of the wrong path; before
+ * measuring, the cache metrics API must say the hit is exact and hit-semantic is not.
  */
 import { request } from 'undici';
 import { ResponseHeaders } from '../../dataplane/src/brand.ts';
@@ -25,23 +31,42 @@ import { summarise, type CellStats } from './stats.ts';
 import type { Target } from './target.ts';
 import { startUpstream, type Upstream } from './upstream.ts';
 
-export const MODES = ['miss', 'hit', 'hit-stream'] as const;
+export const MODES = ['miss', 'hit', 'hit-semantic', 'hit-stream'] as const;
 export type Mode = (typeof MODES)[number];
 
 /** The only cache status each run may see. */
-export const EXPECTED_STATUS: Record<Mode, string> = { miss: 'MISS', hit: 'DIRECT', 'hit-stream': 'DIRECT' };
+export const EXPECTED_STATUS: Record<Mode, string> = {
+  miss: 'MISS',
+  hit: 'DIRECT',
+  'hit-semantic': 'DIRECT',
+  'hit-stream': 'DIRECT',
+};
+
+/** The measured windows in order: the miss, then exact and semantic hits alternating, then the stream. */
+export function windowSchedule(rounds: number): Mode[] {
+  const pairs = Array.from({ length: rounds }, (): Mode[] => ['hit', 'hit-semantic']).flat();
+  return ['miss', ...pairs, 'hit-stream'];
+}
+
+/** The hit-semantic question: the same embedder tokens as the hit question, not the same text. */
+export const semanticTwin = (question: string): string => `${question} `;
 
 const CLIENT_KEY = 'sk-gantry-bench-cache';
 const MODEL = 'gpt-4o-mini';
 const CONNECTIONS = 1;
 
 export interface CacheE2eSettings {
-  /** Measured seconds per mode (BENCH_CACHEE2E_SECONDS). */
+  /** Measured seconds per window (BENCH_CACHEE2E_SECONDS). */
   seconds: number;
+  /** Alternating hit / hit-semantic window pairs (BENCH_CACHEE2E_ROUNDS). */
+  rounds: number;
 }
 
 export function readCacheE2eSettings(env: NodeJS.ProcessEnv): CacheE2eSettings {
-  return { seconds: sectionNumber(env, 'BENCH_CACHEE2E_SECONDS', 3, 'seconds') };
+  return {
+    seconds: sectionNumber(env, 'BENCH_CACHEE2E_SECONDS', 3, 'seconds'),
+    rounds: sectionNumber(env, 'BENCH_CACHEE2E_ROUNDS', 3, 'count'),
+  };
 }
 
 /** One deployment on the fake, one tenant with the cache on and nothing else set, one key. */
@@ -54,7 +79,8 @@ export function cacheE2eConfig(upstreamUrl: string): string {
       capabilities: ['chat', 'streaming'],
     }),
     tenant('bench', ['*'], { cache: { enabled: true } }),
-    apiKey('bench-cache', CLIENT_KEY, 'bench'),
+    // Tenant admin: the section reads its own cache metrics to prove which tier served.
+    apiKey('bench-cache', CLIENT_KEY, 'bench', { role: 'admin' }),
   ].join('');
 }
 
@@ -133,6 +159,38 @@ export interface HitVsMiss {
   streamTtfbRatio: number;
 }
 
+export interface ExactVsSemantic {
+  /** Median over the windows of each mode: gateway CPU per request (ms) and p50 (ms). */
+  exactCpuMs: number;
+  semanticCpuMs: number;
+  exactP50: number;
+  semanticP50: number;
+  /** Semantic minus exact CPU per hit: what skipping the embedding saves. */
+  cpuSavedMs: number;
+  windows: number;
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+
+export function exactVsSemantic(cells: readonly CacheE2eCell[]): ExactVsSemantic {
+  const of = (m: Mode) => cells.filter((c) => c.mode === m);
+  const exact = of('hit');
+  const semantic = of('hit-semantic');
+  const r = {
+    exactCpuMs: median(exact.map((c) => c.gatewayCpuMs)),
+    semanticCpuMs: median(semantic.map((c) => c.gatewayCpuMs)),
+    exactP50: median(exact.map((c) => c.stats.p50)),
+    semanticP50: median(semantic.map((c) => c.stats.p50)),
+    windows: Math.min(exact.length, semantic.length),
+  };
+  return { ...r, cpuSavedMs: r.semanticCpuMs - r.exactCpuMs };
+}
+
 export function hitVsMiss(cells: readonly CacheE2eCell[]): HitVsMiss {
   const get = (m: Mode): CellStats | undefined => cells.find((c) => c.mode === m)?.stats;
   const miss = get('miss');
@@ -170,11 +228,27 @@ const times = (v: number): string => (Number.isFinite(v) ? `${v.toFixed(2)}x` : 
 
 export function cacheE2eTables(cells: readonly CacheE2eCell[]): Table[] {
   const r = hitVsMiss(cells);
+  const e = exactVsSemantic(cells);
+  const seen: Partial<Record<Mode, number>> = {};
+  const label = (m: Mode): string => {
+    seen[m] = (seen[m] ?? 0) + 1;
+    return cells.filter((c) => c.mode === m).length > 1 ? `${m} #${seen[m]}` : m;
+  };
   return [
     {
-      title: `Semantic cache end to end: one Gantry, builtin embedder, ${CONNECTIONS} connection (ms; TTFB = first body chunk)`,
+      title: `Semantic cache end to end: one Gantry, default embedder (minilm), ${CONNECTIONS} connection, windows in run order (ms; TTFB = first body chunk)`,
       columns: ['mode', ...STATS_COLUMNS, 'cache status', 'gw CPU/req'],
-      rows: cells.map((c) => [c.mode, ...statsCells(c.stats), formatCounts(c.statuses), ms(c.gatewayCpuMs)]),
+      rows: cells.map((c) => [
+        label(c.mode),
+        ...statsCells(c.stats),
+        formatCounts(c.statuses),
+        ms(c.gatewayCpuMs),
+      ]),
+    },
+    {
+      title: `Exact tier against semantic tier, DIRECT hits (median of ${e.windows} alternating window pairs)`,
+      columns: ['exact CPU/req', 'semantic CPU/req', 'CPU saved/hit', 'exact p50', 'semantic p50'],
+      rows: [[ms(e.exactCpuMs), ms(e.semanticCpuMs), ms(e.cpuSavedMs), ms(e.exactP50), ms(e.semanticP50)]],
     },
     {
       title: 'Hit against miss (ratio = hit / miss; below 1 = the hit is faster)',
@@ -207,7 +281,7 @@ function exchangeFor(
   counts: StatusCounts,
 ): Exchange {
   const stream = mode === 'hit-stream';
-  const fixed = cacheE2eBody(hitQuestion, stream);
+  const fixed = cacheE2eBody(mode === 'hit-semantic' ? semanticTwin(hitQuestion) : hitQuestion, stream);
   return {
     origin: target.origin,
     path: target.path,
@@ -222,16 +296,22 @@ function exchangeFor(
   };
 }
 
-/** Asks once and returns the cache status, failing on anything but a 200 chat completion. */
-async function ask(target: Target, question: string): Promise<string> {
+/**
+ * Asks once and returns the cache status and whether the exact tier served (from the cache
+ * metrics API), failing on anything but a 200 chat completion.
+ */
+async function ask(target: Target, question: string): Promise<{ status: string; exact: boolean }> {
+  const auth = { authorization: `Bearer ${CLIENT_KEY}` };
   const res = await request(`${target.origin}${target.path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${CLIENT_KEY}` },
+    headers: { 'content-type': 'application/json', ...auth },
     body: cacheE2eBody(question, false),
   });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`);
-  return statusOf(res.statusCode, res.headers);
+  const metrics = await request(`${target.origin}/api/v1/cache/metrics?limit=1`, { headers: auth });
+  const body = (await metrics.body.json()) as { data?: { exact?: boolean }[] };
+  return { status: statusOf(res.statusCode, res.headers), exact: body.data?.[0]?.exact === true };
 }
 
 async function measure(
@@ -243,7 +323,7 @@ async function measure(
     config: cacheE2eConfig(upstream.url),
     // Empty means "in-process index and entries" to the data plane, whatever the environment says.
     env: { GANTRY_REDIS_URL: '', GANTRY_MILVUS_ADDRESS: '' },
-    describe: 'semantic cache on, builtin embedder, in-process stores',
+    describe: 'semantic cache on, default embedder (minilm), in-process stores',
   });
   try {
     ctx.log(`${target.label} at ${target.origin} (pid ${target.child?.pid ?? '-'})`);
@@ -252,8 +332,12 @@ async function measure(
     const hitQuestion = nextQuestion();
     const first = await ask(target, hitQuestion);
     const second = await ask(target, hitQuestion);
-    if (first !== 'MISS' || second !== 'DIRECT')
-      throw new Error(`the hit question answered ${first} then ${second}; expected MISS then DIRECT`);
+    const twin = await ask(target, semanticTwin(hitQuestion));
+    const seen = [first, second, twin].map((a) => `${a.status}${a.exact ? ' (exact)' : ''}`).join(', ');
+    if (first.status !== 'MISS' || second.status !== 'DIRECT' || !second.exact)
+      throw new Error(`the hit question answered ${seen}; expected MISS then an exact DIRECT`);
+    if (twin.status !== 'DIRECT' || twin.exact)
+      throw new Error(`its semantic twin answered ${seen}; expected a DIRECT of the semantic tier`);
 
     const counts: StatusCounts = {};
     if (ctx.options.primeSeconds > 0) {
@@ -268,7 +352,7 @@ async function measure(
       }
     }
     const cells: CacheE2eCell[] = [];
-    for (const mode of MODES) {
+    for (const mode of windowSchedule(settings.rounds)) {
       await upstream.reset();
       const cpu = cpuMeter([target.child]);
       // Only the measured window's answers are counted.
@@ -306,7 +390,7 @@ async function measure(
         throw new Error(`gantry died during the ${mode} run:\n${target.child.outputTail()}`);
     }
     const notes = [
-      `${settings.seconds}s per mode after ${ctx.options.warmupSeconds}s warm-up (primed ${ctx.options.primeSeconds}s per mode first); hits come after the misses, so they search a partition holding every question stored so far`,
+      `${settings.seconds}s per window after ${ctx.options.warmupSeconds}s warm-up (primed ${ctx.options.primeSeconds}s per mode first); hits come after the misses, so they search a partition holding every question stored so far`,
     ];
     if (target.profileDir) notes.push(`CPU profile of the Gantry child in ${target.profileDir}`);
     return { cells, notes };
@@ -332,12 +416,12 @@ async function run(ctx: BenchContext): Promise<SectionResult> {
     tables: cacheE2eTables(cells),
     checks: cacheE2eChecks(cells),
     notes,
-    data: { settings, cells, hitVsMiss: hitVsMiss(cells) },
+    data: { settings, cells, hitVsMiss: hitVsMiss(cells), exactVsSemantic: exactVsSemantic(cells) },
   };
 }
 
 export const cacheE2e: Section = {
   name: 'cache-e2e',
-  title: 'Semantic cache end to end: DIRECT hit vs miss against the fake provider',
+  title: 'Semantic cache end to end: DIRECT hits (exact and semantic tier) vs miss against the fake provider',
   run,
 };
