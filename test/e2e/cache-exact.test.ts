@@ -5,6 +5,7 @@
  * embeds through an embeddings deployment on the fake provider, so every embedding is a
  * request the test can count.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -115,6 +116,39 @@ describe.each(backends)('cache exact tier on $name', ({ opts }) => {
     const fullCallMicros = usage.prompt_tokens * 30 + usage.completion_tokens * 60;
     expect(credit?.amountUsd).toBeCloseTo(Math.floor(fullCallMicros / 10) / 1e6, 9);
     expect(await metricOf(requestId)).toMatchObject({ band: 'DIRECT', score: 1, exact: true });
+    const today = new Date().toISOString().slice(0, 10);
+    const records = await stack.gateway.stores.usage.logs({
+      tenant: 'acme',
+      from: today,
+      to: today,
+      limit: 50,
+    });
+    expect(records.find((r) => r.id === requestId)?.cache).toMatchObject({
+      band: 'DIRECT',
+      score: 1,
+      exact: true,
+      creditedUsd: credit?.amountUsd,
+    });
+  });
+
+  it('serves an Anthropic Messages request again without embedding, never an OpenAI one', async () => {
+    const q = 'Which gas do plants take in for photosynthesis?';
+    const anthropic = new Anthropic({ baseURL: stack.gateway.url, apiKey: 'sk-acme', maxRetries: 0 });
+    const send = () =>
+      anthropic.messages
+        .create({ model: 'big', max_tokens: 200, messages: [{ role: 'user', content: q }] })
+        .withResponse();
+    expect((await send()).response.headers.get('x-gantrycache-status')).toBe('MISS');
+    const again = await send();
+    expect(again.response.headers.get('x-gantrycache-status')).toBe('DIRECT');
+    expect(again.response.headers.get('x-gantrycache-score')).toBe('1.0000');
+    expect(calls('embeddings')).toBe(1);
+    // The same words in the other format share no entry.
+    const openai = await client('sk-acme')
+      .chat.completions.create({ model: 'big', max_tokens: 200, messages: [{ role: 'user', content: q }] })
+      .withResponse();
+    expect(status(openai)).toBe('MISS');
+    expect(calls('chat') + fake().requests.filter((r) => r.path.includes('/messages')).length).toBe(2);
   });
 
   it('falls through to the semantic path, embedding once, when the text differs at all', async () => {
