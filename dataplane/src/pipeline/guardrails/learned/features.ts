@@ -49,6 +49,12 @@ for (let c = 65; c <= 90; c++) LOWER_BIT[c] = 0x20;
 for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = 1;
 for (let c = 97; c <= 122; c++) ASCII_CLASS[c] = 1;
 for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = 2;
+/**
+ * For asciiTokenSums: the lower-cased byte of an ASCII letter or digit, 0 for any other
+ * byte. One lookup per character tells both whether the word goes on and what it holds.
+ */
+const ASCII_WORD_LOWER = new Uint8Array(256);
+for (let c = 0; c < 128; c++) ASCII_WORD_LOWER[c] = ASCII_CLASS[c] === 0 ? 0 : c | (LOWER_BIT[c] as number);
 
 /** Code point at i of a string (BMP fast path; a lone surrogate stands for itself). */
 function codePointAt(text: string, i: number): number {
@@ -265,8 +271,8 @@ export class FeatureScorer {
     let prev = -1;
     let i = 0;
     while (i < length) {
-      let c = bytes[i] as number;
-      if (ASCII_CLASS[c] === 0) {
+      let lc = ASCII_WORD_LOWER[bytes[i] as number] as number;
+      if (lc === 0) {
         i++;
         continue;
       }
@@ -275,12 +281,11 @@ export class FeatureScorer {
       let h = FNV_OFFSET ^ SEED_WORD;
       do {
         if (n < MAX_TOKEN_CPS) {
-          const lc = c | (LOWER_BIT[c] as number);
           pad[++n] = lc;
           h = Math.imul(h ^ lc, FNV_PRIME);
         }
-        c = bytes[++i] as number;
-      } while (ASCII_CLASS[c] !== 0);
+        lc = ASCII_WORD_LOWER[bytes[++i] as number] as number;
+      } while (lc !== 0);
       h >>>= 0;
       let s0: number;
       let s1: number;
