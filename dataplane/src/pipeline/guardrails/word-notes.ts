@@ -46,16 +46,19 @@ function hasCredentialWord(pad: Int32Array, n: number): boolean {
   return false;
 }
 
-/** Flags above every anchor note (checked below), so all fit in one non-negative int. */
-export const CREDENTIAL_BIT = 2 ** 25;
+/**
+ * Flags above every anchor note (checked below), so all fit in one non-negative int32:
+ * the anchor part stays below 2 ** 26 (AnchorUnion.noteLimit, checked below), the flags take the next five bits.
+ */
+export const CREDENTIAL_BIT = 2 ** 26;
 /** A letter followed by a leet digit (0, 1, 3, 4, 5, 7): where normalize.ts's leet hint can match. */
-export const LEET_BIT = 2 ** 26;
+export const LEET_BIT = 2 ** 27;
 /** The word is one letter: spaced-out letters ("i g n o r e") are runs of such words. */
-export const LETTER_BIT = 2 ** 27;
+export const LETTER_BIT = 2 ** 28;
 /** A gitleaks keyword lies inside the word. */
-export const KEYWORD_BIT = 2 ** 28;
+export const KEYWORD_BIT = 2 ** 29;
 /** A gitleaks keyword may begin inside the word and go on past it, if one of KEYWORD_THEN follows. */
-export const KEYWORD_HEAD_BIT = 2 ** 29;
+export const KEYWORD_HEAD_BIT = 2 ** 30;
 export const ANCHOR_NOTE_MASK = CREDENTIAL_BIT - 1;
 
 /** Whether the anchors can be found from word notes (see AnchorUnion.walksWords). */

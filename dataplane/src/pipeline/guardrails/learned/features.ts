@@ -99,7 +99,7 @@ class TokenCache {
    * a word with any other code point is not cached, so 16 bits hold each exactly), and at
    * +13, +14 the id of the annotator that noted the word and its note (WordNotes).
    */
-  private readonly e = new Int32Array(TokenCache.SLOTS * 16);
+  readonly e = new Int32Array(TokenCache.SLOTS * 16);
 
   private static slotOf(h: number): number {
     return ((h ^ (h >>> 16)) & (TokenCache.SLOTS - 1)) << 4;
@@ -260,6 +260,7 @@ export class FeatureScorer {
     let cn = 0;
     prefix[0] = prefix[1] = prefix[2] = 0;
     const cache = this.cache;
+    const e = cache.e;
     let count = 0;
     const pad = this.pad;
     const word = this.word;
@@ -290,11 +291,21 @@ export class FeatureScorer {
       let s0: number;
       let s1: number;
       let f: number;
-      const slot = cache.find(h, pad, n);
+      // TokenCache.find for ASCII, inlined: no code point needs more than 16 bits, and a 0
+      // after the word stands for the empty second half of its last packed pair.
+      pad[n + 1] = 0;
+      let slot = ((h ^ (h >>> 16)) & (TokenCache.SLOTS - 1)) << 4;
+      if (e[slot + 1] === n && e[slot] === (h | 0)) {
+        for (let k = 1, j = slot + 5; k <= n; k += 2, j++)
+          if (e[j] !== ((pad[k] as number) | ((pad[k + 1] as number) << 16))) {
+            slot = -1;
+            break;
+          }
+      } else slot = -1;
       if (slot >= 0) {
-        s0 = cache.sum0(slot);
-        s1 = cache.sum1(slot);
-        f = cache.count(slot);
+        s0 = e[slot + 2] as number;
+        s1 = e[slot + 3] as number;
+        f = e[slot + 4] as number;
       } else {
         this.wordSums(h, n);
         s0 = word[0] as number;
@@ -302,16 +313,17 @@ export class FeatureScorer {
         f = word[2] as number;
       }
       if (annotator) {
-        let note = slot >= 0 ? cache.note(slot, annotatorId) : undefined;
-        if (note === undefined) {
+        let note: number;
+        if (slot >= 0 && e[slot + 13] === annotatorId) note = e[slot + 14] as number;
+        else {
           // A word longer than the pad holds is noted on its first MAX_TOKEN_CPS characters.
           note = annotator.annotate(pad, n, i - start > n);
           cache.setNote(h, pad, n, annotatorId, note);
         }
-        if (note !== 0) {
-          noteTokens[noted] = count;
-          noteValues[noted++] = note;
-        }
+        // Written always, kept (counted) only when not 0: no branch to mispredict.
+        noteTokens[noted] = count;
+        noteValues[noted] = note;
+        noted += note !== 0 ? 1 : 0;
       }
       if (prev >= 0) {
         const b = Math.imul(Math.imul(prev ^ 0x9e3779b9, FNV_PRIME) ^ h, FNV_PRIME) >>> 0;
