@@ -195,6 +195,10 @@ export function disguisedWindows(text: string, hints?: number[]): Array<[number,
   return windows;
 }
 
+/** 1 at the ASCII codes of KEYWORD_THEN: words() reads ASCII texts only, where no other can follow. */
+const KEYWORD_GOES_ON = new Uint8Array(128);
+for (const c of KEYWORD_THEN) KEYWORD_GOES_ON[c] = 1;
+
 /** Reused for the bytes of an ASCII text and the notes on its words (one text at a time). */
 let bytes = Buffer.allocUnsafe(0);
 const notes: WordNotes = {
@@ -270,14 +274,17 @@ class PreparedText implements TextPrep {
       const note = values[k] as number;
       if ((note & (CREDENTIAL_BIT | KEYWORD_BIT | KEYWORD_HEAD_BIT)) === 0) continue;
       const token = tokens[k] as number;
-      const span: [number, number] = [starts[token] as number, ends[token] as number];
-      if ((note & CREDENTIAL_BIT) !== 0) this.credentials.push(span);
-      // A keyword that runs on past the word needs one of KEYWORD_THEN right after it.
-      if (
+      const end = ends[token] as number;
+      // A keyword that runs on past the word needs one of KEYWORD_THEN right after it
+      // (most words noted so, "the" among them, have none: no span is made for them).
+      const keyword =
         (note & KEYWORD_BIT) !== 0 ||
-        ((note & KEYWORD_HEAD_BIT) !== 0 && KEYWORD_THEN.includes(lower.charCodeAt(span[1])))
-      )
-        this.keywords.push(span);
+        ((note & KEYWORD_HEAD_BIT) !== 0 && KEYWORD_GOES_ON[lower.charCodeAt(end) & 0x7f] === 1);
+      const credential = (note & CREDENTIAL_BIT) !== 0;
+      if (!keyword && !credential) continue;
+      const span: [number, number] = [starts[token] as number, end];
+      if (credential) this.credentials.push(span);
+      if (keyword) this.keywords.push(span);
     }
     this.hints ??= hintStarts(this.lower(), starts, ends, words, notes);
     this.found ??= NOTES_FIND_ANCHORS
