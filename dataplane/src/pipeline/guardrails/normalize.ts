@@ -293,9 +293,12 @@ class PreparedText implements TextPrep {
   }
 }
 
+const isLeetCode = (d: number): boolean =>
+  d === 48 || d === 49 || d === 51 || d === 52 || d === 53 || d === 55;
+
 /**
  * Every offset of an ASCII text where HINT can begin, in order, from its tokenizer's notes
- * (word-notes.ts). A leet hint lies inside one word, at a letter before a leet digit: the
+ * (word-notes.ts). A leet hint lies inside one word, a letter, leet digits and a letter: the
  * words noted LEET_BIT are searched for those. A spaced hint, a letter then four more each
  * after one separator, begins at the last letter of a word followed, one character apart
  * each, by three one-letter words and a fourth word: found from the runs of words noted
@@ -314,12 +317,16 @@ function hintStarts(
     const note = values[k] as number;
     const token = tokens[k] as number;
     if ((note & LEET_BIT) !== 0) {
+      // Where HINT's leet branch matches: a letter, leet digits, a letter (its spaced branch
+      // needs a separator after the letter, so cannot match here either).
       const end = ends[token] as number;
       for (let i = starts[token] as number; i + 1 < end; i++) {
         const c = lower.charCodeAt(i);
-        const d = lower.charCodeAt(i + 1);
-        if (c >= 97 && c <= 122 && (d === 48 || d === 49 || d === 51 || d === 52 || d === 53 || d === 55))
-          at.push(i);
+        if (c < 97 || c > 122 || !isLeetCode(lower.charCodeAt(i + 1))) continue;
+        let j = i + 2;
+        while (j < end && isLeetCode(lower.charCodeAt(j))) j++;
+        const l = lower.charCodeAt(j);
+        if (j < end && l >= 97 && l <= 122) at.push(i);
       }
     }
     // The first of three one-letter words in a row (consecutive words, one character apart).
