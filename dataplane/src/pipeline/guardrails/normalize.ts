@@ -195,6 +195,10 @@ export function disguisedWindows(text: string, hints?: number[]): Array<[number,
   return windows;
 }
 
+/** 1 at the ASCII codes of KEYWORD_THEN: words() reads ASCII texts only, where no other can follow. */
+const KEYWORD_GOES_ON = new Uint8Array(128);
+for (const c of KEYWORD_THEN) KEYWORD_GOES_ON[c] = 1;
+
 /** Reused for the bytes of an ASCII text and the notes on its words (one text at a time). */
 let bytes = Buffer.allocUnsafe(0);
 const notes: WordNotes = {
@@ -270,14 +274,17 @@ class PreparedText implements TextPrep {
       const note = values[k] as number;
       if ((note & (CREDENTIAL_BIT | KEYWORD_BIT | KEYWORD_HEAD_BIT)) === 0) continue;
       const token = tokens[k] as number;
-      const span: [number, number] = [starts[token] as number, ends[token] as number];
-      if ((note & CREDENTIAL_BIT) !== 0) this.credentials.push(span);
-      // A keyword that runs on past the word needs one of KEYWORD_THEN right after it.
-      if (
+      const end = ends[token] as number;
+      // A keyword that runs on past the word needs one of KEYWORD_THEN right after it
+      // (most words noted so, "the" among them, have none: no span is made for them).
+      const keyword =
         (note & KEYWORD_BIT) !== 0 ||
-        ((note & KEYWORD_HEAD_BIT) !== 0 && KEYWORD_THEN.includes(lower.charCodeAt(span[1])))
-      )
-        this.keywords.push(span);
+        ((note & KEYWORD_HEAD_BIT) !== 0 && KEYWORD_GOES_ON[lower.charCodeAt(end) & 0x7f] === 1);
+      const credential = (note & CREDENTIAL_BIT) !== 0;
+      if (!keyword && !credential) continue;
+      const span: [number, number] = [starts[token] as number, end];
+      if (credential) this.credentials.push(span);
+      if (keyword) this.keywords.push(span);
     }
     this.hints ??= hintStarts(this.lower(), starts, ends, words, notes);
     this.found ??= NOTES_FIND_ANCHORS
@@ -286,9 +293,12 @@ class PreparedText implements TextPrep {
   }
 }
 
+const isLeetCode = (d: number): boolean =>
+  d === 48 || d === 49 || d === 51 || d === 52 || d === 53 || d === 55;
+
 /**
  * Every offset of an ASCII text where HINT can begin, in order, from its tokenizer's notes
- * (word-notes.ts). A leet hint lies inside one word, at a letter before a leet digit: the
+ * (word-notes.ts). A leet hint lies inside one word, a letter, leet digits and a letter: the
  * words noted LEET_BIT are searched for those. A spaced hint, a letter then four more each
  * after one separator, begins at the last letter of a word followed, one character apart
  * each, by three one-letter words and a fourth word: found from the runs of words noted
@@ -307,12 +317,16 @@ function hintStarts(
     const note = values[k] as number;
     const token = tokens[k] as number;
     if ((note & LEET_BIT) !== 0) {
+      // Where HINT's leet branch matches: a letter, leet digits, a letter (its spaced branch
+      // needs a separator after the letter, so cannot match here either).
       const end = ends[token] as number;
       for (let i = starts[token] as number; i + 1 < end; i++) {
         const c = lower.charCodeAt(i);
-        const d = lower.charCodeAt(i + 1);
-        if (c >= 97 && c <= 122 && (d === 48 || d === 49 || d === 51 || d === 52 || d === 53 || d === 55))
-          at.push(i);
+        if (c < 97 || c > 122 || !isLeetCode(lower.charCodeAt(i + 1))) continue;
+        let j = i + 2;
+        while (j < end && isLeetCode(lower.charCodeAt(j))) j++;
+        const l = lower.charCodeAt(j);
+        if (j < end && l >= 97 && l <= 122) at.push(i);
       }
     }
     // The first of three one-letter words in a row (consecutive words, one character apart).

@@ -324,7 +324,7 @@ export class AnchorUnion {
    * The trie walked over one word (pad[1..n], lower-cased code points, as the learned
    * layer's tokenizer reads them), packed in one number for its word cache: the longest
    * anchor that is a prefix of the word (index + 1, 0 for none) plus, when the whole word is
-   * still a path of the trie, the node reached times `anchorSpan` (the walk goes on past the
+   * still a path of the trie, the node reached shifted left by `anchorBits` (the walk goes on past the
    * word, "i" into "i'll"). 0 when the word starts no anchor at all.
    */
   walkWord(pad: Int32Array, n: number): number {
@@ -341,16 +341,20 @@ export class AnchorUnion {
     }
     // A word ends where a character other than a letter or digit follows, so the walk can
     // only go on through such an edge.
-    return this.goesOn[node] === 1 ? best + 1 + node * this.anchorSpan : best + 1;
+    return this.goesOn[node] === 1 ? best + 1 + node * (1 << this.anchorBits) : best + 1;
   }
 
   /** walkWord's packing: notes stay below this (and above it no node fits). */
   get noteLimit(): number {
-    return this.anchorSpan * this.ends.length;
+    return this.ends.length * (1 << this.anchorBits);
   }
 
-  private get anchorSpan(): number {
-    return this.all.length + 1;
+  /**
+   * Bits of a note that hold an anchor's index + 1. A power of two, so that findNoted
+   * unpacks a note with a mask and a shift, not an integer division per word.
+   */
+  private get anchorBits(): number {
+    return 32 - Math.clz32(this.all.length);
   }
 
   /**
@@ -374,7 +378,8 @@ export class AnchorUnion {
   ): WordAnchors[] {
     const out: WordAnchors[] = this.sets.map(() => ({ at: [], token: [] }));
     const { classOf, classes, next } = this;
-    const span = this.anchorSpan;
+    const bits = this.anchorBits;
+    const low = (1 << bits) - 1;
     const length = lower.length;
     for (let k = 0; k < count; k++) {
       const note = (notes[k] as number) & mask;
@@ -382,8 +387,8 @@ export class AnchorUnion {
       const token = tokens[k] as number;
       const p = starts[token] as number;
       if (p > 0 && lower.charCodeAt(p - 1) === 95) continue;
-      let best = (note % span) - 1;
-      let node = (note - best - 1) / span;
+      let best = (note & low) - 1;
+      let node = note >>> bits;
       // The longest anchor along the path: what the trie regex's greedy optional groups return.
       for (let q = ends[token] as number; node !== 0 && q < length; q++) {
         const c = lower.charCodeAt(q);

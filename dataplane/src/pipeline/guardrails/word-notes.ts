@@ -11,8 +11,8 @@
  * - whether the word contains one of the credential words that every match of the secrets
  *   detector's assignment rule begins with (secrets.ts), which, being letters, can only
  *   sit inside a word;
- * - for the disguise hints (normalize.ts): whether a letter is followed by a leet digit in
- *   the word, and whether the word is a single letter;
+ * - for the disguise hints (normalize.ts): whether a letter, leet digits and a letter follow
+ *   each other in the word, and whether the word is a single letter;
  * - whether a gitleaks keyword (secrets.ts, gitleaks.ts) can begin inside the word: one
  *   lies in it, or the word ends with the letters a keyword begins with and the keyword
  *   goes on with a character that can follow a word.
@@ -46,16 +46,22 @@ function hasCredentialWord(pad: Int32Array, n: number): boolean {
   return false;
 }
 
-/** Flags above every anchor note (checked below), so all fit in one non-negative int. */
-export const CREDENTIAL_BIT = 2 ** 25;
-/** A letter followed by a leet digit (0, 1, 3, 4, 5, 7): where normalize.ts's leet hint can match. */
-export const LEET_BIT = 2 ** 26;
+/**
+ * Flags above every anchor note (checked below), so all fit in one non-negative int32:
+ * the anchor part stays below 2 ** 26 (AnchorUnion.noteLimit, checked below), the flags take the next five bits.
+ */
+export const CREDENTIAL_BIT = 2 ** 26;
+/**
+ * A letter, leet digits (0, 1, 3, 4, 5, 7) and a letter ("1gn0re"): what normalize.ts's leet
+ * hint matches, so only such words are searched for where it begins.
+ */
+export const LEET_BIT = 2 ** 27;
 /** The word is one letter: spaced-out letters ("i g n o r e") are runs of such words. */
-export const LETTER_BIT = 2 ** 27;
+export const LETTER_BIT = 2 ** 28;
 /** A gitleaks keyword lies inside the word. */
-export const KEYWORD_BIT = 2 ** 28;
+export const KEYWORD_BIT = 2 ** 29;
 /** A gitleaks keyword may begin inside the word and go on past it, if one of KEYWORD_THEN follows. */
-export const KEYWORD_HEAD_BIT = 2 ** 29;
+export const KEYWORD_HEAD_BIT = 2 ** 30;
 export const ANCHOR_NOTE_MASK = CREDENTIAL_BIT - 1;
 
 /** Whether the anchors can be found from word notes (see AnchorUnion.walksWords). */
@@ -65,9 +71,14 @@ const isLetter = (c: number): boolean => c >= 97 && c <= 122;
 const isLeetDigit = (c: number): boolean =>
   c === 48 || c === 49 || c === 51 || c === 52 || c === 53 || c === 55;
 
+/** Whether a letter, one or more leet digits and a letter follow each other in pad[1..n]. */
 function hasLeet(pad: Int32Array, n: number): boolean {
-  for (let k = 1; k < n; k++)
-    if (isLetter(pad[k] as number) && isLeetDigit(pad[k + 1] as number)) return true;
+  for (let k = 1; k < n; k++) {
+    if (!isLetter(pad[k] as number) || !isLeetDigit(pad[k + 1] as number)) continue;
+    let j = k + 2;
+    while (j <= n && isLeetDigit(pad[j] as number)) j++;
+    if (j <= n && isLetter(pad[j] as number)) return true;
+  }
   return false;
 }
 
