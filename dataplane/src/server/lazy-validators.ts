@@ -38,6 +38,10 @@ function deferred(
     (lazy as { errors?: unknown }).errors = (validate as { errors?: unknown }).errors;
     return result;
   }) as Validate;
+  // Fastify hands an ajv validator its parent object (so coercion or defaults could replace a
+  // root value) only when it sees `schemaEnv`, which ajv's compiled functions carry; the
+  // wrapper forwards both arguments, so it says the same.
+  (lazy as { schemaEnv?: unknown }).schemaEnv = true;
   return lazy;
 }
 
