@@ -35,26 +35,34 @@ export interface CostEstimate {
 }
 
 export function dearestPricing(...routes: readonly ModelRoute[]): Pricing | undefined {
+  return dearestOf(routes);
+}
+
+// Loops, not flatMap: these run on every metered request.
+function dearestOf(routes: readonly ModelRoute[]): Pricing | undefined {
   let worst: Pricing | undefined;
-  for (const d of routes.flatMap((r) => r.deployments)) {
-    if (!d.pricing) continue;
-    if (
-      !worst ||
-      d.pricing.inputPerMillionTokens + d.pricing.outputPerMillionTokens >
-        worst.inputPerMillionTokens + worst.outputPerMillionTokens
-    )
-      worst = d.pricing;
+  for (const r of routes) {
+    for (const d of r.deployments) {
+      if (!d.pricing) continue;
+      if (
+        !worst ||
+        d.pricing.inputPerMillionTokens + d.pricing.outputPerMillionTokens >
+          worst.inputPerMillionTokens + worst.outputPerMillionTokens
+      )
+        worst = d.pricing;
+    }
   }
   return worst;
 }
 
 export function maxOutputTokens(routes: readonly ModelRoute[], requested: number | undefined): number {
   if (requested !== undefined) return requested;
-  const limits = routes
-    .flatMap((r) => r.deployments)
-    .map((d) => d.maxOutputTokens)
-    .filter((n): n is number => n !== undefined);
-  return limits.length > 0 ? Math.max(...limits) : DEFAULT_MAX_OUTPUT_TOKENS;
+  let max: number | undefined;
+  for (const r of routes)
+    for (const d of r.deployments)
+      if (d.maxOutputTokens !== undefined && (max === undefined || d.maxOutputTokens > max))
+        max = d.maxOutputTokens;
+  return max ?? DEFAULT_MAX_OUTPUT_TOKENS;
 }
 
 export function estimateCost(
@@ -66,7 +74,7 @@ export function estimateCost(
   const prompt = Math.min(promptTokens, MAX_ESTIMATE_TOKENS);
   const output = Math.min(maxOutputTokens(routes, bound.maxTokens) * sequences, MAX_ESTIMATE_TOKENS);
   const cost =
-    costUsd(dearestPricing(...routes), { prompt_tokens: prompt, completion_tokens: output }) +
+    costUsd(dearestOf(routes), { prompt_tokens: prompt, completion_tokens: output }) +
     (bound.unitCostUsd ?? 0);
   return { promptTokens: prompt, maxOutputTokens: output, costUsd: Math.min(cost, MAX_ESTIMATE_USD) };
 }

@@ -37,14 +37,16 @@ export function formatDuration(ms: number): string {
 
 export function rateLimitHeaders(d: RateDecision): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, dim] of [
-    ['requests', d.requests],
-    ['tokens', d.tokens],
-  ] as const) {
-    if (!dim) continue;
-    headers[`x-ratelimit-limit-${name}`] = String(dim.limit);
-    headers[`x-ratelimit-remaining-${name}`] = String(dim.remaining);
-    headers[`x-ratelimit-reset-${name}`] = formatDuration(dim.resetMs);
+  // Literal names, not built per request: these are set on every metered answer.
+  if (d.requests) {
+    headers['x-ratelimit-limit-requests'] = String(d.requests.limit);
+    headers['x-ratelimit-remaining-requests'] = String(d.requests.remaining);
+    headers['x-ratelimit-reset-requests'] = formatDuration(d.requests.resetMs);
+  }
+  if (d.tokens) {
+    headers['x-ratelimit-limit-tokens'] = String(d.tokens.limit);
+    headers['x-ratelimit-remaining-tokens'] = String(d.tokens.remaining);
+    headers['x-ratelimit-reset-tokens'] = formatDuration(d.tokens.resetMs);
   }
   return headers;
 }

@@ -7,15 +7,48 @@ import type { KeyRef } from '../types.ts';
 
 const enc = encodeURIComponent;
 
+/**
+ * Names stay cached up to this many distinct tenants or keys (a metered request names about
+ * twenty keys, each encoding the same two parts); past it the cache starts over, so names
+ * callers make up cannot grow it without bound.
+ */
+const MAX_CACHED = 10_000;
+
 export class KeySpace {
+  private readonly tenants = new Map<string, string>();
+  /** Per tenant, its API keys' base names. */
+  private readonly keyBases = new Map<string, Map<string, string>>();
+  private cachedKeys = 0;
+
   constructor(readonly prefix = 'gantry') {}
 
   tenant(tenant: string): string {
-    return `${this.prefix}:{${enc(tenant)}}`;
+    let name = this.tenants.get(tenant);
+    if (name === undefined) {
+      if (this.tenants.size >= MAX_CACHED) this.tenants.clear();
+      name = `${this.prefix}:{${enc(tenant)}}`;
+      this.tenants.set(tenant, name);
+    }
+    return name;
   }
 
   private key(k: KeyRef): string {
-    return `${this.tenant(k.tenant)}:key:${enc(k.keyId)}`;
+    let bases = this.keyBases.get(k.tenant);
+    let name = bases?.get(k.keyId);
+    if (name !== undefined) return name;
+    if (this.cachedKeys >= MAX_CACHED) {
+      this.keyBases.clear();
+      this.cachedKeys = 0;
+      bases = undefined;
+    }
+    if (bases === undefined) {
+      bases = new Map();
+      this.keyBases.set(k.tenant, bases);
+    }
+    name = `${this.tenant(k.tenant)}:key:${enc(k.keyId)}`;
+    bases.set(k.keyId, name);
+    this.cachedKeys++;
+    return name;
   }
 
   /** ZSET of admitted requests (`id:tokens`, score = admission ms). */
