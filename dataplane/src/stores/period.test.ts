@@ -39,6 +39,28 @@ describe('periodWindow', () => {
     expect(w.endMs).toBe(at('2025-01-01T00:00:00Z'));
   });
 
+  it('a remembered window answers only inside itself, whichever way the clock moves', () => {
+    const times = [
+      '2025-03-31T23:59:59.999Z',
+      '2025-04-01T00:00:00Z',
+      '2025-03-15T00:00:00Z',
+      '2025-04-01T00:00:00Z',
+    ];
+    expect(times.map((t) => periodWindow('monthly', at(t)).key)).toEqual([
+      'm2025-03',
+      'm2025-04',
+      'm2025-03',
+      'm2025-04',
+    ]);
+    expect(times.map((t) => periodWindow('daily', at(t)).key)).toEqual([
+      'd2025-03-31',
+      'd2025-04-01',
+      'd2025-03-15',
+      'd2025-04-01',
+    ]);
+    expect(times.map((t) => monthKey(at(t)))).toEqual(['2025-03', '2025-04', '2025-03', '2025-04']);
+  });
+
   it('the total period never ends', () => {
     expect(periodWindow('total', at('2025-05-05T05:05:05Z'))).toEqual({
       key: 'total',

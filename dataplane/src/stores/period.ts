@@ -16,7 +16,21 @@ export interface PeriodWindow {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
+/**
+ * The last window of each period, reused while `nowMs` falls inside it: every metered request
+ * asks, and the answer changes once a day at most. Frozen, since callers share it.
+ */
+const lastWindow = new Map<BudgetPeriod, PeriodWindow>();
+
 export function periodWindow(period: BudgetPeriod, nowMs: number): PeriodWindow {
+  const last = lastWindow.get(period);
+  if (last && nowMs >= last.startMs && (last.endMs === undefined || nowMs < last.endMs)) return last;
+  const window = Object.freeze(computeWindow(period, nowMs));
+  lastWindow.set(period, window);
+  return window;
+}
+
+function computeWindow(period: BudgetPeriod, nowMs: number): PeriodWindow {
   const d = new Date(nowMs);
   const y = d.getUTCFullYear();
   const m = d.getUTCMonth();
@@ -38,8 +52,8 @@ export function periodWindow(period: BudgetPeriod, nowMs: number): PeriodWindow 
 
 /** `2025-01`: the calendar month (UTC) that auto-recharge caps count in. */
 export function monthKey(nowMs: number): string {
-  const d = new Date(nowMs);
-  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}`;
+  const month = periodWindow('monthly', nowMs);
+  return month.key.slice(1);
 }
 
 /** How long a per-period counter must live: to the period's end plus a grace for late settles and reports. */
