@@ -101,8 +101,10 @@ export async function admit(
       : estimateCost(routes(), promptTokens(), output);
   const admission: Admission = { ticket: undefined, reservation: undefined };
   const tokens = estimate.promptTokens + estimate.maxOutputTokens;
+  // Named fields, not a spread of keyRef: a spread clones through a slow path on every request.
   const reserveRequest = (budget: NonNullable<typeof spec.budget>): ReserveRequest => ({
-    ...keyRef,
+    tenant: keyRef.tenant,
+    keyId: keyRef.keyId,
     budget,
     estimateUsd: estimate.costUsd,
     autoRecharge: spec.autoRecharge?.enabled ? spec.autoRecharge : undefined,
