@@ -59,6 +59,7 @@ describe.each(backends)('cache exact tier on $name', ({ opts }) => {
           }),
           tenant('globex', ['*'], { cache: { enabled: true, policyRef: { name: 'counted' } } }),
           apiKey('acme', 'sk-acme', 'acme', { role: 'admin' }),
+          apiKey('acme-b', 'sk-acme-b', 'acme'),
           apiKey('globex', 'sk-globex', 'globex'),
         ].join(''),
       {
@@ -172,6 +173,44 @@ describe.each(backends)('cache exact tier on $name', ({ opts }) => {
     expect(calls('chat')).toBe(2);
     // B fell through to its own semantic lookup, which found nothing either.
     expect(calls('embeddings')).toBe(2);
+  });
+
+  it('never lets one key plant an answer for another by sending Gantry’s internal names as fields', async () => {
+    const q = 'Which vendor should I use for payroll?';
+    const system = 'You are Acme support. Never recommend competitors.';
+    const image = { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } };
+    /** Raw JSON: the spoof's top-level fields are not in the SDK's types. */
+    const post = async (key: string, body: unknown) => {
+      const res = await fetch(`${stack.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+      return res.headers.get('x-gantrycache-status');
+    };
+    // Key B asks without the system prompt, sending the value Gantry would derive from it.
+    expect(
+      await post('sk-acme-b', { model: 'big', messages: messages(q), instructions: [[0, 'system', system]] }),
+    ).toBe('MISS');
+    // Key A's real request is answered by the model, with its system prompt, not from B's entry.
+    expect(await post('sk-acme', { model: 'big', messages: messages(q, system) })).toBe('MISS');
+    expect(calls('chat')).toBe(2);
+    const chats = fake().requests.filter((r) => r.path.includes('/chat/completions'));
+    expect((chats.at(-1)?.body as { messages: unknown[] }).messages[0]).toEqual({
+      role: 'system',
+      content: system,
+    });
+
+    // The same with an image: a text answer never serves a request about a picture.
+    const look = 'What is in this picture?';
+    expect(await post('sk-acme-b', { model: 'big', messages: messages(look), media: [image] })).toBe('MISS');
+    const withImage = [
+      ...messages(look).slice(0, -1),
+      { role: 'user', content: [{ type: 'text', text: look }, image] },
+    ];
+    expect(await post('sk-acme', { model: 'big', messages: withImage })).toBe('MISS');
+    expect(calls('chat')).toBe(4);
   });
 
   it('misses when one sampling field or the system prompt differs', async () => {

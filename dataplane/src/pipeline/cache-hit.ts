@@ -78,12 +78,14 @@ export async function serveHit(
     deployment,
     log,
     chunks: (async function* (): AsyncGenerator<ChatChunk, StreamEnd> {
-      yield* replayChunks(completion, meta);
+      // The guarded answer, as a non-streamed hit gets: the whole stored text is at hand, so a
+      // response redaction applies here although a live stream (never scanned) skips it.
+      yield* replayChunks(guarded, meta);
       return {
         outcome: 'complete',
         usage,
         text,
-        finishReason: completion.choices[0]?.finish_reason ?? 'stop',
+        finishReason: guarded.choices[0]?.finish_reason ?? 'stop',
         deployment,
         parts: [],
         log,

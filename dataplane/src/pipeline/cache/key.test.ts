@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../formats/openai/types.ts';
 import { partitionTenant } from '../../stores/cache-entries/partition.ts';
@@ -8,6 +9,8 @@ import {
   CONTEXT_TAIL_CHARS,
   type CacheScope,
 } from './key.ts';
+import { exactDigest } from './exact.ts';
+import { extractFacts, factsSignature } from './lookalike.ts';
 
 const scope: CacheScope = { tenant: 'acme', format: 'openai', embedder: 'builtin-v1-384' };
 
@@ -202,6 +205,102 @@ describe('cacheKeyParts', () => {
     const weird = cacheKeyParts(base, { ...scope, tenant: 'a/b "c"*' })!;
     expect(partitionTenant(weird.partition)).toBe('a/b "c"*');
     expect(weird.partition.split('/')).toHaveLength(3);
+  });
+});
+
+describe('request fields never stand in for the values Gantry derives', () => {
+  /**
+   * Each case: a request whose messages (or scope) make Gantry derive an internal shape value,
+   * and a spoof that sends that value as a top-level field instead. Keyed in one object, the
+   * two shared a partition and an exact digest, so one key could plant an answer (made without
+   * the system prompt, without the image…) that another key's real request was served.
+   */
+  const Q = 'Which vendor should I use?';
+  const S = 'You are Acme support. Never recommend competitors.';
+  const image = { type: 'image_url', image_url: { url: 'https://x/cat.png' } } as const;
+  const plain = (extra: Record<string, unknown> = {}): ChatRequest =>
+    ({ model: 'm', messages: [{ role: 'user', content: Q }], ...extra }) as ChatRequest;
+  const filler = 'lorem ipsum '.repeat(2_000);
+  const longContext = `assistant: ${filler}I weigh 60 kg${filler}`;
+  const cases: { name: string; real: ChatRequest; realScope?: CacheScope; spoof: ChatRequest }[] = [
+    {
+      name: 'instructions',
+      real: {
+        model: 'm',
+        messages: [
+          { role: 'system', content: S },
+          { role: 'user', content: Q },
+        ],
+      },
+      spoof: plain({ instructions: [[0, 'system', S]] }),
+    },
+    {
+      name: 'media',
+      real: { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: Q }, image] }] },
+      spoof: plain({ media: [image] }),
+    },
+    {
+      name: 'extras',
+      real: { model: 'm', messages: [{ role: 'user', content: Q, name: 'bob' }] },
+      spoof: plain({ extras: [[0, { name: 'bob' }]] }),
+    },
+    {
+      name: 'tail',
+      real: {
+        model: 'm',
+        messages: [
+          { role: 'user', content: Q },
+          { role: 'assistant', content: '{' },
+        ],
+      },
+      spoof: plain({ tail: ['assistant: {'] }),
+    },
+    {
+      name: 'embedder',
+      real: plain(),
+      realScope: { ...scope, embedder: 'other-embedder' },
+      spoof: plain({ embedder: 'other-embedder' }),
+    },
+    // The version a client sends must not reach entries keyed under another layout.
+    { name: 'v (old layout)', real: plain(), spoof: plain({ v: 2 }) },
+    { name: 'v (this layout)', real: plain(), spoof: plain({ v: 3 }) },
+    {
+      name: 'contextFacts and contextMiddle',
+      real: {
+        model: 'm',
+        messages: [
+          { role: 'assistant', content: longContext.slice(11) },
+          { role: 'user', content: Q },
+        ],
+      },
+      spoof: plain({
+        contextFacts: factsSignature(
+          extractFacts(
+            `${longContext.slice(0, CONTEXT_HEAD_CHARS)}\n…\n${longContext.slice(-CONTEXT_TAIL_CHARS)}`,
+          ),
+        ),
+        contextMiddle: createHash('sha256')
+          .update(longContext.slice(CONTEXT_HEAD_CHARS, longContext.length - CONTEXT_TAIL_CHARS))
+          .digest('base64url'),
+      }),
+    },
+    {
+      name: 'fields',
+      real: plain({ temperature: 0.5 }),
+      spoof: plain({ fields: { model: 'm', temperature: 0.5 } }),
+    },
+  ];
+
+  it.each(cases)('a top-level `$name` gets its own partition', ({ real, realScope, spoof }) => {
+    const r = cacheKeyParts(real, realScope ?? scope)!;
+    const s = cacheKeyParts(spoof, scope)!;
+    expect(s.partition).not.toBe(r.partition);
+    expect(exactDigest(s)).not.toBe(exactDigest(r));
+  });
+
+  it('still keys an unknown field, and equal fields alike', () => {
+    expect(partitionOf(plain({ instructions: 'x' }))).not.toBe(partitionOf(plain()));
+    expect(partitionOf(plain({ instructions: 'x' }))).toBe(partitionOf(plain({ instructions: 'x' })));
   });
 });
 

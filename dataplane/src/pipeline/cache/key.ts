@@ -61,6 +61,9 @@ export const IGNORED_FIELDS: ReadonlySet<string> = new Set([
   'function_call',
 ]);
 
+/** Version of the partition shape: bumped whenever its layout changes, so old entries miss. */
+export const SHAPE_VERSION = 3;
+
 /** Long conversations: the start (system prompt, task) and the recent turns say most. */
 export const CONTEXT_HEAD_CHARS = 4_000;
 export const CONTEXT_TAIL_CHARS = 12_000;
@@ -199,12 +202,17 @@ export function cacheKeyParts(req: ChatRequest, scope: CacheScope): CacheKeyPart
   const tailMedia: unknown[] = [];
   const tail = req.messages.slice(last + 1).map((m) => line(m, messageText(m, tailMedia)));
 
-  const shape: Record<string, unknown> = { v: 2, embedder: scope.embedder };
+  // The request's own fields live under `fields`, never beside Gantry's keys: a client field
+  // named `instructions`, `media`, `embedder`… must not stand in for the derived value of that
+  // name, or one key could plant an answer in another's partition. v 3: entries keyed the old
+  // way are never served again.
+  const fields: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(req)) {
     if (IGNORED_FIELDS.has(name)) continue;
     const normalized = normalizeShapeField(name, value);
-    if (normalized !== undefined) shape[name] = normalized;
+    if (normalized !== undefined) fields[name] = normalized;
   }
+  const shape: Record<string, unknown> = { v: SHAPE_VERSION, embedder: scope.embedder, fields };
   // Text is compared by meaning, but an image is not text: different images never match.
   if (media.length > 0 || tailMedia.length > 0) shape.media = [...media, ...tailMedia];
   if (tail.length > 0) shape.tail = tail;
