@@ -6,6 +6,15 @@
  * V8 enters the alternation at nearly every position of the text; the automaton reads each
  * character once, with one table lookup, whatever the number of keywords.
  */
+/** Occurrences a reused buffer keeps room for (256 KiB); a text with more gets its own. */
+const KEPT_MATCHES = 32 * 1024;
+
+function grown(found: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const next = new Float64Array(found.length * 2);
+  next.set(found);
+  return next;
+}
+
 export class KeywordAutomaton {
   /** Keyword lengths by id (ids follow the order of the constructor's list). */
   readonly lengths: Int32Array;
@@ -23,7 +32,7 @@ export class KeywordAutomaton {
   private readonly outIds: Int32Array;
   /** Characters matched so far in each state (its trie depth), by state number. */
   private readonly depth: Int32Array;
-  /** Reused occurrence buffer; grown on demand. */
+  /** Reused occurrence buffer; grown on demand, up to KEPT_MATCHES. */
   private found = new Float64Array(64);
 
   constructor(readonly keywords: readonly string[]) {
@@ -173,9 +182,9 @@ export class KeywordAutomaton {
         const id = outIds[k] as number;
         const len = lengths[id] as number;
         if (count === found.length) {
-          const grown = new Float64Array(count * 2);
-          grown.set(found);
-          found = this.found = grown;
+          found = grown(found);
+          // Kept for the next call only up to a cap: one huge text must not size it for good.
+          if (found.length <= KEPT_MATCHES) this.found = found;
         }
         // Start, then length, then id in one sortable number (ids < 512, lengths < 128).
         found[count++] = (i + 1 - len) * 65536 + len * 512 + id;

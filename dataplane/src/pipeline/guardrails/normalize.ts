@@ -9,8 +9,8 @@
  */
 
 import { findAnchors, findNotedAnchors, type SharedAnchors } from './engines.ts';
-import type { WordNotes } from './learned/features.ts';
-import { learnedGuards, type LearnedScores } from './learned/model.ts';
+import { REUSED_TEXT_CHARS, type WordNotes } from './learned/features.ts';
+import { learnedGuards, type LearnedGuards, type LearnedScores } from './learned/model.ts';
 import { allAscii } from './spans.ts';
 import type { TextPrep } from './types.ts';
 import {
@@ -199,14 +199,29 @@ export function disguisedWindows(text: string, hints?: number[]): Array<[number,
 const KEYWORD_GOES_ON = new Uint8Array(128);
 for (const c of KEYWORD_THEN) KEYWORD_GOES_ON[c] = 1;
 
-/** Reused for the bytes of an ASCII text and the notes on its words (one text at a time). */
-let bytes = Buffer.allocUnsafe(0);
-const notes: WordNotes = {
+const emptyNotes = (): WordNotes => ({
   annotator: WORD_NOTES,
   tokens: new Int32Array(0),
   values: new Int32Array(0),
   count: 0,
-};
+});
+
+/**
+ * Reused for the bytes of an ASCII text and the notes on its words (one text at a time), for
+ * texts up to REUSED_TEXT_CHARS: a longer one gets its own, so it does not size these for good.
+ */
+let sharedBytes = Buffer.allocUnsafe(0);
+const sharedNotes = emptyNotes();
+
+/** Bytes of the scan buffers held between texts, here and in the learned scorer (for tests). */
+export function retainedScanBytes(): number {
+  return (
+    sharedBytes.byteLength +
+    sharedNotes.tokens.byteLength +
+    sharedNotes.values.byteLength +
+    learnedGuards().retainedBytes
+  );
+}
 
 /** Shared preparation of one text for the detectors (see TextPrep), each part done on first use. */
 class PreparedText implements TextPrep {
@@ -254,15 +269,32 @@ class PreparedText implements TextPrep {
    * token buffer, valid only until its next call, so everything is taken from them now.
    */
   private words(): void {
+    const guards = learnedGuards();
+    try {
+      this.notedWords(guards);
+    } finally {
+      guards.release();
+    }
+  }
+
+  /** words(), given the guards; a long text's buffers are released after it returns. */
+  private notedWords(guards: LearnedGuards): void {
     const text = this.text;
     if (!allAscii(text)) {
-      this.scores ??= learnedGuards().score(text);
+      this.scores ??= guards.score(text);
       this.found ??= findAnchors(this.lower());
       return;
     }
-    if (bytes.length <= text.length) bytes = Buffer.allocUnsafe(Math.max(text.length + 1, bytes.length * 2));
+    let bytes = sharedBytes;
+    let notes = sharedNotes;
+    if (text.length > REUSED_TEXT_CHARS) {
+      bytes = Buffer.allocUnsafe(text.length + 1);
+      notes = emptyNotes();
+    } else if (bytes.length <= text.length) {
+      const size = Math.min(Math.max(text.length + 1, bytes.length * 2), REUSED_TEXT_CHARS + 1);
+      bytes = sharedBytes = Buffer.allocUnsafe(size);
+    }
     bytes.write(text, 0, text.length, 'latin1');
-    const guards = learnedGuards();
     const scores = guards.scoreAscii(bytes, text.length, notes);
     this.scores ??= scores;
     const { starts, ends, count: words } = guards.tokens;

@@ -178,6 +178,25 @@ class TokenCache {
   }
 }
 
+/**
+ * Texts up to this many UTF-16 code units reuse buffers kept between calls: enough for most
+ * requests and the bench's long conversation, so they allocate nothing. A longer text
+ * allocates its own (about 16 bytes a code unit here), so it is not pinned after it.
+ */
+export const REUSED_TEXT_CHARS = 256 * 1024;
+
+/** Most tokens a text of `length` code units can hold: each has a code unit and a separator after it. */
+const tokenBound = (length: number): number => (length >> 1) + 1;
+
+function tokenBuffers(size: number): TokenSums {
+  return {
+    count: 0,
+    starts: new Int32Array(size),
+    ends: new Int32Array(size),
+    prefix: new Float64Array(3 * (size + 1)),
+  };
+}
+
 export class FeatureScorer {
   private readonly mask: number;
   /** Code points of the current token, from index 1; index 0 and the end hold the 4-gram pads. */
@@ -196,13 +215,14 @@ export class FeatureScorer {
   /** Weight sums of recently seen words (see TokenCache). */
   private readonly cache = new TokenCache();
 
-  /** Reused between calls (one text at a time per process), grown when a text needs more. */
-  private buf: TokenSums = {
-    count: 0,
-    starts: new Int32Array(0),
-    ends: new Int32Array(0),
-    prefix: new Float64Array(3),
-  };
+  /**
+   * Reused between calls (one text at a time per process), grown when a text needs more, up
+   * to a text of REUSED_TEXT_CHARS: kept for the life of the process, so one huge message
+   * must not size it for good.
+   */
+  private kept: TokenSums = tokenBuffers(0);
+  /** The last call's buffers: `kept`, or a longer text's own until release(). */
+  private buf: TokenSums = this.kept;
 
   /** Sums of the word last computed by wordSums: model 0, model 1, feature count. */
   private readonly word = new Int32Array(3);
@@ -374,20 +394,30 @@ export class FeatureScorer {
     return this.buf;
   }
 
-  /** The reused buffer, grown for a text of `length` code units when needed. */
+  /**
+   * Buffers for a text of `length` code units: the reused ones, grown when needed, or for a
+   * text past REUSED_TEXT_CHARS buffers of its own, garbage once release() or the next call
+   * drops them.
+   */
   private sized(length: number): TokenSums {
-    // A token has at least one code unit and one separator after it, so this bounds the count.
-    const cap = (length >> 1) + 1;
-    if (this.buf.starts.length < cap) {
-      const size = Math.max(cap, this.buf.starts.length * 2);
-      this.buf = {
-        count: 0,
-        starts: new Int32Array(size),
-        ends: new Int32Array(size),
-        prefix: new Float64Array(3 * (size + 1)),
-      };
-    }
-    return this.buf;
+    const cap = tokenBound(length);
+    if (length > REUSED_TEXT_CHARS) return (this.buf = tokenBuffers(cap));
+    if (this.kept.starts.length < cap)
+      this.kept = tokenBuffers(
+        Math.min(Math.max(cap, this.kept.starts.length * 2), tokenBound(REUSED_TEXT_CHARS)),
+      );
+    return (this.buf = this.kept);
+  }
+
+  /** Drops a long text's own buffers (see sized); lastTokens is not valid after this. */
+  release(): void {
+    this.buf = this.kept;
+  }
+
+  /** Bytes of the buffers this scorer holds on to between texts (for tests). */
+  get retainedBytes(): number {
+    const size = (t: TokenSums): number => t.starts.byteLength + t.ends.byteLength + t.prefix.byteLength;
+    return size(this.kept) + (this.buf === this.kept ? 0 : size(this.buf));
   }
 
   /** The returned arrays are valid until the next call. */

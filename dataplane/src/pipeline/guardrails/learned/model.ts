@@ -85,9 +85,19 @@ export class LearnedGuards {
     return this.scoreTokens(this.scorer.asciiTokenSums(bytes, length, notes));
   }
 
-  /** Tokens of the last text scored: valid until the next call of score or scoreAscii. */
+  /** Tokens of the last text scored: valid until the next call of score, scoreAscii or release. */
   get tokens(): TokenSums {
     return this.scorer.lastTokens;
+  }
+
+  /** Lets a long text's token buffers go once its caller is done with `tokens`. */
+  release(): void {
+    this.scorer.release();
+  }
+
+  /** Bytes of token buffers held between texts (for tests). */
+  get retainedBytes(): number {
+    return this.scorer.retainedBytes;
   }
 
   private scoreTokens(t: TokenSums): LearnedScores {
