@@ -29,8 +29,17 @@ describe('ingest storage refusals', () => {
     expect(body(storageRefusal(new RagStorageFull('store', 25_000, 25_000, 1), 'kb'))).toMatchObject({
       status: 507,
       type: 'insufficient_storage',
-      message: expect.stringContaining('limit of 25000 chunks'),
+      message: expect.stringContaining('RAG store is full; it cannot take 1 more chunks'),
     });
+  });
+
+  it('tells a tenant nothing of what every tenant together holds', () => {
+    const { message } = body(storageRefusal(new RagStorageFull('store', 25_000, 24_321, 1_000, true), 'kb'));
+    expect(message).not.toMatch(/25000|25,000|24321|24,321/);
+    // The tenant's own bound is still named, with its own usage.
+    expect(
+      body(storageRefusal(new RagStorageFull('tenant', 10_000, 9_999, 2, true), 'kb')).message,
+    ).toContain('hold 9999 chunks');
   });
 
   it('passes any other error through unchanged', () => {

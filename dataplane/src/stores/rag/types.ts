@@ -76,7 +76,9 @@ export class RagIndexFull extends Error {
 
 /**
  * Past a bound shared by more than one index: the tenant's quota, or the whole store (every
- * tenant together): one pod's in-process store, or the store every pod shares.
+ * tenant together): one pod's in-process store, or the store every pod shares. The store
+ * scope's message names no numbers: what every tenant together holds is not one tenant's
+ * business (`held` and `limit` stay on the error for the gateway's own log).
  */
 export class RagStorageFull extends Error {
   constructor(
@@ -89,7 +91,7 @@ export class RagStorageFull extends Error {
     super(
       scope === 'tenant'
         ? `the tenant's indexes ${shared ? '' : 'on this gateway '}hold ${held} chunks${shared ? ' (documents being ingested included)' : ''}; adding ${adding} would pass the tenant quota of ${limit} chunks`
-        : `the gateway's ${shared ? 'shared' : 'in-process'} RAG store holds ${held} chunks for all tenants; adding ${adding} would pass its limit of ${limit} chunks`,
+        : `the gateway's ${shared ? 'shared' : 'in-process'} RAG store is full; it cannot take ${adding} more chunks now`,
     );
   }
 }
