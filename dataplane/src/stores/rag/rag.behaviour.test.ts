@@ -183,6 +183,24 @@ describe.each(variants)('RAG index ($name)', (variant) => {
     expect((await store.search(a, 'kb', unitVector([1, 0]), 5)).map((h) => h.chunk.text)).toEqual(['z']);
   });
 
+  it('counts holds against the per-index bound, so overlapping ingests cannot both take its last room', async () => {
+    opened = await variant.open({ perIndex: 10 });
+    const { store } = opened;
+    await store.add(a, 'kb', 'emb', many(4, 'd0'));
+    const first = await store.reserve(a, 'kb', 5);
+    const second = store.reserve(a, 'kb', 5);
+    await expect(second).rejects.toBeInstanceOf(RagIndexFull);
+    await expect(second).rejects.toMatchObject({ limit: 10, held: 9 });
+    // Another index of the same owner is not this one.
+    await expect(store.reserve(a, 'other', 5)).resolves.toMatchObject({ chunks: 5 });
+    expect((await store.add(a, 'kb', 'emb', many(5, 'd1'), first)).chunks).toBe(9);
+    await expect(store.reserve(a, 'kb', 2)).rejects.toBeInstanceOf(RagIndexFull);
+    // A returned hold gives its index's room back.
+    const last = await store.reserve(a, 'kb', 1);
+    await store.release(last);
+    expect((await store.add(a, 'kb', 'emb', many(1, 'd2'))).chunks).toBe(10);
+  });
+
   it('holds a tenant to its quota across its indexes and keys; another tenant still adds', async () => {
     opened = await variant.open({ perIndex: 10, perTenant: 5, total: 100 });
     const { store } = opened;
@@ -250,6 +268,21 @@ describe.each(sharedVariants)('shared RAG quota ($name)', (variant) => {
     for (const r of results)
       if (r.status === 'rejected') expect(r.reason).toMatchObject({ scope: 'tenant', limit: 30 });
     expect(await opened.usage('acme')).toEqual({ tenant: 30, total: 30 });
+  });
+
+  it('admits exactly the per-index bound when two pods ingest into one index at once', async () => {
+    opened = await variant.open({ perIndex: 10 });
+    const pods = [opened.store, await opened.another()];
+    await pods[0]!.add(a, 'kb', 'emb', many(4, 'd0'));
+    const holds = await Promise.allSettled([pods[0]!.reserve(a, 'kb', 5), pods[1]!.reserve(a, 'kb', 5)]);
+    expect(holds.map((h) => h.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const results = await Promise.allSettled(
+      holds.map((h, n) =>
+        h.status === 'fulfilled' ? pods[n]!.add(a, 'kb', 'emb', many(5, `d${n + 1}`), h.value) : undefined,
+      ),
+    );
+    expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
+    expect(await pods[1]!.info(a, 'kb')).toMatchObject({ chunks: 9, documents: 2 });
   });
 
   it('keeps every document when ingests into one index finish together on two pods', async () => {

@@ -110,11 +110,14 @@ export class VectorRagIndexStore implements RagIndexStore {
     if (held + adding > limit) throw new RagIndexFull(limit, held);
   }
 
+  /** Every bound in one atomic step of the ledger: two ingests cannot both take an index's last room. */
   async reserve(owner: Owner, index: string, chunks: number): Promise<RoomHold> {
-    VectorRagIndexStore.refuseOver(this.limits.perIndex, await this.info(owner, index), chunks);
-    const taken = await this.quota.reserve(owner.tenant, chunks, this.limits, RAG_HOLD_MS);
-    if (!taken.ok) throw new RagStorageFull(taken.scope, taken.limit, taken.used, chunks, true);
-    return { id: taken.id, chunks };
+    const r = await this.record(owner, index);
+    const legacy = r ? legacyChunks(r) : 0;
+    const taken = await this.quota.reserve(owner, index, chunks, this.limits, RAG_HOLD_MS, legacy);
+    if (taken.ok) return { id: taken.id, chunks };
+    if (taken.scope === 'index') throw new RagIndexFull(taken.limit, taken.used);
+    throw new RagStorageFull(taken.scope, taken.limit, taken.used, chunks, true);
   }
 
   async release(hold: RoomHold): Promise<void> {

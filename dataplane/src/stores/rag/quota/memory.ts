@@ -4,6 +4,7 @@ import { ownedKey, type Owner } from '../../owned/types.ts';
 import { systemClock, type Clock } from '../../types.ts';
 import {
   refusal,
+  type IndexCounts,
   type RagQuotaLimits,
   type RagQuotaStore,
   type RagUsage,
@@ -12,6 +13,8 @@ import {
 
 interface Hold {
   tenant: string;
+  /** ownedKey of the index. */
+  index: string;
   chunks: number;
   expiresAt: number;
 }
@@ -54,15 +57,20 @@ export class MemoryRagQuotaStore implements RagQuotaStore {
   }
 
   async reserve(
-    tenant: string,
+    owner: Owner,
+    index: string,
     chunks: number,
     limits: RagQuotaLimits,
     holdMs: number,
+    legacy = 0,
   ): Promise<ReserveResult> {
-    const refused = refusal(this.used(tenant), chunks, limits);
+    const key = ownedKey(owner, index);
+    const inIndex = this.counts(key);
+    const used = { ...this.used(owner.tenant), index: inIndex.chunks + inIndex.pending + legacy };
+    const refused = refusal(used, chunks, limits);
     if (refused) return refused;
     const id = newId();
-    this.holds.set(id, { tenant, chunks, expiresAt: this.now() + holdMs });
+    this.holds.set(id, { tenant: owner.tenant, index: key, chunks, expiresAt: this.now() + holdMs });
     return { ok: true, id };
   }
 
@@ -106,11 +114,18 @@ export class MemoryRagQuotaStore implements RagQuotaStore {
     return docs;
   }
 
-  async indexCounts(owner: Owner, index: string): Promise<{ documents: number; chunks: number }> {
-    const docs = this.documents.get(ownedKey(owner, index));
+  async indexCounts(owner: Owner, index: string): Promise<IndexCounts> {
+    return this.counts(ownedKey(owner, index));
+  }
+
+  private counts(key: string): IndexCounts {
+    this.lapse();
+    const docs = this.documents.get(key);
     let chunks = 0;
     for (const n of docs?.values() ?? []) chunks += n;
-    return { documents: docs?.size ?? 0, chunks };
+    let pending = 0;
+    for (const h of this.holds.values()) if (h.index === key) pending += h.chunks;
+    return { documents: docs?.size ?? 0, chunks, pending };
   }
 
   async present(owner: Owner, index: string, documentIds: readonly string[]): Promise<Set<string>> {

@@ -11,6 +11,8 @@
 import type { Owner } from '../../owned/types.ts';
 
 export interface RagQuotaLimits {
+  /** Chunks one index may hold (committed and on hold). */
+  perIndex: number;
   /** Chunks one tenant may hold in all its indexes (every key of the tenant). */
   perTenant: number;
   /** Chunks every tenant together may hold. */
@@ -24,15 +26,23 @@ export interface RagUsage {
 }
 
 export type ReserveResult =
-  { ok: true; id: string } | { ok: false; scope: 'tenant' | 'store'; limit: number; used: number };
+  { ok: true; id: string } | { ok: false; scope: 'index' | 'tenant' | 'store'; limit: number; used: number };
 
 export interface RagQuotaStore {
   /**
-   * Takes room for `chunks` chunks for the owner's tenant, or says which bound refuses it.
-   * The hold lapses after `holdMs` if neither committed nor released (a pod that died
-   * mid-ingest does not keep the room forever).
+   * Takes room for `chunks` chunks in the owner's index (and so its tenant), or says which
+   * bound refuses it; `legacy` chunks the index holds outside the ledger count against its
+   * bound too. The hold lapses after `holdMs` if neither committed nor released (a pod that
+   * died mid-ingest does not keep the room forever).
    */
-  reserve(tenant: string, chunks: number, limits: RagQuotaLimits, holdMs: number): Promise<ReserveResult>;
+  reserve(
+    owner: Owner,
+    index: string,
+    chunks: number,
+    limits: RagQuotaLimits,
+    holdMs: number,
+    legacy?: number,
+  ): Promise<ReserveResult>;
   /** Turns a hold into held chunks of one document (counted even if the hold had lapsed). */
   commit(owner: Owner, index: string, holdId: string, documentId: string, chunks: number): Promise<void>;
   /** Returns a hold's room; a hold already committed, returned or lapsed is left alone. */
@@ -42,8 +52,8 @@ export interface RagQuotaStore {
   /** Forgets every document of an index; returns each one's chunk count. */
   forgetIndex(owner: Owner, index: string): Promise<Map<string, number>>;
   usage(tenant: string): Promise<RagUsage>;
-  /** The documents and chunks the ledger holds for one index. */
-  indexCounts(owner: Owner, index: string): Promise<{ documents: number; chunks: number }>;
+  /** The documents and chunks the ledger holds for one index, and the chunks on hold for it. */
+  indexCounts(owner: Owner, index: string): Promise<IndexCounts>;
   /** Which of these documents the index holds. */
   present(owner: Owner, index: string, documentIds: readonly string[]): Promise<Set<string>>;
 }
@@ -51,12 +61,20 @@ export interface RagQuotaStore {
 /** How long a hold outlives its ingest at most: embedding 4,096 chunks with retries takes minutes. */
 export const RAG_HOLD_MS = 15 * 60_000;
 
-/** The refusal for a reservation: the tenant's bound is checked (and named) first. */
+export interface IndexCounts {
+  documents: number;
+  chunks: number;
+  pending: number;
+}
+
+/** The refusal for a reservation: the narrowest bound is checked (and named) first. */
 export function refusal(
-  used: RagUsage,
+  used: RagUsage & { index: number },
   adding: number,
   limits: RagQuotaLimits,
 ): Extract<ReserveResult, { ok: false }> | undefined {
+  if (used.index + adding > limits.perIndex)
+    return { ok: false, scope: 'index', limit: limits.perIndex, used: used.index };
   if (used.tenant + adding > limits.perTenant)
     return { ok: false, scope: 'tenant', limit: limits.perTenant, used: used.tenant };
   if (used.total + adding > limits.total)
