@@ -44,6 +44,8 @@ const [memoryStores, redisStores] = backends;
 /** Vectors whose upserts fail on demand: a Milvus outage in the middle of an ingest. */
 class FailingVectors implements VectorIndex {
   failUpserts = false;
+  /** Deletes that succeed before the rest fail (Infinity: none fail). */
+  deletesLeft = Infinity;
   constructor(private readonly inner: VectorIndex) {}
   get backend() {
     return this.inner.backend;
@@ -55,7 +57,9 @@ class FailingVectors implements VectorIndex {
   search(partition: string, vector: Float32Array, k: number) {
     return this.inner.search(partition, vector, k);
   }
-  delete(partition: string, id: string) {
+  async delete(partition: string, id: string) {
+    if (this.deletesLeft <= 0) throw new Error('vector store unavailable');
+    this.deletesLeft--;
     return this.inner.delete(partition, id);
   }
   flush(tenant?: string) {
@@ -353,6 +357,40 @@ describe.each(sharedVariants)('shared RAG quota ($name)', (variant) => {
     expect(deleted).toContain(true);
     expect(await opened.usage('acme')).toEqual({ tenant: 2, total: 2 });
     await expect(opened.store.reserve(a, 'kb', 3)).rejects.toMatchObject({ scope: 'tenant', held: 2 });
+  });
+
+  it('keeps counting a document whose delete failed midway, and a retried delete finishes it', async () => {
+    opened = await variant.open({ perIndex: 100, perTenant: 10 });
+    const { store, vectors } = opened;
+    await store.add(a, 'kb', 'emb', many(4, 'd1'));
+    await store.add(a, 'kb', 'emb', many(2, 'd2'));
+    vectors.deletesLeft = 2;
+    await expect(store.deleteDocument(a, 'kb', 'd1')).rejects.toThrow('vector store unavailable');
+    vectors.deletesLeft = Infinity;
+    // What is left of d1 is still counted, so it cannot be lost to the quota.
+    expect(await opened.usage('acme')).toEqual({ tenant: 6, total: 6 });
+    expect(await store.deleteDocument(a, 'kb', 'd1')).toBe(true);
+    expect(await opened.usage('acme')).toEqual({ tenant: 2, total: 2 });
+    expect(await store.info(a, 'kb')).toMatchObject({ chunks: 2, documents: 1 });
+    expect(await store.deleteDocument(a, 'kb', 'd1')).toBe(false);
+  });
+
+  it('keeps counting an index whose delete failed midway, hides it, and a retried delete finishes it', async () => {
+    opened = await variant.open({ perIndex: 100, perTenant: 10 });
+    const { store, vectors } = opened;
+    await store.add(a, 'kb', 'emb', many(3, 'd1'));
+    await store.add(a, 'kb', 'emb', many(3, 'd2'));
+    vectors.deletesLeft = 4;
+    await expect(store.deleteIndex(a, 'kb')).rejects.toThrow('vector store unavailable');
+    vectors.deletesLeft = Infinity;
+    expect(await opened.usage('acme')).toEqual({ tenant: 6, total: 6 });
+    expect(await store.search(a, 'kb', unitVector([1, 0]), 10)).toEqual([]);
+    expect(await store.deleteIndex(a, 'kb')).toBe(true);
+    expect(await opened.usage('acme')).toEqual({ tenant: 0, total: 0 });
+    expect(await store.info(a, 'kb')).toBeUndefined();
+    expect(await store.deleteIndex(a, 'kb')).toBe(false);
+    // The name is free again, for any embedding model.
+    expect((await store.add(a, 'kb', 'other-emb', many(1, 'd3'))).embeddingModel).toBe('other-emb');
   });
 
   it('lets the hold of a pod that died mid-ingest lapse', async () => {

@@ -33,6 +33,12 @@ interface IndexRecord {
    * them (still read, and emptied as they are deleted); new documents are only in the ledger.
    */
   documents: Record<string, number>;
+  /**
+   * Set while the index is being deleted: searches find nothing, and its chunks stay counted
+   * until they are erased, so a delete that fails halfway leaks nothing uncounted and a
+   * retried delete finishes it.
+   */
+  deleting?: boolean;
 }
 
 interface ChunkRecord {
@@ -199,7 +205,7 @@ export class VectorRagIndexStore implements RagIndexStore {
 
   async search(owner: Owner, index: string, probe: Float32Array, k: number): Promise<ChunkHit[]> {
     const r = await this.record(owner, index);
-    if (!r) return [];
+    if (!r || r.deleting) return [];
     const hits = await this.vectors.search(ragPartition(owner, index), probe, k);
     const parsed = hits.map((h) => {
       const cut = h.id.lastIndexOf(':');
@@ -218,32 +224,49 @@ export class VectorRagIndexStore implements RagIndexStore {
     return found.filter((x): x is ChunkHit => x !== undefined);
   }
 
+  /**
+   * Erases first and forgets last: the document stays counted (and a retry finds it) until
+   * its chunks are gone. Two deletes racing for it both erase; the ledger frees it once.
+   */
   async deleteDocument(owner: Owner, index: string, documentId: string): Promise<boolean> {
-    const r = await this.record(owner, index);
+    const [r, counted] = await Promise.all([
+      this.record(owner, index),
+      this.quota.documentsOf(owner, index).then((d) => d.get(documentId)),
+    ]);
     const legacy = r?.documents[documentId];
-    if (r && legacy !== undefined) {
-      delete r.documents[documentId];
-      await this.records.put(owner, indexKey(index), r);
+    if (legacy === undefined && counted === undefined) return false;
+    const n = Math.max(legacy ?? 0, counted ?? 0);
+    await this.erase(owner, index, VectorRagIndexStore.slots(new Map([[documentId, n]])));
+    await this.quota.forgetDocument(owner, index, documentId);
+    if (legacy !== undefined) {
+      const now = await this.record(owner, index);
+      if (now && now.documents[documentId] !== undefined) {
+        delete now.documents[documentId];
+        await this.records.put(owner, indexKey(index), now);
+      }
     }
-    // The ledger entry first, so searches skip the document's leftovers; it frees the
-    // document once, however many deletes race for it.
-    const freed = await this.quota.forgetDocument(owner, index, documentId);
-    if (legacy === undefined && freed === 0) return false;
-    await this.erase(
-      owner,
-      index,
-      VectorRagIndexStore.slots(new Map([[documentId, Math.max(legacy ?? 0, freed)]])),
-    );
     return true;
   }
 
+  /**
+   * Marks the index deleting (its chunks still counted), erases them, then forgets them and
+   * the record: a failure midway leaves a marked, counted index that a retried delete finishes.
+   */
   async deleteIndex(owner: Owner, index: string): Promise<boolean> {
     const r = await this.record(owner, index);
-    if (r) await this.records.delete(owner, indexKey(index));
-    const documents = await this.quota.forgetIndex(owner, index);
-    for (const [id, n] of Object.entries(r?.documents ?? {})) documents.set(id, n);
-    if (documents.size === 0) return false;
+    if (r && !r.deleting) await this.records.put(owner, indexKey(index), { ...r, deleting: true });
+    const documents = await this.quota.documentsOf(owner, index);
+    for (const [id, n] of Object.entries(r?.documents ?? {}))
+      documents.set(id, Math.max(n, documents.get(id) ?? 0));
     await this.erase(owner, index, VectorRagIndexStore.slots(documents));
-    return true;
+    for (const id of documents.keys()) await this.quota.forgetDocument(owner, index, id);
+    if (r) {
+      // A document another ingest committed meanwhile stays, and so does its index.
+      const { deleting: _marked, ...kept } = r;
+      if ((await this.quota.indexCounts(owner, index)).documents > 0)
+        await this.records.put(owner, indexKey(index), { ...kept, documents: {} });
+      else await this.records.delete(owner, indexKey(index));
+    }
+    return documents.size > 0 || r?.deleting === true;
   }
 }

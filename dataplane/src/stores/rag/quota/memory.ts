@@ -93,6 +93,10 @@ export class MemoryRagQuotaStore implements RagQuotaStore {
     this.holds.delete(holdId);
   }
 
+  async documentsOf(owner: Owner, index: string): Promise<Map<string, number>> {
+    return new Map(this.documents.get(ownedKey(owner, index)));
+  }
+
   async forgetDocument(owner: Owner, index: string, documentId: string): Promise<number> {
     const key = ownedKey(owner, index);
     const docs = this.documents.get(key);

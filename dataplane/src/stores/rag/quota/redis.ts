@@ -209,6 +209,13 @@ export class RedisRagQuotaStore implements RagQuotaStore {
     await this.releaseHold(this.holdKeys, [holdId]);
   }
 
+  async documentsOf(owner: Owner, index: string): Promise<Map<string, number>> {
+    const all = await this.redis.hgetall(this.documents(owner, index)).catch((err: unknown) => {
+      throw toStoreError('rag.quota.documents', err);
+    });
+    return new Map(Object.entries(all).map(([id, n]) => [id, Number(n)]));
+  }
+
   async forgetDocument(owner: Owner, index: string, documentId: string): Promise<number> {
     const [counts] = this.holdKeys;
     return int(

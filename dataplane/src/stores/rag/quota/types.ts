@@ -47,6 +47,8 @@ export interface RagQuotaStore {
   commit(owner: Owner, index: string, holdId: string, documentId: string, chunks: number): Promise<void>;
   /** Returns a hold's room; a hold already committed, returned or lapsed is left alone. */
   release(holdId: string): Promise<void>;
+  /** The documents of an index with their chunk counts, left as they are (a delete reads before it erases). */
+  documentsOf(owner: Owner, index: string): Promise<Map<string, number>>;
   /** Forgets one document; returns the chunks it held (0 when the ledger did not have it). */
   forgetDocument(owner: Owner, index: string, documentId: string): Promise<number>;
   /** Forgets every document of an index; returns each one's chunk count. */
