@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../errors.ts';
-import { RagIndexFull, RagStorageFull } from '../../stores/rag/types.ts';
+import { RagIndexFull, RagModelMismatch, RagStorageFull } from '../../stores/rag/types.ts';
 import { storageRefusal } from './ingest.ts';
 
 const body = (err: unknown) => {
@@ -40,6 +40,14 @@ describe('ingest storage refusals', () => {
     expect(
       body(storageRefusal(new RagStorageFull('tenant', 10_000, 9_999, 2, true), 'kb')).message,
     ).toContain('hold 9999 chunks');
+  });
+
+  it('refuses a document whose index another ingest just created with another model', () => {
+    expect(body(storageRefusal(new RagModelMismatch('kb', 'emb-a'), 'kb'))).toMatchObject({
+      status: 400,
+      param: 'embedding_model',
+      message: expect.stringContaining('index kb was built with embedding model emb-a'),
+    });
   });
 
   it('passes any other error through unchanged', () => {

@@ -11,6 +11,7 @@ import type { Owner } from '../../stores/owned/types.ts';
 import { unitVector } from '../../stores/rag/similarity.ts';
 import {
   RagIndexFull,
+  RagModelMismatch,
   RagStorageFull,
   type IndexInfo,
   type RagIndexStore,
@@ -66,16 +67,19 @@ function guarded(ctx: RequestContext, model: string, texts: string[]): string[] 
   return out.messages.map((m, i) => (typeof m.content === 'string' ? m.content : texts[i]!));
 }
 
+const modelMismatch = (index: string, built: string): GatewayError =>
+  invalidParam(
+    'embedding_model',
+    `index ${index} was built with embedding model ${built}; ingest with that model or use another index`,
+  );
+
 export function checkSameModel(info: IndexInfo | undefined, index: string, model: string): void {
-  if (info && info.embeddingModel !== model)
-    throw invalidParam(
-      'embedding_model',
-      `index ${index} was built with embedding model ${info.embeddingModel}; ingest with that model or use another index`,
-    );
+  if (info && info.embeddingModel !== model) throw modelMismatch(index, info.embeddingModel);
 }
 
 /** A store's refusal to keep more chunks, as the answer the caller gets; other errors as they are. */
 export function storageRefusal(err: unknown, index: string): unknown {
+  if (err instanceof RagModelMismatch) return modelMismatch(index, err.embeddingModel);
   if (err instanceof RagIndexFull)
     return new GatewayError(
       'invalid_request_error',

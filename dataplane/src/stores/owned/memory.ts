@@ -43,11 +43,23 @@ export class MemoryOwnedStore<T> implements OwnedStore<T> {
   }
 
   async put(owner: Owner, id: string, value: T): Promise<void> {
+    this.write(owner, id, value);
+  }
+
+  private write(owner: Owner, id: string, value: T): void {
     const key = ownedKey(owner, id);
     this.remove(key);
     const json = JSON.stringify(value);
     this.entries.set(key, { json, expiresAt: this.clock() + this.ttlMs, tenant: owner.tenant });
     for (const victim of this.bound.added(owner.tenant, key, json.length)) this.entries.delete(victim.key);
+  }
+
+  /** No await between the look and the write: nothing can slip in between. */
+  async putIfAbsent(owner: Owner, id: string, value: T): Promise<boolean> {
+    const hit = this.entries.get(ownedKey(owner, id));
+    if (hit && hit.expiresAt > this.clock()) return false;
+    this.write(owner, id, value);
+    return true;
   }
 
   async get(owner: Owner, id: string): Promise<T | undefined> {

@@ -31,6 +31,23 @@ describe.each(backends)('owned store ($name)', (backend) => {
     expect(await things.get(owner, 'x1')).toBeUndefined();
   });
 
+  it('creates an object once when two writers race to create it', async () => {
+    fixture = await backend.create({});
+    const one = await fixture.open();
+    // In process, one Stores object is the whole store; in Redis, another client is another pod.
+    const two = backend.name === 'memory' ? one : await fixture.open();
+    const [x, y] = [one.owned<{ v: number }>('ns'), two.owned<{ v: number }>('ns')];
+    const created = await Promise.all([
+      x.putIfAbsent(owner, 'id', { v: 1 }),
+      y.putIfAbsent(owner, 'id', { v: 2 }),
+    ]);
+    expect(created.filter(Boolean)).toHaveLength(1);
+    expect(await x.get(owner, 'id')).toEqual({ v: created[0] ? 1 : 2 });
+    expect(await y.putIfAbsent(owner, 'id', { v: 3 })).toBe(false);
+    await x.delete(owner, 'id');
+    expect(await y.putIfAbsent(owner, 'id', { v: 4 })).toBe(true);
+  });
+
   it('keeps ids that look like key separators apart', async () => {
     fixture = await backend.create({});
     const things = (await fixture.open()).owned<number>('things');

@@ -31,6 +31,15 @@ export class RedisOwnedStore<T> implements OwnedStore<T> {
       });
   }
 
+  async putIfAbsent(owner: Owner, id: string, value: T): Promise<boolean> {
+    const set = await this.redis
+      .set(this.key(owner, id), JSON.stringify(value), 'PX', this.ttlMs, 'NX')
+      .catch((err: unknown) => {
+        throw toStoreError(`${this.namespace}.put`, err);
+      });
+    return set === 'OK';
+  }
+
   async get(owner: Owner, id: string): Promise<T | undefined> {
     const text = await this.redis.get(this.key(owner, id)).catch((err: unknown) => {
       throw toStoreError(`${this.namespace}.get`, err);

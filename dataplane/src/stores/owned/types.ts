@@ -10,6 +10,8 @@ export interface Owner {
 
 export interface OwnedStore<T> {
   put(owner: Owner, id: string, value: T): Promise<void>;
+  /** Stores the object only when the owner has none with this id, atomically; true when it did. */
+  putIfAbsent(owner: Owner, id: string, value: T): Promise<boolean>;
   get(owner: Owner, id: string): Promise<T | undefined>;
   /** True when the owner had an object with this id. */
   delete(owner: Owner, id: string): Promise<boolean>;

@@ -15,7 +15,13 @@ import {
 } from './memory.ts';
 import { RAG_HOLD_MS, type RagUsage } from './quota/types.ts';
 import { topK, unitVector } from './similarity.ts';
-import { RagIndexFull, RagStorageFull, type RagIndexStore, type StoredChunk } from './types.ts';
+import {
+  RagIndexFull,
+  RagModelMismatch,
+  RagStorageFull,
+  type RagIndexStore,
+  type StoredChunk,
+} from './types.ts';
 import { RAG_KEEP_MS, ragPartition, VectorRagIndexStore, type RagRecord } from './vector-backed.ts';
 
 interface Bounds {
@@ -287,6 +293,34 @@ describe.each(sharedVariants)('shared RAG quota ($name)', (variant) => {
     );
     expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
     expect(await pods[1]!.info(a, 'kb')).toMatchObject({ chunks: 9, documents: 2 });
+  });
+
+  it('lets one of two first ingests with different embedding models create the index', async () => {
+    opened = await variant.open({ perIndex: 100 });
+    const pods = [opened.store, await opened.another()];
+    const docs = [
+      { model: 'model-a', chunks: [chunk('d1', 0, 'x', [1, 0])] },
+      { model: 'model-b', chunks: [chunk('d2', 0, 'y', [1, 0, 0, 1])] },
+    ];
+    const holds = await Promise.all(docs.map((d, n) => pods[n]!.reserve(a, 'kb', d.chunks.length)));
+    const results = await Promise.allSettled(
+      docs.map((d, n) => pods[n]!.add(a, 'kb', d.model, d.chunks, holds[n])),
+    );
+    const won = results.findIndex((r) => r.status === 'fulfilled');
+    const lost = results.find((r) => r.status === 'rejected');
+    expect(won).toBeGreaterThanOrEqual(0);
+    expect(lost?.reason).toBeInstanceOf(RagModelMismatch);
+    expect(lost?.reason).toMatchObject({ embeddingModel: docs[won]!.model });
+    expect(await pods[0]!.info(a, 'kb')).toMatchObject({ embeddingModel: docs[won]!.model, documents: 1 });
+    expect(await opened.usage('acme')).toEqual({ tenant: 1, total: 1 });
+  });
+
+  it('gives an index emptied document by document to whichever model comes next', async () => {
+    opened = await variant.open({ perIndex: 100 });
+    const { store } = opened;
+    await store.add(a, 'kb', 'model-a', many(2, 'd1'));
+    expect(await store.deleteDocument(a, 'kb', 'd1')).toBe(true);
+    expect((await store.add(a, 'kb', 'model-b', many(1, 'd2'))).embeddingModel).toBe('model-b');
   });
 
   it('keeps every document when ingests into one index finish together on two pods', async () => {

@@ -74,6 +74,16 @@ export class RagIndexFull extends Error {
   }
 }
 
+/** The index was (concurrently) created with another embedding model than the document's. */
+export class RagModelMismatch extends Error {
+  constructor(
+    readonly index: string,
+    readonly embeddingModel: string,
+  ) {
+    super(`index ${index} was built with embedding model ${embeddingModel}`);
+  }
+}
+
 /**
  * Past a bound shared by more than one index: the tenant's quota, or the whole store (every
  * tenant together): one pod's in-process store, or the store every pod shares. The store

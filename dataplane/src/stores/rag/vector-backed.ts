@@ -14,6 +14,7 @@ import type { VectorIndex } from '../vectors/types.ts';
 import { RAG_HOLD_MS, type RagQuotaStore } from './quota/types.ts';
 import {
   RagIndexFull,
+  RagModelMismatch,
   RagStorageFull,
   type ChunkHit,
   type IndexInfo,
@@ -149,12 +150,9 @@ export class VectorRagIndexStore implements RagIndexStore {
       const before = await this.info(owner, index);
       VectorRagIndexStore.refuseOver(this.limits.perIndex, before, chunks.length);
       // The record names the embedding model; an empty index takes the new document's.
-      if (!before)
-        await this.records.put(owner, indexKey(index), {
-          embeddingModel,
-          dimensions: chunks[0]?.vector.length ?? 0,
-          documents: {},
-        });
+      if (before && before.embeddingModel !== embeddingModel)
+        throw new RagModelMismatch(index, before.embeddingModel);
+      if (!before) await this.claim(owner, index, embeddingModel, chunks[0]?.vector.length ?? 0, room);
       const expiresAt = this.now() + RAG_KEEP_MS;
       wrote = true;
       // Texts first, vectors second, the ledger entry last: a search never finds a vector
@@ -181,6 +179,28 @@ export class VectorRagIndexStore implements RagIndexStore {
       if (wrote) await this.erase(owner, index, chunks).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * Creates the record of an empty index atomically: of two first ingests with different
+   * models, the second is refused. A record an emptied index left behind is taken over, unless
+   * another ingest may be filling the index (room on hold beyond this one's) or it is being deleted.
+   */
+  private async claim(
+    owner: Owner,
+    index: string,
+    embeddingModel: string,
+    dimensions: number,
+    room: RoomHold,
+  ): Promise<void> {
+    const fresh: IndexRecord = { embeddingModel, dimensions, documents: {} };
+    if (await this.records.putIfAbsent(owner, indexKey(index), fresh)) return;
+    const [r, counts] = await Promise.all([this.record(owner, index), this.quota.indexCounts(owner, index)]);
+    if (!r || r.embeddingModel === embeddingModel) return;
+    const emptied =
+      counts.documents === 0 && counts.pending <= room.chunks && legacyChunks(r) === 0 && !r.deleting;
+    if (!emptied) throw new RagModelMismatch(index, r.embeddingModel);
+    await this.records.put(owner, indexKey(index), fresh);
   }
 
   /** Removes the texts and vectors of these chunks. */
