@@ -230,7 +230,7 @@ export class FeatureScorer {
   /**
    * Fills `word` with the sums of the word pad[1..n] (hash h), which is not in the cache:
    * its word feature and the 4-grams of \x02 word \x03 over its first maxGramChars code
-   * points, as tokenSums computes them inline; then caches them.
+   * points; then caches them. Both tokenizers call it on a cache miss.
    */
   private wordSums(h: number, n: number): void {
     const pad = this.pad;
@@ -435,7 +435,7 @@ export class FeatureScorer {
     const pad = this.pad;
     const w = this.weights;
     const mask = this.mask;
-    const maxGram = this.spec.maxGramChars;
+    const word = this.word;
     let prev = -1;
     let i = 0;
     const len = text.length;
@@ -498,37 +498,10 @@ export class FeatureScorer {
         s1 = cache.sum1(slot);
         f = cache.count(slot);
       } else {
-        const idx = (h & mask) << 1;
-        s0 = w[idx] as number;
-        s1 = w[idx + 1] as number;
-        f = 1;
-        // 4-grams of \x02 token \x03 over the first maxGramChars code points.
-        const g = n < maxGram ? n : maxGram;
-        const saved = pad[g + 1] as number;
-        pad[0] = 2;
-        pad[g + 1] = 3;
-        const padded = g + 2;
-        if (padded <= 4) {
-          let x = FNV_OFFSET ^ SEED_GRAM;
-          for (let k = 0; k < padded; k++) x = Math.imul(x ^ (pad[k] as number), FNV_PRIME);
-          const j = ((x >>> 0) & mask) << 1;
-          s0 += w[j] as number;
-          s1 += w[j + 1] as number;
-          f++;
-        } else {
-          for (let j = 0; j + 4 <= padded; j++) {
-            let x = Math.imul(FNV_OFFSET ^ SEED_GRAM ^ (pad[j] as number), FNV_PRIME);
-            x = Math.imul(x ^ (pad[j + 1] as number), FNV_PRIME);
-            x = Math.imul(x ^ (pad[j + 2] as number), FNV_PRIME);
-            x = Math.imul(x ^ (pad[j + 3] as number), FNV_PRIME);
-            const at = ((x >>> 0) & mask) << 1;
-            s0 += w[at] as number;
-            s1 += w[at + 1] as number;
-            f++;
-          }
-        }
-        pad[g + 1] = saved;
-        cache.store(h, pad, n, s0, s1, f);
+        this.wordSums(h, n);
+        s0 = word[0] as number;
+        s1 = word[1] as number;
+        f = word[2] as number;
       }
       // The word-pair feature depends on the previous token, so it is never cached.
       if (prev >= 0) {
