@@ -67,6 +67,27 @@ export interface RequestContext {
   sideCalls?: SideCall[];
 }
 
+/** The per-request metering fields of a context. */
+export type Metering = Pick<
+  RequestContext,
+  'responseHeaders' | 'usage' | 'admission' | 'settled' | 'served' | 'promptTokens' | 'sideCalls'
+>;
+
+/**
+ * What a new metered request starts from: nothing admitted, settled, served or counted yet.
+ * A request made inside another (a RAG query's embedding, a Realtime response) spreads it over
+ * its parent so it is admitted, settled and recorded on its own.
+ */
+export const freshMetering = (): Metering => ({
+  responseHeaders: {},
+  usage: {},
+  admission: undefined,
+  settled: false,
+  served: undefined,
+  promptTokens: undefined,
+  sideCalls: undefined,
+});
+
 /** A provider call made for a stage, not for the answer. */
 export interface SideCall {
   /** Usage-record id suffix and provider label. */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { formatUsd } from '../accounting/cost.ts';
 import type { Deployment } from '../config/snapshot.ts';
 import { GatewayError } from '../errors.ts';
-import type { RequestContext } from '../pipeline/context.ts';
+import { freshMetering, type RequestContext } from '../pipeline/context.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
 import { settle } from '../pipeline/settlement.ts';
 import { isStoreUnavailable } from '../stores/index.ts';
@@ -17,15 +17,10 @@ export function responseContext(session: RequestContext): RequestContext {
   const startedAt = Date.now();
   return {
     ...session,
+    ...freshMetering(),
     id: randomUUID(),
     startedAt,
-    responseHeaders: {},
     usage: { ...session.usage },
-    admission: undefined,
-    settled: false,
-    served: undefined,
-    promptTokens: undefined,
-    sideCalls: undefined,
   };
 }
 

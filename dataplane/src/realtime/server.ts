@@ -18,7 +18,7 @@ import type { ClientSecret } from '../stores/realtime-secrets/types.ts';
 import { isClientSecret } from './secrets.ts';
 import { GatewayError, invalidParam } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import { accessibleRoute, type RequestContext } from '../pipeline/context.ts';
+import { accessibleRoute, freshMetering, type RequestContext } from '../pipeline/context.ts';
 import { routeRequest, type PipelineDeps } from '../pipeline/forward.ts';
 import { settle } from '../pipeline/settlement.ts';
 import { attemptHeaders, type AttemptLog } from '../router/router.ts';
@@ -210,12 +210,7 @@ export class RealtimeProxy {
       deadline: startedAt + 30_000,
       requestHeaders: req.headers,
       log: this.deps.log,
-      responseHeaders: {},
-      usage: {},
-      admission: undefined,
-      settled: false,
-      promptTokens: undefined,
-      served: undefined,
+      ...freshMetering(),
       trace,
       upstreamHeaders: upstreamHeaders(requestId, trace),
     };

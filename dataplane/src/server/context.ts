@@ -56,6 +56,7 @@ export function createContext(
     deadline: startedAt + requestTimeoutMs,
     requestHeaders: request.headers,
     log: request.log,
+    // freshMetering()'s fields, written out: the hot path builds one object, not two.
     responseHeaders: {},
     usage: {},
     admission: undefined,

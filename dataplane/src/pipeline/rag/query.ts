@@ -11,7 +11,7 @@ import { unitVector } from '../../stores/rag/similarity.ts';
 import type { ChunkHit, RagIndexStore } from '../../stores/rag/types.ts';
 import type { ChatOutcome, Served } from '../chat.ts';
 import { runChat } from '../chat.ts';
-import type { RequestContext } from '../context.ts';
+import { freshMetering, type RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
 import { embedTexts } from './embed.ts';
 import { ownerOf } from './ingest.ts';
@@ -79,17 +79,7 @@ export function questionOf(messages: readonly ChatMessage[]): string {
 
 /** A separate context for the embedding call: its own admission, settlement and usage record. */
 function embeddingContext(ctx: RequestContext): RequestContext {
-  return {
-    ...ctx,
-    id: `${ctx.id}:embedding`,
-    usage: {},
-    responseHeaders: {},
-    admission: undefined,
-    settled: false,
-    served: undefined,
-    promptTokens: undefined,
-    sideCalls: undefined,
-  };
+  return { ...ctx, ...freshMetering(), id: `${ctx.id}:embedding` };
 }
 
 export const citationsOf = (hits: readonly ChunkHit[]): Citation[] =>
