@@ -6,6 +6,7 @@
  */
 import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_REFERENCED_OBJECTS } from '../../dataplane/src/pipeline/resources/owned.ts';
 import {
   failure,
   MODEL,
@@ -72,6 +73,36 @@ describe('chat content naming an uploaded file', () => {
     expect(err.status).toBe(400);
     expect(err.error).toMatchObject({ param: FIELD });
     expect(String(err.error.message)).toContain(MODEL);
+    expect(s.upstreamCalls()).toBe(before);
+  });
+
+  it('counts a file named in many parts once, and refuses more distinct objects than the bound', async () => {
+    // Messages of at most 500 parts (the schema allows 512 per message, 4,096 messages).
+    const parts = (ids: string[]) => ({
+      model: MODEL,
+      messages: Array.from({ length: Math.ceil(ids.length / 500) }, (_, m) => ({
+        role: 'user' as const,
+        content: ids
+          .slice(m * 500, m * 500 + 500)
+          .map((id) => ({ type: 'file' as const, file: { file_id: id } })),
+      })),
+    });
+    // One id repeated in 600 parts over two messages is one object: served like a single mention.
+    const { response } = await s.owner.chat.completions
+      .create(parts(Array.from({ length: 600 }, () => fileId)))
+      .withResponse();
+    expect(response.headers.get('x-gantry-provider')).toBe('holder');
+    // Past the bound of distinct objects: a 400 naming the first one over it, nothing upstream.
+    const before = s.upstreamCalls();
+    const ids = Array.from({ length: MAX_REFERENCED_OBJECTS + 1 }, (_, i) =>
+      i === 0 ? fileId : `file-x${i}`,
+    );
+    const err = await failure(s.owner.chat.completions.create(parts(ids)));
+    expect(err).toMatchObject({
+      status: 400,
+      error: { param: `messages[0].content[${MAX_REFERENCED_OBJECTS}].file.file_id` },
+    });
+    expect(String(err.error.message)).toContain(`at most ${MAX_REFERENCED_OBJECTS} distinct`);
     expect(s.upstreamCalls()).toBe(before);
   });
 
