@@ -108,16 +108,6 @@ export class MemoryRagQuotaStore implements RagQuotaStore {
     return n;
   }
 
-  async forgetIndex(owner: Owner, index: string): Promise<Map<string, number>> {
-    const key = ownedKey(owner, index);
-    const docs = this.documents.get(key) ?? new Map<string, number>();
-    this.documents.delete(key);
-    let n = 0;
-    for (const c of docs.values()) n += c;
-    this.add(owner.tenant, -n);
-    return docs;
-  }
-
   async indexCounts(owner: Owner, index: string): Promise<IndexCounts> {
     return this.counts(ownedKey(owner, index));
   }

@@ -104,22 +104,6 @@ return n
 `,
 };
 
-/** KEYS counts, the index's documents. ARGV tenant, the index's count field. Returns the documents as id, chunks, ... */
-const forgetIndexScript: LuaScript = {
-  name: 'gantryRagQuotaForgetIndex',
-  numberOfKeys: 2,
-  lua: `${HELPERS}
-local all = redis.call('HGETALL', KEYS[2])
-local n = 0
-for i = 2, #all, 2 do n = n + num(all[i]) end
-redis.call('DEL', KEYS[2])
-redis.call('HDEL', KEYS[1], ARGV[2])
-bump(KEYS[1], 'h', -n)
-bump(KEYS[1], 'h:' .. ARGV[1], -n)
-return all
-`,
-};
-
 const enc = encodeURIComponent;
 
 export class RedisRagQuotaStore implements RagQuotaStore {
@@ -127,7 +111,6 @@ export class RedisRagQuotaStore implements RagQuotaStore {
   private readonly commitHold: BoundScript;
   private readonly releaseHold: BoundScript;
   private readonly forgetDoc: BoundScript;
-  private readonly forgetIdx: BoundScript;
   private readonly base: string;
 
   constructor(
@@ -140,7 +123,6 @@ export class RedisRagQuotaStore implements RagQuotaStore {
     this.commitHold = bindScript(redis, commitScript, 'rag.quota.commit');
     this.releaseHold = bindScript(redis, releaseScript, 'rag.quota.release');
     this.forgetDoc = bindScript(redis, forgetDocumentScript, 'rag.quota.forget');
-    this.forgetIdx = bindScript(redis, forgetIndexScript, 'rag.quota.forget');
   }
 
   private get holdKeys(): string[] {
@@ -225,17 +207,6 @@ export class RedisRagQuotaStore implements RagQuotaStore {
       ),
       'rag quota forget',
     );
-  }
-
-  async forgetIndex(owner: Owner, index: string): Promise<Map<string, number>> {
-    const [counts] = this.holdKeys;
-    const flat = (await this.forgetIdx(
-      [counts!, this.documents(owner, index)],
-      [enc(owner.tenant), RedisRagQuotaStore.indexField(owner, index)],
-    )) as string[];
-    const out = new Map<string, number>();
-    for (let i = 0; i + 1 < flat.length; i += 2) out.set(flat[i]!, Number(flat[i + 1]));
-    return out;
   }
 
   async usage(tenant: string): Promise<RagUsage> {

@@ -51,8 +51,6 @@ export interface RagQuotaStore {
   documentsOf(owner: Owner, index: string): Promise<Map<string, number>>;
   /** Forgets one document; returns the chunks it held (0 when the ledger did not have it). */
   forgetDocument(owner: Owner, index: string, documentId: string): Promise<number>;
-  /** Forgets every document of an index; returns each one's chunk count. */
-  forgetIndex(owner: Owner, index: string): Promise<Map<string, number>>;
   usage(tenant: string): Promise<RagUsage>;
   /** The documents and chunks the ledger holds for one index, and the chunks on hold for it. */
   indexCounts(owner: Owner, index: string): Promise<IndexCounts>;
