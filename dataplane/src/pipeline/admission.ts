@@ -102,27 +102,27 @@ export async function admit(
   const admission: Admission = { ticket: undefined, reservation: undefined };
   const tokens = estimate.promptTokens + estimate.maxOutputTokens;
   // Named fields, not a spread of keyRef: a spread clones through a slow path on every request.
-  const reserveRequest = (budget: NonNullable<typeof spec.budget>): ReserveRequest => ({
+  const reserveRequest: ReserveRequest | undefined = spec.budget && {
     tenant: keyRef.tenant,
     keyId: keyRef.keyId,
-    budget,
+    budget: spec.budget,
     estimateUsd: estimate.costUsd,
     autoRecharge: spec.autoRecharge?.enabled ? spec.autoRecharge : undefined,
     reference: ctx.id,
-  });
+  };
 
   // Both: one step (one Redis round trip), with the same outcomes as the two below in turn.
-  if (spec.rateLimit && spec.budget) {
+  if (spec.rateLimit && reserveRequest) {
     let both: AdmitResult;
     try {
-      both = await stores.admitter.admit(keyRef, spec.rateLimit, tokens, reserveRequest(spec.budget));
+      both = await stores.admitter.admit(keyRef, spec.rateLimit, tokens, reserveRequest);
     } catch (err) {
       if (!(err instanceof AdmissionStoreError)) throw err;
       throw isStoreUnavailable(err.cause) ? unavailable(`the ${err.store}`, err.cause) : err.cause;
     }
     applyRateDecision(ctx, spec.rateLimit, both.decision, tokens);
     if (both.reserve && !both.reserve.ok)
-      throw budgetExceeded(spec.budget, estimate.costUsd, both.reserve.remainingUsd);
+      throw budgetExceeded(reserveRequest.budget, estimate.costUsd, both.reserve.remainingUsd);
     admission.ticket = both.decision.ticket;
     admission.reservation = both.reserve?.ok ? both.reserve.reservation : undefined;
     return admission;
@@ -139,14 +139,14 @@ export async function admit(
     admission.ticket = decision.ticket;
   }
 
-  if (spec.budget) {
+  if (reserveRequest) {
     let result;
     try {
-      result = await stores.budgets.reserve(reserveRequest(spec.budget));
+      result = await stores.budgets.reserve(reserveRequest);
     } catch (err) {
       throw isStoreUnavailable(err) ? unavailable('the budget store', err) : err;
     }
-    if (!result.ok) throw budgetExceeded(spec.budget, estimate.costUsd, result.remainingUsd);
+    if (!result.ok) throw budgetExceeded(reserveRequest.budget, estimate.costUsd, result.remainingUsd);
     admission.reservation = result.reservation;
   }
   return admission;

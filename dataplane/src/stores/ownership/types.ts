@@ -33,7 +33,7 @@ export interface OwnedRecord extends Owner {
   /**
    * For keys with a budget, the most the batch can cost: on a batch input file, computed at
    * upload; on a batch, copied from its file at creation. An unsettled batch's estimate counts
-   * against the key's budget until its real charge replaces it (see `outstandingBatchesUsd`).
+   * against the key's budget until its real charge replaces it (see `outstandingOf` in pipeline/resources/batches.ts).
    */
   estimateUsd?: number | undefined;
 }
