@@ -347,7 +347,8 @@ writeFileSync(new URL('vicuna-dev.jsonl', outDir), dump(vicuna));
 writeFileSync(new URL('mt-bench.jsonl', outDir), dump(mtBench));
 const fastchatCommit = fastchatGit('rev-parse', 'HEAD').trim();
 // The evaluation-only domains (`unseen`: scripts/build-routing-unseen.ts, `evalOnly`:
-// scripts/build-routing-domains.ts) are recorded by their own scripts; a retrain keeps them.
+// scripts/build-routing-domains.ts, `freshUnseen`: scripts/build-routing-fresh.ts) are
+// recorded by their own scripts; a retrain keeps them.
 const manifestUrl = new URL('MANIFEST.json', outDir);
 const previous = existsSync(manifestUrl)
   ? (JSON.parse(readFileSync(manifestUrl, 'utf8')) as Record<string, unknown>)
@@ -409,6 +410,7 @@ writeFileSync(
       devSubjects: [...new Set(devMmlu.map((r) => r.group))],
       evalOnly: previous.evalOnly,
       unseen: previous.unseen,
+      freshUnseen: previous.freshUnseen,
     },
     null,
     1,

@@ -43,6 +43,16 @@ export const OUTCOME_SPLITS = [
     name: 'Arena-Bench-V1',
     role: 'test, unseen domain: committed before training, never used for a choice',
   },
+  {
+    file: 'commonsenseqa.jsonl',
+    name: 'CommonsenseQA validation',
+    role: 'test, fresh unseen domain: committed before any model scored it, never used for a choice',
+  },
+  {
+    file: 'challenge300.jsonl',
+    name: 'Challenge300 probes',
+    role: 'test, fresh unseen domain: committed before any model scored it, never used for a choice',
+  },
 ] as const;
 
 export const loadOutcomes = (file: string): OutcomeRow[] =>
