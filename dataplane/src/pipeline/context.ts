@@ -6,6 +6,7 @@ import { estimatePromptTokens } from '../accounting/tokens.ts';
 import type { ChatRequest } from '../formats/openai/types.ts';
 import type { Admission } from './admission.ts';
 import type { TraceContext } from '../telemetry/trace-context.ts';
+import type { ClientSignal } from '../router/client-signal.ts';
 
 /** What stages note for the usage record as the request goes. */
 export type UsageDraft = Partial<
@@ -39,7 +40,7 @@ export interface RequestContext {
   key: KeyRecord;
   tenant: TenantRecord;
   /** Aborted when the client disconnects: every upstream call listens to it. */
-  signal: AbortSignal;
+  signal: ClientSignal;
   startedAt: number;
   /** Absolute time by which the whole request must be answered. */
   deadline: number;

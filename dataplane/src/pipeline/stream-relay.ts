@@ -7,6 +7,7 @@ import type { Deployment } from '../config/snapshot.ts';
 import type { ChatChunk, FinishReason, Usage } from '../formats/openai/types.ts';
 import type { LiveStream } from '../router/live-stream.ts';
 import type { AttemptLog, Routed } from '../router/router.ts';
+import type { ClientSignal } from '../router/client-signal.ts';
 import { UpstreamFailure } from '../router/upstream.ts';
 import type { UpstreamError } from '../providers/types.ts';
 
@@ -71,7 +72,7 @@ export async function* relayStream(
   first: Routed<LiveStream>,
   meta: StreamMeta,
   continueWith: Continue,
-  signal: AbortSignal,
+  signal: ClientSignal,
 ): AsyncGenerator<ChatChunk, StreamEnd> {
   let current = first;
   let text = '';

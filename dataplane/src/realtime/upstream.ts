@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import type { Deployment, ModelRoute } from '../config/snapshot.ts';
 import { GatewayError } from '../errors.ts';
 import type { UpstreamErrorKind, UpstreamTarget } from '../providers/types.ts';
+import type { ClientSignal } from '../router/client-signal.ts';
 import { UpstreamFailure } from '../router/upstream.ts';
 
 /** OpenAI's GA path below the deployment's base URL (`…/v1`); Azure's v1 API under `/openai/v1`. */
@@ -51,7 +52,7 @@ export function openUpstream(
   d: Deployment,
   headers: Readonly<Record<string, string>>,
   maxPayload: number,
-  signal: AbortSignal,
+  signal: ClientSignal,
 ): Promise<WebSocket> {
   // Routing filters these out; should one get here, it is the gateway's own (configuration) error,
   // which the router never charges to the deployment's health.

@@ -14,6 +14,7 @@ import type {
 } from '../formats/openai/types.ts';
 import type { ProviderAdapter, RawUpstreamRequest } from '../providers/types.ts';
 import { GatewayError } from '../errors.ts';
+import type { ClientSignal } from './client-signal.ts';
 import {
   classifyUpstreamFailure,
   readErrorBody,
@@ -26,7 +27,7 @@ export interface CallContext {
   upstream: UpstreamClient;
   adapter: ProviderAdapter;
   deployment: Deployment;
-  signal: AbortSignal;
+  signal: ClientSignal;
   /** Absolute time the whole request must be answered by: no attempt waits past it. */
   deadline: number;
   /** Sent with every attempt (request id, trace context); the adapter's own headers win. */

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Deployment, ModelRoute, Snapshot } from '../config/snapshot.ts';
 import { GatewayError } from '../errors.ts';
 import type { UpstreamError, UpstreamErrorKind } from '../providers/types.ts';
+import type { ClientSignal } from './client-signal.ts';
 import type { BreakerConfig } from './breaker.ts';
 import { HealthRegistry } from './health.ts';
 import { DEFAULT_RETRY, type RetryConfig } from './policy.ts';
@@ -73,7 +74,7 @@ const breakerCfg: BreakerConfig = { failureThreshold: 3, baseOpenMs: 10_000, max
 
 function makeRouter(
   retry: RetryConfig = DEFAULT_RETRY,
-  sleep?: (ms: number, s: AbortSignal) => Promise<void>,
+  sleep?: (ms: number, s: ClientSignal) => Promise<void>,
 ) {
   const observer: RouterObserver = {
     attempt: (d, outcome, seconds) => observed.push({ name: d.name, outcome, seconds }),

@@ -13,6 +13,7 @@ import { orderDeployments, type Skipped } from './balance.ts';
 import { toGatewayError } from './errors.ts';
 import type { HealthRegistry } from './health.ts';
 import { backoffMs, decide, DEFAULT_RETRY, isDeploymentFault, type RetryConfig } from './policy.ts';
+import type { ClientSignal } from './client-signal.ts';
 import { ClientAbortError, UpstreamFailure } from './upstream.ts';
 
 export interface RouteRequest {
@@ -22,7 +23,7 @@ export interface RouteRequest {
   allowed: (model: string) => boolean;
   /** Capabilities a deployment needs for this request (documents, vision, ...). */
   needs: readonly Capability[];
-  signal: AbortSignal;
+  signal: ClientSignal;
   deadline: number;
   /** Only deployments accepting this filter are candidates (e.g. prefill continuation). */
   filter?: (d: Deployment) => boolean;
@@ -56,7 +57,7 @@ export interface RouterDeps {
   retry?: RetryConfig;
   random?: () => number;
   now?: () => number;
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  sleep?: (ms: number, signal: ClientSignal) => Promise<void>;
 }
 
 interface Candidate {
@@ -68,7 +69,7 @@ export class Router {
   private readonly retry: RetryConfig;
   private readonly random: () => number;
   private readonly now: () => number;
-  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly sleep: (ms: number, signal: ClientSignal) => Promise<void>;
 
   constructor(private readonly deps: RouterDeps) {
     this.retry = deps.retry ?? DEFAULT_RETRY;
@@ -251,7 +252,7 @@ function localFault(err: unknown): GatewayError {
   );
 }
 
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+function abortableSleep(ms: number, signal: ClientSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new ClientAbortError());
     const timer = setTimeout(() => {

@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { Agent, type Dispatcher } from 'undici';
 import type { RawUpstreamRequest, UpstreamError } from '../providers/types.ts';
+import type { ClientSignal } from './client-signal.ts';
 import { Deadlines } from './deadlines.ts';
 
 export interface CallTimeouts {
@@ -104,7 +105,7 @@ export class UpstreamClient {
   async send(
     req: RawUpstreamRequest,
     timeouts: CallTimeouts,
-    clientSignal: AbortSignal,
+    clientSignal: ClientSignal,
   ): Promise<UpstreamResponse> {
     if (clientSignal.aborted) throw new ClientAbortError();
     // One emitter-style signal and one deadline per attempt: undici takes either kind of
@@ -165,7 +166,7 @@ export async function readErrorBody(body: UpstreamResponse['body']): Promise<str
   return text.slice(0, ERROR_BODY_LIMIT);
 }
 
-export function classifyUpstreamFailure(err: unknown, clientSignal: AbortSignal): Error {
+export function classifyUpstreamFailure(err: unknown, clientSignal: ClientSignal): Error {
   if (err instanceof ClientAbortError || err instanceof UpstreamFailure) return err;
   if (clientSignal.aborted) return new ClientAbortError();
   const e = err as { code?: string; name?: string; message?: string };

@@ -4,6 +4,7 @@ import type { ConfigStore } from '../config/store.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
+import { RequestAbort } from '../router/client-signal.ts';
 import { authenticate, presentedKey } from './auth.ts';
 import type { DrainAborts } from './drain-aborts.ts';
 
@@ -29,14 +30,14 @@ export function createContext(
 ): RequestContext {
   const snapshot = config.current();
   const { key, tenant } = authenticate(snapshot, presentedKey(request.headers), request.url);
-  const controller = new AbortController();
+  const abort = new RequestAbort();
   // The response closing before it finished means the client went away.
   // At the shutdown drain deadline the request is let go like a client that left: the
   // upstream call is aborted and what was produced is settled.
-  const untrack = drain.track(controller);
+  const untrack = drain.track(abort);
   reply.raw.once('close', () => {
     untrack();
-    if (!reply.raw.writableFinished) controller.abort();
+    if (!reply.raw.writableFinished) abort.abort();
   });
   const startedAt = Date.now();
   const requestId = String(request.id);
@@ -51,7 +52,7 @@ export function createContext(
     snapshot,
     key,
     tenant,
-    signal: controller.signal,
+    signal: abort,
     startedAt,
     deadline: startedAt + requestTimeoutMs,
     requestHeaders: request.headers,

@@ -3,8 +3,13 @@
  * signal aborts them all. A listener per request on the signal cost an add and a remove on an
  * EventTarget each, and both walk its whole listener list (every request in flight).
  */
+/** A request's abort: an AbortController, or the cheaper RequestAbort HTTP requests get. */
+export interface Abortable {
+  abort(reason?: unknown): void;
+}
+
 export class DrainAborts {
-  private readonly live = new Set<AbortController>();
+  private readonly live = new Set<Abortable>();
 
   constructor(private readonly shutdown: AbortSignal) {
     shutdown.addEventListener(
@@ -18,7 +23,7 @@ export class DrainAborts {
   }
 
   /** Aborts `controller` at the drain deadline (at once if it has passed); returns the release. */
-  track(controller: AbortController): () => void {
+  track(controller: Abortable): () => void {
     if (this.shutdown.aborted) {
       controller.abort(this.shutdown.reason);
       return () => undefined;
