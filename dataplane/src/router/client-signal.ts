@@ -13,7 +13,10 @@ export interface ClientSignal {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
-/** Aborted once, with a reason; listeners run in the order they were added. */
+/**
+ * Aborted once, with a reason; listeners run in the order they were added. Also each upstream
+ * attempt's signal for undici, which takes any object with these members.
+ */
 export class RequestAbort implements ClientSignal {
   aborted = false;
   reason: unknown = undefined;
