@@ -5,7 +5,7 @@ import type { A2aOwnership } from '../../pipeline/a2a/owners.ts';
 import { runA2a } from '../../pipeline/a2a/run.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { settle } from '../../pipeline/settlement.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 interface AgentParams {
@@ -23,7 +23,7 @@ export function a2aRoute(
     try {
       const call = readSendCall(request.body);
       const result = await runA2a(deps, ctx, request.params.agent, call, owners);
-      reply.headers(servedHeaders(ctx, result, result.costUsd));
+      replyServedHeaders(reply, ctx, result, result.costUsd);
       return result.response;
     } catch (err) {
       // Protocol errors are answers, not HTTP failures: 200 with the JSON-RPC error object.

@@ -5,7 +5,7 @@ import { runSpeech, runTranscription } from '../../pipeline/media/audio.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { AUDIO_TYPES } from '../../pipeline/media/sniff.ts';
 import { readUpload, requiredFile } from '../../pipeline/media/upload.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 import { withMultipart, type MediaLimits } from './media-scope.ts';
 
@@ -21,7 +21,7 @@ export function audioRoute(
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw invalidParam('body', 'must be a JSON object');
     const speech = await runSpeech(deps, ctx, body as Record<string, unknown>);
-    reply.headers(servedHeaders(ctx, speech, speech.costUsd)).header('content-type', speech.contentType);
+    replyServedHeaders(reply, ctx, speech, speech.costUsd).header('content-type', speech.contentType);
     return reply.send(speech.audio);
   });
 
@@ -33,7 +33,7 @@ export function audioRoute(
         files: { file: AUDIO_TYPES },
       });
       const result = await runTranscription(deps, ctx, upload.fields, requiredFile(upload, 'file'));
-      reply.headers(servedHeaders(ctx, result, result.costUsd));
+      replyServedHeaders(reply, ctx, result, result.costUsd);
       if (typeof result.body !== 'string') return result.body;
       return reply.header('content-type', result.contentType).send(result.body);
     });

@@ -5,7 +5,7 @@ import { runChat } from '../../pipeline/chat.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { ChatRequestSchema } from '../schemas.ts';
 import { writeStream } from '../stream-writer.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders, servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 export function chatRoute(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
@@ -14,7 +14,7 @@ export function chatRoute(app: FastifyInstance, deps: PipelineDeps, hooks: Route
     const body = request.body as ChatRequest;
     const outcome = await runChat(deps, ctx, body, 'chat');
     if (outcome.kind === 'completion') {
-      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
+      replyServedHeaders(reply, ctx, outcome, outcome.costUsd);
       return outcome.completion;
     }
     reply.hijack();

@@ -8,7 +8,7 @@ import { drained, openStream } from '../stream-writer.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { runCompletions, STREAM_STATUS } from '../../pipeline/simple.ts';
 import { CompletionRequestSchema } from '../schemas.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders, servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 /** Legacy completions: non-streaming answers are canonical; streams are piped as they come. */
@@ -17,7 +17,7 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     const ctx = hooks.context(request, reply);
     const outcome = await runCompletions(deps, ctx, request.body as CompletionRequest);
     if (outcome.kind === 'completion') {
-      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
+      replyServedHeaders(reply, ctx, outcome, outcome.costUsd);
       return outcome.response;
     }
     reply.hijack();

@@ -7,7 +7,7 @@ import { geminiToChat, type GeminiEdgeRequest } from '../../formats/gemini/to-ch
 import { runChat } from '../../pipeline/chat.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { writeStream } from '../stream-writer.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders, servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 const open = { additionalProperties: true } as const;
@@ -155,7 +155,7 @@ export function generateContentRoute(app: FastifyInstance, deps: PipelineDeps, h
       : translated;
     const outcome = await runChat(deps, ctx, chat, 'generate_content');
     if (outcome.kind === 'completion') {
-      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
+      replyServedHeaders(reply, ctx, outcome, outcome.costUsd);
       return chatToGemini(outcome.completion, outcome.usage);
     }
     reply.hijack();

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { ResponseHeaders } from '../../brand.ts';
 import { formatUsd } from '../../accounting/cost.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
@@ -13,4 +14,22 @@ export function servedHeaders(ctx: RequestContext, served: Served, costUsd?: num
   if (log.attempts > 1 || log.failed.length > 0) Object.assign(headers, attemptHeaders(log));
   if (costUsd !== undefined) headers[ResponseHeaders.cost] = formatUsd(costUsd);
   return headers;
+}
+
+/**
+ * `servedHeaders` set on a reply Fastify sends (not a hijacked stream), in the same order,
+ * without first copying the stages' headers into an object of their own.
+ */
+export function replyServedHeaders(
+  reply: FastifyReply,
+  ctx: RequestContext,
+  served: Served,
+  costUsd?: number,
+): FastifyReply {
+  reply.headers(ctx.responseHeaders);
+  reply.header(ResponseHeaders.provider, served.deployment?.name ?? 'cache');
+  const log = served.log;
+  if (log.attempts > 1 || log.failed.length > 0) reply.headers(attemptHeaders(log));
+  if (costUsd !== undefined) reply.header(ResponseHeaders.cost, formatUsd(costUsd));
+  return reply;
 }

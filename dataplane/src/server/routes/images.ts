@@ -6,7 +6,7 @@ import { imageParams, runImages } from '../../pipeline/media/images.ts';
 import { IMAGE_TYPES } from '../../pipeline/media/sniff.ts';
 import { readUpload, requiredFile } from '../../pipeline/media/upload.ts';
 import type { MediaBody, MediaOperation } from '../../providers/types.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 import { withMultipart, type MediaLimits } from './media-scope.ts';
 
@@ -28,7 +28,7 @@ export function imagesRoute(
   ) => {
     const ctx = hooks.context(request, reply);
     const result = await runImages(deps, ctx, op, imageParams(fields, op), body);
-    reply.headers(servedHeaders(ctx, result, result.costUsd));
+    replyServedHeaders(reply, ctx, result, result.costUsd);
     return result.response;
   };
 

@@ -12,7 +12,7 @@ import { AnthropicClientEncoder } from '../../formats/anthropic-encoder.ts';
 import { runChat } from '../../pipeline/chat.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { writeStream } from '../stream-writer.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders, servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 /**
@@ -33,7 +33,7 @@ export function messagesRoute(app: FastifyInstance, deps: PipelineDeps, hooks: R
       throw inClientTerms(err, chat);
     });
     if (outcome.kind === 'completion') {
-      reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
+      replyServedHeaders(reply, ctx, outcome, outcome.costUsd);
       return chatToMessages(outcome.completion, outcome.completion.model);
     }
     reply.hijack();

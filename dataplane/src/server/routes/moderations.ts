@@ -7,7 +7,7 @@ import {
   runModeration,
   type ModerationRequest,
 } from '../../pipeline/moderations/run.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 const open = { additionalProperties: true } as const;
@@ -38,7 +38,7 @@ export function moderationsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
   app.post('/v1/moderations', { schema: { body: ModerationRequestSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const result = await runModeration(deps, ctx, request.body as ModerationRequest);
-    reply.headers(servedHeaders(ctx, result, result.costUsd));
+    replyServedHeaders(reply, ctx, result, result.costUsd);
     // Nothing upstream answered: say so rather than the cache's name.
     if (!result.deployment) reply.header(ResponseHeaders.provider, BUILTIN_MODERATION_MODEL);
     return result.response;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { invalidParam } from '../../errors.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { runOcr } from '../../pipeline/ocr/run.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 import type { MediaLimits } from './media-scope.ts';
 
@@ -19,7 +19,7 @@ export function ocrRoute(
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw invalidParam('body', 'must be a JSON object');
     const result = await runOcr(deps, ctx, body as Record<string, unknown>, limits.maxUploadBytes);
-    reply.headers(servedHeaders(ctx, result, result.costUsd));
+    replyServedHeaders(reply, ctx, result, result.costUsd);
     return result.response;
   });
 }

@@ -13,7 +13,7 @@ import { documentText, jsonFile } from '../../pipeline/rag/document.ts';
 import { indexName, ownerOf, runIngest, type IngestRequest } from '../../pipeline/rag/ingest.ts';
 import { runQuery, topKOf } from '../../pipeline/rag/query.ts';
 import type { RagIndexStore } from '../../stores/rag/types.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders, servedHeaders } from './headers.ts';
 import { OpenAIStreamEncoder } from '../../formats/openai/encoder.ts';
 import type { ClientStreamEncoder } from '../../formats/encoder.ts';
 import type { ChatChunk, Usage } from '../../formats/openai/types.ts';
@@ -169,7 +169,7 @@ export function ragRoutes(
       const ctx = hooks.context(request, reply);
       ctx.usage.endpoint = 'rag.ingest';
       const result = await runIngest(deps, ctx, store, await ingestRequest(request, limits.maxUploadBytes));
-      reply.headers(servedHeaders(ctx, result, result.costUsd));
+      replyServedHeaders(reply, ctx, result, result.costUsd);
       return result.response;
     });
   });
@@ -231,7 +231,7 @@ export function ragRoutes(
       stream: body.stream === true,
     });
     if (result.kind === 'completion') {
-      reply.headers(servedHeaders(ctx, result, result.costUsd));
+      replyServedHeaders(reply, ctx, result, result.costUsd);
       return result.response;
     }
     const { outcome, citations, embeddingCostUsd } = result;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { runRerank } from '../../pipeline/rerank/run.ts';
 import type { RerankRequest } from '../../pipeline/rerank/shape.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 const open = { additionalProperties: true } as const;
@@ -29,7 +29,7 @@ export function rerankRoute(app: FastifyInstance, deps: PipelineDeps, hooks: Rou
     const ctx = hooks.context(request, reply);
     // A top_n above the document count returns every document, as Cohere and Jina do.
     const result = await runRerank(deps, ctx, request.body as RerankRequest);
-    reply.headers(servedHeaders(ctx, result, result.costUsd));
+    replyServedHeaders(reply, ctx, result, result.costUsd);
     return result.response;
   });
 }

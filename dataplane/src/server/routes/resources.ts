@@ -27,7 +27,7 @@ import type { ReferringRequest } from '../../pipeline/resources/references.ts';
 import { searchVectorStore } from '../../pipeline/resources/search.ts';
 import type { UpstreamResponse } from '../../router/upstream.ts';
 import type { Family } from '../../stores/ownership/types.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders, servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 import { withMultipart, type MediaLimits } from './media-scope.ts';
 
@@ -62,7 +62,7 @@ function sendBytes(
   reply: FastifyReply,
   out: { res: UpstreamResponse; served: Answer['served'] },
 ) {
-  reply.headers(servedHeaders(ctx, out.served!, 0));
+  replyServedHeaders(reply, ctx, out.served!, 0);
   const type = out.res.headers['content-type'];
   reply.header('content-type', (Array.isArray(type) ? type[0] : type) ?? 'application/octet-stream');
   return reply.send(out.res.body);

@@ -36,7 +36,7 @@ import {
   ResponsesRequestSchema,
 } from '../responses-schema.ts';
 import { compactedOutput } from './responses-compact.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 import { replyStored } from './stored-answer.ts';
 
@@ -98,7 +98,7 @@ export function responsesRoute(
     if (outcome.kind !== 'completion') throw new GatewayError('internal_error', 'compaction cannot stream');
     const summary = outcome.completion.choices[0]?.message.content ?? '';
     const id = responseId();
-    reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
+    replyServedHeaders(reply, ctx, outcome, outcome.costUsd);
     return {
       id,
       object: 'response.compaction',

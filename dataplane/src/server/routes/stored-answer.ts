@@ -11,7 +11,7 @@ import type { Usage } from '../../formats/openai/types.ts';
 import type { ChatOutcome } from '../../pipeline/chat-forward.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
 import { writeStream } from '../stream-writer.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders, servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 type Completed = Extract<ChatOutcome, { kind: 'completion' }>;
@@ -36,7 +36,7 @@ export async function replyStored<T>(
   if (outcome.kind === 'completion') {
     const whole = answer.whole(outcome);
     await answer.keep(whole);
-    reply.headers(servedHeaders(ctx, outcome, outcome.costUsd));
+    replyServedHeaders(reply, ctx, outcome, outcome.costUsd);
     return whole;
   }
   reply.hijack();

@@ -10,7 +10,7 @@ import { IMAGE_TYPES } from '../../pipeline/media/sniff.ts';
 import { readUpload } from '../../pipeline/media/upload.ts';
 import type { VideoJobStore } from '../../stores/video-jobs/types.ts';
 import { createVideo, findJob, readVideo, videoRecord } from '../../pipeline/media/videos.ts';
-import { servedHeaders } from './headers.ts';
+import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 import { withMultipart, type MediaLimits } from './media-scope.ts';
 
@@ -39,12 +39,12 @@ export function videosRoute(
         files: { input_reference: IMAGE_TYPES },
       });
       const result = await createVideo(deps, ctx, store, upload.fields, { kind: 'multipart', ...upload });
-      reply.headers(servedHeaders(ctx, result, result.costUsd));
+      replyServedHeaders(reply, ctx, result, result.costUsd);
       return result.record;
     }
     const body = jsonObject(request.body);
     const result = await createVideo(deps, ctx, store, body, { kind: 'json', json: body });
-    reply.headers(servedHeaders(ctx, result, result.costUsd));
+    replyServedHeaders(reply, ctx, result, result.costUsd);
     return result.record;
   };
 
@@ -76,7 +76,7 @@ export function videosRoute(
     const source = await findJob(ctx, store, request.params.video_id);
     const body = jsonObject(request.body);
     const result = await createVideo(deps, ctx, store, body, { kind: 'json', json: body }, source);
-    reply.headers(servedHeaders(ctx, result, result.costUsd));
+    replyServedHeaders(reply, ctx, result, result.costUsd);
     return result.record;
   });
 }
