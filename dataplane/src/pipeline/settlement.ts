@@ -73,6 +73,7 @@ export function settleAnswered(
 }
 
 const RETRY_DELAYS_MS = [1_000, 5_000, 15_000];
+const NO_SIDE_CALLS: readonly SideCall[] = [];
 
 export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome: Outcome): Promise<void> {
   if (ctx.settled) return;
@@ -87,21 +88,28 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
   };
   // Calls stages made for the request (state extraction) are the caller's spend too, settled
   // with it, but recorded apart under their own provider label.
-  const side = ctx.sideCalls ?? [];
-  const sideUsd = side.reduce((n, c) => n + c.costUsd, 0);
-  const sideTokens = side.reduce((n, c) => n + c.promptTokens + c.completionTokens, 0);
+  const side = ctx.sideCalls ?? NO_SIDE_CALLS;
+  const sideUsd = side.length === 0 ? 0 : side.reduce((n, c) => n + c.costUsd, 0);
+  const sideTokens =
+    side.length === 0 ? 0 : side.reduce((n, c) => n + c.promptTokens + c.completionTokens, 0);
   const rec = requestRecord(ctx, outcome, prompt, completion);
   const costUsd = outcome.costUsd + sideUsd;
   const tokens = prompt + completion + sideTokens;
   const settler = deps.stores.settler;
   const metered = ctx.admission?.reservation !== undefined || ctx.admission?.ticket !== undefined;
-  // With Redis, a metered request's money and record are one script (one round trip).
-  const jobs =
-    settler && metered
-      ? [settleTogether(deps, ctx, settler, costUsd, tokens, rec)]
-      : [settleMoney(deps, ctx, costUsd, tokens), writeRecord(deps, ctx, rec)];
-  for (const c of side) jobs.push(recordSideCall(deps, ctx, c));
-  await Promise.all(jobs);
+  if (!metered && side.length === 0) {
+    // No hold or ticket to settle (the default policy): the record is the only job, awaited
+    // alone rather than beside an empty money settlement in a Promise.all.
+    await writeRecord(deps, ctx, rec);
+  } else {
+    // With Redis, a metered request's money and record are one script (one round trip).
+    const jobs =
+      settler && metered
+        ? [settleTogether(deps, ctx, settler, costUsd, tokens, rec)]
+        : [settleMoney(deps, ctx, costUsd, tokens), writeRecord(deps, ctx, rec)];
+    for (const c of side) jobs.push(recordSideCall(deps, ctx, c));
+    await Promise.all(jobs);
+  }
   for (const c of side)
     deps.metrics.charged(
       ctx.tenant.name,
@@ -146,7 +154,7 @@ function metricLabels(
 /** Once per check that fired in this request (a check may report several categories). */
 function countVerdicts(deps: AccountingDeps, ctx: RequestContext): void {
   const verdict = ctx.usage.guardrails;
-  if (!verdict) return;
+  if (!verdict || verdict.findings.length === 0) return;
   const seen = new Set<string>();
   for (const f of verdict.findings) {
     const action = f.action ?? verdict.action;
