@@ -57,7 +57,9 @@ for (const file of ['mmlu-heldout.jsonl', 'mt-bench.jsonl'])
   for (const l of readFileSync(new URL(file, outcomes), 'utf8').split('\n').filter(Boolean))
     held.add(norm((JSON.parse(l) as { text: string }).text));
 for (const file of ['labelled.jsonl', 'holdout.jsonl'])
-  for (const l of readFileSync(new URL(`../${file}`, outcomes), 'utf8').split('\n').filter(Boolean))
+  for (const l of readFileSync(new URL(`../${file}`, outcomes), 'utf8')
+    .split('\n')
+    .filter(Boolean))
     for (const m of (JSON.parse(l) as { messages: { content: unknown }[] }).messages)
       if (typeof m.content === 'string') held.add(norm(m.content));
 
@@ -206,7 +208,9 @@ const domains = [
     files: [APPS_FILE],
     label:
       'weakFails: QwenCoder480b (Qwen-Coder 480B, as the result files name it), asked directly (no agent loop), failed the APPS problem tests',
-    contentLicences: { 'APPS (Hendrycks et al. 2021, "Measuring Coding Challenge Competence With APPS")': 'MIT' },
+    contentLicences: {
+      'APPS (Hendrycks et al. 2021, "Measuring Coding Challenge Competence With APPS")': 'MIT',
+    },
     ...write('apps.jsonl', apps),
     use,
   },
@@ -220,7 +224,7 @@ const domains = [
       'weakFails: ChatGPT (Feb 2023, with working) did not return every answer of a DRAW-1K algebra word problem; question_No % 4 != 3 only',
     contentLicences: {
       'DRAW-1K problems (Upadhyay & Chang 2017)':
-        'not stated in the source repository; the repository is CC0. Trained on as the earlier retrain was, at the lead\'s request',
+        "not stated in the source repository; the repository is CC0. Trained on as the earlier retrain was, at the lead's request",
     },
     ...write('draw-train.jsonl', drawTrain),
     use,
@@ -231,7 +235,8 @@ const domains = [
     commit: MAPCODER_COMMIT,
     licence: 'MIT',
     files: CODE_FILES.map(([, f]) => f),
-    label: 'weakFails: Qwen-Coder-Turbo, asked directly, failed the HumanEval / MBPP tests; line index % 4 != 3 only',
+    label:
+      'weakFails: Qwen-Coder-Turbo, asked directly, failed the HumanEval / MBPP tests; line index % 4 != 3 only',
     contentLicences: {
       'HumanEval problems (openai/human-eval)': 'MIT',
       'MBPP problems (Austin et al. 2021)': 'CC-BY-4.0: attribution required, given here',

@@ -143,6 +143,9 @@ describe('routing outcome data', () => {
       'arena-bench.jsonl',
       'draw.jsonl',
       'code.jsonl',
+      'wide/bbh.jsonl',
+      'wide/svamp.jsonl',
+      'wide/apps.jsonl',
     ])
       for (const r of loadOutcomes(file)) other.add(norm(r.text));
     for (const file of ['labelled.jsonl', 'holdout.jsonl'])
@@ -155,6 +158,59 @@ describe('routing outcome data', () => {
     expect((a ?? []).filter((t) => other.has(t))).toEqual([]);
     expect((b ?? []).filter((t) => other.has(t))).toEqual([]);
     expect((a ?? []).filter((t) => new Set(b).has(t))).toEqual([]);
+  });
+});
+
+describe('wide training domains (scripts/build-routing-wide.ts)', () => {
+  interface WideManifest {
+    domains: {
+      file: string;
+      repo: string;
+      commit: string;
+      licence: string;
+      files: string[];
+      contentLicences: Record<string, string>;
+      rows: number;
+      weakFails: number;
+    }[];
+  }
+  const wide = JSON.parse(
+    readFileSync(new URL('../data/routing/outcomes/wide/MANIFEST.json', import.meta.url), 'utf8'),
+  ) as WideManifest;
+  const wideRows = (file: string): { text: string; weakFails: boolean }[] => loadOutcomes(`wide/${file}`);
+
+  it('match their manifest, each pinned to a commit with the licences of repository and problems', () => {
+    expect(wide.domains.map((d) => d.file)).toEqual([
+      'bbh.jsonl',
+      'svamp.jsonl',
+      'apps.jsonl',
+      'draw-train.jsonl',
+      'code-train.jsonl',
+    ]);
+    for (const d of wide.domains) {
+      const rows = wideRows(d.file);
+      expect(rows).toHaveLength(d.rows);
+      expect(rows.filter((r) => r.weakFails)).toHaveLength(d.weakFails);
+      expect(new Set(rows.map((r) => norm(r.text))).size).toBe(rows.length);
+      expect(d.commit).toMatch(/^[0-9a-f]{40}$/);
+      expect(['MIT', 'Apache-2.0', 'CC0-1.0']).toContain(d.licence);
+      expect(Object.keys(d.contentLicences).length).toBeGreaterThan(0);
+      // Never GSM8K, never the reserved CommonsenseQA results of the same repository.
+      expect(d.files.some((f) => /gsm|commonsense/i.test(f))).toBe(false);
+    }
+  });
+
+  it('leave out every test-split prompt and keep DRAW-1K and code to their training quarters', () => {
+    const testSplits = new Set(
+      loadOutcomes('mmlu-heldout.jsonl')
+        .concat(loadOutcomes('mt-bench.jsonl'))
+        .map((r) => norm(r.text)),
+    );
+    for (const d of wide.domains)
+      expect(wideRows(d.file).filter((r) => testSplits.has(norm(r.text)))).toEqual([]);
+    // Three quarters each: 747 of DRAW-1K's 1,000 (three repeats), 421 of code's 561.
+    expect(wideRows('draw-train.jsonl').length).toBeLessThanOrEqual(750);
+    expect(wideRows('code-train.jsonl').length).toBeLessThanOrEqual(Math.ceil((561 * 3) / 4));
   });
 });
 

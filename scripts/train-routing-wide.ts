@@ -1,0 +1,310 @@
+/**
+ * Trains the routing outcome model on many domains and chooses its configuration by
+ * leave-one-domain-out (LODO) AUC only: for each training domain, a model fitted on the OTHER
+ * domains ranks that domain's prompts. The hypothesis: with two to four domains a model learns
+ * domain-specific cues; with many, the cues that transfer survive.
+ *
+ *   npx tsx scripts/train-routing-wide.ts <lm-sys/RouteLLM git dir> [--write]
+ *
+ * Domains: RouteLLM MMLU (training subjects only: the dev subjects calibrate, the test subjects
+ * are never read), FastChat's Vicuna bench (vicuna-dev.jsonl) and the files that
+ * scripts/build-routing-wide.ts writes to test/data/routing/outcomes/wide/ (BIG-Bench Hard,
+ * SVAMP, APPS and the DRAW-1K and HumanEval/MBPP training quarters). Nothing else is read: no
+ * test split, no unseen domain. Each domain has its own intercept (each label comes from
+ * another pair of models, with its own base rate) and a domain weight.
+ *
+ * It prints, per domain, the LODO AUC of every configuration and the AUC of the shipped weights
+ * (outcome-weights.ts: an honest figure only for domains the shipped model never trained on).
+ * With --write, the chosen configuration is fitted on every domain, Platt-calibrated on the MMLU
+ * dev subjects under MMLU's intercept (as the shipped model is, so p >= 0.3 keeps its meaning)
+ * and written to outcome-weights.ts. Deterministic: fixed order, full-batch Adam, no randomness.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { auc } from '../dataplane/src/pipeline/routing/auc.ts';
+import { extractFeatures } from '../dataplane/src/pipeline/routing/features.ts';
+import {
+  DENSE_NAMES,
+  denseFeatures,
+  hashedBuckets,
+  HASH_BUCKETS,
+} from '../dataplane/src/pipeline/routing/outcome-features.ts';
+import { OUTCOME_WEIGHTS } from '../dataplane/src/pipeline/routing/outcome-weights.ts';
+import { parseCsv } from './routing-data.ts';
+
+const args = process.argv.slice(2);
+const routeLlmDir = args.find((a) => !a.startsWith('--'));
+const write = args.includes('--write');
+if (!routeLlmDir) throw new Error('usage: train-routing-wide.ts <RouteLLM git dir> [--write]');
+const routeGit = (...a: string[]): string =>
+  execFileSync('git', ['--git-dir', routeLlmDir, ...a], { encoding: 'utf8', maxBuffer: 1 << 28 });
+const ROUTE_COMMIT = '0b64fdafe049e596a3f5657c219329f24af24198';
+const WEAK = 'mistralai/Mixtral-8x7B-Instruct-v0.1';
+
+const DOMAINS = ['mmlu', 'vicuna', 'bbh', 'svamp', 'apps', 'draw', 'code'] as const;
+type Domain = (typeof DOMAINS)[number];
+/** Domains the shipped weights were trained on: their shipped-model AUC is in-sample. */
+const SHIPPED_TRAINED_ON = new Set<Domain>(['mmlu', 'vicuna']);
+
+interface Row {
+  text: string;
+  weakFails: boolean;
+  domain: number;
+}
+
+// --- MMLU: the same subject split as scripts/train-routing.ts -----------------------------------
+const mmluTrain: Row[] = [];
+const mmluDev: Row[] = [];
+const mmluFiles = routeGit('ls-tree', '--name-only', ROUTE_COMMIT, 'routellm/evals/mmlu/responses/')
+  .split('\n')
+  .filter((f) => f.endsWith('.csv'))
+  .sort();
+let trainIndex = 0;
+mmluFiles.forEach((file, i) => {
+  // Every fourth subject is the test split: not even opened.
+  if (i % 4 === 3) return;
+  const into = trainIndex++ % 8 === 1 ? mmluDev : mmluTrain;
+  const [header, ...csv] = parseCsv(routeGit('show', `${ROUTE_COMMIT}:${file}`));
+  const wi = header?.indexOf(WEAK) ?? -1;
+  if (wi < 0) throw new Error(`${file}: no ${WEAK} column`);
+  for (const r of csv) {
+    if (r.length < 3) continue;
+    into.push({
+      text: (r[0] as string).replace(/\nAnswer:\s*$/, ''),
+      weakFails: r[wi] === 'False',
+      domain: 0,
+    });
+  }
+});
+
+// --- Committed outcome files ---------------------------------------------------------------------
+const outcomes = new URL('../test/data/routing/outcomes/', import.meta.url);
+const loadFile = (path: string, domain: Domain): Row[] =>
+  readFileSync(new URL(path, outcomes), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const r = JSON.parse(l) as { text: string; weakFails: boolean };
+      return { text: r.text, weakFails: r.weakFails, domain: DOMAINS.indexOf(domain) };
+    });
+const WIDE_FILES: Record<Exclude<Domain, 'mmlu'>, string> = {
+  vicuna: 'vicuna-dev.jsonl',
+  bbh: 'wide/bbh.jsonl',
+  svamp: 'wide/svamp.jsonl',
+  apps: 'wide/apps.jsonl',
+  draw: 'wide/draw-train.jsonl',
+  code: 'wide/code-train.jsonl',
+};
+const rows: Row[] = [...mmluTrain];
+for (const d of DOMAINS) if (d !== 'mmlu') rows.push(...loadFile(WIDE_FILES[d], d));
+
+// --- Features ------------------------------------------------------------------------------------
+interface Example {
+  dense: number[];
+  buckets: number[];
+  y: number;
+  domain: number;
+}
+const toExample = (r: Row): Example => ({
+  dense: denseFeatures(
+    extractFeatures({ model: 'x', messages: [{ role: 'user', content: r.text }] }),
+    r.text,
+  ),
+  buckets: hashedBuckets(r.text),
+  y: r.weakFails ? 1 : 0,
+  domain: r.domain,
+});
+const examples = rows.map(toExample);
+const devExamples = mmluDev.map(toExample);
+const D = DENSE_NAMES.length;
+const ND = DOMAINS.length;
+
+interface Params {
+  l2Dense: number;
+  /** L2 on the hashed n-grams; null leaves them out. */
+  l2Hashed: number | null;
+  /**
+   * How a domain's total weight follows its size: 1 gives every domain the same total weight,
+   * 0.5 a total weight growing with the square root of its row count, 0 plain row counts.
+   */
+  balance: number;
+  /**
+   * Keep only dense features whose direction agrees across the training domains (univariate AUC
+   * on each on the same side of 0.5), held to that sign; a disputed one stays 0.
+   */
+  invariant: boolean;
+}
+interface Model {
+  bias: Float64Array;
+  dense: Float64Array;
+  hashed: Float64Array;
+}
+
+function logit(m: Model, ex: Example, domain: number): number {
+  const scale = ex.buckets.length ? 1 / Math.sqrt(ex.buckets.length) : 0;
+  let z = m.bias[domain] as number;
+  for (let i = 0; i < D; i++) z += (ex.dense[i] as number) * (m.dense[i] as number);
+  for (const b of ex.buckets) z += scale * (m.hashed[b] as number);
+  return z;
+}
+
+function agreedSigns(train: Example[]): number[] {
+  const signs = new Array<number>(D).fill(0);
+  for (let i = 0; i < D; i++) {
+    let dir = 0;
+    let conflict = false;
+    for (let d = 0; d < ND; d++) {
+      const own = train.filter((ex) => ex.domain === d);
+      if (own.length < 50) continue;
+      const a = auc(
+        own.map((ex) => ex.dense[i] as number),
+        own.map((ex) => ex.y >= 0.5),
+      );
+      if (Number.isNaN(a) || Math.abs(a - 0.5) < 0.02) continue;
+      const s = a > 0.5 ? 1 : -1;
+      if (dir !== 0 && s !== dir) conflict = true;
+      dir = s;
+    }
+    signs[i] = conflict ? 0 : dir;
+  }
+  return signs;
+}
+
+/** Full-batch Adam on domain-weighted cross-entropy with L2 (intercepts free). */
+function fit(train: Example[], p: Params, steps = 300): Model {
+  const signs = p.invariant ? agreedSigns(train) : null;
+  const K = ND + D + HASH_BUCKETS;
+  const theta = new Float64Array(K);
+  const mom = new Float64Array(K);
+  const vel = new Float64Array(K);
+  const count = new Array<number>(ND).fill(0);
+  for (const ex of train) count[ex.domain] = (count[ex.domain] as number) + 1;
+  // Domain total weight n^(1 - balance), spread over its rows.
+  const rowWeight = count.map((n) => (n === 0 ? 0 : n ** (1 - p.balance) / n));
+  const total = train.reduce((s, ex) => s + (rowWeight[ex.domain] as number), 0);
+  const m: Model = {
+    bias: theta.subarray(0, ND),
+    dense: theta.subarray(ND, ND + D),
+    hashed: theta.subarray(ND + D),
+  };
+  const lr = 0.05;
+  for (let step = 1; step <= steps; step++) {
+    const g = new Float64Array(K);
+    for (const ex of train) {
+      const w = rowWeight[ex.domain] as number;
+      const scale = ex.buckets.length ? 1 / Math.sqrt(ex.buckets.length) : 0;
+      const err = (1 / (1 + Math.exp(-logit(m, ex, ex.domain))) - ex.y) * w;
+      g[ex.domain] = (g[ex.domain] as number) + err;
+      for (let i = 0; i < D; i++) g[ND + i] = (g[ND + i] as number) + err * (ex.dense[i] as number);
+      if (p.l2Hashed !== null)
+        for (const b of ex.buckets) g[ND + D + b] = (g[ND + D + b] as number) + err * scale;
+    }
+    for (let k = 0; k < K; k++) {
+      if (k >= ND + D && p.l2Hashed === null) break;
+      if (k < ND && count[k] === 0) continue;
+      const param = theta[k] as number;
+      const l2 = k < ND ? 0 : k < ND + D ? p.l2Dense : (p.l2Hashed ?? 0);
+      const grad = (g[k] as number) / total + l2 * param;
+      mom[k] = 0.9 * (mom[k] as number) + 0.1 * grad;
+      vel[k] = 0.999 * (vel[k] as number) + 0.001 * grad * grad;
+      theta[k] =
+        param -
+        (lr * ((mom[k] as number) / (1 - 0.9 ** step))) /
+          (Math.sqrt((vel[k] as number) / (1 - 0.999 ** step)) + 1e-8);
+      if (signs && k >= ND && k < ND + D) {
+        const s = signs[k - ND] as number;
+        if (s === 0 || (theta[k] as number) * s < 0) theta[k] = 0;
+      }
+    }
+  }
+  return { bias: m.bias.slice(), dense: m.dense.slice(), hashed: m.hashed.slice() };
+}
+
+const byDomain = DOMAINS.map((_, d) => examples.filter((ex) => ex.domain === d));
+const aucOn = (score: (ex: Example) => number, exs: Example[]): number =>
+  auc(
+    exs.map(score),
+    exs.map((ex) => ex.y === 1),
+  );
+
+/** LODO AUC per domain: a model fitted without the domain ranks its rows. */
+function lodo(p: Params): number[] {
+  return DOMAINS.map((_, d) => {
+    const m = fit(
+      examples.filter((ex) => ex.domain !== d),
+      p,
+    );
+    // The intercept does not change a ranking inside one domain; MMLU's is as good as any.
+    return aucOn((ex) => logit(m, ex, 0), byDomain[d] as Example[]);
+  });
+}
+
+// The shipped weights on the same rows (its own bias; only the ranking matters).
+const shipped: Model = {
+  bias: new Float64Array(ND).fill(OUTCOME_WEIGHTS.bias),
+  dense: Float64Array.from(OUTCOME_WEIGHTS.dense),
+  hashed: Float64Array.from(OUTCOME_WEIGHTS.hashed),
+};
+const shippedAuc = DOMAINS.map((_, d) => aucOn((ex) => logit(shipped, ex, 0), byDomain[d] as Example[]));
+const mean = (xs: number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
+const honest = DOMAINS.map((d, i) => (SHIPPED_TRAINED_ON.has(d) ? -1 : i)).filter((i) => i >= 0);
+const summary = (a: number[]): string =>
+  `${DOMAINS.map((d, i) => `${d} ${(a[i] as number).toFixed(3)}`).join(', ')}; mean ${mean(a).toFixed(3)}, ` +
+  `worst ${Math.min(...a).toFixed(3)}; on the shipped model's unseen domains mean ${mean(honest.map((i) => a[i] as number)).toFixed(3)}`;
+console.log(
+  `rows: ${DOMAINS.map((d, i) => `${d} ${byDomain[i]?.length}`).join(', ')}; MMLU dev (calibration) ${mmluDev.length}`,
+);
+console.log(`shipped weights (mmlu, vicuna in-sample): ${summary(shippedAuc)}`);
+
+const grid: Params[] = [];
+for (const invariant of [false, true])
+  for (const balance of [1, 0.5, 0])
+    for (const l2Hashed of [null, 1e-2, 3e-2]) grid.push({ l2Dense: 1e-3, l2Hashed, balance, invariant });
+const only = process.env.WIDE_CONFIG ? (JSON.parse(process.env.WIDE_CONFIG) as Params) : undefined;
+
+let best: { p: Params; a: number[]; score: number } | undefined;
+for (const p of only ? [only] : grid) {
+  const a = lodo(p);
+  // The choice rule: mean LODO AUC and worst domain count alike.
+  const score = (mean(a) + Math.min(...a)) / 2;
+  console.log(`${JSON.stringify(p)}: LODO ${summary(a)}; score ${score.toFixed(3)}`);
+  if (!best || score > best.score) best = { p, a, score };
+}
+if (!best) throw new Error('empty grid');
+console.log(`chosen ${JSON.stringify(best.p)}`);
+
+if (write) {
+  const model = fit(examples, best.p);
+  const z = devExamples.map((ex) => logit(model, ex, 0));
+  let a = 1;
+  let b = 0;
+  for (let it = 0; it < 3000; it++) {
+    let ga = 0;
+    let gb = 0;
+    z.forEach((zi, i) => {
+      const err = 1 / (1 + Math.exp(-(a * zi + b))) - (mmluDev[i]?.weakFails ? 1 : 0);
+      ga += err * zi;
+      gb += err;
+    });
+    a -= (0.5 * ga) / z.length;
+    b -= (0.5 * gb) / z.length;
+  }
+  const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+  const mmluRows = byDomain[0] as Example[];
+  const baseRate = mmluRows.filter((ex) => ex.y === 1).length / mmluRows.length;
+  const weightsFile = new URL('../dataplane/src/pipeline/routing/outcome-weights.ts', import.meta.url);
+  writeFileSync(
+    weightsFile,
+    `// Generated by scripts/train-routing-wide.ts (domains: ${DOMAINS.join(', ')}; ${examples.length} rows).\n` +
+      `// Chosen by leave-one-domain-out AUC: ${JSON.stringify(best.p)}; LODO ${DOMAINS.map((d, i) => `${d} ${(best.a[i] as number).toFixed(3)}`).join(', ')}.\n` +
+      `// Platt-calibrated on MMLU dev under MMLU's intercept (a=${r4(a)}, b=${r4(b)}), folded into the weights. Do not edit.\n` +
+      `// Dense order: ${DENSE_NAMES.join(', ')}.\n` +
+      `import type { OutcomeWeights } from './outcome.ts';\n\n` +
+      `export const OUTCOME_WEIGHTS: OutcomeWeights = {\n  bias: ${r4(a * (model.bias[0] as number) + b)},\n  baseRate: ${r4(baseRate)},\n` +
+      `  dense: [${[...model.dense].map((x) => r4(a * x)).join(', ')}],\n` +
+      `  hashed: [${[...model.hashed].map((x) => r4(a * x)).join(', ')}],\n};\n`,
+  );
+  execFileSync('npx', ['prettier', '--write', fileURLToPath(weightsFile)], { stdio: 'ignore' });
+  console.log(`wrote ${fileURLToPath(weightsFile)} (Platt a=${r4(a)}, b=${r4(b)})`);
+}
