@@ -134,6 +134,8 @@ interface Params {
    * on each on the same side of 0.5), held to that sign; a disputed one stays 0.
    */
   invariant: boolean;
+  /** The domains trained on (all when absent); a domain left out is always scored unseen. */
+  train?: Domain[];
 }
 interface Model {
   bias: Float64Array;
@@ -230,11 +232,16 @@ const aucOn = (score: (ex: Example) => number, exs: Example[]): number =>
 
 /** LODO AUC per domain: a model fitted without the domain ranks its rows. */
 function lodo(p: Params): number[] {
+  const inTrain = DOMAINS.map((d) => !p.train || p.train.includes(d));
+  const trainEx = examples.filter((ex) => inTrain[ex.domain]);
+  let outside: Model | undefined;
   return DOMAINS.map((_, d) => {
-    const m = fit(
-      examples.filter((ex) => ex.domain !== d),
-      p,
-    );
+    const m = inTrain[d]
+      ? fit(
+          trainEx.filter((ex) => ex.domain !== d),
+          p,
+        )
+      : (outside ??= fit(trainEx, p));
     // The intercept does not change a ranking inside one domain; MMLU's is as good as any.
     return aucOn((ex) => logit(m, ex, 0), byDomain[d] as Example[]);
   });
@@ -257,14 +264,23 @@ console.log(
 );
 console.log(`shipped weights (mmlu, vicuna in-sample): ${summary(shippedAuc)}`);
 
+// --features: each dense feature's own AUC per domain (does a cue point the same way everywhere?).
+if (args.includes('--features'))
+  DENSE_NAMES.forEach((name, i) =>
+    console.log(
+      `${name}: ${DOMAINS.map((d, k) => `${d} ${aucOn((ex) => ex.dense[i] as number, byDomain[k] as Example[]).toFixed(2)}`).join(', ')}`,
+    ),
+  );
+
 const grid: Params[] = [];
 for (const invariant of [false, true])
   for (const balance of [1, 0.5, 0])
     for (const l2Hashed of [null, 1e-2, 3e-2]) grid.push({ l2Dense: 1e-3, l2Hashed, balance, invariant });
-const only = process.env.WIDE_CONFIG ? (JSON.parse(process.env.WIDE_CONFIG) as Params) : undefined;
+// WIDE_CONFIGS: a JSON array of configurations to score instead of the grid (exploration).
+const only = process.env.WIDE_CONFIGS ? (JSON.parse(process.env.WIDE_CONFIGS) as Params[]) : undefined;
 
 let best: { p: Params; a: number[]; score: number } | undefined;
-for (const p of only ? [only] : grid) {
+for (const p of only ?? grid) {
   const a = lodo(p);
   // The choice rule: mean LODO AUC and worst domain count alike.
   const score = (mean(a) + Math.min(...a)) / 2;
@@ -275,7 +291,10 @@ if (!best) throw new Error('empty grid');
 console.log(`chosen ${JSON.stringify(best.p)}`);
 
 if (write) {
-  const model = fit(examples, best.p);
+  const model = fit(
+    examples.filter((ex) => !best.p.train || best.p.train.includes(DOMAINS[ex.domain] as Domain)),
+    best.p,
+  );
   const z = devExamples.map((ex) => logit(model, ex, 0));
   let a = 1;
   let b = 0;
