@@ -35,6 +35,7 @@ import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
 import { createStores, type Stores } from './stores/index.ts';
 import { RetryingUsageRecorder } from './stores/usage/index.ts';
 import { SettlementJournal } from './stores/journal/journal.ts';
+import { SettlementsInFlight } from './pipeline/settlements-in-flight.ts';
 import { batchSweeper, DEFAULT_BATCH_SWEEP_MS, type SweepReport } from './pipeline/resources/batch-sweep.ts';
 import { OtlpTracer, otlpFromEnv, type OtlpOptions } from './telemetry/otlp.ts';
 
@@ -232,6 +233,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const stores = createStores({ redisUrl: opts.redisUrl, prefix: opts.redisPrefix });
   await stores.ready();
   const journal = await openJournal(stores, metrics, opts);
+  const settlements = new SettlementsInFlight();
   const recorder = new RetryingUsageRecorder(stores.usage, {
     onError: (err) => app.log.warn({ err: (err as Error).message }, 'usage record retry failed'),
   });
@@ -279,7 +281,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     config,
     limits: opts.limits,
     shutdown: shutdown.signal,
-    pipeline: { router, upstream, adapters, stores, metrics, recorder, cache, journal, ccr },
+    pipeline: { router, upstream, adapters, stores, metrics, recorder, cache, journal, ccr, settlements },
     metrics,
     logger: opts.logger,
     bodyLimitBytes: opts.bodyLimitBytes,
@@ -358,6 +360,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     await upstream.close();
     await tracer?.close();
     clearInterval(sweeper);
+    // Answers went out before their settlements were acknowledged: those land first.
+    await settlements.idle();
     await recorder.close();
     await journal?.close();
     await Promise.all([

@@ -1,8 +1,9 @@
 /**
  * What a metered request costs in Redis traffic, end to end through a real gateway on a
  * private redis-server (so no other suite's commands are counted): the admission is one
- * script, and the settlement after the answer is one more script (budget settle, rate-limit
- * adjust and usage record) pipelined with the global tenant index's SADD: one round trip.
+ * script, and the settlement (written before the answer, acknowledged after it) is one more
+ * script (budget settle, rate-limit adjust and usage record) pipelined with the global tenant
+ * index's SADD: one round trip.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,11 +98,16 @@ describe('a metered request in Redis', () => {
     const spentKeys = await admin.keys(`${KEY_BASE}:spent:*`);
     const spentBefore = spentKeys[0] ? Number(await admin.get(spentKeys[0])) : 0;
     expect(await ask()).toBe(200);
+    // The answer does not wait for Redis to acknowledge the settlement (it was written first, on
+    // the gateway's own connection); this connection waits to see it.
+    await until('the settlement', async () =>
+      (await admin.llen('rt:{acme}:usage:log')) > logBefore ? true : undefined,
+    );
     const [spentKey] = await admin.keys(`${KEY_BASE}:spent:*`);
     // The fake answers with usage, so every request costs something at these prices.
     expect(Number(await admin.get(spentKey!))).toBeGreaterThan(spentBefore);
     expect(await admin.llen('rt:{acme}:usage:log')).toBe(logBefore + 1);
-    // No hold is left behind once the answer is out (settled, not merely expiring).
+    // No hold is left behind once settled (released, not merely expiring).
     expect(await admin.zcard(`${KEY_BASE}:resexp`)).toBe(0);
     expect(Number((await admin.hget(`${KEY_BASE}:budget`, 'held')) ?? 0)).toBe(0);
     // The rate window holds the request with its actual tokens (the estimate was adjusted), and

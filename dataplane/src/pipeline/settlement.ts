@@ -1,9 +1,12 @@
 /**
  * The end of every authenticated request, success or failure, exactly once: settle the
  * budget on the actual cost (or release the hold), correct the token count of the rate
- * limit, write the usage record and count spend. Runs before the answer's last byte, so a
- * caller that has its answer also has its charge on record: in the budget store, or, when
- * that is unreachable, in the local settlement journal that replays it once the store is back.
+ * limit, write the usage record and count spend. The store calls are written before the
+ * answer's last byte; the answer does not wait for their acknowledgement when the gateway
+ * tracks settlements in flight (its shutdown waits for them instead). Later calls of this
+ * gateway to the store go down the same connection, so they see the charge; a settlement
+ * the store cannot take goes to the local journal (replayed once the store is back) just
+ * after the answer rather than before it.
  */
 import type { Deployment } from '../config/snapshot.ts';
 import type { Usage } from '../formats/openai/types.ts';
@@ -13,6 +16,7 @@ import { isStoreUnavailable, type Reservation, type Settler, type Stores } from 
 import type { SettlementJournal } from '../stores/journal/journal.ts';
 import type { UsageRecorder } from '../stores/usage/index.ts';
 import type { RequestContext, SideCall } from './context.ts';
+import type { SettlementsInFlight } from './settlements-in-flight.ts';
 import { servedModels } from './stream-charge.ts';
 
 export interface AccountingDeps {
@@ -22,6 +26,8 @@ export interface AccountingDeps {
   recorder: UsageRecorder;
   /** Durable budget settlements while the shared store is down; absent for in-process stores. */
   journal?: SettlementJournal | undefined;
+  /** Where unacknowledged settlements wait for shutdown; without it the answer waits for them. */
+  settlements?: SettlementsInFlight | undefined;
 }
 
 /** One deployment's share of a continued stream. */
@@ -97,10 +103,13 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
   const tokens = prompt + completion + sideTokens;
   const settler = deps.stores.settler;
   const metered = ctx.admission?.reservation !== undefined || ctx.admission?.ticket !== undefined;
+  // Every job is on its way to the store once called (the calls write synchronously) and
+  // handles its own failures; the counting below does not depend on their answers.
+  let stored: Promise<unknown>;
   if (!metered && side.length === 0) {
-    // No hold or ticket to settle (the default policy): the record is the only job, awaited
-    // alone rather than beside an empty money settlement in a Promise.all.
-    await writeRecord(deps, ctx, rec);
+    // No hold or ticket to settle (the default policy): the record is the only job, alone
+    // rather than beside an empty money settlement in a Promise.all.
+    stored = writeRecord(deps, ctx, rec);
   } else {
     // With Redis, a metered request's money and record are one script (one round trip).
     const jobs =
@@ -108,8 +117,10 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
         ? [settleTogether(deps, ctx, settler, costUsd, tokens, rec)]
         : [settleMoney(deps, ctx, costUsd, tokens), writeRecord(deps, ctx, rec)];
     for (const c of side) jobs.push(recordSideCall(deps, ctx, c));
-    await Promise.all(jobs);
+    stored = Promise.all(jobs);
   }
+  if (deps.settlements) deps.settlements.track(stored);
+  else await stored;
   for (const c of side)
     deps.metrics.charged(
       ctx.tenant.name,

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { SettlementsInFlight } from './settlements-in-flight.ts';
+
+function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } {
+  let resolve!: () => void;
+  let reject!: (e: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('SettlementsInFlight', () => {
+  it('is idle at once when nothing is in flight', async () => {
+    await expect(new SettlementsInFlight().idle()).resolves.toBeUndefined();
+  });
+
+  it('becomes idle only when every tracked settlement has finished, failed ones included', async () => {
+    const inFlight = new SettlementsInFlight();
+    const a = deferred();
+    const b = deferred();
+    inFlight.track(a.promise);
+    inFlight.track(b.promise);
+    let idle = false;
+    const waiting = inFlight.idle().then(() => (idle = true));
+    a.resolve();
+    await a.promise;
+    expect(idle).toBe(false);
+    expect(inFlight.size).toBe(1);
+    b.reject(new Error('store gone'));
+    await waiting;
+    expect(idle).toBe(true);
+    expect(inFlight.size).toBe(0);
+  });
+});

@@ -1,0 +1,32 @@
+/**
+ * Settlements written to the stores whose acknowledgement the answer did not wait for. The
+ * gateway's shutdown waits for them (`idle`) before it closes the recorder, the journal and the
+ * stores, so a drained request's charge and record are never cut off.
+ */
+export class SettlementsInFlight {
+  private readonly pending = new Set<Promise<unknown>>();
+  private waiters: (() => void)[] = [];
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** `work` must not reject: a settlement's failures are handled inside it (journal, retries). */
+  track(work: Promise<unknown>): void {
+    this.pending.add(work);
+    const done = (): void => {
+      this.pending.delete(work);
+      if (this.pending.size > 0) return;
+      const waiters = this.waiters;
+      this.waiters = [];
+      for (const w of waiters) w();
+    };
+    work.then(done, done);
+  }
+
+  /** Resolves once nothing is in flight (at once when nothing is). */
+  idle(): Promise<void> {
+    if (this.pending.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
