@@ -1,6 +1,10 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { closesConnection } from './app.ts';
-import { pickEvictable, type ConnectionUse } from './connections.ts';
+import { ConnectionGuard, pickEvictable, type ConnectionUse } from './connections.ts';
 import { nodeServerTimeouts } from './limits.ts';
 
 const idle: ConnectionUse = { request: undefined };
@@ -31,6 +35,45 @@ describe('pickEvictable', () => {
         ['b', serving],
       ]),
     ).toBeUndefined();
+  });
+});
+
+describe('ConnectionGuard', () => {
+  it('keeps one record per connection and lets go of each request when its response closes', async () => {
+    const server = createServer();
+    const guard = new ConnectionGuard(server, 8);
+    const records = new Set<ConnectionUse>();
+    const seenDuring: boolean[] = [];
+    // Each resolves with what the guard holds for the socket once the response has closed.
+    const afterClose: Promise<ConnectionUse['request']>[] = [];
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const use = guard.useOf(req.socket);
+      if (use) records.add(use);
+      seenDuring.push(use?.request === req);
+      // Registered after the guard's own listener, so it sees what the guard left.
+      afterClose.push(once(res, 'close').then(() => guard.useOf(req.socket)?.request));
+      res.end('ok');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { connections: 1 });
+    try {
+      const requests = 50;
+      for (let i = 0; i < requests; i++) {
+        const res = await pool.request({ method: 'GET', path: '/' });
+        await res.body.text();
+      }
+      const left = await Promise.all(afterClose);
+      expect(guard.size).toBe(1);
+      expect(seenDuring).toEqual(Array.from({ length: requests }, () => true));
+      expect(left).toEqual(Array.from({ length: requests }, () => undefined));
+      // One keep-alive connection, one record for all its requests, not a new one per request
+      // (which kept finished requests alive for the young-generation GC: ConnectionGuard.open).
+      expect(records.size).toBe(1);
+    } finally {
+      await pool.close();
+      server.close();
+    }
   });
 });
 
