@@ -2,10 +2,11 @@
  * Prometheus metrics, in a registry owned by the app (not the global one) so several
  * gateways can live in one process. Labels carry names and kinds, never keys or prompts.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Deployment } from './config/snapshot.ts';
 import type { ConfigStore } from './config/store.ts';
 import type { RouterObserver } from './router/router.ts';
+import { LiveHistogram, type Series } from './metrics-histogram.ts';
 import { TallySet, type Tally } from './metrics-tally.ts';
 
 /** From a millisecond to the longest stream a request deadline allows (300 s). */
@@ -19,7 +20,7 @@ interface ChargeChildren {
 }
 
 interface RouteChildren {
-  duration: Histogram.Internal<'route'>;
+  duration: Series;
   byStatus: Map<number, Tally>;
 }
 
@@ -29,7 +30,7 @@ type AttemptLabel = 'deployment' | 'provider' | 'model';
 interface AttemptChildren {
   byOutcome: Map<string, Tally>;
   byFailure: Map<string, Tally>;
-  latency: Histogram.Internal<AttemptLabel>;
+  latency: Series;
 }
 
 export class Metrics implements RouterObserver {
@@ -53,14 +54,15 @@ export class Metrics implements RouterObserver {
       collect: () => this.requestTallies.flush(),
     }),
   );
-  readonly duration = new Histogram({
+  // Hot-path histograms observe into arrays and reach prom-client at scrape (metrics-histogram.ts).
+  readonly duration = new LiveHistogram({
     name: 'gantry_request_duration_seconds',
     help: 'Time to the end of the response, by route (streams included: up to the request deadline)',
     labelNames: ['route'] as const,
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-  readonly timeToFirstToken = new Histogram({
+  readonly timeToFirstToken = new LiveHistogram({
     name: 'gantry_time_to_first_token_seconds',
     help: 'Streams: time from the request arriving to its first token leaving for the client, by model',
     labelNames: ['model'] as const,
@@ -97,7 +99,7 @@ export class Metrics implements RouterObserver {
       collect: () => this.failureTallies.flush(),
     }),
   );
-  readonly upstreamLatency = new Histogram({
+  readonly upstreamLatency = new LiveHistogram({
     name: 'gantry_upstream_attempt_duration_seconds',
     help: 'Time to the answer (non-streaming) or the first token (streaming) per attempt',
     labelNames: ['deployment', 'provider', 'model'] as const,
@@ -229,7 +231,6 @@ export class Metrics implements RouterObserver {
    */
   private readonly chargeChildren = new Map<string, ChargeChildren>();
   private readonly verdictChildren = new Map<string, Counter.Internal>();
-  private readonly ttftChildren = new Map<string, Histogram.Internal<'model'>>();
   /** By route (a registered route pattern or "unknown": a bounded set), then by status. */
   private readonly routeChildren = new Map<string, RouteChildren>();
   /** By deployment, provider and model: a bounded set (the configured deployments). */
@@ -310,7 +311,7 @@ export class Metrics implements RouterObserver {
   answered(route: string, status: number, seconds: number | undefined): void {
     let r = this.routeChildren.get(route);
     if (!r) {
-      r = { duration: this.duration.labels({ route }), byStatus: new Map() };
+      r = { duration: this.duration.child(route, { route }), byStatus: new Map() };
       this.routeChildren.set(route, r);
     }
     let count = r.byStatus.get(status);
@@ -324,9 +325,7 @@ export class Metrics implements RouterObserver {
   }
 
   firstToken(model: string, seconds: number): void {
-    let h = this.ttftChildren.get(model);
-    if (!h) this.ttftChildren.set(model, (h = this.timeToFirstToken.labels({ model })));
-    h.observe(seconds);
+    (this.timeToFirstToken.find(model) ?? this.timeToFirstToken.child(model, { model })).observe(seconds);
   }
 
   /** Config gauges follow the store: set now and after every reload attempt. */
@@ -352,7 +351,7 @@ export class Metrics implements RouterObserver {
     let a = this.attemptChildren.get(key);
     if (!a) {
       const labels = { deployment: d.name, provider: d.provider, model: d.model };
-      a = { byOutcome: new Map(), byFailure: new Map(), latency: this.upstreamLatency.labels(labels) };
+      a = { byOutcome: new Map(), byFailure: new Map(), latency: this.upstreamLatency.child(key, labels) };
       this.attemptChildren.set(key, a);
     }
     let count = a.byOutcome.get(outcome);
