@@ -175,7 +175,29 @@ describe('x-request-id', () => {
     const headers = await chat(traced, {}, true);
     const given = headers.get('x-request-id');
     expect(given).toMatch(UUID);
+    expect(headers.get('x-gantry-request-id')).toBe(given);
     expect(upstreamHeaders(traced)['x-request-id']).toBe(given);
+  });
+
+  it('a refused key and an administrative path get both id headers too, once each', async () => {
+    const refused = await fetch(`${traced.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer sk-nobody',
+        'content-type': 'application/json',
+        'x-request-id': 'who-1',
+      },
+      body: JSON.stringify({ model: 'traced', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('x-request-id')).toBe('who-1');
+    expect(refused.headers.get('x-gantry-request-id')).toBe('who-1');
+    const admin = await fetch(`${traced.baseURL.replace(/\/v1$/, '')}/ui/`, {
+      headers: { 'x-request-id': 'adm-1' },
+    });
+    expect(admin.status).toBe(403);
+    expect(admin.headers.get('x-request-id')).toBe('adm-1');
+    expect(admin.headers.get('x-gantry-request-id')).toBe('adm-1');
   });
 
   it('a bad request still gets one back', async () => {

@@ -31,6 +31,7 @@ import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, nodeServerTimeouts, type Connection
 import { normaliseError } from './errors.ts';
 import { onClientError, onConnectMethod } from './protocol-errors.ts';
 import { chatRoute } from './routes/chat.ts';
+import { REQUEST_ID_HEADER } from './routes/headers.ts';
 import { completionsRoute } from './routes/completions.ts';
 import { embeddingsRoute } from './routes/embeddings.ts';
 import type { RouteHooks } from './routes/hooks.ts';
@@ -85,8 +86,6 @@ export interface AppOptions {
 }
 
 export { DEFAULT_BODY_LIMIT };
-
-const REQUEST_ID_HEADER = 'x-request-id';
 
 const adminDenied = (url: string): GatewayError =>
   new GatewayError(
@@ -226,9 +225,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    // On the raw response, so hijacked (streamed) replies carry it too.
-    reply.raw.setHeader(ResponseHeaders.requestId, request.id);
-    reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
+    // On the reply, not the raw response (which would slow every writeHead); hijacked streams
+    // write them with their own head (streamHeaders).
+    reply.header(ResponseHeaders.requestId, request.id);
+    reply.header(REQUEST_ID_HEADER, request.id);
     // Counted until the socket's response closes: finished, failed or abandoned alike.
     opts.metrics.inflight.inc();
     reply.raw.once('close', inflightDone);

@@ -5,7 +5,7 @@ import { runChat } from '../../pipeline/chat.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { ChatRequestSchema } from '../schemas.ts';
 import { writeStream } from '../stream-writer.ts';
-import { replyServedHeaders, servedHeaders } from './headers.ts';
+import { replyServedHeaders, streamHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 export function chatRoute(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
@@ -21,7 +21,7 @@ export function chatRoute(app: FastifyInstance, deps: PipelineDeps, hooks: Route
     const encoder = new OpenAIStreamEncoder(outcome.meta, body.stream_options?.include_usage === true);
     const result = await writeStream(
       reply.raw,
-      servedHeaders(ctx, outcome),
+      streamHeaders(ctx, outcome),
       encoder,
       outcome.chunks,
       outcome.settle,

@@ -8,7 +8,7 @@ import { drained, openStream } from '../stream-writer.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { runCompletions, STREAM_STATUS } from '../../pipeline/simple.ts';
 import { CompletionRequestSchema } from '../schemas.ts';
-import { replyServedHeaders, servedHeaders } from './headers.ts';
+import { replyServedHeaders, streamHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 /** Legacy completions: non-streaming answers are canonical; streams are piped as they come. */
@@ -22,7 +22,7 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     }
     reply.hijack();
     const res = reply.raw;
-    const trailers = openStream(res, servedHeaders(ctx, outcome));
+    const trailers = openStream(res, streamHeaders(ctx, outcome));
     const parser = new SseParser();
     const decoder = new TextDecoder();
     let usage: Usage | undefined;

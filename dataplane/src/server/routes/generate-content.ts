@@ -7,7 +7,7 @@ import { geminiToChat, type GeminiEdgeRequest } from '../../formats/gemini/to-ch
 import { runChat } from '../../pipeline/chat.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { writeStream } from '../stream-writer.ts';
-import { replyServedHeaders, servedHeaders } from './headers.ts';
+import { replyServedHeaders, streamHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 const open = { additionalProperties: true } as const;
@@ -161,7 +161,7 @@ export function generateContentRoute(app: FastifyInstance, deps: PipelineDeps, h
     reply.hijack();
     const result = await writeStream(
       reply.raw,
-      servedHeaders(ctx, outcome),
+      streamHeaders(ctx, outcome),
       new GeminiStreamEncoder(outcome.meta),
       outcome.chunks,
       outcome.settle,

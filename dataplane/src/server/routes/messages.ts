@@ -12,7 +12,7 @@ import { AnthropicClientEncoder } from '../../formats/anthropic-encoder.ts';
 import { runChat } from '../../pipeline/chat.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { writeStream } from '../stream-writer.ts';
-import { replyServedHeaders, servedHeaders } from './headers.ts';
+import { replyServedHeaders, streamHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 /**
@@ -41,7 +41,7 @@ export function messagesRoute(app: FastifyInstance, deps: PipelineDeps, hooks: R
     const encoder = new AnthropicClientEncoder(outcome.meta, ctx.promptTokens ?? 0);
     const result = await writeStream(
       reply.raw,
-      servedHeaders(ctx, outcome),
+      streamHeaders(ctx, outcome),
       encoder,
       outcome.chunks,
       outcome.settle,

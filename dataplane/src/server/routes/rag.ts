@@ -13,7 +13,7 @@ import { documentText, jsonFile } from '../../pipeline/rag/document.ts';
 import { indexName, ownerOf, runIngest, type IngestRequest } from '../../pipeline/rag/ingest.ts';
 import { runQuery, topKOf } from '../../pipeline/rag/query.ts';
 import type { RagIndexStore } from '../../stores/rag/types.ts';
-import { replyServedHeaders, servedHeaders } from './headers.ts';
+import { replyServedHeaders, streamHeaders } from './headers.ts';
 import { OpenAIStreamEncoder } from '../../formats/openai/encoder.ts';
 import type { ClientStreamEncoder } from '../../formats/encoder.ts';
 import type { ChatChunk, Usage } from '../../formats/openai/types.ts';
@@ -242,7 +242,7 @@ export function ragRoutes(
     );
     const streamed = await writeStream(
       reply.raw,
-      servedHeaders(ctx, outcome),
+      streamHeaders(ctx, outcome),
       encoder,
       outcome.chunks,
       // The trailer's cost is the whole query's: the embedding was settled before the stream.

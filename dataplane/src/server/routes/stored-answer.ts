@@ -11,7 +11,7 @@ import type { Usage } from '../../formats/openai/types.ts';
 import type { ChatOutcome } from '../../pipeline/chat-forward.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
 import { writeStream } from '../stream-writer.ts';
-import { replyServedHeaders, servedHeaders } from './headers.ts';
+import { replyServedHeaders, streamHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 type Completed = Extract<ChatOutcome, { kind: 'completion' }>;
@@ -43,7 +43,7 @@ export async function replyStored<T>(
   const encoder = answer.encoder();
   const result = await writeStream(
     reply.raw,
-    servedHeaders(ctx, outcome),
+    streamHeaders(ctx, outcome),
     encoder,
     outcome.chunks,
     async (end, gone) => {
