@@ -69,11 +69,21 @@ export class Metrics implements RouterObserver {
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-  /** Scaled on by the chart's HPA: requests being answered right now, streams included. */
-  readonly inflight = new Gauge({
+  private inflightNow = 0;
+  /**
+   * Scaled on by the chart's HPA: requests being answered right now, streams included. Two
+   * calls per request, so a plain number, read into the gauge at scrape (a Gauge's inc and dec
+   * each validate and hash their labels).
+   */
+  readonly inflight = {
+    inc: (): void => void this.inflightNow++,
+    dec: (): void => void this.inflightNow--,
+  };
+  readonly inflightGauge: Gauge = new Gauge({
     name: 'gantry_inflight_requests',
     help: 'Requests on the public port not yet answered (open streams included)',
     registers: [this.registry],
+    collect: (): void => this.inflightGauge.set(this.inflightNow),
   });
   readonly guardrailVerdicts = new Counter({
     name: 'gantry_guardrail_verdicts_total',

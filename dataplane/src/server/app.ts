@@ -231,7 +231,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     reply.header(REQUEST_ID_HEADER, request.id);
     // Counted until the socket's response closes: finished, failed or abandoned alike.
     opts.metrics.inflight.inc();
-    reply.raw.once('close', inflightDone);
+    // `on`, not `once`: a response closes once, and once() wraps each listener in a closure.
+    reply.raw.on('close', inflightDone);
     if (isAdministrativePath(request.url)) throw adminDenied(request.url);
     // Authenticate before the body is read and validated: a caller without a valid key gets
     // a 401, never schema feedback, and cannot make the gateway parse a large body.

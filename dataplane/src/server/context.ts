@@ -35,7 +35,8 @@ export function createContext(
   // At the shutdown drain deadline the request is let go like a client that left: the
   // upstream call is aborted and what was produced is settled.
   const untrack = drain.track(abort);
-  reply.raw.once('close', () => {
+  // `on`: a response closes once (once() would wrap the listener on every request).
+  reply.raw.on('close', () => {
     untrack();
     if (!reply.raw.writableFinished) abort.abort();
   });
