@@ -157,6 +157,10 @@ export function disguisedWindows(text: string, hints?: number[]): Array<[number,
   HINT.lastIndex = 0;
   let next = 0;
   let resume = 0;
+  // A leet match lies inside one run of letters and digits, and every match in that run
+  // names the same run: judging it once keeps a long run linear (each match re-walking and
+  // re-testing the whole run made a 16,000-character token cost ~150 ms).
+  let runEnd = -1;
   for (;;) {
     let m: RegExpExecArray | null = null;
     if (!hints) m = HINT.exec(text);
@@ -174,10 +178,12 @@ export function disguisedWindows(text: string, hints?: number[]): Array<[number,
       pushWindow(raw, text, at, m[0].length);
       continue;
     }
+    if (at < runEnd) continue;
     let s = at;
     while (s > 0 && isAlnum(text.charCodeAt(s - 1))) s--;
     let e = at + m[0].length;
     while (e < text.length && isAlnum(text.charCodeAt(e))) e++;
+    runEnd = e;
     if (!LEET_WORD.test(text.slice(s, e).toLowerCase()) || leet[leet.length - 1] === s) continue;
     leet.push(s);
     const n = leet.length;
