@@ -4,25 +4,19 @@
  *
  *   npx tsx scripts/train-routing.ts <lm-sys/RouteLLM git dir> <lm-sys/FastChat git dir>
  *
- * Four seen domains (commits and licences in test/data/routing/outcomes/MANIFEST.json):
+ * Sources (commits and licences land in test/data/routing/outcomes/MANIFEST.json):
  * - RouteLLM MMLU: whether Mixtral-8x7B (weak) answered each question right. Split by subject:
- *   every fourth subject (alphabetical) is the test split, every eighth of the rest the dev
- *   split (Platt calibration only), the rest trains.
- * - FastChat's Vicuna bench: 80 open-ended questions, GPT-4 reviews of Vicuna-13B/-7B against
- *   GPT-3.5-Turbo (target: the share of the two scored below it).
- * - DRAW-1K word problems and HumanEval/MBPP code (committed outcome files, built by
- *   scripts/build-routing-domains.ts): three quarters of each; the fourth quarter is kept out.
- * RouteLLM's MT-bench first turns are written out as a test split, never used here; its GSM8K
- * responses are not read; the unseen Arena-Bench split is not read.
+ *   every fourth subject (alphabetical) is the test split, every eighth of the rest the dev split.
+ * - FastChat's Vicuna bench: 80 open-ended questions, GPT-4 reviews of Vicuna-13B against
+ *   GPT-3.5-Turbo. Dev only: half of the model choice, so it is not made on MMLU alone.
+ * - RouteLLM MT-bench first turns (weak rated below strong): test only, never used for any
+ *   choice here. RouteLLM's GSM8K responses are not read (reserved). The unseen domains
+ *   (Arena-Bench, scripts/build-routing-unseen.ts; DRAW-1K and HumanEval/MBPP,
+ *   scripts/build-routing-domains.ts) are not read here either.
  *
- * Features: the static MiniLM embedding of the prompt (mean of word vectors, unit length) and
- * its log token count (routing/static-embedding.ts). One L2 logistic regression per domain
- * (ranking inside a domain, not the gap between domains' base rates, which is what a new
- * domain cannot reuse), each standardised on its own rows and summed. The regularisation and
- * the recipe are chosen ONLY by leave-one-domain-out AUC: each domain is scored by the sum of
- * the other three domains' models. The old recipe (rule features + hashed n-grams, one pooled
- * domain-balanced model) is scored on the same folds for comparison. MMLU dev calibrates the
- * sum (Platt). Deterministic: fixed order, full-batch Adam, no randomness.
+ * The dev sets pick the feature set and regularization (mean of the two dev AUCs) and MMLU dev
+ * calibrates the score (Platt scaling, so the probability reads as "Mixtral answers a knowledge
+ * question wrongly"). Deterministic: fixed order, full-batch Adam, no randomness.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -35,9 +29,7 @@ import {
   hashedBuckets,
   HASH_BUCKETS,
 } from '../dataplane/src/pipeline/routing/outcome-features.ts';
-import { STATIC_DIMENSIONS } from '../dataplane/src/pipeline/routing/static-embedding.ts';
-import { staticEmbedding } from '../dataplane/src/pipeline/routing/static-embedding.ts';
-import { parseCsv, trainingQuarters, type OutcomeFileRow } from './routing-data.ts';
+import { parseCsv } from './routing-data.ts';
 
 const [routeLlmDir, fastchatDir] = process.argv.slice(2);
 if (!routeLlmDir || !fastchatDir)
@@ -60,7 +52,7 @@ const routeCommit = routeGit('rev-parse', 'HEAD').trim();
 const WEAK = 'mistralai/Mixtral-8x7B-Instruct-v0.1';
 const STRONG = 'gpt-4-1106-preview';
 
-type Source = 'mmlu' | 'vicuna' | 'mtbench' | 'draw' | 'code';
+type Source = 'mmlu' | 'vicuna' | 'mtbench';
 type Split = 'train' | 'dev' | 'test';
 interface Row {
   text: string;
@@ -169,247 +161,145 @@ for (const l of fastchatGit('show', `${VICUNA_COMMIT}:fastchat/eval/table/questi
   });
 }
 
-// --- DRAW-1K and code: three quarters of each committed outcome file ----------------------------
-const readOutcomeFile = (name: string): OutcomeFileRow[] =>
-  readFileSync(new URL(`../test/data/routing/outcomes/${name}`, import.meta.url), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as OutcomeFileRow);
-// Named by variable, not quoted with the loader: these two (and no other outcome file) are
-// read, through trainingQuarters only (test/eval/routing-data.test.ts checks both).
-const QUARTERED = { draw: 'draw', code: 'code' } as const;
-const quartered = (domain: keyof typeof QUARTERED): Row[] =>
-  trainingQuarters(readOutcomeFile(`${QUARTERED[domain]}.jsonl`)).map((r) => ({
-    text: r.text,
-    y: r.weakFails ? 1 : 0,
-    weakFails: r.weakFails,
-    source: domain,
-    group: r.group,
-    split: 'train',
-  }));
-
-// --- Features -----------------------------------------------------------------------------
-const DOMAINS = ['mmlu', 'vicuna', 'draw', 'code'] as const;
-type Domain = (typeof DOMAINS)[number];
-const bySplit = (split: Split): Row[] => rows.filter((r) => r.split === split);
-const trainRows = bySplit('train');
-const devMmlu = bySplit('dev');
-const rowsOf: Record<Domain, Row[]> = {
-  mmlu: trainRows,
-  vicuna,
-  draw: quartered('draw'),
-  code: quartered('code'),
-};
-
-/** One example: static embedding + log token count (what serving computes), rule features. */
+// --- Features and training ------------------------------------------------------------------
 interface Example {
-  x: Float64Array;
-  /** The old recipe's inputs, for the comparison only. */
   dense: number[];
   buckets: number[];
   y: number;
-  label: boolean;
+  /** Vicuna rows carry their own intercept (another label, another base rate) and weight. */
+  vicuna: boolean;
 }
-const toExample = (r: Row): Example => {
-  const features = extractFeatures({ model: 'x', messages: [{ role: 'user', content: r.text }] });
-  // The text serving embeds (classify.ts): the instruction alone when a pasted body is data.
-  const e = staticEmbedding(features.askText);
-  const x = new Float64Array(STATIC_DIMENSIONS + 1);
-  x.set(e.vector);
-  x[STATIC_DIMENSIONS] = Math.log1p(e.tokens);
-  return {
-    x,
-    dense: denseFeatures(features, r.text),
-    buckets: hashedBuckets(r.text),
-    y: r.y,
-    label: r.weakFails,
-  };
-};
-const examples = Object.fromEntries(DOMAINS.map((d) => [d, rowsOf[d].map(toExample)])) as Record<
-  Domain,
-  Example[]
->;
-const K = STATIC_DIMENSIONS + 1;
+const toExample = (r: Row): Example => ({
+  dense: denseFeatures(
+    extractFeatures({ model: 'x', messages: [{ role: 'user', content: r.text }] }),
+    r.text,
+  ),
+  buckets: hashedBuckets(r.text),
+  y: r.y,
+  vicuna: r.source === 'vicuna',
+});
+const D = DENSE_NAMES.length;
 
-/** Adam on the mean cross-entropy (soft targets) + l2/2·|w|²; the intercept is not penalised. */
-function adam(
-  n: number,
-  size: number,
-  grad: (theta: Float64Array, g: Float64Array) => void,
-  l2: (k: number) => number,
-  steps: number,
-): Float64Array {
-  const theta = new Float64Array(size);
-  const mom = new Float64Array(size);
-  const vel = new Float64Array(size);
+interface Params {
+  l2Dense: number;
+  /** L2 on the hashed n-grams; null leaves them out. */
+  l2Hashed: number | null;
+  /** Weight of one Vicuna row against one MMLU row (0: MMLU alone). */
+  vicunaWeight: number;
+}
+interface Model {
+  bias: number;
+  vicunaOffset: number;
+  dense: Float64Array;
+  hashed: Float64Array;
+}
+
+/** The served logit: the MMLU intercept, never the Vicuna offset. */
+function logit(m: Model, ex: Example, training = false): number {
+  const scale = ex.buckets.length ? 1 / Math.sqrt(ex.buckets.length) : 0;
+  let z = m.bias + (training && ex.vicuna ? m.vicunaOffset : 0);
+  for (let i = 0; i < D; i++) z += (ex.dense[i] as number) * (m.dense[i] as number);
+  for (const b of ex.buckets) z += scale * (m.hashed[b] as number);
+  return z;
+}
+
+/** Full-batch Adam on weighted cross-entropy with L2; parameters a config leaves out stay 0. */
+function fit(examples: Example[], p: Params, steps = 300): Model {
+  const K = 2 + D + HASH_BUCKETS;
+  const theta = new Float64Array(K);
+  const mom = new Float64Array(K);
+  const vel = new Float64Array(K);
+  const weightOf = (ex: Example): number => (ex.vicuna ? p.vicunaWeight : 1);
+  const total = examples.reduce((sum, ex) => sum + weightOf(ex), 0);
+  const view = (): Model => ({
+    bias: theta[0] as number,
+    vicunaOffset: theta[1] as number,
+    dense: theta.subarray(2, 2 + D),
+    hashed: theta.subarray(2 + D),
+  });
   const lr = 0.05;
   for (let step = 1; step <= steps; step++) {
-    const g = new Float64Array(size);
-    grad(theta, g);
-    for (let k = 0; k < size; k++) {
-      const gk = (g[k] as number) / n + l2(k) * (theta[k] as number);
-      mom[k] = 0.9 * (mom[k] as number) + 0.1 * gk;
-      vel[k] = 0.999 * (vel[k] as number) + 0.001 * gk * gk;
+    const g = new Float64Array(K);
+    const m = view();
+    for (const ex of examples) {
+      const w = weightOf(ex);
+      if (w === 0) continue;
+      const scale = ex.buckets.length ? 1 / Math.sqrt(ex.buckets.length) : 0;
+      const err = (1 / (1 + Math.exp(-logit(m, ex, true))) - ex.y) * w;
+      g[0] = (g[0] as number) + err;
+      if (ex.vicuna) g[1] = (g[1] as number) + err;
+      for (let i = 0; i < D; i++) g[2 + i] = (g[2 + i] as number) + err * (ex.dense[i] as number);
+      for (const b of ex.buckets) g[2 + D + b] = (g[2 + D + b] as number) + err * scale;
+    }
+    for (let k = 0; k < K; k++) {
+      if (k >= 2 + D && p.l2Hashed === null) continue;
+      const param = theta[k] as number;
+      const l2 = k < 2 ? 0 : k < 2 + D ? p.l2Dense : (p.l2Hashed ?? 0);
+      const grad = (g[k] as number) / total + l2 * param;
+      mom[k] = 0.9 * (mom[k] as number) + 0.1 * grad;
+      vel[k] = 0.999 * (vel[k] as number) + 0.001 * grad * grad;
       theta[k] =
-        (theta[k] as number) -
+        param -
         (lr * ((mom[k] as number) / (1 - 0.9 ** step))) /
           (Math.sqrt((vel[k] as number) / (1 - 0.999 ** step)) + 1e-8);
     }
   }
-  return theta;
+  const m = view();
+  return { bias: m.bias, vicunaOffset: m.vicunaOffset, dense: m.dense.slice(), hashed: m.hashed.slice() };
 }
 
-/** A domain's model: intercept at 0, weights 1..K, standardised so domains add on one scale. */
-interface DomainModel {
-  bias: number;
-  w: Float64Array;
-}
-const dot = (w: Float64Array, x: Float64Array): number => {
-  let z = 0;
-  for (let k = 0; k < x.length; k++) z += (w[k] as number) * (x[k] as number);
-  return z;
-};
+const bySplit = (split: Split): Row[] => rows.filter((r) => r.split === split);
+const trainRows = bySplit('train');
+const trainEx = trainRows.map(toExample);
+const devMmlu = bySplit('dev');
+const devMmluEx = devMmlu.map(toExample);
+const vicunaEx = vicuna.map(toExample);
+const aucOf = (m: Model, ex: Example[], rs: Row[]): number =>
+  auc(
+    ex.map((e) => logit(m, e)),
+    rs.map((r) => r.weakFails),
+  );
 
 /**
- * L2 as scikit-learn's C: 1/(C·n) on the mean loss, so small domains are held closer to 0.
- * `tokensOnly` zeroes the embedding (the ablation that shows what the embedding adds).
+ * Dev score of a configuration: AUC on the MMLU dev subjects (model fitted on MMLU train and
+ * all of Vicuna) and on Vicuna, each Vicuna category predicted by a model that never saw that
+ * category (leave one category out, predictions pooled).
  */
-function fitDomain(all: Example[], c: number, tokensOnly = false): DomainModel {
-  const ex = tokensOnly
-    ? all.map((e) => ({ ...e, x: e.x.map((v, k) => (k === STATIC_DIMENSIONS ? v : 0)) }))
-    : all;
-  const theta = adam(
-    ex.length,
-    1 + K,
-    (t, g) => {
-      const w = t.subarray(1);
-      for (const e of ex) {
-        const err = 1 / (1 + Math.exp(-((t[0] as number) + dot(w, e.x)))) - e.y;
-        g[0] = (g[0] as number) + err;
-        for (let k = 0; k < K; k++) g[1 + k] = (g[1 + k] as number) + err * (e.x[k] as number);
-      }
-    },
-    (k) => (k === 0 ? 0 : 1 / (c * ex.length)),
-    400,
-  );
-  // Standardised on its own rows: mean 0, unit spread of the logit.
-  const z = ex.map((e) => (theta[0] as number) + dot(theta.subarray(1), e.x));
-  const mean = z.reduce((s, v) => s + v, 0) / z.length;
-  const sd = Math.sqrt(z.reduce((s, v) => s + (v - mean) ** 2, 0) / z.length) || 1;
-  return { bias: ((theta[0] as number) - mean) / sd, w: theta.subarray(1).map((v) => v / sd) };
-}
-const sumModels = (ms: DomainModel[]): DomainModel => ({
-  bias: ms.reduce((s, m) => s + m.bias, 0),
-  w: ms.reduce((acc, m) => acc.map((v, k) => v + (m.w[k] as number)), new Float64Array(K)),
-});
-const aucOn = (m: DomainModel, ex: Example[]): number =>
-  auc(
-    ex.map((e) => m.bias + dot(m.w, e.x)),
-    ex.map((e) => e.label),
-  );
-
-type Lodo = Record<Domain, number> & { mean: number; worst: number };
-const summarise = (per: Record<Domain, number>): Lodo => {
-  const v = DOMAINS.map((d) => per[d]);
-  return { ...per, mean: v.reduce((s, x) => s + x, 0) / v.length, worst: Math.min(...v) };
-};
-const show = (name: string, l: Lodo): void =>
-  console.log(
-    `${name}: leave-one-domain-out AUC ${DOMAINS.map((d) => `${d} ${l[d].toFixed(3)}`).join(', ')}; ` +
-      `mean ${l.mean.toFixed(3)}, worst ${l.worst.toFixed(3)}`,
-  );
-
-// --- The old recipe on the same folds (comparison only) -------------------------------------------
-// Rule features + hashed n-grams, one model pooled over the training domains, each domain
-// weighing the same in total, L2 as shipped (dense 1e-3, hashed 1e-2).
-function oldRecipeLodo(): Lodo {
-  const D = DENSE_NAMES.length;
-  const per = {} as Record<Domain, number>;
-  for (const held of DOMAINS) {
-    const train = DOMAINS.filter((d) => d !== held).flatMap((d) =>
-      examples[d].map((e) => ({ e, w: 1 / examples[d].length })),
-    );
-    const total = train.reduce((s, t) => s + t.w, 0);
-    const logitOf = (t: Float64Array, e: Example): number => {
-      const scale = e.buckets.length ? 1 / Math.sqrt(e.buckets.length) : 0;
-      let z = t[0] as number;
-      for (let i = 0; i < D; i++) z += (e.dense[i] as number) * (t[1 + i] as number);
-      for (const b of e.buckets) z += scale * (t[1 + D + b] as number);
-      return z;
-    };
-    const theta = adam(
-      total,
-      1 + D + HASH_BUCKETS,
-      (t, g) => {
-        for (const { e, w } of train) {
-          const err = (1 / (1 + Math.exp(-logitOf(t, e))) - e.y) * w;
-          const scale = e.buckets.length ? 1 / Math.sqrt(e.buckets.length) : 0;
-          g[0] = (g[0] as number) + err;
-          for (let i = 0; i < D; i++) g[1 + i] = (g[1 + i] as number) + err * (e.dense[i] as number);
-          for (const b of e.buckets) g[1 + D + b] = (g[1 + D + b] as number) + err * scale;
-        }
-      },
-      (k) => (k === 0 ? 0 : k <= D ? 1e-3 : 1e-2),
-      300,
-    );
-    per[held] = auc(
-      examples[held].map((e) => logitOf(theta, e)),
-      examples[held].map((e) => e.label),
-    );
+function devScore(p: Params): { mmlu: number; vicuna: number; mean: number; model: Model } {
+  const model = fit([...trainEx, ...vicunaEx], p);
+  const mmlu = aucOf(model, devMmluEx, devMmlu);
+  const pooled = new Array<number>(vicuna.length).fill(0);
+  for (const category of new Set(vicuna.map((r) => r.group))) {
+    const inFold = vicuna.map((r) => r.group === category);
+    const m = p.vicunaWeight === 0 ? model : fit([...trainEx, ...vicunaEx.filter((_, i) => !inFold[i])], p);
+    vicunaEx.forEach((ex, i) => {
+      if (inFold[i]) pooled[i] = logit(m, ex);
+    });
   }
-  return summarise(per);
+  const vic = auc(
+    pooled,
+    vicuna.map((r) => r.weakFails),
+  );
+  return { mmlu, vicuna: vic, mean: (mmlu + vic) / 2, model };
 }
-const oldLodo = oldRecipeLodo();
-show('old recipe (rule features + hashed n-grams, pooled)', oldLodo);
 
-// --- The new recipe: per-domain models, chosen by leave-one-domain-out AUC ----------------------
-interface Candidate {
-  c: number;
-  lodo: Lodo;
-  models: Record<Domain, DomainModel>;
-}
-let best: Candidate | undefined;
-for (const c of [0.003, 0.01, 0.03, 0.1]) {
-  const models = Object.fromEntries(DOMAINS.map((d) => [d, fitDomain(examples[d], c)])) as Record<
-    Domain,
-    DomainModel
-  >;
-  const per = Object.fromEntries(
-    DOMAINS.map((held) => [
-      held,
-      aucOn(sumModels(DOMAINS.filter((d) => d !== held).map((d) => models[d])), examples[held]),
-    ]),
-  ) as Record<Domain, number>;
-  const lodo = summarise(per);
-  show(`static embedding + token count, per-domain models summed, C=${c}`, lodo);
-  // Mean first; the worst domain breaks a tie of under half a point.
-  if (
-    !best ||
-    lodo.mean > best.lodo.mean + 0.005 ||
-    (lodo.mean > best.lodo.mean - 0.005 && lodo.worst > best.lodo.worst)
-  )
-    best = { c, lodo, models };
+const grid: Params[] = [];
+for (const vicunaWeight of [0, 20, 60])
+  for (const l2Hashed of [null, 3e-3, 1e-2]) grid.push({ l2Dense: 1e-3, l2Hashed, vicunaWeight });
+
+let best: { p: Params; score: ReturnType<typeof devScore> } | undefined;
+for (const p of grid) {
+  const score = devScore(p);
+  console.log(
+    `vicuna x${p.vicunaWeight}, hashed ${p.l2Hashed ?? 'off'}: dev AUC MMLU ${score.mmlu.toFixed(3)}, ` +
+      `Vicuna (unseen category) ${score.vicuna.toFixed(3)}, mean ${score.mean.toFixed(3)}`,
+  );
+  if (!best || score.mean > best.score.mean) best = { p, score };
 }
 if (!best) throw new Error('empty grid');
-{
-  const models = Object.fromEntries(DOMAINS.map((d) => [d, fitDomain(examples[d], best.c, true)])) as Record<
-    Domain,
-    DomainModel
-  >;
-  show(
-    `token count alone, per-domain models summed, C=${best.c}`,
-    summarise(
-      Object.fromEntries(
-        DOMAINS.map((held) => [
-          held,
-          aucOn(sumModels(DOMAINS.filter((d) => d !== held).map((d) => models[d])), examples[held]),
-        ]),
-      ) as Record<Domain, number>,
-    ),
-  );
-}
-const chosen = { perDomainC: best.c };
-const model = sumModels(DOMAINS.map((d) => best.models[d]));
+const chosen = best.p;
+const model = best.score.model;
+
 /** Platt scaling: a*z + b fitted by gradient descent on the log-loss. */
 function platt(z: number[], y: boolean[]): { a: number; b: number } {
   let a = 1;
@@ -427,28 +317,26 @@ function platt(z: number[], y: boolean[]): { a: number; b: number } {
   }
   return { a, b };
 }
-const devMmluEx = devMmlu.map(toExample);
 const cal = platt(
-  devMmluEx.map((e) => model.bias + dot(model.w, e.x)),
+  devMmluEx.map((ex) => logit(model, ex)),
   devMmlu.map((r) => r.weakFails),
 );
 
 const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 const baseRate = trainRows.filter((r) => r.weakFails).length / trainRows.length;
 const weightsFile = new URL('../dataplane/src/pipeline/routing/outcome-weights.ts', import.meta.url);
-const lodoText = (l: Lodo): string =>
-  `${DOMAINS.map((d) => `${d} ${l[d].toFixed(3)}`).join(', ')}; mean ${l.mean.toFixed(3)}, worst ${l.worst.toFixed(3)}`;
 writeFileSync(
   weightsFile,
-  `// Generated by scripts/train-routing.ts from lm-sys/RouteLLM@${routeCommit} (MMLU, ${trainRows.length} rows),\n` +
-    `// the Vicuna bench (${vicuna.length}), DRAW-1K (${rowsOf.draw.length}) and HumanEval/MBPP (${rowsOf.code.length}): one model per domain, summed.\n` +
-    `// Chosen by leave-one-domain-out AUC: ${JSON.stringify(chosen)} (${lodoText(best.lodo)}).\n` +
+  `// Generated by scripts/train-routing.ts from lm-sys/RouteLLM@${routeCommit} (MMLU, ${trainRows.length} rows).\n` +
+    `// Chosen on dev (MMLU dev subjects + FastChat Vicuna bench): ${JSON.stringify(chosen)}.\n` +
     `// Platt-calibrated on MMLU dev (a=${r4(cal.a)}, b=${r4(cal.b)}), folded into the weights. Do not edit.\n` +
+    `// Dense order: ${DENSE_NAMES.join(', ')}.\n` +
     `import type { OutcomeWeights } from './outcome.ts';\n\n` +
     `export const OUTCOME_WEIGHTS: OutcomeWeights = {\n  bias: ${r4(cal.a * model.bias + cal.b)},\n  baseRate: ${r4(baseRate)},\n` +
-    `  logTokens: ${r4(cal.a * (model.w[STATIC_DIMENSIONS] as number))},\n` +
-    `  embedding: [${[...model.w.subarray(0, STATIC_DIMENSIONS)].map((x) => r4(cal.a * x)).join(', ')}],\n};\n`,
+    `  dense: [${[...model.dense].map((x) => r4(cal.a * x)).join(', ')}],\n` +
+    `  hashed: [${[...model.hashed].map((x) => r4(cal.a * x)).join(', ')}],\n};\n`,
 );
+
 const dump = (rs: Row[]): string =>
   rs.map((r) => JSON.stringify({ group: r.group, weakFails: r.weakFails, text: r.text })).join('\n') + '\n';
 const outDir = new URL('../test/data/routing/outcomes/', import.meta.url);
@@ -502,16 +390,12 @@ writeFileSync(
           'every configuration ranked it below chance on its dev split (AUC 0.38-0.48), so it was not used',
       },
       splits: {
-        mmlu: 'by subject, alphabetical: every 4th test, every 8th of the rest dev (calibration), the rest train',
-        vicuna: 'trained on whole (a domain of the leave-one-domain-out choice)',
-        drawAndCode:
-          'three quarters trained on (row index within its group % 4 != 3; DRAW-1K: question_No % 4 != 3); the fourth quarter is kept for evaluation',
+        mmlu: 'by subject, alphabetical: every 4th test, every 8th of the rest dev, the rest train',
+        vicuna: 'trained on with its own intercept; the weight chosen by leave-one-category-out AUC',
         mtBench: 'test only; never used for a choice',
       },
       rows: {
         train: trainRows.length,
-        drawTrain: rowsOf.draw.length,
-        codeTrain: rowsOf.code.length,
         mmluDev: devMmlu.length,
         vicunaDev: vicuna.length,
         mmluTest: mmluTest.length,
@@ -519,22 +403,12 @@ writeFileSync(
       },
       chosen: {
         ...chosen,
-        leaveOneDomainOutAuc: Object.fromEntries(
-          [...DOMAINS, 'mean', 'worst'].map((k) => [k, r4(best.lodo[k as keyof Lodo])]),
-        ),
-        oldRecipeLeaveOneDomainOutAuc: Object.fromEntries(
-          [...DOMAINS, 'mean', 'worst'].map((k) => [k, r4(oldLodo[k as keyof Lodo])]),
-        ),
+        devAuc: { mmlu: r4(best.score.mmlu), vicunaLeaveCategoryOut: r4(best.score.vicuna) },
         platt: { a: r4(cal.a), b: r4(cal.b) },
       },
       heldOutSubjects: [...new Set(mmluTest.map((r) => r.group))],
       devSubjects: [...new Set(devMmlu.map((r) => r.group))],
-      // Built by scripts/build-routing-domains.ts as evaluation-only sets; three quarters of
-      // each now train, so their `use` says so.
-      evalOnly: (previous.evalOnly as { file: string }[] | undefined)?.map((e) => ({
-        ...e,
-        use: 'three quarters trained on (splits.drawAndCode); the kept quarter is evaluated, less rows whose text is also in the trained quarters',
-      })),
+      evalOnly: previous.evalOnly,
       unseen: previous.unseen,
       freshUnseen: previous.freshUnseen,
     },

@@ -10,13 +10,13 @@ import { performance } from 'node:perf_hooks';
 import type { ChatRequest } from '../../dataplane/src/formats/openai/types.ts';
 import { classifyDifficulty } from '../../dataplane/src/pipeline/routing/classify.ts';
 import { evaluate, loadLabelled } from '../../dataplane/src/pipeline/routing/evaluate.ts';
-import { asRequest, loadOutcomes, OUTCOME_SPLITS, outcomeAucs, splitRows } from './routing-outcomes.ts';
+import { asRequest, loadOutcomes, OUTCOME_SPLITS, outcomeAucs } from './routing-outcomes.ts';
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
 
 export function printRoutingAuc(): void {
   for (const split of OUTCOME_SPLITS) {
-    const rows = splitRows(split);
+    const rows = loadOutcomes(split.file);
     const a = outcomeAucs(rows);
     const fails = rows.filter((r) => r.weakFails).length;
     const p = rows.map((r) => classifyDifficulty(asRequest(r.text)).weakFails);

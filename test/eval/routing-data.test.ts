@@ -1,19 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { keptQuarter, parseCsv, trainingQuarters } from '../../scripts/routing-data.ts';
+import { parseCsv } from '../../scripts/routing-data.ts';
 import { loadOutcomes } from './routing-outcomes.ts';
 
 interface Manifest {
   sources: { repo: string; commit: string; licence: string; files: string[] }[];
-  rows: {
-    train: number;
-    drawTrain: number;
-    codeTrain: number;
-    mmluDev: number;
-    vicunaDev: number;
-    mmluTest: number;
-    mtBench: number;
-  };
+  rows: { train: number; mmluDev: number; vicunaDev: number; mmluTest: number; mtBench: number };
   evalOnly: {
     file: string;
     commit: string;
@@ -110,28 +102,17 @@ describe('routing outcome data', () => {
     expect(sources).toContain('test/eval/routing-thresholds.ts');
     const readsOf = (files: string[]): RegExp =>
       new RegExp(`['"\`/](${files.map((f) => f.replace('.', '\\.')).join('|')})`);
-    // The model's regression test holds floors on DRAW-1K and code, set after they were scored,
-    // and the trainer reads three quarters of each (checked below); neither may read the
-    // other unseen domains before `npm run eval` first scores them.
-    const scoredBefore = new Set([
-      'dataplane/src/pipeline/routing/outcome.test.ts',
-      'scripts/train-routing.ts',
-    ]);
+    // The model's regression test holds floors on DRAW-1K and code, set after they were scored;
+    // no test may score the fresh domains before `npm run eval` first does.
+    const scoredBefore = new Set(['dataplane/src/pipeline/routing/outcome.test.ts']);
     for (const file of sources) {
       const source = readFileSync(new URL(file, root), 'utf8');
       // A quoted file name is a read; a doc comment may name a file, not load it.
-      expect(source, file).not.toMatch(
-        readsOf(scoredBefore.has(file) ? ['arena-bench.jsonl', ...FRESH] : UNSEEN_FILES),
-      );
+      expect(source, file).not.toMatch(readsOf(scoredBefore.has(file) ? FRESH : UNSEEN_FILES));
       // The list of splits names every unseen file, and so does the directory: iterating either
       // would read them all.
       expect(source, file).not.toMatch(/OUTCOME_SPLITS|readdirSync\([^)]*outcomes/);
     }
-    // The trainer reads DRAW-1K and code by one loader, and only through trainingQuarters.
-    const trainer = readFileSync(new URL('scripts/train-routing.ts', root), 'utf8');
-    expect(trainer.match(/readOutcomeFile\(/g)).toHaveLength(1);
-    expect(trainer).toMatch(/trainingQuarters\(readOutcomeFile\(`\$\{QUARTERED\[domain\]\}\.jsonl`\)\)/);
-    expect(trainer).toMatch(/const QUARTERED = \{ draw: 'draw', code: 'code' \} as const;/);
   });
 
   it('records the fresh unseen domains, big enough and with both outcomes common', () => {
@@ -177,24 +158,6 @@ describe('routing outcome data', () => {
     expect((a ?? []).filter((t) => other.has(t))).toEqual([]);
     expect((b ?? []).filter((t) => other.has(t))).toEqual([]);
     expect((a ?? []).filter((t) => new Set(b).has(t))).toEqual([]);
-  });
-
-  it('trains on three quarters of DRAW-1K and code and keeps the fourth apart', () => {
-    for (const [file, trained] of [
-      ['draw.jsonl', manifest.rows.drawTrain],
-      ['code.jsonl', manifest.rows.codeTrain],
-    ] as const) {
-      const rows = loadOutcomes(file);
-      const train = trainingQuarters(rows);
-      const kept = keptQuarter(rows);
-      expect(train).toHaveLength(trained);
-      // DRAW-1K repeats three problems across the split: the kept quarter leaves them out.
-      expect(rows.length - train.length - kept.length).toBe(file === 'draw.jsonl' ? 3 : 0);
-      const keptTexts = new Set(kept.map((r) => norm(r.text)));
-      expect(train.filter((r) => keptTexts.has(norm(r.text)))).toEqual([]);
-      // Every 4th row of each group: DRAW-1K's questions 3, 7, 11, …
-      expect(kept[0]).toBe(rows.filter((r) => r.group === rows[0]?.group)[3]);
-    }
   });
 });
 

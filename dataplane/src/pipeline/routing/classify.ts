@@ -9,7 +9,7 @@
  */
 import type { ChatRequest } from '../../formats/openai/types.ts';
 import { extractFeatures, type DifficultyFeatures } from './features.ts';
-import { weakFailLogit } from './outcome.ts';
+import { lastUserText, weakFailLogit } from './outcome.ts';
 import { OUTCOME_WEIGHTS } from './outcome-weights.ts';
 
 export type DifficultyLevel = 'trivial' | 'standard' | 'complex';
@@ -126,10 +126,9 @@ const BASE_LOGIT = Math.log(OUTCOME_WEIGHTS.baseRate / (1 - OUTCOME_WEIGHTS.base
  * dev subjects) that the weak model fails, a request is complex whatever the rules scored.
  * It only ever raises the level, so the rules' guarantee (complex never trivial) holds.
  * Chosen by test/eval/routing-thresholds.ts: the best mean level AUC on the dev sets among
- * thresholds that cost the labelled set at most two points of accuracy (0.26: 93.9 %, as the
- * previous model at 0.3; rules alone 95.2 %).
+ * thresholds that cost the labelled set at most two points of accuracy.
  */
-export const OUTCOME_COMPLEX_FROM = 0.26;
+export const OUTCOME_COMPLEX_FROM = 0.3;
 
 export function outcomeContribution(z: number): Contribution {
   const weight = Math.min(Math.max(OUTCOME_SCALE * (z - BASE_LOGIT), OUTCOME_MIN), OUTCOME_MAX);
@@ -141,7 +140,7 @@ export function outcomeContribution(z: number): Contribution {
 export function classifyDifficulty(req: ChatRequest, complexFrom = OUTCOME_COMPLEX_FROM): Difficulty {
   const features = extractFeatures(req);
   const contributions = scoreFeatures(features);
-  const z = weakFailLogit(features.askText);
+  const z = weakFailLogit(features, lastUserText(req));
   const weakFails = 1 / (1 + Math.exp(-z));
   const outcome = outcomeContribution(z);
   // Listed even at weight 0: the probability is what a debug log most needs to show.

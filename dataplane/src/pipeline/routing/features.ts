@@ -39,11 +39,6 @@ export interface DifficultyFeatures {
   dataTask: 'transform' | 'translate' | 'summarize' | null;
   /** Words of pasted body behind a data task. */
   pastedWords: number;
-  /**
-   * What the outcome model reads: the instruction when a pasted body is data (a long text to
-   * fix or summarise is not a hard ask), else the whole turn.
-   */
-  askText: string;
   /** Opens like a one-fact question. */
   lookup: boolean;
   /** Asks for a short answer. */
@@ -282,7 +277,6 @@ export function extractFeatures(req: ChatRequest): DifficultyFeatures {
     greeting: words <= 12 && isGreeting(prose),
     dataTask,
     pastedWords: words - instructionWords,
-    askText: bodyIsData ? instruction : full,
     lookup: LOOKUP.test(prose),
     brevity: hits(BREVITY, scanned).length > 0,
     task: hits(TASK, scanned),

@@ -1,9 +1,7 @@
 /**
- * The inputs of the previous outcome model: a few numbers from the rule features plus hashed
- * word unigrams and bigrams of the last user turn's start. Serving no longer uses them (the
- * outcome model reads the static embedding, static-embedding.ts); scripts/train-routing.ts
- * still scores this recipe on the same leave-one-domain-out folds, as the baseline the new
- * one had to beat.
+ * The inputs of the outcome model (outcome.ts): a few numbers from the rule features plus
+ * hashed word unigrams and bigrams of the last user turn's start. Shared by the serving path
+ * and scripts/train-routing.ts so both see exactly the same vector.
  */
 import type { DifficultyFeatures } from './features.ts';
 

@@ -48,7 +48,13 @@ describe('outcome model', () => {
       expect([...hashedBuckets(t)].sort((a, b) => a - b)).toEqual(referenceBuckets(t));
   });
 
-  const probabilities = (rows: OutcomeRow[]): number[] => rows.map((r) => weakFailProbability(r.text));
+  const probabilities = (rows: OutcomeRow[]): number[] =>
+    rows.map((r) =>
+      weakFailProbability(
+        extractFeatures({ model: 'm', messages: [{ role: 'user', content: r.text }] }),
+        r.text,
+      ),
+    );
   const levelRank = (rows: OutcomeRow[]): number[] =>
     rows.map(
       (r) => RANK[classifyDifficulty({ model: 'm', messages: [{ role: 'user', content: r.text }] }).level],

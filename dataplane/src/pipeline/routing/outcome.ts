@@ -1,33 +1,45 @@
 /**
- * The outcome model: the probability that a weak model fails the last user turn's ask where a
- * strong one succeeds. A linear model over the turn's static MiniLM embedding and its log
- * token count (static-embedding.ts), trained by scripts/train-routing.ts as one model per
- * seen domain (MMLU, Vicuna bench, DRAW-1K word problems, HumanEval/MBPP code) summed, and
- * chosen by how well it ranks a domain it did not train on. Weights in outcome-weights.ts.
- * No model call.
+ * The outcome model: the probability that a weak model (Mixtral-8x7B in the training data)
+ * answers the last user turn wrongly, from a logistic regression over outcome-features.ts.
+ * Trained by scripts/train-routing.ts on RouteLLM's MMLU outcomes (which of a weak and a
+ * strong model answered correctly); the weights live in outcome-weights.ts. No model call.
  */
+import type { ChatRequest } from '../../formats/openai/types.ts';
+import { lastUserIndex, textOf, type DifficultyFeatures } from './features.ts';
+import { denseFeatures, hashedBuckets, HASH_BUCKETS } from './outcome-features.ts';
 import { OUTCOME_WEIGHTS } from './outcome-weights.ts';
-import { STATIC_DIMENSIONS, staticEmbedding } from './static-embedding.ts';
 
 export interface OutcomeWeights {
   bias: number;
-  /** Weight of log(1 + WordPiece tokens). */
-  logTokens: number;
-  /** STATIC_DIMENSIONS weights on the unit-length static embedding. */
-  embedding: readonly number[];
-  /** Share of weak-model failures in the MMLU training rows: the neutral point. */
+  dense: readonly number[];
+  /** HASH_BUCKETS weights. */
+  hashed: readonly number[];
+  /** Share of weak-model failures in the training rows: the neutral point. */
   baseRate: number;
 }
 
-export function weakFailLogit(text: string, w: OutcomeWeights = OUTCOME_WEIGHTS): number {
-  if (w.embedding.length !== STATIC_DIMENSIONS) throw new Error('outcome weights do not match the embedding');
-  const e = staticEmbedding(text);
-  let z = w.bias + w.logTokens * Math.log1p(e.tokens);
-  for (let j = 0; j < STATIC_DIMENSIONS; j++) z += (e.vector[j] as number) * (w.embedding[j] as number);
+export function lastUserText(req: ChatRequest): string {
+  const messages = req.messages ?? [];
+  return textOf(messages[lastUserIndex(messages)]?.content);
+}
+
+export function weakFailLogit(
+  f: DifficultyFeatures,
+  text: string,
+  w: OutcomeWeights = OUTCOME_WEIGHTS,
+): number {
+  if (w.hashed.length !== HASH_BUCKETS) throw new Error('outcome weights do not match the hash size');
+  let z = w.bias;
+  const dense = denseFeatures(f, text);
+  for (let i = 0; i < dense.length; i++) z += (dense[i] as number) * (w.dense[i] ?? 0);
+  const buckets = hashedBuckets(text);
+  // Presence scaled by 1/sqrt(n): a long turn does not win by having more words.
+  const scale = buckets.length ? 1 / Math.sqrt(buckets.length) : 0;
+  for (const b of buckets) z += scale * (w.hashed[b] as number);
   return z;
 }
 
 export const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
 
-export const weakFailProbability = (text: string, w?: OutcomeWeights): number =>
-  sigmoid(weakFailLogit(text, w));
+export const weakFailProbability = (f: DifficultyFeatures, text: string, w?: OutcomeWeights): number =>
+  sigmoid(weakFailLogit(f, text, w));
