@@ -6,12 +6,13 @@
  * time with one intra-op thread (a batch of two short texts gains nothing from padding, and
  * the gateway's event loop shares the machine).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import type * as Ort from 'onnxruntime-node';
 import { EmbeddingError, normalizeInPlace, type Embedder } from './embedder.ts';
-import { encodeWordPiece, parseVocab, type WordPieceVocab } from './wordpiece.ts';
+import { minilmWords, type WordTable } from './minilm-words.ts';
+import { encodeWordPiece, type WordPieceVocab } from './wordpiece.ts';
 
 export { MINILM_EMBEDDING_MODEL } from './policy.ts';
 export const MINILM_DIMENSIONS = 384;
@@ -25,12 +26,6 @@ export const MINILM_MAX_TOKENS = 128;
  * characters, and a multi-megabyte message must not hold the event loop.
  */
 const MAX_CHARS = 4000;
-
-interface WordTable {
-  dims: number;
-  scales: Float32Array;
-  rows: Int8Array;
-}
 
 interface Loaded {
   ort: typeof Ort;
@@ -48,20 +43,6 @@ export function minilmDir(env: NodeJS.ProcessEnv = process.env): string {
   return candidates.find((dir) => existsSync(`${dir}encoder.int8.onnx`)) ?? (candidates[0] as string);
 }
 
-function readWordTable(path: string): WordTable {
-  const buf = readFileSync(path);
-  const rowsCount = buf.readUInt32LE(0);
-  const dims = buf.readUInt32LE(4);
-  const scalesAt = 8;
-  const rowsAt = scalesAt + rowsCount * 4;
-  if (buf.length !== rowsAt + rowsCount * dims) throw new Error(`${path}: size does not match its header`);
-  // Copies: the Buffer may sit at an offset that Float32Array cannot view.
-  const scales = new Float32Array(rowsCount);
-  for (let i = 0; i < rowsCount; i++) scales[i] = buf.readFloatLE(scalesAt + i * 4);
-  const rows = new Int8Array(buf.buffer.slice(buf.byteOffset + rowsAt, buf.byteOffset + buf.length));
-  return { dims, scales, rows };
-}
-
 /**
  * onnxruntime (a native library, ~13 MB of RSS) is required with the model, on first use: the
  * bundle imports every module at start-up, and a gateway whose cache is off never embeds.
@@ -70,9 +51,9 @@ const requireCjs = createRequire(import.meta.url);
 
 async function load(dir: string): Promise<Loaded> {
   const ort = requireCjs('onnxruntime-node') as typeof Ort;
-  const words = readWordTable(`${dir}/words.int8.bin`);
+  // Shared with difficulty routing, which averages the same rows.
+  const { words, vocab } = minilmWords(dir);
   if (words.dims !== MINILM_DIMENSIONS) throw new Error(`word table has ${words.dims} dimensions`);
-  const vocab = parseVocab(readFileSync(`${dir}/vocab.txt`, 'utf8'));
   const session = await ort.InferenceSession.create(`${dir}/encoder.int8.onnx`, {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
