@@ -1,6 +1,6 @@
 /**
  * Experiment (not shipped): an outcome model over the static MiniLM embedding
- * (dataplane/src/pipeline/routing/static-embedding.ts: mean of all-MiniLM-L6-v2's word vectors,
+ * (test/eval/routing-static-embedding.ts: mean of all-MiniLM-L6-v2's word vectors,
  * unit length, plus log token count), scored by leave-one-domain-out (LODO) AUC only. It prints
  * figures and writes nothing.
  *
@@ -21,7 +21,7 @@ import { readFileSync } from 'node:fs';
 import { auc } from '../dataplane/src/pipeline/routing/auc.ts';
 import { classifyDifficulty } from '../dataplane/src/pipeline/routing/classify.ts';
 import { extractFeatures } from '../dataplane/src/pipeline/routing/features.ts';
-import { STATIC_DIMENSIONS, staticEmbedding } from '../dataplane/src/pipeline/routing/static-embedding.ts';
+import { STATIC_DIMENSIONS, staticEmbedding } from '../test/eval/routing-static-embedding.ts';
 import { parseCsv } from './routing-data.ts';
 
 const routeLlmDir = process.argv[2];

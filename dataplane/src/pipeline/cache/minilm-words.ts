@@ -1,7 +1,7 @@
 /**
  * all-MiniLM-L6-v2's int8 word table and vocabulary (models/minilm, made by
  * scripts/build-minilm.py), read once per process and shared: the minilm embedder feeds the
- * rows to its encoder, difficulty routing averages them (routing/static-embedding.ts), and one
+ * rows to its encoder, an evaluation feature averages them (test/eval/routing-static-embedding.ts), and one
  * copy (~12 MB) serves both.
  */
 import { readFileSync } from 'node:fs';

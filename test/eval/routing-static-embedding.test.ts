@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { minilmDir } from '../cache/minilm-embedder.ts';
-import { minilmWords } from '../cache/minilm-words.ts';
-import { encodeWordPiece } from '../cache/wordpiece.ts';
-import { COUNT_TOKENS, EMBED_TOKENS, STATIC_DIMENSIONS, staticEmbedding } from './static-embedding.ts';
+import { minilmDir } from '../../dataplane/src/pipeline/cache/minilm-embedder.ts';
+import { minilmWords } from '../../dataplane/src/pipeline/cache/minilm-words.ts';
+import { encodeWordPiece } from '../../dataplane/src/pipeline/cache/wordpiece.ts';
+import {
+  COUNT_TOKENS,
+  EMBED_TOKENS,
+  STATIC_DIMENSIONS,
+  staticEmbedding,
+} from './routing-static-embedding.ts';
 
 const { vocab, words } = minilmWords(minilmDir());
 

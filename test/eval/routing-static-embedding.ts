@@ -4,7 +4,7 @@
  * token (p50 0.03 ms, p99 0.15 ms on MT-bench prompts on a loaded machine), cache on or off. The
  * table is the minilm cache embedder's (cache/minilm-words.ts), read once on first use, shared.
  *
- * Serving does not call it today: scripts/train-routing-static.ts scored an outcome model over
+ * Serving does not call it (so it lives with the evaluation code): scripts/train-routing-static.ts scored an outcome model over
  * it by leave-one-domain-out AUC, and it ranked domains it had not trained on no better than
  * the token count alone and worse than the shipped model (README "Routing against outcomes").
  * It stays, tested, for whoever tries the next feature family on the same folds.
@@ -14,8 +14,12 @@
  * other characters stay inside their word (no accent stripping, no CJK split), so such words
  * mostly become [UNK].
  */
-import { minilmDir } from '../cache/minilm-embedder.ts';
-import { minilmWords, type MinilmWords, type WordTable } from '../cache/minilm-words.ts';
+import { minilmDir } from '../../dataplane/src/pipeline/cache/minilm-embedder.ts';
+import {
+  minilmWords,
+  type MinilmWords,
+  type WordTable,
+} from '../../dataplane/src/pipeline/cache/minilm-words.ts';
 
 export const STATIC_DIMENSIONS = 384;
 /** Tokens counted; the count's signal (longer asks fail more often) is flat past this. */
