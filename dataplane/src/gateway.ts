@@ -233,7 +233,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const stores = createStores({ redisUrl: opts.redisUrl, prefix: opts.redisPrefix });
   await stores.ready();
   const journal = await openJournal(stores, metrics, opts);
-  const settlements = new SettlementsInFlight();
+  const settlements = new SettlementsInFlight((err) =>
+    app.log.error({ err: (err as Error).message }, 'settlement failed after the answer'),
+  );
   const recorder = new RetryingUsageRecorder(stores.usage, {
     onError: (err) => app.log.warn({ err: (err as Error).message }, 'usage record retry failed'),
   });

@@ -33,4 +33,14 @@ describe('SettlementsInFlight', () => {
     expect(idle).toBe(true);
     expect(inFlight.size).toBe(0);
   });
+
+  it('reports a settlement that rejected anyway, since nobody awaits it', async () => {
+    const heard: unknown[] = [];
+    const inFlight = new SettlementsInFlight((err) => heard.push(err));
+    const a = deferred();
+    inFlight.track(a.promise);
+    a.reject(new Error('script refused'));
+    await inFlight.idle();
+    expect(heard.map((e) => (e as Error).message)).toEqual(['script refused']);
+  });
 });

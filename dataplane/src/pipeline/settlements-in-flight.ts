@@ -7,11 +7,14 @@ export class SettlementsInFlight {
   private readonly pending = new Set<Promise<unknown>>();
   private waiters: (() => void)[] = [];
 
+  /** `onError` hears a job that rejected anyway: nobody awaits it, so it would go unseen. */
+  constructor(private readonly onError: (err: unknown) => void = () => undefined) {}
+
   get size(): number {
     return this.pending.size;
   }
 
-  /** `work` must not reject: a settlement's failures are handled inside it (journal, retries). */
+  /** `work` should not reject: a settlement's failures are handled inside it (journal, retries). */
   track(work: Promise<unknown>): void {
     this.pending.add(work);
     const done = (): void => {
@@ -21,7 +24,10 @@ export class SettlementsInFlight {
       this.waiters = [];
       for (const w of waiters) w();
     };
-    work.then(done, done);
+    work.then(done, (err: unknown) => {
+      this.onError(err);
+      done();
+    });
   }
 
   /** Resolves once nothing is in flight (at once when nothing is). */

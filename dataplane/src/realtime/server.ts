@@ -258,6 +258,10 @@ export class RealtimeProxy {
       handedOver = true;
       this.open.add(client);
       this.deps.metrics.inflight.inc();
+      // A session settles its responses as they finish and its rate-limit tokens when it ends,
+      // after the shutdown's closeAll: the stores stay open until then.
+      let sessionDone!: () => void;
+      this.deps.pipeline.settlements?.track(new Promise<void>((resolve) => (sessionDone = resolve)));
       const session = new RealtimeSession({
         deps: this.deps.pipeline,
         ctx,
@@ -273,7 +277,7 @@ export class RealtimeProxy {
           this.open.delete(client);
           this.deps.metrics.inflight.dec();
           releaseSlot();
-          void this.ended(ctx, routed.deployment, summary, started);
+          void this.ended(ctx, routed.deployment, summary, started).finally(sessionDone);
         },
       });
       session.start();
