@@ -44,6 +44,21 @@ export const OUTCOME_SPLITS = [
     role: 'test, unseen domain: committed before training, never used for a choice',
   },
   {
+    file: 'wide/bbh.jsonl',
+    name: 'BIG-Bench Hard, 27 tasks',
+    role: 'never trained on by the shipped model; scored once before, in the wide-training comparison',
+  },
+  {
+    file: 'wide/svamp.jsonl',
+    name: 'SVAMP word problems',
+    role: 'never trained on by the shipped model; scored once before, in the wide-training comparison',
+  },
+  {
+    file: 'wide/apps.jsonl',
+    name: 'APPS programming problems',
+    role: 'never trained on by the shipped model; scored once before, in the wide-training comparison',
+  },
+  {
     file: 'commonsenseqa.jsonl',
     name: 'CommonsenseQA validation',
     role: 'test, fresh unseen domain: committed before any model scored it, never used for a choice',
