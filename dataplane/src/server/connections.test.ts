@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { closesConnection } from './app.ts';
@@ -72,6 +72,41 @@ describe('ConnectionGuard', () => {
       expect(records.size).toBe(1);
     } finally {
       await pool.close();
+      server.close();
+    }
+  });
+});
+
+describe('ConnectionGuard with pipelined requests', () => {
+  it('keeps the next request as the use of the connection when the previous response closes', async () => {
+    const server = createServer();
+    const guard = new ConnectionGuard(server, 8);
+    const requests: Array<{ req: IncomingMessage; res: ServerResponse }> = [];
+    let arrived!: () => void;
+    const bothArrived = new Promise<void>((resolve) => (arrived = resolve));
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      requests.push({ req, res });
+      if (requests.length === 2) arrived();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    try {
+      await once(socket, 'connect');
+      socket.write('GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n');
+      await bothArrived;
+      const [first, second] = requests as [(typeof requests)[0], (typeof requests)[0]];
+      const firstClosed = once(first.res, 'close');
+      first.res.end('one');
+      await firstClosed;
+      // The second request is still unanswered: not idle, so neither evictable nor drained.
+      expect(guard.useOf(second.req.socket)?.request).toBe(second.req);
+      const secondClosed = once(second.res, 'close');
+      second.res.end('two');
+      await secondClosed;
+      expect(guard.useOf(second.req.socket)?.request).toBeUndefined();
+    } finally {
+      socket.destroy();
       server.close();
     }
   });

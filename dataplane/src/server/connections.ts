@@ -87,7 +87,8 @@ export class ConnectionGuard {
     // A response started while draining tells the client not to reuse the connection.
     if (this.draining) res.shouldKeepAlive = false;
     res.once('close', () => {
-      if (!this.open.has(socket)) return;
+      // With pipelining the next request may already be the socket's current one: it stays.
+      if (this.open.get(socket)?.request !== req) return;
       this.touch(socket, undefined);
       if (this.draining) socket.destroySoon();
     });
