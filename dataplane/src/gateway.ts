@@ -351,7 +351,10 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     const deadline = setTimeout(() => {
       app.log.warn('drain deadline reached: ending open requests');
       shutdown.abort();
-      setTimeout(() => app.server.closeAllConnections(), CUT_AFTER_MS).unref();
+      setTimeout(() => {
+        app.server.closeAllConnections();
+        app.realtime.terminateAll();
+      }, CUT_AFTER_MS).unref();
     }, drainTimeoutMs);
     await app.close();
     clearTimeout(deadline);

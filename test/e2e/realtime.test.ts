@@ -4,6 +4,7 @@
  * Realtime server. Each response is charged at the deployment's text and audio prices and
  * recorded; refusals come before the upgrade as HTTP errors in SPEC.md's shape.
  */
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
@@ -571,6 +572,38 @@ describe('Realtime across deployments, limits and shutdown', () => {
     const closing = second.gateway.close();
     expect((await client.closed).code).toBe(1001);
     await closing;
+  });
+});
+
+describe('Realtime shutdown with a client that never answers the close frame', () => {
+  it('cuts the client at the drain deadline instead of waiting 30 s for the close reply', async () => {
+    const quick = await startStack(
+      ([url]) =>
+        [
+          deployment({ name: 'rt', model: 'gpt-rt', baseUrl: fakeBase(url!), capabilities: ['realtime'] }),
+          tenant('acme'),
+          apiKey('rt', KEY, 'acme'),
+        ].join(''),
+      { drainTimeoutMs: 200 },
+    );
+    try {
+      const socket = connect(Number(new URL(quick.gateway.url).port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      await once(socket, 'connect');
+      // A hand-written upgrade: this client reads but never writes again, so no close reply.
+      socket.write(
+        `GET /v1/realtime?model=gpt-rt HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+          `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
+      );
+      const [head] = (await once(socket, 'data')) as [Buffer];
+      expect(String(head).split('\r\n')[0]).toContain('101');
+      const cut = once(socket, 'close');
+      await quick.gateway.close();
+      await cut;
+      expect(socket.destroyed).toBe(true);
+    } finally {
+      await quick.close().catch(() => undefined);
+    }
   });
 });
 

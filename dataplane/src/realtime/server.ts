@@ -79,6 +79,8 @@ export class RealtimeProxy {
   /** Headers each accepted upgrade answers with (the served deployment, rate limits). */
   private readonly extraHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
   private readonly open = new Set<WebSocket>();
+  /** Until their close completes: a session can end before its client answers the close frame. */
+  private readonly sockets = new Set<WebSocket>();
 
   constructor(private readonly deps: RealtimeDeps) {
     this.wss = new WebSocketServer({
@@ -257,6 +259,8 @@ export class RealtimeProxy {
       if (handedOver) return void client.terminate();
       handedOver = true;
       this.open.add(client);
+      this.sockets.add(client);
+      client.once('close', () => this.sockets.delete(client));
       this.deps.metrics.inflight.inc();
       // A session settles its responses as they finish and its rate-limit tokens when it ends,
       // after the shutdown's closeAll: the stores stay open until then.
@@ -319,5 +323,10 @@ export class RealtimeProxy {
   /** Shutdown: sessions still open are closed as going away. */
   closeAll(): void {
     for (const client of this.open) client.close(1001, 'gateway shutting down');
+  }
+
+  /** Drain deadline: a client that never answered the close frame is cut, not waited on for ws's 30 s. */
+  terminateAll(): void {
+    for (const client of this.sockets) client.terminate();
   }
 }
