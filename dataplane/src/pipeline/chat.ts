@@ -9,8 +9,7 @@ import { admit } from './admission.ts';
 import { forwardChat, type ChatOutcome } from './chat-forward.ts';
 import { accessibleRoute, promptTokensOf, reachableRoutes, type RequestContext } from './context.ts';
 import type { PipelineDeps } from './forward.ts';
-import { applyGuard, scanGuard } from './guardrails/stage.ts';
-import { scansDuringAdmission } from './guard-overlap.ts';
+import { guardRequest } from './guardrails/stage.ts';
 import { lookupCache } from './cache/stage.ts';
 import { serveHit } from './cache-hit.ts';
 import { compressConversation } from './compression/index.ts';
@@ -28,25 +27,18 @@ export async function runChat(
 ): Promise<ChatOutcome> {
   Object.assign(ctx.usage, { endpoint, requestedModel: req.model, stream: req.stream === true });
   const needs = admissible(ctx, req);
-  const asked = req;
-  // Admission's store call is on its way once admit() returns; a small body's guard scan
-  // runs meanwhile, and its verdict waits for admission's answer (money first, as before).
-  const admitting = admit(
+  ctx.admission = await admit(
     deps,
     ctx,
-    () => reachableRoutes(ctx, asked.model, routingCandidates(ctx)),
-    () => promptTokensOf(ctx, asked),
-    { maxTokens: chatOutputField(asked).value, sequences: asked.n },
+    () => reachableRoutes(ctx, req.model, routingCandidates(ctx)),
+    () => promptTokensOf(ctx, req),
+    { maxTokens: chatOutputField(req).value, sequences: req.n },
   );
-  const early = scansDuringAdmission(ctx.key.spec, endpoint, ctx.requestHeaders['content-length'])
-    ? scanGuard(ctx, req)
-    : undefined;
-  ctx.admission = await admitting;
 
   // Files the conversation names must be the caller's, checked before any stage can reach an
   // upstream or the cache; the request then runs where they are held.
   const holder = await holderOfReferencedFiles(deps, ctx, req, needs);
-  req = applyGuard(ctx, early ?? scanGuard(ctx, req));
+  req = guardRequest(ctx, req);
   // Difficulty routing decides before the cache looks: the lookup is keyed by the model (and
   // reasoning effort) that would serve, so a hit is an answer this key may get, charged at
   // that model's price — never the requested model's entry filled by another model.

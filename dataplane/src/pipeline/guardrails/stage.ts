@@ -74,40 +74,13 @@ function blocked(v: Verdict, what: string): GatewayError {
 }
 
 export function guardRequest(ctx: RequestContext, req: ChatRequest): ChatRequest {
-  return applyGuard(ctx, scanGuard(ctx, req));
-}
-
-/**
- * A request's guard verdict, taken but not yet acted on: nothing of it is in the request's
- * context until `applyGuard`, so a scan made while admission is in flight leaves no trace on a
- * request that admission then refuses.
- */
-export type GuardOutcome =
-  | { kind: 'pass'; req: ChatRequest; summary: GuardrailVerdictSummary | undefined }
-  | { kind: 'refused'; error: unknown; summary: GuardrailVerdictSummary | undefined };
-
-/** Scans `req` under the tenant's policy and the request's guard header; never throws. */
-export function scanGuard(ctx: RequestContext, req: ChatRequest): GuardOutcome {
-  try {
-    const only = selection(ctx);
-    if (only?.size === 0) return { kind: 'pass', req, summary: undefined };
-    // Scoped by tenant: a conversation's history is scanned once, not on every turn.
-    const verdict = scanRequest(req, policyOf(ctx.tenant), only, ctx.tenant.name);
-    const found = verdict.findings.length > 0 ? summary(verdict) : undefined;
-    if (verdict.action === 'block')
-      return { kind: 'refused', error: blocked(verdict, 'request'), summary: found };
-    const out = verdict.action === 'redact' && verdict.redactedRequest ? verdict.redactedRequest : req;
-    return { kind: 'pass', req: out, summary: found };
-  } catch (error) {
-    return { kind: 'refused', error, summary: undefined };
-  }
-}
-
-/** Records the verdict on the request and answers the request to forward, or throws its refusal. */
-export function applyGuard(ctx: RequestContext, outcome: GuardOutcome): ChatRequest {
-  if (outcome.summary) ctx.usage.guardrails = outcome.summary;
-  if (outcome.kind === 'refused') throw outcome.error;
-  return outcome.req;
+  const only = selection(ctx);
+  if (only?.size === 0) return req;
+  // Scoped by tenant: a conversation's history is scanned once, not on every turn.
+  const verdict = scanRequest(req, policyOf(ctx.tenant), only, ctx.tenant.name);
+  if (verdict.findings.length > 0) ctx.usage.guardrails = summary(verdict);
+  if (verdict.action === 'block') throw blocked(verdict, 'request');
+  return verdict.action === 'redact' && verdict.redactedRequest ? verdict.redactedRequest : req;
 }
 
 /** Non-streaming answers, when the tenant's policy asks for response scanning. */
