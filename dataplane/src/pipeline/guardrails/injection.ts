@@ -19,7 +19,7 @@ import {
 } from './injection-patterns.ts';
 import { normalizeWindow, prepare, wordSegmenter } from './normalize.ts';
 import { INJECTION_ENGINE, INJECTION_EVIDENCE_WINDOW } from './engines.ts';
-import { combine, dedupeHits, type Hit as SignalHit } from './signals.ts';
+import { combine, dedupeHits, NearHits, type Hit as SignalHit } from './signals.ts';
 import { dedupeOverlaps, insideQuotes } from './spans.ts';
 import { learnedFinding, REPORT_FLOOR, withMargin } from './learned/verdict.ts';
 import {
@@ -64,8 +64,8 @@ function nestedMarkup(text: string, h: Hit): boolean {
 /** Categories that a prompt set-up's own layout produces (see injection-structure.ts). */
 const LAYOUT = new Set<InjectionCategory>(['delimiter_injection', 'indirect_injection']);
 
-function score(hits: Hit[], target: Hit, text: string, setup: boolean): number {
-  let p = combine(hits, target, EVIDENCE_WINDOW, () => true);
+function score(hits: Hit[], near: NearHits<string>, target: Hit, text: string, setup: boolean): number {
+  let p = combine(hits, target, EVIDENCE_WINDOW, () => true, near);
   if (
     target.category === 'instruction_override' &&
     ordinaryTarget(
@@ -106,12 +106,13 @@ function score(hits: Hit[], target: Hit, text: string, setup: boolean): number {
 function toFindings(hits: Hit[], text: string): Finding[] {
   const findings: Finding[] = [];
   const setup = hits.length > 0 && promptSetup(text);
+  const near = new NearHits(hits);
   for (const h of hits) {
     if (h.category === 'booster') continue;
     findings.push({
       guardrail: 'prompt-injection',
       category: h.category,
-      score: score(hits, h, text, setup),
+      score: score(hits, near, h, text, setup),
       start: h.start,
       end: h.end,
     });

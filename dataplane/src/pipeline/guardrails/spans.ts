@@ -9,8 +9,24 @@ export function dedupeOverlaps(findings: Finding[]): Finding[] {
   if (findings.length < 2) return findings;
   const ranked = [...findings].sort((a, b) => b.score - a.score || b.end - b.start - (a.end - a.start));
   const kept: Finding[] = [];
+  if (ranked.some((f) => f.end <= f.start)) {
+    for (const f of ranked) if (!kept.some((k) => f.start < k.end && k.start < f.end)) kept.push(f);
+    return kept.sort((a, b) => a.start - b.start);
+  }
+  // Kept spans never overlap, so in start order their ends rise too: a new span can only
+  // overlap the last kept span starting before its end. One binary search per span, not a
+  // walk over every kept one, which made many findings in one long text quadratic.
   for (const f of ranked) {
-    if (!kept.some((k) => f.start < k.end && k.start < f.end)) kept.push(f);
+    let lo = 0;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (kept[mid]!.start < f.end) lo = mid + 1;
+      else hi = mid;
+    }
+    const before = kept[lo - 1];
+    if (before && before.end > f.start) continue;
+    kept.splice(lo, 0, f);
   }
   return kept.sort((a, b) => a.start - b.start);
 }

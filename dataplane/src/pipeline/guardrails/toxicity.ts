@@ -31,7 +31,7 @@ import {
 } from './toxicity-lexicon.ts';
 import { normalizeWindow, prepare, wordSegmenter } from './normalize.ts';
 import { TOXICITY_ENGINE } from './engines.ts';
-import { combine, type FoundAnchors, type Hit } from './signals.ts';
+import { combine, NearHits, type FoundAnchors, type Hit } from './signals.ts';
 import { dedupeOverlaps, insideQuotes } from './spans.ts';
 import { learnedFinding } from './learned/verdict.ts';
 
@@ -58,19 +58,24 @@ const RELATED: Record<ToxCategory, ReadonlySet<ToxCategory>> = {
 const BENIGN_AFTER = /^(?:\s+willow|\s+laude|[- ]a[- ]doodle)/i;
 
 /** A directed cue ("you are a", "such a", "shut up") that runs up to or over the hit. */
-function directedWeight(hits: Hit<ToxCategory>[], h: Hit<ToxCategory>): number {
+function directedWeight(near: NearHits<ToxCategory>, h: Hit<ToxCategory>): number {
   let miss = 1;
-  for (const d of hits)
+  for (const d of near.touching(h.start - 2, h.start - 1))
     if (d.category === 'directed' && d.start < h.start && d.end >= h.start - 2) miss *= 1 - d.weight;
   return 1 - miss;
 }
 
-function score(hits: Hit<ToxCategory>[], h: Hit<ToxCategory>, text: string): number {
+function score(
+  hits: Hit<ToxCategory>[],
+  near: NearHits<ToxCategory>,
+  h: Hit<ToxCategory>,
+  text: string,
+): number {
   const related = RELATED[h.category];
-  let miss = 1 - combine(hits, h, WINDOW, (o) => related.has(o.category));
+  let miss = 1 - combine(hits, h, WINDOW, (o) => related.has(o.category), near);
   // "What a stupid mistake": the adjective's target is a thing, so "what a" aims at no one.
   if (h.category === 'insult' && !THING_AFTER.test(text.slice(h.end, h.end + 24)))
-    miss *= 1 - directedWeight(hits, h);
+    miss *= 1 - directedWeight(near, h);
   let p = 1 - miss;
   // Quoted or named as a word ("the word 'retard'"): a mention, not an insult.
   const before = text.slice(Math.max(0, h.start - 30), h.start);
@@ -104,6 +109,7 @@ function score(hits: Hit<ToxCategory>[], h: Hit<ToxCategory>, text: string): num
 function detectPlain(text: string, anchors?: FoundAnchors): Finding[] {
   const hits = ENGINE.evidence(text, anchors);
   if (hits.length === 0) return [];
+  const near = new NearHits(hits);
   const findings: Finding[] = [];
   for (const hit of hits) {
     if (!REPORTED.has(hit.category) || BENIGN_AFTER.test(text.slice(hit.end, hit.end + 16))) continue;
@@ -112,13 +118,13 @@ function detectPlain(text: string, anchors?: FoundAnchors): Finding[] {
     if (
       h.category === 'profanity' &&
       /^\s*(?:[,.!?;]|$)/.test(text.slice(h.end, h.end + 3)) &&
-      directedWeight(hits, h) > 0
+      directedWeight(near, h) > 0
     )
       h = { ...h, category: 'insult' };
     findings.push({
       guardrail: 'toxicity',
       category: h.category,
-      score: score(hits, h, text),
+      score: score(hits, near, h, text),
       start: h.start,
       end: h.end,
     });
