@@ -56,12 +56,17 @@ const SHORT_KEYWORD = 4;
 const isTokenCode = (c: number): boolean =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 46;
 
-function runAround(text: string, start: number, end: number): number {
+/**
+ * Whether the keyword at [start, end) lies in a run of at least MIN_TOUCH_RUN characters
+ * counting itself. Both walks stop once the run is long enough: an unbounded walk left made
+ * every short keyword in one long token ("sk-sk-sk-...") re-walk the token, quadratic time.
+ */
+function touchesRun(text: string, start: number, end: number): boolean {
   let a = start;
-  while (a > 0 && isTokenCode(text.charCodeAt(a - 1))) a--;
+  while (a > 0 && end - a < MIN_TOUCH_RUN && isTokenCode(text.charCodeAt(a - 1))) a--;
   let b = end;
-  while (b < text.length && b - a < 64 && isTokenCode(text.charCodeAt(b))) b++;
-  return b - a;
+  while (b < text.length && b - a < MIN_TOUCH_RUN && isTokenCode(text.charCodeAt(b))) b++;
+  return b - a >= MIN_TOUCH_RUN;
 }
 
 export class GitleaksRules {
@@ -153,7 +158,7 @@ export class GitleaksRules {
       const start = Math.floor(x / 65536);
       const id = x % 512;
       const end = start + (this.keywords.lengths[id] as number);
-      if (end - start < SHORT_KEYWORD && runAround(text, start, end) < MIN_TOUCH_RUN) continue;
+      if (end - start < SHORT_KEYWORD && !touchesRun(text, start, end)) continue;
       this.open(this.byKeyword[id] as number[], start, end, text.length, out);
     }
     return out;

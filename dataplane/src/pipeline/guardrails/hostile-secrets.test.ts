@@ -1,0 +1,31 @@
+/**
+ * Secrets detection on long hostile tokens: many near-misses of a keyword inside one run of
+ * token characters. Each used to cost a walk or a regex attempt over the rest of the run
+ * (quadratic: "sk-" repeated over 64,000 characters took ~3 s); the findings must not change.
+ */
+import { describe, expect, it } from 'vitest';
+import { GITLEAKS, GitleaksRules } from './gitleaks.ts';
+import { detect } from './secrets.ts';
+
+const rules = new GitleaksRules(GITLEAKS, () => false);
+const categories = (text: string): string[] => detect(text).map((f) => f.category);
+
+// A Twilio-shaped key: gitleaks' twilio-api-key rule has the two-letter keyword "sk".
+const TWILIO = `SK${'0a1b2c3d4e5f6a7b'.repeat(2)}`;
+
+describe('short keywords repeated in one long token', () => {
+  it('finds nothing in "sk-" repeated, and still finds a key after it', () => {
+    const run = 'sk-'.repeat(100_000);
+    expect(detect(run)).toEqual([]);
+    const found = rules.detect(`${run} ${TWILIO}`, 0.85).filter((f) => f.category === 'twilio-api-key');
+    expect(found.map((f) => [f.start, f.end])).toEqual([[300_001, 300_001 + TWILIO.length]]);
+  });
+
+  it('still opens a window for a short keyword inside a run of token characters', () => {
+    expect(rules.detect(`x ${TWILIO} y`, 0.85).map((f) => f.category)).toContain('twilio-api-key');
+  });
+
+  it('keeps the guard categories on a long run ending in a real key', () => {
+    expect(categories(`${'sk'.repeat(50_000)} ${TWILIO}`)).toEqual(['TWILIO_KEY']);
+  });
+});
