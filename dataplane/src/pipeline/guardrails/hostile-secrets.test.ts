@@ -29,3 +29,30 @@ describe('short keywords repeated in one long token', () => {
     expect(categories(`${'sk'.repeat(50_000)} ${TWILIO}`)).toEqual(['TWILIO_KEY']);
   });
 });
+
+// {"alg":"HS256","typ":"JWT"} . {"sub":"1234567890"} . a signature
+const JWT =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.Xk3pQ9vLm2Rt7Wz4Yb8Nc1Df6Gh0Js5K';
+const OPENAI = `sk-proj-${'Ab3dEf7hIj1kLm9n'.repeat(2)}T3BlbkFJ${'Qr5sTu2vWx8yZa4b'.repeat(2)}`;
+
+describe('format rules on many starts inside one long token', () => {
+  it('finds no JWT in "eyJ-" repeated, and finds one after it', () => {
+    const run = 'eyJ-'.repeat(100_000);
+    expect(detect(run)).toEqual([]);
+    const found = detect(`${run} ${JWT}`);
+    expect(found.map((f) => [f.category, f.start, f.end])).toEqual([['JWT', 400_001, 400_001 + JWT.length]]);
+  });
+
+  it('reads a run of starts that ends in a real JWT as one long header, as a scan from the start does', () => {
+    // The first start's header runs through every "eyJ-" to the JWT's first '.', and its
+    // header does not decode: no finding, and no later start in the run is a match either.
+    expect(detect(`${'eyJ-'.repeat(50_000)}${JWT}`)).toEqual([]);
+  });
+
+  it('finds no OpenAI key in "sk-" repeated before a marker, and finds one after it', () => {
+    const run = `${'sk-'.repeat(100_000)}T3BlbkFJ-short`;
+    expect(detect(run)).toEqual([]);
+    const found = detect(`${run} ${OPENAI}`).map((f) => [f.category, f.start, f.end]);
+    expect(found).toEqual([['OPENAI_KEY', run.length + 1, run.length + 1 + OPENAI.length]]);
+  });
+});

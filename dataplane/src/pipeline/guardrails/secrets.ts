@@ -30,6 +30,13 @@ interface Rule {
   /** Minimum Shannon entropy of the secret part, when the format leaves room for fakes. */
   minEntropy?: number;
   check?: (secret: string) => boolean;
+  /**
+   * The literal after the regex's leading \b, for regexes whose start decides nothing a later
+   * start in the same run of word characters and '-' could decide differently: once a start
+   * with a word boundary fails, every later one in that run fails too, so the run is skipped.
+   * Without it, "eyJ-" repeated made each start scan the rest of the run (quadratic).
+   */
+  lead?: string;
 }
 
 /**
@@ -141,6 +148,8 @@ const RULES: Rule[] = [
     keywords: ['T3BlbkFJ'],
     re: /\bsk-(?:(?:proj|svcacct|admin)-)?[\w-]{16,}T3BlbkFJ[\w-]{16,}/g,
     score: 0.97,
+    // A later start leaves fewer places for T3BlbkFJ in the same run, never new ones.
+    lead: 'sk-',
   },
   {
     // Keys without the T3BlbkFJ marker still follow "sk-" with a long random body.
@@ -189,6 +198,8 @@ const RULES: Rule[] = [
     re: /\beyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]{16,}/g,
     score: 0.9,
     check: jwtHeaderValid,
+    // Every later start in the run reaches the same first '.', with a shorter header.
+    lead: 'eyJ',
   },
   {
     category: 'GENERIC_CREDENTIAL',
@@ -366,6 +377,37 @@ function tokenRuns(text: string): Array<[number, number]> {
   return runs;
 }
 
+const isRunCode = (c: number): boolean => isWordCode(c) || c === 45;
+const stickies = new Map<RegExp, RegExp>();
+
+/**
+ * The matches `rule.re` finds in `text`, tried only at the rule's lead (see Rule.lead): the
+ * same matches, in the same order, at most one failed attempt per run.
+ */
+function* leadMatches(rule: Rule, lead: string, text: string): Generator<RegExpExecArray> {
+  let sticky = stickies.get(rule.re);
+  if (!sticky) stickies.set(rule.re, (sticky = new RegExp(rule.re.source, 'y')));
+  let resume = 0;
+  for (let i = text.indexOf(lead); i !== -1; i = text.indexOf(lead, Math.max(i + 1, resume))) {
+    if (i > 0 && isWordCode(text.charCodeAt(i - 1))) continue;
+    sticky.lastIndex = i;
+    const m = sticky.exec(text);
+    if (m) {
+      resume = i + Math.max(1, m[0].length);
+      yield m;
+      continue;
+    }
+    let end = i + lead.length;
+    while (end < text.length && isRunCode(text.charCodeAt(end))) end++;
+    resume = end;
+  }
+}
+
+function* allMatches(re: RegExp, text: string): Generator<RegExpExecArray> {
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) yield m;
+}
+
 function applyRule(
   rule: Rule,
   text: string,
@@ -373,8 +415,8 @@ function applyRule(
   keep: (start: number, end: number) => boolean,
   out: Finding[],
 ): void {
-  rule.re.lastIndex = 0;
-  for (let m = rule.re.exec(text); m !== null; m = rule.re.exec(text)) {
+  const matches = rule.lead === undefined ? allMatches(rule.re, text) : leadMatches(rule, rule.lead, text);
+  for (const m of matches) {
     const g = rule.group ?? 0;
     const secret = m[g] ?? '';
     if (secret === '') continue;
