@@ -56,3 +56,30 @@ describe('format rules on many starts inside one long token', () => {
     expect(found).toEqual([['OPENAI_KEY', run.length + 1, run.length + 1 + OPENAI.length]]);
   });
 });
+
+describe('curl rules on a long line of "curl"', () => {
+  const header = '-H "Authorization: Bearer Zx81kq9LmWp3Tr5v"';
+  const token = 'Zx81kq9LmWp3Tr5v';
+  const curl = (text: string): Array<[number, number]> =>
+    rules
+      .detect(text, 0.85)
+      .filter((f) => f.category === 'curl-auth-header')
+      .map((f) => [f.start, f.end]);
+
+  it('finds nothing in "curl " repeated on one line, or on many lines', () => {
+    expect(rules.detect('curl '.repeat(100_000), 0.85)).toEqual([]);
+    expect(rules.detect('curl \n'.repeat(100_000), 0.85)).toEqual([]);
+  });
+
+  it('finds the header at the end of the line, reached from its first "curl"', () => {
+    const text = `${'curl '.repeat(100_000)}${header}`;
+    const at = text.indexOf(token);
+    expect(curl(text)).toEqual([[at, at + token.length]]);
+  });
+
+  it('finds a header on the next lines, and not one six lines down', () => {
+    const near = `${'curl '.repeat(50_000)}\nx\n${header}`;
+    expect(curl(near)).toEqual([[near.indexOf(token), near.indexOf(token) + token.length]]);
+    expect(curl(`${'curl '.repeat(50_000)}${'\nx'.repeat(6)}\n${header}`)).toEqual([]);
+  });
+});
