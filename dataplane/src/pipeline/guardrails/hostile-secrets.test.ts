@@ -83,3 +83,25 @@ describe('curl rules on a long line of "curl"', () => {
     expect(curl(`${'curl '.repeat(50_000)}${'\nx'.repeat(6)}\n${header}`)).toEqual([]);
   });
 });
+
+describe('PEM headers repeated before one end marker', () => {
+  const body = 'Qk3+z9/LpXw0TmRa5Ue7Yb2Nc8Vd1Of6Gh4Ji3KsZm9vYmFy0123456789abcdefghijklmnopqrstuvwxyz';
+  const headers = '-----BEGIN PRIVATE KEY-----\n'.repeat(20_000);
+
+  // gitleaks' private-key rule reads two headers in a row as one key; the guard's own rule does not.
+  const pem = (text: string): Array<[number, number]> =>
+    detect(text)
+      .filter((f) => f.category === 'PRIVATE_KEY')
+      .map((f) => [f.start, f.end]);
+
+  it('finds no key in headers without bodies, with or without an end marker', () => {
+    expect(pem(headers)).toEqual([]);
+    expect(pem(`${headers}-----END PRIVATE KEY-----`)).toEqual([]);
+  });
+
+  it('finds the one header whose body is base64, spanning to its end marker', () => {
+    const key = `-----BEGIN PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n${body}\\n${body}\n-----END PRIVATE KEY-----`;
+    const text = `${headers}${key}`;
+    expect(pem(text)).toEqual([[headers.length, text.length]]);
+  });
+});

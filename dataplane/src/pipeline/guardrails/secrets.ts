@@ -486,12 +486,14 @@ const PEM_HEADER = /-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----/g;
 /** PEM private keys count only with a real base64 body, so "-----BEGIN ...\n...\n" is not one. */
 function privateKeyFindings(text: string, out: Finding[]): void {
   PEM_HEADER.lastIndex = 0;
+  // Headers come in order, so one search for "-----END" serves every header before it; a
+  // search per header re-read the rest of the text each time.
+  let endMarker = -2;
   for (let m = PEM_HEADER.exec(text); m !== null; m = PEM_HEADER.exec(text)) {
     const bodyStart = m.index + m[0].length;
-    const endMarker = text.indexOf('-----END', bodyStart);
+    if (endMarker !== -1 && endMarker < bodyStart) endMarker = text.indexOf('-----END', bodyStart);
     const bodyEnd = endMarker === -1 ? Math.min(text.length, bodyStart + 8192) : endMarker;
-    const body = text.slice(bodyStart, bodyEnd).replace(/\\n|\\r|\s|^[A-Za-z-]+:.*$/gm, '');
-    const base64 = /^[A-Za-z0-9+/=]+/.exec(body)?.[0] ?? '';
+    const base64 = pemBase64(text, bodyStart, bodyEnd);
     if (base64.length < 64 || shannonEntropy(base64) < 4.5) continue;
     let end = bodyEnd;
     if (endMarker !== -1) {
@@ -500,4 +502,50 @@ function privateKeyFindings(text: string, out: Finding[]): void {
     }
     out.push({ guardrail: 'secrets', category: 'PRIVATE_KEY', score: 0.99, start: m.index, end });
   }
+}
+
+const isLineEnd = (c: number): boolean => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
+const isSpaceCode = (c: number): boolean =>
+  c < 128 ? c === 32 || (c >= 9 && c <= 13) : /\s/.test(String.fromCharCode(c));
+const isBase64Code = (c: number): boolean =>
+  (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 47 && c <= 57) || c === 43 || c === 61;
+const isHeaderNameCode = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45;
+
+/**
+ * The base64 that begins a PEM body in text[from, to): what removing escaped and real line
+ * breaks, white space and "Name: value" header lines (each line start, and `from`, counting as
+ * one) leaves in front of its first other character. Read up to that character only: cleaning
+ * the whole body first cost the body's length per header, and one "-----END" after many
+ * headers made that quadratic.
+ */
+function pemBase64(text: string, from: number, to: number): string {
+  const parts: string[] = [];
+  let i = from;
+  while (i < to) {
+    const c = text.charCodeAt(i);
+    if (c === 92 && i + 1 < to && (text.charCodeAt(i + 1) === 110 || text.charCodeAt(i + 1) === 114)) {
+      i += 2;
+      continue;
+    }
+    if (isSpaceCode(c)) {
+      i++;
+      continue;
+    }
+    if (i === from || isLineEnd(text.charCodeAt(i - 1))) {
+      let j = i;
+      while (j < to && isHeaderNameCode(text.charCodeAt(j))) j++;
+      if (j > i && j < to && text.charCodeAt(j) === 58) {
+        while (j < to && !isLineEnd(text.charCodeAt(j))) j++;
+        i = j;
+        continue;
+      }
+    }
+    if (!isBase64Code(c)) break;
+    // Inside a run of base64 characters nothing is removed: no break, space or line start.
+    let j = i + 1;
+    while (j < to && isBase64Code(text.charCodeAt(j))) j++;
+    parts.push(text.slice(i, j));
+    i = j;
+  }
+  return parts.join('');
 }
