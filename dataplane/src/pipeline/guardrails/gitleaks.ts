@@ -16,7 +16,6 @@
 import type { Finding } from './types.ts';
 import data from './gitleaks-rules.json' with { type: 'json' };
 import { KeywordAutomaton } from './keywords.ts';
-import { isWordCode } from './spans.ts';
 import { escapeRegex } from './signals.ts';
 import { shannonEntropy } from './validators.ts';
 
@@ -39,18 +38,25 @@ interface CompiledRule {
   secretGroup: number | undefined;
   allow: Array<{ re: RegExp; target: string }>;
   stopwords: string[];
-  /** For LINE_LEAD rules: the lead word and the regex anchored where it is tried. */
-  lineLead?: { word: string; sticky: RegExp };
+  /** For LINE_TAIL rules: the lead, and the prefix and the whole regex anchored. */
+  lineTail?: { lead: string; prefix: RegExp; sticky: RegExp };
 }
 
 /**
- * Rules whose regex is the lead word between word boundaries, then any text on its line and
- * up to five lines more, then the rest. A start that fails means every later start on the same
- * line fails too (it reaches the same lines, from further on), so the rest of the line is
- * skipped. The regex alone retried every "curl" of a long line, each one scanning the rest of
- * it: quadratic time in one line of "curl curl curl ...".
+ * Rules whose regex is a prefix (tried where its lead occurs), then any text from the end of
+ * the prefix to further on its line (and, for curl, up to five lines more), then the rest. If
+ * the prefix matched but the whole regex failed, a later prefix ending on that same line, no
+ * earlier, fails too: from there the regex reaches the same places or fewer, and what follows
+ * them does not depend on where the prefix was. So such starts are not tried again. The regexes
+ * alone retried every "curl" (every "<add key=...") of a long line, each one scanning the rest
+ * of it: quadratic time in one line of "curl curl curl ...".
+ * `rest` is where the line part begins in the regex source; the prefix is what precedes it.
  */
-const LINE_LEAD: Record<string, string> = { 'curl-auth-header': 'curl', 'curl-auth-user': 'curl' };
+const LINE_TAIL: Record<string, { lead: string; rest: string }> = {
+  'curl-auth-header': { lead: 'curl', rest: '(?:.*?|.*?(?:[\\r\\n]{1,2}.*?){1,5})' },
+  'curl-auth-user': { lead: 'curl', rest: '(?:.*|.*(?:[\\r\\n]{1,2}.*){1,5})' },
+  'nuget-config-password': { lead: '<', rest: '(.{8,})\\"' },
+};
 
 /** Where the line holding `from` ends: the first character `.` does not match. */
 function lineEnd(text: string, from: number): number {
@@ -63,8 +69,8 @@ function lineEnd(text: string, from: number): number {
 
 /** The matches of `re` (global) in `text`: every start, or per line for a LINE_LEAD rule. */
 function* matchesOf(rule: CompiledRule, text: string): Generator<RegExpExecArray> {
-  const lead = rule.lineLead;
-  if (!lead) {
+  const tail = rule.lineTail;
+  if (!tail) {
     rule.re.lastIndex = 0;
     for (let m = rule.re.exec(text); m !== null; m = rule.re.exec(text)) {
       if (m[0] === '') rule.re.lastIndex++;
@@ -72,18 +78,26 @@ function* matchesOf(rule: CompiledRule, text: string): Generator<RegExpExecArray
     }
     return;
   }
-  const { word, sticky } = lead;
+  const { lead, prefix, sticky } = tail;
   let resume = 0;
-  for (let i = text.indexOf(word); i !== -1; i = text.indexOf(word, Math.max(i + 1, resume))) {
-    const after = i + word.length;
-    if (i > 0 && isWordCode(text.charCodeAt(i - 1))) continue;
-    if (after < text.length && isWordCode(text.charCodeAt(after))) continue;
+  // The prefix end of the last failed start, and the end of its line.
+  let failedAt = -1;
+  let failedLineEnd = -1;
+  for (let i = text.indexOf(lead); i !== -1; i = text.indexOf(lead, Math.max(i + 1, resume))) {
+    prefix.lastIndex = i;
+    const p = prefix.exec(text);
+    if (!p) continue;
+    const after = i + p[0].length;
+    if (after >= failedAt && after <= failedLineEnd) continue;
     sticky.lastIndex = i;
     const m = sticky.exec(text);
     if (m) {
       resume = i + Math.max(1, m[0].length);
       yield m;
-    } else resume = lineEnd(text, after);
+    } else {
+      failedAt = after;
+      failedLineEnd = lineEnd(text, after);
+    }
   }
 }
 
@@ -138,7 +152,7 @@ export class GitleaksRules {
       secretGroup: r.secretGroup,
       allow: r.allowRegexes.map((x, i) => ({ re: new RegExp(x), target: r.allowTargets[i] ?? 'secret' })),
       stopwords: r.allowStopwords.map((s) => s.toLowerCase()),
-      lineLead: lineLeadOf(r),
+      lineTail: lineTailOf(r),
     }));
     const byKeyword = new Map<string, number[]>();
     d.rules.forEach((r, i) => {
@@ -272,13 +286,18 @@ export class GitleaksRules {
   }
 }
 
-function lineLeadOf(r: RuleData): CompiledRule['lineLead'] {
-  const word = LINE_LEAD[r.id];
-  if (word === undefined) return undefined;
+function lineTailOf(r: RuleData): CompiledRule['lineTail'] {
+  const tail = LINE_TAIL[r.id];
+  if (tail === undefined) return undefined;
   // The skip is sound only for this shape; a rules update that changes it must be looked at.
-  if (!r.regex.startsWith(`\\b${word}\\b(?:.*`) || r.flags.replace('g', '') !== '')
-    throw new Error(`gitleaks rule ${r.id} no longer starts with \\b${word}\\b and any text`);
-  return { word, sticky: new RegExp(r.regex, 'y') };
+  const at = r.regex.indexOf(tail.rest);
+  if (at <= 0 || r.flags.replace('g', '') !== '')
+    throw new Error(`gitleaks rule ${r.id} no longer has a prefix and then ${tail.rest}`);
+  return {
+    lead: tail.lead,
+    prefix: new RegExp(r.regex.slice(0, at), 'y'),
+    sticky: new RegExp(r.regex, 'y'),
+  };
 }
 
 function secretOf(m: RegExpExecArray, group: number | undefined): string {

@@ -105,3 +105,28 @@ describe('PEM headers repeated before one end marker', () => {
     expect(pem(text)).toEqual([[headers.length, text.length]]);
   });
 });
+
+describe('nuget passwords on a long line of openings', () => {
+  const opening = '<add key="Password" value="';
+  const nuget = (text: string): Array<[number, number]> =>
+    rules
+      .detect(text, 0.85)
+      .filter((f) => f.category === 'nuget-config-password')
+      .map((f) => [f.start, f.end]);
+
+  it('finds nothing in openings repeated on one line', () => {
+    expect(nuget(opening.repeat(20_000))).toEqual([]);
+  });
+
+  it('finds the value that closes the line, read from the first opening, as the regex does', () => {
+    const text = `${opening.repeat(20_000)}Xk3pQ9vLm2Rt"/>`;
+    expect(nuget(text)).toEqual([[opening.length, text.length - 3]]);
+  });
+
+  it('finds a later opening whose value is on the next line', () => {
+    const next = `<add key="Password"\n value="Xk3pQ9vLm2Rt"/>`;
+    const text = `${opening.repeat(20_000)}${next}`;
+    const at = text.indexOf('Xk3pQ9vLm2Rt');
+    expect(nuget(text)).toEqual([[at, at + 12]]);
+  });
+});
