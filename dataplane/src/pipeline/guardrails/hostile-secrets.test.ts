@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GITLEAKS, GitleaksRules } from './gitleaks.ts';
+import { prepare } from './normalize.ts';
 import { detect } from './secrets.ts';
 
 const rules = new GitleaksRules(GITLEAKS, () => false);
@@ -128,5 +129,20 @@ describe('nuget passwords on a long line of openings', () => {
     const text = `${opening.repeat(20_000)}${next}`;
     const at = text.indexOf('Xk3pQ9vLm2Rt');
     expect(nuget(text)).toEqual([[at, at + 12]]);
+  });
+});
+
+describe('credential words in many short spans', () => {
+  // With the shared preparation the generic rule is tried where credential words start; each
+  // word was searched for from its span to the next occurrence anywhere in the text.
+  it('finds the same assignments with and without the word positions, after "key=" repeated', () => {
+    const value = 'Xk3pQ9vLm2Rt7Wz4';
+    const text = `${'key='.repeat(100_000)} db_password: ${value}`;
+    const withWords = detect(text, prepare(text));
+    expect(withWords).toEqual(detect(text));
+    const at = text.indexOf(value);
+    expect(withWords.map((f) => [f.category, f.start, f.end])).toEqual([
+      ['GENERIC_CREDENTIAL', at, at + value.length],
+    ]);
   });
 });

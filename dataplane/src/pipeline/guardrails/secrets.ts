@@ -288,13 +288,21 @@ function credentialStarts(lower: string, words: Array<[number, number]>): number
   const at: number[] = [];
   for (const [start, end] of words)
     for (const word of CREDENTIAL_WORDS)
-      for (
-        let i = lower.indexOf(word, start);
-        i !== -1 && i + word.length <= end;
-        i = lower.indexOf(word, i + 1)
-      )
+      for (let i = indexWithin(lower, word, start, end); i !== -1; i = indexWithin(lower, word, i + 1, end))
         at.push(i);
   return [...new Set(at)].sort((a, b) => a - b);
+}
+
+/**
+ * Where `word` first lies wholly inside lower[from, end), or -1. Bounded by the span: indexOf
+ * read on to the next occurrence anywhere, so a word missing from each of many short spans
+ * ("key=" repeated: no "secret") re-read the rest of the text per span, quadratic time.
+ */
+function indexWithin(lower: string, word: string, from: number, end: number): number {
+  const first = word.charCodeAt(0);
+  for (let i = from, last = end - word.length; i <= last; i++)
+    if (lower.charCodeAt(i) === first && lower.startsWith(word, i)) return i;
+  return -1;
 }
 
 /**
