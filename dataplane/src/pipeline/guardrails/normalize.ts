@@ -449,10 +449,16 @@ function collapseSpacing(n: Normalized, words: RegExp | undefined): Normalized {
   // matchAll starts from lastIndex, which the test above moved.
   SPACED.lastIndex = 0;
   let text = '';
+  // Whether `text` / a run's letters end in a space, kept by hand: endsWith on a string built
+  // by += flattens it, so asking after every append re-copied the text (quadratic in one long
+  // run of "i g n o r e ").
+  let textSpace = false;
   const map: number[] = [];
   let last = 0;
   const keep = (i: number): void => {
-    text += n.text[i];
+    const ch = n.text[i] ?? '';
+    text += ch;
+    textSpace = ch === ' ';
     map.push(n.map[i] ?? 0);
   };
   for (const m of n.text.matchAll(SPACED)) {
@@ -463,19 +469,22 @@ function collapseSpacing(n: Normalized, words: RegExp | undefined): Normalized {
     const seps = run.replace(/[a-z]/gi, '');
     const inWord = mostCommon(seps.replace(/ {2,}/g, ''));
     let letters = '';
+    let lettersSpace = false;
     const at: number[] = [];
     let gaps = false;
     for (let i = 0; i < run.length; i++) {
       const ch = run[i] ?? '';
       if (/[a-z]/i.test(ch)) {
         letters += ch;
+        lettersSpace = false;
         at.push(start + i);
         continue;
       }
       const wide = ch === ' ' && run[i + 1] === ' ';
       if (wide || ch !== inWord) {
-        if (!letters.endsWith(' ')) {
+        if (!lettersSpace) {
           letters += ' ';
+          lettersSpace = true;
           at.push(start + i);
           gaps = true;
         }
@@ -484,11 +493,12 @@ function collapseSpacing(n: Normalized, words: RegExp | undefined): Normalized {
     }
     const cuts = gaps || !words ? new Set<number>() : segment(letters, words);
     for (let i = 0; i < letters.length; i++) {
-      if (cuts.has(i) && i > 0 && !text.endsWith(' ')) {
+      if (cuts.has(i) && i > 0 && !textSpace) {
         text += ' ';
         map.push(n.map[at[i] ?? 0] ?? 0);
       }
       text += letters[i];
+      textSpace = letters[i] === ' ';
       map.push(n.map[at[i] ?? 0] ?? 0);
     }
     last = start + run.length;
