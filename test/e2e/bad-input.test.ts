@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeAnswer } from '../../dataplane/src/fake-provider/index.ts';
+import { MAX_SCANNED_CHARS } from '../../dataplane/src/pipeline/guardrails/scan.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-bad-input';
@@ -235,6 +236,16 @@ describe('POST /v1/chat/completions', () => {
   it.each(chatCases)('$name', async (c) => {
     const res = await post('/v1/chat/completions', c.body, { raw: c.raw });
     expectErrorCase(res, c, false);
+    expect(stack.fakes[0]!.requests).toHaveLength(0);
+  });
+
+  it('more text than the guardrails read is a 413 naming messages, refused before any scan', async () => {
+    // 9 Mi characters in three messages: under the 32 MiB body limit, over the scan bound.
+    const third = 'lorem ipsum '.repeat((3 * 1024 * 1024) / 12);
+    const res = await post('/v1/chat/completions', chat({ messages: [third, third, third].flatMap(user) }));
+    expect(res.status).toBe(413);
+    expect(res.body.error).toMatchObject({ type: 'request_too_large', code: 413, param: 'messages' });
+    expect(res.body.error.message).toContain(String(MAX_SCANNED_CHARS));
     expect(stack.fakes[0]!.requests).toHaveLength(0);
   });
 

@@ -14,6 +14,7 @@
  * threshold: block > redact > flag > allow. The summary never carries matched text.
  */
 import type { GuardrailPolicySpec } from '@gantry/crds';
+import { GatewayError } from '../../errors.ts';
 import type { ChatMessage, ChatRequest } from '../../formats/openai/types.ts';
 import { detect as detectInjection } from './injection.ts';
 import { SCAN_MEMO } from './memo.ts';
@@ -50,6 +51,14 @@ export interface RequestVerdict extends Verdict {
 export interface TextVerdict extends Verdict {
   redactedText?: string;
 }
+
+/**
+ * The most text one request may ask the guardrails to read: 8 Mi characters, about two
+ * million tokens, beyond any model's context window. The scan is synchronous and linear, but
+ * at 0.3-0.9 ms per KB on hostile shapes a 32 MiB body of text would hold the event loop for
+ * tens of seconds; a request past the bound is refused before any scan (413, naming it).
+ */
+export const MAX_SCANNED_CHARS = 8 * 1024 * 1024;
 
 const DETECTORS: Record<GuardrailName, Detector> = {
   'prompt-injection': detectInjection,
@@ -220,6 +229,14 @@ export function scanRequest(
   const names = enabled(resolved, only);
   if (names.length === 0) return { action: 'allow', findings: [] };
   const refs = texts(req);
+  let chars = 0;
+  for (const ref of refs) chars += ref.text.length;
+  if (chars > MAX_SCANNED_CHARS)
+    throw new GatewayError(
+      'request_too_large',
+      `messages: ${chars} characters of text; the guardrails read at most ${MAX_SCANNED_CHARS} per request (about two million tokens, beyond any model's context window)`,
+      { param: 'messages' },
+    );
   const perText = refs.map((ref) => findingsFor(ref.text, ref.source, names, resolved, scope));
   const verdict: RequestVerdict = summarise(perText.flat(), resolved);
   if (verdict.action === 'redact') {
