@@ -40,6 +40,25 @@ interface CompiledRule {
   stopwords: string[];
   /** For LINE_TAIL rules: the lead, and the prefix and the whole regex anchored. */
   lineTail?: { lead: string; prefix: RegExp; sticky: RegExp };
+  /** For rules that open with a lazy run of one class (see lazyLeadOf). */
+  lazyLead?: LazyLead;
+}
+
+/**
+ * A regex `[C]{0,N}?REST` (gitleaks' semi-generic rules: `[\w.-]{0,50}?` before the
+ * keyword), with `cls` one character of C, `max` N and `rest` REST alone. The prefix has no
+ * groups, so whether REST matches at a position, and how, does not depend on where the prefix
+ * began. Hence the leftmost match from `from` is: the first position k >= from where REST
+ * matches, preceded by the longest run of C before k, at most N long, not before `from` (an
+ * earlier start would need a REST match before k, or a run through k's own run). The regex
+ * alone tried up to N prefix lengths at every offset, and every REST attempt at every keyword
+ * they reached: about 2.6 s per MB of "yandexyandex...", where REST alone is tried once per
+ * offset.
+ */
+interface LazyLead {
+  cls: RegExp;
+  max: number;
+  rest: RegExp;
 }
 
 /**
@@ -67,9 +86,39 @@ function lineEnd(text: string, from: number): number {
   return text.length;
 }
 
+/** The matches of a LazyLead rule's regex (global) in `text`, as that regex finds them. */
+export function* lazyLeadMatches(lead: LazyLead, text: string): Generator<RegExpExecArray> {
+  const { cls, max, rest } = lead;
+  let from = 0;
+  while (from <= text.length) {
+    rest.lastIndex = from;
+    const r = rest.exec(text);
+    if (r === null) return;
+    const k = r.index;
+    let start = k;
+    for (; start > from && k - start < max; start--) {
+      cls.lastIndex = start - 1;
+      if (!cls.test(text)) break;
+    }
+    const end = k + r[0].length;
+    const m = Object.assign([text.slice(start, end), ...r.slice(1)], {
+      index: start,
+      input: text,
+      groups: undefined,
+    }) as RegExpExecArray;
+    // As a global regex: resume at the end, one further after an empty match.
+    from = end > start ? end : start + 1;
+    yield m;
+  }
+}
+
 /** The matches of `re` (global) in `text`: every start, or per line for a LINE_LEAD rule. */
 function* matchesOf(rule: CompiledRule, text: string): Generator<RegExpExecArray> {
   const tail = rule.lineTail;
+  if (!tail && rule.lazyLead) {
+    yield* lazyLeadMatches(rule.lazyLead, text);
+    return;
+  }
   if (!tail) {
     rule.re.lastIndex = 0;
     for (let m = rule.re.exec(text); m !== null; m = rule.re.exec(text)) {
@@ -153,6 +202,7 @@ export class GitleaksRules {
       allow: r.allowRegexes.map((x, i) => ({ re: new RegExp(x), target: r.allowTargets[i] ?? 'secret' })),
       stopwords: r.allowStopwords.map((s) => s.toLowerCase()),
       lineTail: lineTailOf(r),
+      lazyLead: LINE_TAIL[r.id] === undefined ? lazyLeadOf(r) : undefined,
     }));
     const byKeyword = new Map<string, number[]>();
     d.rules.forEach((r, i) => {
@@ -298,6 +348,29 @@ function lineTailOf(r: RuleData): CompiledRule['lineTail'] {
     prefix: new RegExp(r.regex.slice(0, at), 'y'),
     sticky: new RegExp(r.regex, 'y'),
   };
+}
+
+/** `[class]{0,N}?` at the start of a regex source. */
+const LAZY_CLASS = /^(\[(?:\\.|[^\]\\])*\])\{0,(\d+)\}\?/;
+
+/**
+ * The LazyLead of a rule whose regex opens with a lazy class run, also when a second run of
+ * the same class opens the group after it (`[C]{0,50}?(?:[C]{0,50}?KW...)`, some gitleaks
+ * rules): two lazy runs try the keyword positions in the same order as one run of N + M.
+ */
+function lazyLeadOf(r: RuleData): LazyLead | undefined {
+  const first = LAZY_CLASS.exec(r.regex);
+  if (!first) return undefined;
+  const [prefix, cls, n] = first as unknown as [string, string, string];
+  let max = Number(n);
+  let rest = r.regex.slice(prefix.length);
+  const inner = rest.startsWith('(?:') ? LAZY_CLASS.exec(rest.slice(3)) : null;
+  if (inner && inner[1] === cls) {
+    max += Number(inner[2]);
+    rest = `(?:${rest.slice(3 + inner[0].length)}`;
+  }
+  const flags = r.flags.replace('g', '');
+  return { cls: new RegExp(cls, `${flags}y`), max, rest: new RegExp(rest, `${flags}g`) };
 }
 
 function secretOf(m: RegExpExecArray, group: number | undefined): string {

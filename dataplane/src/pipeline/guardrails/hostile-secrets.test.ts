@@ -4,7 +4,7 @@
  * (quadratic: "sk-" repeated over 64,000 characters took ~3 s); the findings must not change.
  */
 import { describe, expect, it } from 'vitest';
-import { GITLEAKS, GitleaksRules } from './gitleaks.ts';
+import { GITLEAKS, GitleaksRules, lazyLeadMatches } from './gitleaks.ts';
 import { prepare } from './normalize.ts';
 import { detect } from './secrets.ts';
 
@@ -144,5 +144,46 @@ describe('credential words in many short spans', () => {
     expect(withWords.map((f) => [f.category, f.start, f.end])).toEqual([
       ['GENERIC_CREDENTIAL', at, at + value.length],
     ]);
+  });
+});
+
+// gitleaks' semi-generic rules open with a lazy `[\w.-]{0,50}?` before their keyword.
+const YANDEX_KEY = 'AQVNxK3b9Qm2Lr7Tz4Wc8Yh1Jp5Ds0Fg6Nv2BqZe';
+
+describe('lazy-prefix rules on keyword-dense text', () => {
+  it('finds the one Yandex key after "yandex " repeated 100,000 times', () => {
+    const run = 'yandex '.repeat(100_000);
+    const text = `${run}yandex_api_key = "${YANDEX_KEY}"\n`;
+    const start = text.indexOf(YANDEX_KEY);
+    expect(rules.detect(text, 0.85)).toEqual([
+      {
+        guardrail: 'secrets',
+        category: 'yandex-api-key',
+        score: 0.85,
+        start,
+        end: start + YANDEX_KEY.length,
+      },
+    ]);
+  });
+
+  it('gives the same matches (start, text, groups) as the regex itself', () => {
+    const text = `${'yandex'.repeat(3_000)}=${YANDEX_KEY};x${'a'.repeat(70)}yandex: '${YANDEX_KEY}' yandex`;
+    const lazy = rules.rules.filter((r) => r.lazyLead !== undefined);
+    expect(lazy.map((r) => r.id)).toEqual(expect.arrayContaining(['yandex-api-key', 'okta-access-token']));
+    for (const rule of lazy) {
+      const re = new RegExp(rule.re.source, 'g');
+      const want = [...text.matchAll(re)].map((m) => [m.index, ...m]);
+      const got = [...lazyLeadMatches(rule.lazyLead as NonNullable<typeof rule.lazyLead>, text)].map((m) => [
+        m.index,
+        ...m,
+      ]);
+      expect(got, rule.id).toEqual(want);
+    }
+    const yandex = [
+      ...text.matchAll(new RegExp(lazy.find((r) => r.id === 'yandex-api-key')?.re.source ?? '', 'g')),
+    ];
+    // Its keyword is the first within 20 word characters of the '=' (four keywords back); the
+    // match starts 50 characters before it, the longest prefix allowed.
+    expect(yandex.map((m) => m.index)).toEqual([6 * 3_000 - 24 - 50, text.indexOf("yandex: '") - 50]);
   });
 });
