@@ -14,8 +14,8 @@
  * configuration or threshold is made on these sets, so both are whole unseen domains for it.
  * scripts/train-routing.ts and test/eval/routing-thresholds.ts do not read them.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { gitShow, normPrompt, type OutcomeOut } from './routing-data.ts';
 
 const [drawDir, codeDir] = process.argv.slice(2);
 if (!drawDir || !codeDir)
@@ -32,34 +32,21 @@ const CODE_FILES = [
   ['mbpp', 'results/MBPP/QwenCoderTurbo-Direct-MBPP-Python3-0.0-1-merged.jsonl'],
 ] as const;
 
-const show = (dir: string, commit: string, path: string): string =>
-  execFileSync('git', ['--git-dir', dir, 'show', `${commit}:${path}`], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
-
-interface Out {
-  group: string;
-  weakFails: boolean;
-  text: string;
-}
-
 const outDir = new URL('../test/data/routing/outcomes/', import.meta.url);
-const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
 // A prompt the model trained or was tuned on would not be unseen: such rows are dropped.
 const seen = new Set<string>();
 for (const file of ['mmlu-dev.jsonl', 'vicuna-dev.jsonl'])
   for (const l of readFileSync(new URL(file, outDir), 'utf8').split('\n').filter(Boolean))
-    seen.add(norm((JSON.parse(l) as { text: string }).text));
+    seen.add(normPrompt((JSON.parse(l) as { text: string }).text));
 
 // --- DRAW-1K ------------------------------------------------------------------------------------
-const drawQuestions = JSON.parse(show(drawDir, DRAW_COMMIT, DRAW_FILES[0])) as { sQuestion: string }[];
-const drawResults = JSON.parse(show(drawDir, DRAW_COMMIT, DRAW_FILES[1])) as {
+const drawQuestions = JSON.parse(gitShow(drawDir, DRAW_COMMIT, DRAW_FILES[0])) as { sQuestion: string }[];
+const drawResults = JSON.parse(gitShow(drawDir, DRAW_COMMIT, DRAW_FILES[1])) as {
   question_No: number;
   result: string;
 }[];
 const SOLVED = new Set(['has all the answers', 'has all the answers when rounded']);
-const draw: Out[] = [];
+const draw: OutcomeOut[] = [];
 for (const r of drawResults) {
   const q = drawQuestions[r.question_No];
   if (!q) continue;
@@ -67,15 +54,18 @@ for (const r of drawResults) {
 }
 
 // --- HumanEval and MBPP -------------------------------------------------------------------------
-const code: Out[] = [];
+const code: OutcomeOut[] = [];
 for (const [group, file] of CODE_FILES)
-  for (const l of show(codeDir, CODE_COMMIT, file).split('\n').filter(Boolean)) {
+  for (const l of gitShow(codeDir, CODE_COMMIT, file).split('\n').filter(Boolean)) {
     const r = JSON.parse(l) as { prompt: string; is_solved: boolean | string };
     code.push({ group, weakFails: r.is_solved !== true && String(r.is_solved) !== 'True', text: r.prompt });
   }
 
-const write = (file: string, rows: Out[]): { rows: number; weakFails: number; droppedAsOverlap: number } => {
-  const kept = rows.filter((r) => !seen.has(norm(r.text)));
+const write = (
+  file: string,
+  rows: OutcomeOut[],
+): { rows: number; weakFails: number; droppedAsOverlap: number } => {
+  const kept = rows.filter((r) => !seen.has(normPrompt(r.text)));
   writeFileSync(new URL(file, outDir), kept.map((r) => JSON.stringify(r)).join('\n') + '\n');
   return {
     rows: kept.length,

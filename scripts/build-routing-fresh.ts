@@ -16,8 +16,8 @@
  * routing model scored them. Nothing that trains, tunes, calibrates or picks a threshold reads
  * them (test/eval/routing-data.test.ts enforces it); `npm run eval` scores them.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { gitShow, normPrompt, type OutcomeOut } from './routing-data.ts';
 
 const [csqaDir, macawDir] = process.argv.slice(2);
 if (!csqaDir || !macawDir)
@@ -33,20 +33,7 @@ const CSQA_STRONG_FILE =
 const MACAW_FILE = 'challenge300-outputs.tsv';
 const MACAW_WEAK = 'GPT3-davinci';
 
-const show = (dir: string, commit: string, path: string): string =>
-  execFileSync('git', ['--git-dir', dir, 'show', `${commit}:${path}`], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
-
-interface Out {
-  group: string;
-  weakFails: boolean;
-  text: string;
-}
-
 const outDir = new URL('../test/data/routing/outcomes/', import.meta.url);
-const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
 // Any prompt already in an outcome file or the labelled sets would not be unseen: dropped.
 const seen = new Set<string>();
 for (const file of [
@@ -59,21 +46,21 @@ for (const file of [
   'arena-bench.jsonl',
 ])
   for (const l of readFileSync(new URL(file, outDir), 'utf8').split('\n').filter(Boolean))
-    seen.add(norm((JSON.parse(l) as { text: string }).text));
+    seen.add(normPrompt((JSON.parse(l) as { text: string }).text));
 for (const file of ['labelled.jsonl', 'holdout.jsonl'])
   for (const l of readFileSync(new URL(`../${file}`, outDir), 'utf8')
     .split('\n')
     .filter(Boolean))
     for (const m of (JSON.parse(l) as { messages: { content: unknown }[] }).messages)
-      if (typeof m.content === 'string') seen.add(norm(m.content));
+      if (typeof m.content === 'string') seen.add(normPrompt(m.content));
 
 // --- CommonsenseQA ------------------------------------------------------------------------------
 interface CsqaRow {
   question: { stem: string; choices: { label: string; text: string }[] };
   vanilla: { score: number };
 }
-const csqa: Out[] = [];
-for (const l of show(csqaDir, CSQA_COMMIT, CSQA_FILE).split('\n').filter(Boolean)) {
+const csqa: OutcomeOut[] = [];
+for (const l of gitShow(csqaDir, CSQA_COMMIT, CSQA_FILE).split('\n').filter(Boolean)) {
   const r = JSON.parse(l) as CsqaRow;
   // The question as the model was asked it, without the "Q:" and answer-format wrapper.
   const options = r.question.choices.map((c) => `(${c.label}) ${c.text}`).join(' ');
@@ -84,7 +71,7 @@ for (const l of show(csqaDir, CSQA_COMMIT, CSQA_FILE).split('\n').filter(Boolean
   });
 }
 
-const csqaStrongMisses = show(csqaDir, CSQA_COMMIT, CSQA_STRONG_FILE)
+const csqaStrongMisses = gitShow(csqaDir, CSQA_COMMIT, CSQA_STRONG_FILE)
   .split('\n')
   .filter(Boolean)
   .filter((l) => (JSON.parse(l) as CsqaRow).vanilla.score !== 1).length;
@@ -92,7 +79,7 @@ const csqaStrongMisses = show(csqaDir, CSQA_COMMIT, CSQA_STRONG_FILE)
 // --- Challenge300 -------------------------------------------------------------------------------
 // Every field is quoted (doubled quotes inside) or a bare number, and no field holds a tab.
 const unquote = (f: string): string => (f.startsWith('"') ? f.slice(1, -1).replace(/""/g, '"') : f);
-const [header, ...tsv] = show(macawDir, MACAW_COMMIT, MACAW_FILE)
+const [header, ...tsv] = gitShow(macawDir, MACAW_COMMIT, MACAW_FILE)
   .split('\n')
   .filter(Boolean)
   .map((l) => l.split('\t').map(unquote));
@@ -102,7 +89,7 @@ const creditCol = header.indexOf(`credit-${MACAW_WEAK}`);
 const questionCol = header.indexOf('question');
 const categoryCol = header.indexOf('category');
 if (creditCol < 0 || questionCol < 0 || categoryCol < 0) throw new Error(`${MACAW_FILE}: unexpected header`);
-const challenge: Out[] = [];
+const challenge: OutcomeOut[] = [];
 for (const f of tsv) {
   const credit = Number(f[creditCol]);
   if (f.length !== header.length || !Number.isFinite(credit))
@@ -114,8 +101,11 @@ for (const f of tsv) {
   });
 }
 
-const write = (file: string, rows: Out[]): { rows: number; weakFails: number; droppedAsOverlap: number } => {
-  const kept = rows.filter((r) => !seen.has(norm(r.text)));
+const write = (
+  file: string,
+  rows: OutcomeOut[],
+): { rows: number; weakFails: number; droppedAsOverlap: number } => {
+  const kept = rows.filter((r) => !seen.has(normPrompt(r.text)));
   writeFileSync(new URL(file, outDir), kept.map((r) => JSON.stringify(r)).join('\n') + '\n');
   return {
     rows: kept.length,

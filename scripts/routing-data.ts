@@ -1,4 +1,22 @@
-/** Small parsers shared by the routing training script (kept apart so the trainer stays readable). */
+/** Small helpers shared by the routing build and training scripts (kept apart so each stays readable). */
+import { execFileSync } from 'node:child_process';
+
+/** A file at a commit of a fetched repository (a bare git directory under /work/.mirror). */
+export const gitShow = (dir: string, commit: string, path: string): string =>
+  execFileSync('git', ['--git-dir', dir, 'show', `${commit}:${path}`], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+
+/** One row of an outcome file, as the build scripts write it. */
+export interface OutcomeOut {
+  group: string;
+  weakFails: boolean;
+  text: string;
+}
+
+/** A prompt as compared across files: lower case, spaces collapsed. */
+export const normPrompt = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /** RFC 4180 rows (quoted fields may hold newlines and doubled quotes). */
 export function parseCsv(text: string): string[][] {
