@@ -68,6 +68,14 @@ describe('extractFeatures', () => {
     expect(f('I get ModuleNotFoundError: No module named requests').errorLines).toBe(1);
   });
 
+  it('counts frames after blank lines and none in a long run of newlines', () => {
+    const java = 'boom\n\n\n\tat a.B.c(B.java:10)\n\n\tat a.B.d(B.java:20)\n\n';
+    expect(f(java).stackFrames).toBe(2);
+    // 200,000 newlines (the classifier reads a capped prefix): ~0.5 s with the old line-start
+    // pattern, under 1 ms now; the count must stay 0.
+    expect(f(`hi${'\n'.repeat(200_000)}there`).stackFrames).toBe(0);
+  });
+
   it('finds proof and derivation asks in several languages', () => {
     for (const t of [
       'Prove that there are infinitely many primes',
