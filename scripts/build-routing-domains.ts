@@ -15,7 +15,7 @@
  * scripts/train-routing.ts and test/eval/routing-thresholds.ts do not read them.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { gitShow, normPrompt, type OutcomeOut } from './routing-data.ts';
+import { gitShow, normPrompt, writeOutcomes, type OutcomeOut } from './routing-data.ts';
 
 const [drawDir, codeDir] = process.argv.slice(2);
 if (!drawDir || !codeDir)
@@ -61,18 +61,7 @@ for (const [group, file] of CODE_FILES)
     code.push({ group, weakFails: r.is_solved !== true && String(r.is_solved) !== 'True', text: r.prompt });
   }
 
-const write = (
-  file: string,
-  rows: OutcomeOut[],
-): { rows: number; weakFails: number; droppedAsOverlap: number } => {
-  const kept = rows.filter((r) => !seen.has(normPrompt(r.text)));
-  writeFileSync(new URL(file, outDir), kept.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  return {
-    rows: kept.length,
-    weakFails: kept.filter((r) => r.weakFails).length,
-    droppedAsOverlap: rows.length - kept.length,
-  };
-};
+const write = (file: string, rows: OutcomeOut[]) => writeOutcomes(outDir, file, rows, seen);
 
 const manifestUrl = new URL('MANIFEST.json', outDir);
 const manifest = JSON.parse(readFileSync(manifestUrl, 'utf8')) as Record<string, unknown>;

@@ -17,7 +17,7 @@
  * them (test/eval/routing-data.test.ts enforces it); `npm run eval` scores them.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { gitShow, normPrompt, type OutcomeOut } from './routing-data.ts';
+import { gitShow, normPrompt, writeOutcomes, type OutcomeOut } from './routing-data.ts';
 
 const [csqaDir, macawDir] = process.argv.slice(2);
 if (!csqaDir || !macawDir)
@@ -101,18 +101,7 @@ for (const f of tsv) {
   });
 }
 
-const write = (
-  file: string,
-  rows: OutcomeOut[],
-): { rows: number; weakFails: number; droppedAsOverlap: number } => {
-  const kept = rows.filter((r) => !seen.has(normPrompt(r.text)));
-  writeFileSync(new URL(file, outDir), kept.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  return {
-    rows: kept.length,
-    weakFails: kept.filter((r) => r.weakFails).length,
-    droppedAsOverlap: rows.length - kept.length,
-  };
-};
+const write = (file: string, rows: OutcomeOut[]) => writeOutcomes(outDir, file, rows, seen);
 
 const manifestUrl = new URL('MANIFEST.json', outDir);
 const manifest = JSON.parse(readFileSync(manifestUrl, 'utf8')) as Record<string, unknown>;

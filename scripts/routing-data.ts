@@ -1,5 +1,6 @@
 /** Small helpers shared by the routing build and training scripts (kept apart so each stays readable). */
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 
 /** A file at a commit of a fetched repository (a bare git directory under /work/.mirror). */
 export const gitShow = (dir: string, commit: string, path: string): string =>
@@ -17,6 +18,22 @@ export interface OutcomeOut {
 
 /** A prompt as compared across files: lower case, spaces collapsed. */
 export const normPrompt = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** Writes `rows` as jsonl into `dir`, less those whose prompt is in `seen`; what it wrote, for the manifest. */
+export function writeOutcomes(
+  dir: URL,
+  file: string,
+  rows: OutcomeOut[],
+  seen: ReadonlySet<string>,
+): { rows: number; weakFails: number; droppedAsOverlap: number } {
+  const kept = rows.filter((r) => !seen.has(normPrompt(r.text)));
+  writeFileSync(new URL(file, dir), kept.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return {
+    rows: kept.length,
+    weakFails: kept.filter((r) => r.weakFails).length,
+    droppedAsOverlap: rows.length - kept.length,
+  };
+}
 
 /** RFC 4180 rows (quoted fields may hold newlines and doubled quotes). */
 export function parseCsv(text: string): string[][] {
