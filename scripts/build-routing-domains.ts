@@ -77,6 +77,11 @@ manifest.evalOnly = [
       'weakFails: ChatGPT (Feb 2023, with working) did not return every answer of a DRAW-1K algebra word problem (partial answers fail)',
     ...write('draw.jsonl', draw),
     use,
+    contentLicences: {
+      "DRAW-1K problems (Upadhyay & Chang 2017, 'Annotating Derivations: A New Evaluation Strategy and Dataset for Algebra Word Problems')":
+        "not stated in the source repository; the repository's CC0 covers its own files. Used for evaluation only, never trained on",
+    },
+    licenceNote: "'licence' is the lab-v2 repository's own",
   },
   {
     file: 'code.jsonl',
@@ -87,6 +92,13 @@ manifest.evalOnly = [
     label: 'weakFails: Qwen-Coder-Turbo, asked directly, failed the HumanEval / MBPP problem tests',
     ...write('code.jsonl', code),
     use,
+    contentLicences: {
+      'HumanEval problems (openai/human-eval)': 'MIT',
+      "MBPP problems (google-research/mbpp; Austin et al. 2021, 'Program Synthesis with Large Language Models')":
+        'CC-BY-4.0: attribution required, given here and in the README',
+    },
+    licenceNote:
+      "'licence' is the MapCoder repository's own (its results files); the problem texts inside keep their datasets' licences",
   },
 ];
 writeFileSync(manifestUrl, JSON.stringify(manifest, null, 1) + '\n');
