@@ -9,7 +9,7 @@ import { asRequest, type OutcomeRow } from './routing-outcomes.ts';
 import {
   emptyState,
   exampleOf,
-  fit,
+  fitGuarded,
   observe,
   tenantScore,
   type TenantExample,
@@ -61,17 +61,12 @@ export interface CellScores {
 }
 
 /** Feeds the first n of the seed's order, returns both scores on the rest. */
-export function simulate(
-  data: TenantRows,
-  n: number,
-  seed: number,
-  config: TenantLearnerConfig,
-): CellScores {
+export function simulate(data: TenantRows, n: number, seed: number, config: TenantLearnerConfig): CellScores {
   const idx = order(data.examples.length, seed);
   let state = emptyState();
   for (const i of idx.slice(0, n))
     state = observe(state, data.examples[i] as TenantExample, data.labels[i] === true, config);
-  const model = fit(state, config);
+  const model = fitGuarded(state, config);
   const rest = idx.slice(n);
   return {
     shipped: rest.map((i) => (data.examples[i] as TenantExample).base),
