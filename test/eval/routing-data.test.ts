@@ -88,6 +88,9 @@ describe('routing outcome data', () => {
       'scripts/build-routing-fresh.ts',
       'test/eval/routing-outcomes.ts',
       'test/eval/routing-auc.ts',
+      // The one-shot scorer of the frozen per-tenant learner: it chooses nothing, and its
+      // learner and tuner (routing-tenant-learner.ts, routing-tenant-tune.ts) stay checked.
+      'test/eval/routing-tenant-unseen.ts',
       'test/eval/routing-data.test.ts',
     ]);
     const root = new URL('../../', import.meta.url);
@@ -100,6 +103,9 @@ describe('routing outcome data', () => {
       .filter((f) => !allowed.has(f));
     expect(sources).toContain('scripts/train-routing.ts');
     expect(sources).toContain('test/eval/routing-thresholds.ts');
+    expect(sources).toContain('test/eval/routing-tenant-tune.ts');
+    expect(sources).toContain('test/eval/routing-tenant-learner.ts');
+    expect(sources).toContain('test/eval/routing-tenant-sim.ts');
     const readsOf = (files: string[]): RegExp =>
       new RegExp(`['"\`/](${files.map((f) => f.replace('.', '\\.')).join('|')})`);
     // The model's regression test holds floors on DRAW-1K and code, set after they were scored;
