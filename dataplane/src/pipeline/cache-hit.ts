@@ -77,10 +77,10 @@ export async function serveHit(
     meta,
     deployment,
     log,
-    chunks: (async function* (): AsyncGenerator<ChatChunk, StreamEnd> {
+    chunks: (async function* (): AsyncGenerator<ChatChunk[], StreamEnd> {
       // The guarded answer, as a non-streamed hit gets: the whole stored text is at hand, so a
       // response redaction applies here although a live stream (never scanned) skips it.
-      yield* replayChunks(guarded, meta);
+      yield [...replayChunks(guarded, meta)];
       return {
         outcome: 'complete',
         usage,

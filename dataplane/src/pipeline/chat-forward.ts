@@ -28,7 +28,8 @@ export type ChatOutcome =
   | (Served & {
       kind: 'stream';
       meta: StreamMeta;
-      chunks: AsyncGenerator<ChatChunk, StreamEnd>;
+      /** The client's chunks, those that travel together (one upstream read) in one step. */
+      chunks: AsyncGenerator<ChatChunk[], StreamEnd>;
       /**
        * Usage (estimated when the provider gave none) and cost of an ended stream, settled.
        * A stream the client abandoned is charged for what was produced; one that failed

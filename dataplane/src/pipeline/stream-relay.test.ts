@@ -52,8 +52,8 @@ const USAGE: Usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15
 const DIED: UpstreamError = { kind: 'network', status: 0, message: 'upstream stream broke (ECONNRESET)' };
 
 /** Steps of the rest of a stream: a chunk, or an error the upstream dies with. */
-type Step = ChatChunk | UpstreamError;
-const isError = (s: Step): s is UpstreamError => 'kind' in s;
+type Step = ChatChunk | ChatChunk[] | UpstreamError;
+const isError = (s: Step): s is UpstreamError => !Array.isArray(s) && 'kind' in s;
 
 interface Fake {
   routed: Routed<LiveStream>;
@@ -67,11 +67,12 @@ function live(
   opts: { usage?: Usage; log?: AttemptLog } = {},
 ): Fake {
   let cancels = 0;
-  async function* gen(): AsyncGenerator<ChatChunk, void> {
+  // One upstream read per step; an array step is several chunks decoded from one read.
+  async function* gen(): AsyncGenerator<ChatChunk[], void> {
     for (const step of rest) {
       await Promise.resolve();
       if (isError(step)) throw new UpstreamFailure(step);
-      yield step;
+      yield Array.isArray(step) ? step : [step];
     }
   }
   const translator: StreamTranslator = {
@@ -92,14 +93,16 @@ function live(
   };
 }
 
-/** Run the relay to its end: the chunks the client got and the outcome. */
+/** Run the relay to its end: the chunks the client got, how they were grouped, and the outcome. */
 async function drain(first: Routed<LiveStream>, continueWith: Continue = async () => undefined) {
   const relay = relayStream(first, META, continueWith, new AbortController().signal);
   const chunks: ChatChunk[] = [];
+  const batches: number[] = [];
   for (;;) {
     const step = await relay.next();
-    if (step.done) return { chunks, end: step.value };
-    chunks.push(step.value);
+    if (step.done) return { chunks, batches, end: step.value };
+    chunks.push(...step.value);
+    batches.push(step.value.length);
   }
 }
 
@@ -312,7 +315,7 @@ describe('deaths that are not continued', () => {
 
   it('an error that is not an upstream failure propagates', async () => {
     const a = live('a', [say('x')], []);
-    async function* broken(): AsyncGenerator<ChatChunk, void> {
+    async function* broken(): AsyncGenerator<ChatChunk[], void> {
       await Promise.resolve();
       throw new TypeError('translator bug');
     }

@@ -68,12 +68,13 @@ export interface StreamSettlement {
 
 export type Continue = (partialText: string, failed: Deployment) => Promise<Routed<LiveStream> | undefined>;
 
+/** Yields the client's chunks of each upstream read together (never an empty step). */
 export async function* relayStream(
   first: Routed<LiveStream>,
   meta: StreamMeta,
   continueWith: Continue,
   signal: ClientSignal,
-): AsyncGenerator<ChatChunk, StreamEnd> {
+): AsyncGenerator<ChatChunk[], StreamEnd> {
   let current = first;
   let text = '';
   let toolCalls = false;
@@ -88,15 +89,13 @@ export async function* relayStream(
   try {
     for (;;) {
       try {
-        for (const chunk of current.value.head) {
-          const out = normalise(chunk, meta, continued);
-          if (out) yield track(out);
-        }
+        const head = relayed(current.value.head, continued);
+        if (head.length > 0) yield head;
         for (;;) {
           const step = await current.value.rest.next();
           if (step.done) break;
-          const out = normalise(step.value, meta, false);
-          if (out) yield track(out);
+          const batch = relayed(step.value, false);
+          if (batch.length > 0) yield batch;
         }
         settledEnd = true;
         return complete();
@@ -141,6 +140,16 @@ export async function* relayStream(
 
   function failed(error: UpstreamError): StreamEnd {
     return { outcome: 'failed', error, text, deployment: current.deployment, parts, log };
+  }
+
+  /** What the client gets of one step's chunks, noted as the answer so far. */
+  function relayed(chunks: readonly ChatChunk[], dropRoleOnly: boolean): ChatChunk[] {
+    const out: ChatChunk[] = [];
+    for (const chunk of chunks) {
+      const c = normalise(chunk, meta, dropRoleOnly);
+      if (c) out.push(track(c));
+    }
+    return out;
   }
 
   function track(chunk: ChatChunk): ChatChunk {

@@ -1,10 +1,13 @@
 /**
  * A streaming attempt. Nothing reaches the client until the first token has arrived, so
  * a deployment that fails or stays silent before that is failed over invisibly. After
- * that, the stream is read chunk by chunk; a death or stall surfaces as UpstreamFailure.
+ * that, the stream is read one upstream read at a time (the chunks decoded from one read
+ * travel together, so they cost one step of each generator and one write to the client); a
+ * death or stall surfaces as UpstreamFailure.
  */
 import type { ChatChunk, ChatRequest } from '../formats/openai/types.ts';
-import { SseParser } from '../formats/sse.ts';
+import { SseParser, type SseEvent } from '../formats/sse.ts';
+import { Utf8Reads } from '../formats/utf8-reads.ts';
 import type { StreamContext, StreamTranslator } from '../providers/types.ts';
 import { sendOk, type CallContext } from './calls.ts';
 import { UpstreamFailure, type UpstreamResponse } from './upstream.ts';
@@ -15,8 +18,11 @@ const FINISH_GRACE_MS = 250;
 export interface LiveStream {
   /** Chunks read before the stream was handed over, first token included. */
   head: ChatChunk[];
-  /** The rest; throws UpstreamFailure when the upstream dies or stalls before finishing. */
-  rest: AsyncGenerator<ChatChunk, void>;
+  /**
+   * The rest, the chunks of one upstream read per step (never an empty step); throws
+   * UpstreamFailure when the upstream dies or stalls before finishing.
+   */
+  rest: AsyncGenerator<ChatChunk[], void>;
   translator: StreamTranslator;
   /** Stop reading and release the connection (client went away). */
   cancel(): void;
@@ -55,18 +61,17 @@ export async function openChatStream(
 async function* readChunks(
   res: UpstreamResponse,
   translator: StreamTranslator,
-): AsyncGenerator<ChatChunk, void> {
+): AsyncGenerator<ChatChunk[], void> {
   const parser = new SseParser();
-  const decoder = new TextDecoder();
+  const reads = new Utf8Reads();
   let graceTimer: NodeJS.Timeout | undefined;
   let finalised = false;
   const complete = () => translator.done || (translator.finished && translator.usage !== undefined);
   try {
     for await (const buf of res.body) {
-      for (const event of parser.push(decoder.decode(buf as Buffer, { stream: true }))) {
-        yield* translator.push(event);
-        if (translator.error) throw new UpstreamFailure(translator.error);
-      }
+      const batch = translate(parser.push(reads.decode(buf as Buffer)), translator);
+      if (batch.length > 0) yield batch;
+      if (translator.error) throw new UpstreamFailure(translator.error);
       // An upstream that completed but keeps the socket open is finalised promptly.
       if (graceTimer === undefined && complete()) {
         graceTimer = setTimeout(() => {
@@ -75,7 +80,8 @@ async function* readChunks(
         }, FINISH_GRACE_MS);
       }
     }
-    for (const event of parser.end()) yield* translator.push(event);
+    const last = translate(parser.end(), translator);
+    if (last.length > 0) yield last;
   } catch (err) {
     if (!finalised) {
       if (err instanceof UpstreamFailure) throw err;
@@ -101,6 +107,16 @@ async function* readChunks(
     });
 }
 
+/** The chunks of these events, up to the first error the provider reports (none after it). */
+function translate(events: SseEvent[], translator: StreamTranslator): ChatChunk[] {
+  const out: ChatChunk[] = [];
+  for (const event of events) {
+    for (const chunk of translator.push(event)) out.push(chunk);
+    if (translator.error) break;
+  }
+  return out;
+}
+
 const carriesToken = (c: ChatChunk): boolean =>
   c.choices.some(
     (ch) =>
@@ -110,9 +126,12 @@ const carriesToken = (c: ChatChunk): boolean =>
       ch.finish_reason !== null,
   );
 
-/** Pull chunks until one carries a token, by the first-token deadline when one is set. */
+/**
+ * Pull reads until one has a chunk that carries a token, by the first-token deadline when one
+ * is set; the head is every chunk of those reads.
+ */
 async function untilFirstToken(
-  rest: AsyncGenerator<ChatChunk, void>,
+  rest: AsyncGenerator<ChatChunk[], void>,
   res: UpstreamResponse,
   deadline: number | undefined,
 ): Promise<ChatChunk[]> {
@@ -121,8 +140,8 @@ async function untilFirstToken(
     const next = rest.next();
     const step = deadline === undefined ? await next : await withDeadline(next, deadline, res);
     if (step.done) return head;
-    head.push(step.value);
-    if (carriesToken(step.value)) return head;
+    for (const chunk of step.value) head.push(chunk);
+    if (step.value.some(carriesToken)) return head;
   }
 }
 

@@ -64,7 +64,7 @@ export async function writeStream(
   res: ServerResponse,
   headers: Record<string, string>,
   encoder: ClientStreamEncoder,
-  chunks: AsyncGenerator<ChatChunk, StreamEnd>,
+  chunks: AsyncGenerator<ChatChunk[], StreamEnd>,
   settle: (end: StreamEnd, clientGone: boolean) => Promise<StreamSettlement>,
   shutdown?: AbortSignal,
 ): Promise<StreamResult> {
@@ -73,16 +73,14 @@ export async function writeStream(
     const withTrailers = openStream(res, headers);
     let step = await chunks.next();
     while (!step.done) {
-      const text = encoder.chunk(step.value);
+      // The chunks of one upstream read leave as one write: one chunked-encoding frame and
+      // one socket write for all their events.
+      let text = '';
+      for (const chunk of step.value) text += encoder.chunk(chunk);
       // A gone client stops nothing here: the relay ends soon (its upstream was aborted) and
       // still settles, charging what was produced.
       if (text && !res.destroyed) {
         result.firstChunkAt ??= Date.now();
-        // Chunks decoded from one upstream read arrive in one tick: send them as one write.
-        if (res.writableCorked === 0) {
-          res.cork();
-          process.nextTick(() => res.uncork());
-        }
         if (!res.write(text)) await drained(res);
       }
       step = await chunks.next();
