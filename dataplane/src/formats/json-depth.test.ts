@@ -52,6 +52,13 @@ describe('exceedsDepth (parsed values) and textExceedsDepth (JSON text) agree on
     expect(exceedsDepth(JSON.parse(wide), 72)).toBe(false);
   });
 
+  it('a text no longer than the limit is within it, one bracket more is not', () => {
+    // Texts this short skip the scan: each level needs a character.
+    expect(textExceedsDepth('['.repeat(64), 64)).toBe(false);
+    expect(textExceedsDepth('['.repeat(65), 64)).toBe(true);
+    expect(textExceedsDepth('{"a":[1]}', 1)).toBe(true);
+  });
+
   it('leaves malformed text to the parser', () => {
     expect(textExceedsDepth('[[["unterminated', 2)).toBe(true);
     expect(textExceedsDepth('["unterminated [[[[[[', 2)).toBe(false);

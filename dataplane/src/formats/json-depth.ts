@@ -62,6 +62,9 @@ const CLOSE_OBJECT = 0x7d;
  * skipped with indexOf. Malformed text is not judged here: a parser rejects it later.
  */
 export function textExceedsDepth(text: string, limit: number): boolean {
+  // Each level takes a bracket: a text no longer than the limit cannot pass it. Most texts
+  // checked (a stream's every event, for one) are far shorter than the limit, and skip the scan.
+  if (text.length <= limit) return false;
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {

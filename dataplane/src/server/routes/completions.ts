@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ResponseHeaders } from '../../brand.ts';
 import { formatUsd } from '../../accounting/cost.ts';
 import type { CompletionRequest, Usage } from '../../formats/openai/types.ts';
+import { Utf8Reads } from '../../formats/utf8-reads.ts';
 import { SseParser, sseData } from '../../formats/sse.ts';
 import { GatewayError } from '../../errors.ts';
 import { drained, openStream } from '../stream-writer.ts';
@@ -24,14 +25,14 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     const res = reply.raw;
     const trailers = openStream(res, streamHeaders(ctx, outcome));
     const parser = new SseParser();
-    const decoder = new TextDecoder();
+    const reads = new Utf8Reads();
     let usage: Usage | undefined;
     let text = '';
     let done = false;
     let broken = false;
     try {
       for await (const buf of outcome.upstream.body) {
-        for (const event of parser.push(decoder.decode(buf as Buffer, { stream: true }))) {
+        for (const event of parser.push(reads.decode(buf as Buffer))) {
           usage = outcome.usageOf(event) ?? usage;
           text += completionText(event.data);
           if (event.data === '[DONE]') done = true;
