@@ -166,6 +166,21 @@ describe('a stream that completes', () => {
     expect(end.usage).toBe(USAGE);
   });
 
+  it('relays the chunks of one upstream read together, as one step (one write to the client)', async () => {
+    const a = live(
+      'a',
+      [role(), say('He')],
+      [[say('l'), say('l'), say('o')], [chunk({}, 'stop'), usageOnly(USAGE)], [usageOnly(USAGE)]],
+      { usage: USAGE },
+    );
+    const { chunks, batches, end } = await drain(a.routed);
+    // The head is one step; a read of only a usage chunk has nothing for the client: no step.
+    expect(batches).toEqual([2, 3, 1]);
+    expect(textOf(chunks)).toBe('Hello');
+    expectComplete(end);
+    expect(end.finishReason).toBe('stop');
+  });
+
   it('does not modify the upstream chunks it relays', async () => {
     const original = say('x');
     const copy = structuredClone(original);

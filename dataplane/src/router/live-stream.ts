@@ -48,7 +48,7 @@ export async function openChatStream(
     res.body.destroy();
     throw err;
   }
-  const rest = readChunks(res, translator);
+  const rest = readChunks(res.body, translator);
   const firstTokenMs = ctx.deployment.timeouts.firstTokenMs;
   const head = await untilFirstToken(
     rest,
@@ -58,8 +58,12 @@ export async function openChatStream(
   return { head, rest, translator, cancel: () => res.body.destroy() };
 }
 
-async function* readChunks(
-  res: UpstreamResponse,
+/** What readChunks needs of an upstream body: its reads, and a way to let it go. */
+export type ChunkSource = AsyncIterable<unknown> & { destroy(): unknown };
+
+/** Exported for tests: the chunks of each read of `body`, one step per read that has any. */
+export async function* readChunks(
+  body: ChunkSource,
   translator: StreamTranslator,
 ): AsyncGenerator<ChatChunk[], void> {
   const parser = new SseParser();
@@ -68,7 +72,7 @@ async function* readChunks(
   let finalised = false;
   const complete = () => translator.done || (translator.finished && translator.usage !== undefined);
   try {
-    for await (const buf of res.body) {
+    for await (const buf of body) {
       const batch = translate(parser.push(reads.decode(buf as Buffer)), translator);
       if (batch.length > 0) yield batch;
       if (translator.error) throw new UpstreamFailure(translator.error);
@@ -76,7 +80,7 @@ async function* readChunks(
       if (graceTimer === undefined && complete()) {
         graceTimer = setTimeout(() => {
           finalised = true;
-          res.body.destroy();
+          body.destroy();
         }, FINISH_GRACE_MS);
       }
     }
