@@ -52,13 +52,14 @@ export function carriesTrailers(major: number, minor: number): boolean {
  */
 export function openStream(res: ServerResponse, headers: Record<string, string>): boolean {
   const trailers = carriesTrailers(res.req.httpVersionMajor, res.req.httpVersionMinor);
-  const { trailer: _trailer, ...plain } = SSE_HEADERS;
   res.writeHead(
     200,
-    trailers ? { ...SSE_HEADERS, ...headers } : { ...plain, ...headers, connection: 'close' },
+    trailers ? { ...SSE_HEADERS, ...headers } : { ...SSE_HEADERS_HTTP10, ...headers, connection: 'close' },
   );
   return trailers;
 }
+
+const { trailer: _trailer, ...SSE_HEADERS_HTTP10 } = SSE_HEADERS;
 
 export async function writeStream(
   res: ServerResponse,
