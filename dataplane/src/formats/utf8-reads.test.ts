@@ -34,6 +34,9 @@ describe('Utf8Reads decodes a byte stream read by read', () => {
   it('drops a byte order mark at the start of the stream only', () => {
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
     expect(decodeInReads(Buffer.concat([bom, Buffer.from('data: x\n\n')]), [])).toBe('data: x\n\n');
+    // Wherever the first reads cut the mark.
+    for (const cuts of [[1], [2], [1, 2], [3], [1, 4]])
+      expect(decodeInReads(Buffer.concat([bom, Buffer.from('data: x\n\n')]), cuts)).toBe('data: x\n\n');
     expect(decodeInReads(Buffer.concat([Buffer.from('a\n'), bom, Buffer.from('b\n')]), [2])).toBe(
       'a\n\ufeffb\n',
     );
