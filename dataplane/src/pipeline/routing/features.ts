@@ -130,19 +130,22 @@ function hits(re: RegExp, text: string): string[] {
   return [...new Set(found.map((m) => m.toLowerCase().trim()))];
 }
 
-const FENCE = /```[^\n]*\n[\s\S]*?(?:```|$)/g;
 const LIST_ITEM = /^[ \t]*(?:[-*•]|\d{1,2}[.)])[ \t]+\S/gm;
 const QUESTION = /[?？]/g;
 const NUMBER = /(?<![\p{L}\p{N}.])[$€£]?\d[\d,.]*/gu;
 const MATH_NOTATION =
   /\\(?:frac|int|sum|lim|sqrt|mathbb|begin|prod|infty|partial|cdot|leq|geq)|\$[^$\n]{2,}\$|[∫∑√∞≤≥≠ℝℕℤℚ∀∃∂∈]|(?<![\p{L}])[a-z]\^[\d{(a-z]|\bO\([^)]{1,12}\)/u;
+// The `;`/`{` line-end test starts at the line start, not after the indent: behind `[ \t]*`
+// every indent length retried `.*`, so a long line of spaces cost its length squared.
 const CODE_LINE =
-  /^[ \t]*(?:def |class |function |const |let |var |import |from \S+ import |#include|public |private |fn |func |package |return |if \(|for \(|while \(|SELECT |INSERT |UPDATE |CREATE |\}|.*[;{]$)/gm;
+  /^(?:[ \t]*(?:def |class |function |const |let |var |import |from \S+ import |#include|public |private |fn |func |package |return |if \(|for \(|while \(|SELECT |INSERT |UPDATE |CREATE |\})|.*[;{]$)/gm;
 // Line starts take spaces and tabs only: with \s a blank line's ^\s+ swallowed every newline
 // after it and backtracked, so a run of n newlines cost n² (16k newlines: 0.4 s per request).
+// The source location in parentheses holds no `(`: a frame matches when its last `(` opens
+// the location, and `.*` after every `(` of a long line cost the line's length squared.
 const STACK_FRAME = new RegExp(
   [
-    String.raw`^[ \t]+at \S.*(?:\(.*:\d+(?::\d+)?\)|:\d+:\d+)[ \t\r]*$`,
+    String.raw`^[ \t]+at \S.*(?:\([^(\n\r\u2028\u2029]*:\d+(?::\d+)?\)|:\d+:\d+)[ \t\r]*$`,
     String.raw`^[ \t]*File ".+", line \d+`,
     String.raw`^#\d+\s+(?:0x[0-9a-f]+ in )?\S+`,
     String.raw`^goroutine \d+ \[`,
@@ -158,16 +161,48 @@ const STACK_FRAME = new RegExp(
 const ERROR_LINE =
   /\b[A-Z]\w*(?:Error|Exception)\b|\berror(?:\[E\d+\])?:|\bFATAL\b|\bCRITICAL\b|\bpanic:|SIGSEGV|Segmentation fault|\bERROR\b|\bWARN(?:ING)?\b|deadlock detected|OOMKilled|Exit Code:\s*\d+/g;
 
-/** Split fenced code from prose; keyword scans run on prose only. */
-function splitCode(text: string): { prose: string; blocks: number; codeLines: number } {
+export function countStackFrames(text: string): number {
+  return text.match(STACK_FRAME)?.length ?? 0;
+}
+
+/** Lines that look like code outside fences. */
+export function countCodeLines(text: string): number {
+  return text.match(CODE_LINE)?.length ?? 0;
+}
+
+const FENCE = '```';
+const NEWLINE = 10;
+
+/**
+ * Split fenced code from prose; keyword scans run on prose only. A fence opens at ``` followed
+ * later by a newline and runs to the next ``` after that newline, or to the end of the text.
+ * A scan by indexOf, not a regex: a backtracking ```[^\n]*\n retried from every ``` of a long
+ * line without a newline, so a message of backticks cost its length squared.
+ */
+export function splitCode(text: string): { prose: string; blocks: number; codeLines: number } {
   let blocks = 0;
   let codeLines = 0;
-  const prose = text.replace(FENCE, (block) => {
+  let prose = '';
+  let from = 0;
+  for (let open = text.indexOf(FENCE); open !== -1; open = text.indexOf(FENCE, from)) {
+    const lineEnd = text.indexOf('\n', open + FENCE.length);
+    // No newline after this ``` means none after any later one either: no more fences.
+    if (lineEnd === -1) break;
+    const close = text.indexOf(FENCE, lineEnd + 1);
+    const end = close === -1 ? text.length : close + FENCE.length;
     blocks += 1;
-    codeLines += block.split('\n').length - 2;
-    return '\n';
-  });
-  return { prose, blocks, codeLines: Math.max(codeLines, 0) };
+    // Lines between the opening line and the closing fence.
+    codeLines += newlinesIn(text, lineEnd + 1, end);
+    prose += `${text.slice(from, open)}\n`;
+    from = end;
+  }
+  return { prose: prose + text.slice(from), blocks, codeLines };
+}
+
+function newlinesIn(text: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) === NEWLINE) n += 1;
+  return n;
 }
 
 /**
@@ -223,7 +258,7 @@ function contextSignalsOf(messages: ChatMessage[], last: number): string[] {
     seen += 1;
     const text = textOf(m.content).slice(0, CONTEXT_CAP);
     for (const re of HARD_CUES) for (const h of hits(re, text)) out.add(h);
-    if ((text.match(STACK_FRAME)?.length ?? 0) >= 2) out.add('stack trace');
+    if (countStackFrames(text) >= 2) out.add('stack trace');
   }
   return [...out];
 }
@@ -236,8 +271,7 @@ function toolErrorsOf(messages: ChatMessage[]): boolean {
     if (m?.role !== 'tool') continue;
     seen += 1;
     const text = textOf(m.content).slice(0, CONTEXT_CAP);
-    if ((text.match(STACK_FRAME)?.length ?? 0) >= 1 || (text.match(ERROR_LINE)?.length ?? 0) >= 1)
-      return true;
+    if (countStackFrames(text) >= 1 || (text.match(ERROR_LINE)?.length ?? 0) >= 1) return true;
   }
   return false;
 }
@@ -258,7 +292,7 @@ export function extractFeatures(req: ChatRequest): DifficultyFeatures {
   const scanned = bodyIsData ? instruction : prose;
   const instructionWords = bodyIsData ? Math.min(countWords(instruction), words) : words;
 
-  const unfencedCode = scanned.match(CODE_LINE)?.length ?? 0;
+  const unfencedCode = countCodeLines(scanned);
 
   let toolMessages = 0;
   let userTurns = 0;
@@ -299,7 +333,7 @@ export function extractFeatures(req: ChatRequest): DifficultyFeatures {
     numbers: scanned.match(NUMBER)?.length ?? 0,
     codeBlocks: bodyIsData ? 0 : blocks + (unfencedCode >= 3 ? 1 : 0),
     codeLines: bodyIsData ? 0 : fencedLines + (unfencedCode >= 3 ? unfencedCode : 0),
-    stackFrames: bodyIsData ? 0 : (structural.match(STACK_FRAME)?.length ?? 0),
+    stackFrames: bodyIsData ? 0 : countStackFrames(structural),
     errorLines: bodyIsData ? 0 : (structural.match(ERROR_LINE)?.length ?? 0),
     tools: req.tools?.length ?? 0,
     toolMessages,

@@ -9,6 +9,8 @@
 
 const BEFORE = '(?<![\\p{L}\\p{N}_])';
 const AFTER = '(?![\\p{L}\\p{N}_])';
+/** No earlier digit of the same number passes BEFORE; lazy, so it looks back one digit group. */
+const QUANTITY_START = '(?<!(?<![\\p{L}\\p{N}_])\\d[\\d,.]*?)';
 
 function kw(words: readonly string[], cjk: readonly string[] = []): RegExp {
   const latin = words.map((w) => (w.endsWith('*') ? w.slice(0, -1) : `${w}${AFTER}`));
@@ -453,7 +455,10 @@ export const SYSTEMS = kw(
     'throughput',
     'latency',
     'p9[59]',
-    '\\d[\\d,.]*\\s?[kmb]? (?:requests|rps|qps|users|writes|reads|events|transactions|orders)',
+    // A quantity is only tried from the first digit of a number that could start a word: from
+    // every later digit of "1,1,1,..." the scan re-read the rest of the number (its length
+    // squared), and each of those starts ends where the first one does, so it fails the same.
+    `${QUANTITY_START}\\d[\\d,.]*\\s?[kmb]? (?:requests|rps|qps|users|writes|reads|events|transactions|orders)`,
     'per second',
     'millions?',
     'billions?',
