@@ -5,7 +5,7 @@ import { GatewayError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import { normaliseError } from './errors.ts';
 import { DEFAULT_LIMITS, nodeServerTimeouts, type ConnectionLimits } from './limits.ts';
-import { onClientError, onConnectMethod } from './protocol-errors.ts';
+import { preRoutingAnswers } from './protocol-errors.ts';
 
 /** Reasons are capped: a file with hundreds of errors must not make /readyz huge. */
 const MAX_REASONS = 20;
@@ -33,9 +33,10 @@ export function buildAdminApp(
 ): FastifyInstance {
   // Probes must stay answerable: a client that never finishes a request is cut here too.
   const timeouts = nodeServerTimeouts({ ...DEFAULT_LIMITS, ...limits });
+  const edge = preRoutingAnswers();
   const app = Fastify({
     logger: false,
-    clientErrorHandler: onClientError,
+    clientErrorHandler: edge.onClientError,
     http: {
       headersTimeout: timeouts.headersTimeout,
       requestTimeout: timeouts.requestTimeout,
@@ -44,7 +45,7 @@ export function buildAdminApp(
     requestTimeout: timeouts.requestTimeout,
     keepAliveTimeout: timeouts.keepAliveTimeout,
   });
-  app.server.on('connect', onConnectMethod);
+  app.server.on('connect', edge.onConnect(app.log));
   // The admin port answers errors in the same SPEC.md shape as the public one.
   app.setNotFoundHandler(async (request, reply) => {
     const error = new GatewayError('not_found', `no route ${request.method} ${request.url.split('?', 1)[0]}`);

@@ -29,7 +29,7 @@ import type { StreamResult } from './stream-writer.ts';
 import { SHUTTING_DOWN } from './stream-writer.ts';
 import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, nodeServerTimeouts, type ConnectionLimits } from './limits.ts';
 import { normaliseError } from './errors.ts';
-import { onClientError, onConnectMethod } from './protocol-errors.ts';
+import { preRoutingAnswers } from './protocol-errors.ts';
 import { chatRoute } from './routes/chat.ts';
 import { REQUEST_ID_HEADER } from './routes/headers.ts';
 import { completionsRoute } from './routes/completions.ts';
@@ -87,6 +87,8 @@ export interface AppOptions {
 
 export { DEFAULT_BODY_LIMIT };
 
+const NOT_ACCEPTING = 'the gateway is shutting down and takes no new requests; retry on a new connection';
+
 const adminDenied = (url: string): GatewayError =>
   new GatewayError(
     'permission_denied',
@@ -122,6 +124,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   // Every open stream listens for the drain deadline: thousands, not a leak.
   setMaxListeners(0, shutdown);
   const drain = new DrainAborts(shutdown);
+  const edge = preRoutingAnswers();
+  // Set by preClose, the moment Fastify starts closing (see the onRequest hook).
+  let closing = false;
   const app = Fastify({
     http: {
       headersTimeout: timeouts.headersTimeout,
@@ -137,25 +142,31 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     // A caller's own id (sane ones only) ties our logs and the upstream's to its own.
     genReqId: (req) => acceptedRequestId(req.headers[REQUEST_ID_HEADER]) ?? randomUUID(),
-    return503OnClosing: true,
+    // Fastify's own 503 while closing has neither the SPEC.md body nor a request id: the
+    // onRequest hook below answers it instead.
+    return503OnClosing: false,
     // Each route's request schema is compiled when the route is first called (lazy-validators.ts).
     schemaController: lazySchemaController(undefined, (compileNow) => deferred.push(compileNow)),
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
     },
-    // Errors raised before routing get the SPEC.md body too.
-    clientErrorHandler: onClientError,
+    // Errors raised before routing get the SPEC.md body and a request id too.
+    clientErrorHandler: edge.onClientError,
     frameworkErrors: (err, request, reply) => {
       const error = isAdministrativePath(request.url) ? adminDenied(request.url) : normaliseError(err);
       // Fastify types this reply with unresolved route generics; it is a plain reply.
       void (reply as FastifyReply)
         .code(error.status)
         .header(ResponseHeaders.requestId, request.id)
+        .header(REQUEST_ID_HEADER, request.id)
         .header('content-type', 'application/json; charset=utf-8')
         .send(JSON.stringify(errorBody(request.url, error)));
     },
   });
-  app.server.on('connect', onConnectMethod);
+  app.server.on('connect', edge.onConnect(app.log));
+  app.addHook('preClose', () => {
+    closing = true;
+  });
   // Only JSON bodies are accepted: any other content-type is a 415, not a schema error.
   app.removeContentTypeParser('text/plain');
   // Static paths → methods they answer, so a wrong method is a 405 rather than a 404.
@@ -229,6 +240,12 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // write them with their own head (streamHeaders).
     reply.header(ResponseHeaders.requestId, request.id);
     reply.header(REQUEST_ID_HEADER, request.id);
+    // A request that reaches a connection still open while the server closes is shed before
+    // any work (Fastify has already marked the connection to close after this answer).
+    if (closing) {
+      const error = new GatewayError('service_unavailable', NOT_ACCEPTING);
+      return reply.code(error.status).send(errorBody(request.url, error));
+    }
     // Counted until the socket's response closes: finished, failed or abandoned alike.
     opts.metrics.inflight.inc();
     // `on`, not `once`: a response closes once, and once() wraps each listener in a closure.

@@ -17,18 +17,23 @@ describe('parserError', () => {
 
 describe('rawErrorResponse', () => {
   it('is a complete HTTP/1.1 answer with the SPEC.md body and an exact length', () => {
-    const raw = rawErrorResponse(parserError('HPE_HEADER_OVERFLOW'));
+    const raw = rawErrorResponse(parserError('HPE_HEADER_OVERFLOW'), 'req-1');
     const [head, body] = raw.split('\r\n\r\n') as [string, string];
     expect(head.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
     expect(head).toContain(`Content-Length: ${Buffer.byteLength(body)}`);
     expect(head).toContain('Connection: close');
+    expect(head).toContain('\r\nx-gantry-request-id: req-1\r\n');
+    expect(head).toContain('\r\nx-request-id: req-1\r\n');
     expect(JSON.parse(body)).toEqual({
       error: { message: 'request headers exceed the size limit', type: 'headers_too_large', code: 431 },
     });
   });
 
   it("carries the error's own headers", () => {
-    const raw = rawErrorResponse(new GatewayError('method_not_allowed', 'no', { headers: { Allow: 'GET' } }));
+    const raw = rawErrorResponse(
+      new GatewayError('method_not_allowed', 'no', { headers: { Allow: 'GET' } }),
+      'req-1',
+    );
     expect(raw).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\nAllow: GET\r\n/);
   });
 });

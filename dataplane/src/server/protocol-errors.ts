@@ -1,12 +1,19 @@
 /**
  * Errors raised before a request reaches Fastify's routing: Node's HTTP parser (431 for
  * oversized headers, 400 for a malformed request line, 408 when the request timeout fires)
- * and Fastify's URL decoding. They get the SPEC.md error body like every other answer.
+ * and CONNECT. They get the SPEC.md error body and a request id like every other answer.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { ResponseHeaders } from '../brand.ts';
 import { GatewayError } from '../errors.ts';
+import { LogSampler } from './log-sampler.ts';
+import { REQUEST_ID_HEADER } from './routes/headers.ts';
+
+/** Any client can cause these at will: one warn line per interval, each answer at debug. */
+const WARN_EVERY_MS = 10_000;
 
 /** Node's error codes → what the client is told; anything else the parser rejects is a 400. */
 export function parserError(code: string | undefined): GatewayError {
@@ -20,12 +27,14 @@ export function parserError(code: string | undefined): GatewayError {
   }
 }
 
-export function rawErrorResponse(error: GatewayError): string {
+export function rawErrorResponse(error: GatewayError, requestId: string): string {
   const body = JSON.stringify(error.toBody());
   const extra = Object.entries(error.headers).map(([k, v]) => `${k}: ${v}\r\n`);
   return (
     `HTTP/1.1 ${error.status} ${statusText(error.status)}\r\n` +
     extra.join('') +
+    `${ResponseHeaders.requestId}: ${requestId}\r\n` +
+    `${REQUEST_ID_HEADER}: ${requestId}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     'Connection: close\r\n\r\n' +
@@ -41,23 +50,53 @@ const statusText = (status: number): string =>
     431: 'Request Header Fields Too Large',
   })[status] ?? 'Error';
 
-/**
- * A CONNECT request: Node hands it to a 'connect' listener and, without one, drops the
- * socket with no answer at all. The gateway is no forward proxy; it says so.
- */
-export function onConnectMethod(_req: IncomingMessage, socket: Duplex): void {
-  const error = new GatewayError('method_not_allowed', 'CONNECT is not served: this is not a forward proxy', {
+/** A CONNECT request: the gateway is no forward proxy, and says so. */
+export const connectRefused = (): GatewayError =>
+  new GatewayError('method_not_allowed', 'CONNECT is not served: this is not a forward proxy', {
     headers: { Allow: 'GET, HEAD, POST' },
   });
-  if (socket.writable) socket.write(rawErrorResponse(error));
-  socket.destroy();
+
+/** The two log calls these answers make; Fastify's logger (pino, or its no-op) has both. */
+export interface EdgeLog {
+  warn(fields: object, msg: string): void;
+  debug(fields: object, msg: string): void;
 }
 
-/** Fastify's `clientErrorHandler`: the connection cannot be trusted after a parse error, so it is closed. */
-export function onClientError(err: Error & { code?: string }, socket: Socket): void {
-  // A reset socket has nobody to answer.
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  // Written then destroyed, as Node's own handler does: the small answer leaves in one write.
-  if (socket.writable) socket.write(rawErrorResponse(parserError(err.code)));
-  socket.destroy();
+export interface PreRoutingAnswers {
+  /**
+   * Fastify's `clientErrorHandler`, which Fastify calls with `this` bound to the instance.
+   * The connection cannot be trusted after a parse error, so it is closed.
+   */
+  onClientError(this: { log: EdgeLog }, err: Error & { code?: string }, socket: Socket): void;
+  /**
+   * A listener for the server's 'connect' event: without one, Node drops a CONNECT
+   * request's socket with no answer at all.
+   */
+  onConnect(log: EdgeLog): (req: IncomingMessage, socket: Duplex) => void;
+}
+
+/**
+ * No request object exists yet, so each answer gets a fresh id (a client's own x-request-id
+ * sits in headers that failed to parse) in both id headers and in its log line.
+ */
+export function preRoutingAnswers(sampler = new LogSampler(WARN_EVERY_MS)): PreRoutingAnswers {
+  const answer = (log: EdgeLog, socket: Duplex, error: GatewayError, cause: string | undefined): void => {
+    const requestId = randomUUID();
+    const remoteAddress = (socket as Partial<Socket>).remoteAddress;
+    // Written then destroyed, as Node's own handler does: the small answer leaves in one write.
+    if (socket.writable) socket.write(rawErrorResponse(error, requestId));
+    socket.destroy();
+    const fields = { requestId, status: error.status, type: error.type, cause, remoteAddress };
+    const quiet = sampler.take();
+    if (quiet === undefined) log.debug(fields, 'answered before routing');
+    else log.warn({ ...fields, quietSinceLast: quiet }, 'answered before routing');
+  };
+  return {
+    onClientError(err, socket) {
+      // A reset socket has nobody to answer.
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      answer(this.log, socket, parserError(err.code), err.code);
+    },
+    onConnect: (log) => (_req, socket) => answer(log, socket, connectRefused(), 'CONNECT'),
+  };
 }
