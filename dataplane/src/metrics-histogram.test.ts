@@ -76,6 +76,69 @@ describe('LiveHistogram exports what prom-client would', () => {
     expect(await liveRegistry.metrics()).toBe(await promRegistry.metrics());
   });
 
+  it('prints series in the order they are observed after a reset, as prom-client does', async () => {
+    const { promRegistry, liveRegistry, prom, live } = twins(observations);
+    promRegistry.resetMetrics();
+    liveRegistry.resetMetrics();
+    // Observed first before the reset: gpt-x, embeddings, other. Now other, a new set, gpt-x.
+    const again = [
+      ['/v1/chat/completions', 'other', 0.3],
+      ['/v1/models', 'new', 2],
+      ['/v1/chat/completions', 'gpt-x', 0.02],
+      ['/v1/chat/completions', 'other', 0.001],
+    ] as const;
+    for (const [route, model, seconds] of again) {
+      prom.labels({ route, model }).observe(seconds);
+      const key = `${route}\u0000${model}`;
+      (live.find(key) ?? live.child(key, { route, model })).observe(seconds);
+    }
+    const text = await liveRegistry.metrics();
+    expect(text).toBe(await promRegistry.metrics());
+    const counts = text.split('\n').filter((l) => l.startsWith('gantry_test_duration_seconds_count'));
+    expect(counts).toEqual([
+      'gantry_test_duration_seconds_count{route="/v1/chat/completions",model="other"} 2',
+      'gantry_test_duration_seconds_count{route="/v1/models",model="new"} 1',
+      'gantry_test_duration_seconds_count{route="/v1/chat/completions",model="gpt-x"} 1',
+    ]);
+    expect(await live.get()).toEqual(await prom.get());
+  });
+
+  it('orders by first observation, not by when a series was made', async () => {
+    const { promRegistry, liveRegistry, prom, live } = twins([]);
+    const early = live.child('early', { route: '/a', model: 'm' });
+    expect(() => early.observe(Number.NaN)).toThrow(/not a valid number/);
+    live.child('late', { route: '/b', model: 'm' }).observe(1);
+    early.observe(2);
+    prom.labels({ route: '/b', model: 'm' }).observe(1);
+    prom.labels({ route: '/a', model: 'm' }).observe(2);
+    expect(await liveRegistry.metrics()).toBe(await promRegistry.metrics());
+  });
+
+  it('prints an unlabelled histogram as prom-client does: zero buckets at first, none after a reset', async () => {
+    const promRegistry = new Registry();
+    const liveRegistry = new Registry();
+    const unlabelled = { ...config, labelNames: [] as const };
+    const prom = new Histogram({ ...unlabelled, registers: [promRegistry] });
+    const live = new LiveHistogram({ ...unlabelled, registers: [liveRegistry] });
+    const fresh = await liveRegistry.metrics();
+    expect(fresh).toBe(await promRegistry.metrics());
+    expect(fresh).toContain('gantry_test_duration_seconds_bucket{le="+Inf"} 0');
+    // Any key names the one series.
+    prom.observe(0.2);
+    live.child('any', {}).observe(0.2);
+    expect(live.find('')).toBe(live.find('any'));
+    expect(await liveRegistry.metrics()).toBe(await promRegistry.metrics());
+    promRegistry.resetMetrics();
+    liveRegistry.resetMetrics();
+    const reset = await liveRegistry.metrics();
+    expect(reset).toBe(await promRegistry.metrics());
+    expect(reset).not.toContain('_bucket');
+    prom.observe(40);
+    live.find('any')!.observe(40);
+    expect(await liveRegistry.metrics()).toBe(await promRegistry.metrics());
+    expect(await live.get()).toEqual(await prom.get());
+  });
+
   it('refuses what prom-client refuses: a value that is not a number, an unknown label, le, a bad name', () => {
     const live = new LiveHistogram({ ...config, registers: [] });
     const series = live.child('k', { route: 'r', model: 'm' });

@@ -75,8 +75,15 @@ export class LiveHistogram<L extends string> {
   readonly aggregator = 'sum' as const;
   private readonly bounds: readonly number[];
   private readonly labelNames: ReadonlySet<string>;
-  /** By a caller-chosen key for the label set; exported in the order sets were first seen. */
+  /** By a caller-chosen key for the label set. */
   private readonly series = new Map<string, Series>();
+  /**
+   * The exported series, in prom-client's order: by first observation since the series was
+   * made or the histogram last reset (prom-client makes its entry at that observation).
+   */
+  private observed: Series[] = [];
+  /** An unlabelled histogram's one series, whatever key its callers use. */
+  private readonly unlabelled: Series | undefined;
 
   constructor(config: HistogramConfig<L>) {
     if (!validateMetricName(config.name)) throw new Error(`Invalid metric name: ${config.name}`);
@@ -88,6 +95,13 @@ export class LiveHistogram<L extends string> {
     if (config.buckets.some((b, i) => i > 0 && b <= config.buckets[i - 1]!))
       throw new Error(`${config.name}: buckets must be ascending`);
     this.bounds = Object.freeze([...config.buckets]);
+    // prom-client prints an unlabelled histogram's zero buckets before any observation (its
+    // one entry exists from the start), though not after a reset until observed again.
+    if (this.labelNames.size === 0) {
+      this.unlabelled = new Series(this.bounds, {});
+      this.series.set('', this.unlabelled);
+      this.observed.push(this.unlabelled);
+    }
     // The Registry's types list only prom-client's own classes; at run time it reads name,
     // help, type, aggregator and get() (or getForPromString()), and reset() on resetMetrics().
     for (const r of config.registers) r.registerMetric(this as unknown as Metric);
@@ -105,18 +119,40 @@ export class LiveHistogram<L extends string> {
       for (const name of Object.keys(labels))
         if (!this.labelNames.has(name))
           throw new Error(`Added label "${name}" is not included in initial labelset`);
-      this.series.set(key, (s = new Series(this.bounds, labels)));
+      if (this.unlabelled) s = this.unlabelled;
+      else this.exportOnFirstObservation((s = new Series(this.bounds, labels)));
+      this.series.set(key, s);
     }
     return s;
   }
 
-  /** Zero every series; callers keep their series objects, which go on counting. */
+  /**
+   * Zero every series and forget the export order, as prom-client empties its entries; callers
+   * keep their series objects, which go on counting and are exported again once observed.
+   */
   reset(): void {
-    for (const s of this.series.values()) {
+    this.observed = [];
+    for (const s of new Set(this.series.values())) {
       s.buckets.fill(0);
       s.sum = 0;
       s.count = 0;
+      this.exportOnFirstObservation(s);
     }
+  }
+
+  /**
+   * Until its first observation a series carries its own `observe`, which records the series
+   * in the export order and then deletes itself, so `Series.observe` (the hot path) does no
+   * bookkeeping. The own property is the last one added, so V8 returns the object to the
+   * shape it had without it.
+   */
+  private exportOnFirstObservation(s: Series): void {
+    s.observe = (value: number): void => {
+      // First, so a value prom-client refuses leaves the series unexported, as there.
+      Series.prototype.observe.call(s, value);
+      delete (s as { observe?: Series['observe'] }).observe;
+      this.observed.push(s);
+    };
   }
 
   /**
@@ -130,8 +166,7 @@ export class LiveHistogram<L extends string> {
     const sumName = `${this.name}_sum`;
     const countName = `${this.name}_count`;
     // A set prom-client never observed is not exported: it only exists after an observation.
-    for (const s of this.series.values()) {
-      if (s.count === 0) continue;
+    for (const s of this.observed) {
       const shared = s.labels;
       let acc = 0;
       for (let i = 0; i < this.bounds.length; i++) {
