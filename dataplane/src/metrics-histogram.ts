@@ -37,9 +37,13 @@ export class Series {
   readonly buckets: Float64Array;
   sum = 0;
   count = 0;
+  /** Whether the histogram exports this series (prom-client has no entry before an observation). */
+  exported = false;
   constructor(
     private readonly bounds: readonly number[],
     readonly labels: Readonly<Record<string, string>>,
+    /** Tells the histogram, at the first observation since it was made or reset. */
+    private readonly onFirstObservation: (s: Series) => void,
   ) {
     this.buckets = new Float64Array(bounds.length);
   }
@@ -57,6 +61,7 @@ export class Series {
     // Above the last bound only the +Inf bucket (the count) holds it, as in prom-client.
     this.sum += value;
     this.count++;
+    if (!this.exported) this.onFirstObservation(this);
   }
 }
 
@@ -98,9 +103,9 @@ export class LiveHistogram<L extends string> {
     // prom-client prints an unlabelled histogram's zero buckets before any observation (its
     // one entry exists from the start), though not after a reset until observed again.
     if (this.labelNames.size === 0) {
-      this.unlabelled = new Series(this.bounds, {});
+      this.unlabelled = new Series(this.bounds, {}, this.export);
       this.series.set('', this.unlabelled);
-      this.observed.push(this.unlabelled);
+      this.export(this.unlabelled);
     }
     // The Registry's types list only prom-client's own classes; at run time it reads name,
     // help, type, aggregator and get() (or getForPromString()), and reset() on resetMetrics().
@@ -120,7 +125,7 @@ export class LiveHistogram<L extends string> {
         if (!this.labelNames.has(name))
           throw new Error(`Added label "${name}" is not included in initial labelset`);
       if (this.unlabelled) s = this.unlabelled;
-      else this.exportOnFirstObservation((s = new Series(this.bounds, labels)));
+      else s = new Series(this.bounds, labels, this.export);
       this.series.set(key, s);
     }
     return s;
@@ -136,24 +141,15 @@ export class LiveHistogram<L extends string> {
       s.buckets.fill(0);
       s.sum = 0;
       s.count = 0;
-      this.exportOnFirstObservation(s);
+      s.exported = false;
     }
   }
 
-  /**
-   * Until its first observation a series carries its own `observe`, which records the series
-   * in the export order and then deletes itself, so `Series.observe` (the hot path) does no
-   * bookkeeping. The own property is the last one added, so V8 returns the object to the
-   * shape it had without it.
-   */
-  private exportOnFirstObservation(s: Series): void {
-    s.observe = (value: number): void => {
-      // First, so a value prom-client refuses leaves the series unexported, as there.
-      Series.prototype.observe.call(s, value);
-      delete (s as { observe?: Series['observe'] }).observe;
-      this.observed.push(s);
-    };
-  }
+  /** Appends a series to the export order, at its first observation since creation or reset. */
+  private readonly export = (s: Series): void => {
+    s.exported = true;
+    this.observed.push(s);
+  };
 
   /**
    * What the Registry prints: as prom-client's Histogram gives it, each sample's own labels
