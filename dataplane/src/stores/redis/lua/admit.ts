@@ -25,8 +25,7 @@ export const ADMIT_ARGS = { base: 10, recharge: 6 } as const;
  * newestAt (-1 = none)}, budget reply {ok, available (after the hold when ok), recharged}.
  */
 export const admitScript: Omit<LuaScript, 'numberOfKeys'> & { maxKeys: number } = {
-  // Renamed with its new arguments, so no client can call a server's cached copy of the old one.
-  name: 'gantryAdmit2',
+  name: 'gantryAdmit',
   // The key count varies (the recharge keys are optional): each call sends its own.
   maxKeys: ADMIT_KEYS.base + ADMIT_KEYS.recharge,
   lua: `
