@@ -3,7 +3,8 @@
  * and a baseline one on the same redis-server, call by call in turn (so load on the machine
  * weighs on both alike). Each call's time is the growth of INFO commandstats' evalsha usec
  * around it; INFO is not an evalsha, so it does not count itself. Reports a trimmed mean (the
- * slowest tenth dropped: preemption by other work on a shared machine).
+ * slowest tenth dropped: preemption by other work on a shared machine), and the admission's
+ * round trip as the client sees it (p50).
  *
  *   npx tsx test/bench/money-redis-time.ts <baseline checkout> [pairs]
  */
@@ -56,6 +57,8 @@ const trimmedMean = (xs: readonly number[]): number => {
   return kept.reduce((a, b) => a + b, 0) / kept.length;
 };
 
+const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
+
 const redis = await startRedis();
 const admin = new Redis(redis.url);
 const evalUsec = async (): Promise<number> =>
@@ -69,16 +72,22 @@ const stores = await Promise.all(
   }),
 );
 try {
-  const times = roots.map(() => ({ admission: [] as number[], settlement: [] as number[] }));
+  const times = roots.map(() => ({
+    admission: [] as number[],
+    settlement: [] as number[],
+    roundTrip: [] as number[],
+  }));
   for (let i = 0; i < pairs + WARMUP; i++) {
     for (const [v, s] of stores.entries()) {
       const u0 = await evalUsec();
+      const t0 = process.hrtime.bigint();
       const r = await s.admitter.admit(key, limits, 270, {
         ...key,
         budget,
         estimateUsd: 0.0001,
         reference: `r${i}`,
       });
+      const t1 = process.hrtime.bigint();
       const u1 = await evalUsec();
       if (!r.reserve?.ok || !r.decision.ticket) throw new Error('not admitted');
       await s.settler!.settle({
@@ -90,12 +99,13 @@ try {
       if (i < WARMUP) continue;
       times[v]!.admission.push(u1 - u0);
       times[v]!.settlement.push(u2 - u1);
+      times[v]!.roundTrip.push(Number(t1 - t0) / 1000);
     }
   }
   console.log(`Redis time per call, µs (trimmed mean of ${pairs}, the slowest tenth dropped)`);
   for (const [v, root] of roots.entries())
     console.log(
-      `  ${root.padEnd(24)} admission ${trimmedMean(times[v]!.admission).toFixed(2)}  settlement ${trimmedMean(times[v]!.settlement).toFixed(2)}`,
+      `  ${root.padEnd(24)} admission ${trimmedMean(times[v]!.admission).toFixed(2)}  settlement ${trimmedMean(times[v]!.settlement).toFixed(2)}  admission round trip at the client (p50) ${median(times[v]!.roundTrip).toFixed(1)}`,
     );
 } finally {
   admin.disconnect();
