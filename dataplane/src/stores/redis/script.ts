@@ -46,7 +46,7 @@ export function bindVariadicScript(
   return async (keys, args) => {
     if (keys.length > script.maxKeys) throw new Error(`${script.name}: at most ${script.maxKeys} keys`);
     try {
-      return await method.call(client, keys.length, ...keys, ...args);
+      return await method.call(client, String(keys.length), ...keys, ...args);
     } catch (err) {
       throw toStoreError(operation, err);
     }
