@@ -143,7 +143,7 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
     kind: 'redis',
     rateLimiter,
     budgets,
-    admitter: new RedisAdmitter(redis, rateLimiter, budgets),
+    admitter: new RedisAdmitter(redis, rateLimiter, budgets, clock),
     settler: new RedisSettler(redis, rateLimiter, budgets, usage),
     wallets: new RedisWalletStore(redis, keys, clock),
     usage,

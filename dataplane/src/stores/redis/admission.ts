@@ -4,11 +4,11 @@ import { AdmissionStoreError, type Admitter, type AdmitResult } from '../admissi
 import type { ReserveRequest } from '../budget.ts';
 import type { RateLimits } from '../rate-limiter.ts';
 import { hasLimits, unlimitedDecision } from '../sliding-window.ts';
-import type { KeyRef } from '../types.ts';
+import { systemClock, type Clock, type KeyRef } from '../types.ts';
 import type { RedisBudgetStore } from './budget.ts';
-import { ADMIT_ARGS, admitScript } from './lua/admit.ts';
+import { ADMIT_ARGS, ADMIT_KEYS, admitScript } from './lua/admit.ts';
 import type { RedisRateLimiter } from './rate-limiter.ts';
-import { bindScript, type BoundScript } from './script.ts';
+import { bindVariadicScript, type BoundScript } from './script.ts';
 
 export class RedisAdmitter implements Admitter {
   private readonly script: BoundScript;
@@ -17,8 +17,9 @@ export class RedisAdmitter implements Admitter {
     client: Redis,
     private readonly rateLimiter: RedisRateLimiter,
     private readonly budgets: RedisBudgetStore,
+    private readonly clock: Clock = systemClock,
   ) {
-    this.script = bindScript(client, admitScript, 'admission');
+    this.script = bindVariadicScript(client, admitScript, 'admission');
   }
 
   async admit(
@@ -35,13 +36,21 @@ export class RedisAdmitter implements Admitter {
         throw new AdmissionStoreError('budget store', err);
       }
     }
-    const rate = this.rateLimiter.acquireCall(key, limits, tokenEstimate);
-    const budget = this.budgets.reserveCall(reserve);
-    if (rate.args.length !== ADMIT_ARGS.rate || budget.args.length !== ADMIT_ARGS.budget)
-      throw new Error('admission script: argument counts changed');
+    // One clock reading for both parts: the window entry and the hold share the admission time.
+    const now = Math.floor(this.clock());
+    const rate = this.rateLimiter.acquireCall(key, limits, tokenEstimate, now);
+    const budget = this.budgets.admissionCall(reserve, now);
+    const keys = rate.keys.concat(budget.keys);
+    const args = rate.args.concat(budget.args);
+    const recharge = keys.length > ADMIT_KEYS.base;
+    if (
+      keys.length !== ADMIT_KEYS.base + (recharge ? ADMIT_KEYS.recharge : 0) ||
+      args.length !== ADMIT_ARGS.base + (recharge ? ADMIT_ARGS.recharge : 0)
+    )
+      throw new Error('admission script: key or argument counts changed');
     let raw: unknown;
     try {
-      raw = await this.script([...rate.keys, ...budget.keys], [...rate.args, ...budget.args]);
+      raw = await this.script(keys, args);
     } catch (err) {
       // The rate limit is the script's first step: as with separate calls, an unreachable
       // store is reported as the rate limiter's.

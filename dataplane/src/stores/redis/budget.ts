@@ -16,7 +16,7 @@ import { available } from '../budget-math.ts';
 import { newId } from '../ids.ts';
 import { fromMicros, toMicros } from '../money.ts';
 import { monthKey, periodRetentionMs, periodWindow } from '../period.ts';
-import { rechargeMicros } from '../recharge.ts';
+import { rechargeMicros, type RechargeMicros } from '../recharge.ts';
 import { systemClock, type Clock, type KeyRef } from '../types.ts';
 import type { KeySpace } from './keys.ts';
 import { budgetReserve, budgetSettle, budgetState } from './lua/budget.ts';
@@ -28,6 +28,17 @@ const MONTH_RETENTION_MS = 62 * 86_400_000;
 function triple(raw: unknown, what: string): [number, number, number] {
   if (!Array.isArray(raw) || raw.length < 3) throw new Error(`${what} script: unexpected reply`);
   return [int(raw[0], what), int(raw[1], what), int(raw[2], what)];
+}
+
+/** A hold before it is asked for: what the reserve and admission scripts are sent. */
+interface HoldPlan {
+  periodKey: string;
+  limit: number;
+  estimate: number;
+  recharge: RechargeMicros | undefined;
+  id: string;
+  expiresAt: number;
+  retention: number | undefined;
 }
 
 /** One reserve as script keys and arguments, and how its reply becomes a result. */
@@ -80,55 +91,86 @@ export class RedisBudgetStore implements BudgetStore {
     return call.result(await this.reserveScript(call.keys, call.args));
   }
 
-  reserveCall(req: ReserveRequest): ReserveCall {
-    const now = Math.floor(this.clock());
-    const window = periodWindow(req.budget.period, now);
-    const limit = toMicros(req.budget.limitUsd);
-    const estimate = Math.max(0, toMicros(req.estimateUsd, 'up'));
-    const recharge = req.autoRecharge ? rechargeMicros(req.autoRecharge) : undefined;
-    const id = newId();
-    const expiresAt = now + this.ttlMs;
-    const retention = periodRetentionMs(window, now);
-    const month = monthKey(now);
+  reserveCall(req: ReserveRequest, now = Math.floor(this.clock())): ReserveCall {
+    const p = this.plan(req, now);
+    const r = p.recharge;
     return {
       keys: [
         this.keys.budget(req),
-        this.keys.spent(req, window.key),
+        this.keys.spent(req, p.periodKey),
         this.keys.reservations(req),
         this.keys.reservationExpiry(req),
-        this.keys.recharged(req, month),
+        this.keys.recharged(req, monthKey(now)),
         this.keys.wallet(req.tenant),
         this.keys.ledger(req.tenant),
       ],
       args: [
         arg(now),
-        arg(limit),
-        arg(estimate),
-        id,
-        arg(expiresAt),
-        arg(retention ?? 0),
-        recharge ? '1' : '0',
-        arg(recharge?.thresholdMicros ?? 0),
-        arg(recharge?.amountMicros ?? 0),
-        arg(recharge?.monthlyCapMicros ?? 0),
+        arg(p.limit),
+        arg(p.estimate),
+        p.id,
+        arg(p.expiresAt),
+        arg(p.retention ?? 0),
+        r ? '1' : '0',
+        arg(r?.thresholdMicros ?? 0),
+        arg(r?.amountMicros ?? 0),
+        arg(r?.monthlyCapMicros ?? 0),
         arg(MONTH_RETENTION_MS),
         req.keyId,
         req.reference ?? '',
       ],
-      result: (raw) => this.reserved(raw, req, window.key, limit, estimate, id, expiresAt, retention),
+      result: (raw) => this.reserved(raw, req, p),
     };
   }
 
-  private reserved(
-    raw: unknown,
-    req: ReserveRequest,
-    periodKey: string,
-    limit: number,
-    estimate: number,
-    id: string,
-    expiresAt: number,
-    retention: number | undefined,
-  ): ReserveResult {
+  /**
+   * The hold's part of the admission script (lua/admit.ts): its budget keys and arguments, the
+   * auto-recharge ones only when the key recharges. `now` is the admission's, shared with the
+   * rate limit.
+   */
+  admissionCall(req: ReserveRequest, now: number): ReserveCall {
+    const p = this.plan(req, now);
+    const keys = [
+      this.keys.budget(req),
+      this.keys.spent(req, p.periodKey),
+      this.keys.reservations(req),
+      this.keys.reservationExpiry(req),
+    ];
+    const args = [arg(p.limit), arg(p.estimate), p.id, arg(p.expiresAt)];
+    const r = p.recharge;
+    if (r) {
+      keys.push(
+        this.keys.recharged(req, monthKey(now)),
+        this.keys.wallet(req.tenant),
+        this.keys.ledger(req.tenant),
+      );
+      args.push(
+        arg(r.thresholdMicros),
+        arg(r.amountMicros),
+        arg(r.monthlyCapMicros),
+        arg(MONTH_RETENTION_MS),
+        req.keyId,
+        req.reference ?? '',
+      );
+    }
+    return { keys, args, result: (raw) => this.reserved(raw, req, p) };
+  }
+
+  /** What a hold of `req` at `now` is: its period, amounts, id and expiry. */
+  private plan(req: ReserveRequest, now: number): HoldPlan {
+    const window = periodWindow(req.budget.period, now);
+    return {
+      periodKey: window.key,
+      limit: toMicros(req.budget.limitUsd),
+      estimate: Math.max(0, toMicros(req.estimateUsd, 'up')),
+      recharge: req.autoRecharge ? rechargeMicros(req.autoRecharge) : undefined,
+      id: newId(),
+      expiresAt: now + this.ttlMs,
+      retention: periodRetentionMs(window, now),
+    };
+  }
+
+  private reserved(raw: unknown, req: ReserveRequest, p: HoldPlan): ReserveResult {
     const [ok, avail, recharged] = triple(raw, 'budget reserve');
     if (ok !== 1) {
       return { ok: false, remainingUsd: fromMicros(Math.max(0, avail)), rechargedUsd: fromMicros(recharged) };
@@ -136,12 +178,12 @@ export class RedisBudgetStore implements BudgetStore {
     const reservation: Reservation = {
       tenant: req.tenant,
       keyId: req.keyId,
-      id,
-      periodKey,
-      limitUsd: fromMicros(limit),
-      amountUsd: fromMicros(estimate),
-      expiresAt,
-      periodRetentionMs: retention,
+      id: p.id,
+      periodKey: p.periodKey,
+      limitUsd: fromMicros(p.limit),
+      amountUsd: fromMicros(p.estimate),
+      expiresAt: p.expiresAt,
+      periodRetentionMs: p.retention,
     };
     return { ok: true, reservation, remainingUsd: fromMicros(avail), rechargedUsd: fromMicros(recharged) };
   }

@@ -49,8 +49,12 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /** The acquire script's keys and arguments (ARGV[5] is the estimate, ARGV[6] the ticket id). */
-  acquireCall(key: KeyRef, limits: RateLimits, tokenEstimate: number): AcquireCall {
-    const now = Math.floor(this.clock());
+  acquireCall(
+    key: KeyRef,
+    limits: RateLimits,
+    tokenEstimate: number,
+    now = Math.floor(this.clock()),
+  ): AcquireCall {
     const estimate = wholeTokens(tokenEstimate);
     const id = newId();
     return {

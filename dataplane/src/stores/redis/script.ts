@@ -31,6 +31,28 @@ export function bindScript(client: Redis, script: LuaScript, operation: string):
   };
 }
 
+/**
+ * A script whose number of keys varies by call (optional parts): defined without a key count,
+ * so each call sends its own.
+ */
+export function bindVariadicScript(
+  client: Redis,
+  script: Omit<LuaScript, 'numberOfKeys'> & { maxKeys: number },
+  operation: string,
+): BoundScript {
+  client.defineCommand(script.name, { lua: script.lua });
+  const method = (client as unknown as Record<string, ScriptMethod>)[script.name];
+  if (!method) throw new Error(`defineCommand did not install ${script.name}`);
+  return async (keys, args) => {
+    if (keys.length > script.maxKeys) throw new Error(`${script.name}: at most ${script.maxKeys} keys`);
+    try {
+      return await method.call(client, String(keys.length), ...keys, ...args);
+    } catch (err) {
+      throw toStoreError(operation, err);
+    }
+  };
+}
+
 /** Lua integers arrive as numbers; guard against a script returning something else. */
 export function int(value: unknown, what: string): number {
   const n = typeof value === 'string' ? Number(value) : value;

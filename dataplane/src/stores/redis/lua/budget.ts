@@ -9,8 +9,8 @@ const HELPERS = `
 local function num(v) return tonumber(v or '0') or 0 end
 local function int(x) return string.format('%d', x) end
 -- Drops holds whose reservation expired from \`held\` (the hash's total, read by the caller);
--- returns the held total that remains. Nothing expired and nothing held is one call.
-local function expireHolds(held, res, resexp, now)
+-- returns the held total that remains.
+local function dropExpired(held, res, resexp, now)
   local expired = redis.call('ZRANGEBYSCORE', resexp, '-inf', now, 'LIMIT', 0, 512)
   if #expired > 0 then
     for i = 1, #expired do
@@ -19,9 +19,16 @@ local function expireHolds(held, res, resexp, now)
     redis.call('HDEL', res, unpack(expired))
     redis.call('ZREM', resexp, unpack(expired))
   end
-  -- No hold left means nothing is held, whatever rounding or a lost hold left in the total.
-  if held < 0 or (held > 0 and redis.call('ZCARD', resexp) == 0) then held = 0 end
   return held
+end
+-- No hold left means nothing is held, whatever rounding or a lost hold left in the total.
+local function checked(held, resexp)
+  if held < 0 or (held > 0 and redis.call('ZCARD', resexp) == 0) then return 0 end
+  return held
+end
+-- Nothing expired and nothing held is one call.
+local function expireHolds(held, res, resexp, now)
+  return checked(dropExpired(held, res, resexp, now), resexp)
 end
 local function available(limit, spent, credit, held)
   local allowance = limit - spent
@@ -100,7 +107,9 @@ export const budgetSettle: LuaScript = {
 local amount = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
 local b = redis.call('HMGET', KEYS[1], 'held', 'credit')
-local held = expireHolds(num(b[1]), KEYS[3], KEYS[4], tonumber(ARGV[6]))
+-- Expired holds and this one leave the total first; the check for a total with no holds
+-- behind it runs once, on what is left.
+local held = dropExpired(num(b[1]), KEYS[3], KEYS[4], tonumber(ARGV[6]))
 local credit = num(b[2])
 local applied, charged, spent = 0, 0, nil
 -- The marker goes first: a second settle of the same id finds it and changes nothing.
@@ -111,11 +120,15 @@ if redis.call('SET', KEYS[5], '1', 'NX', 'PX', ARGV[5]) then
     redis.call('HDEL', KEYS[3], ARGV[1])
     redis.call('ZREM', KEYS[4], ARGV[1])
     held = held - tonumber(hold)
-    if held < 0 or (held > 0 and redis.call('ZCARD', KEYS[4]) == 0) then held = 0 end
   end
+end
+held = checked(held, KEYS[4])
+if applied == 1 then
   if amount > 0 then
     spent = redis.call('INCRBY', KEYS[2], int(amount))
-    if ARGV[4] ~= '0' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+    -- The period's counter gets its expiry when this charge creates it; it never loses it
+    -- (INCRBY keeps it), and the retention runs to the period's end plus a grace either way.
+    if ARGV[4] ~= '0' and spent == amount then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
     -- The period's allowance before this charge pays first; credit (never below zero) the rest.
     local allowance = limit - (spent - amount)
     if allowance < 0 then allowance = 0 end
