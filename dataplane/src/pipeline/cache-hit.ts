@@ -12,7 +12,7 @@ import type { ChatOutcome } from './chat-forward.ts';
 import { walletCreditUsd } from './cache/economics.ts';
 import { guardResponse } from './guardrails/stage.ts';
 import { tenantTier } from './cache/policy.ts';
-import { replayChunks } from './cache/replay.ts';
+import { replaySteps } from './cache/replay.ts';
 import type { CacheLookup } from './cache/stage.ts';
 import { promptTokensOf, type RequestContext } from './context.ts';
 import { callContext, routeRequest, type PipelineDeps } from './forward.ts';
@@ -80,7 +80,7 @@ export async function serveHit(
     chunks: (async function* (): AsyncGenerator<ChatChunk[], StreamEnd> {
       // The guarded answer, as a non-streamed hit gets: the whole stored text is at hand, so a
       // response redaction applies here although a live stream (never scanned) skips it.
-      yield [...replayChunks(guarded, meta)];
+      yield* replaySteps(guarded, meta);
       return {
         outcome: 'complete',
         usage,

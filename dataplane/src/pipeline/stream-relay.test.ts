@@ -243,6 +243,17 @@ describe('a stream that dies after text', () => {
     expect(chunks.some((c) => c.choices[0]!.delta.reasoning_content === 'continuing the word')).toBe(true);
   });
 
+  it('a continuation’s head drops role-only chunks before its first token only, however the reads split', async () => {
+    // A signature-only delta after the token, in the same read as the token: part of the answer.
+    const signature = () => chunk({ role: 'assistant' });
+    const a = live('a', [say('Hel')], [DIED]);
+    const b = live('b', [role(), say('lo'), signature()], [chunk({}, 'stop')]);
+    const { chunks } = await drain(a.routed, recorder([b.routed]).continueWith);
+    expect(chunks).toHaveLength(4);
+    expect(chunks[1]!.choices[0]!.delta).toEqual({ content: 'lo' });
+    expect(chunks[2]!.choices[0]!.delta).toEqual({ role: 'assistant' });
+  });
+
   it('the rest of a continuation is not filtered: its later role-only chunks pass', async () => {
     const a = live('a', [say('Hel')], [DIED]);
     const b = live('b', [say('lo')], [role(), chunk({}, 'stop')]);

@@ -32,3 +32,27 @@ export function* replayChunks(
     };
   }
 }
+
+/**
+ * The replay in steps of at most `size` chunks: the stream writer sends a step as one write
+ * and waits for a slow client between steps, so a long cached answer is never held whole in
+ * the socket's buffer (one chunk per word grows ~30x as events).
+ */
+export function* replaySteps(
+  completion: ChatCompletion,
+  meta: { id: string; created: number; model: string },
+  size = REPLAY_STEP_CHUNKS,
+): Generator<ChatChunk[]> {
+  let step: ChatChunk[] = [];
+  for (const chunk of replayChunks(completion, meta)) {
+    step.push(chunk);
+    if (step.length === size) {
+      yield step;
+      step = [];
+    }
+  }
+  if (step.length > 0) yield step;
+}
+
+/** About 10 KB of events for word-sized pieces: under a socket's 16 KB high-water mark. */
+export const REPLAY_STEP_CHUNKS = 64;
