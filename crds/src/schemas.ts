@@ -10,7 +10,9 @@ export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
 const Name = Type.String({ minLength: 1, maxLength: 253 });
-const Usd = Type.Number({ minimum: 0 });
+// Money is counted in integer micro-dollars, exact below 2^53: about 9e9 USD. The cap keeps every
+// configured amount far inside that (a larger budget would fail each admission instead).
+const Usd = Type.Number({ minimum: 0, maximum: 1e9 });
 const LocalObjectRef = Type.Object({ name: Name }, { additionalProperties: false });
 const SecretKeyRef = Type.Object(
   { name: Name, key: Type.String({ minLength: 1 }) },

@@ -71,6 +71,12 @@ describe('broken manifests', () => {
       (d) => (spec(d).capabilities = ['chat', 'chat']),
       ['/spec/capabilities: must NOT have duplicate items (items ## 1 and 0 are identical)'],
     ],
+    [
+      'a budget past what micro-dollar counting holds exactly',
+      'ApiKey',
+      (d) => ((spec(d).budget as { limitUsd: number }).limitUsd = 1e10),
+      ['/spec/budget/limitUsd: must be <= 1000000000'],
+    ],
     ['a missing tenantRef', 'ApiKey', (d) => delete spec(d).tenantRef, ['/spec/tenantRef: is required']],
     [
       'a key hash that is not SHA-256 hex',

@@ -218,6 +218,35 @@ describe('admission script (lua/admit.ts) on a real redis-server', () => {
     expect(await pods[0]!.budgets.state(key, monthly)).toMatchObject({ heldUsd: 0, spentUsd: 5 });
   });
 
+  it('keeps no weightless entries for budget refusals when only tokens are limited', async () => {
+    const clock = fakeClock();
+    const prefix = `admt-${newId()}`;
+    const s = await stores(prefix, clock);
+    const limits = { tokensPerMinute: 1_000_000 };
+    for (let i = 0; i < 200; i++) await s.admitter.admit(key, limits, 10, reserve(1, { reference: `t${i}` }));
+    const [window] = await admin.keys(`${prefix}:*:rl:w`);
+    // Ten holds of $1 fit the $10 budget; the 190 refusals count nothing, so they add nothing
+    // to the set the token limit's retry walk reads.
+    expect(await admin.zcard(window!)).toBe(10);
+    const next = await s.rateLimiter.acquire(key, limits, 0);
+    expect(next.tokens?.remaining).toBe(1_000_000 - 10 * 10);
+  });
+
+  it('a token correction of the only entry in the window keeps the window’s expiry', async () => {
+    const clock = fakeClock();
+    const prefix = `admx-${newId()}`;
+    const s = await stores(prefix, clock);
+    const r = await s.admitter.admit(key, { requestsPerMinute: 5, tokensPerMinute: 1000 }, 100, reserve(1));
+    const [window] = await admin.keys(`${prefix}:*:rl:w`);
+    expect(await admin.pttl(window!)).toBeGreaterThan(0);
+    await s.rateLimiter.adjust(r.decision.ticket!, 40);
+    // Removing the only entry before adding its replacement deleted the key and its expiry.
+    expect(await admin.pttl(window!)).toBeGreaterThan(0);
+    expect(await admin.zcard(window!)).toBe(1);
+    const next = await s.rateLimiter.acquire(key, { tokensPerMinute: 1000 }, 0);
+    expect(next.tokens?.remaining).toBe(960);
+  });
+
   it('reports the newest admission of a pod whose clock is ahead in the reset headers', async () => {
     const prefix = `admk-${newId()}`;
     const behind = fakeClock();

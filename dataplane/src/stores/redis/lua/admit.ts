@@ -144,10 +144,13 @@ end
 if held ~= held0 then redis.call('HSET', KEYS[3], 'held', int(held)) end
 
 -- The request's entry in the window. A budget refusal counts the request but not its tokens
--- (the separate scripts added the estimate, then gave it back): the entry weighs 0 then.
+-- (the separate scripts added the estimate, then gave it back): the entry weighs 0 then, and
+-- is written only when requests are limited: without a request limit it counts nothing, and
+-- refusals would grow the set that the token walk above reads. An admitted request's entry is
+-- always written, as its settlement corrects the entry's weight to the tokens used.
 local counted = est
 if ok == 0 then counted = 0 end
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[6] .. ':' .. int(counted))
+if ok == 1 or rpm > 0 then redis.call('ZADD', KEYS[1], ARGV[1], ARGV[6] .. ':' .. int(counted)) end
 redis.call('SET', KEYS[2], int(sum + counted), 'PX', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return {rate, {ok, avail, recharged}}

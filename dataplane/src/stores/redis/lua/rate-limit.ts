@@ -91,8 +91,11 @@ export const rateAdjust: LuaScript = {
   lua: `
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not score then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZADD', KEYS[1], score, ARGV[2])
+-- The new member first: removing an only entry first would delete the key and its expiry.
+if ARGV[1] ~= ARGV[2] then
+  redis.call('ZADD', KEYS[1], score, ARGV[2])
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
 -- Both keys already expire a window after the newest admission (acquire set them together),
 -- which is no earlier than this entry leaves the window: adjusting keeps their TTLs.
 local sum = redis.call('INCRBY', KEYS[2], ARGV[3])
