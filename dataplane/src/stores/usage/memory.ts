@@ -29,7 +29,9 @@ import {
   type RollupCounters,
 } from './accumulate.ts';
 import { resolveUsageOptions, type ResolvedUsageOptions, type UsageStoreOptions } from './options.ts';
+import { IdWindow } from './id-window.ts';
 import { byNewest, compareRows, compareSecurity, inRange } from './order.ts';
+import { PackedUsageLog } from './packed-log.ts';
 
 interface TenantUsage {
   /** day → cell member → counters */
@@ -39,8 +41,8 @@ interface TenantUsage {
   keys: Set<string>;
   models: Set<string>;
   providers: Set<string>;
-  /** Oldest first; trimmed to the log limit in batches. */
-  log: UsageRecord[];
+  /** The newest records, packed (a record object each was most of this store's heap). */
+  log: PackedUsageLog;
 }
 
 /**
@@ -52,44 +54,25 @@ const MEMORY_DEDUPE_MAX = 10_000;
 
 export class MemoryUsageState {
   readonly tenants = new Map<string, TenantUsage>();
-  /** `[tenant, id]` → when it may be forgotten. */
-  private readonly seen = new Map<string, number>();
-  /**
-   * The same entries oldest first, as a queue: the oldest is found without iterating the map,
-   * whose iterator walks past every entry deleted since its last rehash (thousands once
-   * full, on every record).
-   */
-  private readonly order: { id: string; until: number }[] = [];
-  private head = 0;
+  /** `[tenant, id]` of the records seen lately, oldest first; made with its bound on first use. */
+  private seen: IdWindow | undefined;
 
   hasSeen(id: string): boolean {
-    return this.seen.has(id);
+    return this.seen?.has(id) ?? false;
   }
 
   /** Remember `id` until `until`; past `max` entries the oldest is forgotten early. */
   remember(id: string, until: number, max: number): void {
-    this.seen.set(id, until);
-    this.order.push({ id, until });
-    if (this.seen.size > max) this.forgetOldest();
+    (this.seen ??= new IdWindow(max)).remember(id, until);
   }
 
   /** Forget every entry due by `now` (entries are remembered in time order). */
   forgetDue(now: number): void {
-    while (this.head < this.order.length && this.order[this.head]!.until <= now) this.forgetOldest();
+    this.seen?.forgetDue(now);
   }
 
-  private forgetOldest(): void {
-    const e = this.order[this.head++]!;
-    // Only the entry this slot stands for: an id seen again later has a newer slot of its own.
-    if (this.seen.get(e.id) === e.until) this.seen.delete(e.id);
-    // Compact now and then: amortised O(1), and the queue never holds more than twice the map.
-    if (this.head >= 1024 && this.head * 2 >= this.order.length) {
-      this.order.splice(0, this.head);
-      this.head = 0;
-    }
-  }
-
-  tenant(name: string): TenantUsage {
+  /** The tenant's state; a new tenant's log keeps its newest `logLimit` records. */
+  tenant(name: string, logLimit: number): TenantUsage {
     let t = this.tenants.get(name);
     if (!t) {
       t = {
@@ -98,7 +81,7 @@ export class MemoryUsageState {
         keys: new Set(),
         models: new Set(),
         providers: new Set(),
-        log: [],
+        log: new PackedUsageLog(name, logLimit),
       };
       this.tenants.set(name, t);
     }
@@ -125,13 +108,11 @@ export class MemoryUsageStore implements UsageStore {
     // Validate before any write, so a bad record changes nothing (the script does the same).
     const cell = cellOf(r);
     const security = securityDeltas(r);
-    // A copy: the caller's object must not change what the log holds.
-    const entry: UsageRecord = { ...r };
     const member = cellMember(cell);
     const next = accumulate(this.cell(cell.tenant, cell.day, member), r);
 
     this.state.remember(seenId, now + Math.min(this.opts.dedupeMs, MEMORY_DEDUPE_MS), MEMORY_DEDUPE_MAX);
-    const t = this.state.tenant(r.tenant);
+    const t = this.state.tenant(r.tenant, this.opts.logLimit);
     const isNewDay = !t.days.has(cell.day);
     this.cells(t, cell.day).set(member, next);
     if (security.length > 0) {
@@ -146,10 +127,8 @@ export class MemoryUsageStore implements UsageStore {
     t.keys.add(cell.keyId);
     t.models.add(cell.model);
     if (cell.provider !== '') t.providers.add(cell.provider);
-    t.log.push(entry);
-    // Trim in batches: amortised O(1) per record; reads only look at the newest `logLimit`.
-    if (t.log.length > this.opts.logLimit + Math.ceil(this.opts.logLimit / 8))
-      t.log.splice(0, t.log.length - this.opts.logLimit);
+    // Packed, so the caller's object is copied and never kept.
+    t.log.push(r);
     if (isNewDay) this.expireDays(t, now);
     return true;
   }
@@ -199,10 +178,11 @@ export class MemoryUsageStore implements UsageStore {
     const out: UsageRecord[] = [];
     for (const [, t] of this.scope(q.tenant)) {
       let found = 0;
-      const floor = Math.max(0, t.log.length - this.opts.logLimit);
-      for (let i = t.log.length - 1; i >= floor && found < q.limit; i--) {
-        const r = t.log[i]!;
-        if (!inRange(dayOf(r.at), q) || !matchesFilters(q, cellOf(r))) continue;
+      const newest = Math.min(t.log.size, this.opts.logLimit);
+      for (let age = 0; age < newest && found < q.limit; age++) {
+        if (!inRange(dayOf(t.log.atMs(age)), q)) continue;
+        const r = t.log.record(age);
+        if (!matchesFilters(q, cellOf(r))) continue;
         out.push(r);
         found++;
       }
