@@ -41,5 +41,5 @@ COPY models models
 # Non-root; the chart also sets a read-only root filesystem (the process writes nowhere but /tmp).
 USER 1000:1000
 EXPOSE 8080 9090
-ENTRYPOINT ["node", "--enable-source-maps", "--max-semi-space-size=4"]
+ENTRYPOINT ["node", "--enable-source-maps", "--max-semi-space-size=4", "--no-allocation-site-pretenuring"]
 CMD ["dataplane/dist/gantry.mjs"]

@@ -8,4 +8,4 @@ cd "$(dirname "$0")/.."
 npm run build --silent
 # Two malloc arenas instead of one per thread (V8's and libuv's workers): ~15 MB less RSS.
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
-exec node --enable-source-maps --max-semi-space-size=4 dataplane/dist/gantry.mjs "$@"
+exec node --enable-source-maps --max-semi-space-size=4 --no-allocation-site-pretenuring dataplane/dist/gantry.mjs "$@"
