@@ -25,6 +25,17 @@ export class RefCountedInterner<T> {
     return slot;
   }
 
+  /** One more reference to a slot in use (the caller already holds one). */
+  retain(slot: number): void {
+    if (this.values[slot] === undefined) throw new Error(`interned slot ${slot} is not in use`);
+    this.refs[slot]!++;
+  }
+
+  /** Whether `slot` stands for a value now. */
+  holds(slot: number): boolean {
+    return this.values[slot] !== undefined;
+  }
+
   get(slot: number): T {
     const v = this.values[slot];
     if (v === undefined) throw new Error(`interned slot ${slot} is not in use`);

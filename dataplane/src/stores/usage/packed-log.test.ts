@@ -125,6 +125,16 @@ describe('packed request log', () => {
     expect(all(log).every((r) => r.model === 'gpt-4o-mini')).toBe(true);
   });
 
+  it('reads each record with its own dimensions when the only one held is replaced each time', () => {
+    const log = new PackedUsageLog('t', 1);
+    for (const model of ['a', 'b', 'a', 'a', 'c', 'b']) {
+      const r = usageRecord({ tenant: 't', model, id: randomUUID() });
+      log.push(r);
+      expect(log.record(0)).toStrictEqual(r);
+      expect(log.distinctDims).toBe(1);
+    }
+  });
+
   it('refuses a limit that is not a whole number above 0', () => {
     expect(() => new PackedUsageLog('t', 0)).toThrow(/above 0/);
     expect(() => new PackedUsageLog('t', 1.5)).toThrow(/above 0/);

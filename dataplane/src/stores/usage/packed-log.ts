@@ -146,6 +146,8 @@ export class PackedUsageLog {
   /** Ids that are not lowercase UUIDs, by physical index (rare: ids given by a client, side calls). */
   private readonly otherIds = new Map<number, string>();
   private readonly interned = new RefCountedInterner<Dims>();
+  /** The last record's interned slot and values, to skip the key when the next repeats them. */
+  private lastDims: { slot: number; d: Dims } | undefined;
 
   constructor(
     readonly tenant: string,
@@ -283,12 +285,44 @@ export class PackedUsageLog {
       }
     }
     this.flags[p] = f;
-    this.dims[p] = this.interned.acquire(dimsKey(r), () => dimsOf(r));
+    this.dims[p] = this.dimsSlot(r);
+  }
+
+  /**
+   * The interned slot of `r`'s strings and summaries. A tenant's records mostly repeat the
+   * previous one's, which is checked field by field before building the interning key.
+   */
+  private dimsSlot(r: UsageRecord): number {
+    const last = this.lastDims;
+    if (
+      last !== undefined &&
+      r.guardrails === undefined &&
+      r.routing === undefined &&
+      last.d.guardrails === undefined &&
+      last.d.routing === undefined &&
+      r.keyId === last.d.keyId &&
+      r.endpoint === last.d.endpoint &&
+      r.requestedModel === last.d.requestedModel &&
+      r.model === last.d.model &&
+      r.deployment === last.d.deployment &&
+      r.provider === last.d.provider &&
+      r.errorType === last.d.errorType &&
+      r.cache?.band === last.d.cacheBand
+    ) {
+      this.interned.retain(last.slot);
+      return last.slot;
+    }
+    const slot = this.interned.acquire(dimsKey(r), () => dimsOf(r));
+    this.lastDims = { slot, d: this.interned.get(slot) };
+    return slot;
   }
 
   /** Lets go of what the record at physical index `p` holds outside the columns. */
   private drop(p: number): void {
-    this.interned.release(this.dims[p]!);
+    const slot = this.dims[p]!;
+    this.interned.release(slot);
+    // A slot let go may be given to other values: the shortcut must not name it.
+    if (this.lastDims?.slot === slot && !this.interned.holds(slot)) this.lastDims = undefined;
     if ((this.flags[p]! & PACKED_ID) === 0) this.otherIds.delete(p);
   }
 
