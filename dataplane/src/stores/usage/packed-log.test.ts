@@ -75,6 +75,16 @@ function variedRecords(): UsageRecord[] {
 }
 
 describe('packed request log', () => {
+  it('keeps records apart whose strings differ only in where a control character falls', () => {
+    const log = new PackedUsageLog('t', 8);
+    const a = usageRecord({ tenant: 't', id: randomUUID(), requestedModel: 'x\u0001y', model: 'z' });
+    const b = usageRecord({ tenant: 't', id: randomUUID(), requestedModel: 'x', model: 'y\u0001z' });
+    const c = usageRecord({ tenant: 't', id: randomUUID(), deployment: '\u0002' });
+    const d = usageRecord({ tenant: 't', id: randomUUID(), deployment: undefined });
+    for (const r of [a, b, c, d]) log.push(r);
+    expect(all(log)).toEqual([d, c, b, a]);
+  });
+
   it('reads back every record equal to the one recorded, optional parts in each of their forms', () => {
     const log = new PackedUsageLog('t', 100);
     const records = variedRecords();

@@ -64,42 +64,29 @@ const PACKED_ID = 128;
 /** First allocation; columns double up to `limit`, so a quiet tenant costs little. */
 const INITIAL_CAPACITY = 64;
 
-/** Separates the parts of an interning key; `NONE` stands for undefined. */
-const SEP = '\u0001';
-const NONE = '\u0002';
-
-const opt = (s: string | undefined): string => (s === undefined ? NONE : s);
-
 /** A finding as an array: its optional `action` is there (null for undefined) only when the key was. */
 const findingTuple = (f: Finding): unknown[] =>
   'action' in f ? [f.guardrail, f.category, f.count, f.action ?? null] : [f.guardrail, f.category, f.count];
 
+/**
+ * The interning key of a record's strings and summaries: JSON, so no value can pass for a
+ * separator (client-chosen model names may hold any character); undefined is null.
+ */
 function dimsKey(r: UsageRecord): string {
   const g = r.guardrails;
-  const guardrails = g === undefined ? NONE : JSON.stringify([g.action, g.findings.map(findingTuple)]);
   const ro = r.routing;
-  const routing = ro === undefined ? NONE : JSON.stringify([ro.level, ro.model, ro.effort ?? null]);
-  return (
-    r.keyId +
-    SEP +
-    r.endpoint +
-    SEP +
-    r.requestedModel +
-    SEP +
-    r.model +
-    SEP +
-    opt(r.deployment) +
-    SEP +
-    opt(r.provider) +
-    SEP +
-    opt(r.errorType) +
-    SEP +
-    opt(r.cache?.band) +
-    SEP +
-    guardrails +
-    SEP +
-    routing
-  );
+  return JSON.stringify([
+    r.keyId,
+    r.endpoint,
+    r.requestedModel,
+    r.model,
+    r.deployment ?? null,
+    r.provider ?? null,
+    r.errorType ?? null,
+    r.cache?.band ?? null,
+    g === undefined ? null : [g.action, g.findings.map(findingTuple)],
+    ro === undefined ? null : [ro.level, ro.model, ro.effort ?? null],
+  ]);
 }
 
 const copyGuardrails = (g: GuardrailVerdictSummary): GuardrailVerdictSummary => ({
