@@ -9,7 +9,8 @@ export class LogSampler {
 
   constructor(
     private readonly intervalMs: number,
-    private readonly now: () => number = Date.now,
+    // Monotonic: a wall clock stepped back (NTP) would silence the loud events until it caught up.
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** For a loud event, how many quiet ones preceded it since the last loud one; else undefined. */
