@@ -50,16 +50,23 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
  * a path parameter over its maxParamLength (100 characters) with a 414 before routing.
  */
 export function oversizedModelName(req: ModelNameSources): GatewayError | undefined {
-  for (const source of [req.body, req.query]) {
-    if (!isRecord(source)) continue;
-    for (const field of MODEL_FIELDS) {
-      const error = modelNameError(field, source[field]);
-      if (error) return error;
-    }
-  }
+  // Runs on every request: no arrays or closures built on the way through.
+  const error = fieldsError(req.body) ?? fieldsError(req.query);
+  if (error) return error;
   const header = req.headers[MODEL_HEADER];
-  for (const value of [header].flat()) {
-    const error = modelNameError(MODEL_HEADER, value);
+  if (header === undefined) return undefined;
+  if (typeof header === 'string') return modelNameError(MODEL_HEADER, header);
+  for (const value of header) {
+    const headerError = modelNameError(MODEL_HEADER, value);
+    if (headerError) return headerError;
+  }
+  return undefined;
+}
+
+function fieldsError(source: unknown): GatewayError | undefined {
+  if (!isRecord(source)) return undefined;
+  for (const field of MODEL_FIELDS) {
+    const error = modelNameError(field, source[field]);
     if (error) return error;
   }
   return undefined;
