@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GatewayError, invalidParam } from '../errors.ts';
+import { checkModelName } from '../server/model-name.ts';
 import { isRecord } from './events.ts';
 import { unmeteredReason, unmeteredSessionField } from './session-policy.ts';
 
@@ -73,6 +74,7 @@ function sessionParts(session: Record<string, unknown>, at: string): Omit<MintRe
   }
   if (typeof session.model !== 'string' || session.model === '')
     throw invalidParam(field('model'), 'required: the model the secret may open');
+  checkModelName(field('model'), session.model);
   const { model, type: _type, ...rest } = session;
   const bytes = Buffer.byteLength(JSON.stringify(rest));
   if (bytes > MAX_SECRET_SESSION_BYTES)

@@ -23,6 +23,7 @@ import { routeRequest, type PipelineDeps } from '../pipeline/forward.ts';
 import { settle } from '../pipeline/settlement.ts';
 import { attemptHeaders, type AttemptLog } from '../router/router.ts';
 import { authenticate, hashKey } from '../server/auth.ts';
+import { checkModelName } from '../server/model-name.ts';
 import { normaliseError } from '../server/errors.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { acceptedRequestId, parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
@@ -119,6 +120,7 @@ export class RealtimeProxy {
       const who = await this.caller(req);
       ctx = this.context(req, socket, requestId, who);
       const asked = new URL(req.url ?? '/', 'http://gantry').searchParams.get('model');
+      checkModelName('model', asked);
       const model = asked || who.secret?.model;
       if (!model) throw invalidParam('model', 'required as ?model=<model> on the Realtime URL');
       if (who.secret && model !== who.secret.model)

@@ -25,6 +25,7 @@ import { DrainAborts } from './drain-aborts.ts';
 import { isAdministrativePath } from './admin-paths.ts';
 import { lazySchemaController } from './lazy-validators.ts';
 import { checkJsonDepth } from './depth-guard.ts';
+import { oversizedModelName } from './model-name.ts';
 import type { StreamResult } from './stream-writer.ts';
 import { SHUTTING_DOWN } from './stream-writer.ts';
 import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, nodeServerTimeouts, type ConnectionLimits } from './limits.ts';
@@ -257,7 +258,12 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     if (request.routeOptions.url?.startsWith('/v1/')) hooks.context(request, reply);
   });
   // Right after parsing: nothing (schema validation, cache key, translation) has walked the body yet.
-  app.addHook('preValidation', async (request) => checkJsonDepth(request.body, maxJsonDepth));
+  app.addHook('preValidation', async (request) => {
+    checkJsonDepth(request.body, maxJsonDepth);
+    // Before any route reads the model: an oversized name is never routed, logged or recorded.
+    const error = oversizedModelName({ body: request.body, query: request.query, headers: request.headers });
+    if (error) throw error;
+  });
   app.addHook('onResponse', async (request, reply) =>
     observe(request.routeOptions.url ?? 'unknown', reply.statusCode, request),
   );

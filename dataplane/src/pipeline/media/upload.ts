@@ -9,6 +9,7 @@ import type {} from '@fastify/multipart';
 import { GatewayError, invalidParam } from '../../errors.ts';
 import type { MediaFile } from '../../providers/types.ts';
 import { checkMediaType } from './sniff.ts';
+import { checkModelName } from '../../server/model-name.ts';
 
 export interface UploadRules {
   /** Largest accepted file, in bytes. */
@@ -51,6 +52,8 @@ export async function readUpload(request: FastifyRequest, rules: UploadRules): P
         if (part.valueTruncated)
           throw new GatewayError('request_too_large', `field ${name} is too long`, { param: name });
         upload.fields[name] = String(part.value);
+        // The edge hook sees no multipart fields: the model names in a form are bounded here.
+        if (name === 'model' || name === 'embedding_model') checkModelName(name, upload.fields[name]);
         continue;
       }
       const allowed = rules.files[name];
