@@ -9,45 +9,13 @@
 import { Redis } from 'ioredis';
 import { startRedis } from '../harness/redis.ts';
 import type * as StoresModule from '../../dataplane/src/stores/index.ts';
-import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
+import { budget, key, limits, record } from './money-fixture.ts';
 
 const iterations = Number(process.argv[2] ?? 4000);
-const key = { tenant: 'bench-wallet', keyId: 'bench-metered' };
-const limits = { requestsPerMinute: 10_000_000, tokensPerMinute: 1_000_000_000 };
-const budget = { limitUsd: 1_000_000, period: 'monthly' as const };
-
 const pct = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
-
-function record(id: string): UsageRecord {
-  return {
-    id,
-    at: Date.now(),
-    tenant: key.tenant,
-    keyId: key.keyId,
-    endpoint: 'chat',
-    requestedModel: 'gpt-4o-mini',
-    model: 'gpt-4o-mini',
-    deployment: 'bench-openai',
-    provider: 'openai',
-    euResident: false,
-    status: 200,
-    errorType: undefined,
-    stream: false,
-    attempts: 1,
-    promptTokens: 250,
-    completionTokens: 12,
-    totalTokens: 262,
-    costUsd: 0.0000447,
-    latencyMs: 1,
-    cache: undefined,
-    guardrails: undefined,
-    compression: undefined,
-    routing: undefined,
-  };
-}
 
 async function main(): Promise<void> {
   // MONEY_MICRO_ROOT=<checkout> measures another checkout's stores (a baseline).

@@ -9,7 +9,7 @@
  *   npx tsx test/bench/money-redis-time.ts <baseline checkout> [pairs]
  */
 import { Redis } from 'ioredis';
-import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
+import { budget, key, limits, record } from './money-fixture.ts';
 import type * as StoresModule from '../../dataplane/src/stores/index.ts';
 import { startRedis } from '../harness/redis.ts';
 
@@ -19,38 +19,6 @@ if (!baseline) throw new Error('usage: money-redis-time.ts <baseline checkout> [
 const pairs = Number(process.argv[3] ?? 3000);
 const WARMUP = 300;
 const roots = [baseline, here];
-
-const key = { tenant: 'bench-wallet', keyId: 'bench-metered' };
-const limits = { requestsPerMinute: 10_000_000, tokensPerMinute: 1_000_000_000 };
-const budget = { limitUsd: 1_000_000, period: 'monthly' as const };
-
-function record(id: string): UsageRecord {
-  return {
-    id,
-    at: Date.now(),
-    tenant: key.tenant,
-    keyId: key.keyId,
-    endpoint: 'chat',
-    requestedModel: 'gpt-4o-mini',
-    model: 'gpt-4o-mini',
-    deployment: 'bench-openai',
-    provider: 'openai',
-    euResident: false,
-    status: 200,
-    errorType: undefined,
-    stream: false,
-    attempts: 1,
-    promptTokens: 250,
-    completionTokens: 12,
-    totalTokens: 262,
-    costUsd: 0.0000447,
-    latencyMs: 1,
-    cache: undefined,
-    guardrails: undefined,
-    compression: undefined,
-    routing: undefined,
-  };
-}
 
 const trimmedMean = (xs: readonly number[]): number => {
   const kept = [...xs].sort((a, b) => a - b).slice(0, Math.floor(xs.length * 0.9));
