@@ -8,6 +8,8 @@ export const RequestHeaders = {
   route: `x-${BRAND}-route`,
   guard: `x-${BRAND}-guard`,
   session: `x-${BRAND}-session`,
+  /** The model of object routes whose body names none (routes/resources.ts). */
+  model: `x-${BRAND}-model`,
 } as const;
 
 export const ResponseHeaders = {

@@ -261,7 +261,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.addHook('preValidation', async (request) => {
     checkJsonDepth(request.body, maxJsonDepth);
     // Before any route reads the model: an oversized name is never routed, logged or recorded.
-    const error = oversizedModelName({ body: request.body, query: request.query, headers: request.headers });
+    const error = oversizedModelName(request);
     if (error) throw error;
   });
   app.addHook('onResponse', async (request, reply) =>

@@ -5,15 +5,14 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { invalidParam, type GatewayError } from '../errors.ts';
-import { BRAND } from '../brand.ts';
+import { RequestHeaders } from '../brand.ts';
 
 /** Longest model (or A2A agent) name taken; real ids, fine-tuned ones included, are under 100. */
 export const MAX_MODEL_NAME_CHARS = 256;
 
 /** Body fields and query parameters that name a model. */
 const MODEL_FIELDS = ['model', 'embedding_model'] as const;
-/** The header that picks the model for object routes whose body names none (routes/resources.ts). */
-const MODEL_HEADER = `x-${BRAND}-model`;
+const MODEL_HEADER = RequestHeaders.model;
 /** Enough of the name for the caller to recognise it; the rest is never echoed. */
 const SHOWN_CHARS = 32;
 

@@ -3,6 +3,7 @@
  * and passed through: standard OpenAI parameters Gantry does not act on reach the provider.
  */
 import { Type } from '@sinclair/typebox';
+import { MAX_MODEL_NAME_CHARS } from './model-name.ts';
 
 const open = { additionalProperties: true } as const;
 const Str = Type.String();
@@ -76,7 +77,7 @@ const Tool = Type.Object(
 
 export const ChatRequestSchema = Type.Object(
   {
-    model: Type.String({ minLength: 1, maxLength: 256 }),
+    model: Type.String({ minLength: 1, maxLength: MAX_MODEL_NAME_CHARS }),
     messages: Type.Array(Message, { minItems: 1, maxItems: 4096 }),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
@@ -118,7 +119,7 @@ export const ChatRequestSchema = Type.Object(
 
 export const EmbeddingRequestSchema = Type.Object(
   {
-    model: Type.String({ minLength: 1, maxLength: 256 }),
+    model: Type.String({ minLength: 1, maxLength: MAX_MODEL_NAME_CHARS }),
     input: Type.Union([
       Type.String(),
       Type.Array(Type.String(), { minItems: 1, maxItems: 2048 }),
@@ -134,7 +135,7 @@ export const EmbeddingRequestSchema = Type.Object(
 
 export const CompletionRequestSchema = Type.Object(
   {
-    model: Type.String({ minLength: 1, maxLength: 256 }),
+    model: Type.String({ minLength: 1, maxLength: MAX_MODEL_NAME_CHARS }),
     prompt: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1, maxItems: 2048 })]),
     max_tokens: Type.Optional(TokenCount),
     n: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CHOICES })),

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUsd } from '../../accounting/cost.ts';
-import { BRAND, ResponseHeaders } from '../../brand.ts';
+import { RequestHeaders, ResponseHeaders } from '../../brand.ts';
 import { invalidParam } from '../../errors.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
@@ -31,9 +31,6 @@ import { replyServedHeaders, servedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 import { withMultipart, type MediaLimits } from './media-scope.ts';
 
-/** Picks the model (and so the deployments) for objects whose body names none. */
-export const MODEL_HEADER = `x-${BRAND}-model`;
-
 type Req = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>;
 
 const jsonBody = (v: unknown): Record<string, unknown> => {
@@ -43,7 +40,7 @@ const jsonBody = (v: unknown): Record<string, unknown> => {
 };
 
 function headerModel(request: FastifyRequest): string | undefined {
-  const v = request.headers[MODEL_HEADER];
+  const v = request.headers[RequestHeaders.model];
   const s = Array.isArray(v) ? v[0] : v;
   return s === undefined || s === '' ? undefined : s;
 }
