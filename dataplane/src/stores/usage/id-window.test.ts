@@ -54,6 +54,21 @@ describe('record id window', () => {
     w.forgetDue(2);
     expect(w.has('x')).toBe(false);
   });
+
+  it('grows a wrapped ring (its head moved by forgetting) without losing order or a repeated id', () => {
+    const w = new IdWindow(1000);
+    for (let i = 0; i < 64; i++) w.remember(`a-${i}`, i);
+    w.forgetDue(9); // a-0..a-9 gone: the head is at slot 10
+    for (let i = 64; i < 74; i++) w.remember(`a-${i}`, i); // fills slots 0..9: wrapped and full
+    w.remember('a-20', 80); // grows while wrapped; a-20's newest entry is the last one
+    for (let i = 0; i < 10; i++) expect(w.has(`a-${i}`)).toBe(false);
+    expect(w.size).toBe(64);
+    w.forgetDue(73); // every first entry, a-20's too
+    expect(w.size).toBe(1);
+    expect(w.has('a-20')).toBe(true);
+    w.forgetDue(80);
+    expect(w.size).toBe(0);
+  });
 });
 
 describe('request ids as 16 bytes', () => {

@@ -54,21 +54,21 @@ const MEMORY_DEDUPE_MAX = 10_000;
 
 export class MemoryUsageState {
   readonly tenants = new Map<string, TenantUsage>();
-  /** `[tenant, id]` of the records seen lately, oldest first; made with its bound on first use. */
-  private seen: IdWindow | undefined;
+  /** `[tenant, id]` of the records seen lately, oldest first (its ring grows on use). */
+  private readonly seen = new IdWindow(MEMORY_DEDUPE_MAX);
 
   hasSeen(id: string): boolean {
-    return this.seen?.has(id) ?? false;
+    return this.seen.has(id);
   }
 
-  /** Remember `id` until `until`; past `max` entries the oldest is forgotten early. */
-  remember(id: string, until: number, max: number): void {
-    (this.seen ??= new IdWindow(max)).remember(id, until);
+  /** Remember `id` until `until`; past MEMORY_DEDUPE_MAX entries the oldest is forgotten early. */
+  remember(id: string, until: number): void {
+    this.seen.remember(id, until);
   }
 
   /** Forget every entry due by `now` (entries are remembered in time order). */
   forgetDue(now: number): void {
-    this.seen?.forgetDue(now);
+    this.seen.forgetDue(now);
   }
 
   /** The tenant's state; a new tenant's log keeps its newest `logLimit` records. */
@@ -111,7 +111,7 @@ export class MemoryUsageStore implements UsageStore {
     const member = cellMember(cell);
     const next = accumulate(this.cell(cell.tenant, cell.day, member), r);
 
-    this.state.remember(seenId, now + Math.min(this.opts.dedupeMs, MEMORY_DEDUPE_MS), MEMORY_DEDUPE_MAX);
+    this.state.remember(seenId, now + Math.min(this.opts.dedupeMs, MEMORY_DEDUPE_MS));
     const t = this.state.tenant(r.tenant, this.opts.logLimit);
     const isNewDay = !t.days.has(cell.day);
     this.cells(t, cell.day).set(member, next);
