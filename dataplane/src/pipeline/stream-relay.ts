@@ -5,7 +5,7 @@
  */
 import type { Deployment } from '../config/snapshot.ts';
 import type { ChatChunk, FinishReason, Usage } from '../formats/openai/types.ts';
-import { carriesToken, type LiveStream } from '../router/live-stream.ts';
+import type { LiveStream } from '../router/live-stream.ts';
 import type { AttemptLog, Routed } from '../router/router.ts';
 import type { ClientSignal } from '../router/client-signal.ts';
 import { UpstreamFailure } from '../router/upstream.ts';
@@ -144,7 +144,7 @@ export async function* relayStream(
 
   /**
    * What the client gets of one step's chunks, noted as the answer so far. A continuation's
-   * head drops role-only chunks up to its first token only: the head holds every chunk of the
+   * head drops role-only chunks only up to the first chunk it keeps: the head holds every chunk of the
    * read that brought the token, and what follows the token belongs to the answer.
    */
   function relayed(chunks: readonly ChatChunk[], dropRoleOnly: boolean): ChatChunk[] {
@@ -152,8 +152,9 @@ export async function* relayStream(
     let dropping = dropRoleOnly;
     for (const chunk of chunks) {
       const c = normalise(chunk, meta, dropping);
-      if (dropping && carriesToken(chunk)) dropping = false;
-      if (c) out.push(track(c));
+      if (!c) continue;
+      dropping = false;
+      out.push(track(c));
     }
     return out;
   }

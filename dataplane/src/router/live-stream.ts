@@ -121,8 +121,8 @@ function translate(events: SseEvent[], translator: StreamTranslator): ChatChunk[
   return out;
 }
 
-/** The first token: what ends a stream's head (and a continuation's dropping of role-only chunks). */
-export const carriesToken = (c: ChatChunk): boolean =>
+/** The first token: what ends a stream's head. */
+const carriesToken = (c: ChatChunk): boolean =>
   c.choices.some(
     (ch) =>
       (typeof ch.delta.content === 'string' && ch.delta.content.length > 0) ||

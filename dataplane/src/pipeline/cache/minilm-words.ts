@@ -19,7 +19,7 @@ export interface MinilmWords {
   words: WordTable;
 }
 
-export function readWordTable(path: string): WordTable {
+function readWordTable(path: string): WordTable {
   const buf = readFileSync(path);
   const rowsCount = buf.readUInt32LE(0);
   const dims = buf.readUInt32LE(4);
