@@ -65,7 +65,7 @@ function nestedMarkup(text: string, h: Hit): boolean {
 const LAYOUT = new Set<InjectionCategory>(['delimiter_injection', 'indirect_injection']);
 
 function score(hits: Hit[], near: NearHits<string>, target: Hit, text: string, setup: boolean): number {
-  let p = combine(hits, target, EVIDENCE_WINDOW, () => true, near);
+  let p = combine(near, target, EVIDENCE_WINDOW, () => true);
   if (
     target.category === 'instruction_override' &&
     ordinaryTarget(

@@ -457,15 +457,14 @@ export function dedupeHits<C extends string>(hits: Hit<C>[]): Hit<C>[] {
  * phrase does not stack with itself. `related` picks which hits count as evidence.
  */
 export function combine<C extends string>(
-  hits: Hit<C>[],
+  near: NearHits<C>,
   target: Hit<C>,
   window: number,
   related: (h: Hit<C>) => boolean,
-  near?: NearHits<C>,
 ): number {
   const used = new Set<string>();
   let miss = 1;
-  for (const h of near ? near.touching(target.start - window, target.end + window) : hits) {
+  for (const h of near.touching(target.start - window, target.end + window)) {
     if (h.end < target.start - window || h.start > target.end + window || !related(h)) continue;
     const key = h.source;
     if (used.has(key)) continue;

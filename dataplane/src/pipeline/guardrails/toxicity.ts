@@ -72,7 +72,7 @@ function score(
   text: string,
 ): number {
   const related = RELATED[h.category];
-  let miss = 1 - combine(hits, h, WINDOW, (o) => related.has(o.category), near);
+  let miss = 1 - combine(near, h, WINDOW, (o) => related.has(o.category));
   // "What a stupid mistake": the adjective's target is a thing, so "what a" aims at no one.
   if (h.category === 'insult' && !THING_AFTER.test(text.slice(h.end, h.end + 24)))
     miss *= 1 - directedWeight(near, h);
