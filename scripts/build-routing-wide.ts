@@ -24,6 +24,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gitShow, normPrompt, type OutcomeOut } from './routing-data.ts';
 
 const [bbhDir, rereadDir, mapcoderDir, drawDir] = process.argv.slice(2);
 if (!bbhDir || !rereadDir || !mapcoderDir || !drawDir)
@@ -38,30 +39,22 @@ const DRAW_COMMIT = '2a6e215b7b621d309c02a23b92908548eb90b096';
 
 const git = (dir: string, ...args: string[]): string =>
   execFileSync('git', ['--git-dir', dir, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
-const show = (dir: string, commit: string, path: string): string => git(dir, 'show', `${commit}:${path}`);
-
-interface Out {
-  group: string;
-  weakFails: boolean;
-  text: string;
-}
 
 const outcomes = new URL('../test/data/routing/outcomes/', import.meta.url);
 const outDir = new URL('wide/', outcomes);
 mkdirSync(outDir, { recursive: true });
-const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
 
 // Prompts of the test splits and the labelled sets stay out of training.
 const held = new Set<string>();
 for (const file of ['mmlu-heldout.jsonl', 'mt-bench.jsonl'])
   for (const l of readFileSync(new URL(file, outcomes), 'utf8').split('\n').filter(Boolean))
-    held.add(norm((JSON.parse(l) as { text: string }).text));
+    held.add(normPrompt((JSON.parse(l) as { text: string }).text));
 for (const file of ['labelled.jsonl', 'holdout.jsonl'])
   for (const l of readFileSync(new URL(`../${file}`, outcomes), 'utf8')
     .split('\n')
     .filter(Boolean))
     for (const m of (JSON.parse(l) as { messages: { content: unknown }[] }).messages)
-      if (typeof m.content === 'string') held.add(norm(m.content));
+      if (typeof m.content === 'string') held.add(normPrompt(m.content));
 
 // --- BIG-Bench Hard, code-davinci-002 answer-only ------------------------------------------------
 const BBH_DIRECT = 'code-davinci-002-outputs/code-davinci-002-direct';
@@ -69,10 +62,10 @@ const bbhFiles = git(bbhDir, 'ls-tree', '--name-only', BBH_COMMIT, `${BBH_DIRECT
   .split('\n')
   .filter((f) => f.endsWith('_few_shot_template_0-255000.json'))
   .sort();
-const bbh: Out[] = [];
+const bbh: OutcomeOut[] = [];
 for (const file of bbhFiles) {
   const task = file.slice(BBH_DIRECT.length + 1).replace(/_few_shot_template_0-255000\.json$/, '');
-  const { outputs } = JSON.parse(show(bbhDir, BBH_COMMIT, file)) as {
+  const { outputs } = JSON.parse(gitShow(bbhDir, BBH_COMMIT, file)) as {
     outputs: { input: string; prediction: string; target: string }[];
   };
   for (const o of outputs) {
@@ -87,7 +80,7 @@ for (const file of bbhFiles) {
 // --- SVAMP, gpt-4o-mini asked directly -------------------------------------------------------------
 const SVAMP_FILE =
   'results/svamp_gpt-4o-mini-2024-07-18_topp1.0_temp0.0_majority1_readtimes1_20240926_223003_eval.jsonl';
-const svamp: Out[] = show(rereadDir, REREAD_COMMIT, SVAMP_FILE)
+const svamp: OutcomeOut[] = gitShow(rereadDir, REREAD_COMMIT, SVAMP_FILE)
   .split('\n')
   .filter(Boolean)
   .map((l) => {
@@ -97,7 +90,7 @@ const svamp: Out[] = show(rereadDir, REREAD_COMMIT, SVAMP_FILE)
 
 // --- APPS, Qwen3-Coder-480B asked directly ---------------------------------------------------------
 const APPS_FILE = 'results/APPS/QwenCoder480b-Direct-APPS-Python3-0.0-1-merged.jsonl';
-const apps: Out[] = show(mapcoderDir, MAPCODER_COMMIT, APPS_FILE)
+const apps: OutcomeOut[] = gitShow(mapcoderDir, MAPCODER_COMMIT, APPS_FILE)
   .split('\n')
   .filter(Boolean)
   .map((l) => {
@@ -112,13 +105,13 @@ const apps: Out[] = show(mapcoderDir, MAPCODER_COMMIT, APPS_FILE)
 // --- DRAW-1K and HumanEval/MBPP: the retrain's three training quarters ---------------------------
 const DRAW_DATA = 'data_with_implementation/data';
 const DRAW_FILES = [`${DRAW_DATA}/draw.json`, `${DRAW_DATA}/chatgpt_plus_results_feb.json`] as const;
-const drawQuestions = JSON.parse(show(drawDir, DRAW_COMMIT, DRAW_FILES[0])) as { sQuestion: string }[];
-const drawResults = JSON.parse(show(drawDir, DRAW_COMMIT, DRAW_FILES[1])) as {
+const drawQuestions = JSON.parse(gitShow(drawDir, DRAW_COMMIT, DRAW_FILES[0])) as { sQuestion: string }[];
+const drawResults = JSON.parse(gitShow(drawDir, DRAW_COMMIT, DRAW_FILES[1])) as {
   question_No: number;
   result: string;
 }[];
 const SOLVED = new Set(['has all the answers', 'has all the answers when rounded']);
-const drawTrain: Out[] = [];
+const drawTrain: OutcomeOut[] = [];
 for (const r of drawResults) {
   const q = drawQuestions[r.question_No];
   if (!q || r.question_No % 4 === 3) continue;
@@ -128,9 +121,9 @@ const CODE_FILES = [
   ['humaneval', 'results/HumanEval/QwenCoderTurbo-Direct-HumanEval-Python3-0.0-1-merged.jsonl'],
   ['mbpp', 'results/MBPP/QwenCoderTurbo-Direct-MBPP-Python3-0.0-1-merged.jsonl'],
 ] as const;
-const codeTrain: Out[] = [];
+const codeTrain: OutcomeOut[] = [];
 for (const [group, file] of CODE_FILES)
-  show(mapcoderDir, MAPCODER_COMMIT, file)
+  gitShow(mapcoderDir, MAPCODER_COMMIT, file)
     .split('\n')
     .filter(Boolean)
     .forEach((l, i) => {
@@ -145,14 +138,14 @@ for (const [group, file] of CODE_FILES)
 
 const write = (
   file: string,
-  rows: Out[],
+  rows: OutcomeOut[],
 ): { rows: number; weakFails: number; droppedAsHeld: number; droppedAsRepeat: number } => {
-  const kept: Out[] = [];
+  const kept: OutcomeOut[] = [];
   const own = new Set<string>();
   let droppedAsHeld = 0;
   let droppedAsRepeat = 0;
   for (const r of rows) {
-    const key = norm(r.text);
+    const key = normPrompt(r.text);
     if (held.has(key)) droppedAsHeld++;
     else if (own.has(key)) droppedAsRepeat++;
     else {
