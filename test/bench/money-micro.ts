@@ -10,12 +10,14 @@ import { Redis } from 'ioredis';
 import { startRedis } from '../harness/redis.ts';
 import type * as StoresModule from '../../dataplane/src/stores/index.ts';
 import { budget, key, limits, record } from './money-fixture.ts';
+import { percentile } from './stats.ts';
 
 const iterations = Number(process.argv[2] ?? 4000);
-const pct = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-};
+const pct = (xs: number[], p: number): number =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    p / 100,
+  );
 
 async function main(): Promise<void> {
   // MONEY_MICRO_ROOT=<checkout> measures another checkout's stores (a baseline).

@@ -10,6 +10,7 @@
  */
 import { Redis } from 'ioredis';
 import { budget, key, limits, record } from './money-fixture.ts';
+import { percentile } from './stats.ts';
 import type * as StoresModule from '../../dataplane/src/stores/index.ts';
 import { startRedis } from '../harness/redis.ts';
 
@@ -25,7 +26,11 @@ const trimmedMean = (xs: readonly number[]): number => {
   return kept.reduce((a, b) => a + b, 0) / kept.length;
 };
 
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
+const median = (xs: readonly number[]): number =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 
 const redis = await startRedis();
 const admin = new Redis(redis.url);
