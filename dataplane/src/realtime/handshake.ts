@@ -2,11 +2,11 @@
  * The parts of a Realtime upgrade decided before any WebSocket exists: which key the client
  * presents, which subprotocol to answer, and the HTTP refusal written on the raw socket.
  */
-import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ResponseHeaders } from '../brand.ts';
 import { invalidParam, type GatewayError } from '../errors.ts';
 import { presentedKey } from '../server/auth.ts';
+import { rawErrorResponse } from '../server/protocol-errors.ts';
 
 /** Browsers cannot set headers on a WebSocket, so OpenAI's browser form carries the key as a subprotocol. */
 const KEY_PROTOCOL = 'openai-insecure-api-key.';
@@ -62,19 +62,5 @@ export function handshakeProblem(headers: IncomingHttpHeaders): GatewayError | u
 
 /** A refused upgrade: a plain HTTP answer in SPEC.md's shape, then the socket closes. */
 export function refuseUpgrade(socket: Duplex, error: GatewayError, requestId: string): void {
-  if (socket.destroyed) return;
-  const body = JSON.stringify(error.toBody());
-  const headers: Record<string, string> = {
-    ...error.headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(body)),
-    [ResponseHeaders.requestId]: requestId,
-    'x-request-id': requestId,
-    connection: 'close',
-  };
-  const head = [
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v.replace(/[\r\n]/g, ' ')}`),
-  ].join('\r\n');
-  socket.end(`${head}\r\n\r\n${body}`);
+  if (!socket.destroyed) socket.end(rawErrorResponse(error, requestId));
 }

@@ -4,7 +4,7 @@
  * and CONNECT. They get the SPEC.md error body and a request id like every other answer.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ResponseHeaders } from '../brand.ts';
@@ -27,28 +27,26 @@ export function parserError(code: string | undefined): GatewayError {
   }
 }
 
+/**
+ * A whole HTTP answer in SPEC.md's shape, written straight to a socket that has no Fastify
+ * reply (parser errors, CONNECT, a refused Realtime upgrade); the connection closes after it.
+ */
 export function rawErrorResponse(error: GatewayError, requestId: string): string {
   const body = JSON.stringify(error.toBody());
-  const extra = Object.entries(error.headers).map(([k, v]) => `${k}: ${v}\r\n`);
-  return (
-    `HTTP/1.1 ${error.status} ${statusText(error.status)}\r\n` +
-    extra.join('') +
-    `${ResponseHeaders.requestId}: ${requestId}\r\n` +
-    `${REQUEST_ID_HEADER}: ${requestId}\r\n` +
-    'Content-Type: application/json; charset=utf-8\r\n' +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-    'Connection: close\r\n\r\n' +
-    body
-  );
+  const headers: Record<string, string> = {
+    ...error.headers,
+    [ResponseHeaders.requestId]: requestId,
+    [REQUEST_ID_HEADER]: requestId,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  };
+  const head = [
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v.replace(/[\r\n]/g, ' ')}`),
+  ];
+  return `${head.join('\r\n')}\r\n\r\n${body}`;
 }
-
-const statusText = (status: number): string =>
-  ({
-    400: 'Bad Request',
-    405: 'Method Not Allowed',
-    408: 'Request Timeout',
-    431: 'Request Header Fields Too Large',
-  })[status] ?? 'Error';
 
 /** A CONNECT request: the gateway is no forward proxy, and says so. */
 export const connectRefused = (): GatewayError =>
