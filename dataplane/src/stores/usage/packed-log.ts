@@ -313,34 +313,30 @@ export class PackedUsageLog {
     if ((this.flags[p]! & PACKED_ID) === 0) this.otherIds.delete(p);
   }
 
-  /** Doubles the columns (up to `limit`), oldest record first at index 0. */
+  /**
+   * Doubles the columns (up to `limit`). Only a log that is not yet full grows, and until it is
+   * full its oldest record stays at index 0 (`start` moves only on a full log's push), so the
+   * columns are copied as they are and every index, `otherIds`' too, stays valid.
+   */
   private grow(): void {
     const cap = Math.min(this.limit, Math.max(INITIAL_CAPACITY, this.cap * 2));
     const nums = new Float64Array(cap * NUMS);
-    const extras = this.extras && new Float64Array(cap * EXTRAS);
-    const flags = new Uint8Array(cap);
-    const dims = new Int32Array(cap);
-    const ids = new Uint8Array(cap * UUID_BYTES);
-    const moved = new Map<number, string>();
-    for (let i = 0; i < this.count; i++) {
-      const from = (this.start + i) % this.cap;
-      nums.set(this.nums.subarray(from * NUMS, (from + 1) * NUMS), i * NUMS);
-      if (extras && this.extras)
-        extras.set(this.extras.subarray(from * EXTRAS, (from + 1) * EXTRAS), i * EXTRAS);
-      ids.set(this.ids.subarray(from * UUID_BYTES, (from + 1) * UUID_BYTES), i * UUID_BYTES);
-      flags[i] = this.flags[from]!;
-      dims[i] = this.dims[from]!;
-      const other = this.otherIds.get(from);
-      if (other !== undefined) moved.set(i, other);
-    }
-    this.otherIds.clear();
-    for (const [i, id] of moved) this.otherIds.set(i, id);
-    this.cap = cap;
+    nums.set(this.nums);
     this.nums = nums;
-    this.extras = extras;
+    if (this.extras) {
+      const extras = new Float64Array(cap * EXTRAS);
+      extras.set(this.extras);
+      this.extras = extras;
+    }
+    const flags = new Uint8Array(cap);
+    flags.set(this.flags);
     this.flags = flags;
+    const dims = new Int32Array(cap);
+    dims.set(this.dims);
     this.dims = dims;
+    const ids = new Uint8Array(cap * UUID_BYTES);
+    ids.set(this.ids);
     this.ids = ids;
-    this.start = 0;
+    this.cap = cap;
   }
 }
