@@ -91,7 +91,8 @@ export class RedisBudgetStore implements BudgetStore {
     return call.result(await this.reserveScript(call.keys, call.args));
   }
 
-  reserveCall(req: ReserveRequest, now = Math.floor(this.clock())): ReserveCall {
+  reserveCall(req: ReserveRequest): ReserveCall {
+    const now = Math.floor(this.clock());
     const p = this.plan(req, now);
     const r = p.recharge;
     return {

@@ -17,17 +17,11 @@ export type BoundScript = (keys: readonly string[], args: readonly ScriptArg[]) 
 type ScriptMethod = (...args: ScriptArg[]) => Promise<unknown>;
 
 export function bindScript(client: Redis, script: LuaScript, operation: string): BoundScript {
-  client.defineCommand(script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
-  const method = (client as unknown as Record<string, ScriptMethod>)[script.name];
-  if (!method) throw new Error(`defineCommand did not install ${script.name}`);
+  const run = defined(client, script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua }, operation);
   return async (keys, args) => {
     if (keys.length !== script.numberOfKeys)
       throw new Error(`${script.name}: expected ${script.numberOfKeys} keys`);
-    try {
-      return await method.call(client, ...keys, ...args);
-    } catch (err) {
-      throw toStoreError(operation, err);
-    }
+    return run(...keys, ...args);
   };
 }
 
@@ -40,13 +34,26 @@ export function bindVariadicScript(
   script: Omit<LuaScript, 'numberOfKeys'> & { maxKeys: number },
   operation: string,
 ): BoundScript {
-  client.defineCommand(script.name, { lua: script.lua });
-  const method = (client as unknown as Record<string, ScriptMethod>)[script.name];
-  if (!method) throw new Error(`defineCommand did not install ${script.name}`);
+  const run = defined(client, script.name, { lua: script.lua }, operation);
   return async (keys, args) => {
     if (keys.length > script.maxKeys) throw new Error(`${script.name}: at most ${script.maxKeys} keys`);
+    return run(String(keys.length), ...keys, ...args);
+  };
+}
+
+/** Installs the script on the client; calling it gives Redis' reply or a store error. */
+function defined(
+  client: Redis,
+  name: string,
+  definition: { numberOfKeys?: number; lua: string },
+  operation: string,
+): ScriptMethod {
+  client.defineCommand(name, definition);
+  const method = (client as unknown as Record<string, ScriptMethod>)[name];
+  if (!method) throw new Error(`defineCommand did not install ${name}`);
+  return async (...args) => {
     try {
-      return await method.call(client, String(keys.length), ...keys, ...args);
+      return await method.call(client, ...args);
     } catch (err) {
       throw toStoreError(operation, err);
     }
