@@ -378,7 +378,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     ]);
   };
   // In a cluster a pod is ready once the operator's first snapshot has loaded.
-  const admin = buildAdminApp(config, metrics, () => !closing && config.current().version > 0, opts.limits);
+  const admin = buildAdminApp(
+    config,
+    metrics,
+    () => !closing && config.current().version > 0,
+    opts.limits,
+    app.log.child({ listener: 'admin' }),
+  );
   const url = await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
   const adminUrl = await admin.listen({ host: opts.adminHost ?? '127.0.0.1', port: opts.adminPort ?? 0 });
   return {

@@ -5,9 +5,9 @@
  * the server as written.
  */
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../harness/gateway-spawn.ts';
+import { logSink, type LogLine } from '../harness/log-sink.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-pre-routing-ids';
@@ -17,29 +17,6 @@ interface Answer {
   status: number;
   headers: Record<string, string>;
   body: { error: { message: string; type: string; code: number } };
-}
-
-interface LogLine {
-  level: number;
-  msg: string;
-  requestId?: string;
-  reqId?: string;
-  status?: number;
-  cause?: string;
-  quietSinceLast?: number;
-}
-
-/** Pino writes one JSON line per call; the test reads them back. */
-function logSink(lines: LogLine[]): Writable {
-  let rest = '';
-  return new Writable({
-    write(chunk: Buffer, _enc, done) {
-      const parts = (rest + chunk.toString('utf8')).split('\n');
-      rest = parts.pop() ?? '';
-      for (const p of parts) if (p.trim()) lines.push(JSON.parse(p) as LogLine);
-      done();
-    },
-  });
 }
 
 /** Every HTTP/1.1 answer in what arrived before the server closed the socket. */

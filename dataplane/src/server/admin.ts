@@ -1,11 +1,21 @@
 /** Health, readiness and Prometheus metrics on their own port, away from client traffic. */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+} from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { ResponseHeaders } from '../brand.ts';
 import type { ConfigStatus, ConfigStore } from '../config/store.ts';
 import { GatewayError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
+import { acceptedRequestId } from '../telemetry/trace-context.ts';
+import { notAccepting } from './closing.ts';
 import { normaliseError } from './errors.ts';
 import { DEFAULT_LIMITS, nodeServerTimeouts, type ConnectionLimits } from './limits.ts';
 import { preRoutingAnswers } from './protocol-errors.ts';
+import { REQUEST_ID_HEADER } from './routes/headers.ts';
 
 /** Reasons are capped: a file with hundreds of errors must not make /readyz huge. */
 const MAX_REASONS = 20;
@@ -30,13 +40,33 @@ export function buildAdminApp(
   metrics: Metrics,
   ready: () => boolean,
   limits?: Partial<ConnectionLimits>,
+  /** The gateway's logger, for the lines this port writes (answers before routing, failures). */
+  log?: FastifyBaseLogger,
 ): FastifyInstance {
   // Probes must stay answerable: a client that never finishes a request is cut here too.
   const timeouts = nodeServerTimeouts({ ...DEFAULT_LIMITS, ...limits });
   const edge = preRoutingAnswers();
+  // Set by preClose, the moment Fastify starts closing (see the onRequest hook).
+  let closing = false;
   const app = Fastify({
-    logger: false,
+    ...(log ? { loggerInstance: log } : { logger: false }),
+    // Probes arrive every few seconds: one line each would drown the request log.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: (req) => acceptedRequestId(req.headers[REQUEST_ID_HEADER]) ?? randomUUID(),
+    // The onRequest hook answers the gateway's own 503 instead (closing.ts).
+    return503OnClosing: false,
     clientErrorHandler: edge.onClientError,
+    // A path Fastify cannot decode gets the SPEC.md body and the ids too.
+    frameworkErrors: (err, request, reply) => {
+      const error = normaliseError(err);
+      // Fastify types this reply with unresolved route generics; it is a plain reply.
+      void (reply as FastifyReply)
+        .code(error.status)
+        .header(ResponseHeaders.requestId, request.id)
+        .header(REQUEST_ID_HEADER, request.id)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify(error.toBody()));
+    },
     http: {
       headersTimeout: timeouts.headersTimeout,
       requestTimeout: timeouts.requestTimeout,
@@ -46,13 +76,26 @@ export function buildAdminApp(
     keepAliveTimeout: timeouts.keepAliveTimeout,
   });
   app.server.on('connect', edge.onConnect(app.log));
+  app.addHook('preClose', () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(ResponseHeaders.requestId, request.id);
+    reply.header(REQUEST_ID_HEADER, request.id);
+    if (closing) {
+      const error = notAccepting();
+      return reply.code(error.status).header('connection', 'close').send(error.toBody());
+    }
+  });
   // The admin port answers errors in the same SPEC.md shape as the public one.
   app.setNotFoundHandler(async (request, reply) => {
     const error = new GatewayError('not_found', `no route ${request.method} ${request.url.split('?', 1)[0]}`);
     return reply.code(error.status).send(error.toBody());
   });
-  app.setErrorHandler(async (err, _request, reply) => {
+  app.setErrorHandler(async (err, request, reply) => {
     const error = normaliseError(err);
+    if (error.status >= 500)
+      request.log.error({ err: error.cause ?? error, type: error.type }, 'request failed');
     return reply.code(error.status).headers(error.headers).send(error.toBody());
   });
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -20,6 +20,7 @@ import { jsonDepthLimit } from '../formats/json-depth.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { acceptedRequestId } from '../telemetry/trace-context.ts';
+import { notAccepting } from './closing.ts';
 import { createContext } from './context.ts';
 import { DrainAborts } from './drain-aborts.ts';
 import { isAdministrativePath } from './admin-paths.ts';
@@ -87,8 +88,6 @@ export interface AppOptions {
 }
 
 export { DEFAULT_BODY_LIMIT };
-
-const NOT_ACCEPTING = 'the gateway is shutting down and takes no new requests; retry on a new connection';
 
 const adminDenied = (url: string): GatewayError =>
   new GatewayError(
@@ -244,7 +243,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // A request that reaches a connection still open while the server closes is shed before
     // any work (Fastify has already marked the connection to close after this answer).
     if (closing) {
-      const error = new GatewayError('service_unavailable', NOT_ACCEPTING);
+      const error = notAccepting();
       return reply.code(error.status).send(errorBody(request.url, error));
     }
     // Counted until the socket's response closes: finished, failed or abandoned alike.
