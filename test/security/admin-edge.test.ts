@@ -86,29 +86,45 @@ describe('the admin port, before routing', () => {
   });
 });
 
+/**
+ * Holds a request on the admin port (its body is still arriving), closes the gateway, then
+ * finishes that body with `late` pipelined behind it: `late` reaches a port already closing.
+ */
+async function lateRequest(late: string): Promise<RawAnswer[]> {
+  const stack = await startStack(config);
+  const admin = stack.gateway.admin.server;
+  const partial = '{"probe":';
+  const routed = new Promise((resolve) => admin.once('request', resolve));
+  const c = new RawConnection(stack.gateway.adminUrl).send(
+    'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+      `Content-Length: ${partial.length + 5}\r\n\r\n${partial}`,
+  );
+  await routed;
+  const closed = stack.close();
+  await until(() => !admin.listening);
+  c.send(`true}${late}`);
+  await c.closed;
+  await closed;
+  const [first, ...rest] = parseAnswers(c.text);
+  expect(first!.status).toBe(404);
+  return rest;
+}
+
 describe('the admin port while it closes', () => {
   it('answers a request that arrives on an open connection with the gateway’s 503, then closes', async () => {
-    let stack: Stack | undefined = await startStack(config);
-    const gateway = stack.gateway;
-    // A request whose body is still arriving holds the connection open through close().
-    const partial = '{"probe":';
-    const routed = new Promise((resolve) => gateway.admin.server.once('request', resolve));
-    const c = new RawConnection(gateway.adminUrl).send(
-      'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
-        `Content-Length: ${partial.length + 5}\r\n\r\n${partial}`,
+    const [late, ...more] = await lateRequest(
+      'GET /metrics HTTP/1.1\r\nHost: x\r\nX-Request-Id: late-1\r\n\r\n',
     );
-    await routed;
-    const closed = stack.close();
-    await until(() => !gateway.admin.server.listening);
-    c.send('true}GET /metrics HTTP/1.1\r\nHost: x\r\nX-Request-Id: late-1\r\n\r\n');
-    await c.closed;
-    await closed;
-    stack = undefined;
-    const [first, late, ...more] = parseAnswers(c.text);
     expect(more).toEqual([]);
-    expect(first!.status).toBe(404);
     expect(expectSpecAnswer(late, 503, 'service_unavailable')).toBe('late-1');
     expect((JSON.parse(late!.body) as ErrorBody).error.message).toMatch(/no new requests/);
+    expect(late!.headers.connection).toBe('close');
+  });
+
+  it('a path it cannot decode gets its 400 with `connection: close` as well', async () => {
+    const [late, ...more] = await lateRequest('GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(more).toEqual([]);
+    expectSpecAnswer(late, 400, 'invalid_request_error');
     expect(late!.headers.connection).toBe('close');
   });
 });

@@ -59,6 +59,8 @@ export function buildAdminApp(
     // A path Fastify cannot decode gets the SPEC.md body and the ids too.
     frameworkErrors: (err, request, reply) => {
       const error = normaliseError(err);
+      // Fastify answers these before its own closing check, which would have said `close`.
+      if (closing) reply.header('connection', 'close');
       // Fastify types this reply with unresolved route generics; it is a plain reply.
       void (reply as FastifyReply)
         .code(error.status)

@@ -47,7 +47,9 @@ export class ConnectionGuard {
     private readonly max: number,
   ) {
     server.on('connection', (socket: Socket) => this.admit(socket));
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.started(req, res));
+    // Ahead of Fastify's own listener: some answers (a path it cannot decode) are written
+    // synchronously inside it, and a draining connection must say `close` in their head too.
+    server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => this.started(req, res));
     // An upgraded socket (a Realtime session) is busy until it closes: never evicted as idle,
     // and closed by its own protocol at shutdown rather than cut by the drain.
     server.on('upgrade', (req: IncomingMessage) => {

@@ -1,0 +1,48 @@
+/**
+ * While the gateway drains, every answer it writes says `connection: close`, including the
+ * ones Fastify answers synchronously before any hook runs (a path it cannot decode). Raw
+ * sockets: the late requests are pipelined behind one the upstream holds, so they reach a
+ * connection the drain has not closed yet.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { until } from '../harness/gateway-spawn.ts';
+import { parseAnswers, RawConnection } from '../harness/raw-http.ts';
+import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+
+const KEY = 'sk-drain-answers';
+const config = ([url]: string[]) =>
+  [
+    deployment({ name: 'm', model: 'm', baseUrl: fakeBase(url!) }),
+    tenant('acme'),
+    apiKey('k', KEY, 'acme'),
+  ].join('');
+
+describe('a draining gateway', () => {
+  let stack: Stack | undefined;
+  afterAll(() => stack?.close());
+
+  it('closes the connection after each answer, a bad percent-encoding 400 included', async () => {
+    stack = await startStack(config, { drainTimeoutMs: 1_000 });
+    const gateway = stack.gateway;
+    const fake = stack.fakes[0]!;
+    fake.setFaults([{ fault: { type: 'hang' } }]);
+    const chat = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'wait' }] });
+    const c = new RawConnection(gateway.url).send(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(chat)}\r\n\r\n${chat}`,
+    );
+    await until(() => fake.requests.length === 1);
+    const closed = gateway.close();
+    await until(() => !gateway.app.server.listening);
+    c.send('GET /v1/%zz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await c.closed;
+    await closed;
+    stack = undefined;
+    const [cut, badUrl, ...more] = parseAnswers(c.text);
+    expect(more).toEqual([]);
+    expect(cut!.status).toBe(503);
+    expect(badUrl!.status).toBe(400);
+    expect(badUrl!.body).toMatch(/percent-encoding/);
+    expect(badUrl!.headers.connection).toBe('close');
+  });
+});
