@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors.ts';
-import { parserError, rawErrorResponse } from './protocol-errors.ts';
+import { mayAnswer, parserError, rawErrorResponse } from './protocol-errors.ts';
 
 describe('parserError', () => {
   it.each([
@@ -35,5 +35,29 @@ describe('rawErrorResponse', () => {
       'req-1',
     );
     expect(raw).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\nAllow: GET\r\n/);
+  });
+});
+
+describe('mayAnswer', () => {
+  it.each([
+    ['no response under way', undefined, true],
+    [
+      'its own request still arriving, nothing sent (408, a bad chunk)',
+      { headersSent: false, requestComplete: false },
+      true,
+    ],
+    [
+      'a pipelined request failed behind one not yet answered',
+      { headersSent: false, requestComplete: true },
+      false,
+    ],
+    ['a response already started', { headersSent: true, requestComplete: true }, false],
+    [
+      'a response started before its request finished arriving',
+      { headersSent: true, requestComplete: false },
+      false,
+    ],
+  ])('%s → %s', (_, underWay, expected) => {
+    expect(mayAnswer(underWay)).toBe(expected);
   });
 });

@@ -4,7 +4,7 @@
  * and CONNECT. They get the SPEC.md error body and a request id like every other answer.
  */
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ResponseHeaders } from '../brand.ts';
@@ -54,6 +54,34 @@ export const connectRefused = (): GatewayError =>
     headers: { Allow: 'GET, HEAD, POST' },
   });
 
+/** What is known of the response under way on a socket when its parser fails. */
+export interface ResponseUnderWay {
+  headersSent: boolean;
+  /** Whether its request had been received whole (a later, pipelined request failed then). */
+  requestComplete: boolean;
+}
+
+/**
+ * Whether a raw answer may be written for a parse error. Only when no response is under way,
+ * or the error is about that response's own request (its body still arriving: a 408, a bad
+ * chunk) and nothing of its answer has gone out. Otherwise a head would land inside a started
+ * answer, or ahead of one the client would then take it for.
+ */
+export function mayAnswer(underWay: ResponseUnderWay | undefined): boolean {
+  return underWay === undefined || (!underWay.headersSent && !underWay.requestComplete);
+}
+
+/**
+ * The response Node's HTTP server has attached to `socket`, if one is under way. `_httpMessage`
+ * is Node's own field (its default clientError handler reads it); a pipelined response waits
+ * in a queue until the one before it finishes, so the attached one is the oldest unfinished.
+ */
+function responseUnderWay(socket: Duplex): ResponseUnderWay | undefined {
+  const res = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (!res) return undefined;
+  return { headersSent: res.headersSent, requestComplete: res.req.complete };
+}
+
 /** The two log calls these answers make; Fastify's logger (pino, or its no-op) has both. */
 export interface EdgeLog {
   warn(fields: object, msg: string): void;
@@ -78,6 +106,12 @@ export interface PreRoutingAnswers {
  * sits in headers that failed to parse) in both id headers and in its log line.
  */
 export function preRoutingAnswers(sampler = new LogSampler(WARN_EVERY_MS)): PreRoutingAnswers {
+  // Both kinds of line share the sampler: together they are what a client can cause at will.
+  const report = (log: EdgeLog, fields: object, msg: string): void => {
+    const quiet = sampler.take();
+    if (quiet === undefined) log.debug(fields, msg);
+    else log.warn({ ...fields, quietSinceLast: quiet }, msg);
+  };
   const answer = (log: EdgeLog, socket: Duplex, error: GatewayError, cause: string | undefined): void => {
     const requestId = randomUUID();
     const remoteAddress = (socket as Partial<Socket>).remoteAddress;
@@ -85,15 +119,17 @@ export function preRoutingAnswers(sampler = new LogSampler(WARN_EVERY_MS)): PreR
     if (socket.writable) socket.write(rawErrorResponse(error, requestId));
     socket.destroy();
     const fields = { requestId, status: error.status, type: error.type, cause, remoteAddress };
-    const quiet = sampler.take();
-    if (quiet === undefined) log.debug(fields, 'answered before routing');
-    else log.warn({ ...fields, quietSinceLast: quiet }, 'answered before routing');
+    report(log, fields, 'answered before routing');
   };
   return {
     onClientError(err, socket) {
       // A reset socket has nobody to answer.
       if (err.code === 'ECONNRESET' || socket.destroyed) return;
-      answer(this.log, socket, parserError(err.code), err.code);
+      if (mayAnswer(responseUnderWay(socket)))
+        return answer(this.log, socket, parserError(err.code), err.code);
+      socket.destroy();
+      const fields = { cause: err.code, remoteAddress: socket.remoteAddress };
+      report(this.log, fields, 'connection closed unanswered: a parse error while a response was under way');
     },
     onConnect: (log) => (_req, socket) => answer(log, socket, connectRefused(), 'CONNECT'),
   };
