@@ -29,7 +29,13 @@ import { checkJsonDepth } from './depth-guard.ts';
 import { oversizedModelName } from './model-name.ts';
 import type { StreamResult } from './stream-writer.ts';
 import { SHUTTING_DOWN } from './stream-writer.ts';
-import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS, nodeServerTimeouts, type ConnectionLimits } from './limits.ts';
+import {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_LIMITS,
+  MAX_PATH_PARAM_CHARS,
+  nodeServerTimeouts,
+  type ConnectionLimits,
+} from './limits.ts';
 import { normaliseError } from './errors.ts';
 import { preRoutingAnswers } from './protocol-errors.ts';
 import { chatRoute } from './routes/chat.ts';
@@ -145,6 +151,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // Fastify's own 503 while closing has neither the SPEC.md body nor a request id: the
     // onRequest hook below answers it instead.
     return503OnClosing: false,
+    // Fastify's default (100) cut A2A agent names the config allows; the Gemini path carries its
+    // model in a wildcard and answers the body field's 400 instead.
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_CHARS },
     // Each route's request schema is compiled when the route is first called (lazy-validators.ts).
     schemaController: lazySchemaController(undefined, (compileNow) => deferred.push(compileNow)),
     ajv: {

@@ -2,6 +2,7 @@
 import type { FastifyError } from 'fastify';
 import { GatewayError, type ErrorType } from '../errors.ts';
 import { ClientAbortError } from '../router/upstream.ts';
+import { MAX_PATH_PARAM_CHARS } from './limits.ts';
 
 /** `/messages/0/role` → `messages[0].role` */
 export function jsonPointerToParam(pointer: string, missing?: string): string {
@@ -68,6 +69,13 @@ export function normaliseError(err: unknown): GatewayError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new GatewayError('invalid_request_error', 'body: must be valid JSON', { param: 'body' });
+    // Fastify's message holds the whole path: up to the header limit, echoed back.
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new GatewayError(
+        'invalid_request_error',
+        `a path segment is longer than ${MAX_PATH_PARAM_CHARS} characters`,
+        { status: 414 },
+      );
     case 'FST_ERR_BAD_URL':
       return new GatewayError(
         'invalid_request_error',

@@ -2,6 +2,8 @@
  * How long the public listener waits for a client, and how many clients it holds. A request
  * not fully received in time is answered 408 and its connection closed by Node itself.
  */
+import { MAX_MODEL_NAME_CHARS } from './model-name.ts';
+
 export interface ConnectionLimits {
   /** Headers and body must have arrived within this many ms of the request's start. */
   receiveTimeoutMs: number;
@@ -12,6 +14,12 @@ export interface ConnectionLimits {
   /** Open client connections at most; beyond it the least active unproductive one is closed. */
   maxConnections: number;
 }
+
+/**
+ * Longest path parameter the router takes (Fastify's maxParamLength; 414 beyond). The same as a
+ * model name's bound: an A2A agent is named in the path, and ids are far shorter.
+ */
+export const MAX_PATH_PARAM_CHARS = MAX_MODEL_NAME_CHARS;
 
 /** Largest request body, bytes. */
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024;

@@ -6,6 +6,7 @@ import { GeminiStreamEncoder } from '../../formats/gemini/stream-encoder.ts';
 import { geminiToChat, type GeminiEdgeRequest } from '../../formats/gemini/to-chat.ts';
 import { runChat } from '../../pipeline/chat.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
+import { checkModelName } from '../model-name.ts';
 import { writeStream } from '../stream-writer.ts';
 import { replyServedHeaders, streamHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
@@ -178,11 +179,19 @@ export function generateContentRoute(app: FastifyInstance, deps: PipelineDeps, h
     serve(request, reply, 'streamGenerateContent', undefined),
   );
   // Gemini's own path: the model and the method in one segment, `models/{model}:{method}`.
+  // A wildcard, not a router parameter: the router cuts parameters at its maxParamLength with
+  // a 414, where a model name is bounded (MAX_MODEL_NAME_CHARS) with the body field's 400.
+  // The wildcard also takes a model id holding a slash, raw or encoded, as GET /v1/models/* does.
+  const target = (request: FastifyRequest): string => (request.params as { '*': string })['*'];
   app.post(
-    '/v1/models/:target',
-    { schema: { ...schema, params: Type.Object({ target: Type.String({ minLength: 1 }) }) } },
+    '/v1/models/*',
+    {
+      schema,
+      // Before the body is validated: a path naming no method, or an oversized name, is the answer.
+      preValidation: async (request) => checkModelName('model', modelAction(target(request)).model),
+    },
     (request, reply) => {
-      const { model, method } = modelAction((request.params as { target: string }).target);
+      const { model, method } = modelAction(target(request));
       return serve(request, reply, method, model);
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../errors.ts';
 import type { ModelList } from '../../formats/openai/types.ts';
 import { mayUse, type RequestContext } from '../../pipeline/context.ts';
+import { checkModelName } from '../model-name.ts';
 import type { RouteHooks } from './hooks.ts';
 
 type ModelObject = ModelList['data'][number];
@@ -20,6 +21,7 @@ export function modelsRoute(app: FastifyInstance, hooks: RouteHooks): void {
   app.get('/v1/models/*', async (request, reply): Promise<ModelObject> => {
     const ctx = hooks.context(request, reply);
     const id = (request.params as { '*': string })['*'];
+    checkModelName('model', id);
     const route = ctx.snapshot.models.get(id);
     // A model the key may not use is reported exactly like one that does not exist.
     if (!route || !mayUse(ctx, id))
