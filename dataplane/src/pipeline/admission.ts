@@ -8,19 +8,18 @@
 import { GatewayError } from '../errors.ts';
 import type { ModelRoute } from '../config/snapshot.ts';
 import { estimateCost, MAX_ESTIMATE_USD, type OutputBound } from '../accounting/estimate.ts';
-import { formatUsd } from '../accounting/cost.ts';
 import type { Stores } from '../stores/index.ts';
 import {
   AdmissionStoreError,
   isStoreUnavailable,
   type AdmitResult,
-  type BudgetLimit,
   type RateDecision,
   type RateLimits,
   type RateTicket,
   type ReserveRequest,
   type Reservation,
 } from '../stores/index.ts';
+import { budgetExceeded } from './budget-refusal.ts';
 import type { RequestContext } from './context.ts';
 
 export interface Admission {
@@ -122,7 +121,7 @@ export async function admit(
     }
     applyRateDecision(ctx, spec.rateLimit, both.decision, tokens);
     if (both.reserve && !both.reserve.ok)
-      throw budgetExceeded(reserveRequest.budget, estimate.costUsd, both.reserve.remainingUsd);
+      throw budgetExceeded(reserveRequest.budget, estimate.costUsd, both.reserve.remainingUsd, 'request');
     admission.ticket = both.decision.ticket;
     admission.reservation = both.reserve?.ok ? both.reserve.reservation : undefined;
     return admission;
@@ -146,7 +145,8 @@ export async function admit(
     } catch (err) {
       throw isStoreUnavailable(err) ? unavailable('the budget store', err) : err;
     }
-    if (!result.ok) throw budgetExceeded(reserveRequest.budget, estimate.costUsd, result.remainingUsd);
+    if (!result.ok)
+      throw budgetExceeded(reserveRequest.budget, estimate.costUsd, result.remainingUsd, 'request');
     admission.reservation = result.reservation;
   }
   return admission;
@@ -170,12 +170,4 @@ function applyRateDecision(
   throw new GatewayError('rate_limit_exceeded', message, {
     headers: { ...headers, 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) },
   });
-}
-
-function budgetExceeded(budget: BudgetLimit, estimateUsd: number, remainingUsd: number): GatewayError {
-  return new GatewayError(
-    'budget_exceeded',
-    `budget exceeded: $${formatUsd(remainingUsd)} remaining of this key's ${budget.period} budget of $${formatUsd(budget.limitUsd)}, ` +
-      `and this request is estimated at $${formatUsd(estimateUsd)}`,
-  );
 }

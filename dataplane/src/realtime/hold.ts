@@ -4,9 +4,9 @@
  * connect was the rate-limited request; responses hold money only.
  */
 import { randomUUID } from 'node:crypto';
-import { formatUsd } from '../accounting/cost.ts';
 import type { Deployment } from '../config/snapshot.ts';
 import { GatewayError } from '../errors.ts';
+import { budgetExceeded } from '../pipeline/budget-refusal.ts';
 import { freshMetering, type RequestContext } from '../pipeline/context.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
 import { settle } from '../pipeline/settlement.ts';
@@ -51,12 +51,7 @@ export async function holdResponse(
       );
     throw err;
   }
-  if (!result.ok)
-    throw new GatewayError(
-      'budget_exceeded',
-      `budget exceeded: $${formatUsd(result.remainingUsd)} remaining of this key's ${budget.period} budget of $${formatUsd(budget.limitUsd)}, ` +
-        `and this response is estimated at $${formatUsd(estimateUsd)}`,
-    );
+  if (!result.ok) throw budgetExceeded(budget, estimateUsd, result.remainingUsd, 'response');
   ctx.admission.reservation = result.reservation;
 }
 

@@ -34,9 +34,12 @@ export function roundUsd(usd: number): number {
   return fromMicros(toMicros(usd));
 }
 
-/** `$1.50`, `$0.000150`: at least cents, at most micro-dollars, no float noise. */
-export function formatUsd(usd: number): string {
-  const micros = toMicros(usd);
+/**
+ * `$1.50`, `$0.00015`: at least cents, at most micro-dollars, no float noise. `up` states an
+ * estimate as the whole micro-dollars held for it.
+ */
+export function formatUsd(usd: number, rounding: Rounding = 'nearest'): string {
+  const micros = toMicros(usd, rounding);
   const sign = micros < 0 ? '-' : '';
   const abs = Math.abs(micros);
   const whole = Math.floor(abs / MICROS_PER_USD);

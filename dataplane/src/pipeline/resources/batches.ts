@@ -6,7 +6,7 @@
  * caller's files as soon as a read shows them.
  */
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
-import { formatUsd } from '../../accounting/cost.ts';
+import { usdText } from '../budget-refusal.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
 import { ownedBy, type OwnedRecord } from '../../stores/ownership/types.ts';
 import type { RequestContext } from '../context.ts';
@@ -98,7 +98,7 @@ export async function createBatch(deps: PipelineDeps, ctx: RequestContext, body:
       throw err;
     throw new GatewayError(
       'budget_exceeded',
-      `${err.message}: this batch's worst case of $${formatUsd(estimateUsd ?? 0)} plus $${formatUsd(outstanding.usd)} ` +
+      `${err.message}: this batch's worst case of ${usdText(estimateUsd ?? 0, 'up')} plus ${usdText(outstanding.usd, 'up')} ` +
         `still held for this key's ${outstanding.count} unsettled batch${outstanding.count === 1 ? '' : 'es'}, ` +
         'which count until they finish and are charged',
       { headers: err.headers },
