@@ -1,8 +1,8 @@
 /**
- * A request the parser rejects on a connection that already has a response under way is not
- * answered with a second head written into that response (or ahead of it, where the client
- * would take it for the earlier request's answer): the connection is closed instead. With no
- * response under way the raw SPEC.md answer still goes out. Raw sockets, bytes as written.
+ * A request the parser rejects (or a CONNECT) on a connection that already has a response
+ * under way is not answered with a second head written into that response (or ahead of it,
+ * where the client would take it for the earlier request's answer): the connection is closed
+ * instead. With no response under way the raw SPEC.md answer still goes out. Raw sockets.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAnswers, RawConnection, statusLines } from '../harness/raw-http.ts';
@@ -47,6 +47,15 @@ describe('a parse error on a connection with a response under way', () => {
     // Both requests arrive in one segment: the parser fails on the second while the first is served.
     stack.fakes[0]!.setFaults([{ fault: { type: 'hang' } }]);
     const c = new RawConnection(stack.gateway.url).send(chatRequest(false) + MALFORMED);
+    await c.closed;
+    expect(statusLines(c.text)).toBe(0);
+  });
+
+  it('a CONNECT pipelined behind a request still being served: no 405 ahead of that request’s answer', async () => {
+    stack.fakes[0]!.setFaults([{ fault: { type: 'hang' } }]);
+    const c = new RawConnection(stack.gateway.url).send(
+      chatRequest(false) + 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n',
+    );
     await c.closed;
     expect(statusLines(c.text)).toBe(0);
   });

@@ -121,16 +121,25 @@ export function preRoutingAnswers(sampler = new LogSampler(WARN_EVERY_MS)): PreR
     const fields = { requestId, status: error.status, type: error.type, cause, remoteAddress };
     report(log, fields, 'answered before routing');
   };
+  // Either kind of raw answer, when one may go out on this socket (mayAnswer); else it closes.
+  const answerOrClose = (
+    log: EdgeLog,
+    socket: Duplex,
+    error: GatewayError,
+    cause: string | undefined,
+  ): void => {
+    if (mayAnswer(responseUnderWay(socket))) return answer(log, socket, error, cause);
+    socket.destroy();
+    const fields = { status: error.status, cause, remoteAddress: (socket as Partial<Socket>).remoteAddress };
+    report(log, fields, 'connection closed unanswered: a response was under way on it');
+  };
   return {
     onClientError(err, socket) {
       // A reset socket has nobody to answer.
       if (err.code === 'ECONNRESET' || socket.destroyed) return;
-      if (mayAnswer(responseUnderWay(socket)))
-        return answer(this.log, socket, parserError(err.code), err.code);
-      socket.destroy();
-      const fields = { cause: err.code, remoteAddress: socket.remoteAddress };
-      report(this.log, fields, 'connection closed unanswered: a parse error while a response was under way');
+      answerOrClose(this.log, socket, parserError(err.code), err.code);
     },
-    onConnect: (log) => (_req, socket) => answer(log, socket, connectRefused(), 'CONNECT'),
+    // A CONNECT pipelined behind a request still being served must not answer ahead of it.
+    onConnect: (log) => (_req, socket) => answerOrClose(log, socket, connectRefused(), 'CONNECT'),
   };
 }
