@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sectionList, sectionNumber } from './options.ts';
+import { readFloors, readOptions, sectionList, sectionNumber } from './options.ts';
 
 describe('section settings', () => {
   it('falls back when unset or empty', () => {
@@ -18,5 +18,14 @@ describe('section settings', () => {
 
   it('splits lists on commas', () => {
     expect(sectionList({ X: 'redis, memory' }, 'X', [])).toEqual(['redis', 'memory']);
+  });
+
+  it('measures both floors unless BENCH_FLOOR names fewer', () => {
+    expect(readOptions({}).floors).toEqual(['node', 'nginx']);
+    expect(readFloors('1')).toEqual(['node', 'nginx']);
+    expect(readFloors('0')).toEqual([]);
+    expect(readFloors('nginx')).toEqual(['nginx']);
+    expect(readFloors(' nginx , node ')).toEqual(['node', 'nginx']);
+    expect(() => readFloors('node,apache')).toThrow(/BENCH_FLOOR names apache/);
   });
 });

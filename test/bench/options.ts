@@ -13,8 +13,11 @@ export interface BenchOptions {
   primeSeconds: number;
   /** Measure the peer gateway (BENCH_PEER=0 skips it). */
   peer: boolean;
-  /** Measure the floor, a minimal Node proxy doing no work (BENCH_FLOOR=0 skips it). */
-  floor: boolean;
+  /**
+   * The floors to measure (BENCH_FLOOR, default both; `0` none): `node`, a minimal Node proxy
+   * doing no work, and `nginx`, a do-nothing nginx reverse proxy (what any proxy adds here).
+   */
+  floors: Floor[];
   /** npm version spec of @portkey-ai/gateway (BENCH_PEER_VERSION). */
   peerVersion: string;
   /** GANTRY_LOG_LEVEL given to the gateway (BENCH_GANTRY_LOG_LEVEL, default info: `npm start`'s). */
@@ -34,6 +37,22 @@ export interface BenchOptions {
   cells: string[];
   /** Only these sections (BENCH_SECTIONS=a,b); all when empty. */
   sections: string[];
+}
+
+export const FLOORS = ['node', 'nginx'] as const;
+export type Floor = (typeof FLOORS)[number];
+
+/** BENCH_FLOOR: unset or `1` both floors, `0` none, else a comma-separated list of them. */
+export function readFloors(raw: string | undefined): Floor[] {
+  if (raw === undefined || raw.trim() === '' || raw.trim() === '1') return [...FLOORS];
+  if (raw.trim() === '0') return [];
+  const names = list(raw);
+  const unknown = names.filter((n) => !(FLOORS as readonly string[]).includes(n));
+  if (unknown.length)
+    throw new Error(
+      `BENCH_FLOOR names ${unknown.join(', ')}; it takes 0, 1 or a list of ${FLOORS.join(', ')}`,
+    );
+  return FLOORS.filter((f) => names.includes(f));
 }
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
@@ -83,7 +102,7 @@ export function readOptions(env: NodeJS.ProcessEnv): BenchOptions {
     warmupSeconds: positive('BENCH_WARMUP_SECONDS', env.BENCH_WARMUP_SECONDS, 1),
     primeSeconds: positive('BENCH_PRIME_SECONDS', env.BENCH_PRIME_SECONDS, 2),
     peer: env.BENCH_PEER !== '0',
-    floor: env.BENCH_FLOOR !== '0',
+    floors: readFloors(env.BENCH_FLOOR),
     peerVersion: env.BENCH_PEER_VERSION || '1.15.2',
     gantryLogLevel: env.BENCH_GANTRY_LOG_LEVEL || 'info',
     cpuProfile: env.BENCH_CPU_PROF === '1',

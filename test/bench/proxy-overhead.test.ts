@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   aboveFloor,
   addedLatency,
+  nginxFloorNote,
   proxyChecks,
   throughputRatio,
   type Mode,
@@ -83,5 +84,18 @@ describe('proxy overhead figures', () => {
     );
     expect(note).toContain('CPU per request 0.250 vs 0.083 ms');
     expect(aboveFloor([direct, gantry], addedLatency(direct, [gantry]))).toBeUndefined();
+  });
+
+  it('sets the nginx floor beside the Node floor and Gantry, and says nothing without an nginx run', () => {
+    const floor = run('floor', 12000, 0.55, 0.45);
+    const nginx = run('nginx', 20000, 0.5, 0.4);
+    const runs = [direct, gantry, floor, nginx];
+    const note = nginxFloorNote(runs, addedLatency(direct, runs.slice(1)));
+    // nginx adds 0.1 ms; the Node floor 0.15 (0.05 over nginx), Gantry 0.3 (0.2 over nginx).
+    expect(note).toContain('what any proxy adds here: +0.100 ms p50, CPU per request 0.050 ms');
+    expect(note).toContain('Node floor +0.050 ms over it; Gantry +0.200 ms over it');
+    const alone = [direct, nginx];
+    expect(nginxFloorNote(alone, addedLatency(direct, [nginx]))).not.toContain('Node floor');
+    expect(nginxFloorNote([direct, gantry, floor], addedLatency(direct, [gantry, floor]))).toBeUndefined();
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Section "proxy-overhead": the same small chat completion, non-streaming and streaming,
  * at 1 and 16 connections, sent to the fake upstream directly, through Gantry, through the
- * floor (a minimal Node proxy doing no work: what any Node proxy adds on this machine) and
+ * floor (a minimal Node proxy doing no work: what any Node proxy adds on this machine), through
+ * nginx as a do-nothing reverse proxy (what any proxy adds, Node or not) and
  * through the peer gateway when it can be installed. What a gateway adds is its figure minus
  * the direct one; memory is the gateway process's RSS after its runs.
  */
@@ -13,6 +14,7 @@ import { ms, STATS_COLUMNS, statsCells } from './report.ts';
 import type { BenchContext, Check, Section, SectionResult, Table } from './section.ts';
 import { startFloor } from './floor.ts';
 import { startGantry } from './gantry.ts';
+import { installNginx, startNginxFloor } from './nginx-floor.ts';
 import { summarise, type CellStats } from './stats.ts';
 import { chatBody, type Target } from './target.ts';
 import { startUpstream, type Upstream } from './upstream.ts';
@@ -164,18 +166,38 @@ export function proxyChecks(runs: TargetRun[], added: Added[], peerMissing: stri
 
 const signedMs = (v: number): string => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(3)}` : '-');
 
+/** A target's added latency and its cell at 1 connection, non-streaming. */
+const atOneConn = (runs: TargetRun[], added: Added[], name: string) => ({
+  added: added.find((a) => a.gateway === name && a.connections === 1 && a.mode === 'json'),
+  cpu: runs.find((r) => r.name === name)?.cells.find((c) => c.connections === 1 && c.mode === 'json'),
+});
+
 /** Gantry's added p50 and CPU per request at 1 connection beside the floor's (non-streaming). */
 export function aboveFloor(runs: TargetRun[], added: Added[]): string | undefined {
-  const at = (name: string) => ({
-    added: added.find((a) => a.gateway === name && a.connections === 1 && a.mode === 'json'),
-    cpu: runs.find((r) => r.name === name)?.cells.find((c) => c.connections === 1 && c.mode === 'json'),
-  });
+  const at = (name: string) => atOneConn(runs, added, name);
   const [gantry, floor] = [at('gantry'), at('floor')];
   if (!gantry.added || !floor.added || !gantry.cpu || !floor.cpu) return undefined;
   return (
     `above the floor @1 conn (non-streaming): Gantry adds ${signedMs(gantry.added.p50)} ms p50 ` +
     `where the floor adds ${signedMs(floor.added.p50)} ms (Gantry ${signedMs(gantry.added.p50 - floor.added.p50)} ms over it); ` +
     `CPU per request ${ms(gantry.cpu.gatewayCpuMs)} vs ${ms(floor.cpu.gatewayCpuMs)} ms`
+  );
+}
+
+/**
+ * The nginx floor at 1 connection (non-streaming): what a proxy that is not Node adds on this
+ * machine, and the Node floor's and Gantry's added p50 over it.
+ */
+export function nginxFloorNote(runs: TargetRun[], added: Added[]): string | undefined {
+  const nginx = atOneConn(runs, added, 'nginx');
+  if (!nginx.added || !nginx.cpu) return undefined;
+  const over = (name: string, label: string): string => {
+    const other = atOneConn(runs, added, name).added;
+    return other ? `; ${label} ${signedMs(other.p50 - nginx.added!.p50)} ms over it` : '';
+  };
+  return (
+    `nginx floor @1 conn (non-streaming), what any proxy adds here: ${signedMs(nginx.added.p50)} ms p50, ` +
+    `CPU per request ${ms(nginx.cpu.gatewayCpuMs)} ms${over('floor', 'Node floor')}${over('gantry', 'Gantry')}`
   );
 }
 
@@ -368,6 +390,9 @@ async function run(ctx: BenchContext): Promise<SectionResult> {
     ? await installPeer(ctx)
     : ({ ok: false, reason: 'disabled with BENCH_PEER=0' } as const);
   if (!peerInstall.ok) ctx.log(`peer: not measured (${peerInstall.reason})`);
+  const nginxInstall = ctx.options.floors.includes('nginx') ? installNginx() : undefined;
+  let nginxMissing = nginxInstall && !nginxInstall.ok ? nginxInstall.reason : undefined;
+  if (nginxMissing) ctx.log(`nginx floor: skipped because ${nginxMissing}`);
 
   const upstream = await startUpstream(ctx);
   const runs: TargetRun[] = [];
@@ -389,8 +414,17 @@ async function run(ctx: BenchContext): Promise<SectionResult> {
         `Gantry CPU profile in ${profileDir}: npx tsx test/bench/cpuprofile.ts <file> --skip=${skip}`,
       );
     }
-    if (ctx.options.floor)
+    if (ctx.options.floors.includes('node'))
       runs.push(await measureGateway(ctx, upstream, () => startFloor(ctx, upstream.url)));
+    if (nginxInstall?.ok) {
+      const { bin } = nginxInstall;
+      try {
+        runs.push(await measureGateway(ctx, upstream, () => startNginxFloor(ctx, bin, upstream.url)));
+      } catch (err) {
+        nginxMissing = `nginx floor failed: ${(err as Error).message.split('\n')[0]}`;
+        ctx.log(nginxMissing);
+      }
+    }
     if (peerInstall.ok) {
       try {
         runs.push(await measureGateway(ctx, upstream, () => startPeer(ctx, peerInstall, upstream.url)));
@@ -417,8 +451,11 @@ async function run(ctx: BenchContext): Promise<SectionResult> {
     }
   }
   if (peerMissing) notes.push(`peer not measured: ${peerMissing}`);
+  if (nginxMissing) notes.push(`nginx floor skipped because ${nginxMissing}`);
   const floorNote = aboveFloor(runs, added);
   if (floorNote) notes.push(floorNote);
+  const nginxNote = nginxFloorNote(runs, added);
+  if (nginxNote) notes.push(nginxNote);
   const gantry = runs.find((r) => r.name === 'gantry');
   const peer = runs.find((r) => r.name === 'peer');
   const cpuRatio = (mode: Mode): string => {
