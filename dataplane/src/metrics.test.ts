@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import perfHooks from 'node:perf_hooks';
+import { describe, expect, it, vi } from 'vitest';
 import type { Deployment } from './config/snapshot.ts';
-import { Metrics } from './metrics.ts';
+import { EVENT_LOOP_SAMPLE_MS, Metrics } from './metrics.ts';
 
 const deployment = { name: 'd1', provider: 'openai', model: 'gpt-x' } as Deployment;
 
@@ -57,5 +58,19 @@ describe('hot-path counters kept as numbers until a scrape', () => {
     expect(() => m.charged('acme', 'gpt-x', 'openai', Number.POSITIVE_INFINITY, 0, 0)).toThrow(
       /not a valid number/,
     );
+  });
+});
+
+describe('default process metrics', () => {
+  it('samples the event loop every EVENT_LOOP_SAMPLE_MS, not every 10 ms, and still exports its lag', async () => {
+    const monitor = vi.spyOn(perfHooks, 'monitorEventLoopDelay');
+    try {
+      const m = new Metrics();
+      expect(monitor).toHaveBeenCalledWith({ resolution: EVENT_LOOP_SAMPLE_MS });
+      expect(EVENT_LOOP_SAMPLE_MS).toBeGreaterThanOrEqual(100);
+      expect(await m.registry.metrics()).toContain('nodejs_eventloop_lag_p99_seconds');
+    } finally {
+      monitor.mockRestore();
+    }
   });
 });

@@ -33,6 +33,14 @@ interface AttemptChildren {
   latency: Series;
 }
 
+/**
+ * How often the event-loop lag histogram (nodejs_eventloop_lag_*) samples the loop. prom-client's
+ * 10 ms is a libuv timer firing 100 times a second: an idle gateway woke 80 times a second for
+ * it (each wake-up of an idle vCPU is a VM exit on a KVM guest), and every blocking poll under
+ * load was cut to <= 10 ms. A loop blocked long enough to matter still shows at 100 ms.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
 export class Metrics implements RouterObserver {
   readonly registry = new Registry();
   // Hot-path counters count in plain numbers and reach prom-client at scrape (metrics-tally.ts).
@@ -257,7 +265,8 @@ export class Metrics implements RouterObserver {
   });
 
   constructor(defaults = true) {
-    if (defaults) collectDefaultMetrics({ register: this.registry });
+    if (defaults)
+      collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }
 
   /** Report each configured deployment's breaker at every scrape. */
