@@ -7,7 +7,7 @@
  * written with %d so large values never turn into exponent notation.
  */
 
-/** Shared by every step below. */
+/** Used by the steps below (the rate adjust needs neither). */
 export const LUA_HELPERS = `
 local function num(v) return tonumber(v or '0') or 0 end
 local function int(x) return string.format('%d', x) end
@@ -125,7 +125,8 @@ end
  *
  * budgetHold(budget, spent, holds, holdExpiry, nowArg, limit, cost, holdId, expiresAt, rc):
  * drops lapsed holds, auto-recharges from the wallet when `rc` is given ({month counter, wallet,
- * ledger, threshold, amount, cap, monthRetentionMs, keyId, ref}), then holds `cost` when it fits.
+ * ledger, threshold, amount, cap, retention (the month counter's, ms), keyId, ref}), then holds
+ * `cost` when it fits.
  * Returns ok (1/0), available (after the hold when ok), recharged.
  *
  * budgetSettle(budget, spent, holds, holdExpiry, marker, holdId, amount, limit, retentionMs
