@@ -19,6 +19,7 @@ import { cacheLookup } from './cache-lookup.ts';
 import { compressionDecision } from './compression-decision.ts';
 import { guardrailScan } from './guardrail-scan.ts';
 import { logCostSection } from './log-cost.ts';
+import { moneyAb } from './money-ab.ts';
 import { moneyPath } from './money-path.ts';
 import { proxyOverhead } from './proxy-overhead.ts';
 import { routingClassifier } from './routing-classifier.ts';
@@ -30,6 +31,7 @@ const sections: Section[] = [
   proxyOverhead,
   logCostSection,
   moneyPath,
+  moneyAb,
   guardrailScan,
   routingClassifier,
   cacheLookup,

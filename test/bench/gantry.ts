@@ -115,13 +115,20 @@ export async function startGantry(
   };
 }
 
-/** `npm start` runs the bundle `npm run build` makes: build it once per bench, run it the same way. */
-let built: Promise<string> | undefined;
+/**
+ * `npm start` runs the bundle `npm run build` makes: build it once per bench and checkout (a
+ * run may compare two checkouts), run it the same way.
+ */
+const built = new Map<string, Promise<string>>();
 function builtEntry(root: string): Promise<string> {
-  built ??= new Promise((resolve, reject) => {
-    execFile('npm', ['run', 'build', '--silent'], { cwd: root }, (err) =>
-      err ? reject(err) : resolve(join(root, 'dataplane/dist/gantry.mjs')),
-    );
-  });
-  return built;
+  let entry = built.get(root);
+  if (!entry) {
+    entry = new Promise((resolve, reject) => {
+      execFile('npm', ['run', 'build', '--silent'], { cwd: root }, (err) =>
+        err ? reject(err) : resolve(join(root, 'dataplane/dist/gantry.mjs')),
+      );
+    });
+    built.set(root, entry);
+  }
+  return entry;
 }

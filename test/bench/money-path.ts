@@ -201,7 +201,8 @@ export function moneyTables(cells: readonly MoneyCell[], added: readonly MoneyAd
   return tables;
 }
 
-const exchangeFor = (target: Target, key: KeyKind): Exchange => ({
+/** A request of `key` to `target`: a non-streaming ~1 KB chat turn. */
+export const moneyExchange = (target: Target, key: KeyKind): Exchange => ({
   origin: target.origin,
   path: target.path,
   headers: { 'content-type': 'application/json', authorization: `Bearer ${CLIENT_KEYS[key]}` },
@@ -215,7 +216,7 @@ const exchangeFor = (target: Target, key: KeyKind): Exchange => ({
  */
 async function probeKeys(target: Target): Promise<void> {
   for (const key of KEYS) {
-    const ex = exchangeFor(target, key);
+    const ex = moneyExchange(target, key);
     const res = await request(`${ex.origin}${ex.path}`, {
       method: 'POST',
       headers: ex.headers,
@@ -247,7 +248,7 @@ async function measureStore(
     await probeKeys(target);
     if (ctx.options.primeSeconds > 0) {
       for (const key of KEYS) {
-        const primed = await runLoad(exchangeFor(target, key), {
+        const primed = await runLoad(moneyExchange(target, key), {
           connections: CONNECTIONS[CONNECTIONS.length - 1]!,
           warmupMs: 0,
           durationMs: ctx.options.primeSeconds * 1000,
@@ -267,7 +268,7 @@ async function measureStore(
           const meter = cpuMeter([target.child]);
           parts[key].push(
             await runLoad(
-              exchangeFor(target, key),
+              moneyExchange(target, key),
               { connections, warmupMs: settings.warmupSeconds * 1000, durationMs: windowMs },
               meter,
             ),
