@@ -29,6 +29,7 @@ import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { acceptedRequestId, parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
 import { admitRealtime } from './admission.ts';
 import { chosenProtocol, handshakeProblem, realtimeKey, refuseUpgrade } from './handshake.ts';
+import { inTurn } from './in-turn.ts';
 import type { RealtimeLimits } from './limits.ts';
 import { RealtimeSession, type SessionSummary } from './session.ts';
 import { SessionCount } from './session-count.ts';
@@ -95,11 +96,13 @@ export class RealtimeProxy {
       for (const [k, v] of Object.entries(this.extraHeaders.get(req) ?? {})) headers.push(`${k}: ${v}`);
     });
     deps.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const path = (req.url ?? '/').split('?', 1)[0];
-      if (path !== REALTIME_PATH || req.method !== 'GET' || !isWebSocketUpgrade(req))
-        return handBack(deps.server, req, socket, head);
       socket.on('error', () => undefined);
-      void this.accept(req, socket, head);
+      inTurn(socket, () => {
+        const path = (req.url ?? '/').split('?', 1)[0];
+        if (path !== REALTIME_PATH || req.method !== 'GET' || !isWebSocketUpgrade(req))
+          return handBack(deps.server, req, socket, head);
+        void this.accept(req, socket, head);
+      });
     });
   }
 

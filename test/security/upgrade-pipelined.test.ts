@@ -1,0 +1,90 @@
+/**
+ * An upgrade pipelined behind a request still being served on the same keep-alive connection.
+ * Node emits 'upgrade' as soon as it has parsed the upgrade request, whatever is still owed on
+ * that socket; the gateway holds it until every earlier answer has gone out, then serves it,
+ * so no head (a 101, a refusal, a handed-back answer) is written ahead of them. Raw sockets.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAnswers, RawConnection, statusLines } from '../harness/raw-http.ts';
+import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+
+const KEY = 'sk-upgrade-pipelined';
+const WS_KEY = 'dGhlIHNhbXBsZSBub25jZQ==';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack(([url]) =>
+    [
+      deployment({ name: 'm', model: 'm', baseUrl: fakeBase(url!) }),
+      deployment({ name: 'rt', model: 'gpt-rt', baseUrl: fakeBase(url!), capabilities: ['realtime'] }),
+      tenant('acme'),
+      apiKey('k', KEY, 'acme'),
+    ].join(''),
+  );
+});
+afterAll(() => stack?.close());
+
+const chatRequest = (): string => {
+  const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+  return (
+    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+};
+
+const realtimeUpgrade = (model: string): string =>
+  `GET /v1/realtime?model=${model} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
+  `Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${WS_KEY}\r\n\r\n`;
+
+/** The chat answer waits on the fake provider until released, so the upgrade arrives behind it. */
+const heldChat = (): void =>
+  stack.fakes[0]!.setFaults([{ match: { model: 'm' }, fault: { type: 'delay', ms: 300 } }]);
+
+describe('an upgrade pipelined behind a response still under way', () => {
+  it('a refused Realtime upgrade answers after the earlier response, never ahead of it', async () => {
+    heldChat();
+    const c = new RawConnection(stack.gateway.url).send(chatRequest() + realtimeUpgrade('no-such-model'));
+    await c.closed;
+    expect(parseAnswers(c.text).map((a) => a.status)).toEqual([200, 404]);
+  });
+
+  it('an accepted Realtime upgrade sends its 101 after the earlier response', async () => {
+    heldChat();
+    const c = new RawConnection(stack.gateway.url).send(chatRequest() + realtimeUpgrade('gpt-rt'));
+    await c.receive((t) => t.includes('101 Switching Protocols'));
+    const [chat] = parseAnswers(c.text);
+    expect(chat?.status).toBe(200);
+    expect(c.text.indexOf('HTTP/1.1 101 ')).toBeGreaterThan(c.text.indexOf('HTTP/1.1 200 '));
+    expect(statusLines(c.text)).toBe(2);
+    c.close();
+  });
+
+  it('behind an answer that closes the connection, the upgrade is dropped unanswered', async () => {
+    stack.fakes[0]!.setFaults([]);
+    // A wrong key's 401 closes its connection: nothing may follow it, a 101 least of all.
+    const c = new RawConnection(stack.gateway.url).send(
+      chatRequest().replace(KEY, 'sk-wrong') + realtimeUpgrade('gpt-rt'),
+    );
+    await c.closed;
+    expect(parseAnswers(c.text).map((a) => a.status)).toEqual([401]);
+    expect(statusLines(c.text)).toBe(1);
+    expect(stack.gateway.app.realtime.size).toBe(0);
+  });
+
+  it('an upgrade the gateway does not serve, pipelined, is answered after the earlier response', async () => {
+    heldChat();
+    const c = new RawConnection(stack.gateway.url).send(
+      chatRequest() + 'GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n',
+    );
+    await c.closed;
+    const statuses = parseAnswers(c.text).map((a) => a.status);
+    expect(statuses[0]).toBe(200);
+    expect(statuses).toHaveLength(2);
+    // The gateway is still up and serving.
+    const [after] = await RawConnection.exchange(
+      stack.gateway.url,
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
+    expect(after).toBeDefined();
+  });
+});
