@@ -25,6 +25,7 @@ describe('parseCli', () => {
       headersTimeoutMs: DEFAULT_LIMITS.headersTimeoutMs,
       keepAliveTimeoutMs: DEFAULT_LIMITS.keepAliveTimeoutMs,
       maxConnections: DEFAULT_LIMITS.maxConnections,
+      adminMaxConnections: DEFAULT_LIMITS.adminMaxConnections,
       preStopMs: DEFAULT_PRE_STOP_MS,
       drainTimeoutMs: DEFAULT_DRAIN_TIMEOUT_MS,
     });

@@ -30,6 +30,7 @@ export interface CliOptions {
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  adminMaxConnections: number;
   preStopMs: number;
   drainTimeoutMs: number;
   journalDir: string | undefined;
@@ -209,6 +210,14 @@ export const FLAGS: Record<string, Flag> = {
     env: 'GANTRY_MAX_CONNECTIONS',
     fallback: String(DEFAULT_LIMITS.maxConnections),
     help: 'open API connections at most (keep below the file limit)',
+    check: integer(1),
+    expects: 'a positive integer',
+  },
+  'admin-max-connections': {
+    key: 'adminMaxConnections',
+    env: 'GANTRY_ADMIN_MAX_CONNECTIONS',
+    fallback: String(DEFAULT_LIMITS.adminMaxConnections),
+    help: 'open admin-port connections at most (probes, metrics)',
     check: integer(1),
     expects: 'a positive integer',
   },

@@ -105,6 +105,7 @@ async function main(): Promise<void> {
       headersTimeoutMs: options.headersTimeoutMs,
       keepAliveTimeoutMs: options.keepAliveTimeoutMs,
       maxConnections: options.maxConnections,
+      adminMaxConnections: options.adminMaxConnections,
     },
     preStopMs: options.preStopMs,
     drainTimeoutMs: options.drainTimeoutMs,

@@ -13,6 +13,7 @@ import type { Metrics } from '../metrics.ts';
 import { acceptedRequestId } from '../telemetry/trace-context.ts';
 import { notAccepting } from './closing.ts';
 import { normaliseError } from './errors.ts';
+import { ConnectionGuard } from './connections.ts';
 import { DEFAULT_LIMITS, nodeServerTimeouts, type ConnectionLimits } from './limits.ts';
 import { preRoutingAnswers } from './protocol-errors.ts';
 import { REQUEST_ID_HEADER } from './routes/headers.ts';
@@ -44,7 +45,8 @@ export function buildAdminApp(
   log?: FastifyBaseLogger,
 ): FastifyInstance {
   // Probes must stay answerable: a client that never finishes a request is cut here too.
-  const timeouts = nodeServerTimeouts({ ...DEFAULT_LIMITS, ...limits });
+  const bounds = { ...DEFAULT_LIMITS, ...limits };
+  const timeouts = nodeServerTimeouts(bounds);
   const edge = preRoutingAnswers();
   // Set by preClose, the moment Fastify starts closing (see the onRequest hook).
   let closing = false;
@@ -78,6 +80,10 @@ export function buildAdminApp(
     keepAliveTimeout: timeouts.keepAliveTimeout,
   });
   app.server.on('connect', edge.onConnect(app.log));
+  // Without a cap, sockets held open here would exhaust the process's file descriptors and
+  // take the public port down with it. At the cap an idle or unfinished one is evicted, as on
+  // the public port, so such sockets cannot shut the kubelet's probes out either.
+  new ConnectionGuard(app.server, bounds.adminMaxConnections);
   app.addHook('preClose', () => {
     closing = true;
   });

@@ -119,6 +119,7 @@ describe('nodeServerTimeouts', () => {
       headersTimeoutMs: 10_000,
       keepAliveTimeoutMs: 65_000,
       maxConnections: 1,
+      adminMaxConnections: 1,
     });
     expect(t).toEqual({
       requestTimeout: 1_000,
@@ -131,6 +132,7 @@ describe('nodeServerTimeouts', () => {
       headersTimeoutMs: 10_000,
       keepAliveTimeoutMs: 65_000,
       maxConnections: 1,
+      adminMaxConnections: 1,
     });
     expect(defaults.connectionsCheckingInterval).toBe(1_000);
   });

@@ -1,5 +1,6 @@
 /**
- * Guards the public listener's sockets. A cap bounds open connections (so file descriptors
+ * Guards a listener's sockets (the public one's, and the admin port's with its own, smaller
+ * cap). A cap bounds open connections (so file descriptors
  * cannot run out and take the process down); at the cap a new connection evicts the one that
  * has been unproductive longest (idle keep-alive, or a request still being received) rather
  * than being refused, so held-open sockets cannot lock real clients out. Draining (shutdown)

@@ -1,5 +1,5 @@
 /**
- * How long the public listener waits for a client, and how many clients it holds. A request
+ * How long the listeners wait for a client, and how many clients each holds. A request
  * not fully received in time is answered 408 and its connection closed by Node itself.
  */
 import { MAX_MODEL_NAME_CHARS } from './model-name.ts';
@@ -13,6 +13,8 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
   /** Open client connections at most; beyond it the least active unproductive one is closed. */
   maxConnections: number;
+  /** The same bound for the admin port (probes, metrics scrapes), on its own count. */
+  adminMaxConnections: number;
 }
 
 /**
@@ -31,6 +33,8 @@ export const DEFAULT_LIMITS: ConnectionLimits = {
   // closes an idle connection first and never sends a request onto one being closed here.
   keepAliveTimeoutMs: 65_000,
   maxConnections: 10_000,
+  // Probes and scrapes open a handful at a time: far above that, far below any file limit.
+  adminMaxConnections: 100,
 };
 
 export interface NodeServerTimeouts {
