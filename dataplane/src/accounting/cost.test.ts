@@ -74,23 +74,29 @@ describe('formatUsd', () => {
     [100, '100.0'],
     [1.5, '1.5'],
     [0.0025, '0.0025'],
-    [0.0000001, '0.0000001'],
-    [0.0000000001, '0.0000000001'],
-    [0.00000000004, '0.0'],
-    [0.00000000006, '0.0000000001'],
+    [0.000001, '0.000001'],
+    [0.000123, '0.000123'],
+    // Charges are whole micro-dollars: less is stated as the nearest one.
+    [0.0000004, '0.0'],
+    [0.0000005, '0.000001'],
     [123.456, '123.456'],
+    // Large costs without float noise (toFixed(10) gave 2500000.2999999998).
+    [2_500_000.3, '2500000.3'],
+    [1_500_000_000.123457, '1500000000.123457'],
+    [-2.5, '-2.5'],
   ])('%s → %s', (usd, text) => {
     expect(formatUsd(usd)).toBe(text);
   });
 
   it('never uses exponent notation for small amounts', () => {
     for (let e = -1; e >= -10; e--) expect(formatUsd(10 ** e)).not.toMatch(/e/i);
+    expect(formatUsd(1e300)).not.toMatch(/e/i);
   });
 
   it('formats a real cost as a plain decimal that parses back', () => {
     const usd = costUsd(pricing, { prompt_tokens: 1_234, completion_tokens: 567 });
     const text = formatUsd(usd);
-    expect(text).toMatch(/^\d+\.\d{1,10}$/);
+    expect(text).toMatch(/^\d+\.\d{1,6}$/);
     expect(Number(text)).toBeCloseTo(usd, 10);
   });
 });

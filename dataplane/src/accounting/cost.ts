@@ -1,6 +1,7 @@
 /** Cost in USD from deployment pricing and real usage. Pure; failed attempts never reach here. */
 import type { Pricing } from '../config/snapshot.ts';
 import type { Usage } from '../formats/openai/types.ts';
+import { MICROS_PER_USD } from '../stores/money.ts';
 
 export function costUsd(
   pricing: Pricing | undefined,
@@ -19,12 +20,27 @@ export function costUsd(
   return Math.max(1, Math.round(scaled)) / 1_000_000;
 }
 
-/** Header form: plain decimal, no exponent, at most 10 places. */
+/**
+ * Header form (`X-Gantry-Cost`, its trailer): plain decimal, no exponent, at least one place,
+ * trailing zeros cut: `0.0`, `1.5`, `0.000123`. Stated from the whole micro-dollars the amount
+ * is charged as (nearest, as money.ts's toMicros), so a large cost shows no float noise (the
+ * old `toFixed(10)` printed $2,500,000.30 as `2500000.2999999998`). Not money.ts's formatUsd:
+ * that one is `$`-prefixed with cents, this format is on the wire. Integer arithmetic only, as
+ * it runs once per request.
+ */
 export function formatUsd(usd: number): string {
-  // Trailing zeros cut by hand: two regex replaces were a visible share of a chat request.
-  const fixed = usd.toFixed(10);
-  let end = fixed.length;
-  while (end > 0 && fixed.charCodeAt(end - 1) === 48 /* 0 */) end--;
-  if (end > 0 && fixed.charCodeAt(end - 1) === 46 /* . */) return `${fixed.slice(0, end)}0`;
-  return end === fixed.length ? fixed : fixed.slice(0, end);
+  const scaled = Math.round(Math.abs(usd) * MICROS_PER_USD);
+  // Past exact micro-dollars (beyond any real cost) the float has none to state: whole dollars.
+  if (!Number.isSafeInteger(scaled)) return Number.isFinite(usd) ? `${BigInt(Math.round(usd))}.0` : '0.0';
+  if (scaled === 0) return '0.0';
+  const sign = usd < 0 ? '-' : '';
+  const whole = Math.floor(scaled / MICROS_PER_USD);
+  let frac = scaled - whole * MICROS_PER_USD;
+  if (frac === 0) return `${sign}${whole}.0`;
+  let places = 6;
+  while (frac % 10 === 0) {
+    frac /= 10;
+    places--;
+  }
+  return `${sign}${whole}.${String(frac).padStart(places, '0')}`;
 }
