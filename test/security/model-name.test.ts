@@ -186,7 +186,7 @@ families.push(
   },
 );
 
-/** The a2a agent in the path: a router parameter, bounded by the router at the same 256. */
+/** The a2a agent in the path: a router parameter; past the router's 256 the route's fallback answers. */
 const a2a = (agent: string): Promise<Answer> =>
   post(`/v1/a2a/${agent}/message/send`, {
     jsonrpc: '2.0',
@@ -223,12 +223,22 @@ describe('model names are bounded at the edge', () => {
     });
   }
 
-  it('a2a agent in the path: 256 characters is answered as before; longer is a 414 echoing no path', async () => {
+  it('a2a agent in the path: 256 characters is answered as before; longer is a 400 naming agent', async () => {
     expect((await a2a(AT_LIMIT)).status).toBe(404);
-    const over = await a2a(OVER);
-    expect(over.status).toBe(414);
-    expect(over.body.error).toMatchObject({ type: 'invalid_request_error', code: 414 });
-    expect(over.body.error!.message).not.toContain('xxxx');
+    expectRefused(await a2a(OVER), 'agent');
+    // Any length, and percent-encoded as the router decodes it: the same short 400.
+    const huge = await a2a('a'.repeat(10_000));
+    expectRefused(huge, 'agent');
+    expect(huge.body.error!.message).toContain('got 10000 starting "aaaa');
+    expectRefused(await a2a('%61'.repeat(MAX_MODEL_NAME_CHARS + 1)), 'agent');
+  });
+
+  it('other paths under /v1/a2a/ are still the 404 they were, whatever their length', async () => {
+    for (const path of [`/v1/a2a/${OVER}/tasks/get`, '/v1/a2a/x/y/message/send', '/v1/a2a/x']) {
+      const a = await post(path, {});
+      expect(a.status).toBe(404);
+      expect(a.body.error).toMatchObject({ type: 'not_found', code: 404 });
+    }
   });
 
   it('a 10,000-character model in the Gemini path is the same short 400, not a 414', async () => {

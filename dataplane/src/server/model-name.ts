@@ -46,8 +46,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
  * as a 400; undefined when there is none. Multipart fields are read by their route (media/upload.ts
  * checks them), the Realtime upgrade by realtime/server.ts. Names in the path are checked by
  * their routes: Gemini's `/v1/models/{model}:generateContent` and GET `/v1/models/{model}` (router
- * wildcards, so any length reaches this 400); `/v1/a2a/{agent}/…` is a router parameter, and the
- * router answers one over MAX_PATH_PARAM_CHARS (the same 256) with a 414 before routing.
+ * wildcards, so any length reaches this 400); `/v1/a2a/{agent}/message/send` is a router
+ * parameter, and one over MAX_PATH_PARAM_CHARS (the same 256) falls to that route's wildcard,
+ * which answers this 400 naming `agent`.
  */
 export function oversizedModelName(req: ModelNameSources): GatewayError | undefined {
   // Runs on every request: no arrays or closures built on the way through.

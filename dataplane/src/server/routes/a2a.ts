@@ -1,15 +1,47 @@
 /** `POST /v1/a2a/{agent}/message/send`: an A2A JSON-RPC call proxied to a configured agent. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../errors.ts';
 import { readSendCall, RpcCodes, RpcError } from '../../pipeline/a2a/jsonrpc.ts';
 import type { A2aOwnership } from '../../pipeline/a2a/owners.ts';
 import { runA2a } from '../../pipeline/a2a/run.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { settle } from '../../pipeline/settlement.ts';
+import { checkModelName } from '../model-name.ts';
 import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
 interface AgentParams {
   Params: { agent: string };
+}
+
+const PREFIX = '/v1/a2a/';
+const SEND = 'message/send';
+
+/**
+ * The agent a path under /v1/a2a/ names when it has the send route's shape (one segment, then
+ * `message/send`), decoded as the router decodes a parameter; undefined for any other shape.
+ */
+export function sendPathAgent(url: string): string | undefined {
+  const path = url.split('?', 1)[0]!;
+  if (!path.startsWith(PREFIX)) return undefined;
+  const slash = path.indexOf('/', PREFIX.length);
+  if (slash === -1 || path.slice(slash + 1) !== SEND) return undefined;
+  try {
+    return decodeURIComponent(path.slice(PREFIX.length, slash));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What the router sends here: every POST under /v1/a2a/ the send route does not take. That is
+ * an agent name past the router's parameter bound (MAX_PATH_PARAM_CHARS, which is also the
+ * bound on a name), refused as an oversized model name is, with a 400 naming `agent`; anything
+ * else is the not-found handler's 404.
+ */
+async function notSendable(request: FastifyRequest): Promise<never> {
+  checkModelName('agent', sendPathAgent(request.url));
+  throw new GatewayError('not_found', `no route ${request.method} ${request.url.split('?', 1)[0]}`);
 }
 
 export function a2aRoute(
@@ -40,4 +72,6 @@ export function a2aRoute(
       return err.toBody();
     }
   });
+  // The router falls back to this wildcard when the parameter above is too long to match.
+  app.post('/v1/a2a/*', notSendable);
 }
