@@ -187,6 +187,8 @@ export function generateContentRoute(app: FastifyInstance, deps: PipelineDeps, h
     '/v1/models/*',
     {
       schema,
+      // The label this route had as `/v1/models/:target`, apart from GET /v1/models/* (a lookup).
+      config: { metricsRoute: '/v1/models/:target' },
       // Before the body is validated: a path naming no method, or an oversized name, is the answer.
       preValidation: async (request) => checkModelName('model', modelAction(target(request)).model),
     },
