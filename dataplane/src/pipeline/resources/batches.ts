@@ -6,8 +6,8 @@
  * caller's files as soon as a read shows them.
  */
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
-import { usdText } from '../budget-refusal.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
+import { formatUsd } from '../../stores/money.ts';
 import { ownedBy, type OwnedRecord } from '../../stores/ownership/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
@@ -98,7 +98,7 @@ export async function createBatch(deps: PipelineDeps, ctx: RequestContext, body:
       throw err;
     throw new GatewayError(
       'budget_exceeded',
-      `${err.message}: this batch's worst case of ${usdText(estimateUsd ?? 0, 'up')} plus ${usdText(outstanding.usd, 'up')} ` +
+      `${err.message}: this batch's worst case of ${formatUsd(estimateUsd ?? 0, 'up')} plus ${formatUsd(outstanding.usd, 'up')} ` +
         `still held for this key's ${outstanding.count} unsettled batch${outstanding.count === 1 ? '' : 'es'}, ` +
         'which count until they finish and are charged',
       { headers: err.headers },
