@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeAnswer } from '../../dataplane/src/fake-provider/index.ts';
+import { until } from '../harness/gateway-spawn.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-live-CANARYKEY-7f3a9c1e';
@@ -199,6 +200,44 @@ describe('/metrics', () => {
     expect(
       after.some((s) => s.name === 'gantry_request_duration_seconds_bucket' && s.labels.le === '+Inf'),
     ).toBe(true);
+  });
+
+  it('labels a model lookup and a Gemini model call on /v1/models/* apart, in metrics and the log', async () => {
+    const before = (await metrics()).samples;
+    const logStart = rawLog.length;
+    const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+    const lookup = await fetch(`${stack.baseURL}/models/steady`, { headers });
+    expect(lookup.status).toBe(200);
+    await lookup.text();
+    const call = await fetch(`${stack.baseURL}/models/steady:generateContent`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'label me' }] }] }),
+    });
+    expect(call.status).toBe(200);
+    await call.text();
+
+    // The labels users' dashboards had before both routes became wildcards.
+    const get = { route: '/v1/models/*', status: '200' };
+    const post = { route: '/v1/models/:target', status: '200' };
+    const delta = (s: Sample[], labels: Record<string, string>) =>
+      value(s, 'gantry_requests_total', labels) - value(before, 'gantry_requests_total', labels);
+    let after = before;
+    await until(async () => {
+      after = (await metrics()).samples;
+      return delta(after, post) === 1;
+    });
+    expect(delta(after, get)).toBe(1);
+    const count = 'gantry_request_duration_seconds_count';
+    for (const route of [get.route, post.route])
+      expect(value(after, count, { route }) - value(before, count, { route })).toBe(1);
+
+    const routes = rawLog
+      .slice(logStart)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request completed')
+      .map((l) => l.route);
+    expect(routes).toEqual(['/v1/models/*', '/v1/models/:target']);
   });
 
   it('records upstream attempts and failures by deployment, provider and model after a failover', async () => {

@@ -1,5 +1,6 @@
 /**
- * While the gateway drains, every answer it writes says `connection: close`, including the
+ * While the gateway drains, the last answer on each connection says `connection: close`: the
+ * answer to a request already in flight, or to one arriving during the drain, including the
  * ones Fastify answers synchronously before any hook runs (a path it cannot decode). Raw
  * sockets: the late requests are pipelined behind one the upstream holds, so they reach a
  * connection the drain has not closed yet.
@@ -44,5 +45,25 @@ describe('a draining gateway', () => {
     expect(badUrl!.status).toBe(400);
     expect(badUrl!.body).toMatch(/percent-encoding/);
     expect(badUrl!.headers.connection).toBe('close');
+  });
+
+  it('has a request already in flight answered with connection: close', async () => {
+    stack = await startStack(config, { drainTimeoutMs: 10_000 });
+    const gateway = stack.gateway;
+    const fake = stack.fakes[0]!;
+    // Long enough to be in flight when the drain starts, well inside the drain's deadline.
+    fake.setFaults([{ fault: { type: 'delay', ms: 300 } }]);
+    const chat = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'held' }] });
+    const c = new RawConnection(gateway.url).send(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(chat)}\r\n\r\n${chat}`,
+    );
+    await until(() => fake.requests.length === 1);
+    const closed = gateway.close();
+    await c.closed;
+    await closed;
+    stack = undefined;
+    const answers = parseAnswers(c.text);
+    expect(answers.map((a) => [a.status, a.headers.connection])).toEqual([[200, 'close']]);
   });
 });

@@ -247,6 +247,19 @@ describe('model names are bounded at the edge', () => {
     expect(a.body.error!.message).toContain('got 10000 starting "gggg');
   });
 
+  it('a 5,000-character Gemini path naming no method is a 404 echoing only its start', async () => {
+    const a = await post(`/v1/models/${'g'.repeat(5_000)}`, geminiBody);
+    expect(a.status).toBe(404);
+    expect(a.body.error).toMatchObject({ type: 'not_found', code: 404 });
+    expect(a.body.error!.message).toBe(
+      `no route POST /v1/models/${'g'.repeat(32)}… (5000 characters): the path must end in :generateContent or :streamGenerateContent`,
+    );
+    // A short one is still named whole.
+    const short = await post('/v1/models/m:embed', geminiBody);
+    expect(short.status).toBe(404);
+    expect(short.body.error!.message).toContain('no route POST /v1/models/m:embed: the path must end in');
+  });
+
   it('a 100 KB name is refused with a short message', async () => {
     const a = await post('/v1/chat/completions', {
       model: HUGE,

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { budgetExceeded, usdText } from './budget-refusal.ts';
-
-describe('usdText', () => {
-  it.each([
-    [0.1 + 0.2, 'nearest', '$0.30'],
-    [2_500_000.3, 'nearest', '$2500000.30'],
-    [3.3e-7, 'up', '$0.000001'],
-    [3.3e-7, 'nearest', '$0.00'],
-    [1e9, 'up', '$1000000000.00'],
-    // Past exact micro-dollars (a sum of many capped batch estimates): cents, not a RangeError.
-    [2.5e10, 'up', '$25000000000.00'],
-  ] as const)('%s (%s) → %s', (usd, rounding, text) => {
-    expect(usdText(usd, rounding)).toBe(text);
-  });
-});
+import { ApiKeySpec } from '@gantry/crds';
+import { MAX_ESTIMATE_USD } from '../accounting/estimate.ts';
+import { MICROS_PER_USD } from '../stores/money.ts';
+import { budgetExceeded } from './budget-refusal.ts';
 
 describe('budgetExceeded', () => {
   it('is a 402 stating each amount from micro-dollars, the estimate as held (rounded up)', () => {
@@ -21,6 +10,17 @@ describe('budgetExceeded', () => {
     expect(e.status).toBe(402);
     expect(e.message).toBe(
       "budget exceeded: $0.30 remaining of this key's daily budget of $0.30, and this response is estimated at $0.000001",
+    );
+  });
+
+  it('states the largest amounts a refusal can carry exactly: a $1e9 budget, a batch hold of $2e9', () => {
+    const limitMax = ApiKeySpec.properties.budget.properties.limitUsd.maximum ?? Number.POSITIVE_INFINITY;
+    expect(limitMax).toBe(1e9);
+    // Both within the micro-dollars counted exactly (formatUsd throws past them).
+    expect(Math.max(limitMax, 2 * MAX_ESTIMATE_USD) * MICROS_PER_USD).toBeLessThan(Number.MAX_SAFE_INTEGER);
+    const e = budgetExceeded({ limitUsd: limitMax, period: 'total' }, 2 * MAX_ESTIMATE_USD, 0.01, 'request');
+    expect(e.message).toBe(
+      "budget exceeded: $0.01 remaining of this key's total budget of $1000000000.00, and this request is estimated at $2000000000.00",
     );
   });
 });

@@ -65,6 +65,7 @@ import type { RagIndexStore } from '../stores/rag/types.ts';
 import { realtimeRoutes } from './routes/realtime.ts';
 import { RealtimeProxy } from '../realtime/server.ts';
 import { DEFAULT_REALTIME_LIMITS, type RealtimeLimits } from '../realtime/limits.ts';
+import { routeLabel } from './route-label.ts';
 
 export interface AppOptions {
   config: ConfigStore;
@@ -200,7 +201,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       const ctx = request.gantry;
       if (ctx && !ctx.settled)
         await settle(opts.pipeline, ctx, { status: result.status, errorType: 'internal_error', costUsd: 0 });
-      observe(request.routeOptions.url ?? 'unknown', result.status, request, result);
+      observe(routeLabel(request), result.status, request, result);
     },
   };
 
@@ -273,7 +274,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     if (error) throw error;
   });
   app.addHook('onResponse', async (request, reply) =>
-    observe(request.routeOptions.url ?? 'unknown', reply.statusCode, request),
+    observe(routeLabel(request), reply.statusCode, request),
   );
 
   app.setErrorHandler(async (err, request, reply) => {

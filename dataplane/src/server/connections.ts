@@ -26,6 +26,10 @@ export function pickEvictable<K>(oldestFirst: Iterable<[K, ConnectionUse]>): K |
 
 interface Tracked {
   request: IncomingMessage | undefined;
+  /** The response to `request`: the newest on the socket (pipelined ones answer in order). */
+  response: ServerResponse | undefined;
+  /** A response the drain told to say `close`, while no newer request had arrived behind it. */
+  closing: ServerResponse | undefined;
 }
 
 export class ConnectionGuard {
@@ -54,7 +58,7 @@ export class ConnectionGuard {
     // An upgraded socket (a Realtime session) is busy until it closes: never evicted as idle,
     // and closed by its own protocol at shutdown rather than cut by the drain.
     server.on('upgrade', (req: IncomingMessage) => {
-      if (this.open.has(req.socket)) this.touch(req.socket, req);
+      if (this.open.has(req.socket)) this.touch(req.socket, req, undefined);
     });
   }
 
@@ -79,36 +83,63 @@ export class ConnectionGuard {
       this.forget(victim);
       victim.destroy();
     }
-    this.open.set(socket, { request: undefined });
+    this.open.set(socket, { request: undefined, response: undefined, closing: undefined });
     socket.once('close', () => this.forget(socket));
   }
 
   private started(req: IncomingMessage, res: ServerResponse): void {
     const socket = req.socket;
     if (!this.open.has(socket)) return;
-    this.touch(socket, req);
+    const use = this.touch(socket, req, res);
     // A response started while draining tells the client not to reuse the connection.
-    if (this.draining) res.shouldKeepAlive = false;
+    if (this.draining) {
+      res.shouldKeepAlive = false;
+      // The drain's `close` moves to this newer answer: said by the one ahead, it would end the
+      // connection before this one is written.
+      const ahead = use?.closing;
+      if (ahead && !ahead.headersSent) ahead.shouldKeepAlive = true;
+      if (use) use.closing = undefined;
+    }
     res.once('close', () => {
       // With pipelining the next request may already be the socket's current one: it stays.
       if (this.open.get(socket)?.request !== req) return;
-      this.touch(socket, undefined);
+      this.touch(socket, undefined, undefined);
       if (this.draining) socket.destroySoon();
     });
   }
 
-  /** Shutdown: idle connections close now, busy ones when their response ends. */
+  /**
+   * Shutdown: idle connections close now, busy ones when their response ends. A request in
+   * flight (or pipelined behind one) whose answer has not begun is told to say `close`: only
+   * the socket's newest, since an earlier answer saying it would end the connection before the
+   * answers queued behind it, for requests already served. A pipelined answer Node has already
+   * composed (queued behind a slower one) keeps its head; the connection still closes after it.
+   */
   drain(): void {
     this.draining = true;
-    for (const [socket, use] of this.open) if (!use.request) socket.destroySoon();
+    for (const [socket, use] of this.open) {
+      const res = use.response;
+      if (!use.request) socket.destroySoon();
+      else if (res && !res.headersSent && res.shouldKeepAlive) {
+        res.shouldKeepAlive = false;
+        use.closing = res;
+      }
+    }
   }
 
-  private touch(socket: Socket, request: IncomingMessage | undefined): void {
+  private touch(
+    socket: Socket,
+    request: IncomingMessage | undefined,
+    response: ServerResponse | undefined,
+  ): Tracked | undefined {
     const use = this.open.get(socket);
-    if (!use) return;
+    if (!use) return undefined;
     this.open.delete(socket);
     use.request = request;
+    use.response = response;
+    if (!response) use.closing = undefined;
     this.open.set(socket, use);
+    return use;
   }
 
   private forget(socket: Socket): void {

@@ -16,6 +16,12 @@ const MODEL_HEADER = RequestHeaders.model;
 /** Enough of the name for the caller to recognise it; the rest is never echoed. */
 const SHOWN_CHARS = 32;
 
+/** A client-chosen name for a message: whole when short, else its start and its length. */
+export function shownName(value: string): string {
+  if (value.length <= SHOWN_CHARS) return value;
+  return `${value.slice(0, SHOWN_CHARS)}… (${value.length} characters)`;
+}
+
 /** A 400 naming `param` when `value` is a string longer than the bound, else undefined. */
 export function modelNameError(param: string, value: unknown): GatewayError | undefined {
   if (typeof value !== 'string' || value.length <= MAX_MODEL_NAME_CHARS) return undefined;

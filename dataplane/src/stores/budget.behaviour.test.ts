@@ -54,6 +54,16 @@ describe.each(backends)('budget ($name)', (backend) => {
     expect((await budgets.reserve({ ...key, budget: monthly, estimateUsd: 0 })).ok).toBe(false);
   });
 
+  it('holds a large estimate as its exact micro-dollars: float noise is not rounded up', async () => {
+    const { budgets } = await open();
+    const budget: BudgetLimit = { limitUsd: 11_024.88, period: 'monthly' };
+    // The same amount reached as a sum is 11024.880000000001: a fixed noise allowance held
+    // one micro-dollar more than the budget and refused it.
+    const r = reserved(await budgets.reserve({ ...key, budget, estimateUsd: 10_000 + 1024.88 }));
+    expect(toMicros(r.amountUsd)).toBe(11_024_880_000);
+    expect((await budgets.state(key, budget)).remainingUsd).toBe(0);
+  });
+
   it('rounds estimates up to the micro-dollar', async () => {
     const { budgets } = await open();
     const r = reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 0.0000001 }));

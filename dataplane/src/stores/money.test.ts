@@ -26,6 +26,42 @@ describe('toMicros', () => {
     expect(toMicros(1.1 * 3, 'up')).toBe(3_300_000);
   });
 
+  it('does not let float noise round large whole amounts up either (past ~$8,600)', () => {
+    // $11,024.88 reached as a sum (a budget plus a top-up) is 11024.880000000001.
+    const sum = 10_000 + 1024.88;
+    expect(sum * MICROS_PER_USD).toBeGreaterThan(11_024_880_000);
+    expect(toMicros(sum, 'up')).toBe(11_024_880_000);
+    expect(formatUsd(sum, 'up')).toBe('$11024.88');
+    expect(toMicros(11024.88, 'up')).toBe(11_024_880_000);
+    expect(toMicros(8600.07, 'up')).toBe(8_600_070_000);
+    expect(toMicros(1234567.1, 'up')).toBe(1_234_567_100_000);
+    expect(toMicros(3_000_000 + 5 * 0.001, 'up')).toBe(3_000_000_005_000);
+    // A real fraction of a micro-dollar is still held in full at these amounts.
+    expect(toMicros(11024.8800005, 'up')).toBe(11_024_880_001);
+    expect(toMicros(11024.8800001, 'up')).toBe(11_024_880_001);
+    expect(toMicros(1e7 + 1e-7, 'up')).toBe(10_000_000_000_001);
+  });
+
+  it('holds exactly the cents of every cents amount up to $100M (sweep)', () => {
+    let wrong = 0;
+    for (let cents = 1; cents < 2_000_000; cents += 7)
+      for (const dollars of [0, 100, 10_000, 1_000_000, 100_000_000]) {
+        const usd = dollars + cents / 100;
+        if (toMicros(usd, 'up') !== dollars * MICROS_PER_USD + cents * 10_000) wrong++;
+      }
+    expect(wrong).toBe(0);
+  });
+
+  it('holds every whole micro-dollar amount as itself, and a fraction above it as the next (sweep)', () => {
+    let wrong = 0;
+    for (let micros = 1; micros < 10_000_000_000_000; micros = Math.floor(micros * 1.37) + 13) {
+      const usd = micros / MICROS_PER_USD;
+      if (toMicros(usd, 'up') !== micros || toMicros(usd) !== micros) wrong++;
+      if (toMicros(usd + 3e-7, 'up') !== micros + 1) wrong++;
+    }
+    expect(wrong).toBe(0);
+  });
+
   it('rounds sub-micro amounts to nearest (half away from zero) or up', () => {
     expect(toMicros(0.0000004)).toBe(0);
     expect(toMicros(0.0000005)).toBe(1);

@@ -7,8 +7,17 @@ export const MICROS_PER_USD = 1_000_000;
 
 export type Rounding = 'nearest' | 'up';
 
-/** Float noise such as 0.1 * 1e6 = 100000.00000000001 must not round a whole amount up. */
+/**
+ * Float noise such as 0.1 * 1e6 = 100000.00000000001 must not round a whole amount up. It grows
+ * with the amount (a USD double holds ~16 significant digits, and scaling adds one more rounding):
+ * 11024.88 * 1e6 is 11024880000.000002, past a fixed 1e-6 from ~$8,600 up. So the tolerance is
+ * a few units in the last place of the scaled amount (2^-50 relative: 4 ulps), and never less
+ * than 1e-6 µ$ near zero. A real fraction of a micro-dollar (a token's 0.1 µ$) is still
+ * rounded up below ~$1e8 (the tolerance is 0.009 µ$ at $1e7); past that a USD double can hardly
+ * state one.
+ */
 const NOISE = 1e-6;
+const RELATIVE_NOISE = 2 ** -50;
 
 /**
  * USD → integer micro-dollars. `nearest` (half away from zero) for charges; `up` (toward +∞)
@@ -19,7 +28,7 @@ export function toMicros(usd: number, rounding: Rounding = 'nearest'): number {
   const scaled = usd * MICROS_PER_USD;
   const nearest = Math.sign(scaled) * Math.round(Math.abs(scaled));
   let micros: number;
-  if (Math.abs(scaled - nearest) < NOISE) micros = nearest;
+  if (Math.abs(scaled - nearest) < Math.max(NOISE, Math.abs(scaled) * RELATIVE_NOISE)) micros = nearest;
   else micros = rounding === 'up' ? Math.ceil(scaled) : nearest;
   if (!Number.isSafeInteger(micros)) throw new RangeError(`USD amount out of range: ${usd}`);
   return micros === 0 ? 0 : micros; // no -0

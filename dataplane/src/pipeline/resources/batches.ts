@@ -6,8 +6,8 @@
  * caller's files as soon as a read shows them.
  */
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
-import { usdText } from '../budget-refusal.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
+import { formatUsd, fromMicros, toMicros } from '../../stores/money.ts';
 import { ownedBy, type OwnedRecord } from '../../stores/ownership/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
@@ -51,6 +51,34 @@ export function outstandingOf(batches: readonly OwnedRecord[], settled: readonly
   return { count, usd: Math.min(usd, MAX_ESTIMATE_USD) };
 }
 
+/** A batch's hold, in the whole micro-dollars its refusal states. */
+export interface BatchHold {
+  /** This batch's worst case, rounded up. */
+  batchMicros: number;
+  /** The key's unsettled batches' worst cases, rounded up. */
+  outstandingMicros: number;
+  /** Their sum: what is held, so the two parts a 402 names add up to the amount it states. */
+  holdUsd: number;
+}
+
+/** Pure: each part rounded up on its own, then added (the float sum rounded once could be 1 µ$ less). */
+export function batchHold(estimateUsd: number, outstanding: Outstanding): BatchHold {
+  const batchMicros = toMicros(estimateUsd, 'up');
+  const outstandingMicros = toMicros(outstanding.usd, 'up');
+  return { batchMicros, outstandingMicros, holdUsd: fromMicros(batchMicros + outstandingMicros) };
+}
+
+/** Pure: the budget's 402 for a batch, naming what of the hold the unsettled batches take. */
+export function batchRefusal(err: GatewayError, hold: BatchHold, count: number): GatewayError {
+  return new GatewayError(
+    'budget_exceeded',
+    `${err.message}: this batch's worst case of ${formatUsd(fromMicros(hold.batchMicros))} plus ` +
+      `${formatUsd(fromMicros(hold.outstandingMicros))} still held for this key's ${count} unsettled ` +
+      `batch${count === 1 ? '' : 'es'}, which count until they finish and are charged`,
+    { headers: err.headers },
+  );
+}
+
 async function outstandingBatches(deps: PipelineDeps, ctx: RequestContext): Promise<Outstanding> {
   const owner = ownerOf(ctx);
   const batches = (await deps.stores.ownership.list(owner, 'batch')).filter((b) => b.estimateUsd);
@@ -80,10 +108,11 @@ export async function createBatch(deps: PipelineDeps, ctx: RequestContext, body:
   );
   const estimateUsd = ctx.key.spec.budget ? fileEstimateUsd(file) : undefined;
   const outstanding = estimateUsd === undefined ? { count: 0, usd: 0 } : await outstandingBatches(deps, ctx);
+  const hold = estimateUsd === undefined ? undefined : batchHold(estimateUsd, outstanding);
   try {
     return await createResource(deps, ctx, 'batch', { completion_window: '24h', ...body }, undefined, {
       refs: 'batch',
-      holdUsd: estimateUsd === undefined ? undefined : estimateUsd + outstanding.usd,
+      holdUsd: hold?.holdUsd,
       estimateUsd,
       check: ([input]) => {
         if (input && input.purpose !== 'batch')
@@ -94,15 +123,9 @@ export async function createBatch(deps: PipelineDeps, ctx: RequestContext, body:
       },
     });
   } catch (err) {
-    if (!(err instanceof GatewayError && err.type === 'budget_exceeded') || outstanding.count === 0)
+    if (!(err instanceof GatewayError && err.type === 'budget_exceeded') || !hold || outstanding.count === 0)
       throw err;
-    throw new GatewayError(
-      'budget_exceeded',
-      `${err.message}: this batch's worst case of ${usdText(estimateUsd ?? 0, 'up')} plus ${usdText(outstanding.usd, 'up')} ` +
-        `still held for this key's ${outstanding.count} unsettled batch${outstanding.count === 1 ? '' : 'es'}, ` +
-        'which count until they finish and are charged',
-      { headers: err.headers },
-    );
+    throw batchRefusal(err, hold, outstanding.count);
   }
 }
 

@@ -6,7 +6,7 @@ import { GeminiStreamEncoder } from '../../formats/gemini/stream-encoder.ts';
 import { geminiToChat, type GeminiEdgeRequest } from '../../formats/gemini/to-chat.ts';
 import { runChat } from '../../pipeline/chat.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
-import { checkModelName } from '../model-name.ts';
+import { checkModelName, shownName } from '../model-name.ts';
 import { writeStream } from '../stream-writer.ts';
 import { replyServedHeaders, streamHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
@@ -123,7 +123,7 @@ export function modelAction(target: string): { model: string; method: Method } {
   if (method !== 'generateContent' && method !== 'streamGenerateContent')
     throw new GatewayError(
       'not_found',
-      `no route POST /v1/models/${target}: the path must end in :generateContent or :streamGenerateContent`,
+      `no route POST /v1/models/${shownName(target)}: the path must end in :generateContent or :streamGenerateContent`,
     );
   return { model: target.slice(0, at), method };
 }
@@ -187,6 +187,8 @@ export function generateContentRoute(app: FastifyInstance, deps: PipelineDeps, h
     '/v1/models/*',
     {
       schema,
+      // The label this route had as `/v1/models/:target`, apart from GET /v1/models/* (a lookup).
+      config: { metricsRoute: '/v1/models/:target' },
       // Before the body is validated: a path naming no method, or an oversized name, is the answer.
       preValidation: async (request) => checkModelName('model', modelAction(target(request)).model),
     },

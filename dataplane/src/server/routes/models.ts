@@ -18,7 +18,9 @@ export function modelsRoute(app: FastifyInstance, hooks: RouteHooks): void {
   });
 
   // Model ids may hold a slash (`anthropic/claude-sonnet-4`): the wildcard takes it raw or encoded.
-  app.get('/v1/models/*', async (request, reply): Promise<ModelObject> => {
+  // Labelled apart from POST /v1/models/* (generateContent): a lookup's latency is not a model call's.
+  const lookup = { config: { metricsRoute: '/v1/models/*' } };
+  app.get('/v1/models/*', lookup, async (request, reply): Promise<ModelObject> => {
     const ctx = hooks.context(request, reply);
     const id = (request.params as { '*': string })['*'];
     checkModelName('model', id);
