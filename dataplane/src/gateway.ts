@@ -38,6 +38,7 @@ import { SettlementJournal } from './stores/journal/journal.ts';
 import { SettlementsInFlight } from './pipeline/settlements-in-flight.ts';
 import { batchSweeper, DEFAULT_BATCH_SWEEP_MS, type SweepReport } from './pipeline/resources/batch-sweep.ts';
 import { OtlpTracer, otlpFromEnv, type OtlpOptions } from './telemetry/otlp.ts';
+import { loadStartupAssets } from './startup-assets.ts';
 
 export interface GatewayOptions {
   /** Standalone: the manifests file, watched for edits. */
@@ -219,6 +220,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     ? { snapshot: emptySnapshot(opts.snapshotSecret), warnings: [] as string[], sha256: undefined }
     : await loadConfigFile(opts.configFile, { ...loadOpts, version: 1 });
   if ('ok' in initial && !initial.ok) throw new Error(`invalid config:\n  ${initial.errors.join('\n  ')}`);
+  // Before any port or store is opened: a missing or corrupt bundled file is a start-up error.
+  loadStartupAssets(initial.snapshot, env);
 
   const config = new ConfigStore(initial.snapshot, initial.sha256);
   const metrics = new Metrics();

@@ -1,9 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createMinilmEmbedder, MINILM_DIMENSIONS, minilmDir } from './minilm-embedder.ts';
+import { checkMinilmFiles } from './minilm-files.ts';
 import { dot } from './score.ts';
 import { encodeWordPiece, parseVocab } from './wordpiece.ts';
 import { MINILM_THRESHOLDS, resolveCachePolicy } from './policy.ts';
+
+const temps: string[] = [];
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'gantry-minilm-'));
+  temps.push(dir);
+  return dir;
+};
+afterAll(() => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 const source = JSON.parse(readFileSync(`${minilmDir()}/SOURCE.json`, 'utf8')) as {
   checks: { text: string; ids: number[]; fp32_unit: number[] }[];
@@ -46,5 +57,39 @@ describe('minilm embedder', () => {
 
   it('fails with an EmbeddingError (the cache fails open) when the model files are missing', async () => {
     await expect(createMinilmEmbedder('/nonexistent').embed(['x'])).rejects.toThrow(/could not be loaded/);
+  });
+
+  it('keeps a failed load: the files appearing later are not read (no disk per request)', async () => {
+    const dir = tempDir();
+    const late = createMinilmEmbedder(dir);
+    await expect(late.embed(['x'])).rejects.toThrow(/could not be loaded/);
+    cpSync(minilmDir(), dir, { recursive: true });
+    await expect(late.embed(['x'])).rejects.toThrow(/could not be loaded/);
+    // The same folder now loads for an embedder that never failed.
+    expect(await createMinilmEmbedder(dir).embed(['x'])).toHaveLength(1);
+  });
+});
+
+describe('minilm files at start-up', () => {
+  it('accepts the committed files', () => {
+    expect(() => checkMinilmFiles(minilmDir())).not.toThrow();
+  });
+
+  it('names a missing file and a vocabulary that does not match the word table', () => {
+    const dir = tempDir();
+    cpSync(minilmDir(), dir, { recursive: true });
+    rmSync(join(dir, 'encoder.int8.onnx'));
+    expect(() => checkMinilmFiles(dir)).toThrow(`${join(dir, 'encoder.int8.onnx')}: missing. `);
+    cpSync(join(minilmDir(), 'encoder.int8.onnx'), join(dir, 'encoder.int8.onnx'));
+    const vocab = readFileSync(join(dir, 'vocab.txt'), 'utf8');
+    // Same size, one token fewer: two lines joined.
+    writeFileSync(join(dir, 'vocab.txt'), vocab.replace('\n', ' '));
+    expect(() => checkMinilmFiles(dir)).toThrow(/vocab\.txt: corrupt \(30521 tokens for 30522 word rows\)/);
+  });
+
+  it('names a SOURCE.json that is not JSON', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'SOURCE.json'), '{');
+    expect(() => checkMinilmFiles(dir)).toThrow(/SOURCE\.json: corrupt \(/);
   });
 });

@@ -2,14 +2,14 @@
  * The `minilm` embedder: all-MiniLM-L6-v2 (Apache-2.0) run in process on the CPU through
  * onnxruntime-node, from the artefacts scripts/build-minilm.py makes (models/minilm): an int8
  * encoder graph and an int8 word table kept outside it so no file reaches 20 MB.
- * Mean pooling, unit length, 384 dimensions. Loaded once, on first use; texts run one at a
+ * Mean pooling, unit length, 384 dimensions. Its files are checked at start-up
+ * (minilm-files.ts) and loaded once, on first use; texts run one at a
  * time with one intra-op thread (a batch of two short texts gains nothing from padding, and
  * the gateway's event loop shares the machine).
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import type * as Ort from 'onnxruntime-node';
+import { assetPath, MINILM_DIR_FROM_ASSETS } from '../../assets.ts';
 import { EmbeddingError, normalizeInPlace, type Embedder } from './embedder.ts';
 import { minilmWords, type WordTable } from './minilm-words.ts';
 import { encodeWordPiece, type WordPieceVocab } from './wordpiece.ts';
@@ -34,13 +34,12 @@ interface Loaded {
   words: WordTable;
 }
 
-/** models/minilm from the source tree or from the bundle in dataplane/dist; GANTRY_MINILM_DIR overrides. */
+/**
+ * models/minilm, two levels above dataplane/src and dataplane/dist alike (assets.ts); the
+ * image copies it to /app/models. GANTRY_MINILM_DIR points a relocated bundle elsewhere.
+ */
 export function minilmDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.GANTRY_MINILM_DIR) return env.GANTRY_MINILM_DIR;
-  const candidates = ['../../../../models/minilm/', '../../models/minilm/'].map((rel) =>
-    fileURLToPath(new URL(rel, import.meta.url)),
-  );
-  return candidates.find((dir) => existsSync(`${dir}encoder.int8.onnx`)) ?? (candidates[0] as string);
+  return env.GANTRY_MINILM_DIR || assetPath(MINILM_DIR_FROM_ASSETS);
 }
 
 /**
@@ -84,8 +83,9 @@ export function createMinilmEmbedder(dir: string = minilmDir()): MinilmEmbedder 
   let loading: Promise<Loaded> | undefined;
   let queue: Promise<unknown> = Promise.resolve();
   const get = (): Promise<Loaded> => {
+    // A failure is kept: the files ship with the image and do not appear later, and retrying
+    // would read 12 MB from disk on every request of every tenant on this embedder.
     loading ??= load(dir).catch((err: unknown) => {
-      loading = undefined; // a later request may try again (e.g. the files were being written)
       throw new EmbeddingError(
         `minilm model in ${dir} could not be loaded: ${err instanceof Error ? err.message : String(err)}`,
         err,

@@ -3,10 +3,10 @@
  * (scripts/guards/features.py) on the texts the trainer scored for parity, give the same
  * output for the same input, and refuse a corrupt model.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { windows } from './features.ts';
 import { learnedGuards, loadLearnedGuards, parseHeader, toScore } from './model.ts';
@@ -111,12 +111,45 @@ describe('learned guards', () => {
     expect(w.filter(([a, b]) => b - a === spec.smallWindow).length).toBeGreaterThan(8);
   });
 
-  it('refuses weights whose checksum does not match the header', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gantry-guards-'));
-    const bytes = readFileSync(file('model.bin'));
-    bytes[12345] = (bytes[12345] ?? 0) ^ 1;
-    writeFileSync(join(dir, 'model.bin'), bytes);
-    expect(() => loadLearnedGuards(file('model.json'), join(dir, 'model.bin'))).toThrow(/checksum mismatch/);
+  /** A folder standing for dataplane/src with the model's two files, as `write` makes them. */
+  const copyModel = (write: (header: string, weights: Buffer) => [string, Buffer] | undefined): string => {
+    const root = mkdtempSync(join(tmpdir(), 'gantry-guards-'));
+    mkdirSync(join(root, 'pipeline/guardrails/learned'), { recursive: true });
+    const files = write(readFileSync(file('model.json'), 'utf8'), readFileSync(file('model.bin')));
+    if (files) {
+      writeFileSync(join(root, 'pipeline/guardrails/learned/model.json'), files[0]);
+      writeFileSync(join(root, 'pipeline/guardrails/learned/model.bin'), files[1]);
+    }
+    return pathToFileURL(join(root, 'assets.ts')).href;
+  };
+
+  it('loads from a copy laid out like dataplane/src (as the build lays out dist)', () => {
+    const base = copyModel((h, w) => [h, w]);
+    expect(loadLearnedGuards(base).score('hello there')).toEqual(guards.score('hello there'));
+  });
+
+  it('refuses weights whose checksum does not match the header, naming the file', () => {
+    const base = copyModel((h, w) => {
+      w[12345] = (w[12345] ?? 0) ^ 1;
+      return [h, w];
+    });
+    expect(() => loadLearnedGuards(base)).toThrow(/model\.bin: corrupt \(checksum mismatch.*rebuild/);
+  });
+
+  it('names a missing file and how to fix it', () => {
+    const base = copyModel(() => undefined);
+    expect(() => loadLearnedGuards(base)).toThrow(
+      /pipeline\/guardrails\/learned\/model\.json: missing\. .*npm run build/,
+    );
+  });
+
+  it('refuses a header that is not JSON or truncated weights, as corrupt', () => {
+    expect(() => loadLearnedGuards(copyModel((h, w) => [h.slice(0, 40), w]))).toThrow(
+      /model\.json: corrupt \(/,
+    );
+    expect(() => loadLearnedGuards(copyModel((h, w) => [h, w.subarray(0, 1000)]))).toThrow(
+      /model\.bin: corrupt \(checksum/,
+    );
   });
 
   it('refuses a header of another format or with a missing parameter', () => {
@@ -124,5 +157,6 @@ describe('learned guards', () => {
     expect(() => parseHeader(JSON.stringify({ ...header, format: 'v0' }))).toThrow(/unknown format/);
     expect(() => parseHeader(JSON.stringify({ ...header, models: {} }))).toThrow(/injection needs finite/);
     expect(() => parseHeader(JSON.stringify({ ...header, window: 0 }))).toThrow(/window must be/);
+    expect(() => parseHeader(JSON.stringify({ ...header, sha256: 'abc' }))).toThrow(/sha256 must be/);
   });
 });

@@ -12,8 +12,7 @@
  * message or a slur in a long thread is not averaged away by the rest of it.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { corruptAsset, readBundledAsset, type BundledAsset } from '../../../assets.ts';
 import { FeatureScorer, type FeatureSpec, type TokenSums, type WordNotes } from './features.ts';
 
 export type LearnedModelName = 'injection' | 'toxicity';
@@ -167,20 +166,7 @@ export class LearnedGuards {
   }
 }
 
-/**
- * Where the files are: beside this module when run from source, and under src/ when the
- * data plane runs as the bundle in dataplane/dist.
- */
-const CANDIDATES = ['./', '../src/pipeline/guardrails/learned/'];
-
-function locate(name: string): string {
-  for (const dir of CANDIDATES) {
-    const path = fileURLToPath(new URL(dir + name, import.meta.url));
-    if (existsSync(path)) return path;
-  }
-  throw new Error(`learned guard model file ${name} not found beside ${import.meta.url}`);
-}
-
+/** Checks the header's shape once, at load: everything the scorer reads from it. */
 export function parseHeader(json: string): ModelHeader {
   const h = JSON.parse(json) as Partial<ModelHeader>;
   if (h.format !== 'gantry-guards-v1')
@@ -188,31 +174,61 @@ export function parseHeader(json: string): ModelHeader {
   for (const key of ['dimBits', 'window', 'stride', 'smallWindow', 'smallStride', 'maxGramChars'] as const)
     if (!Number.isInteger(h[key]) || (h[key] as number) <= 0)
       throw new Error(`learned guard model: ${key} must be a positive integer`);
+  // 2 << dimBits int8 weights: past 2^28 the file would not be a model we trained.
+  if ((h.dimBits as number) > 27) throw new Error('learned guard model: dimBits must be at most 27');
   for (const m of ['injection', 'toxicity'] as const) {
     const p = h.models?.[m];
     if (!p || ![p.scale, p.bias, p.cut].every(Number.isFinite))
       throw new Error(`learned guard model: ${m} needs finite scale, bias and cut`);
   }
+  if (typeof h.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(h.sha256))
+    throw new Error('learned guard model: sha256 must be 64 hex digits');
   return h as ModelHeader;
 }
 
-/** Reads and checks the committed model; a corrupt or mismatched file fails loudly at boot. */
-export function loadLearnedGuards(
-  headerPath = locate('model.json'),
-  weightsPath = locate('model.bin'),
-): LearnedGuards {
-  const header = parseHeader(readFileSync(headerPath, 'utf8'));
-  const bytes = readFileSync(weightsPath);
+const HEADER: BundledAsset = 'pipeline/guardrails/learned/model.json';
+const WEIGHTS: BundledAsset = 'pipeline/guardrails/learned/model.bin';
+
+/**
+ * Reads and checks the bundled model. A missing, unreadable or corrupt file is an AssetError
+ * naming the file and the fix; the gateway loads this before it listens (learnedGuards), so
+ * such a file stops start-up instead of failing requests. `base` is a URL inside the folder
+ * that stands for dataplane/src (tests point it at a copy).
+ */
+export function loadLearnedGuards(base?: string): LearnedGuards {
+  const header = readBundledAsset(HEADER, base);
+  let parsed: ModelHeader;
+  try {
+    parsed = parseHeader(header.bytes.toString('utf8'));
+  } catch (err) {
+    throw corruptAsset(header.path, (err as Error).message);
+  }
+  const weights = readBundledAsset(WEIGHTS, base);
+  const bytes = weights.bytes;
   const digest = createHash('sha256').update(bytes).digest('hex');
-  if (digest !== header.sha256) throw new Error(`learned guard weights ${weightsPath}: checksum mismatch`);
-  const weights = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return new LearnedGuards(header, weights);
+  if (digest !== parsed.sha256) throw corruptAsset(weights.path, `checksum mismatch with ${header.path}`);
+  if (bytes.byteLength !== 2 << parsed.dimBits)
+    throw corruptAsset(
+      weights.path,
+      `${bytes.byteLength} bytes where the header asks for ${2 << parsed.dimBits}`,
+    );
+  return new LearnedGuards(parsed, new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
 
-let shared: LearnedGuards | undefined;
+let shared: LearnedGuards | Error | undefined;
 
-/** The process-wide model, loaded on first use. */
+/**
+ * The process-wide model. The gateway calls this at start-up, so a bad file stops the process
+ * before it listens; a failure is kept, so no caller ever reads the disk twice.
+ */
 export function learnedGuards(): LearnedGuards {
-  shared ??= loadLearnedGuards();
+  if (shared === undefined) {
+    try {
+      shared = loadLearnedGuards();
+    } catch (err) {
+      shared = err instanceof Error ? err : new Error(String(err));
+    }
+  }
+  if (shared instanceof Error) throw shared;
   return shared;
 }
