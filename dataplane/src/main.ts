@@ -2,24 +2,19 @@
  * `npm start`: run the data plane on a gantry.yaml of manifests. With no provider key set,
  * the deployments are served by the built-in fake provider, so it works offline.
  */
-import { readFileSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import pino from 'pino';
 import { parseCli } from './cli.ts';
 import { cacheMemoryFromEnv } from './stores/cache-bounds-env.ts';
 import { jsonDepthLimit } from './formats/json-depth.ts';
 import { DEFAULT_LINE_BATCH, LineBatch } from './telemetry/log-lines.ts';
+import pkg from '../../package.json' with { type: 'json' };
 
-/** The checkout's version: main.ts and the built bundle both sit two levels below package.json. */
-function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    return pkg.version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
+/**
+ * The checkout's version, built into the bundle (esbuild inlines JSON imports): a bundle copied
+ * away from the checkout still knows it, and --version reads no file.
+ */
+const version = (): string => pkg.version;
 
 const cli = parseCli(process.argv.slice(2), process.env);
 if (cli.kind === 'help') {

@@ -88,6 +88,21 @@ describe('bundled assets', () => {
       );
   });
 
+  it("the image's final stage copies the whole dist/ and models/ (where the loaders look)", () => {
+    const final =
+      readFileSync(join(repo, 'Dockerfile'), 'utf8')
+        .split(/^FROM /m)
+        .at(-1) ?? '';
+    expect(final).toMatch(/^COPY --from=build \/src\/dataplane\/dist dataplane\/dist$/m);
+    expect(final).toMatch(/^COPY models models$/m);
+    // The build stage runs the npm script whose postbuild step copies the assets.
+    expect(readFileSync(join(repo, 'Dockerfile'), 'utf8')).toMatch(/^RUN npm run build /m);
+    const scripts = (
+      JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    expect(scripts.postbuild).toBe('tsx scripts/copy-bundle-assets.ts');
+  });
+
   it('a relocated dist/ serves, and its learned guardrail blocks an attack (the model was found)', async () => {
     const gw = await start(relocatedBundle(), join(repo, 'gantry.yaml'), { GANTRY_MINILM_DIR: minilm });
     try {

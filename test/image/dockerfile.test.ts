@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BUNDLED_ASSETS } from '../../dataplane/src/assets.ts';
 import { freePort } from '../harness/server-process.ts';
 
 // Async, so the test worker's event loop keeps answering vitest while npm ci runs.
@@ -115,6 +116,9 @@ describe('Dockerfile', () => {
     expect(existsSync(join(final.cwd, 'operator/dist/operator.mjs'))).toBe(true);
     // The default cache embedder's weights, where the bundle looks for them.
     expect(existsSync(join(final.cwd, 'models/minilm/encoder.int8.onnx'))).toBe(true);
+    // The files the bundle loads before it listens, beside it (dataplane/src is not in the image).
+    for (const asset of BUNDLED_ASSETS)
+      expect(existsSync(join(final.cwd, 'dataplane/dist', asset)), asset).toBe(true);
   }, 600_000);
 
   it('the runtime image holds production dependencies only and runs as non-root', () => {
