@@ -33,10 +33,11 @@ ENV NODE_ENV=production
 # Two malloc arenas instead of one per thread (V8's and libuv's workers): ~15 MB less RSS, no measurable CPU cost.
 ENV MALLOC_ARENA_MAX=2
 COPY --from=deps /app /app
+# dist/ whole: the bundle and the files it loads beside it (BUNDLED_ASSETS, copied by postbuild).
 COPY --from=build /src/dataplane/dist dataplane/dist
 COPY --from=build /src/operator/dist operator/dist
 COPY gantry.yaml ./
-# The default cache embedder's weights (minilm-embedder.ts finds them beside dataplane/dist).
+# The default cache embedder's weights, two levels above the bundle (dataplane/src/assets.ts).
 COPY models models
 # Non-root; the chart also sets a read-only root filesystem (the process writes nowhere but /tmp).
 USER 1000:1000
