@@ -84,7 +84,7 @@ describe('minilm files at start-up', () => {
     const vocab = readFileSync(join(dir, 'vocab.txt'), 'utf8');
     // Same size, one token fewer: two lines joined.
     writeFileSync(join(dir, 'vocab.txt'), vocab.replace('\n', ' '));
-    expect(() => checkMinilmFiles(dir)).toThrow(/vocab\.txt: corrupt \(30521 tokens for 30522 word rows\)/);
+    expect(() => checkMinilmFiles(dir)).toThrow(/vocab\.txt: corrupt \(30521 lines for 30522 word rows\)/);
   });
 
   it('names a SOURCE.json that is not JSON', () => {

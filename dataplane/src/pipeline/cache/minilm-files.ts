@@ -74,8 +74,9 @@ export function checkMinilmFiles(dir: string): void {
   if (dims !== DIMENSIONS || 8 + rows * (4 + dims) !== sizes.get('words.int8.bin'))
     throw new AssetError(words, `corrupt (header says ${rows} rows of ${dims})`, FIX);
   const vocab = join(dir, 'vocab.txt');
-  const tokens = readFileSync(vocab, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '').length;
-  if (tokens !== rows) throw new AssetError(vocab, `corrupt (${tokens} tokens for ${rows} word rows)`, FIX);
+  // A token's id is its line number (parseVocab), so the lines must match the rows one to one.
+  const text = readFileSync(vocab);
+  let lines = text.length > 0 && text[text.length - 1] !== 0x0a ? 1 : 0;
+  for (let at = text.indexOf(0x0a); at !== -1; at = text.indexOf(0x0a, at + 1)) lines++;
+  if (lines !== rows) throw new AssetError(vocab, `corrupt (${lines} lines for ${rows} word rows)`, FIX);
 }
