@@ -15,6 +15,8 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY crds crds
 COPY dataplane dataplane
 COPY operator operator
+# The build's asset step (postbuild): copies the files the bundle loads into dataplane/dist.
+COPY scripts/copy-bundle-assets.ts scripts/
 RUN npm run build --silent && npm run build:operator --silent
 
 # Production dependencies only: the bundles keep npm packages external.

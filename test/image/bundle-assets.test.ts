@@ -96,6 +96,9 @@ describe('bundled assets', () => {
     expect(final).toMatch(/^COPY --from=build \/src\/dataplane\/dist dataplane\/dist$/m);
     expect(final).toMatch(/^COPY models models$/m);
     // The build stage runs the npm script whose postbuild step copies the assets.
+    expect(readFileSync(join(repo, 'Dockerfile'), 'utf8')).toMatch(
+      /^COPY scripts\/copy-bundle-assets\.ts scripts\/$/m,
+    );
     expect(readFileSync(join(repo, 'Dockerfile'), 'utf8')).toMatch(/^RUN npm run build /m);
     const scripts = (
       JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
