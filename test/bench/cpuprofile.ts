@@ -7,8 +7,10 @@
  * --skip leaves out the first seconds (start-up and module loading); the bench prints when
  * its first measured window began.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { SourceMap, type SourceMapping } from 'node:module';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadTsxMaps, type SourceLines } from './sourcemap.ts';
@@ -77,10 +79,32 @@ export function bucketOf(frame: CallFrame, repoRoot: string): string {
   return path;
 }
 
+/** The source map beside a bundle (`gantry.mjs.map`), read once; undefined when there is none. */
+const bundleMaps = new Map<string, SourceMap | undefined>();
+function bundleMap(path: string): SourceMap | undefined {
+  if (!bundleMaps.has(path)) {
+    const file = `${path}.map`;
+    bundleMaps.set(
+      path,
+      /\.m?js$/.test(path) && existsSync(file)
+        ? new SourceMap(JSON.parse(readFileSync(file, 'utf8')) as ConstructorParameters<typeof SourceMap>[0])
+        : undefined,
+    );
+  }
+  return bundleMaps.get(path);
+}
+
 function frameName(frame: CallFrame, repoRoot: string, maps: SourceLines): string {
   const fn = frame.functionName || '(anonymous)';
   if (frame.url === '') return fn;
   const path = frame.url.startsWith('file://') ? fileURLToPath(frame.url) : frame.url;
+  // The bundle (dataplane/dist/gantry.mjs, whitespace-minified onto a few hundred lines) maps
+  // through its own source map to the TypeScript file and line.
+  const entry: Partial<SourceMapping> | undefined = path.startsWith(repoRoot)
+    ? bundleMap(path)?.findEntry(frame.lineNumber, frame.columnNumber)
+    : undefined;
+  if (entry?.originalSource !== undefined && entry.originalLine !== undefined)
+    return `${fn} ${relative(repoRoot, resolve(dirname(path), entry.originalSource))}:${entry.originalLine + 1}`;
   const line = maps.line(path, frame);
   const where = path.startsWith(repoRoot) ? relative(repoRoot, path) : path.replace(/^.*node_modules\//, '');
   // Only tsx output is transformed; plain JS and node internals have their own lines.

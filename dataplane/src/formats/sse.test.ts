@@ -154,6 +154,11 @@ describe('SseParser: fields', () => {
     expect(parse(['id: 7\nretry: 100\nfoo: bar\ndata: x\n\n'])).toEqual([ev('x')]);
   });
 
+  it('field names match whole: longer or shorter names are unknown fields', () => {
+    expect(parse(['datum: a\ndat: b\neventual: c\nevents: d\ndata: x\n\n'])).toEqual([ev('x')]);
+    expect(parse(['event\ndata:\n\n'])).toEqual([ev('', '')]);
+  });
+
   it('a field name without a colon is a field with an empty value', () => {
     expect(parse(['data\ndata: x\n\n'])).toEqual([ev('\nx')]);
   });

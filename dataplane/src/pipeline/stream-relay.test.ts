@@ -181,11 +181,19 @@ describe('a stream that completes', () => {
     expect(end.finishReason).toBe('stop');
   });
 
-  it('does not modify the upstream chunks it relays', async () => {
-    const original = say('x');
-    const copy = structuredClone(original);
-    await drain(live('a', [original], [chunk({}, 'stop')]).routed);
-    expect(original).toEqual(copy);
+  it('relays each chunk with the stream’s id/created/model, members in the order a copy would have', async () => {
+    // Wire bytes: what `{...rest, id, created, model}` without usage serialises to.
+    const asCopy = (c: ChatChunk): string => {
+      const { usage: _usage, ...rest } = structuredClone(c);
+      return JSON.stringify({ ...rest, id: META.id, created: META.created, model: META.model });
+    };
+    const withUsageInside = { ...say('a'), usage: USAGE, system_fingerprint: 'fp' } as ChatChunk;
+    const { id: _id, created: _created, ...withoutId } = say('b');
+    const upstream = [withUsageInside, withoutId as ChatChunk, chunk({}, 'stop')];
+    const expected = upstream.map(asCopy);
+    const { chunks } = await drain(live('a', [upstream[0]!], upstream.slice(1)).routed);
+    expect(chunks.map((c) => JSON.stringify(c))).toEqual(expected);
+    expect(chunks.every((c) => c.usage === undefined && !('usage' in c))).toBe(true);
   });
 
   it('the first stream’s own role chunk is kept', async () => {
