@@ -5,7 +5,8 @@
  * or metered key, in an order that turns every round (A plain, A metered, B metered, B plain,
  * then the reverse), so drift and neighbours on a shared machine weigh on all four alike.
  * Reported per checkout: p50 of each key and metered minus plain, the gateway's CPU per request,
- * and Redis' own script time per request (INFO commandstats, evalsha). Only run when
+ * and Redis' own script time per request (INFO commandstats, evalsha and eval). Each checkout has
+ * its own Redis database, so neither window's script cost depends on the other checkout's keys. Only run when
  * BENCH_MONEY_BASELINE names the baseline checkout (it is built there with `npm run build`).
  *
  *   BENCH_SECTIONS=money-ab BENCH_MONEY_BASELINE=<checkout> npm run bench
@@ -50,7 +51,7 @@ export interface AbCell {
   requests: number;
   errors: number;
   cpuMs: number;
-  /** Redis' script time (evalsha, µs) per request. */
+  /** Redis' script time (evalsha and eval, µs) per request. */
   redisUs: number;
   /** Scripts run per request: 1 for the plain key's record, 2 for the metered key (admission, settlement). */
   scripts: number;
@@ -132,13 +133,14 @@ async function run(ctx: BenchContext): Promise<SectionResult> {
   const upstream = await startUpstream(ctx);
   const targets = new Map<Checkout, Target>();
   try {
-    for (const checkout of CHECKOUTS) {
+    for (const [db, checkout] of CHECKOUTS.entries()) {
       const options = checkout === 'baseline' ? { ...ctx.options, gantryDir: baseline } : ctx.options;
       targets.set(
         checkout,
         await startGantry({ ...ctx, options }, upstream.url, {
           config: moneyConfig(upstream.url),
-          env: { GANTRY_REDIS_URL: redis.url },
+          // Databases 1 and 2: the same key names, apart, on the one server.
+          env: { GANTRY_REDIS_URL: `${redis.url}/${db + 1}` },
           describe: `${checkout}, Redis stores`,
         }),
       );
@@ -151,9 +153,15 @@ async function run(ctx: BenchContext): Promise<SectionResult> {
             warmupMs: 0,
             durationMs: ctx.options.primeSeconds * 1000,
           });
+    // EVAL too: a script whose SHA the server lost is sent whole once.
     const evalsha = async (): Promise<{ calls: number; usec: number }> => {
-      const m = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(await admin.info('commandstats'));
-      return { calls: Number(m?.[1] ?? 0), usec: Number(m?.[2] ?? 0) };
+      const stats = await admin.info('commandstats');
+      const total = { calls: 0, usec: 0 };
+      for (const m of stats.matchAll(/cmdstat_(?:eval|evalsha):calls=(\d+),usec=(\d+)/g)) {
+        total.calls += Number(m[1]);
+        total.usec += Number(m[2]);
+      }
+      return total;
     };
     const windows = new Map<string, Window[]>();
     const windowMs = (settings.seconds * 1000) / settings.rounds;
