@@ -34,12 +34,13 @@ interface AttemptChildren {
 }
 
 /**
- * How often the event-loop lag histogram (nodejs_eventloop_lag_*) samples the loop. prom-client's
- * 10 ms is a libuv timer firing 100 times a second: an idle gateway woke 80 times a second for
- * it (each wake-up of an idle vCPU is a VM exit on a KVM guest), and every blocking poll under
- * load was cut to <= 10 ms. A loop blocked long enough to matter still shows at 100 ms.
+ * How often the event-loop lag histogram (nodejs_eventloop_lag_*) samples the loop: prom-client's
+ * own 10 ms, which dashboards and alerts on these series assume. Node records the time between
+ * timer firings, so the resolution is the floor of every percentile (an idle loop reads ~10 ms
+ * p50 here, ~100 ms at 100 ms) and blocks shorter than it are under-reported. 100 ms was tried
+ * and reverted (docs/decisions.md, Speed at one connection).
  */
-export const EVENT_LOOP_SAMPLE_MS = 100;
+export const EVENT_LOOP_SAMPLE_MS = 10;
 
 export class Metrics implements RouterObserver {
   readonly registry = new Registry();
