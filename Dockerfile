@@ -15,8 +15,6 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY crds crds
 COPY dataplane dataplane
 COPY operator operator
-# The build's asset step (postbuild): copies the files the bundle loads into dataplane/dist.
-COPY scripts/copy-bundle-assets.ts scripts/
 RUN npm run build --silent && npm run build:operator --silent
 
 # Production dependencies only: the bundles keep npm packages external.
@@ -35,7 +33,7 @@ ENV NODE_ENV=production
 # Two malloc arenas instead of one per thread (V8's and libuv's workers): ~15 MB less RSS, no measurable CPU cost.
 ENV MALLOC_ARENA_MAX=2
 COPY --from=deps /app /app
-# dist/ whole: the bundle and the files it loads beside it (BUNDLED_ASSETS, copied by postbuild).
+# dist/ whole: the bundle and the files it loads beside it (BUNDLED_ASSETS, copied by the build).
 COPY --from=build /src/dataplane/dist dataplane/dist
 COPY --from=build /src/operator/dist operator/dist
 COPY gantry.yaml ./

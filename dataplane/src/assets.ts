@@ -2,7 +2,7 @@
  * Where the data plane's file assets are, in one place. This module sits at the root of
  * dataplane/src, and the bundle (dataplane/dist/gantry.mjs) at the root of dataplane/dist:
  * the build copies every bundled asset into dist at the path it has under src
- * (scripts/copy-bundle-assets.ts), so one path relative to this module's URL finds it both
+ * (build/copy-assets.ts, run by build/bundle.ts), so one path relative to this module's URL finds it both
  * under tsx and in the bundle, without probing the disk for candidates.
  */
 import { readFileSync } from 'node:fs';

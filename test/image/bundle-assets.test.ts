@@ -25,11 +25,17 @@ const minilm = join(repo, 'models/minilm');
 /** gantry.yaml with the dev tenant's cache off: no policy needs the minilm embedder. */
 const noCacheConfig = join(work, 'no-cache.yaml');
 
+/**
+ * Where this file's build writes its bundle: a fresh dist/ of its own, so an asset left in the
+ * workspace's dataplane/dist by an earlier build cannot pass for one this build copied.
+ */
+const built = join(work, 'built', 'dist');
+
 let copies = 0;
 /** A copy of the built dist/ at <work>/<n>/dist, changed by `edit`; returns the bundle's path. */
 function relocatedBundle(edit: (dist: string) => void = () => undefined): string {
   const dist = join(work, String(copies++), 'dist');
-  cpSync(join(repo, 'dataplane/dist'), dist, { recursive: true });
+  cpSync(built, dist, { recursive: true });
   edit(dist);
   return join(dist, 'gantry.mjs');
 }
@@ -71,7 +77,12 @@ async function start(bundle: string, config: string, env: NodeJS.ProcessEnv = {}
 }
 
 beforeAll(async () => {
-  await run('npm', ['run', 'build', '--silent'], { cwd: repo, timeout: 120_000 });
+  // As a user with `ignore-scripts=true` in .npmrc runs it: npm then skips pre/post scripts, so
+  // the build script itself must leave the bundle's assets beside it.
+  await run('npm', ['run', 'build', '--silent', '--ignore-scripts', '--', join(built, 'gantry.mjs')], {
+    cwd: repo,
+    timeout: 120_000,
+  });
   const config = readFileSync(join(repo, 'gantry.yaml'), 'utf8');
   const tenant = '  wallet: { balanceUsd: 100 }\n';
   expect(config).toContain(tenant);
@@ -81,11 +92,9 @@ beforeAll(async () => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('bundled assets', () => {
-  it('the build puts every bundled asset beside the bundle, at its path under src', () => {
+  it('the build (even with npm scripts ignored) puts every bundled asset beside the bundle, at its path under src', () => {
     for (const asset of BUNDLED_ASSETS)
-      expect(readFileSync(join(repo, 'dataplane/dist', asset))).toEqual(
-        readFileSync(join(repo, 'dataplane/src', asset)),
-      );
+      expect(readFileSync(join(built, asset))).toEqual(readFileSync(join(repo, 'dataplane/src', asset)));
   });
 
   it("the image's final stage copies the whole dist/ and models/ (where the loaders look)", () => {
@@ -95,15 +104,14 @@ describe('bundled assets', () => {
         .at(-1) ?? '';
     expect(final).toMatch(/^COPY --from=build \/src\/dataplane\/dist dataplane\/dist$/m);
     expect(final).toMatch(/^COPY models models$/m);
-    // The build stage runs the npm script whose postbuild step copies the assets.
-    expect(readFileSync(join(repo, 'Dockerfile'), 'utf8')).toMatch(
-      /^COPY scripts\/copy-bundle-assets\.ts scripts\/$/m,
-    );
+    // The build stage runs the build script, which copies the assets itself (no postbuild step,
+    // which ignore-scripts would skip).
     expect(readFileSync(join(repo, 'Dockerfile'), 'utf8')).toMatch(/^RUN npm run build /m);
     const scripts = (
       JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
     ).scripts;
-    expect(scripts.postbuild).toBe('tsx scripts/copy-bundle-assets.ts');
+    expect(scripts.build).toBe('tsx dataplane/src/build/bundle.ts');
+    expect(scripts.postbuild).toBeUndefined();
   });
 
   it('a relocated dist/ serves, and its learned guardrail blocks an attack (the model was found)', async () => {

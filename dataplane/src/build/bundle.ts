@@ -5,15 +5,19 @@
  * character left fails the build) and has no comments or indentation (`minifyWhitespace`):
  * V8 keeps its source in the heap, 1.1 MB one byte per character instead of 3.0 MB. Names and
  * syntax are kept, so traces name the same functions. docs/decisions.md (Memory, issue 15).
+ * The files the bundle loads (BUNDLED_ASSETS) are copied beside it here, not by an npm
+ * `postbuild` script: with `ignore-scripts=true` npm skips those, and `npm start` would then
+ * serve a bundle without its guard model.
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { asciiSource, firstNonAscii } from './ascii.ts';
+import { copyBundledAssets } from './copy-assets.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
-const outfile = join(root, process.argv[2] ?? 'dataplane/dist/gantry.mjs');
+const outfile = resolve(root, process.argv[2] ?? 'dataplane/dist/gantry.mjs');
 
 await build({
   absWorkingDir: root,
@@ -41,3 +45,5 @@ if (at >= 0) {
   );
   process.exit(1);
 }
+
+copyBundledAssets(join(root, 'dataplane/src'), dirname(outfile));
