@@ -59,14 +59,33 @@ describe('minilm embedder', () => {
     await expect(createMinilmEmbedder('/nonexistent').embed(['x'])).rejects.toThrow(/could not be loaded/);
   });
 
-  it('keeps a failed load: the files appearing later are not read (no disk per request)', async () => {
+  it('after a failed load, tries the disk again at most once per retry interval, never per request', async () => {
     const dir = tempDir();
-    const late = createMinilmEmbedder(dir);
-    await expect(late.embed(['x'])).rejects.toThrow(/could not be loaded/);
+    let clock = 1_000_000;
+    const late = createMinilmEmbedder(dir, { retryMs: 30_000, now: () => clock });
+    const first = await late.embed(['x']).catch((err: unknown) => err as Error);
+    expect(first.message).toMatch(/could not be loaded/);
     cpSync(minilmDir(), dir, { recursive: true });
-    await expect(late.embed(['x'])).rejects.toThrow(/could not be loaded/);
-    // The same folder now loads for an embedder that never failed.
-    expect(await createMinilmEmbedder(dir).embed(['x'])).toHaveLength(1);
+    // Within the interval the kept failure answers: the same error object, no new load.
+    clock += 29_999;
+    expect(await late.embed(['x']).catch((err: unknown) => err)).toBe(first);
+    expect(await late.embed(['y']).catch((err: unknown) => err)).toBe(first);
+    // Once the interval has passed, the files that appeared meanwhile load.
+    clock += 1;
+    expect(await late.embed(['x'])).toHaveLength(1);
+  });
+
+  it('a retry that fails again starts a new interval', async () => {
+    const dir = tempDir();
+    let clock = 0;
+    const broken = createMinilmEmbedder(dir, { retryMs: 30_000, now: () => clock });
+    const first = await broken.embed(['x']).catch((err: unknown) => err);
+    clock = 30_000;
+    const second = await broken.embed(['x']).catch((err: unknown) => err as Error);
+    expect(second).not.toBe(first);
+    expect(second.message).toMatch(/could not be loaded/);
+    clock = 59_999;
+    expect(await broken.embed(['x']).catch((err: unknown) => err)).toBe(second);
   });
 });
 

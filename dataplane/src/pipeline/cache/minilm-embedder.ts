@@ -3,7 +3,8 @@
  * onnxruntime-node, from the artefacts scripts/build-minilm.py makes (models/minilm): an int8
  * encoder graph and an int8 word table kept outside it so no file reaches 20 MB.
  * Mean pooling, unit length, 384 dimensions. Its files are checked at start-up
- * (minilm-files.ts) and loaded once, on first use; texts run one at a
+ * (minilm-files.ts) and loaded once, on first use (a failed load is retried at most once per
+ * MINILM_RETRY_MS); texts run one at a
  * time with one intra-op thread (a batch of two short texts gains nothing from padding, and
  * the gateway's event loop shares the machine).
  */
@@ -79,19 +80,44 @@ export interface MinilmEmbedder extends Embedder {
   ready(): Promise<void>;
 }
 
-export function createMinilmEmbedder(dir: string = minilmDir()): MinilmEmbedder {
+/**
+ * After a failed load, the embedder answers from the kept failure (the cache fails open as a
+ * miss) and tries the disk again at most this often: a folder mounted or fixed after start-up
+ * comes back without a restart, and no request reads 12 MB from disk.
+ */
+export const MINILM_RETRY_MS = 30_000;
+
+export interface MinilmEmbedderOptions {
+  /** Milliseconds between load attempts after a failure. */
+  retryMs?: number;
+  /** Injectable for tests; milliseconds. */
+  now?: () => number;
+}
+
+export function createMinilmEmbedder(
+  dir: string = minilmDir(),
+  opts: MinilmEmbedderOptions = {},
+): MinilmEmbedder {
+  const retryMs = opts.retryMs ?? MINILM_RETRY_MS;
+  const now = opts.now ?? Date.now;
+  /** The load in flight, or the one that succeeded. */
   let loading: Promise<Loaded> | undefined;
+  let failed: { at: number; error: EmbeddingError } | undefined;
   let queue: Promise<unknown> = Promise.resolve();
   const get = (): Promise<Loaded> => {
-    // A failure is kept: the files ship with the image and do not appear later, and retrying
-    // would read 12 MB from disk on every request of every tenant on this embedder.
-    loading ??= load(dir).catch((err: unknown) => {
-      throw new EmbeddingError(
+    if (loading) return loading;
+    if (failed && now() - failed.at < retryMs) return Promise.reject(failed.error);
+    const attempt = load(dir).catch((err: unknown) => {
+      const error = new EmbeddingError(
         `minilm model in ${dir} could not be loaded: ${err instanceof Error ? err.message : String(err)}`,
         err,
       );
+      failed = { at: now(), error };
+      loading = undefined;
+      throw error;
     });
-    return loading;
+    loading = attempt;
+    return attempt;
   };
   const embedOne = async (m: Loaded, text: string): Promise<Float32Array> => {
     const ids = encodeWordPiece(text.slice(0, MAX_CHARS), m.vocab, MINILM_MAX_TOKENS);
