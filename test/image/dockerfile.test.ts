@@ -7,11 +7,12 @@
 import { execFile, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUNDLED_ASSETS } from '../../dataplane/src/assets.ts';
 import { freePort } from '../harness/server-process.ts';
+import { dockerIgnored, parseDockerignore } from './dockerignore.ts';
 
 // Async, so the test worker's event loop keeps answering vitest while npm ci runs.
 const run = promisify(execFile);
@@ -28,12 +29,9 @@ interface Stage {
   user?: string;
 }
 
-const ignored = readFileSync(join(repo, '.dockerignore'), 'utf8')
-  .split('\n')
-  .map((l) => l.trim())
-  .filter((l) => l && !l.startsWith('#'))
-  .map((l) => l.replace(/^\*\*\//, ''));
-const keep = (src: string) => !ignored.includes(basename(src));
+const ignored = parseDockerignore(readFileSync(join(repo, '.dockerignore'), 'utf8'));
+// As Docker matches: the path relative to the build context, not the file's name.
+const keep = (src: string) => !dockerIgnored(ignored, relative(repo, src).split(sep).join('/'));
 
 async function runDockerfile(): Promise<Stage[]> {
   const lines = readFileSync(join(repo, 'Dockerfile'), 'utf8')
