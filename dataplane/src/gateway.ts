@@ -23,6 +23,7 @@ import { buildAdminApp } from './server/admin.ts';
 import { buildApp } from './server/app.ts';
 import { ConnectionGuard } from './server/connections.ts';
 import { DEFAULT_LIMITS, type ConnectionLimits } from './server/limits.ts';
+import { createMinilmEmbedder, minilmDir } from './pipeline/cache/minilm-embedder.ts';
 import type { CacheDeps } from './pipeline/cache/stage.ts';
 import { RecentCacheMetrics } from './pipeline/cache/recent.ts';
 import { createCcrStore } from './pipeline/compression/index.ts';
@@ -38,7 +39,7 @@ import { SettlementJournal } from './stores/journal/journal.ts';
 import { SettlementsInFlight } from './pipeline/settlements-in-flight.ts';
 import { batchSweeper, DEFAULT_BATCH_SWEEP_MS, type SweepReport } from './pipeline/resources/batch-sweep.ts';
 import { OtlpTracer, otlpFromEnv, type OtlpOptions } from './telemetry/otlp.ts';
-import { loadStartupAssets } from './startup-assets.ts';
+import { loadStartupAssets, minilmCheckForNewSnapshots, needsMinilm } from './startup-assets.ts';
 
 export interface GatewayOptions {
   /** Standalone: the manifests file, watched for edits. */
@@ -221,7 +222,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     : await loadConfigFile(opts.configFile, { ...loadOpts, version: 1 });
   if ('ok' in initial && !initial.ok) throw new Error(`invalid config:\n  ${initial.errors.join('\n  ')}`);
   // Before any port or store is opened: a missing or corrupt bundled file is a start-up error.
-  loadStartupAssets(initial.snapshot, env);
+  // One minilm folder for the start-up check, later checks and the embedder alike.
+  const minilmFolder = minilmDir(env);
+  loadStartupAssets(initial.snapshot, minilmFolder);
 
   const config = new ConfigStore(initial.snapshot, initial.sha256);
   const metrics = new Metrics();
@@ -260,6 +263,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     recent: new RecentCacheMetrics(),
     metrics,
     embedVia: (snapshot, model, texts) => embedThroughRouter(router, upstream, snapshot, model, texts),
+    minilm: createMinilmEmbedder(minilmFolder),
   };
   const otlp = otlpFromEnv(env);
   const tracer = otlp
@@ -323,10 +327,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   await syncWallets(stores, initial.snapshot, app.log);
   if (metersTokens(initial.snapshot)) warmTokenizer();
   metrics.observeConfig(config);
+  const checkMinilm = minilmCheckForNewSnapshots(minilmFolder, app.log, needsMinilm(initial.snapshot));
   config.onReload((e) => {
     if (e.ok) {
       void syncWallets(stores, config.current(), app.log);
       if (metersTokens(config.current())) warmTokenizer();
+      checkMinilm(config.current());
     }
   });
   const stopWatching = opts.snapshotSecret

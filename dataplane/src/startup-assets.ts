@@ -3,9 +3,9 @@
  * corrupt one stops start-up with an AssetError naming the file and the fix, rather than
  * failing (or re-reading the disk on) every request that reaches it.
  */
+import { AssetError } from './assets.ts';
 import type { Snapshot } from './config/snapshot.ts';
 import { checkMinilmFiles } from './pipeline/cache/minilm-files.ts';
-import { minilmDir } from './pipeline/cache/minilm-embedder.ts';
 import { MINILM_EMBEDDING_MODEL, resolveCachePolicy, tenantCacheEnabled } from './pipeline/cache/policy.ts';
 import { learnedGuards } from './pipeline/guardrails/learned/model.ts';
 
@@ -17,9 +17,46 @@ export function needsMinilm(snapshot: Snapshot): boolean {
   return false;
 }
 
-export function loadStartupAssets(snapshot: Snapshot, env: NodeJS.ProcessEnv): void {
+/**
+ * `minilmDir` is the folder the gateway's minilm embedder reads (one value, resolved once from
+ * the gateway's env by the caller), so the check and the embedder cannot disagree.
+ */
+export function loadStartupAssets(snapshot: Snapshot, minilmDir: string): void {
   // Loaded whatever the policies say: 0.5 MB that ships inside dist/, and guardrail policies
   // can arrive with any later config.
   learnedGuards();
-  if (needsMinilm(snapshot)) checkMinilmFiles(minilmDir(env));
+  if (needsMinilm(snapshot)) checkMinilmFiles(minilmDir);
+}
+
+export interface AssetLog {
+  error(obj: Record<string, unknown>, msg: string): void;
+}
+
+/**
+ * The same minilm check for a config that arrives after start-up (a hot reload, or every
+ * snapshot in snapshot-Secret mode, whose initial config is empty), run when a snapshot first
+ * needs minilm. A pod already serving is not stopped for it: its other tenants and routes keep
+ * working and the minilm caches fail open (a miss), so the problem is one error log naming the
+ * file; the next snapshot that needs minilm checks again until the files pass, and the embedder
+ * itself retries its load (MINILM_RETRY_MS). Returns the check to run on each new snapshot.
+ */
+export function minilmCheckForNewSnapshots(
+  minilmDir: string,
+  log: AssetLog,
+  checkedAtStart: boolean,
+): (snapshot: Snapshot) => void {
+  let passed = checkedAtStart;
+  return (snapshot) => {
+    if (passed || !needsMinilm(snapshot)) return;
+    try {
+      checkMinilmFiles(minilmDir);
+      passed = true;
+    } catch (err) {
+      if (!(err instanceof AssetError)) throw err;
+      log.error(
+        { file: err.path },
+        `minilm cache embedder unavailable; tenants caching with it get every lookup as a miss: ${err.message}`,
+      );
+    }
+  };
 }

@@ -20,6 +20,15 @@ const source = JSON.parse(readFileSync(`${minilmDir()}/SOURCE.json`, 'utf8')) as
   checks: { text: string; ids: number[]; fp32_unit: number[] }[];
 };
 
+/** The error `p` rejects with; a fulfilled `p` fails the test. */
+const failure = (p: Promise<unknown>): Promise<Error> =>
+  p.then(
+    () => {
+      throw new Error('expected the embedder to fail');
+    },
+    (err: unknown) => err as Error,
+  );
+
 describe('minilm embedder', () => {
   const embedder = createMinilmEmbedder();
 
@@ -63,13 +72,13 @@ describe('minilm embedder', () => {
     const dir = tempDir();
     let clock = 1_000_000;
     const late = createMinilmEmbedder(dir, { retryMs: 30_000, now: () => clock });
-    const first = await late.embed(['x']).catch((err: unknown) => err as Error);
+    const first = await failure(late.embed(['x']));
     expect(first.message).toMatch(/could not be loaded/);
     cpSync(minilmDir(), dir, { recursive: true });
     // Within the interval the kept failure answers: the same error object, no new load.
     clock += 29_999;
-    expect(await late.embed(['x']).catch((err: unknown) => err)).toBe(first);
-    expect(await late.embed(['y']).catch((err: unknown) => err)).toBe(first);
+    expect(await failure(late.embed(['x']))).toBe(first);
+    expect(await failure(late.embed(['y']))).toBe(first);
     // Once the interval has passed, the files that appeared meanwhile load.
     clock += 1;
     expect(await late.embed(['x'])).toHaveLength(1);
@@ -79,13 +88,13 @@ describe('minilm embedder', () => {
     const dir = tempDir();
     let clock = 0;
     const broken = createMinilmEmbedder(dir, { retryMs: 30_000, now: () => clock });
-    const first = await broken.embed(['x']).catch((err: unknown) => err);
+    const first = await failure(broken.embed(['x']));
     clock = 30_000;
-    const second = await broken.embed(['x']).catch((err: unknown) => err as Error);
+    const second = await failure(broken.embed(['x']));
     expect(second).not.toBe(first);
     expect(second.message).toMatch(/could not be loaded/);
     clock = 59_999;
-    expect(await broken.embed(['x']).catch((err: unknown) => err)).toBe(second);
+    expect(await failure(broken.embed(['x']))).toBe(second);
   });
 });
 

@@ -43,6 +43,11 @@ export interface CacheDeps {
   metrics: Metrics;
   /** Embeds through Gantry's own router with an embeddings ModelDeployment. */
   embedVia: (snapshot: Snapshot, model: string, texts: string[]) => Promise<number[][]>;
+  /**
+   * The minilm embedder, made by the gateway from the folder its start-up check read (its env's
+   * GANTRY_MINILM_DIR); without one, a process-wide embedder on process.env's folder.
+   */
+  minilm?: Embedder;
 }
 
 export type CacheLookup =
@@ -65,12 +70,13 @@ export type CacheLookup =
 const SEARCH_K = 4;
 const builtin = createBuiltinEmbedder();
 // Loaded on the first request of a tenant that picks it: tenants on other embedders never pay.
-let minilm: MinilmEmbedder | undefined;
+let processMinilm: MinilmEmbedder | undefined;
 const modelEmbedders = new WeakMap<Snapshot, Map<string, Embedder>>();
 
 function embedderFor(deps: CacheDeps, policy: ResolvedCachePolicy, snapshot: Snapshot): Embedder {
   if (policy.embeddingModel === BUILTIN_EMBEDDING_MODEL) return builtin;
-  if (policy.embeddingModel === MINILM_EMBEDDING_MODEL) return (minilm ??= createMinilmEmbedder());
+  if (policy.embeddingModel === MINILM_EMBEDDING_MODEL)
+    return deps.minilm ?? (processMinilm ??= createMinilmEmbedder());
   let bySnapshot = modelEmbedders.get(snapshot);
   if (!bySnapshot) modelEmbedders.set(snapshot, (bySnapshot = new Map()));
   let e = bySnapshot.get(policy.embeddingModel);
