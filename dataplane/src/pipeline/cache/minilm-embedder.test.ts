@@ -115,6 +115,16 @@ describe('minilm files at start-up', () => {
     expect(() => checkMinilmFiles(dir)).toThrow(/vocab\.txt: corrupt \(30521 lines for 30522 word rows\)/);
   });
 
+  it('reads a CRLF vocabulary as the LF one, and names CRLF line ends at start-up', () => {
+    const lf = readFileSync(join(minilmDir(), 'vocab.txt'), 'utf8');
+    const crlf = lf.replaceAll('\n', '\r\n');
+    expect(parseVocab(crlf)).toEqual(parseVocab(lf));
+    const dir = tempDir();
+    cpSync(minilmDir(), dir, { recursive: true });
+    writeFileSync(join(dir, 'vocab.txt'), crlf);
+    expect(() => checkMinilmFiles(dir)).toThrow(/vocab\.txt: corrupt \(\d+ bytes, .*lines end in CRLF/);
+  });
+
   it('names a SOURCE.json that is not JSON', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'SOURCE.json'), '{');

@@ -42,6 +42,21 @@ function recordedSizes(dir: string): Map<string, number> {
   return sizes;
 }
 
+/**
+ * A checkout with Windows' core.autocrlf turns vocab.txt's line ends into CRLF (the repository's
+ * .gitattributes now forbids it): say so, read only on this failure path.
+ */
+function crlfHint(path: string): string {
+  if (!path.endsWith('.txt')) return '';
+  try {
+    return readFileSync(path).includes('\r\n')
+      ? "; its lines end in CRLF: check it out again with the repository's .gitattributes (no autocrlf)"
+      : '';
+  } catch {
+    return '';
+  }
+}
+
 function readHead(path: string, bytes: number): Buffer {
   const fd = openSync(path, 'r');
   try {
@@ -65,7 +80,11 @@ export function checkMinilmFiles(dir: string): void {
       throw new AssetError(path, 'missing', FIX);
     }
     if (size !== sizes.get(name))
-      throw new AssetError(path, `corrupt (${size} bytes, SOURCE.json records ${sizes.get(name)})`, FIX);
+      throw new AssetError(
+        path,
+        `corrupt (${size} bytes, SOURCE.json records ${sizes.get(name)}${crlfHint(path)})`,
+        FIX,
+      );
   }
   const words = join(dir, 'words.int8.bin');
   const head = readHead(words, 8);

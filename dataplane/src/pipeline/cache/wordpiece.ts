@@ -13,7 +13,9 @@ export interface WordPieceVocab {
 
 export function parseVocab(text: string): WordPieceVocab {
   const ids = new Map<string, number>();
-  text.split('\n').forEach((token, i) => {
+  text.split('\n').forEach((line, i) => {
+    // A CRLF copy (Windows autocrlf) reads the same: no token ends in a carriage return.
+    const token = line.endsWith('\r') ? line.slice(0, -1) : line;
     if (token !== '' && !ids.has(token)) ids.set(token, i);
   });
   const need = (t: string): number => {
