@@ -83,7 +83,8 @@ export function buildAdminApp(
   // Without a cap, sockets held open here would exhaust the process's file descriptors and
   // take the public port down with it. At the cap an idle or unfinished one is evicted, as on
   // the public port, so such sockets cannot shut the kubelet's probes out either.
-  new ConnectionGuard(app.server, bounds.adminMaxConnections);
+  // No upgrades here: a request offering one (h2c) is a plain request to this port's routes.
+  new ConnectionGuard(app.server, bounds.adminMaxConnections, 'none');
   app.addHook('preClose', () => {
     closing = true;
   });

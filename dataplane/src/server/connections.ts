@@ -50,6 +50,13 @@ export class ConnectionGuard {
   constructor(
     server: Server,
     private readonly max: number,
+    /**
+     * Whether the server serves upgrades (the public port's Realtime). Only then may the guard
+     * listen for them: any 'upgrade' listener makes Node route every request with an Upgrade
+     * header (curl --http2's h2c offer) there instead of to the HTTP handler, and a server with
+     * no upgrade handler of its own would leave such a request unanswered and its socket unread.
+     */
+    upgrades: 'served' | 'none' = 'served',
   ) {
     server.on('connection', (socket: Socket) => this.admit(socket));
     // Ahead of Fastify's own listener: some answers (a path it cannot decode) are written
@@ -57,9 +64,10 @@ export class ConnectionGuard {
     server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => this.started(req, res));
     // An upgraded socket (a Realtime session) is busy until it closes: never evicted as idle,
     // and closed by its own protocol at shutdown rather than cut by the drain.
-    server.on('upgrade', (req: IncomingMessage) => {
-      if (this.open.has(req.socket)) this.touch(req.socket, req, undefined);
-    });
+    if (upgrades === 'served')
+      server.on('upgrade', (req: IncomingMessage) => {
+        if (this.open.has(req.socket)) this.touch(req.socket, req, undefined);
+      });
   }
 
   get size(): number {
