@@ -5,6 +5,7 @@
  * so no head (a 101, a refusal, a handed-back answer) is written ahead of them. Raw sockets.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../harness/gateway-spawn.ts';
 import { parseAnswers, RawConnection, statusLines } from '../harness/raw-http.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
@@ -86,5 +87,35 @@ describe('an upgrade pipelined behind a response still under way', () => {
       'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
     );
     expect(after).toBeDefined();
+  });
+});
+
+describe('an upgrade that comes due after shutdown began', () => {
+  it('is refused with the closing 503 (connection: close), never opened as a session', async () => {
+    const closing = await startStack(
+      ([url]) =>
+        [
+          deployment({ name: 'm', model: 'm', baseUrl: fakeBase(url!) }),
+          deployment({ name: 'rt', model: 'gpt-rt', baseUrl: fakeBase(url!), capabilities: ['realtime'] }),
+          tenant('acme'),
+          apiKey('k', KEY, 'acme'),
+        ].join(''),
+      { drainTimeoutMs: 5_000 },
+    );
+    const fake = closing.fakes[0]!;
+    fake.setFaults([{ match: { model: 'm' }, fault: { type: 'delay', ms: 600 } }]);
+    const c = new RawConnection(closing.gateway.url).send(chatRequest() + realtimeUpgrade('gpt-rt'));
+    // The chat is upstream, the upgrade waits behind it: now the gateway starts closing.
+    await until(() => fake.requests.length > 0);
+    await closing.close();
+    await c.closed;
+    const answers = parseAnswers(c.text);
+    expect(answers.map((a) => a.status)).toEqual([200, 503]);
+    expect(answers[1]?.headers.connection).toBe('close');
+    expect(JSON.parse(answers[1]!.body)).toMatchObject({
+      error: { type: 'service_unavailable', message: expect.stringContaining('shutting down') },
+    });
+    expect(c.text).not.toContain(' 101 ');
+    expect(closing.gateway.app.realtime.size).toBe(0);
   });
 });

@@ -24,6 +24,7 @@ import { settle } from '../pipeline/settlement.ts';
 import { attemptHeaders, type AttemptLog } from '../router/router.ts';
 import { authenticate, hashKey } from '../server/auth.ts';
 import { checkModelName } from '../server/model-name.ts';
+import { notAccepting } from '../server/closing.ts';
 import { normaliseError } from '../server/errors.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { acceptedRequestId, parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
@@ -83,6 +84,11 @@ export class RealtimeProxy {
   private readonly open = new Set<WebSocket>();
   /** Until their close completes: a session can end before its client answers the close frame. */
   private readonly sockets = new Set<WebSocket>();
+  /**
+   * Set by closeAll: an upgrade that comes due later (one that waited behind a pipelined
+   * answer, or was still being admitted) would open a session the drain has already passed.
+   */
+  private closing = false;
 
   constructor(private readonly deps: RealtimeDeps) {
     this.wss = new WebSocketServer({
@@ -118,6 +124,7 @@ export class RealtimeProxy {
     let releaseSlot: (() => void) | undefined;
     let secretSession: Record<string, unknown> | undefined;
     try {
+      if (this.closing) throw notAccepting();
       const malformed = handshakeProblem(req.headers);
       if (malformed) throw malformed;
       const who = await this.caller(req);
@@ -157,6 +164,10 @@ export class RealtimeProxy {
       if (socket.destroyed) {
         routed.value.terminate();
         throw new GatewayError('client_closed_request', 'the client left before the session opened');
+      }
+      if (this.closing) {
+        routed.value.terminate();
+        throw notAccepting();
       }
       this.upgrade(req, socket, head, ctx, model, routed, started, secretSession, releaseSlot);
     } catch (err) {
@@ -327,6 +338,7 @@ export class RealtimeProxy {
 
   /** Shutdown: sessions still open are closed as going away. */
   closeAll(): void {
+    this.closing = true;
     for (const client of this.open) client.close(1001, 'gateway shutting down');
   }
 
