@@ -5,6 +5,8 @@ describe('sendPathAgent', () => {
   it.each([
     ['/v1/a2a/helper/message/send', 'helper'],
     ['/v1/a2a/helper/message/send?x=1', 'helper'],
+    ['/v1/a2a/helper/message/send#frag', 'helper'],
+    ['/v1/a2a/helper/message/send#a?b', 'helper'],
     ['/v1/a2a/%68elper/message/send', 'helper'],
     ['/v1/a2a/a%2Fb/message/send', 'a/b'],
     ['/v1/a2a/helper/tasks/get', undefined],

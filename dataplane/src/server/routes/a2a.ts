@@ -4,6 +4,7 @@ import { GatewayError } from '../../errors.ts';
 import { readSendCall, RpcCodes, RpcError } from '../../pipeline/a2a/jsonrpc.ts';
 import type { A2aOwnership } from '../../pipeline/a2a/owners.ts';
 import { runA2a } from '../../pipeline/a2a/run.ts';
+import type { RequestContext } from '../../pipeline/context.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { settle } from '../../pipeline/settlement.ts';
 import { checkModelName } from '../model-name.ts';
@@ -17,12 +18,15 @@ interface AgentParams {
 const PREFIX = '/v1/a2a/';
 const SEND = 'message/send';
 
+/** The path as the router matches it: without the query, or a raw `#fragment` a client sent. */
+const pathOf = (url: string): string => url.split(/[?#]/, 1)[0]!;
+
 /**
  * The agent a path under /v1/a2a/ names when it has the send route's shape (one segment, then
  * `message/send`), decoded as the router decodes a parameter; undefined for any other shape.
  */
 export function sendPathAgent(url: string): string | undefined {
-  const path = url.split('?', 1)[0]!;
+  const path = pathOf(url);
   if (!path.startsWith(PREFIX)) return undefined;
   const slash = path.indexOf('/', PREFIX.length);
   if (slash === -1 || path.slice(slash + 1) !== SEND) return undefined;
@@ -36,12 +40,17 @@ export function sendPathAgent(url: string): string | undefined {
 /**
  * What the router sends here: every POST under /v1/a2a/ the send route does not take. That is
  * an agent name past the router's parameter bound (MAX_PATH_PARAM_CHARS, which is also the
- * bound on a name), refused as an oversized model name is, with a 400 naming `agent`; anything
- * else is the not-found handler's 404.
+ * bound on a name), refused as an oversized model name is, with a 400 naming `agent` and
+ * recorded as the refused A2A call it is; anything else is a 404 left unrecorded, as every other
+ * unknown path's is (those have no context to record). Being under /v1/, the caller was
+ * authenticated first, so an unknown path here is a 401 without a valid key.
  */
-async function notSendable(request: FastifyRequest): Promise<never> {
+async function notSendable(request: FastifyRequest, ctx: RequestContext): Promise<never> {
+  ctx.usage.endpoint = 'a2a';
   checkModelName('agent', sendPathAgent(request.url));
-  throw new GatewayError('not_found', `no route ${request.method} ${request.url.split('?', 1)[0]}`);
+  // Nothing was admitted or held, so there is nothing for the error handler to settle.
+  ctx.settled = true;
+  throw new GatewayError('not_found', `no route ${request.method} ${pathOf(request.url)}`);
 }
 
 export function a2aRoute(
@@ -73,5 +82,5 @@ export function a2aRoute(
     }
   });
   // The router falls back to this wildcard when the parameter above is too long to match.
-  app.post('/v1/a2a/*', notSendable);
+  app.post('/v1/a2a/*', async (request, reply) => notSendable(request, hooks.context(request, reply)));
 }
