@@ -61,7 +61,7 @@ export class RawConnection {
     return this.received;
   }
 
-  send(bytes: string): this {
+  send(bytes: string | Uint8Array): this {
     this.socket.write(bytes);
     return this;
   }

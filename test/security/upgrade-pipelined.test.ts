@@ -5,6 +5,7 @@
  * so no head (a 101, a refusal, a handed-back answer) is written ahead of them. Raw sockets.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_WAITING_BYTES } from '../../dataplane/src/realtime/in-turn.ts';
 import { until } from '../harness/gateway-spawn.ts';
 import { parseAnswers, RawConnection, statusLines } from '../harness/raw-http.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
@@ -87,6 +88,66 @@ describe('an upgrade pipelined behind a response still under way', () => {
       'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
     );
     expect(after).toBeDefined();
+  });
+});
+
+describe('while an upgrade waits its turn', () => {
+  const statuses = async (): Promise<number[]> => {
+    const today = new Date().toISOString().slice(0, 10);
+    const logs = await stack.gateway.stores.usage.logs({
+      tenant: 'acme',
+      from: today,
+      to: today,
+      limit: 200,
+    });
+    return logs.map((r) => r.status);
+  };
+
+  /** Statuses recorded for the requests on a connection the client closes once both chats are upstream. */
+  const leaving = async (bytes: string): Promise<number[]> => {
+    const fake = stack.fakes[0]!;
+    fake.setFaults([{ match: { model: 'm' }, fault: { type: 'delay', ms: 1_500 } }]);
+    const before = (await statuses()).length;
+    const seen = fake.requests.length;
+    const c = new RawConnection(stack.gateway.url).send(bytes);
+    await until(() => fake.requests.length >= seen + 2);
+    c.close();
+    await until(async () => (await statuses()).length >= before + 2);
+    const all = await statuses();
+    return all.slice(0, all.length - before).sort();
+  };
+
+  it('a client that leaves is seen as when no upgrade waits: the requests it left are aborted', async () => {
+    const plain = await leaving(chatRequest() + chatRequest());
+    const upgrading = await leaving(chatRequest() + chatRequest() + realtimeUpgrade('gpt-rt'));
+    expect(plain).toContain(499);
+    expect(upgrading).toEqual(plain);
+  });
+
+  it('what the client sends meanwhile reaches the session once it opens', async () => {
+    heldChat();
+    const seen = stack.fakes[0]!.requests.length;
+    const c = new RawConnection(stack.gateway.url).send(chatRequest() + realtimeUpgrade('gpt-rt'));
+    await until(() => stack.fakes[0]!.requests.length > seen);
+    // A masked WebSocket close frame (1000), sent before the 101: the session must read it and close.
+    const mask = Buffer.from([1, 2, 3, 4]);
+    const code = Buffer.from([0x03, 0xe8]).map((b, i) => b ^ mask[i]!);
+    c.send(Buffer.concat([Buffer.from([0x88, 0x82]), mask, code]));
+    await c.closed;
+    expect(c.text).toContain('HTTP/1.1 101 ');
+    // The server's own close frame answers it (opcode 0x88) after the 101's head.
+    expect(c.text.slice(c.text.indexOf('\r\n\r\n', c.text.indexOf(' 101 ')) + 4)).toContain('\x88');
+  });
+
+  it('a client that sends more than it may keep meanwhile is disconnected', async () => {
+    const fake = stack.fakes[0]!;
+    fake.setFaults([{ match: { model: 'm' }, fault: { type: 'delay', ms: 2_000 } }]);
+    const seen = fake.requests.length;
+    const c = new RawConnection(stack.gateway.url).send(chatRequest() + realtimeUpgrade('gpt-rt'));
+    await until(() => fake.requests.length > seen);
+    c.send('x'.repeat(MAX_WAITING_BYTES + 1));
+    await c.closed;
+    expect(statusLines(c.text)).toBe(0);
   });
 });
 

@@ -10,6 +10,12 @@
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
+/**
+ * What a waiting upgrade keeps of what its client sends meanwhile (early WebSocket frames);
+ * more is not a client waiting for its answers, and the connection is closed.
+ */
+export const MAX_WAITING_BYTES = 64 * 1024;
+
 /** The response Node has attached to `socket` (its own field, as protocol-errors.ts reads it). */
 const attached = (socket: Duplex): ServerResponse | null | undefined =>
   (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
@@ -20,11 +26,51 @@ const attached = (socket: Duplex): ServerResponse | null | undefined =>
  * them (a response that closes it, a client that leaves), the upgrade is never served.
  */
 export function inTurn(socket: Duplex, serve: () => void): void {
+  if (!attached(socket)) return serve();
+  const reading = keepReading(socket);
+  waitFor(socket, () => {
+    reading.stop();
+    serve();
+  });
+}
+
+function waitFor(socket: Duplex, serve: () => void): void {
   const owed = attached(socket);
   if (!owed) return serve();
   // 'close' follows Node's own 'finish' handling, which attaches the next queued response.
   owed.once('close', () => {
     if (socket.destroyed || !socket.writable) return;
-    inTurn(socket, serve);
+    waitFor(socket, serve);
   });
+}
+
+/**
+ * Node's parser let go of the socket at the upgrade, so nothing reads it while the earlier
+ * answers are owed: a client that leaves would go unseen, and the requests it left would run
+ * to the end and be charged. Reading here sees it leave (its FIN ends the connection, as
+ * Node's does for a client gone mid-request, and the requests in flight are aborted); what it
+ * sends meanwhile is kept, capped, and put back for whoever serves the upgrade.
+ */
+function keepReading(socket: Duplex): { stop(): void } {
+  const kept: Buffer[] = [];
+  let bytes = 0;
+  const onReadable = (): void => {
+    for (let chunk = socket.read() as Buffer | null; chunk !== null; chunk = socket.read() as Buffer | null) {
+      bytes += chunk.length;
+      if (bytes > MAX_WAITING_BYTES) return void socket.destroy();
+      kept.push(chunk);
+    }
+  };
+  const onEnd = (): void => void socket.destroy();
+  socket.on('readable', onReadable);
+  socket.once('end', onEnd);
+  return {
+    stop() {
+      // Removing the last 'readable' listener leaves the stream neither flowing nor paused, so
+      // a later 'data' listener (ws's) starts it flowing again.
+      socket.off('readable', onReadable);
+      socket.off('end', onEnd);
+      if (kept.length > 0) socket.unshift(Buffer.concat(kept));
+    },
+  };
 }
