@@ -7,6 +7,7 @@ import { parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts
 import { RequestAbort } from '../router/client-signal.ts';
 import { authenticate, presentedKey } from './auth.ts';
 import type { DrainAborts } from './drain-aborts.ts';
+import { whenQueuedSocketCloses } from './queued-close.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,11 +36,17 @@ export function createContext(
   // At the shutdown drain deadline the request is let go like a client that left: the
   // upstream call is aborted and what was produced is settled.
   const untrack = drain.track(abort);
-  // `on`: a response closes once (once() would wrap the listener on every request).
-  reply.raw.on('close', () => {
+  const response = reply.raw;
+  const left = (): void => {
     untrack();
-    if (!reply.raw.writableFinished) abort.abort();
-  });
+    if (!response.writableFinished) abort.abort();
+  };
+  // `on`: a response closes once (once() would wrap the listener on every request).
+  response.on('close', left);
+  // A pipelined request's response waits for the socket behind earlier ones and never closes
+  // if the client leaves meanwhile: its socket's closing is the disconnect then. Only queued
+  // responses pay for this; the socket check is all a request on its own connection costs.
+  if (response.socket === null) whenQueuedSocketCloses(request.raw.socket, response, left);
   const startedAt = Date.now();
   const requestId = String(request.id);
   // A caller's id may repeat (client retries, a constant id): usage records and idempotency

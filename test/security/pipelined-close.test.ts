@@ -1,0 +1,65 @@
+/**
+ * A client that closes a keep-alive connection with pipelined requests in flight. Node queues
+ * the responses of pipelined requests behind the one on the wire, and a queued response never
+ * gets a socket, so it never closes: every request the client left must still be aborted,
+ * recorded 499 and charged only for what the upstream consumed. Raw sockets.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
+import { until } from '../harness/gateway-spawn.ts';
+import { RawConnection } from '../harness/raw-http.ts';
+import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+
+const KEY = 'sk-pipelined-close';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack(([url]) =>
+    [
+      deployment({ name: 'm', model: 'm', baseUrl: fakeBase(url!) }),
+      tenant('pipeclose'),
+      apiKey('k', KEY, 'pipeclose'),
+    ].join(''),
+  );
+});
+afterAll(() => stack?.close());
+
+const chatRequest = (stream = false): string => {
+  const body = JSON.stringify({ model: 'm', stream, messages: [{ role: 'user', content: 'hi' }] });
+  return (
+    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+};
+
+const records = async (): Promise<UsageRecord[]> => {
+  const today = new Date().toISOString().slice(0, 10);
+  return stack.gateway.stores.usage.logs({ tenant: 'pipeclose', from: today, to: today, limit: 200 });
+};
+
+/** The usage records of `count` pipelined requests whose client leaves once all are upstream. */
+const leaving = async (requests: string[]): Promise<UsageRecord[]> => {
+  const fake = stack.fakes[0]!;
+  fake.setFaults([{ match: { model: 'm' }, fault: { type: 'delay', ms: 2_000 } }]);
+  const before = (await records()).length;
+  const seen = fake.requests.length;
+  const c = new RawConnection(stack.gateway.url).send(requests.join(''));
+  await until(() => fake.requests.length >= seen + requests.length);
+  c.close();
+  await until(async () => (await records()).length >= before + requests.length);
+  const all = await records();
+  return all.slice(0, all.length - before);
+};
+
+describe('a client closing a connection with pipelined requests in flight', () => {
+  it('aborts every request it left, the queued ones too: all recorded 499, none charged', async () => {
+    const left = await leaving([chatRequest(), chatRequest(), chatRequest()]);
+    expect(left.map((r) => r.status)).toEqual([499, 499, 499]);
+    for (const r of left) expect(r.costUsd).toBe(0);
+  });
+
+  it('aborts a queued streamed request as well', async () => {
+    const left = await leaving([chatRequest(), chatRequest(true)]);
+    expect(left.map((r) => r.status)).toEqual([499, 499]);
+  });
+});
