@@ -1,4 +1,6 @@
 /** OpenAI Chat Completions (also spoken by Azure OpenAI): request reading, validation, answers. */
+import { randomInt } from 'node:crypto';
+
 import {
   asArray,
   asString,
@@ -226,7 +228,12 @@ function chatJson(reply: Reply, f: ChatFlavour, usage: boolean): Record<string, 
   return out;
 }
 
-function chatFrames(reply: Reply, f: ChatFlavour, includeUsage: boolean): Frame[] {
+/**
+ * OpenAI's current chunk shape: `"usage":null` on every chunk when usage was asked for, then an
+ * `obfuscation` string of random length (padding against size side channels) unless the request
+ * set `stream_options.include_obfuscation: false`. The relay must cope with usage not being last.
+ */
+function chatFrames(reply: Reply, f: ChatFlavour, includeUsage: boolean, obfuscate: boolean): Frame[] {
   const id = randomId('chatcmpl-');
   const created = nowSeconds();
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): string => {
@@ -234,7 +241,9 @@ function chatFrames(reply: Reply, f: ChatFlavour, includeUsage: boolean): Frame[
     body.system_fingerprint = 'fp_fake';
     body.choices = choices;
     if (includeUsage) body.usage = null;
-    return `data: ${JSON.stringify({ ...body, ...extra })}\n\n`;
+    const out = { ...body, ...extra };
+    if (obfuscate) out.obfuscation = randomId('', 1 + randomInt(16));
+    return `data: ${JSON.stringify(out)}\n\n`;
   };
   const choice = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> => {
     const c: Record<string, unknown> = { index: 0, delta, logprobs: null, finish_reason: finish };
@@ -283,11 +292,14 @@ export const OPENAI_GARBAGE = 'data: {"id":"chatcmpl-garbage","choices":[{"delta
 export function answerChat(body: Record<string, unknown>, f: ChatFlavour, usage: boolean): Outcome {
   const reply = plan(readChatConversation(body));
   if (body.stream !== true) return { kind: 'json', body: chatJson(reply, f, usage) };
-  const includeUsage = usage && isRecord(body.stream_options) && body.stream_options.include_usage === true;
+  const options = isRecord(body.stream_options) ? body.stream_options : {};
+  const includeUsage = usage && options.include_usage === true;
+  // The Azure flavour keeps the shape it was recorded with (no obfuscation member).
+  const obfuscate = !f.azure && options.include_obfuscation !== false;
   return {
     kind: 'stream',
     contentType: 'text/event-stream; charset=utf-8',
-    frames: chatFrames(reply, f, includeUsage),
+    frames: chatFrames(reply, f, includeUsage, obfuscate),
     garbage: OPENAI_GARBAGE,
   };
 }
