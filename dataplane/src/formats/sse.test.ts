@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseParser, sseData, sseEvent, type SseEvent } from './sse.ts';
+import { MAX_SSE_CHARS, SseParser, SseTooLong, sseData, sseEvent, type SseEvent } from './sse.ts';
 
 /** Feed `pieces` one by one, then end: every event, in order. */
 function parse(pieces: readonly string[]): SseEvent[] {
@@ -188,6 +188,53 @@ describe('SseParser: end of input', () => {
   it('a dangling comment or event name is not an event', () => {
     expect(parse([': bye'])).toEqual([]);
     expect(parse(['event: x\n'])).toEqual([]);
+  });
+});
+
+describe('SseParser: long lines and the bound on them', () => {
+  it('a line spanning many reads is read whole, its CR LF split between reads too', () => {
+    const value = 'y'.repeat(1 << 20);
+    const stream = `data: ${value}\r\n\r\ndata: z\n\n`;
+    const pieces: string[] = [];
+    for (let at = 0; at < stream.length; at += 16 * 1024 + 1)
+      pieces.push(stream.slice(at, at + 16 * 1024 + 1));
+    expect(parse(pieces)).toEqual([ev(value), ev('z')]);
+    const cr = stream.indexOf('\r');
+    expect(parse([stream.slice(0, cr + 1), stream.slice(cr + 1)])).toEqual([ev(value), ev('z')]);
+  });
+
+  it('a line up to the bound is read, one character more fails as the upstream’s fault', () => {
+    const at = (n: number) => new SseParser(n);
+    expect(at(10).push('data: 1234\n\n')).toEqual([ev('1234')]);
+    expect(() => at(10).push('data: 12345')).toThrow(SseTooLong);
+    expect(() => at(10).push('data: 12345')).toThrow(
+      'upstream sent an event-stream line longer than 10 characters',
+    );
+  });
+
+  it('an endless line fails once past the bound, however it is cut, without waiting for its end', () => {
+    const p = new SseParser(1000);
+    expect(() => {
+      for (let i = 0; i < 100; i++) p.push('data: ' + 'x'.repeat(97));
+    }).toThrow(SseTooLong);
+    const q = new SseParser(1000);
+    expect(() => q.push('data: a\n\n' + 'x'.repeat(1001))).toThrow(SseTooLong);
+  });
+
+  it('an event of many short data lines is bounded too', () => {
+    const p = new SseParser(1000);
+    expect(() => {
+      for (let i = 0; i < 100; i++) p.push('data: ' + 'x'.repeat(20) + '\n');
+    }).toThrow('upstream sent an event-stream event longer than 1000 characters');
+    // The count starts again with each event.
+    const q = new SseParser(1000);
+    for (let i = 0; i < 100; i++) expect(q.push('data: ' + 'x'.repeat(20) + '\n\n')).toHaveLength(1);
+  });
+
+  it('the default bound leaves room for a large streamed image', () => {
+    expect(MAX_SSE_CHARS).toBe(16 * 1024 * 1024);
+    const image = 'A'.repeat(8 * 1024 * 1024);
+    expect(parse([`data: ${image}\n\n`])[0]?.data.length).toBe(image.length);
   });
 });
 

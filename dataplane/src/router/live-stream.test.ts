@@ -121,6 +121,14 @@ describe('readChunks: one step per upstream read', () => {
     expect(textOf(steps)).toBe('a');
   });
 
+  it('an upstream line that never ends fails the stream as the upstream’s fault, not the process’s memory', async () => {
+    const endless = Buffer.from('x'.repeat(1024 * 1024));
+    const reads = [Buffer.from(delta('a') + 'data: '), ...Array.from({ length: 17 }, () => endless)];
+    await expect(run(reads)).rejects.toThrow(
+      /^upstream stream broke \(upstream sent an event-stream line longer than 16777216 characters\)$/,
+    );
+  });
+
   it('a stream that ends before the answer did fails', async () => {
     await expect(run([delta('a')])).rejects.toThrow('ended before the answer was complete');
   });
