@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { SourceMap, type SourceMapping } from 'node:module';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadTsxMaps, type SourceLines } from './sourcemap.ts';
@@ -79,6 +79,14 @@ export function bucketOf(frame: CallFrame, repoRoot: string): string {
   return path;
 }
 
+/**
+ * Whether a frame's file is one of the data plane's bundles, mapped through the map beside it.
+ * Only those: packages ship .js files with maps too, and their frames are named by package.
+ */
+export function isDataplaneBundle(path: string, repoRoot: string): boolean {
+  return /\.m?js$/.test(path) && path.startsWith(join(repoRoot, 'dataplane/dist') + sep);
+}
+
 /** The source map beside a bundle (`gantry.mjs.map`), read once; undefined when there is none. */
 const bundleMaps = new Map<string, SourceMap | undefined>();
 function bundleMap(path: string): SourceMap | undefined {
@@ -86,7 +94,7 @@ function bundleMap(path: string): SourceMap | undefined {
     const file = `${path}.map`;
     bundleMaps.set(
       path,
-      /\.m?js$/.test(path) && existsSync(file)
+      existsSync(file)
         ? new SourceMap(JSON.parse(readFileSync(file, 'utf8')) as ConstructorParameters<typeof SourceMap>[0])
         : undefined,
     );
@@ -100,7 +108,7 @@ function frameName(frame: CallFrame, repoRoot: string, maps: SourceLines): strin
   const path = frame.url.startsWith('file://') ? fileURLToPath(frame.url) : frame.url;
   // The bundle (dataplane/dist/gantry.mjs, whitespace-minified onto a few hundred lines) maps
   // through its own source map to the TypeScript file and line.
-  const entry: Partial<SourceMapping> | undefined = path.startsWith(repoRoot)
+  const entry: Partial<SourceMapping> | undefined = isDataplaneBundle(path, repoRoot)
     ? bundleMap(path)?.findEntry(frame.lineNumber, frame.columnNumber)
     : undefined;
   if (entry?.originalSource !== undefined && entry.originalLine !== undefined)
