@@ -110,9 +110,15 @@ export async function forwardChat(
       const charge = chargeStream(req, end.parts, billed);
       const { usage } = charge;
       await settle(deps, ctx, {
-        status: end.outcome === 'complete' ? 200 : clientGone ? 499 : 502,
-        errorType:
-          end.outcome === 'complete' ? undefined : clientGone ? 'client_closed_request' : 'upstream_error',
+        // A client gone before the answer's end never had it, even when the upstream finished
+        // (as the stream writer answers): a queued pipelined stream's reads can end cleanly
+        // once its client left. It is still billed for what was produced.
+        status: clientGone ? 499 : end.outcome === 'complete' ? 200 : 502,
+        errorType: clientGone
+          ? 'client_closed_request'
+          : end.outcome === 'complete'
+            ? undefined
+            : 'upstream_error',
         deployment: end.deployment,
         parts: charge.parts,
         attempts: end.log.attempts,

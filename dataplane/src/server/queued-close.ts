@@ -19,7 +19,7 @@ const waiting = new WeakMap<Socket, Map<ServerResponse, Leave>>();
  * already has). Once `response` closes, which it does when it was written out, it is forgotten.
  */
 export function whenQueuedSocketCloses(socket: Socket, response: ServerResponse, leave: Leave): void {
-  if (socket.destroyed) return leave();
+  if (socket.destroyed) return gone(response, leave);
   let queued = waiting.get(socket);
   if (!queued) {
     const fresh = new Map<ServerResponse, Leave>();
@@ -27,13 +27,27 @@ export function whenQueuedSocketCloses(socket: Socket, response: ServerResponse,
     waiting.set(socket, fresh);
     socket.once('close', () => {
       waiting.delete(socket);
-      for (const l of fresh.values()) l();
+      for (const [r, l] of fresh) gone(r, l);
       fresh.clear();
     });
   }
   const registered = queued;
   registered.set(response, leave);
   response.once('close', () => registered.delete(response));
+}
+
+/**
+ * The client left `response`'s request. A response still queued will never get the socket, so
+ * it is made to look as one whose socket closed under it: destroyed, then 'close'. Everything
+ * waiting on it (a stream writer's 'drain', the in-flight gauge, the connection guard) then
+ * ends as it does for a client that leaves a response on the wire. The response on the wire
+ * gets its 'close' from Node.
+ */
+function gone(response: ServerResponse, leave: Leave): void {
+  leave();
+  if (response.socket !== null || response.destroyed) return;
+  response.destroy();
+  response.emit('close');
 }
 
 /** How many responses wait on `socket` (tests: the set must empty as they go out). */
