@@ -8,37 +8,18 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../harness/gateway-spawn.ts';
 import { logSink, type LogLine } from '../harness/log-sink.ts';
+import { parseAnswers as parseRawAnswers, type RawAnswer } from '../harness/raw-http.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-pre-routing-ids';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: { error: { message: string; type: string; code: number } };
-}
+type ErrorBody = { error: { message: string; type: string; code: number } };
+type Answer = Omit<RawAnswer, 'body'> & { body: ErrorBody };
 
-/** Every HTTP/1.1 answer in what arrived before the server closed the socket. */
-function parseAnswers(text: string): Answer[] {
-  const out: Answer[] = [];
-  let at = 0;
-  while (at < text.length) {
-    const headEnd = text.indexOf('\r\n\r\n', at);
-    if (headEnd === -1) break;
-    const [statusLine = '', ...lines] = text.slice(at, headEnd).split('\r\n');
-    const headers: Record<string, string> = {};
-    for (const line of lines) {
-      const i = line.indexOf(':');
-      headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
-    }
-    const length = Number(headers['content-length']);
-    const body = text.slice(headEnd + 4, headEnd + 4 + length);
-    out.push({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) as Answer['body'] });
-    at = headEnd + 4 + length;
-  }
-  return out;
-}
+/** Every HTTP/1.1 answer in what arrived before the server closed the socket, bodies parsed. */
+const parseAnswers = (text: string): Answer[] =>
+  parseRawAnswers(text).map((a) => ({ ...a, body: JSON.parse(a.body) as ErrorBody }));
 
 /** Sends raw bytes and resolves with the answers once the server has closed the connection. */
 function exchange(url: string, bytes: string, onOpen?: () => void): Promise<Answer[]> {
