@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { closesConnection } from './app.ts';
 import { ConnectionGuard, pickEvictable, type ConnectionUse } from './connections.ts';
 import { nodeServerTimeouts } from './limits.ts';
-import { until } from '../../../test/harness/gateway-spawn.ts';
 
 const idle: ConnectionUse = { request: undefined };
 const receiving: ConnectionUse = { request: { complete: false } };
@@ -121,7 +120,6 @@ describe('nodeServerTimeouts', () => {
       keepAliveTimeoutMs: 65_000,
       maxConnections: 1,
       adminMaxConnections: 1,
-      maxPipelinedRequests: 1,
     });
     expect(t).toEqual({
       requestTimeout: 1_000,
@@ -135,7 +133,6 @@ describe('nodeServerTimeouts', () => {
       keepAliveTimeoutMs: 65_000,
       maxConnections: 1,
       adminMaxConnections: 1,
-      maxPipelinedRequests: 1,
     });
     expect(defaults.connectionsCheckingInterval).toBe(1_000);
   });
@@ -149,45 +146,5 @@ describe('closesConnection', () => {
     expect(closesConnection(403, true)).toBe(false); // a guardrail block: the caller is known
     expect(closesConnection(400, true)).toBe(false);
     expect(closesConnection(429, true)).toBe(false);
-  });
-});
-
-describe('ConnectionGuard bounding pipelined requests per connection', () => {
-  it('holds requests past the bound, starts them in order as answers close, and drops them when the client leaves', async () => {
-    const seen: Array<{ url: string | undefined; res: ServerResponse }> = [];
-    const server = createServer((req, res) => seen.push({ url: req.url, res }));
-    const guard = new ConnectionGuard(server, 8, 'served', 2);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    try {
-      await once(socket, 'connect');
-      socket.write(
-        ['/0', '/1', '/2', '/3', '/4'].map((p) => `GET ${p} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''),
-      );
-      await until(() => seen.length >= 2);
-      const serverSocket = seen[0]!.res.socket!;
-      await until(() => guard.pipelinedOn(serverSocket)?.held === 3);
-      expect(seen.map((s) => s.url)).toEqual(['/0', '/1']);
-      expect(guard.pipelinedOn(serverSocket)).toEqual({ dispatched: 2, held: 3 });
-
-      seen[0]!.res.end('zero');
-      // Its 'close' starts the oldest held request, synchronously.
-      await once(seen[0]!.res, 'close');
-      expect(seen.map((s) => s.url)).toEqual(['/0', '/1', '/2']);
-      expect(guard.pipelinedOn(serverSocket)).toEqual({ dispatched: 2, held: 2 });
-
-      // The connection is lost (a client that only half-closes still gets its answers): /1's
-      // answer owns the socket and closes with it, and what was held is never started.
-      expect(seen[1]!.res.socket).toBe(serverSocket);
-      const oneClosed = once(seen[1]!.res, 'close');
-      serverSocket.destroy();
-      await oneClosed;
-      expect(seen.map((s) => s.url)).toEqual(['/0', '/1', '/2']);
-      expect(guard.pipelinedOn(serverSocket)).toBeUndefined();
-    } finally {
-      socket.destroy();
-      server.close();
-    }
   });
 });

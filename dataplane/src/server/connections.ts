@@ -5,15 +5,9 @@
  * has been unproductive longest (idle keep-alive, or a request still being received) rather
  * than being refused, so held-open sockets cannot lock real clients out. Draining (shutdown)
  * closes each connection as soon as it has no response in progress.
- *
- * Node hands every pipelined request of a read to the handler at once (their answers queue in
- * order), so one connection could start thousands of upstream calls past the connection cap. At
- * most `maxPipelined` requests per socket are dispatched and unanswered: later ones wait here, in
- * arrival order, and the socket stops being read until they have all been dispatched.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { DEFAULT_LIMITS } from './limits.ts';
 
 /** What eviction needs to know about a connection's current request, if any. */
 export interface ConnectionUse {
@@ -36,37 +30,6 @@ interface Tracked {
   response: ServerResponse | undefined;
   /** A response the drain told to say `close`, while no newer request had arrived behind it. */
   closing: ServerResponse | undefined;
-  /** Requests handed to the handler whose responses have not closed. */
-  dispatched: number;
-  /** Requests past the pipelining bound, oldest first; allocated on first use. */
-  held: Array<[IncomingMessage, ServerResponse]> | undefined;
-}
-
-type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
-
-/**
- * Node's own flag for "stop reading this socket" (set when queued answers pile up): once set,
- * the parser pauses after the read it is executing, and Node's read-resumes honour it. A plain
- * socket.pause() does neither: the parser consumes the socket's handle directly.
- */
-interface NodeHttpSocket extends Socket {
-  _paused?: boolean;
-  parser?: { resume(): void } | null;
-}
-
-/** Reading stops until held requests are dispatched: what waits is at most about one read. */
-function stopReading(socket: NodeHttpSocket): boolean {
-  if (socket._paused) return false;
-  socket._paused = true;
-  socket.pause();
-  return true;
-}
-
-function resumeReading(socket: NodeHttpSocket): void {
-  if (!socket._paused) return;
-  socket._paused = false;
-  socket.parser?.resume();
-  socket.resume();
 }
 
 export class ConnectionGuard {
@@ -81,9 +44,6 @@ export class ConnectionGuard {
    */
   private readonly open = new Map<Socket, Tracked>();
   private draining = false;
-  /** Sockets this guard stopped reading (Node may also pause one for its own output). */
-  private readonly stopped = new WeakSet<Socket>();
-  private readonly handlers: RequestHandler[];
   evicted = 0;
   refused = 0;
 
@@ -97,18 +57,11 @@ export class ConnectionGuard {
      * no upgrade handler of its own would leave such a request unanswered and its socket unread.
      */
     upgrades: 'served' | 'none' = 'served',
-    /** Requests per socket dispatched and unanswered at most (pipelining); later ones wait. */
-    private readonly maxPipelined = DEFAULT_LIMITS.maxPipelinedRequests,
   ) {
     server.on('connection', (socket: Socket) => this.admit(socket));
-    // The guard dispatches requests to the server's handlers (Fastify's), so it can hold the
-    // ones past the pipelining bound. It runs first: some answers (a path Fastify cannot
-    // decode) are written synchronously inside it, and a draining connection must say `close`
-    // in their head too. So the server's handlers must be attached before the guard is built
-    // (Fastify attaches its own when it creates the server); one added later would bypass it.
-    this.handlers = server.listeners('request') as RequestHandler[];
-    server.removeAllListeners('request');
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.started(req, res));
+    // Ahead of Fastify's own listener: some answers (a path it cannot decode) are written
+    // synchronously inside it, and a draining connection must say `close` in their head too.
+    server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => this.started(req, res));
     // An upgraded socket (a Realtime session) is busy until it closes: never evicted as idle,
     // and closed by its own protocol at shutdown rather than cut by the drain.
     if (upgrades === 'served')
@@ -138,23 +91,13 @@ export class ConnectionGuard {
       this.forget(victim);
       victim.destroy();
     }
-    this.open.set(socket, {
-      request: undefined,
-      response: undefined,
-      closing: undefined,
-      dispatched: 0,
-      held: undefined,
-    });
+    this.open.set(socket, { request: undefined, response: undefined, closing: undefined });
     socket.once('close', () => this.forget(socket));
-  }
-
-  private dispatch(req: IncomingMessage, res: ServerResponse): void {
-    for (const handler of this.handlers) handler(req, res);
   }
 
   private started(req: IncomingMessage, res: ServerResponse): void {
     const socket = req.socket;
-    if (!this.open.has(socket)) return this.dispatch(req, res);
+    if (!this.open.has(socket)) return;
     const use = this.touch(socket, req, res);
     // A response started while draining tells the client not to reuse the connection.
     if (this.draining) {
@@ -166,37 +109,11 @@ export class ConnectionGuard {
       if (use) use.closing = undefined;
     }
     res.once('close', () => {
-      if (use) this.answered(socket, use);
       // With pipelining the next request may already be the socket's current one: it stays.
       if (this.open.get(socket)?.request !== req) return;
       this.touch(socket, undefined, undefined);
       if (this.draining) socket.destroySoon();
     });
-    if (!use || use.dispatched < this.maxPipelined) {
-      if (use) use.dispatched++;
-      return this.dispatch(req, res);
-    }
-    (use.held ??= []).push([req, res]);
-    if (stopReading(socket)) this.stopped.add(socket);
-  }
-
-  /** A response closed: the oldest held request takes its place, or reading resumes. */
-  private answered(socket: Socket, use: Tracked): void {
-    use.dispatched--;
-    // A client that left has nobody to answer: what it held back is never started.
-    if (socket.destroyed) use.held = undefined;
-    const next = use.held?.shift();
-    if (next) {
-      use.dispatched++;
-      return this.dispatch(next[0], next[1]);
-    }
-    if (this.stopped.delete(socket)) resumeReading(socket);
-  }
-
-  /** Requests `socket` has dispatched and unanswered, and held back (tests). */
-  pipelinedOn(socket: Socket): { dispatched: number; held: number } | undefined {
-    const use = this.open.get(socket);
-    return use && { dispatched: use.dispatched, held: use.held?.length ?? 0 };
   }
 
   /**

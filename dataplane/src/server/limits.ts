@@ -15,11 +15,6 @@ export interface ConnectionLimits {
   maxConnections: number;
   /** The same bound for the admin port (probes, metrics scrapes), on its own count. */
   adminMaxConnections: number;
-  /**
-   * Pipelined requests one connection may have dispatched and unanswered; later ones wait
-   * unread, so one connection cannot start more upstream calls than this.
-   */
-  maxPipelinedRequests: number;
 }
 
 /**
@@ -40,8 +35,6 @@ export const DEFAULT_LIMITS: ConnectionLimits = {
   maxConnections: 10_000,
   // Probes and scrapes open a handful at a time: far above that, far below any file limit.
   adminMaxConnections: 100,
-  // Browsers and SDKs never pipeline; HTTP/1.1 proxies that do keep a few requests ahead.
-  maxPipelinedRequests: 16,
 };
 
 export interface NodeServerTimeouts {
