@@ -31,6 +31,7 @@ export interface CliOptions {
   keepAliveTimeoutMs: number;
   maxConnections: number;
   adminMaxConnections: number;
+  maxPipelinedRequests: number;
   preStopMs: number;
   drainTimeoutMs: number;
   journalDir: string | undefined;
@@ -218,6 +219,14 @@ export const FLAGS: Record<string, Flag> = {
     env: 'GANTRY_ADMIN_MAX_CONNECTIONS',
     fallback: String(DEFAULT_LIMITS.adminMaxConnections),
     help: 'open admin-port connections at most (probes, metrics)',
+    check: integer(1),
+    expects: 'a positive integer',
+  },
+  'max-pipelined-requests': {
+    key: 'maxPipelinedRequests',
+    env: 'GANTRY_MAX_PIPELINED_REQUESTS',
+    fallback: String(DEFAULT_LIMITS.maxPipelinedRequests),
+    help: 'requests one API connection may have unanswered (pipelined); more get a 429',
     check: integer(1),
     expects: 'a positive integer',
   },

@@ -344,6 +344,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const connections = new ConnectionGuard(
     app.server,
     opts.limits?.maxConnections ?? DEFAULT_LIMITS.maxConnections,
+    'served',
+    opts.limits?.maxPipelinedRequests ?? DEFAULT_LIMITS.maxPipelinedRequests,
   );
   let closing = false;
   let closed: Promise<void> | undefined;

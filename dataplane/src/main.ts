@@ -101,6 +101,7 @@ async function main(): Promise<void> {
       keepAliveTimeoutMs: options.keepAliveTimeoutMs,
       maxConnections: options.maxConnections,
       adminMaxConnections: options.adminMaxConnections,
+      maxPipelinedRequests: options.maxPipelinedRequests,
     },
     preStopMs: options.preStopMs,
     drainTimeoutMs: options.drainTimeoutMs,

@@ -4,7 +4,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { closesConnection } from './app.ts';
-import { ConnectionGuard, pickEvictable, type ConnectionUse } from './connections.ts';
+import { ConnectionGuard, isOverPipelined, pickEvictable, type ConnectionUse } from './connections.ts';
 import { nodeServerTimeouts } from './limits.ts';
 
 const idle: ConnectionUse = { request: undefined };
@@ -120,6 +120,7 @@ describe('nodeServerTimeouts', () => {
       keepAliveTimeoutMs: 65_000,
       maxConnections: 1,
       adminMaxConnections: 1,
+      maxPipelinedRequests: 1,
     });
     expect(t).toEqual({
       requestTimeout: 1_000,
@@ -133,6 +134,7 @@ describe('nodeServerTimeouts', () => {
       keepAliveTimeoutMs: 65_000,
       maxConnections: 1,
       adminMaxConnections: 1,
+      maxPipelinedRequests: 1,
     });
     expect(defaults.connectionsCheckingInterval).toBe(1_000);
   });
@@ -148,3 +150,88 @@ describe('closesConnection', () => {
     expect(closesConnection(429, true)).toBe(false);
   });
 });
+
+/** A plain server behind a guard, its sockets' answers read raw. */
+async function guarded(maxPipelined: number, handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createServer();
+  const guard = new ConnectionGuard(server, 8, 'none', maxPipelined);
+  server.on('request', handler);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const socket = connect(port, '127.0.0.1');
+  let text = '';
+  socket.setEncoding('utf8').on('data', (d: string) => (text += d));
+  await once(socket, 'connect');
+  const answers = () =>
+    [...text.matchAll(/HTTP\/1\.1 (\d{3})[^]*?connection: (\S+)\r\n/gi)].map((m) => [m[1], m[2]]);
+  const close = () => {
+    socket.destroy();
+    server.closeAllConnections();
+    server.close();
+  };
+  return { guard, socket, answers, close };
+}
+
+const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
+
+describe('ConnectionGuard pipelining', () => {
+  it('marks each request past the bound of unanswered ones on its socket, and forgets them as answers go', async () => {
+    const over: boolean[] = [];
+    const pending: ServerResponse[] = [];
+    const g = await guarded(2, (req, res) => {
+      over.push(isOverPipelined(req));
+      pending.push(res);
+    });
+    try {
+      g.socket.write([1, 2, 3, 4, 5].map((i) => get(`/${i}`)).join(''));
+      await until(() => over.length === 5);
+      expect(over).toEqual([false, false, true, true, true]);
+      for (const res of pending.splice(0)) res.end('ok');
+      await until(() => g.answers().length === 5);
+      // Every answer went out: the socket has none unanswered, so the next request is within.
+      g.socket.write(get('/6'));
+      await until(() => over.length === 6);
+      expect(over[5]).toBe(false);
+      pending.splice(0).forEach((res) => res.end('ok'));
+    } finally {
+      g.close();
+    }
+  });
+
+  it('while draining, hands the close on to each request pipelined behind: every answer is written', async () => {
+    let slow: ServerResponse | undefined;
+    const seen: string[] = [];
+    const g = await guarded(32, (req, res) => {
+      seen.push(req.url!);
+      // Answered on a later turn, as the gateway answers (after its upstream): a head composed
+      // at once would say `close` before the request behind it was parsed.
+      if (req.url === '/slow') slow = res;
+      else setImmediate(() => res.end('ok'));
+    });
+    try {
+      g.socket.write(get('/slow'));
+      await until(() => slow !== undefined);
+      g.guard.drain();
+      g.socket.write(get('/two') + get('/three'));
+      await until(() => seen.length === 3);
+      slow!.end('ok');
+      await once(g.socket, 'close');
+      expect(g.answers()).toEqual([
+        ['200', 'keep-alive'],
+        ['200', 'keep-alive'],
+        ['200', 'close'],
+      ]);
+    } finally {
+      g.close();
+    }
+  });
+});
+
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

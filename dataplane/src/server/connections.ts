@@ -30,7 +30,15 @@ interface Tracked {
   response: ServerResponse | undefined;
   /** A response the drain told to say `close`, while no newer request had arrived behind it. */
   closing: ServerResponse | undefined;
+  /** Requests on the socket not answered yet: the one on the wire and those pipelined behind it. */
+  unanswered: number;
 }
+
+/** Requests past their connection's pipelining bound: answered 429 before any work. */
+const overPipelined = new WeakSet<IncomingMessage>();
+
+/** Whether `request` arrived with more than the bound of requests unanswered ahead on its socket. */
+export const isOverPipelined = (request: IncomingMessage): boolean => overPipelined.has(request);
 
 export class ConnectionGuard {
   /**
@@ -57,6 +65,14 @@ export class ConnectionGuard {
      * no upgrade handler of its own would leave such a request unanswered and its socket unread.
      */
     upgrades: 'served' | 'none' = 'served',
+    /**
+     * Requests a socket may have unanswered. Node runs the handler of every pipelined request as
+     * soon as it parses it, so one connection could otherwise start any number of upstream calls
+     * at once; past the bound a request is answered 429 without work (in order, as pipelined
+     * answers go). Reading is never paused: a read stopped inside a request would let Node's
+     * header and request timeouts reset the connection with the answers it owes.
+     */
+    private readonly maxPipelined: number = Number.POSITIVE_INFINITY,
   ) {
     server.on('connection', (socket: Socket) => this.admit(socket));
     // Ahead of Fastify's own listener: some answers (a path it cannot decode) are written
@@ -91,7 +107,7 @@ export class ConnectionGuard {
       this.forget(victim);
       victim.destroy();
     }
-    this.open.set(socket, { request: undefined, response: undefined, closing: undefined });
+    this.open.set(socket, { request: undefined, response: undefined, closing: undefined, unanswered: 0 });
     socket.once('close', () => this.forget(socket));
   }
 
@@ -99,6 +115,7 @@ export class ConnectionGuard {
     const socket = req.socket;
     if (!this.open.has(socket)) return;
     const use = this.touch(socket, req, res);
+    if (use && ++use.unanswered > this.maxPipelined) overPipelined.add(req);
     // A response started while draining tells the client not to reuse the connection.
     if (this.draining) {
       res.shouldKeepAlive = false;
@@ -106,11 +123,14 @@ export class ConnectionGuard {
       // connection before this one is written.
       const ahead = use?.closing;
       if (ahead && !ahead.headersSent) ahead.shouldKeepAlive = true;
-      if (use) use.closing = undefined;
+      // This answer holds the close now, to hand on to any request pipelined behind it.
+      if (use) use.closing = res;
     }
     res.once('close', () => {
+      const now = this.open.get(socket);
+      if (now) now.unanswered--;
       // With pipelining the next request may already be the socket's current one: it stays.
-      if (this.open.get(socket)?.request !== req) return;
+      if (now?.request !== req) return;
       this.touch(socket, undefined, undefined);
       if (this.draining) socket.destroySoon();
     });

@@ -15,6 +15,8 @@ export interface ConnectionLimits {
   maxConnections: number;
   /** The same bound for the admin port (probes, metrics scrapes), on its own count. */
   adminMaxConnections: number;
+  /** Requests one connection may have unanswered (pipelined); past it, a 429 without work. */
+  maxPipelinedRequests: number;
 }
 
 /**
@@ -35,6 +37,9 @@ export const DEFAULT_LIMITS: ConnectionLimits = {
   maxConnections: 10_000,
   // Probes and scrapes open a handful at a time: far above that, far below any file limit.
   adminMaxConnections: 100,
+  // Far above what pipelining clients keep in flight (undici's pipelining option, proxies),
+  // far below what would let one connection stand for thousands.
+  maxPipelinedRequests: 32,
 };
 
 export interface NodeServerTimeouts {
