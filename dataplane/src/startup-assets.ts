@@ -38,7 +38,8 @@ export interface AssetLog {
  * needs minilm. A pod already serving is not stopped for it: its other tenants and routes keep
  * working and the minilm caches fail open (a miss), so the problem is one error log naming the
  * file; the next snapshot that needs minilm checks again until the files pass, and the embedder
- * itself retries its load (MINILM_RETRY_MS). Returns the check to run on each new snapshot.
+ * itself retries its load (MINILM_RETRY_MS). Returns the check to run on each new snapshot;
+ * it never throws.
  */
 export function minilmCheckForNewSnapshots(
   minilmDir: string,
@@ -52,10 +53,13 @@ export function minilmCheckForNewSnapshots(
       checkMinilmFiles(minilmDir);
       passed = true;
     } catch (err) {
-      if (!(err instanceof AssetError)) throw err;
+      // Nothing escapes: this runs inside reload listeners (an un-awaited informer handler in
+      // snapshot-Secret mode, where a throw is an unhandled rejection that ends the pod; the
+      // file watcher, where it would mark the config already serving as rejected).
+      const message = err instanceof Error ? err.message : String(err);
       log.error(
-        { file: err.path },
-        `minilm cache embedder unavailable; tenants caching with it get every lookup as a miss: ${err.message}`,
+        { file: err instanceof AssetError ? err.path : minilmDir },
+        `minilm cache embedder unavailable; tenants caching with it get every lookup as a miss: ${message}`,
       );
     }
   };

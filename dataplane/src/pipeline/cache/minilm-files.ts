@@ -17,16 +17,24 @@ const FIX =
   'to /app/models); set GANTRY_MINILM_DIR to a folder with its files, or give the tenants a ' +
   'CachePolicy with embeddingModel: builtin';
 
-/** SOURCE.json's `files`: name → size in bytes, checked for shape here at the boundary. */
-function recordedSizes(dir: string): Map<string, number> {
-  const path = join(dir, 'SOURCE.json');
-  let text: string;
+/**
+ * Runs one file operation, turning any failure into an AssetError naming the file: a file that
+ * passes its size check but cannot be read (EACCES on a volume owned by another uid, EISDIR)
+ * must reach the callers as the same error as a missing one, never as a plain one.
+ */
+function onFile<T>(path: string, op: () => T): T {
   try {
-    text = readFileSync(path, 'utf8');
+    return op();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new AssetError(path, code === 'ENOENT' ? 'missing' : `unreadable (${code ?? String(err)})`, FIX);
   }
+}
+
+/** SOURCE.json's `files`: name → size in bytes, checked for shape here at the boundary. */
+function recordedSizes(dir: string): Map<string, number> {
+  const path = join(dir, 'SOURCE.json');
+  const text = onFile(path, () => readFileSync(path, 'utf8'));
   let files: unknown;
   try {
     files = (JSON.parse(text) as { files?: unknown }).files;
@@ -68,17 +76,12 @@ function readHead(path: string, bytes: number): Buffer {
   }
 }
 
-/** Throws an AssetError naming the first file of `dir` that is missing, cut short or inconsistent. */
+/** Throws an AssetError (and nothing else) naming the first file of `dir` that is missing, cut short or inconsistent. */
 export function checkMinilmFiles(dir: string): void {
   const sizes = recordedSizes(dir);
   for (const name of REQUIRED) {
     const path = join(dir, name);
-    let size: number;
-    try {
-      size = statSync(path).size;
-    } catch {
-      throw new AssetError(path, 'missing', FIX);
-    }
+    const size = onFile(path, () => statSync(path).size);
     if (size !== sizes.get(name))
       throw new AssetError(
         path,
@@ -87,14 +90,14 @@ export function checkMinilmFiles(dir: string): void {
       );
   }
   const words = join(dir, 'words.int8.bin');
-  const head = readHead(words, 8);
+  const head = onFile(words, () => readHead(words, 8));
   const rows = head.readUInt32LE(0);
   const dims = head.readUInt32LE(4);
   if (dims !== DIMENSIONS || 8 + rows * (4 + dims) !== sizes.get('words.int8.bin'))
     throw new AssetError(words, `corrupt (header says ${rows} rows of ${dims})`, FIX);
   const vocab = join(dir, 'vocab.txt');
   // A token's id is its line number (parseVocab), so the lines must match the rows one to one.
-  const text = readFileSync(vocab);
+  const text = onFile(vocab, () => readFileSync(vocab));
   let lines = text.length > 0 && text[text.length - 1] !== 0x0a ? 1 : 0;
   for (let at = text.indexOf(0x0a); at !== -1; at = text.indexOf(0x0a, at + 1)) lines++;
   if (lines !== rows) throw new AssetError(vocab, `corrupt (${lines} lines for ${rows} word rows)`, FIX);
