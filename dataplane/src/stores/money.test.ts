@@ -62,6 +62,49 @@ describe('toMicros', () => {
     expect(wrong).toBe(0);
   });
 
+  it('holds a fraction of a micro-dollar in full past $1e8, up to $1e9', () => {
+    expect(toMicros(1e8 + 4e-8, 'up')).toBe(100_000_000_000_001);
+    expect(toMicros(3e8 + 2e-7, 'up')).toBe(300_000_000_000_001);
+    // The tolerance of 4 ulps was 0.5 µ$ here: this held $500,000,000.000000 (review probe).
+    expect(toMicros(5e8 + 3e-7, 'up')).toBe(500_000_000_000_001);
+    expect(toMicros(999_999_999.9999996, 'up')).toBe(1_000_000_000_000_000);
+    // Whole amounts stay whole.
+    expect(toMicros(5e8, 'up')).toBe(500_000_000_000_000);
+    expect(toMicros(1e9, 'up')).toBe(1_000_000_000_000_000);
+    expect(toMicros(123_456_789.12, 'up')).toBe(123_456_789_120_000);
+  });
+
+  it('never holds less than the exact value of the double, beyond 0.01 µ$ of noise (exact sweep to $2e9)', () => {
+    // The double's exact value is mantissa * 2^exponent; compare in BigInt hundredths of a µ$.
+    const view = new DataView(new ArrayBuffer(8));
+    /** micros + slack / 100 < the exact µ$ value of `usd`. */
+    const below = (usd: number, micros: number, slack: bigint): boolean => {
+      view.setFloat64(0, usd);
+      const bits = view.getBigUint64(0);
+      const biased = Number((bits >> 52n) & 0x7ffn);
+      const mantissa = (bits & ((1n << 52n) - 1n)) | (biased === 0 ? 0n : 1n << 52n);
+      const exponent = (biased || 1) - 1075;
+      const held = BigInt(micros) * 100n + slack;
+      const exact = mantissa * 100_000_000n;
+      return exponent >= 0 ? held < exact << BigInt(exponent) : held << BigInt(-exponent) < exact;
+    };
+    let seed = 12345;
+    const random = (): number => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const wrong: string[] = [];
+    for (const base of [1, 1e3, 1e5, 1e7, 1e8, 3e8, 5e8, 1e9])
+      for (let i = 0; i < 20_000; i++) {
+        const usd = base * (1 + random());
+        const micros = toMicros(usd, 'up');
+        if (below(usd, micros, 1n) && wrong.length < 5) wrong.push(`${usd} -> ${micros}`);
+        // Nor a whole micro-dollar more than needed.
+        if (!below(usd, micros - 1, 0n) && wrong.length < 5) wrong.push(`${usd} -> ${micros} (over)`);
+      }
+    expect(wrong).toEqual([]);
+  });
+
   it('rounds sub-micro amounts to nearest (half away from zero) or up', () => {
     expect(toMicros(0.0000004)).toBe(0);
     expect(toMicros(0.0000005)).toBe(1);
