@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createMinilmEmbedder, MINILM_DIMENSIONS, minilmDir } from './minilm-embedder.ts';
 import { checkMinilmFiles } from './minilm-files.ts';
 import { dot } from './score.ts';
@@ -82,6 +82,24 @@ describe('minilm embedder', () => {
     // Once the interval has passed, the files that appeared meanwhile load.
     clock += 1;
     expect(await late.embed(['x'])).toHaveLength(1);
+  });
+
+  it('times its retry interval on a monotonic clock, not the wall clock', async () => {
+    const wall = vi.spyOn(Date, 'now');
+    try {
+      // The wall clock is stepped back an hour (NTP) right after the failure.
+      wall.mockReturnValue(Date.UTC(2026, 0, 1, 12));
+      const broken = createMinilmEmbedder(tempDir(), { retryMs: 5 });
+      const first = await failure(broken.embed(['x']));
+      wall.mockReturnValue(Date.UTC(2026, 0, 1, 11));
+      const since = performance.now();
+      while (performance.now() - since < 10) await new Promise((r) => setImmediate(r));
+      const second = await failure(broken.embed(['x']));
+      // A new load was tried: a wall-clock interval would still be "negative" and keep the first.
+      expect(second).not.toBe(first);
+    } finally {
+      wall.mockRestore();
+    }
   });
 
   it('a retry that fails again starts a new interval', async () => {

@@ -90,7 +90,7 @@ export const MINILM_RETRY_MS = 30_000;
 export interface MinilmEmbedderOptions {
   /** Milliseconds between load attempts after a failure. */
   retryMs?: number;
-  /** Injectable for tests; milliseconds. */
+  /** Injectable for tests; milliseconds on a monotonic clock (performance.now by default). */
   now?: () => number;
 }
 
@@ -99,7 +99,9 @@ export function createMinilmEmbedder(
   opts: MinilmEmbedderOptions = {},
 ): MinilmEmbedder {
   const retryMs = opts.retryMs ?? MINILM_RETRY_MS;
-  const now = opts.now ?? Date.now;
+  // Monotonic: a wall clock stepped back (NTP) would keep a failure for as long as the step, and
+  // one stepped forward would retry early.
+  const now = opts.now ?? ((): number => performance.now());
   /** The load in flight, or the one that succeeded. */
   let loading: Promise<Loaded> | undefined;
   let failed: { at: number; error: EmbeddingError } | undefined;
