@@ -61,6 +61,30 @@ describe('batch estimates', () => {
 });
 
 describe('batches on a budget', () => {
+  it('hold what they state past $1e9: a $1e9 budget refuses $6e8 beside $7e8 unsettled', async () => {
+    // One line of n sequences of 4,000 output tokens at $2,000/M: $8 a sequence.
+    const richFile = async (n: number) =>
+      s.rich.files.create({
+        file: await toFile(Buffer.from(line('r', { max_tokens: 4000, n })), 'in.jsonl'),
+        purpose: 'batch',
+      });
+    const big = await richFile(87_500_000);
+    expect((await stored('file', big.id))?.estimateUsd).toBeCloseTo(7e8, 0);
+    const create = (fileId: string) =>
+      s.rich.batches.create({
+        input_file_id: fileId,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+    await create(big.id);
+    const next = await richFile(75_000_000);
+    const refused = await failure(create(next.id));
+    // The hold was saturated at $1e9 before, which a $1e9 budget admitted.
+    expect(refused.status).toBe(402);
+    expect(String(refused.error.message)).toMatch(/estimated at \$1300000000\.\d+/);
+    expect(String(refused.error.message)).toContain("this key's 1 unsettled batch");
+  });
+
   it('count each unsettled batch at its worst case: on a budget that fits one, the second waits for the first', async () => {
     // 10 requests of 4,000 output tokens at $2,000/M: about $80 of the owner's $100.
     const text = Array.from({ length: 10 }, (_, i) => line(`c${i}`, { max_tokens: 4000 })).join('\n');

@@ -24,6 +24,8 @@ export interface ResourceStack {
   /** A key of the owner's tenant with a budget of a tenth of a cent, and one limited to 2 requests a minute. */
   poor: OpenAI;
   limited: OpenAI;
+  /** A key of the owner's tenant with the largest budget a config may state ($1e9). */
+  rich: OpenAI;
   keys: { owner: string; sibling: string; other: string };
   /** Upstream requests the fake has received so far. */
   upstreamCalls(): number;
@@ -61,6 +63,7 @@ export async function startResourceStack(prefix: string, opts: StackOptions = {}
         apiKey('other', keys.other, 'globex'),
         apiKey('poor', `sk-${prefix}-poor`, 'acme', { budget: { limitUsd: 0.001, period: 'monthly' } }),
         apiKey('limited', `sk-${prefix}-limited`, 'acme', { rateLimit: { requestsPerMinute: 2 } }),
+        apiKey('rich', `sk-${prefix}-rich`, 'acme', { budget: { limitUsd: 1e9, period: 'monthly' } }),
       ].join(''),
     { maxUploadBytes: MAX_UPLOAD_BYTES, ...opts },
   );
@@ -72,6 +75,7 @@ export async function startResourceStack(prefix: string, opts: StackOptions = {}
     other: client(keys.other),
     poor: client(`sk-${prefix}-poor`),
     limited: client(`sk-${prefix}-limited`),
+    rich: client(`sk-${prefix}-rich`),
     keys,
     upstreamCalls: () => stack.fakes[0]!.requests.length,
     async spentMicros() {

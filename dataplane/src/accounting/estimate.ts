@@ -17,6 +17,11 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
  */
 export const MAX_ESTIMATE_TOKENS = 2 ** 50;
 export const MAX_ESTIMATE_USD = 1e9;
+/**
+ * A batch's hold: its own worst case plus its key's unsettled batches', each at most $1e9.
+ * Held as stated, never saturated at $1e9: a budget of exactly $1e9 must refuse a $1.3e9 hold.
+ */
+export const MAX_BATCH_HOLD_USD = 2 * MAX_ESTIMATE_USD;
 
 /** What bounds the output of one request. */
 export interface OutputBound {
@@ -26,6 +31,8 @@ export interface OutputBound {
   sequences?: number | undefined;
   /** Charges that are not per token (searches, images), already priced at the dearest deployment. */
   unitCostUsd?: number | undefined;
+  /** The estimate's ceiling when not MAX_ESTIMATE_USD (a batch's hold: MAX_BATCH_HOLD_USD). */
+  ceilingUsd?: number | undefined;
 }
 
 export interface CostEstimate {
@@ -76,5 +83,9 @@ export function estimateCost(
   const cost =
     costUsd(dearestOf(routes), { prompt_tokens: prompt, completion_tokens: output }) +
     (bound.unitCostUsd ?? 0);
-  return { promptTokens: prompt, maxOutputTokens: output, costUsd: Math.min(cost, MAX_ESTIMATE_USD) };
+  return {
+    promptTokens: prompt,
+    maxOutputTokens: output,
+    costUsd: Math.min(cost, bound.ceilingUsd ?? MAX_ESTIMATE_USD),
+  };
 }

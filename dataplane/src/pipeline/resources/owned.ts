@@ -4,6 +4,7 @@
  * record (anyone else gets the 404 of an unknown id, and no upstream call is made); list from
  * the caller's records; delete upstream, then the record.
  */
+import { MAX_BATCH_HOLD_USD } from '../../accounting/estimate.ts';
 import type { Deployment } from '../../config/snapshot.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
 import { toGatewayError } from '../../router/errors.ts';
@@ -40,6 +41,7 @@ export async function begin(
   spec: FamilySpec,
   model: string | undefined,
   unitCostUsd = 0,
+  ceilingUsd?: number,
 ): Promise<void> {
   Object.assign(ctx.usage, { endpoint: spec.endpoint, requestedModel: model ?? '', stream: false });
   ctx.admission = await admit(
@@ -47,7 +49,7 @@ export async function begin(
     ctx,
     () => [],
     () => 0,
-    { maxTokens: 0, unitCostUsd },
+    { maxTokens: 0, unitCostUsd, ceilingUsd },
   );
 }
 
@@ -161,7 +163,11 @@ export interface CreateRequest {
   purpose?: string | undefined;
   /** Checks on the referenced records before anything goes upstream (a batch's file purpose). */
   check?: (records: readonly OwnedRecord[]) => void;
-  /** Held against the budget while the object is created (a batch's worst case), then released. */
+  /**
+   * Held against the budget while the object is created (a batch's worst case plus its key's
+   * unsettled batches'), then released: as given, up to MAX_BATCH_HOLD_USD, so the amount held
+   * is the amount a refusal states.
+   */
   holdUsd?: number | undefined;
   /** Kept on the record: what the object may still cost (a batch's worst case, until it settles). */
   estimateUsd?: number | undefined;
@@ -175,7 +181,14 @@ export async function createOwned(
   req: CreateRequest,
 ): Promise<{ object: Json; record: OwnedRecord; served: ServedBy }> {
   // Admission first: a request that fails on a reference still counts against the rate limit.
-  await begin(deps, ctx, spec, req.model, req.holdUsd);
+  await begin(
+    deps,
+    ctx,
+    spec,
+    req.model,
+    req.holdUsd,
+    req.holdUsd === undefined ? undefined : MAX_BATCH_HOLD_USD,
+  );
   const referred = await resolveReferences(deps, ctx, req.refs ?? []);
   req.check?.(referred?.records ?? []);
   const place = placement({
