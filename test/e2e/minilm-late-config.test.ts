@@ -92,6 +92,13 @@ describe('minilm under a config that arrives after start-up', () => {
       expect(errors[0]?.msg).toContain(`${join(dir, 'SOURCE.json')}: missing`);
       // Serving on: the cache misses and the model answers.
       expect((await ask(stack, 'What is the capital of France?')).choices[0]?.message.content).toBeTruthy();
+      // Every lookup fails to embed, but only the first of an interval warns.
+      for (const q of ['Capital of Spain?', 'Capital of Italy?', 'Capital of Peru?'])
+        expect((await ask(stack, q)).choices[0]?.message.content).toBeTruthy();
+      const warned = lines.filter((l) => /semantic cache unavailable/.test(l.msg));
+      expect(warned.map((l) => [l.level, l.operation])).toEqual([[40, 'embed']]);
+      const metrics = await (await fetch(`${stack.gateway.adminUrl}/metrics`)).text();
+      expect(metrics).toMatch(/^gantry_cache_failures_total\{[^}]*operation="embed"[^}]*\} 4$/m);
 
       // Files put in place: the next snapshot's check passes, silently, and is not run again.
       cpSync(models, dir, { recursive: true });

@@ -35,6 +35,7 @@ import type { RecentCacheMetrics } from './recent.ts';
 import { chooseBand, entryVector, probeVector } from './score.ts';
 import { skipReason } from './skip.ts';
 import { estimateTweakTokens, tweakRequest } from './tweak.ts';
+import { LogSampler } from '../../server/log-sampler.ts';
 
 export interface CacheDeps {
   vectors: VectorIndex;
@@ -311,6 +312,23 @@ function storeLater(
   };
 }
 
+/**
+ * A broken embedder or store fails every lookup, so each kind of failure warns at most once per
+ * interval per gateway, saying how many went quiet (at debug) since; the failures metric still
+ * counts every one. Keyed by the gateway's CacheDeps, so gateways in one process (tests) each
+ * get their own line.
+ */
+export const CACHE_FAILURE_WARN_EVERY_MS = 30_000;
+const failureSamplers = new WeakMap<CacheDeps, Map<string, LogSampler>>();
+
+function failureSampler(deps: CacheDeps, operation: string): LogSampler {
+  let byOperation = failureSamplers.get(deps);
+  if (!byOperation) failureSamplers.set(deps, (byOperation = new Map()));
+  let sampler = byOperation.get(operation);
+  if (!sampler) byOperation.set(operation, (sampler = new LogSampler(CACHE_FAILURE_WARN_EVERY_MS)));
+  return sampler;
+}
+
 async function failOpen<T>(
   deps: CacheDeps,
   ctx: RequestContext,
@@ -321,10 +339,14 @@ async function failOpen<T>(
     return await fn();
   } catch (err) {
     deps.metrics.cacheFailures.inc({ operation });
-    ctx.log.warn(
-      { operation, err: (err as Error).message },
-      'semantic cache unavailable; serving from the model',
-    );
+    const fields = { operation, err: (err as Error).message };
+    const quiet = failureSampler(deps, operation).take();
+    if (quiet === undefined) ctx.log.debug(fields, 'semantic cache unavailable; serving from the model');
+    else
+      ctx.log.warn(
+        { ...fields, quietSinceLast: quiet },
+        'semantic cache unavailable; serving from the model',
+      );
     return undefined;
   }
 }
