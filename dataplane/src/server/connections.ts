@@ -69,8 +69,10 @@ export class ConnectionGuard {
      * Requests a socket may have unanswered. Node runs the handler of every pipelined request as
      * soon as it parses it, so one connection could otherwise start any number of upstream calls
      * at once; past the bound a request is answered 429 without work (in order, as pipelined
-     * answers go). Reading is never paused: a read stopped inside a request would let Node's
-     * header and request timeouts reset the connection with the answers it owes.
+     * answers go). The guard never pauses reading itself: a read stopped inside a request lets
+     * Node's header and request timeouts reset the connection with the answers it owes. Node's
+     * own backpressure still pauses a socket once ~16 KB of answers (429s included) wait queued
+     * behind an unanswered one, as it does for any pipelining client.
      */
     private readonly maxPipelined: number = Number.POSITIVE_INFINITY,
   ) {
