@@ -38,6 +38,15 @@ export function parseAnswers(text: string): RawAnswer[] {
   return out;
 }
 
+/** A chat completion request as raw HTTP/1.1 bytes, Content-Length framed, keyed with `key`. */
+export function rawChat(key: string, body: Record<string, unknown>): string {
+  const json = JSON.stringify(body);
+  return (
+    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`
+  );
+}
+
 /** How many HTTP status lines the server wrote, wherever they sit in the byte stream. */
 export const statusLines = (text: string): number => text.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0;
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { until } from '../harness/gateway-spawn.ts';
-import { parseAnswers, RawConnection } from '../harness/raw-http.ts';
+import { parseAnswers, rawChat, RawConnection } from '../harness/raw-http.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-drain-answers';
@@ -27,10 +27,8 @@ describe('a draining gateway', () => {
     const gateway = stack.gateway;
     const fake = stack.fakes[0]!;
     fake.setFaults([{ fault: { type: 'hang' } }]);
-    const chat = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'wait' }] });
     const c = new RawConnection(gateway.url).send(
-      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(chat)}\r\n\r\n${chat}`,
+      rawChat(KEY, { model: 'm', messages: [{ role: 'user', content: 'wait' }] }),
     );
     await until(() => fake.requests.length === 1);
     const closed = gateway.close();
@@ -53,10 +51,8 @@ describe('a draining gateway', () => {
     const fake = stack.fakes[0]!;
     // Long enough to be in flight when the drain starts, well inside the drain's deadline.
     fake.setFaults([{ fault: { type: 'delay', ms: 300 } }]);
-    const chat = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'held' }] });
     const c = new RawConnection(gateway.url).send(
-      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(chat)}\r\n\r\n${chat}`,
+      rawChat(KEY, { model: 'm', messages: [{ role: 'user', content: 'held' }] }),
     );
     await until(() => fake.requests.length === 1);
     const closed = gateway.close();

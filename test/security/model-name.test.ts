@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { MAX_MODEL_NAME_CHARS } from '../../dataplane/src/server/model-name.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+import { usageToday } from '../harness/usage-record.ts';
 
 const KEY = 'sk-test-model-name';
 const AT_LIMIT = 'm'.repeat(MAX_MODEL_NAME_CHARS);
@@ -270,13 +271,7 @@ describe('model names are bounded at the edge', () => {
   });
 
   it('no usage record holds an oversized name; the 256-character ones are recorded as before', async () => {
-    const today = new Date().toISOString().slice(0, 10);
-    const records = await stack.gateway.stores.usage.logs({
-      tenant: 'acme',
-      from: today,
-      to: today,
-      limit: 1000,
-    });
+    const records = await usageToday(stack, 'acme');
     const longest = Math.max(...records.flatMap((r) => [r.requestedModel.length, r.model.length]));
     expect(longest).toBe(MAX_MODEL_NAME_CHARS);
     expect(records.some((r) => r.requestedModel === AT_LIMIT)).toBe(true);

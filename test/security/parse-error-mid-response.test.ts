@@ -5,7 +5,7 @@
  * instead. With no response under way the raw SPEC.md answer still goes out. Raw sockets.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAnswers, RawConnection, statusLines } from '../harness/raw-http.ts';
+import { parseAnswers, rawChat, RawConnection, statusLines } from '../harness/raw-http.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-parse-error-mid-response';
@@ -24,13 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-const chatRequest = (stream: boolean): string => {
-  const body = JSON.stringify({ model: 'm', stream, messages: [{ role: 'user', content: 'hi' }] });
-  return (
-    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
-    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-};
+const chatRequest = (stream: boolean): string =>
+  rawChat(KEY, { model: 'm', stream, messages: [{ role: 'user', content: 'hi' }] });
 
 describe('a parse error on a connection with a response under way', () => {
   it('mid-stream: the stream is cut, no second status line is written into it', async () => {

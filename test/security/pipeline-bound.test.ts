@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../harness/gateway-spawn.ts';
-import { parseAnswers, RawConnection } from '../harness/raw-http.ts';
+import { parseAnswers, rawChat, RawConnection } from '../harness/raw-http.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-pipeline-bound';
@@ -25,13 +25,8 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-const chat = (i: number): string => {
-  const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `question ${i}` }] });
-  return (
-    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
-    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-};
+const chat = (i: number): string =>
+  rawChat(KEY, { model: 'm', messages: [{ role: 'user', content: `question ${i}` }] });
 
 describe('a connection pipelining past the bound', () => {
   it('starts at most the bound upstream; the rest get a 429 naming the limit, every answer in order', async () => {

@@ -12,8 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
 import { until } from '../harness/gateway-spawn.ts';
-import { RawConnection } from '../harness/raw-http.ts';
+import { rawChat, RawConnection } from '../harness/raw-http.ts';
 import { apiKey, deployment, startStack, tenant, type Stack } from '../harness/stack.ts';
+import { usageToday } from '../harness/usage-record.ts';
 
 const KEY = 'sk-pipelined-buffered';
 const CHUNKS = 400; // 400 chunks of ~330 bytes: far past a response's 16 KB high-water mark
@@ -63,18 +64,10 @@ afterAll(async () => {
   upstream?.close();
 });
 
-const chat = (model: string, stream: boolean): string => {
-  const body = JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hi' }] });
-  return (
-    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
-    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-};
+const chat = (model: string, stream: boolean): string =>
+  rawChat(KEY, { model, stream, messages: [{ role: 'user', content: 'hi' }] });
 
-const records = async (): Promise<UsageRecord[]> => {
-  const today = new Date().toISOString().slice(0, 10);
-  return stack.gateway.stores.usage.logs({ tenant: 'buffered', from: today, to: today, limit: 50 });
-};
+const records = (): Promise<UsageRecord[]> => usageToday(stack, 'buffered', 50);
 
 const inflight = async (): Promise<number> => {
   const text = await (await fetch(`${stack.gateway.adminUrl}/metrics`)).text();

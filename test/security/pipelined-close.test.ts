@@ -7,8 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
 import { until } from '../harness/gateway-spawn.ts';
-import { RawConnection } from '../harness/raw-http.ts';
+import { rawChat, RawConnection } from '../harness/raw-http.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+import { usageToday } from '../harness/usage-record.ts';
 
 const KEY = 'sk-pipelined-close';
 
@@ -24,18 +25,10 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-const chatRequest = (stream = false): string => {
-  const body = JSON.stringify({ model: 'm', stream, messages: [{ role: 'user', content: 'hi' }] });
-  return (
-    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
-    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-};
+const chatRequest = (stream = false): string =>
+  rawChat(KEY, { model: 'm', stream, messages: [{ role: 'user', content: 'hi' }] });
 
-const records = async (): Promise<UsageRecord[]> => {
-  const today = new Date().toISOString().slice(0, 10);
-  return stack.gateway.stores.usage.logs({ tenant: 'pipeclose', from: today, to: today, limit: 200 });
-};
+const records = (): Promise<UsageRecord[]> => usageToday(stack, 'pipeclose', 200);
 
 /** The usage records of `count` pipelined requests whose client leaves once all are upstream. */
 const leaving = async (requests: string[]): Promise<UsageRecord[]> => {

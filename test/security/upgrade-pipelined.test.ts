@@ -7,8 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WAITING_BYTES } from '../../dataplane/src/realtime/in-turn.ts';
 import { until } from '../harness/gateway-spawn.ts';
-import { parseAnswers, RawConnection, statusLines } from '../harness/raw-http.ts';
+import { parseAnswers, rawChat, RawConnection, statusLines } from '../harness/raw-http.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+import { usageToday } from '../harness/usage-record.ts';
 
 const KEY = 'sk-upgrade-pipelined';
 const WS_KEY = 'dGhlIHNhbXBsZSBub25jZQ==';
@@ -26,13 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-const chatRequest = (): string => {
-  const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
-  return (
-    `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
-    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-  );
-};
+const chatRequest = (): string => rawChat(KEY, { model: 'm', messages: [{ role: 'user', content: 'hi' }] });
 
 const realtimeUpgrade = (model: string): string =>
   `GET /v1/realtime?model=${model} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n` +
@@ -93,13 +88,7 @@ describe('an upgrade pipelined behind a response still under way', () => {
 
 describe('while an upgrade waits its turn', () => {
   const statuses = async (): Promise<number[]> => {
-    const today = new Date().toISOString().slice(0, 10);
-    const logs = await stack.gateway.stores.usage.logs({
-      tenant: 'acme',
-      from: today,
-      to: today,
-      limit: 200,
-    });
+    const logs = await usageToday(stack, 'acme', 200);
     return logs.map((r) => r.status);
   };
 
