@@ -21,7 +21,7 @@ import type { RequestContext } from '../pipeline/context.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { acceptedRequestId } from '../telemetry/trace-context.ts';
 import { notAccepting } from './closing.ts';
-import { isOverPipelined } from './connections.ts';
+import { isOverPipelined, overPipelined } from './connections.ts';
 import { createContext } from './context.ts';
 import { DrainAborts } from './drain-aborts.ts';
 import { isAdministrativePath } from './admin-paths.ts';
@@ -68,8 +68,6 @@ import { RealtimeProxy } from '../realtime/server.ts';
 import { DEFAULT_REALTIME_LIMITS, type RealtimeLimits } from '../realtime/limits.ts';
 import { routeLabel } from './route-label.ts';
 
-const TOO_MANY_PIPELINED =
-  'too many requests pipelined unanswered on this connection (--max-pipelined-requests): wait for answers, or open another connection';
 export interface AppOptions {
   config: ConfigStore;
   pipeline: PipelineDeps;
@@ -260,7 +258,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       return reply.code(error.status).send(errorBody(request.url, error));
     }
     if (isOverPipelined(request.raw)) {
-      const error = new GatewayError('rate_limit_exceeded', TOO_MANY_PIPELINED);
+      const error = overPipelined();
       return reply.code(error.status).send(errorBody(request.url, error));
     }
     // Counted until the socket's response closes: finished, failed or abandoned alike.

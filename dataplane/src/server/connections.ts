@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { GatewayError } from '../errors.ts';
 
 /** What eviction needs to know about a connection's current request, if any. */
 export interface ConnectionUse {
@@ -35,10 +36,17 @@ interface Tracked {
 }
 
 /** Requests past their connection's pipelining bound: answered 429 before any work. */
-const overPipelined = new WeakSet<IncomingMessage>();
+const pastBound = new WeakSet<IncomingMessage>();
 
 /** Whether `request` arrived with more than the bound of requests unanswered ahead on its socket. */
-export const isOverPipelined = (request: IncomingMessage): boolean => overPipelined.has(request);
+export const isOverPipelined = (request: IncomingMessage): boolean => pastBound.has(request);
+
+/** The answer to a request past the bound: the client's doing, so a 429 it can act on. */
+export const overPipelined = (): GatewayError =>
+  new GatewayError(
+    'rate_limit_exceeded',
+    'too many requests pipelined unanswered on this connection (--max-pipelined-requests): wait for answers, or open another connection',
+  );
 
 export class ConnectionGuard {
   /**
@@ -117,7 +125,7 @@ export class ConnectionGuard {
     const socket = req.socket;
     if (!this.open.has(socket)) return;
     const use = this.touch(socket, req, res);
-    if (use && ++use.unanswered > this.maxPipelined) overPipelined.add(req);
+    if (use && ++use.unanswered > this.maxPipelined) pastBound.add(req);
     // A response started while draining tells the client not to reuse the connection.
     if (this.draining) {
       res.shouldKeepAlive = false;
