@@ -29,7 +29,9 @@ export type UsageEndpoint =
   | 'vector_stores'
   | 'assistants'
   | 'containers'
-  | 'realtime';
+  | 'realtime'
+  /** A model list or lookup that failed (a successful one is not recorded). */
+  | 'models';
 
 export interface GuardrailVerdictSummary {
   action: GuardrailAction;

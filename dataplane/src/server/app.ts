@@ -66,6 +66,7 @@ import type { RagIndexStore } from '../stores/rag/types.ts';
 import { realtimeRoutes } from './routes/realtime.ts';
 import { RealtimeProxy } from '../realtime/server.ts';
 import { DEFAULT_REALTIME_LIMITS, type RealtimeLimits } from '../realtime/limits.ts';
+import { endpointOfRoute } from '../accounting/endpoint-of-route.ts';
 import { routeLabel } from './route-label.ts';
 
 export interface AppOptions {
@@ -200,8 +201,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     shutdown,
     streamed: async (request, result) => {
       const ctx = request.gantry;
-      if (ctx && !ctx.settled)
+      if (ctx && !ctx.settled) {
+        ctx.usage.endpoint ??= endpointOfRoute(routeLabel(request));
         await settle(opts.pipeline, ctx, { status: result.status, errorType: 'internal_error', costUsd: 0 });
+      }
       observe(routeLabel(request), result.status, request, result);
     },
   };
@@ -292,7 +295,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       request.log.error({ err: error.cause ?? error, type: error.type }, 'request failed');
     const ctx = request.gantry;
     if (ctx) {
-      // Release the hold and record the failure; a failed request is never charged.
+      // Release the hold and record the failure; a failed request is never charged. One
+      // refused before its pipeline named the endpoint is recorded under its route's.
+      ctx.usage.endpoint ??= endpointOfRoute(routeLabel(request));
       await settle(opts.pipeline, ctx, { status: error.status, errorType: error.type, costUsd: 0 });
       reply.headers(ctx.responseHeaders);
     }
