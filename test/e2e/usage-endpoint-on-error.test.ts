@@ -61,3 +61,15 @@ describe('usage endpoint of a request refused early', () => {
     expect(rec.endpoint).toBe(endpoint);
   });
 });
+
+describe('model list and lookup', () => {
+  it('leave no usage record when they succeed', async () => {
+    for (const path of ['/v1/models', '/v1/models/gpt-test']) {
+      const res = await send('GET', path);
+      expect(res.status).toBe(200);
+      await expect(usageRecord(stack, 'acme', res.headers.get('x-gantry-request-id'))).rejects.toThrow(
+        /no usage record/,
+      );
+    }
+  });
+});
