@@ -20,6 +20,7 @@ import {
   type MinilmWords,
   type WordTable,
 } from '../../dataplane/src/pipeline/cache/minilm-words.ts';
+import type { WordPieceVocab } from '../../dataplane/src/pipeline/cache/wordpiece.ts';
 
 export const STATIC_DIMENSIONS = 384;
 /** Tokens counted; the count's signal (longer asks fail more often) is flat past this. */
@@ -56,12 +57,18 @@ function addToken(words: WordTable, id: number): void {
   tokens++;
 }
 
-/** Greedy longest pieces, as WordPiece does; a word with an unknown rest is one [UNK]. */
-function addWord({ vocab, words }: MinilmWords, word: string): void {
-  if (word.length > MAX_WORD_CHARS) return addToken(words, vocab.unk);
-  const first = tokens;
+const pieces: number[] = [];
+
+/**
+ * Greedy longest WordPiece ids of one lower-cased word into `out` (cleared first), as BERT
+ * cuts it; false when a rest is not in the vocabulary (BERT then makes the word one [UNK]).
+ * Shared with the item-difficulty features (routing-item-features.ts), which count pieces.
+ */
+export function wordPieces(vocab: WordPieceVocab, word: string, out: number[], max = COUNT_TOKENS): boolean {
+  out.length = 0;
+  if (word.length > MAX_WORD_CHARS) return false;
   let start = 0;
-  while (start < word.length && tokens < COUNT_TOKENS) {
+  while (start < word.length && out.length < max) {
     let end = word.length;
     let id: number | undefined;
     while (end > start) {
@@ -69,14 +76,17 @@ function addWord({ vocab, words }: MinilmWords, word: string): void {
       if (id !== undefined) break;
       end--;
     }
-    if (id === undefined) {
-      // Pieces already summed stay (unknown tails are rare); the word counts as one token.
-      tokens = first;
-      return addToken(words, vocab.unk);
-    }
-    addToken(words, id);
+    if (id === undefined) return false;
+    out.push(id);
     start = end;
   }
+  return true;
+}
+
+/** A word's pieces, or one [UNK] when a rest is unknown (the word counts as one token). */
+function addWord({ vocab, words }: MinilmWords, word: string): void {
+  if (!wordPieces(vocab, word, pieces, COUNT_TOKENS - tokens)) return addToken(words, vocab.unk);
+  for (const id of pieces) addToken(words, id);
 }
 
 /**
