@@ -18,6 +18,8 @@ export const SHIPPED_TRAINED_ON: ReadonlySet<SeenDomain> = new Set<SeenDomain>([
 export interface SeenRow {
   text: string;
   weakFails: boolean;
+  /** Sub-task: MMLU subject file, BIG-Bench Hard task, the file's own group elsewhere. */
+  group: string;
 }
 
 const ROUTE_COMMIT = '0b64fdafe049e596a3f5657c219329f24af24198';
@@ -53,7 +55,11 @@ export function loadSeenDomains(routeLlmDir: string): {
       if (wi < 0) throw new Error(`${file}: no ${WEAK} column`);
       for (const r of csv)
         if (r.length >= 3)
-          into.push({ text: (r[0] as string).replace(/\nAnswer:\s*$/, ''), weakFails: r[wi] === 'False' });
+          into.push({
+            text: (r[0] as string).replace(/\nAnswer:\s*$/, ''),
+            weakFails: r[wi] === 'False',
+            group: file,
+          });
     });
   const rowsOf = { mmlu } as Record<SeenDomain, SeenRow[]>;
   for (const d of SEEN_DOMAINS)
@@ -63,7 +69,7 @@ export function loadSeenDomains(routeLlmDir: string): {
         .filter(Boolean)
         .map((l) => {
           const r = JSON.parse(l) as SeenRow;
-          return { text: r.text, weakFails: r.weakFails };
+          return { text: r.text, weakFails: r.weakFails, group: r.group };
         });
   return { rowsOf, mmluDev };
 }

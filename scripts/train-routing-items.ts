@@ -74,6 +74,38 @@ console.log(
   `rows with options: ${SEEN_DOMAINS.map((d) => `${d} ${((100 * examples[d].filter((e) => e.x[0] === 1).length) / examples[d].length).toFixed(0)} %`).join(', ')}\n`,
 );
 
+// Description: the same inside each sub-task (MMLU subject, BIG-Bench Hard task), averaged
+// with weights by rows: does a cue rank items, or only tell sub-tasks apart?
+const WITHIN: readonly SeenDomain[] = ['mmlu', 'bbh'];
+const withinAuc = (d: SeenDomain, k: number): number => {
+  const groups = new Map<string, Example[]>();
+  examples[d].forEach((e, i) => {
+    const g = rowsOf[d][i]?.group ?? '';
+    groups.set(g, [...(groups.get(g) ?? []), e]);
+  });
+  let sum = 0;
+  let n = 0;
+  for (const ex of groups.values()) {
+    const pos = ex.filter((e) => e.label).length;
+    // Both outcomes at least five times, else a sub-task's AUC is noise.
+    if (pos < 5 || ex.length - pos < 5) continue;
+    const a = aucOf(
+      ex.map((e) => e.x[k] as number),
+      ex,
+    );
+    sum += a * ex.length;
+    n += ex.length;
+  }
+  return n ? sum / n : NaN;
+};
+console.log(
+  `| feature, inside sub-tasks | ${WITHIN.join(' | ')} |\n|---|${WITHIN.map(() => '---').join('|')}|`,
+);
+[...ITEM_FEATURE_NAMES, 'shippedLogOdds'].forEach((name, k) =>
+  console.log(`| ${name} | ${WITHIN.map((d) => cell(withinAuc(d, k))).join(' | ')} |`),
+);
+console.log();
+
 const shipped = Object.fromEntries(
   SEEN_DOMAINS.map((d) => [
     d,
