@@ -20,7 +20,7 @@
  * and written to outcome-weights.ts. Deterministic: fixed order, full-batch Adam, no randomness.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { auc } from '../dataplane/src/pipeline/routing/auc.ts';
 import { extractFeatures } from '../dataplane/src/pipeline/routing/features.ts';
@@ -31,73 +31,29 @@ import {
   HASH_BUCKETS,
 } from '../dataplane/src/pipeline/routing/outcome-features.ts';
 import { OUTCOME_WEIGHTS } from '../dataplane/src/pipeline/routing/outcome-weights.ts';
-import { parseCsv } from './routing-data.ts';
+import {
+  SEEN_DOMAINS as DOMAINS,
+  loadSeenDomains,
+  SHIPPED_TRAINED_ON,
+  type SeenDomain as Domain,
+} from './routing-seen-domains.ts';
 
 const args = process.argv.slice(2);
 const routeLlmDir = args.find((a) => !a.startsWith('--'));
 const write = args.includes('--write');
 if (!routeLlmDir) throw new Error('usage: train-routing-wide.ts <RouteLLM git dir> [--write]');
-const routeGit = (...a: string[]): string =>
-  execFileSync('git', ['--git-dir', routeLlmDir, ...a], { encoding: 'utf8', maxBuffer: 1 << 28 });
-const ROUTE_COMMIT = '0b64fdafe049e596a3f5657c219329f24af24198';
-const WEAK = 'mistralai/Mixtral-8x7B-Instruct-v0.1';
-
-const DOMAINS = ['mmlu', 'vicuna', 'bbh', 'svamp', 'apps', 'draw', 'code'] as const;
-type Domain = (typeof DOMAINS)[number];
-/** Domains the shipped weights were trained on: their shipped-model AUC is in-sample. */
-const SHIPPED_TRAINED_ON = new Set<Domain>(['mmlu', 'vicuna']);
 
 interface Row {
   text: string;
   weakFails: boolean;
   domain: number;
 }
-
-// --- MMLU: the same subject split as scripts/train-routing.ts -----------------------------------
-const mmluTrain: Row[] = [];
-const mmluDev: Row[] = [];
-const mmluFiles = routeGit('ls-tree', '--name-only', ROUTE_COMMIT, 'routellm/evals/mmlu/responses/')
-  .split('\n')
-  .filter((f) => f.endsWith('.csv'))
-  .sort();
-let trainIndex = 0;
-mmluFiles.forEach((file, i) => {
-  // Every fourth subject is the test split: not even opened.
-  if (i % 4 === 3) return;
-  const into = trainIndex++ % 8 === 1 ? mmluDev : mmluTrain;
-  const [header, ...csv] = parseCsv(routeGit('show', `${ROUTE_COMMIT}:${file}`));
-  const wi = header?.indexOf(WEAK) ?? -1;
-  if (wi < 0) throw new Error(`${file}: no ${WEAK} column`);
-  for (const r of csv) {
-    if (r.length < 3) continue;
-    into.push({
-      text: (r[0] as string).replace(/\nAnswer:\s*$/, ''),
-      weakFails: r[wi] === 'False',
-      domain: 0,
-    });
-  }
-});
-
-// --- Committed outcome files ---------------------------------------------------------------------
-const outcomes = new URL('../test/data/routing/outcomes/', import.meta.url);
-const loadFile = (path: string, domain: Domain): Row[] =>
-  readFileSync(new URL(path, outcomes), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => {
-      const r = JSON.parse(l) as { text: string; weakFails: boolean };
-      return { text: r.text, weakFails: r.weakFails, domain: DOMAINS.indexOf(domain) };
-    });
-const WIDE_FILES: Record<Exclude<Domain, 'mmlu'>, string> = {
-  vicuna: 'vicuna-dev.jsonl',
-  bbh: 'wide/bbh.jsonl',
-  svamp: 'wide/svamp.jsonl',
-  apps: 'wide/apps.jsonl',
-  draw: 'wide/draw-train.jsonl',
-  code: 'wide/code-train.jsonl',
-};
-const rows: Row[] = [...mmluTrain];
-for (const d of DOMAINS) if (d !== 'mmlu') rows.push(...loadFile(WIDE_FILES[d], d));
+// MMLU's training subjects, then each committed domain file, in DOMAINS order.
+const seen = loadSeenDomains(routeLlmDir);
+const rows: Row[] = DOMAINS.flatMap((d, domain) =>
+  seen.rowsOf[d].map((r) => ({ text: r.text, weakFails: r.weakFails, domain })),
+);
+const mmluDev: Row[] = seen.mmluDev.map((r) => ({ text: r.text, weakFails: r.weakFails, domain: 0 }));
 
 // --- Features ------------------------------------------------------------------------------------
 interface Example {
