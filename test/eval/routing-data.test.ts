@@ -106,6 +106,9 @@ describe('routing outcome data', () => {
     expect(sources).toContain('test/eval/routing-tenant-tune.ts');
     expect(sources).toContain('test/eval/routing-tenant-learner.ts');
     expect(sources).toContain('test/eval/routing-tenant-sim.ts');
+    expect(sources).toContain('scripts/train-routing-items.ts');
+    expect(sources).toContain('scripts/routing-seen-domains.ts');
+    expect(sources).toContain('test/eval/routing-item-features.ts');
     const readsOf = (files: string[]): RegExp =>
       new RegExp(`['"\`/](${files.map((f) => f.replace('.', '\\.')).join('|')})`);
     // The model's regression test holds floors on DRAW-1K and code, set after they were scored;
