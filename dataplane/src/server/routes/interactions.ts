@@ -23,6 +23,8 @@ import { runChat } from '../../pipeline/chat.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import type { Owner, OwnedStore } from '../../stores/owned/types.ts';
+import { DEFAULT_BODY_LIMIT } from '../limits.ts';
+import { chainRefusal } from './chained-history.ts';
 import type { RouteHooks } from './hooks.ts';
 import { replyStored } from './stored-answer.ts';
 
@@ -93,6 +95,7 @@ export function interactionsRoute(
   hooks: RouteHooks,
   store: OwnedStore<StoredInteraction>,
 ): void {
+  const chainLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
   app.post('/v1/interactions', { schema: { body: InteractionsRequestSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const body = request.body as InteractionsRequest;
@@ -101,6 +104,13 @@ export function interactionsRoute(
     if (body.previous_interaction_id !== undefined) {
       const prev = await store.get(owner, body.previous_interaction_id);
       if (!prev) throw notFound(body.previous_interaction_id, 'previous_interaction_id');
+      const refusal = chainRefusal(
+        prev.conversation,
+        chainLimit,
+        'previous_interaction_id',
+        body.previous_interaction_id,
+      );
+      if (refusal) throw refusal;
       history = prev.conversation;
     }
     const { chat, conversation } = interactionsToChat(body, history);

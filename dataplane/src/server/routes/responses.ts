@@ -35,6 +35,8 @@ import {
   ResponseIdParams,
   ResponsesRequestSchema,
 } from '../responses-schema.ts';
+import { DEFAULT_BODY_LIMIT } from '../limits.ts';
+import { chainRefusal } from './chained-history.ts';
 import { compactedOutput } from './responses-compact.ts';
 import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
@@ -47,11 +49,12 @@ export function responsesRoute(
   backing: ResponseStore,
 ): void {
   const store = available(backing);
+  const chainLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
   app.post('/v1/responses', { schema: { body: ResponsesRequestSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const body = request.body as ResponsesRequest;
     const owner = ownerOf(ctx);
-    const history = await historyOf(store, owner, body.previous_response_id);
+    const history = await historyOf(store, owner, body.previous_response_id, chainLimit);
     const { chat, conversation } = responsesToChat(body, history);
     const outcome = await runChat(deps, ctx, chat, 'responses').catch((err: unknown) => {
       throw inClientTerms(err);
@@ -179,14 +182,24 @@ const idParam = (request: FastifyRequest): string => (request.params as { id: st
 const notFound = (id: string, param?: string): GatewayError =>
   new GatewayError('not_found', `response ${id} not found`, param ? { param } : {});
 
+/** The stored conversation to continue; `limitBytes` bounds it where a turn is created (chained-history.ts). */
 async function historyOf(
   store: ResponseStore,
   owner: ResponseOwner,
   id: string | null | undefined,
+  limitBytes = Infinity,
 ): Promise<ChatMessage[]> {
   if (id === undefined || id === null) return [];
   const entry = await store.get(owner, id);
   if (!entry) throw notFound(id, 'previous_response_id');
+  const refusal = chainRefusal(
+    entry.conversation,
+    limitBytes,
+    'previous_response_id',
+    id,
+    'POST /v1/responses/compact',
+  );
+  if (refusal) throw refusal;
   return entry.conversation;
 }
 
