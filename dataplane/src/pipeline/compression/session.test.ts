@@ -25,6 +25,17 @@ describe('sessionOf', () => {
     expect(s).toMatch(/^h:[0-9a-f]{64}$/);
   });
 
+  it('derives one per end user when the request names one, so alike openings of two people never share', () => {
+    const alice = sessionOf(undefined, conv, 'alice');
+    expect(alice).toMatch(/^u:[0-9a-f]{64}$/);
+    expect(sessionOf(undefined, [...conv, { role: 'user' as const, content: 'more' }], 'alice')).toBe(alice);
+    expect(sessionOf(undefined, conv, 'bob')).not.toBe(alice);
+    expect(sessionOf(undefined, conv)).not.toBe(alice);
+    expect(sessionOf(undefined, conv, '')).toBe(sessionOf(undefined, conv));
+    // The header still wins: the client named the session itself.
+    expect(sessionOf('my-session', conv, 'alice')).toBe('my-session');
+  });
+
   it('derives one from system + first user turn: stable as the conversation grows, different between conversations', () => {
     const a = sessionOf(undefined, conv);
     expect(a).toMatch(/^d:[0-9a-f]{64}$/);

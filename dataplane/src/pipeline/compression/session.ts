@@ -37,10 +37,16 @@ export function partitionKey(scope: Scope): string {
 /**
  * The header verbatim; else a hash of the system/developer messages and the first user
  * turn (stable while the conversation grows, different between conversations); else none.
+ * A derived session also holds the end user the request names (`user`): one key commonly
+ * serves many people with one system prompt and the same opening line, and without it their
+ * conversations would share one session, so one person's filed files and tool output could
+ * be recovered into another's. (`u:` and `d:` sessions never meet; within `u:` the user is
+ * the first length-prefixed part and the first turn the last, so the encoding stays injective.)
  */
 export function sessionOf(
   header: string | string[] | undefined,
   messages: readonly ChatMessage[],
+  endUser?: string,
 ): string | undefined {
   const given = Array.isArray(header) ? header[0] : header;
   if (given !== undefined && given !== '')
@@ -49,6 +55,10 @@ export function sessionOf(
   const firstUser = messages.find((m) => m.role === 'user');
   if (system.length === 0 && !firstUser) return undefined;
   const parts = [...system, firstUser ? messageText(firstUser) : ''];
+  if (endUser !== undefined && endUser !== '')
+    return `u:${createHash('sha256')
+      .update(lengthPrefixed([endUser, ...parts]))
+      .digest('hex')}`;
   return `d:${createHash('sha256').update(lengthPrefixed(parts)).digest('hex')}`;
 }
 

@@ -212,7 +212,7 @@ async function recover(
   req: ChatRequest,
   plan: Extract<Plan, { kind: 'compress' }>,
 ): Promise<ChatMessage | undefined> {
-  const session = sessionOf(ctx.requestHeaders[RequestHeaders.session], req.messages);
+  const session = sessionOf(ctx.requestHeaders[RequestHeaders.session], req.messages, req.user);
   const scope = scopeOf(ctx.tenant.name, ctx.key.hash.toString('hex'), session);
   if (!scope) return undefined;
   const partition = partitionKey(scope);
