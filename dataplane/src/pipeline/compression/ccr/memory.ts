@@ -1,21 +1,33 @@
 /**
  * CCR in process, for a standalone gateway. A Map's insertion order is its LRU order: a
  * scope used again is moved to the end, the first one is the least recently used.
+ *
+ * Besides SPEC.md's count bounds, the content held is bounded in characters: an entry is a
+ * verbatim tool output or file as long as a request body allows, so 512 scopes × 32 entries
+ * alone could hold gigabytes. Past the bound the least recently used scopes go first, then
+ * the scope being filed loses its own oldest entries. (Redis is bounded by its maxmemory.)
  */
 import { systemClock, type Clock } from '../../../stores/types.ts';
 import { CCR_ENTRY_LIFETIME_MS, CCR_FILES_PER_SCOPE, CCR_LIVE_SCOPES } from './limits.ts';
 import type { CcrEntry, CcrStore, CcrTurn } from './types.ts';
+
+/** As much as the in-process response store keeps. */
+export const DEFAULT_CCR_MAX_CHARS = 128 * 1024 * 1024;
 
 interface ScopeState {
   turn: number;
   usedAt: number;
   /** Insertion order = filing order, oldest first. */
   entries: Map<string, CcrEntry>;
+  /** Characters of content held by `entries`. */
+  chars: number;
 }
 
 export interface MemoryCcrOptions {
   clock?: Clock;
   maxScopes?: number;
+  /** Content characters held in all scopes together. */
+  maxChars?: number;
 }
 
 export class MemoryCcrStore implements CcrStore {
@@ -23,27 +35,47 @@ export class MemoryCcrStore implements CcrStore {
   private readonly scopes = new Map<string, ScopeState>();
   private readonly clock: Clock;
   private readonly maxScopes: number;
+  private readonly maxChars: number;
+  private total = 0;
 
   constructor(opts: MemoryCcrOptions = {}) {
     this.clock = opts.clock ?? systemClock;
     this.maxScopes = opts.maxScopes ?? CCR_LIVE_SCOPES;
+    this.maxChars = opts.maxChars ?? DEFAULT_CCR_MAX_CHARS;
   }
 
   /** The scope, made most recently used; created when absent or idle past the lifetime. */
   private touch(partition: string): ScopeState {
     const now = this.clock();
     let s = this.scopes.get(partition);
-    if (s) this.scopes.delete(partition);
-    if (!s || now - s.usedAt >= CCR_ENTRY_LIFETIME_MS) s = { turn: 0, usedAt: now, entries: new Map() };
+    if (s) this.dropScope(partition);
+    if (!s || now - s.usedAt >= CCR_ENTRY_LIFETIME_MS)
+      s = { turn: 0, usedAt: now, entries: new Map(), chars: 0 };
     s.usedAt = now;
     this.scopes.set(partition, s);
+    this.total += s.chars;
     while (this.scopes.size > this.maxScopes) {
       const lru = this.scopes.keys().next();
       if (lru.done) break;
-      this.scopes.delete(lru.value);
+      this.dropScope(lru.value);
     }
-    for (const [id, e] of s.entries) if (now - e.storedAt >= CCR_ENTRY_LIFETIME_MS) s.entries.delete(id);
+    for (const [id, e] of s.entries) if (now - e.storedAt >= CCR_ENTRY_LIFETIME_MS) this.dropEntry(s, id);
     return s;
+  }
+
+  private dropScope(partition: string): void {
+    const s = this.scopes.get(partition);
+    if (!s) return;
+    this.total -= s.chars;
+    this.scopes.delete(partition);
+  }
+
+  private dropEntry(s: ScopeState, id: string): void {
+    const e = s.entries.get(id);
+    if (!e) return;
+    s.chars -= e.content.length;
+    this.total -= e.content.length;
+    s.entries.delete(id);
   }
 
   async openTurn(partition: string): Promise<CcrTurn> {
@@ -62,15 +94,26 @@ export class MemoryCcrStore implements CcrStore {
     if (entries.length === 0) return;
     const s = this.touch(partition);
     for (const e of entries) {
+      // Kept, it would push every other scope out and still not fit.
+      if (e.content.length > this.maxChars) continue;
       const old = s.entries.get(e.id);
-      s.entries.delete(e.id);
+      this.dropEntry(s, e.id);
       s.entries.set(e.id, { ...e, keywords: [...e.keywords], mentionedTurn: old?.mentionedTurn });
+      s.chars += e.content.length;
+      this.total += e.content.length;
     }
-    while (s.entries.size > CCR_FILES_PER_SCOPE) {
-      const oldest = s.entries.keys().next();
-      if (oldest.done) break;
-      s.entries.delete(oldest.value);
+    while (s.entries.size > CCR_FILES_PER_SCOPE) this.dropOldest(s);
+    // Other scopes, least recently used first (this one is the most recent), then its own oldest.
+    for (const lru of this.scopes.keys()) {
+      if (this.total <= this.maxChars || lru === partition) break;
+      this.dropScope(lru);
     }
+    while (this.total > this.maxChars && s.entries.size > 0) this.dropOldest(s);
+  }
+
+  private dropOldest(s: ScopeState): void {
+    const oldest = s.entries.keys().next();
+    if (!oldest.done) this.dropEntry(s, oldest.value);
   }
 
   async recall(
@@ -98,7 +141,13 @@ export class MemoryCcrStore implements CcrStore {
     return this.scopes.size;
   }
 
+  /** Content characters held (for tests of the size bound). */
+  get chars(): number {
+    return this.total;
+  }
+
   async close(): Promise<void> {
     this.scopes.clear();
+    this.total = 0;
   }
 }
