@@ -1,20 +1,38 @@
 /**
  * The opaque content of a compaction item. OpenAI encrypts its own; Gantry's is the summary
- * text the model wrote, encoded so clients treat it as opaque and send it back unchanged.
- * It holds nothing the client did not already have, so it is encoded, not encrypted.
+ * text the model wrote. It holds nothing the client did not already have, so it needs no
+ * secrecy, but it does need integrity: it comes back as a system message (which the
+ * prompt-injection guardrail does not read), and applications round-trip these items through
+ * their users' hands as they may OpenAI's. So the summary is sealed with an HMAC keyed by the
+ * hash of the API key it was written for: a rewritten summary, a blob Gantry did not write,
+ * or one written for another key is a 400, as another key's stored response is a 404.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { invalidParam } from '../../errors.ts';
 
-const PREFIX = 'gantry.compaction.v1.';
+const PREFIX = 'gantry.compaction.v2.';
 
-export const encodeCompaction = (summary: string): string =>
-  PREFIX + Buffer.from(summary, 'utf8').toString('base64url');
+const seal = (sealKey: string, payload: string): Buffer =>
+  createHmac('sha256', sealKey).update(PREFIX).update(payload).digest();
 
-/** The summary as a system message text for the next turn; a foreign blob is a 400. */
-export function compactionSummary(encrypted: string, param: string): string {
-  if (!encrypted.startsWith(PREFIX))
-    throw invalidParam(param, 'is not a compaction produced by this gateway');
-  const summary = Buffer.from(encrypted.slice(PREFIX.length), 'base64url').toString('utf8');
+/** `sealKey`: the hex hash of the caller's API key (never the key). */
+export function encodeCompaction(summary: string, sealKey: string): string {
+  const payload = Buffer.from(summary, 'utf8').toString('base64url');
+  return `${PREFIX}${payload}.${seal(sealKey, payload).toString('base64url')}`;
+}
+
+/** The summary as a system message text for the next turn; anything but an intact blob of this key is a 400. */
+export function compactionSummary(encrypted: string, param: string, sealKey: string): string {
+  const refuse = () => invalidParam(param, 'is not a compaction this gateway produced for this API key');
+  if (!encrypted.startsWith(PREFIX)) throw refuse();
+  const body = encrypted.slice(PREFIX.length);
+  const dot = body.lastIndexOf('.');
+  if (dot < 0) throw refuse();
+  const payload = body.slice(0, dot);
+  const given = Buffer.from(body.slice(dot + 1), 'base64url');
+  const expected = seal(sealKey, payload);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refuse();
+  const summary = Buffer.from(payload, 'base64url').toString('utf8');
   return `Summary of the earlier conversation:\n${summary}`;
 }
 

@@ -29,11 +29,16 @@ const REFUSED_FIELDS: Record<string, string> = {
   background: 'background responses are not served; use stream instead',
 };
 
-export function responsesToChat(req: ResponsesRequest, history: readonly ChatMessage[]): TranslatedRequest {
+/** `sealKey`: the caller's API key hash, which the compaction items it sends back must be sealed with. */
+export function responsesToChat(
+  req: ResponsesRequest,
+  history: readonly ChatMessage[],
+  sealKey: string,
+): TranslatedRequest {
   for (const [field, why] of Object.entries(REFUSED_FIELDS))
     if (req[field] !== undefined && req[field] !== null && req[field] !== false)
       throw invalidParam(field, why);
-  const input = inputMessages(req.input);
+  const input = inputMessages(req.input, sealKey);
   const conversation = [...history, ...input];
   if (conversation.length === 0) throw invalidParam('input', 'is required without previous_response_id');
   const messages: ChatMessage[] =
@@ -60,15 +65,15 @@ export function responsesToChat(req: ResponsesRequest, history: readonly ChatMes
   return { chat, conversation };
 }
 
-export function inputMessages(input: ResponsesRequest['input']): ChatMessage[] {
+export function inputMessages(input: ResponsesRequest['input'], sealKey: string): ChatMessage[] {
   if (input === undefined) return [];
   if (typeof input === 'string') return [{ role: 'user', content: input }];
   const out: ChatMessage[] = [];
-  input.forEach((item, i) => appendItem(out, item, `input[${i}]`));
+  input.forEach((item, i) => appendItem(out, item, `input[${i}]`, sealKey));
   return out;
 }
 
-function appendItem(out: ChatMessage[], item: InputItem, at: string): void {
+function appendItem(out: ChatMessage[], item: InputItem, at: string, sealKey: string): void {
   checkItem(item, at);
   switch (item.type) {
     case undefined:
@@ -100,7 +105,7 @@ function appendItem(out: ChatMessage[], item: InputItem, at: string): void {
     case 'compaction':
       out.push({
         role: 'system',
-        content: compactionSummary(item.encrypted_content, `${at}.encrypted_content`),
+        content: compactionSummary(item.encrypted_content, `${at}.encrypted_content`, sealKey),
       });
       return;
     default: {

@@ -55,7 +55,7 @@ export function responsesRoute(
     const body = request.body as ResponsesRequest;
     const owner = ownerOf(ctx);
     const history = await historyOf(store, owner, body.previous_response_id, chainLimit);
-    const { chat, conversation } = responsesToChat(body, history);
+    const { chat, conversation } = responsesToChat(body, history, owner.keyHash);
     const outcome = await runChat(deps, ctx, chat, 'responses').catch((err: unknown) => {
       throw inClientTerms(err);
     });
@@ -89,10 +89,12 @@ export function responsesRoute(
   app.post('/v1/responses/compact', { schema: { body: CompactRequestSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const body = request.body as ResponsesRequest;
-    const history = await historyOf(store, ownerOf(ctx), body.previous_response_id);
+    const owner = ownerOf(ctx);
+    const history = await historyOf(store, owner, body.previous_response_id);
     const { chat, conversation } = responsesToChat(
       { model: body.model, input: body.input, instructions: body.instructions },
       history,
+      owner.keyHash,
     );
     chat.messages = [...chat.messages, { role: 'user', content: COMPACTION_PROMPT }];
     const outcome = await runChat(deps, ctx, chat, 'responses').catch((err: unknown) => {
@@ -106,7 +108,7 @@ export function responsesRoute(
       id,
       object: 'response.compaction',
       created_at: Math.floor(ctx.startedAt / 1000),
-      output: compactedOutput(id, conversation, encodeCompaction(summary)),
+      output: compactedOutput(id, conversation, encodeCompaction(summary, owner.keyHash)),
       usage: responsesUsage(outcome.usage),
     };
   });
@@ -139,8 +141,9 @@ export function responsesRoute(
     const ctx = hooks.context(request, reply);
     const body = request.body as ResponsesRequest;
     accessibleRoute(ctx, body.model);
-    const history = await historyOf(store, ownerOf(ctx), body.previous_response_id);
-    const { chat } = responsesToChat({ ...body, stream: false }, history);
+    const owner = ownerOf(ctx);
+    const history = await historyOf(store, owner, body.previous_response_id);
+    const { chat } = responsesToChat({ ...body, stream: false }, history, owner.keyHash);
     return { object: 'response.input_tokens', input_tokens: estimatePromptTokens(chat) };
   });
 
