@@ -93,6 +93,15 @@ describe('responsesToChat', () => {
     expect(chat.stream_options).toEqual({ include_usage: true });
   });
 
+  it('carries the end user (user, safety_identifier) to the chat request', () => {
+    const { chat } = responsesToChat(
+      { model: 'm', input: 'x', user: 'u1', safety_identifier: 'sid-1' },
+      [],
+      KEY_HASH,
+    );
+    expect([chat.user, chat.safety_identifier]).toEqual(['u1', 'sid-1']);
+  });
+
   it('turns a compaction item back into the summary', () => {
     const { chat } = responsesToChat(
       {

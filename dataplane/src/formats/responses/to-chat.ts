@@ -55,6 +55,9 @@ export function responsesToChat(
   if (typeof req.temperature === 'number') chat.temperature = req.temperature;
   if (typeof req.top_p === 'number') chat.top_p = req.top_p;
   if (typeof req.user === 'string') chat.user = req.user;
+  // The end user, as OpenAI now names it: upstreams use it for abuse detection, context
+  // recovery to keep end users apart.
+  if (typeof req.safety_identifier === 'string') chat.safety_identifier = req.safety_identifier;
   if (typeof req.parallel_tool_calls === 'boolean') chat.parallel_tool_calls = req.parallel_tool_calls;
   if (req.tools !== undefined && req.tools.length > 0) chat.tools = req.tools.map(toolOf);
   if (req.tool_choice !== undefined) chat.tool_choice = toolChoiceOf(req.tool_choice);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  endUserOf,
   lengthPrefixed,
   partitionKey,
   scopeOf,
@@ -34,6 +35,13 @@ describe('sessionOf', () => {
     expect(sessionOf(undefined, conv, '')).toBe(sessionOf(undefined, conv));
     // The header still wins: the client named the session itself.
     expect(sessionOf('my-session', conv, 'alice')).toBe('my-session');
+  });
+
+  it('takes the end user from user, else safety_identifier', () => {
+    expect(endUserOf({ user: 'alice', safety_identifier: 'sid' })).toBe('alice');
+    expect(endUserOf({ user: '', safety_identifier: 'sid' })).toBe('sid');
+    expect(endUserOf({ safety_identifier: 7 })).toBeUndefined();
+    expect(endUserOf({})).toBeUndefined();
   });
 
   it('derives one from system + first user turn: stable as the conversation grows, different between conversations', () => {

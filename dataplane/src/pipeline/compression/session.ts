@@ -37,7 +37,7 @@ export function partitionKey(scope: Scope): string {
 /**
  * The header verbatim; else a hash of the system/developer messages and the first user
  * turn (stable while the conversation grows, different between conversations); else none.
- * A derived session also holds the end user the request names (`user`): one key commonly
+ * A derived session also holds the end user the request names (`endUserOf`): one key commonly
  * serves many people with one system prompt and the same opening line, and without it their
  * conversations would share one session, so one person's filed files and tool output could
  * be recovered into another's. (`u:` and `d:` sessions never meet; within `u:` the user is
@@ -60,6 +60,12 @@ export function sessionOf(
       .update(lengthPrefixed([endUser, ...parts]))
       .digest('hex')}`;
   return `d:${createHash('sha256').update(lengthPrefixed(parts)).digest('hex')}`;
+}
+
+/** The end user a request names: `user`, or `safety_identifier` (the name OpenAI now prefers). */
+export function endUserOf(req: { user?: unknown; safety_identifier?: unknown }): string | undefined {
+  for (const v of [req.user, req.safety_identifier]) if (typeof v === 'string' && v !== '') return v;
+  return undefined;
 }
 
 /** A scope needs an owner and a session; without either CCR is off for the request. */

@@ -22,7 +22,7 @@ import { extractionModelFor } from './model.ts';
 import { resolveCompressionPolicy } from './policy.ts';
 import { TUNING } from './profile.ts';
 import { contentId, entriesToFile, planRecall } from './recall.ts';
-import { partitionKey, scopeOf, sessionOf } from './session.ts';
+import { endUserOf, partitionKey, scopeOf, sessionOf } from './session.ts';
 import { mergeFacts, parseState, recoveredMessage, stateMessage, type ExtractedState } from './state.ts';
 import { messageText } from './text.ts';
 import type { Fallback, StepFormat } from './types.ts';
@@ -212,7 +212,7 @@ async function recover(
   req: ChatRequest,
   plan: Extract<Plan, { kind: 'compress' }>,
 ): Promise<ChatMessage | undefined> {
-  const session = sessionOf(ctx.requestHeaders[RequestHeaders.session], req.messages, req.user);
+  const session = sessionOf(ctx.requestHeaders[RequestHeaders.session], req.messages, endUserOf(req));
   const scope = scopeOf(ctx.tenant.name, ctx.key.hash.toString('hex'), session);
   if (!scope) return undefined;
   const partition = partitionKey(scope);
