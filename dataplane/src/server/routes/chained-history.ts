@@ -23,7 +23,8 @@ export function chainRefusal(
   id: string,
   compact?: string,
 ): GatewayError | undefined {
-  if (history.length === 0) return undefined;
+  // Unbounded (compaction, counting): not even measured.
+  if (history.length === 0 || limitBytes === Infinity) return undefined;
   const bytes = historyBytes(history);
   if (bytes <= limitBytes) return undefined;
   const way = compact ? `; summarise it with ${compact} and start a new conversation from that` : '';
