@@ -31,8 +31,9 @@ export interface RouteRequest {
    * The request is pinned to the deployment holding objects it names (a chat naming uploaded
    * files): an upstream 404 means one of them is gone, the caller's 404 naming this field,
    * and no fault of the deployment (a caller could otherwise trip its breaker at will).
+   * `message` replaces the upstream's where that would name the upstream's own id (videos).
    */
-  missingObject?: { param: string };
+  missingObject?: { param: string; message?: string };
 }
 
 export interface AttemptLog {
@@ -119,9 +120,13 @@ export class Router {
         if (req.missingObject && err.upstream.status === 404) {
           this.deps.health.release(deployment);
           throw withLog(
-            new GatewayError('not_found', err.upstream.message || 'a referenced object was not found', {
-              param: req.missingObject.param,
-            }),
+            new GatewayError(
+              'not_found',
+              req.missingObject.message ?? (err.upstream.message || 'a referenced object was not found'),
+              {
+                param: req.missingObject.param,
+              },
+            ),
             log,
           );
         }

@@ -66,7 +66,14 @@ export async function createJob(
   const holder = await trainingFilesHolder(deps, ctx, req);
   const routing = routeRequest(ctx, req.model, ['fine_tuning']);
   const routed = await deps.router.execute(
-    holder ? { ...routing, filter: (d) => d.name === holder.name } : routing,
+    holder
+      ? {
+          ...routing,
+          filter: (d) => d.name === holder.deployment.name,
+          // A training file the provider no longer holds is the caller's 404, not the deployment's fault.
+          missingObject: { param: holder.field },
+        }
+      : routing,
     (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
   );
   await settleAnswered(deps, ctx, routed, 0);
@@ -81,7 +88,7 @@ async function trainingFilesHolder(
   deps: PipelineDeps,
   ctx: RequestContext,
   req: CreateJobRequest,
-): Promise<Deployment | undefined> {
+): Promise<{ deployment: Deployment; field: string } | undefined> {
   const refs = (['training_file', 'validation_file'] as const).flatMap((field) => {
     const id = req[field];
     return typeof id === 'string' ? [{ field, family: 'file' as const, id }] : [];
@@ -94,7 +101,7 @@ async function trainingFilesHolder(
       referred.field,
       `is held by deployment ${d.name}, which does not fine-tune model ${req.model}; upload it with x-gantry-model: ${req.model}`,
     );
-  return d;
+  return { deployment: d, field: referred.field };
 }
 
 function fineTuningDeployments(ctx: RequestContext): Deployment[] {

@@ -73,7 +73,14 @@ export async function createVideo(
   const routed = await executeMedia(
     deps,
     ctx,
-    source ? { ...routing, filter: (d) => d.name === source.deployment } : routing,
+    source
+      ? {
+          ...routing,
+          filter: (d) => d.name === source.deployment,
+          // The provider may have expired the source: the caller's 404, not the deployment's fault.
+          missingObject: { param: 'video_id', message: `video ${source.id} not found upstream` },
+        }
+      : routing,
     async (call) => {
       const res = await sendMedia(call, source ? 'videos/remix' : 'videos', body, false, source?.upstreamId);
       const record = await readJsonObject(call, res);
