@@ -9,8 +9,10 @@ import type { MediaBody } from '../../providers/types.ts';
 import type { Deployment } from '../../config/snapshot.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts';
 import type { Served } from '../chat.ts';
+import { admit } from '../admission.ts';
 import type { RequestContext } from '../context.ts';
 import { callContext, type PipelineDeps } from '../forward.ts';
+import { settle } from '../settlement.ts';
 import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
 import type { VideoJob, VideoJobStore } from '../../stores/video-jobs/types.ts';
 
@@ -110,6 +112,42 @@ export async function createVideo(
   };
 }
 
+/**
+ * A read of a job (its record or content): the key's rate limit counts it before the lookup,
+ * so an unknown id counts too and a key past its limit never reaches the provider; then the
+ * caller's job, with its model on the usage record.
+ */
+export async function beginVideoRead(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  store: VideoJobStore,
+  id: string,
+): Promise<VideoJob> {
+  Object.assign(ctx.usage, { endpoint: 'videos', requestedModel: '', stream: false });
+  // Only the request count: a read costs nothing, so there is no price to hold.
+  ctx.admission = await admit(
+    deps,
+    ctx,
+    () => [],
+    () => 0,
+    { maxTokens: 0 },
+  );
+  const job = await findJob(ctx, store, id);
+  ctx.usage.requestedModel = job.model;
+  return job;
+}
+
+/** A read answered: recorded at no cost on the deployment holding the job, which served it. */
+export async function settleVideoRead(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  job: VideoJob,
+): Promise<Served> {
+  const deployment = holder(ctx, job);
+  await settle(deps, ctx, { status: 200, deployment, attempts: 1, costUsd: 0 });
+  return { deployment, log: { attempts: 1, failed: [] } };
+}
+
 /** The caller's job, or a 404 that does not say whether it exists for someone else. */
 export async function findJob(ctx: RequestContext, store: VideoJobStore, id: string): Promise<VideoJob> {
   const job = await store.get({ tenant: ctx.tenant.name, keyId: ctx.key.id }, id);
@@ -154,5 +192,5 @@ export async function videoRecord(deps: PipelineDeps, ctx: RequestContext, job: 
   const record = await readJsonObject(callContext(deps, ctx, holder(ctx, job)), res).catch((err: unknown) => {
     throw err instanceof UpstreamFailure ? new GatewayError('upstream_error', err.message) : err;
   });
-  return shown(record, job);
+  return { record: shown(record, job), served: await settleVideoRead(deps, ctx, job) };
 }

@@ -9,7 +9,14 @@ import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { IMAGE_TYPES } from '../../pipeline/media/sniff.ts';
 import { readUpload } from '../../pipeline/media/upload.ts';
 import type { VideoJobStore } from '../../stores/video-jobs/types.ts';
-import { createVideo, findJob, readVideo, videoRecord } from '../../pipeline/media/videos.ts';
+import {
+  beginVideoRead,
+  createVideo,
+  findJob,
+  readVideo,
+  settleVideoRead,
+  videoRecord,
+} from '../../pipeline/media/videos.ts';
 import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 import { withMultipart, type MediaLimits } from './media-scope.ts';
@@ -55,17 +62,21 @@ export function videosRoute(
 
   app.get<VideoParams>('/v1/videos/:video_id', async (request, reply) => {
     const ctx = hooks.context(request, reply);
-    return videoRecord(deps, ctx, await findJob(ctx, store, request.params.video_id));
+    const read = await videoRecord(
+      deps,
+      ctx,
+      await beginVideoRead(deps, ctx, store, request.params.video_id),
+    );
+    replyServedHeaders(reply, ctx, read.served, 0);
+    return read.record;
   });
 
   app.get<VideoParams>('/v1/videos/:video_id/content', async (request, reply) => {
     const ctx = hooks.context(request, reply);
-    const res = await readVideo(
-      deps,
-      ctx,
-      await findJob(ctx, store, request.params.video_id),
-      'videos/content',
-    );
+    const job = await beginVideoRead(deps, ctx, store, request.params.video_id);
+    const res = await readVideo(deps, ctx, job, 'videos/content');
+    // Settled once the provider has answered, as a file's content is: the bytes then stream through.
+    replyServedHeaders(reply, ctx, await settleVideoRead(deps, ctx, job), 0);
     const type = res.headers['content-type'];
     reply.header('content-type', (Array.isArray(type) ? type[0] : type) ?? 'application/octet-stream');
     return reply.send(res.body);
