@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { trainingCharge } from './jobs.ts';
+import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
+import { MAX_EPOCHS, trainingCharge, trainingHoldUsd, worstCaseEpochs } from './jobs.ts';
 
 describe('trainingCharge', () => {
   it.each([
@@ -24,5 +25,28 @@ describe('trainingCharge', () => {
     ['infinite tokens', { status: 'succeeded', trained_tokens: Infinity }, 3, undefined],
   ] as const)('%s', (_name, job, price, expected) => {
     expect(trainingCharge(job, price)).toEqual(expected);
+  });
+});
+
+describe("a job's worst case", () => {
+  it('takes the largest n_epochs stated, else the most the provider may choose', () => {
+    expect(worstCaseEpochs({})).toEqual({ epochs: MAX_EPOCHS, fixed: false });
+    expect(worstCaseEpochs({ hyperparameters: { n_epochs: 'auto' } })).toEqual({
+      epochs: MAX_EPOCHS,
+      fixed: false,
+    });
+    expect(worstCaseEpochs({ hyperparameters: { n_epochs: 2 } })).toEqual({ epochs: 2, fixed: true });
+    expect(
+      worstCaseEpochs({
+        hyperparameters: { n_epochs: 2 },
+        method: { type: 'dpo', dpo: { hyperparameters: { n_epochs: 4.5 } } },
+      }),
+    ).toEqual({ epochs: 5, fixed: true });
+  });
+
+  it('is every epoch over the file at the training price, within the estimator ceiling', () => {
+    expect(trainingHoldUsd(1_000, 3, 25_000)).toBeCloseTo(75, 10);
+    expect(trainingHoldUsd(1_000, 3, undefined)).toBe(0);
+    expect(trainingHoldUsd(1e300, 1e300, 1e300)).toBe(MAX_ESTIMATE_USD);
   });
 });

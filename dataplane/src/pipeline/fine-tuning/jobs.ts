@@ -4,6 +4,7 @@
  * (OpenAI stores and filters on it), and the id the caller gets names the deployment that
  * holds it, so any pod can find, check and answer it. Pure.
  */
+import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
 import { invalidParam } from '../../errors.ts';
 
 export const OWNER_KEYS = { tenant: 'gantry_tenant', key: 'gantry_key', model: 'gantry_model' } as const;
@@ -86,4 +87,37 @@ export function trainingCharge(
   const trained = job.trained_tokens;
   if (typeof trained !== 'number' || !Number.isFinite(trained) || trained < 0) return undefined;
   return { trainedTokens: trained, costUsd: (trained * trainingPerMillionTokens) / 1_000_000 };
+}
+
+/** OpenAI's ceiling on `n_epochs`; `auto` (or none given) may go that far, so it is held at that. */
+export const MAX_EPOCHS = 50;
+
+const METHODS = ['supervised', 'dpo', 'reinforcement'] as const;
+
+const recordOf = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+/**
+ * The most epochs a job may train: the largest `n_epochs` it states (the legacy
+ * `hyperparameters` or `method.<type>.hyperparameters`), or MAX_EPOCHS when it leaves them to
+ * the provider. `fixed` says whether the caller chose them.
+ */
+export function worstCaseEpochs(req: Record<string, unknown>): { epochs: number; fixed: boolean } {
+  const method = recordOf(req.method);
+  const stated = [req.hyperparameters, ...METHODS.map((m) => recordOf(method?.[m])?.hyperparameters)]
+    .map((h) => recordOf(h)?.n_epochs)
+    .filter((n): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0);
+  if (stated.length === 0) return { epochs: MAX_EPOCHS, fixed: false };
+  return { epochs: Math.ceil(Math.max(...stated)), fixed: true };
+}
+
+/** What a job may cost at most: every epoch over the training file's tokens, within the estimator's ceiling. */
+export function trainingHoldUsd(
+  trainingTokens: number,
+  epochs: number,
+  trainingPerMillionTokens: number | undefined,
+): number {
+  if (trainingPerMillionTokens === undefined || trainingTokens <= 0) return 0;
+  const usd = (trainingTokens * epochs * trainingPerMillionTokens) / 1_000_000;
+  return Number.isFinite(usd) ? Math.min(usd, MAX_ESTIMATE_USD) : MAX_ESTIMATE_USD;
 }

@@ -21,8 +21,11 @@ import {
   OWNER_KEYS,
   ownedBy,
   ownedMetadata,
+  MAX_EPOCHS,
   parseJobId,
   trainingCharge,
+  trainingHoldUsd,
+  worstCaseEpochs,
   type Owner,
 } from './jobs.ts';
 
@@ -38,15 +41,24 @@ const ownerOf = (ctx: RequestContext): Owner => ({ tenant: ctx.tenant.name, keyI
 const notFound = (id: string) =>
   new GatewayError('not_found', `fine-tuning job ${id} not found`, { param: 'fine_tuning_job_id' });
 
-async function begin(deps: PipelineDeps, ctx: RequestContext, model: string | undefined): Promise<void> {
+const describe = (ctx: RequestContext, model: string | undefined): void => {
   Object.assign(ctx.usage, { endpoint: 'fine_tuning', requestedModel: model ?? '', stream: false });
-  // Only the request count of the rate limit: there is no price to hold.
+};
+
+/** The rate limit, and the budget for `holdUsd` (a new job's worst case; reads hold nothing). */
+async function begin(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  model: string | undefined,
+  holdUsd = 0,
+): Promise<void> {
+  describe(ctx, model);
   ctx.admission = await admit(
     deps,
     ctx,
     () => [],
     () => 0,
-    { maxTokens: 0 },
+    { maxTokens: 0, unitCostUsd: holdUsd },
   );
 }
 
@@ -62,8 +74,24 @@ export async function createJob(
       `model ${req.model} has no deployment with the fine_tuning capability; fine-tuning needs one`,
     );
   const body = { ...req, metadata: ownedMetadata(req.metadata, ownerOf(ctx), req.model) };
-  await begin(deps, ctx, req.model);
+  describe(ctx, req.model);
+  // The hold depends on the training file and the deployment holding it: looked up first.
   const holder = await trainingFilesHolder(deps, ctx, req);
+  const epochs = worstCaseEpochs(req);
+  const holdUsd = trainingHoldUsd(
+    holder?.trainingTokens ?? 0,
+    epochs.epochs,
+    holder?.deployment.pricing?.trainingPerMillionTokens,
+  );
+  await begin(deps, ctx, req.model, holdUsd).catch((err: unknown) => {
+    throw err instanceof GatewayError && err.type === 'budget_exceeded' && !epochs.fixed
+      ? new GatewayError(
+          'budget_exceeded',
+          `${err.message}: n_epochs left to the provider is held at its most, ${MAX_EPOCHS} epochs; set hyperparameters.n_epochs (or method.<type>.hyperparameters.n_epochs) to hold only what the job trains`,
+          { headers: err.headers },
+        )
+      : err;
+  });
   const routing = routeRequest(ctx, req.model, ['fine_tuning']);
   const routed = await deps.router.execute(
     holder
@@ -82,26 +110,37 @@ export async function createJob(
 
 /**
  * Training and validation files must be the caller's (a 404 naming the field otherwise, as
- * for any object kept upstream), and the job runs on the deployment that holds them.
+ * for any object kept upstream) and uploaded for `fine-tune` (OpenAI's rule too, and only
+ * those carry the token count a job's hold is made of), and the job runs on the deployment
+ * that holds them.
  */
 async function trainingFilesHolder(
   deps: PipelineDeps,
   ctx: RequestContext,
   req: CreateJobRequest,
-): Promise<{ deployment: Deployment; field: string } | undefined> {
+): Promise<{ deployment: Deployment; field: string; trainingTokens: number | undefined } | undefined> {
   const refs = (['training_file', 'validation_file'] as const).flatMap((field) => {
     const id = req[field];
     return typeof id === 'string' ? [{ field, family: 'file' as const, id }] : [];
   });
   const referred = await resolveReferences(deps, ctx, refs);
   if (!referred) return undefined;
+  for (const { field, id } of refs) {
+    const file = referred.records.find((r) => r.id === id);
+    if (file && file.purpose !== 'fine-tune')
+      throw invalidParam(
+        field,
+        `file ${id} was uploaded for purpose ${file.purpose ?? 'unknown'}; fine-tuning needs a file uploaded with purpose fine-tune`,
+      );
+  }
   const d = referred.deployment;
   if (d.model !== req.model || !d.capabilities.has('fine_tuning'))
     throw invalidParam(
       referred.field,
       `is held by deployment ${d.name}, which does not fine-tune model ${req.model}; upload it with x-gantry-model: ${req.model}`,
     );
-  return { deployment: d, field: referred.field };
+  const training = referred.records.find((r) => r.id === req.training_file);
+  return { deployment: d, field: referred.field, trainingTokens: training?.trainingTokens };
 }
 
 function fineTuningDeployments(ctx: RequestContext): Deployment[] {

@@ -69,6 +69,11 @@ export async function uploadFile(
     );
     await deps.stores.ownership.put({ ...created.record, estimateUsd });
   }
+  // Training is charged after it ran: a job on this file holds its tokens times its epochs.
+  if (purpose === 'fine-tune' && ctx.key.spec.budget) {
+    const trainingTokens = estimateTextTokens(upload.file.data.toString('utf8'));
+    await deps.stores.ownership.put({ ...created.record, trainingTokens });
+  }
   await settleAnswered(deps, ctx, created.served, 0);
   return created;
 }

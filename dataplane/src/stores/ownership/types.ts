@@ -36,6 +36,11 @@ export interface OwnedRecord extends Owner {
    * against the key's budget until its real charge replaces it (see `outstandingOf` in pipeline/resources/batches.ts).
    */
   estimateUsd?: number | undefined;
+  /**
+   * For keys with a budget, a `fine-tune` file's tokens (one pass over it), counted at upload:
+   * a fine-tuning job on it holds these times its epochs at the training price.
+   */
+  trainingTokens?: number | undefined;
 }
 
 /** What a once-only claim is made on. */

@@ -1,0 +1,108 @@
+/**
+ * A fine-tuning job is charged when it has trained, hours after it was created: a key with a
+ * budget must not be able to start training its budget cannot pay for. Creating a job holds
+ * its worst case (the training file's tokens times its epochs) against the budget, and a job
+ * that cannot fit is a 402 before anything reaches the provider.
+ */
+import OpenAI, { toFile } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failure } from '../harness/resources.ts';
+import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+
+const KEY = 'sk-ft-budget';
+/** USD per million trained tokens: $0.025 a token. */
+const TRAINING_PRICE = 25_000;
+const BUDGET = { limitUsd: 1, period: 'monthly' as const };
+
+let stack: Stack;
+let client: OpenAI;
+
+beforeAll(async () => {
+  stack = await startStack(([url]) =>
+    [
+      deployment({
+        name: 'tuner',
+        model: 'ft-test',
+        baseUrl: fakeBase(url!),
+        capabilities: ['chat', 'fine_tuning', 'files'],
+        pricing: {
+          inputPerMillionTokens: 1,
+          outputPerMillionTokens: 2,
+          trainingPerMillionTokens: TRAINING_PRICE,
+        },
+      }),
+      tenant('acme'),
+      apiKey('tuner-key', KEY, 'acme', { budget: BUDGET }),
+    ].join(''),
+  );
+  client = new OpenAI({ baseURL: stack.baseURL, apiKey: KEY, maxRetries: 0 });
+});
+afterAll(() => stack.close());
+
+const upload = async (bytes: number): Promise<string> => {
+  const line = '{"messages":[{"role":"user","content":"hi"}]}\n';
+  const text = line.repeat(Math.max(1, Math.floor(bytes / line.length)));
+  return (
+    await client.files.create({ file: await toFile(Buffer.from(text), 'train.jsonl'), purpose: 'fine-tune' })
+  ).id;
+};
+
+const jobPosts = () =>
+  stack.fakes[0]!.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/fine_tuning/jobs')).length;
+
+const spentUsd = async () =>
+  (await stack.gateway.stores.budgets.state({ tenant: 'acme', keyId: 'default/tuner-key' }, BUDGET)).spentUsd;
+
+describe('fine-tuning on a budget', () => {
+  it('refuses (402) a job whose training the budget cannot cover, before the provider sees it', async () => {
+    // About 1,000 tokens a pass: three epochs are $75 on a $1 budget.
+    const file = await upload(4_000);
+    const posts = jobPosts();
+    const refused = await failure(
+      client.fineTuning.jobs.create({
+        model: 'ft-test',
+        training_file: file,
+        hyperparameters: { n_epochs: 3 },
+      }),
+    );
+    expect(refused.status).toBe(402);
+    expect(refused.error).toMatchObject({ type: 'budget_exceeded', code: 402 });
+    expect(jobPosts()).toBe(posts);
+    expect(await spentUsd()).toBe(0);
+  });
+
+  it('counts epochs left to the provider (auto) at the most it may choose, and says how to hold less', async () => {
+    // About 12 tokens a pass: 3 epochs are ~$0.9, which fits; 50 (auto's worst) are not.
+    const file = await upload(48);
+    const auto = await failure(client.fineTuning.jobs.create({ model: 'ft-test', training_file: file }));
+    expect(auto.status).toBe(402);
+    expect(String(auto.error.message)).toContain('n_epochs');
+    const job = await client.fineTuning.jobs.create({
+      model: 'ft-test',
+      training_file: file,
+      method: { type: 'supervised', supervised: { hyperparameters: { n_epochs: 3 } } },
+    });
+    expect(job.status).toBe('queued');
+    expect(await spentUsd()).toBe(0);
+  });
+
+  it('takes training files uploaded for fine-tune only (400 naming the field), so none escapes the hold', async () => {
+    const line = '{"messages":[{"role":"user","content":"hi"}]}\n';
+    const other = await client.files.create({
+      file: await toFile(Buffer.from(line.repeat(100)), 'train.jsonl'),
+      purpose: 'user_data',
+    });
+    const posts = jobPosts();
+    const refused = await failure(
+      client.fineTuning.jobs.create({
+        model: 'ft-test',
+        training_file: other.id,
+        hyperparameters: { n_epochs: 1 },
+      }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.error).toMatchObject({ param: 'training_file' });
+    expect(String(refused.error.message)).toContain('purpose fine-tune');
+    expect(jobPosts()).toBe(posts);
+  });
+});
