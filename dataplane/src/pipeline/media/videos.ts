@@ -10,7 +10,7 @@ import type { Deployment } from '../../config/snapshot.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts';
 import type { Served } from '../chat.ts';
 import { admit } from '../admission.ts';
-import type { RequestContext } from '../context.ts';
+import { mayUse, type RequestContext } from '../context.ts';
 import { callContext, type PipelineDeps } from '../forward.ts';
 import { settle } from '../settlement.ts';
 import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
@@ -155,12 +155,14 @@ export async function findJob(ctx: RequestContext, store: VideoJobStore, id: str
   return job;
 }
 
+/** The deployment holding `job`, while the key may still use its model (as for files and batches). */
 function holder(ctx: RequestContext, job: VideoJob): Deployment {
   const d = ctx.snapshot.models.get(job.model)?.deployments.find((x) => x.name === job.deployment);
-  if (!d)
+  if (!d || !mayUse(ctx, job.model))
     throw new GatewayError(
       'not_found',
-      `video ${job.id} is held by deployment ${job.deployment}, which is no longer configured`,
+      `video ${job.id} is held by deployment ${job.deployment}, which is no longer configured for this key`,
+      { param: 'video_id' },
     );
   return d;
 }
