@@ -7,6 +7,9 @@ import { usageRecord } from '../harness/usage-record.ts';
 const KEY = 'sk-rerank';
 const POOR_KEY = 'sk-rerank-poor';
 const OTHER_KEY = 'sk-rerank-other';
+const FEW_SEARCH_KEY = 'sk-rerank-few-searches';
+/** Room for a few searches (and their tokens), not for ten. */
+const FEW_SEARCH_BUDGET = { limitUsd: 0.01, period: 'monthly' as const };
 const PER_SEARCH = 0.002;
 let stack: Stack;
 
@@ -28,6 +31,7 @@ beforeAll(async () => {
       apiKey('acme-key', KEY, 'acme', { budget: { limitUsd: 10, period: 'monthly' } }),
       apiKey('poor-key', POOR_KEY, 'acme', { budget: { limitUsd: PER_SEARCH / 2, period: 'monthly' } }),
       apiKey('globex-key', OTHER_KEY, 'globex'),
+      apiKey('few-search-key', FEW_SEARCH_KEY, 'acme', { budget: FEW_SEARCH_BUDGET }),
     ].join(''),
   );
 });
@@ -87,6 +91,31 @@ describe('rerank', () => {
     const res = await rerank({ model: 'rerank-test', query: 'q', documents }, POOR_KEY);
     expect(res.status).toBe(402);
     expect(((await res.json()) as { error: { type: string } }).error.type).toBe('budget_exceeded');
+  });
+
+  it('holds one search per 100 documents, as providers bill: a key with room for a few cannot rank 1,000', async () => {
+    const many = (n: number) => Array.from({ length: n }, (_, i) => `doc ${i}`);
+    const spent = async () =>
+      (
+        await stack.gateway.stores.budgets.state(
+          { tenant: 'acme', keyId: 'default/few-search-key' },
+          FEW_SEARCH_BUDGET,
+        )
+      ).spentUsd;
+    const calls = stack.fakes[0]!.requests.length;
+    const refused = await rerank(
+      { model: 'rerank-test', query: 'q', documents: many(1_000) },
+      FEW_SEARCH_KEY,
+    );
+    expect(refused.status).toBe(402);
+    expect(((await refused.json()) as { error: { type: string } }).error.type).toBe('budget_exceeded');
+    expect(stack.fakes[0]!.requests.length).toBe(calls);
+    expect(await spent()).toBe(0);
+    const fits = await rerank({ model: 'rerank-test', query: 'q', documents: many(150) }, FEW_SEARCH_KEY);
+    expect(fits.status).toBe(200);
+    expect(((await fits.json()) as RerankBody).meta.billed_units.search_units).toBe(2);
+    expect(await spent()).toBeCloseTo(Number(fits.headers.get('x-gantry-cost')), 9);
+    expect(await spent()).toBeLessThanOrEqual(FEW_SEARCH_BUDGET.limitUsd);
   });
 
   it('refuses a model without the capability, another tenant, and malformed input, naming the field', async () => {

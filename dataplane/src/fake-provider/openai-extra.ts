@@ -70,6 +70,9 @@ function validateRerank(body: Record<string, unknown>): ErrorReply | undefined {
   return undefined;
 }
 
+/** Cohere's billing: one search unit is a query over up to 100 documents. */
+export const searchUnits = (documents: number): number => Math.max(1, Math.ceil(documents / 100));
+
 function answerRerank(body: Record<string, unknown>): Outcome {
   const query = asString(body.query) ?? '';
   const docs = (body.documents as unknown[]).map((d) => documentText(d) ?? '');
@@ -89,7 +92,7 @@ function answerRerank(body: Record<string, unknown>): Outcome {
         relevance_score,
         ...(body.return_documents === true && { document: { text } }),
       })),
-      meta: { billed_units: { search_units: 1 } },
+      meta: { billed_units: { search_units: searchUnits(docs.length) } },
       usage: { total_tokens: tokens },
     },
   };

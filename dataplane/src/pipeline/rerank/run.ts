@@ -1,7 +1,8 @@
 /**
  * `POST /v1/rerank`: proxied through the router to deployments with the `rerank`
- * capability, charged per search (`pricing.perSearch`) plus the tokens read when the
- * deployment prices tokens; the budget holds the dearest such charge before the call.
+ * capability, charged per search (`pricing.perSearch`, as many as the provider reports) plus
+ * the tokens read when the deployment prices tokens; the budget holds the dearest such charge
+ * for a search per hundred documents before the call.
  */
 import { randomUUID } from 'node:crypto';
 import { costUsd } from '../../accounting/cost.ts';
@@ -30,6 +31,17 @@ export interface RerankOutcome {
   log: AttemptLog;
 }
 
+/**
+ * Documents one search unit covers: Cohere bills a query over up to 100 documents as one
+ * search (longer documents are split and count as more), and so report the providers that
+ * follow it. The hold counts a search per started hundred, so a long list cannot be admitted
+ * on the price of one search and then charged a hundred.
+ */
+export const DOCUMENTS_PER_SEARCH = 100;
+
+export const heldSearches = (documents: number): number =>
+  Math.max(1, Math.ceil(documents / DOCUMENTS_PER_SEARCH));
+
 /** A reranker reads the query once per document, and every document. */
 export function rerankTokens(req: RerankRequest): number {
   const query = estimateTextTokens(req.query);
@@ -56,7 +68,7 @@ export async function runRerank(
   const counted = () => (tokens ??= rerankTokens(req));
   ctx.admission = await admit(deps, ctx, routes, counted, {
     maxTokens: 0,
-    unitCostUsd: dearestUnitCostUsd(routes(), { searches: 1 }),
+    unitCostUsd: dearestUnitCostUsd(routes(), { searches: heldSearches(req.documents.length) }),
   });
   const routed = await deps.router.execute(routeRequest(ctx, req.model, ['rerank']), (d) =>
     passthroughCall(callContext(deps, ctx, d), 'POST', 'rerank', req).then((body) =>
