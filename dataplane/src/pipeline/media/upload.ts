@@ -19,6 +19,11 @@ export interface UploadRules {
    * takes); a file in any other field is refused.
    */
   files: Readonly<Record<string, readonly string[] | 'any'>>;
+  /**
+   * File fields that may come more than once (an image edit's `image[]`); any other takes one
+   * file, and a second is refused rather than buffered and silently dropped.
+   */
+  repeatable?: readonly string[];
 }
 
 export interface Upload {
@@ -63,6 +68,10 @@ export async function readUpload(request: FastifyRequest, rules: UploadRules): P
           name,
           `unexpected file field; this route takes ${Object.keys(rules.files).join(', ')}`,
         );
+      }
+      if (!rules.repeatable?.includes(name) && upload.files.some((f) => f.field === name)) {
+        part.file.resume();
+        throw invalidParam(name, 'takes one file; this upload has more than one');
       }
       const data = await part.toBuffer();
       const type =

@@ -42,6 +42,8 @@ export function imagesRoute(
       const upload = await readUpload(request, {
         maxFileBytes: limits.maxUploadBytes,
         files: { image: IMAGE_TYPES, mask: ['image/png'] },
+        // gpt-image edits take several images (`image[]`).
+        repeatable: ['image'],
       });
       requiredFile(upload, 'image');
       return answer(request, reply, 'images/edits', upload.fields, { kind: 'multipart', ...upload });
