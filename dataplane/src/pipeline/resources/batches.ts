@@ -21,12 +21,14 @@ import {
 import { holderOf, ownerOf, type Json } from './owned.ts';
 import { FAMILY } from './families.ts';
 import { createResource, type Charge, type Observer } from './operations.ts';
+import { checkObjectId } from './references.ts';
 
 export const COMPLETION_WINDOWS = ['24h'];
 
 export function checkBatchBody(body: Json): void {
   if (typeof body.input_file_id !== 'string' || body.input_file_id === '')
     throw invalidParam('input_file_id', 'is required');
+  checkObjectId('input_file_id', body.input_file_id);
   if (typeof body.endpoint !== 'string' || !(BATCH_ENDPOINTS as readonly string[]).includes(body.endpoint))
     throw invalidParam('endpoint', `must be one of ${BATCH_ENDPOINTS.join(', ')}`);
   if (body.completion_window !== undefined && !COMPLETION_WINDOWS.includes(String(body.completion_window)))

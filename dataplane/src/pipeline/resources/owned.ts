@@ -18,7 +18,7 @@ import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { FAMILY, type FamilySpec } from './families.ts';
 import { pageOf, type ListQuery } from './paging.ts';
 import { sendResource, type HttpMethod, type ResourceBody } from './proxy.ts';
-import type { Reference } from './references.ts';
+import { checkObjectId, type Reference } from './references.ts';
 import { commonDeployment, placement } from './select.ts';
 
 export const ownerOf = (ctx: RequestContext): Owner => ({ tenant: ctx.tenant.name, keyId: ctx.key.id });
@@ -127,6 +127,7 @@ export async function resolveReferences(
   ctx: RequestContext,
   named: readonly Reference[],
 ): Promise<{ deployment: Deployment; field: string; records: OwnedRecord[] } | undefined> {
+  for (const r of named) checkObjectId(r.field, r.id);
   const refs = named.length > 1 ? distinctReferences(named) : named;
   const records = await Promise.all(refs.map((r) => findOwned(deps, ctx, r.family, r.id, r.field)));
   const common = commonDeployment(

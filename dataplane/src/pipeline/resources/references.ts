@@ -2,7 +2,18 @@
  * Ids of owned objects that a request body refers to, by field, so each can be checked
  * against the caller before anything goes upstream. Pure.
  */
+import { invalidParam } from '../../errors.ts';
+import { MAX_PATH_PARAM_CHARS } from '../../server/limits.ts';
 import type { Family } from '../../stores/ownership/types.ts';
+
+/** The longest id looked up: an id in a body gets the bound an id in a path gets. */
+export const MAX_OBJECT_ID_CHARS = MAX_PATH_PARAM_CHARS;
+
+/** A longer id is nobody's: a 400 naming the field, before any lookup, without echoing it. */
+export function checkObjectId(field: string, id: string): void {
+  if (id.length > MAX_OBJECT_ID_CHARS)
+    throw invalidParam(field, `is longer than ${MAX_OBJECT_ID_CHARS} characters, so it is no object's id`);
+}
 
 export interface Reference {
   /** The body field, as errors name it (`file_ids[1]`, `tool_resources.file_search.vector_store_ids[0]`). */
