@@ -6,6 +6,7 @@
  */
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
 import { invalidParam } from '../../errors.ts';
+import { isPlainId } from '../resources/references.ts';
 
 export const OWNER_KEYS = { tenant: 'gantry_tenant', key: 'gantry_key', model: 'gantry_model' } as const;
 
@@ -25,19 +26,13 @@ export function jobId(ref: JobRef): string {
   return PREFIX + Buffer.from(JSON.stringify([ref.deployment, ref.upstreamId])).toString('base64url');
 }
 
-/**
- * What providers' job ids look like (`ftjob-abc123`, `ft-<uuid>`): the id inside a Gantry id is
- * the caller's to forge, and it goes into the upstream path, so nothing else (a slash, `..`, a
- * percent sign an upstream might decode) is ever sent.
- */
-const UPSTREAM_ID = /^[A-Za-z0-9][A-Za-z0-9_:-]*(?:\.[A-Za-z0-9_:-]+)*$/;
-
 export function parseJobId(id: string): JobRef | undefined {
   if (!id.startsWith(PREFIX)) return undefined;
   try {
     const v: unknown = JSON.parse(Buffer.from(id.slice(PREFIX.length), 'base64url').toString('utf8'));
     if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string')
-      return UPSTREAM_ID.test(v[1]) ? { deployment: v[0], upstreamId: v[1] } : undefined;
+      // The upstream id is the caller's to forge and goes into the upstream path.
+      return isPlainId(v[1]) ? { deployment: v[0], upstreamId: v[1] } : undefined;
   } catch {
     // not one of ours
   }

@@ -9,6 +9,16 @@ import type { Family } from '../../stores/ownership/types.ts';
 /** The longest id looked up: an id in a body gets the bound an id in a path gets. */
 export const MAX_OBJECT_ID_CHARS = MAX_PATH_PARAM_CHARS;
 
+/**
+ * What providers' object ids look like (`file-abc`, `ftjob-abc123`, `cfile_…`, `ft-<uuid>`):
+ * letters, digits, `_ : -` and single dots. An id a caller chose that goes into an upstream
+ * path must look so: nothing an upstream could read as a path (a slash, `..`, a percent sign
+ * it might decode) is ever sent. Linear: each repetition starts at a dot.
+ */
+const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9_:-]*(?:\.[A-Za-z0-9_:-]+)*$/;
+
+export const isPlainId = (id: string): boolean => PLAIN_ID.test(id);
+
 /** A longer id is nobody's: a 400 naming the field, before any lookup, without echoing it. */
 export function checkObjectId(field: string, id: string): void {
   if (id.length > MAX_OBJECT_ID_CHARS)

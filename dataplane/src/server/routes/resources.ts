@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUsd } from '../../accounting/cost.ts';
 import { RequestHeaders, ResponseHeaders } from '../../brand.ts';
-import { invalidParam } from '../../errors.ts';
+import { GatewayError, invalidParam } from '../../errors.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { readUpload, requiredFile } from '../../pipeline/media/upload.ts';
@@ -23,7 +23,7 @@ import {
   type Answer,
 } from '../../pipeline/resources/operations.ts';
 import { parseListQuery } from '../../pipeline/resources/paging.ts';
-import type { ReferringRequest } from '../../pipeline/resources/references.ts';
+import { isPlainId, type ReferringRequest } from '../../pipeline/resources/references.ts';
 import { searchVectorStore } from '../../pipeline/resources/search.ts';
 import type { UpstreamResponse } from '../../router/upstream.ts';
 import type { Family } from '../../stores/ownership/types.ts';
@@ -75,7 +75,16 @@ function subListQuery(q: Record<string, unknown>): string {
   return s === '' ? '' : `?${s}`;
 }
 
-const seg = (s: string): string => `/${encodeURIComponent(s)}`;
+/**
+ * A sub-resource id the caller names (a vector store's or container's file) as an upstream path
+ * segment. It is not looked up first (the parent is), so one that is no provider's id is the 404
+ * of an unknown file before it could reach the upstream as a path (`..%2F..%2Ffiles%2F…`).
+ */
+const seg = (fileId: string): string => {
+  if (!isPlainId(fileId))
+    throw new GatewayError('not_found', `file ${fileId} not found`, { param: 'file_id' });
+  return `/${encodeURIComponent(fileId)}`;
+};
 
 export function resourceRoutes(
   app: FastifyInstance,
