@@ -174,6 +174,14 @@ describe('batch input and charge', () => {
     ]);
   });
 
+  it('counts lines through blank, CRLF and whitespace-only lines, with or without a final newline', () => {
+    const text = `\n\r\n${line('a', 'm')}\r\n  \n\n${line('b', 'm')}`;
+    expect(readBatchInput(text).lineNumbers).toEqual([3, 6]);
+    expect(readBatchInput(`${text}\n`).lineNumbers).toEqual([3, 6]);
+    expect(thrown(() => readBatchInput(`\n\n\n${line('c', 'n')}\n\nx`)).message).toContain('line 6');
+    expect(thrown(() => readBatchInput('\n'.repeat(100_000))).message).toContain('no requests');
+  });
+
   it('names the line of every problem', () => {
     expect(thrown(() => readBatchInput(`${line('a', 'm')}\n${line('b', 'n')}`)).message).toContain('line 2');
     expect(thrown(() => readBatchInput(`${line('a', 'm')}\n${line('a', 'm')}`)).message).toContain('repeats');
