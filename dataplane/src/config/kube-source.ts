@@ -64,8 +64,21 @@ export async function watchSnapshotSecret(
     undefined,
     fieldSelector,
   );
-  informer.on('add', (s) => ((failures = 0), load(s)));
-  informer.on('update', (s) => ((failures = 0), load(s)));
+  // A throw inside an informer callback during its first list ends the watch for good (the
+  // library's start() rejects and is not retried), so nothing may escape a load.
+  const safeLoad = (s: V1Secret) => {
+    failures = 0;
+    try {
+      load(s);
+    } catch (err) {
+      log.error(
+        { source, err: (err as Error).message },
+        'snapshot rejected; previous snapshot keeps serving',
+      );
+    }
+  };
+  informer.on('add', safeLoad);
+  informer.on('update', safeLoad);
   let timer: NodeJS.Timeout | undefined;
   informer.on('error', (err: unknown) => {
     if (stopped) return;

@@ -31,6 +31,8 @@ export function contentHash(manifests: readonly Manifest[], credentials: Record<
     .digest('hex');
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const isKind = (k: unknown): k is KindName => typeof k === 'string' && Object.hasOwn(Kinds, k);
 
 /** Parse, check and compile a published snapshot; any problem rejects it whole. */
@@ -38,19 +40,29 @@ export function compilePublished(
   text: string,
   opts: Omit<CompileOptions, 'version' | 'source' | 'credentials'> & { source: string },
 ): CompileResult & { published?: PublishedSnapshot } {
-  let doc: Partial<PublishedSnapshot>;
+  let parsed: unknown;
   try {
-    doc = JSON.parse(text) as Partial<PublishedSnapshot>;
+    parsed = JSON.parse(text);
   } catch (err) {
     return { ok: false, errors: [`${opts.source}: not JSON: ${(err as Error).message}`] };
   }
+  // Any throw below would escape into the Secret watch's callback instead of rejecting.
+  if (!isObject(parsed)) return { ok: false, errors: [`${opts.source}: the snapshot must be a JSON object`] };
+  const doc = parsed as Partial<PublishedSnapshot>;
   if (doc.format !== PUBLISHED_FORMAT)
     return { ok: false, errors: [`${opts.source}: format must be ${PUBLISHED_FORMAT}`] };
   if (!Number.isSafeInteger(doc.version) || !Array.isArray(doc.manifests))
     return { ok: false, errors: [`${opts.source}: version and manifests are required`] };
+  const credentialsMap = doc.credentials ?? {};
+  if (!isObject(credentialsMap) || !Object.values(credentialsMap).every((v) => typeof v === 'string'))
+    return { ok: false, errors: [`${opts.source}: credentials must map deployment names to strings`] };
   const errors: string[] = [];
   const items: LocatedManifest[] = [];
-  for (const m of doc.manifests as unknown[]) {
+  for (const [i, m] of (doc.manifests as unknown[]).entries()) {
+    if (!isObject(m)) {
+      errors.push(`${opts.source}: manifests[${i}] must be an object`);
+      continue;
+    }
     const kind = (m as { kind?: unknown }).kind;
     const name = (m as { metadata?: { name?: unknown } }).metadata?.name;
     const where = `${String(kind)}/${String(name)}`;
@@ -63,7 +75,7 @@ export function compilePublished(
     else items.push({ manifest: m as Manifest, where });
   }
   if (errors.length > 0) return { ok: false, errors };
-  const credentials = new Map(Object.entries(doc.credentials ?? {}));
+  const credentials = new Map(Object.entries(credentialsMap));
   const result = compile(items, { ...opts, credentials, version: doc.version! });
   return result.ok ? { ...result, published: doc as PublishedSnapshot } : result;
 }
