@@ -117,7 +117,13 @@ export class Controller {
 
   private async reconcile(): Promise<void> {
     const objects = this.informers.objects();
-    const p = plan({ namespace: this.opts.kube.namespace, objects, secrets: this.informers.secretData() });
+    const p = plan({
+      namespace: this.opts.kube.namespace,
+      objects,
+      secrets: this.informers.secretData(),
+      snapshotSecret: this.snapshotName(),
+      generatedKeys: this.informers.generatedKeys(FIELD_MANAGER),
+    });
     this.lastPlan = p;
     for (const g of p.generate) await this.generateKey(g);
     await this.publish(p);
@@ -160,8 +166,12 @@ export class Controller {
     }
   }
 
+  private snapshotName(): string {
+    return this.opts.snapshotSecret ?? 'gantry-snapshot';
+  }
+
   private async publish(p: Plan): Promise<void> {
-    const name = this.opts.snapshotSecret ?? 'gantry-snapshot';
+    const name = this.snapshotName();
     const current = await this.opts.kube.readSecret(name);
     const annotations = current?.metadata?.annotations ?? {};
     const currentVersion = Number(annotations[VERSION_ANNOTATION] ?? 0) || 0;

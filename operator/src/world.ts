@@ -33,6 +33,13 @@ export interface World {
   objects: readonly ObservedObject[];
   /** Secret name → decoded data (key → UTF-8 value). */
   secrets: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /**
+   * The Secret the snapshot is published into. It holds every provider credential, so no
+   * object may reference it (and an ApiKey hashing it would change it with every publish).
+   */
+  snapshotSecret: string;
+  /** Secret name → uid of the ApiKey whose generated key it holds (the operator made it). */
+  generatedKeys: ReadonlyMap<string, string>;
 }
 
 export const objectKey = (kind: KindName, name: string): string => `${kind}/${name}`;

@@ -235,7 +235,13 @@ describe('a data plane with only its ServiceAccount token', () => {
       ['gantry-provider-keys', { openai: 'sk-openai', anthropic: 'sk-anthropic' }],
       ['team-a-app-key', { key: KEY }],
     ]);
-    const p = plan({ namespace: NS, objects: observed, secrets });
+    const p = plan({
+      namespace: NS,
+      objects: observed,
+      secrets,
+      snapshotSecret: 'gantry-snapshot',
+      generatedKeys: new Map(),
+    });
     expect(p.verdicts.filter((v) => !v.ready)).toEqual([]);
     const published = {
       format: PUBLISHED_FORMAT,

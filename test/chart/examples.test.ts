@@ -85,7 +85,13 @@ describe('examples/', () => {
     const secret = commentedSecret();
     const objects = docs.map(({ doc }, i) => observed(doc, i));
     const secrets = new Map<string, Record<string, string>>([[secret.metadata.name, secret.stringData]]);
-    const world: World = { namespace: 'gantry', objects, secrets };
+    const world: World = {
+      namespace: 'gantry',
+      objects,
+      secrets,
+      snapshotSecret: 'gantry-snapshot',
+      generatedKeys: new Map(),
+    };
 
     const first = plan(world);
     expect(first.generate.map((g) => [g.apiKey.name, g.secretName, g.dataKey])).toEqual([

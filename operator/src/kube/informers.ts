@@ -114,6 +114,17 @@ export class Informers {
     return out;
   }
 
+  /** Secret name → uid of the ApiKey that controls it, for the key Secrets the operator made. */
+  generatedKeys(managedBy: string): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const s of this.secrets?.list(this.kube.namespace) ?? []) {
+      if (s.metadata?.labels?.['app.kubernetes.io/managed-by'] !== managedBy) continue;
+      const owner = s.metadata.ownerReferences?.find((r) => r.controller && r.kind === 'ApiKey');
+      if (owner) out.set(s.metadata.name!, owner.uid);
+    }
+    return out;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) clearTimeout(t);

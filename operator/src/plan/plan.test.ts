@@ -30,10 +30,16 @@ const baseSecrets: [string, Record<string, string>][] = [
   ['openai', { apiKey: 'sk-upstream' }],
   ['ci-key', { key: 'sk-gantry-ci' }],
 ];
-const world = (objects: ObservedObject[], secrets = baseSecrets): World => ({
+const world = (
+  objects: ObservedObject[],
+  secrets = baseSecrets,
+  generatedKeys: [string, string][] = [],
+): World => ({
   namespace: 'gantry',
   objects,
   secrets: new Map(secrets),
+  snapshotSecret: 'gantry-snapshot',
+  generatedKeys: new Map(generatedKeys),
 });
 const healthy = () => [
   deployment('gpt-a', 'gpt-4o-mini'),
@@ -200,6 +206,104 @@ describe('plan', () => {
       credentials: p.credentials,
     };
     expect(compilePublished(JSON.stringify(doc), { env: {}, source: 't' }).ok).toBe(true);
+  });
+
+  describe('Secrets an object may not reach', () => {
+    const snapshotDoc = (p: ReturnType<typeof plan>, version: number) =>
+      JSON.stringify({
+        format: PUBLISHED_FORMAT,
+        version,
+        hash: p.hash,
+        manifests: p.manifests,
+        credentials: p.credentials,
+      });
+    const victim = apiKey('ci', 'acme');
+    const victimUid = victim.metadata.uid;
+
+    it('a ModelDeployment naming the snapshot Secret does not get every credential sent to its baseUrl', () => {
+      const first = plan(world(healthy()));
+      const thief = deployment('thief', 'gpt-x', {
+        baseUrl: 'https://attacker.example/v1',
+        credentialsSecretRef: { name: 'gantry-snapshot', key: 'snapshot.json' },
+      });
+      const p = plan(
+        world(
+          [...healthy(), thief],
+          [...baseSecrets, ['gantry-snapshot', { 'snapshot.json': snapshotDoc(first, 1) }]],
+        ),
+      );
+      expect(verdict(p.verdicts, 'ModelDeployment', 'thief')).toMatchObject({
+        ready: false,
+        reason: 'SecretNotAllowed',
+      });
+      expect(p.credentials).toEqual({ 'gpt-a': 'sk-upstream' });
+    });
+
+    it("a ModelDeployment naming an ApiKey's generated key Secret is refused", () => {
+      const thief = deployment('thief', 'gpt-x', { credentialsSecretRef: { name: 'ci-key', key: 'key' } });
+      const p = plan(
+        world([deployment('gpt-a', 'gpt-4o-mini'), tenant('acme', ['*']), victim, thief], baseSecrets, [
+          ['ci-key', victimUid],
+        ]),
+      );
+      expect(verdict(p.verdicts, 'ModelDeployment', 'thief')).toMatchObject({ reason: 'SecretNotAllowed' });
+      expect(Object.values(p.credentials)).not.toContain('sk-gantry-ci');
+      expect(verdict(p.verdicts, 'ApiKey', 'ci')).toMatchObject({ ready: true });
+    });
+
+    it('an ApiKey hashing the snapshot Secret is refused, so publishing does not change the plan (no write storm)', () => {
+      const selfRef = obj('ApiKey', 'loop', {
+        tenantRef: { name: 'acme' },
+        secretRef: { name: 'gantry-snapshot', key: 'snapshot.json' },
+      });
+      const objects = [...healthy(), selfRef];
+      const first = plan(world(objects, [...baseSecrets, ['gantry-snapshot', { 'snapshot.json': '{}' }]]));
+      const second = plan(
+        world(objects, [...baseSecrets, ['gantry-snapshot', { 'snapshot.json': snapshotDoc(first, 1) }]]),
+      );
+      expect(second.hash).toBe(first.hash);
+      expect(verdict(second.verdicts, 'ApiKey', 'loop')).toMatchObject({ reason: 'SecretNotAllowed' });
+      // Before the snapshot exists, it is not generated into either.
+      expect(plan(world(objects)).generate).toEqual([]);
+    });
+
+    it("an ApiKey naming another ApiKey's generated Secret does not take that key over", () => {
+      // 'aaa' sorts before 'ci': by name order it would win the duplicate and the victim's
+      // requests would be served under the attacker's tenant, budget and role.
+      const hijack = obj('ApiKey', 'aaa', {
+        tenantRef: { name: 'acme' },
+        secretRef: { name: 'ci-key' },
+        disabled: true,
+      });
+      const p = plan(world([...healthy().slice(0, 2), victim, hijack], baseSecrets, [['ci-key', victimUid]]));
+      expect(verdict(p.verdicts, 'ApiKey', 'aaa')).toMatchObject({
+        ready: false,
+        reason: 'SecretNotAllowed',
+      });
+      expect(verdict(p.verdicts, 'ApiKey', 'ci')).toMatchObject({ ready: true, reason: 'Published' });
+      // Its owner still reads it.
+      expect(p.manifests.filter((m) => m.kind === 'ApiKey').map((m) => m.metadata.name)).toEqual(['ci']);
+    });
+
+    it.each([
+      ['a Secret name the apiserver refuses', { name: 'Team_A' }, '/spec/secretRef/name: must match pattern'],
+      [
+        'a data key the apiserver refuses',
+        { name: 'team-a', key: 'a/b' },
+        '/spec/secretRef/key: must match pattern',
+      ],
+      ['an empty data key', { name: 'team-a', key: '' }, '/spec/secretRef/key: must match pattern'],
+    ])(
+      'an ApiKey with %s is InvalidSpec, not a key generation that fails every reconcile',
+      (_, secretRef, field) => {
+        const bad = obj('ApiKey', 'bad', { tenantRef: { name: 'acme' }, secretRef });
+        const p = plan(world([...healthy(), bad]));
+        expect(p.generate).toEqual([]);
+        const v = verdict(p.verdicts, 'ApiKey', 'bad');
+        expect(v).toMatchObject({ ready: false, reason: 'InvalidSpec' });
+        expect(v?.message).toContain(field);
+      },
+    );
   });
 
   it('an ApiKey whose Secret does not exist asks for a generated key and waits for it', () => {

@@ -166,6 +166,13 @@ function resolveSecrets(
   if (manifest.kind === 'ModelDeployment') {
     const ref = manifest.spec.credentialsSecretRef;
     if (ref === undefined) return { ok: true, manifest };
+    // The credential travels to the deployment's baseUrl, which its author chooses.
+    if (ref.name === world.snapshotSecret || world.generatedKeys.has(ref.name))
+      return {
+        ok: false,
+        reason: 'SecretNotAllowed',
+        message: `Secret ${ref.name} is ${ref.name === world.snapshotSecret ? 'the published snapshot' : "an ApiKey's generated key"}; spec.credentialsSecretRef may not name it`,
+      };
     const secret = world.secrets.get(ref.name);
     if (!secret) return { ok: false, reason: 'SecretNotFound', message: `Secret ${ref.name} not found` };
     const value = secret[ref.key];
@@ -181,6 +188,20 @@ function resolveSecrets(
       return { ok: false, reason: 'InvalidSpec', message: 'spec.secretRef (or spec.keyHash) is required' };
     return { ok: true, manifest };
   }
+  if (secretRef.name === world.snapshotSecret)
+    return {
+      ok: false,
+      reason: 'SecretNotAllowed',
+      message: `Secret ${secretRef.name} is the published snapshot; spec.secretRef may not name it`,
+    };
+  // Another ApiKey's key would be served under this one's tenant, budget and role.
+  const owner = world.generatedKeys.get(secretRef.name);
+  if (owner !== undefined && owner !== obj.metadata.uid)
+    return {
+      ok: false,
+      reason: 'SecretNotAllowed',
+      message: `Secret ${secretRef.name} holds the key generated for another ApiKey; spec.secretRef may not name it`,
+    };
   const dataKey = secretRef.key ?? DEFAULT_KEY_FIELD;
   const secret = world.secrets.get(secretRef.name);
   if (!secret) {
