@@ -6,16 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
-import {
-  PUBLISHED_DATA_KEY,
-  PUBLISHED_FORMAT,
-  type PublishedSnapshot,
-} from '@gantry/dataplane/config/published';
+import { PUBLISHED_DATA_KEY } from '@gantry/dataplane/config/published';
 import { FIELD_MANAGER, GROUP, VERSION, statusOf, type KubeClient } from './kube/client.ts';
 import { Informers } from './kube/informers.ts';
 import type { HealthFacts } from './health/verdict.ts';
 import { LeaderElector } from './leader.ts';
-import { plan, type KeyToGenerate, type Plan, type ReadyVerdict } from './plan/plan.ts';
+import { plan, snapshotText, type KeyToGenerate, type Plan, type ReadyVerdict } from './plan/plan.ts';
 import type { SpendReporter } from './spend/reporter.ts';
 import { WorkQueue } from './runtime/queue.ts';
 import type { Condition, ObservedObject } from './world.ts';
@@ -126,7 +122,9 @@ export class Controller {
     });
     this.lastPlan = p;
     for (const g of p.generate) await this.generateKey(g);
-    await this.publish(p);
+    if (p.publishable) await this.publish(p);
+    else
+      this.opts.log.error({}, 'snapshot too large for its Secret; not published, the last one keeps serving');
     const observed = new Map(objects.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
     for (const v of p.verdicts) {
       const o = observed.get(`${v.kind}/${v.name}`);
@@ -178,13 +176,6 @@ export class Controller {
     this.publishedVersion = currentVersion;
     if (annotations[HASH_ANNOTATION] === p.hash) return;
     const version = currentVersion + 1;
-    const doc: PublishedSnapshot = {
-      format: PUBLISHED_FORMAT,
-      version,
-      hash: p.hash,
-      manifests: p.manifests,
-      credentials: p.credentials,
-    };
     await this.opts.kube.writeSecret({
       apiVersion: 'v1',
       kind: 'Secret',
@@ -196,7 +187,7 @@ export class Controller {
         annotations: { [HASH_ANNOTATION]: p.hash, [VERSION_ANNOTATION]: String(version) },
       },
       type: 'Opaque',
-      data: { [PUBLISHED_DATA_KEY]: Buffer.from(JSON.stringify(doc)).toString('base64') },
+      data: { [PUBLISHED_DATA_KEY]: Buffer.from(snapshotText(p, version)).toString('base64') },
     });
     this.publishedVersion = version;
     this.opts.log.info({ version, hash: p.hash, objects: p.manifests.length }, 'snapshot published');

@@ -356,6 +356,101 @@ describe('operator', () => {
     }
   });
 
+  it("an ApiKey naming another ApiKey's generated Secret is refused; the owner keeps its key", async () => {
+    // 'aaa' sorts before 'ci', so it would have won the duplicate-key check and disabled ci's key.
+    await create('apikeys', 'aaa', {
+      tenantRef: { name: 'acme' },
+      secretRef: { name: 'ci-key' },
+      disabled: true,
+    });
+    const r = await until('aaa judged', async () => (await readyOf('apikeys', 'aaa')).condition);
+    expect(r).toMatchObject({ status: 'False', reason: 'SecretNotAllowed' });
+    expect((await readyOf('apikeys', 'ci')).condition).toMatchObject({ status: 'True', reason: 'Published' });
+    for (const pod of pods) expect(await modelsOn(pod, key)).toContain('gpt-4o-mini');
+    await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'apikeys', name: 'aaa' });
+  });
+
+  it('a snapshot over what a Secret holds is not published: Ready=False SnapshotTooLarge, the last one serves', async () => {
+    // The limit the plan keeps under is the apiserver's own.
+    const tooBig = (n: number) => ({
+      metadata: { name: `size-${n}` },
+      data: { x: Buffer.alloc(n).toString('base64') },
+    });
+    await core.createNamespacedSecret({ namespace: NS, body: tooBig(1024 * 1024) });
+    const refused = await core
+      .createNamespacedSecret({ namespace: NS, body: tooBig(1024 * 1024 + 1) })
+      .catch((e: unknown) => e);
+    expect(statusOf(refused)).toBe(422);
+    const versionOf = async () =>
+      (await core.readNamespacedSecret({ name: 'gantry-snapshot', namespace: NS })).metadata?.annotations?.[
+        'gantry.dev/snapshot-version'
+      ];
+    const big = ['big-1', 'big-2', 'big-3', 'big-4'];
+    for (const name of big)
+      await create('tenants', name, {
+        models: Array.from({ length: 7000 }, (_, i) => `${name}-model-${String(i).padStart(30, '0')}`),
+      });
+    const r = await until('acme SnapshotTooLarge', async () => {
+      const c = (await readyOf('tenants', 'acme')).condition;
+      return c?.reason === 'SnapshotTooLarge' ? c : undefined;
+    });
+    expect(r.status).toBe('False');
+    // The tenants that fitted were published; the one that tipped it over never was.
+    const published = JSON.parse(await secretValue('gantry-snapshot', 'snapshot.json')) as {
+      version: number;
+      manifests: { metadata: { name: string } }[];
+    };
+    expect(String(published.version)).toBe(await versionOf());
+    expect(published.manifests.map((m) => m.metadata.name)).not.toContain('big-4');
+    for (const pod of pods) expect(await modelsOn(pod, key)).toContain('gpt-4o-mini');
+    for (const name of big) await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'tenants', name });
+    await until('acme published again', async () =>
+      (await readyOf('tenants', 'acme')).condition?.reason !== 'SnapshotTooLarge' ? true : undefined,
+    );
+    const latest = Number(await versionOf());
+    for (const pod of pods)
+      await until(
+        `pod on version ${latest}`,
+        async () => {
+          const ready = (await fetch(`${pod.adminUrl}/readyz`).then((res) => res.json())) as {
+            configVersion: number;
+          };
+          return ready.configVersion === latest ? true : undefined;
+        },
+        10_000,
+      ).catch(async (e: unknown) => {
+        const ready = await fetch(`${pod.adminUrl}/readyz`).then((res) => res.json());
+        throw new Error(`${String(e)}; pod says ${JSON.stringify(ready)}`);
+      });
+  });
+
+  it('a pod that boots on a malformed snapshot loads the next good one', async () => {
+    await core.createNamespacedSecret({
+      namespace: NS,
+      body: { metadata: { name: 'bad-snapshot' }, stringData: { 'snapshot.json': 'null' } },
+    });
+    const pod = await startGateway({
+      configFile: '',
+      snapshotSecret: { namespace: NS, name: 'bad-snapshot' },
+      env: {},
+      logger: false,
+      redisUrl,
+      redisPrefix,
+    });
+    try {
+      expect(await modelsOn(pod, key)).toBeUndefined();
+      const good = await secretValue('gantry-snapshot', 'snapshot.json');
+      await core.replaceNamespacedSecret({
+        name: 'bad-snapshot',
+        namespace: NS,
+        body: { metadata: { name: 'bad-snapshot' }, stringData: { 'snapshot.json': good } },
+      });
+      await until('good snapshot loaded', async () => ((await modelsOn(pod, key)) ? true : undefined));
+    } finally {
+      await pod.close();
+    }
+  });
+
   it('deleting the ApiKey revokes it on every pod and garbage-collects its generated Secret', async () => {
     await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'apikeys', name: 'ci' });
     for (const pod of pods)

@@ -3,7 +3,7 @@ import type { KindName } from '@gantry/crds';
 import { compilePublished, PUBLISHED_FORMAT } from '@gantry/dataplane/config/published';
 import { describe, expect, it } from 'vitest';
 import type { ObservedObject, World } from '../world.ts';
-import { plan, type ReadyVerdict } from './plan.ts';
+import { MAX_SNAPSHOT_BYTES, plan, snapshotText, type ReadyVerdict } from './plan.ts';
 
 let uid = 0;
 const obj = (kind: KindName, name: string, spec: object, generation = 1): ObservedObject => ({
@@ -331,6 +331,29 @@ describe('plan', () => {
       obj('Tenant', 'acme', { tier: 'pro', models: ['*'] }, 4),
     ];
     expect(verdict(plan(world(objects)).verdicts, 'Tenant', 'acme')?.generation).toBe(4);
+  });
+
+  it('a snapshot too large for its Secret is not published: every object says so, with the size', () => {
+    // About 1.1 MB of model names over a few tenants, each object well under the apiserver's own limit.
+    const names = (t: string) =>
+      Array.from({ length: 7000 }, (_, i) => `${t}-model-${String(i).padStart(30, '0')}`);
+    const objects = [...healthy(), ...['t1', 't2', 't3', 't4'].map((t) => tenant(t, names(t)))];
+    const p = plan(world(objects));
+    expect(p.publishable).toBe(false);
+    expect(p.verdicts.length).toBe(objects.length);
+    for (const v of p.verdicts) {
+      expect(v).toMatchObject({ ready: false, reason: 'SnapshotTooLarge' });
+      expect(v.message).toMatch(
+        /^the snapshot would be \d+ bytes, over the 1048512 a Secret holds; the last published snapshot keeps serving$/,
+      );
+    }
+    expect(Buffer.byteLength(snapshotText(p, 1))).toBeGreaterThan(MAX_SNAPSHOT_BYTES);
+    // One tenant fewer fits, and is published.
+    const smaller = plan(world(objects.slice(0, -1)));
+    expect(smaller.publishable).toBe(true);
+    expect(Buffer.byteLength(snapshotText(smaller, Number.MAX_SAFE_INTEGER))).toBeLessThanOrEqual(
+      1024 * 1024,
+    );
   });
 
   it('credentials of a left-out deployment are not published', () => {

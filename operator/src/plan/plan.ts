@@ -7,7 +7,7 @@
 import { compileValidators, formatAjvErrors, type KindName, type Manifest } from '@gantry/crds';
 import { createHash } from 'node:crypto';
 import { compile, type LocatedManifest } from '@gantry/dataplane/config/compile';
-import { contentHash } from '@gantry/dataplane/config/published';
+import { contentHash, PUBLISHED_FORMAT, type PublishedSnapshot } from '@gantry/dataplane/config/published';
 import { objectKey, type ObservedObject, type World } from '../world.ts';
 
 export interface ReadyVerdict {
@@ -33,6 +33,26 @@ export interface Plan {
   hash: string;
   verdicts: ReadyVerdict[];
   generate: KeyToGenerate[];
+  /** False when the snapshot would not fit its Secret: the last published one keeps serving. */
+  publishable: boolean;
+}
+
+/**
+ * The apiserver refuses a Secret whose data adds up to more than 1 MiB. The margin leaves room
+ * for the version's digits, which the size is measured without.
+ */
+export const MAX_SNAPSHOT_BYTES = 1024 * 1024 - 64;
+
+/** The text published into the snapshot Secret, exactly as the data plane reads it. */
+export function snapshotText(p: Pick<Plan, 'hash' | 'manifests' | 'credentials'>, version: number): string {
+  const doc: PublishedSnapshot = {
+    format: PUBLISHED_FORMAT,
+    version,
+    hash: p.hash,
+    manifests: p.manifests,
+    credentials: p.credentials,
+  };
+  return JSON.stringify(doc);
 }
 
 export const API_VERSION = 'gantry.dev/v1alpha1';
@@ -145,12 +165,28 @@ export function plan(world: World): Plan {
       included.some((c) => c.obj.kind === 'ModelDeployment' && c.obj.metadata.name === name),
     ),
   );
+  const hash = contentHash(manifests, usedCredentials);
+  const bytes = Buffer.byteLength(snapshotText({ hash, manifests, credentials: usedCredentials }, 0));
+  const publishable = bytes <= MAX_SNAPSHOT_BYTES;
+  // Which object tipped it over is not knowable, so every published one says so: loud, and
+  // nothing half-published.
+  if (!publishable)
+    for (const c of included)
+      verdicts.set(objectKey(c.obj.kind, c.obj.metadata.name), {
+        kind: c.obj.kind,
+        name: c.obj.metadata.name,
+        generation: c.obj.metadata.generation,
+        ready: false,
+        reason: 'SnapshotTooLarge',
+        message: `the snapshot would be ${bytes} bytes, over the ${MAX_SNAPSHOT_BYTES} a Secret holds; the last published snapshot keeps serving`,
+      });
   return {
     manifests,
     credentials: usedCredentials,
-    hash: contentHash(manifests, usedCredentials),
+    hash,
     verdicts: [...verdicts.values()].sort((a, b) => byKindAndName(a, b)),
     generate,
+    publishable,
   };
 }
 
