@@ -126,10 +126,20 @@ export class Controller {
     else
       this.opts.log.error({}, 'snapshot too large for its Secret; not published, the last one keeps serving');
     const observed = new Map(objects.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
+    // One object's refused status write must not leave every condition after it unwritten.
+    let failed: unknown;
     for (const v of p.verdicts) {
       const o = observed.get(`${v.kind}/${v.name}`);
-      if (o) await this.writeCondition(o, v);
+      if (o)
+        await this.writeCondition(o, v).catch((err: unknown) => {
+          this.opts.log.error(
+            { kind: v.kind, name: v.name, err: (err as Error).message },
+            'status write failed',
+          );
+          failed ??= err;
+        });
     }
+    if (failed !== undefined) throw failed;
     await this.opts.spend?.maybeReport(p.manifests, observed);
   }
 

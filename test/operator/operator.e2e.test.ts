@@ -424,6 +424,22 @@ describe('operator', () => {
       });
   });
 
+  it('a tenant listing 20,000 models nobody serves does not stop the conditions of the objects after it', async () => {
+    // Its full ModelNotFound message beside its spec would not fit in etcd: the status patch failed
+    // on every reconcile, and every condition after it in the loop went unwritten.
+    await create('tenants', 'wide', {
+      models: Array.from({ length: 20_000 }, (_, i) => `wide-model-${String(i).padStart(30, '0')}`),
+    });
+    await create('tenants', 'zeta', { models: ['gpt-4o-mini'] });
+    const zeta = await until('zeta judged', async () => (await readyOf('tenants', 'zeta')).condition);
+    expect(zeta).toMatchObject({ status: 'True', reason: 'Published' });
+    const wide = (await readyOf('tenants', 'wide')).condition;
+    expect(wide).toMatchObject({ status: 'False', reason: 'ModelNotFound' });
+    expect((wide as unknown as { message: string }).message.length).toBeLessThanOrEqual(1024);
+    for (const name of ['wide', 'zeta'])
+      await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'tenants', name });
+  });
+
   it('a pod that boots on a malformed snapshot loads the next good one', async () => {
     await core.createNamespacedSecret({
       namespace: NS,

@@ -3,7 +3,7 @@ import type { KindName } from '@gantry/crds';
 import { compilePublished, PUBLISHED_FORMAT } from '@gantry/dataplane/config/published';
 import { describe, expect, it } from 'vitest';
 import type { ObservedObject, World } from '../world.ts';
-import { MAX_SNAPSHOT_BYTES, plan, snapshotText, type ReadyVerdict } from './plan.ts';
+import { MAX_MESSAGE_CHARS, MAX_SNAPSHOT_BYTES, plan, snapshotText, type ReadyVerdict } from './plan.ts';
 
 let uid = 0;
 const obj = (kind: KindName, name: string, spec: object, generation = 1): ObservedObject => ({
@@ -354,6 +354,18 @@ describe('plan', () => {
     expect(Buffer.byteLength(snapshotText(smaller, Number.MAX_SAFE_INTEGER))).toBeLessThanOrEqual(
       1024 * 1024,
     );
+  });
+
+  it('condition messages are clipped, however many models a tenant lists that nobody serves', () => {
+    const ghosts = Array.from({ length: 500 }, (_, i) => `ghost-${i}`);
+    const p = plan(world([deployment('gpt-a', 'gpt-4o-mini'), tenant('wide', ['gpt-4o-mini', ...ghosts])]));
+    const v = verdict(p.verdicts, 'Tenant', 'wide')!;
+    expect(v).toMatchObject({ ready: false, reason: 'ModelNotFound' });
+    expect(v.message.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
+    expect(v.message).toMatch(
+      /^no ModelDeployment serves ghost-0, ghost-1, .* \.\.\. \(\d+ more characters\)$/,
+    );
+    expect(p.manifests.some((m) => m.metadata.name === 'wide')).toBe(true);
   });
 
   it('credentials of a left-out deployment are not published', () => {

@@ -184,7 +184,7 @@ export function plan(world: World): Plan {
     manifests,
     credentials: usedCredentials,
     hash,
-    verdicts: [...verdicts.values()].sort((a, b) => byKindAndName(a, b)),
+    verdicts: [...verdicts.values()].sort((a, b) => byKindAndName(a, b)).map(clipMessage),
     generate,
     publishable,
   };
@@ -268,6 +268,19 @@ function rejectDuplicateKeys(
     if (first === undefined) byHash.set(hash, c.obj.metadata.name);
     else fail(c.obj, 'DuplicateKey', `the same key is already used by ApiKey ${first}`);
   }
+}
+
+/**
+ * A condition's message is for a person reading `kubectl describe`. Unclipped, a tenant listing
+ * thousands of missing models wrote them all into its status, which could push the object past
+ * what etcd stores, so the status patch failed on every reconcile.
+ */
+export const MAX_MESSAGE_CHARS = 1024;
+
+function clipMessage(v: ReadyVerdict): ReadyVerdict {
+  if (v.message.length <= MAX_MESSAGE_CHARS) return v;
+  const more = ` ... (${v.message.length - MAX_MESSAGE_CHARS} more characters)`;
+  return { ...v, message: v.message.slice(0, MAX_MESSAGE_CHARS - more.length) + more };
 }
 
 function reasonOf(error: string): string {
