@@ -249,6 +249,16 @@ describe('operator', () => {
     expect(Date.parse(status!.lastUsed!)).toBeGreaterThan(Date.now() - 60_000);
   });
 
+  it('a budget removed from an ApiKey leaves its status: remainingUsd goes', async () => {
+    await patchSpec('apikeys', 'ci', { budget: null });
+    await until('remainingUsd cleared', async () => {
+      const o = (await custom.getNamespacedCustomObject({ ...GROUP, plural: 'apikeys', name: 'ci' })) as {
+        status?: { spendUsd?: number; remainingUsd?: number };
+      };
+      return o.status?.spendUsd !== undefined && !('remainingUsd' in o.status) ? true : undefined;
+    });
+  });
+
   it('every object reports Ready=True for its generation', async () => {
     for (const [plural, name] of [
       ['modeldeployments', 'mini-a'],

@@ -7,7 +7,7 @@ import type { ApiKey, Manifest } from '@gantry/crds';
 import { createStores, type Stores } from '@gantry/dataplane/stores';
 import type { KubeClient } from '../kube/client.ts';
 import type { ObservedObject } from '../world.ts';
-import { sameSpend, spendStatus, type SpendStatus } from './status.ts';
+import { sameSpend, spendPatch, spendStatus, type SpendStatus } from './status.ts';
 
 export interface SpendReporterOptions {
   kube: KubeClient;
@@ -60,7 +60,7 @@ export class SpendReporter {
       });
       const current = observed.get(`ApiKey/${m.metadata.name}`)?.status as Partial<SpendStatus> | undefined;
       if (!sameSpend(current, status))
-        await this.opts.kube.patchStatus('ApiKey', m.metadata.name, { ...status });
+        await this.opts.kube.patchStatus('ApiKey', m.metadata.name, spendPatch(status));
     }
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sameSpend, spendStatus } from './status.ts';
+import { sameSpend, spendPatch, spendStatus } from './status.ts';
 
 describe('spendStatus', () => {
   it('rounds to cents, never shows a negative remainder, omits what is unknown', () => {
@@ -24,5 +24,13 @@ describe('spendStatus', () => {
     expect(sameSpend(a, spendStatus({ spentUsd: 1.02, remainingUsd: 5, lastUsedMs: 1000 }))).toBe(false);
     expect(sameSpend(a, spendStatus({ spentUsd: 1.001, remainingUsd: 5, lastUsedMs: 2000 }))).toBe(false);
     expect(sameSpend(undefined, a)).toBe(false);
+  });
+
+  it('the patch clears what the status no longer shows (a merge patch keeps absent fields)', () => {
+    expect(spendPatch(spendStatus({ spentUsd: 2, remainingUsd: undefined, lastUsedMs: undefined }))).toEqual({
+      spendUsd: 2,
+      remainingUsd: null,
+      lastUsed: null,
+    });
   });
 });

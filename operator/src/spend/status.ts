@@ -31,3 +31,12 @@ export function spendStatus(i: SpendInputs): SpendStatus {
 export function sameSpend(a: Partial<SpendStatus> | undefined, b: SpendStatus): boolean {
   return a?.spendUsd === b.spendUsd && a?.remainingUsd === b.remainingUsd && a?.lastUsed === b.lastUsed;
 }
+
+/**
+ * The merge patch that makes the status show `s`. A field `s` omits is sent as null: a merge
+ * patch leaves absent fields alone, so a removed budget's remainingUsd stayed shown and, never
+ * equal to what is computed, was patched again every interval.
+ */
+export function spendPatch(s: SpendStatus): Record<keyof SpendStatus, number | string | null> {
+  return { spendUsd: s.spendUsd, remainingUsd: s.remainingUsd ?? null, lastUsed: s.lastUsed ?? null };
+}
