@@ -175,6 +175,12 @@ export const CircuitBreakerPolicy = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Longest a deployment timeout may be: one day. Node runs a timer longer than 2^31-1 ms
+ * (~24.8 days) after 1 ms instead, so a firstTokenTimeoutMs of 3e9 failed every stream at once.
+ */
+export const MAX_TIMEOUT_MS = 86_400_000;
+
 export const ModelDeploymentSpec = Type.Object(
   {
     model: Type.String({ minLength: 1, maxLength: 200, description: 'The model id clients send' }),
@@ -194,12 +200,18 @@ export const ModelDeploymentSpec = Type.Object(
     contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
     maxOutputTokens: Type.Optional(Type.Integer({ minimum: 1 })),
     timeoutMs: Type.Optional(
-      Type.Integer({ minimum: 100, default: 60000, description: 'Total time for one attempt' }),
+      Type.Integer({
+        minimum: 100,
+        maximum: MAX_TIMEOUT_MS,
+        default: 60000,
+        description: 'Total time for one attempt',
+      }),
     ),
-    connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 10, default: 5000 })),
+    connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 10, maximum: MAX_TIMEOUT_MS, default: 5000 })),
     headersTimeoutMs: Type.Optional(
       Type.Integer({
         minimum: 10,
+        maximum: MAX_TIMEOUT_MS,
         description:
           'Time to response headers; defaults to timeoutMs (non-streaming answers send headers last)',
       }),
@@ -207,11 +219,14 @@ export const ModelDeploymentSpec = Type.Object(
     firstTokenTimeoutMs: Type.Optional(
       Type.Integer({
         minimum: 10,
+        maximum: MAX_TIMEOUT_MS,
         description:
           'Fail a stream over when no token arrived this long after the request was sent (headers included); defaults to min(30000, timeoutMs)',
       }),
     ),
-    streamIdleTimeoutMs: Type.Optional(Type.Integer({ minimum: 10, default: 30000 })),
+    streamIdleTimeoutMs: Type.Optional(
+      Type.Integer({ minimum: 10, maximum: MAX_TIMEOUT_MS, default: 30000 }),
+    ),
     rpm: Type.Optional(Type.Integer({ minimum: 1 })),
     tpm: Type.Optional(Type.Integer({ minimum: 1 })),
     retry: Type.Optional(RetryPolicy),

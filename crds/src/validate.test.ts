@@ -199,3 +199,21 @@ describe('sharedValidators', () => {
     expect(shared.ModelDeployment(example('ModelDeployment'))).toBe(true);
   });
 });
+
+describe('deployment timeouts', () => {
+  // Past 2^31-1 ms Node fires a timer after 1 ms: such a timeout would fail every attempt at once.
+  it.each([
+    'timeoutMs',
+    'connectTimeoutMs',
+    'headersTimeoutMs',
+    'firstTokenTimeoutMs',
+    'streamIdleTimeoutMs',
+  ])('%s above one day is rejected, naming the field; one day is accepted', (field) => {
+    const over = example('ModelDeployment');
+    spec(over)[field] = 3_000_000_000;
+    expect(check(over)).toEqual([`/spec/${field}: must be <= 86400000`]);
+    const day = example('ModelDeployment');
+    spec(day)[field] = 86_400_000;
+    expect(check(day)).toEqual([]);
+  });
+});
