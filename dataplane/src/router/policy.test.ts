@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UpstreamError, UpstreamErrorKind } from '../providers/types.ts';
 import {
+  boundedRetryAfter,
   backoffMs,
   decide,
   DEFAULT_RETRY,
@@ -31,6 +32,7 @@ const cfg: RetryConfig = {
   backoffBaseMs: 100,
   backoffMaxMs: 1_000,
   maxSameRetries: 2,
+  maxCooldownMs: 60_000,
 };
 
 const err = (kind: UpstreamErrorKind, retryAfterMs?: number): UpstreamError => ({
@@ -389,5 +391,30 @@ describe('retryable', () => {
   };
   it.each(Object.entries(table))('%s → %s with every transient status listed', (kind, expected) => {
     expect(retryable(err(kind as UpstreamErrorKind), all)).toBe(expected);
+  });
+});
+
+describe('boundedRetryAfter', () => {
+  const rl = (retryAfterMs: number | undefined): UpstreamError => ({
+    kind: 'rate_limited',
+    status: 429,
+    message: 'slow down',
+    ...(retryAfterMs !== undefined && { retryAfterMs }),
+  });
+  it('keeps a sane value and an absent one as they are', () => {
+    expect(boundedRetryAfter(rl(30_000), 60_000)).toEqual(rl(30_000));
+    expect(boundedRetryAfter(rl(60_000), 60_000)).toEqual(rl(60_000));
+    expect(boundedRetryAfter(rl(undefined), 60_000)).toEqual(rl(undefined));
+  });
+  it('cuts an absurd wait (1e12 s, year 9999, Infinity) to the bound', () => {
+    expect(boundedRetryAfter(rl(1e15), 60_000).retryAfterMs).toBe(60_000);
+    expect(boundedRetryAfter(rl(Date.parse('9999-12-31T00:00:00Z') - Date.now()), 60_000).retryAfterMs).toBe(
+      60_000,
+    );
+    expect(boundedRetryAfter(rl(Number.POSITIVE_INFINITY), 60_000).retryAfterMs).toBe(60_000);
+  });
+  it('drops a value that is no wait at all', () => {
+    expect(boundedRetryAfter(rl(-1000), 60_000)).toEqual(rl(undefined));
+    expect(boundedRetryAfter(rl(Number.NaN), 60_000)).toEqual(rl(undefined));
   });
 });

@@ -17,7 +17,14 @@ export interface RetryConfig {
   backoffMaxMs: number;
   /** Retries of one deployment when no alternative exists. */
   maxSameRetries: number;
+  /**
+   * Longest Retry-After believed: a longer one (`1e12` seconds, a date in year 9999) is cut to
+   * this, both for the deployment's cooldown and for the caller's own Retry-After (default 60 s).
+   */
+  maxCooldownMs?: number;
 }
+
+export const DEFAULT_MAX_COOLDOWN_MS = 60_000;
 
 export const DEFAULT_RETRY: RetryConfig = {
   maxAttempts: 5,
@@ -25,6 +32,7 @@ export const DEFAULT_RETRY: RetryConfig = {
   backoffBaseMs: 100,
   backoffMaxMs: 2_000,
   maxSameRetries: 2,
+  maxCooldownMs: DEFAULT_MAX_COOLDOWN_MS,
 };
 
 /** A deployment's own retry policy (ModelDeployment `spec.retry`, defaults filled in). */
@@ -133,6 +141,20 @@ export function backoffMs(retry: number, random: number, cfg: RetryConfig = DEFA
 export function jitteredBackoff(retry: number, random: number, baseMs: number, maxMs: number): number {
   const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(retry, 30));
   return Math.max(baseMs / 2, Math.round(random * ceiling));
+}
+
+/**
+ * A provider's Retry-After as the router may use it. Beyond `maxMs` it is not advice but a
+ * fault (a proxy's bogus header, a broken clock): honoured, one such 429 would keep the
+ * deployment out of rotation until the pod restarts and tell every caller to come back in
+ * 30,000 years. A value that is not a non-negative number is no advice at all.
+ */
+export function boundedRetryAfter(error: UpstreamError, maxMs: number): UpstreamError {
+  const ms = error.retryAfterMs;
+  if (ms === undefined || (ms >= 0 && ms <= maxMs)) return error;
+  const bounded: UpstreamError = { ...error, retryAfterMs: ms > maxMs ? maxMs : undefined };
+  if (bounded.retryAfterMs === undefined) delete bounded.retryAfterMs;
+  return bounded;
 }
 
 /** Faults that count against the deployment's circuit breaker. */

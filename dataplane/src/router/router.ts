@@ -12,7 +12,15 @@ import type { UpstreamError } from '../providers/types.ts';
 import { orderDeployments, type Skipped } from './balance.ts';
 import { toGatewayError } from './errors.ts';
 import type { HealthRegistry } from './health.ts';
-import { backoffMs, decide, DEFAULT_RETRY, isDeploymentFault, type RetryConfig } from './policy.ts';
+import {
+  backoffMs,
+  boundedRetryAfter,
+  decide,
+  DEFAULT_MAX_COOLDOWN_MS,
+  DEFAULT_RETRY,
+  isDeploymentFault,
+  type RetryConfig,
+} from './policy.ts';
 import type { ClientSignal } from './client-signal.ts';
 import { ClientAbortError, UpstreamFailure } from './upstream.ts';
 
@@ -130,7 +138,7 @@ export class Router {
             log,
           );
         }
-        const error = err.upstream;
+        const error = boundedRetryAfter(err.upstream, this.retry.maxCooldownMs ?? DEFAULT_MAX_COOLDOWN_MS);
         this.deps.observer.attempt(deployment, error.kind, (this.now() - started) / 1000);
         this.recordHealth(deployment, error, sameRetries);
         if (!log.failed.includes(deployment.name)) log.failed.push(deployment.name);

@@ -1,5 +1,6 @@
 /** Anthropic error answers (`{type:'error', error:{type, message}}`) → UpstreamError. */
 import { isRecord } from '../../formats/anthropic/util.ts';
+import { retryAfterMs as parseRetryAfter } from '../shared/retry-after.ts';
 import type { UpstreamError, UpstreamErrorKind } from '../types.ts';
 
 /**
@@ -65,13 +66,13 @@ const header = (headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** `retry-after` is either delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
+/**
+ * `retry-after` is either delay-seconds or an HTTP date (RFC 9110 §10.2.3): the parser every
+ * adapter uses, so a negative value is no advice here either (it was read as a date in 2001,
+ * which made it "retry at once").
+ */
 export function retryAfterMs(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+  return value === undefined ? undefined : parseRetryAfter({ 'retry-after': value }, now);
 }
 
 /** Anthropic's error body, or undefined when the body is not one (proxies, HTML pages). */

@@ -126,6 +126,12 @@ describe('anthropic error classifier', () => {
     expect(classifyAnthropicError(429, { 'retry-after': ['2'] }, '', now).retryAfterMs).toBe(2000);
   });
 
+  it('reads a negative retry-after as no advice, not as "retry at once"', () => {
+    // Date.parse('-5') is a date in 2001: read as one, the wait was 0.
+    expect(retryAfterMs('-5', now)).toBeUndefined();
+    expect(classifyAnthropicError(429, { 'retry-after': '-1' }, '', now).retryAfterMs).toBeUndefined();
+  });
+
   it('falls back to the raw body when it is not Anthropic JSON', () => {
     expect(anthropicAdapter.error(502, {}, '<html>Bad gateway</html>')).toEqual({
       kind: 'server',
