@@ -5,6 +5,7 @@
 import type { Capability } from '@gantry/crds';
 import { costUsd } from '../accounting/cost.ts';
 import type { OutputBound } from '../accounting/estimate.ts';
+import { believableUsage } from '../accounting/reported-usage.ts';
 import { estimateTextTokens } from '../accounting/tokens.ts';
 import type {
   CompletionRequest,
@@ -149,7 +150,7 @@ export async function runCompletions(
     deployment: routed.deployment,
     log: routed.log,
     async settle(reported, completionText, ending) {
-      const usage = reported ?? {
+      const usage = believableUsage(reported) ?? {
         prompt_tokens: estimateTextTokens(promptText),
         completion_tokens: estimateTextTokens(completionText),
       };

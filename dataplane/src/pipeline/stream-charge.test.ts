@@ -37,7 +37,7 @@ describe('chargeStream', () => {
     const reported = { ...usage(40, 9), prompt_tokens_details: { cached_tokens: 8 } };
     const a = dep('a', DEAR);
     const charge = chargeStream(REQ, [part({ deployment: a, text: 'x', usage: reported })], true);
-    expect(charge.usage).toBe(reported);
+    expect(charge.usage).toEqual(reported);
     expect(charge.costUsd).toBe(costUsd(DEAR, reported));
     expect(charge.parts).toEqual([{ deployment: a, usage: reported, costUsd: costUsd(DEAR, reported) }]);
   });

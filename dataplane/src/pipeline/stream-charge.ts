@@ -5,6 +5,7 @@
  * work that deployment did (a continuation also reads the prompt and the prefix again).
  */
 import { costUsd } from '../accounting/cost.ts';
+import { believableUsage } from '../accounting/reported-usage.ts';
 import { estimatePromptTokens, estimateTextTokens } from '../accounting/tokens.ts';
 import type { Deployment } from '../config/snapshot.ts';
 import type { ChatRequest, Usage } from '../formats/openai/types.ts';
@@ -46,8 +47,10 @@ export function chargeStream(req: ChatRequest, parts: readonly StreamPart[], bil
  * prompt the provider reported when it did so before the cut (Anthropic does, up front).
  */
 function partUsage(req: ChatRequest, p: StreamPart): Usage {
-  if (!p.cut && p.usage) return p.usage;
-  const reportedPrompt = p.usage?.prompt_tokens ?? 0;
+  // A report no request can have (negative, 1e300 tokens) counts as none.
+  const reported = believableUsage(p.usage);
+  if (!p.cut && reported) return reported;
+  const reportedPrompt = reported?.prompt_tokens ?? 0;
   const prompt =
     reportedPrompt > 0
       ? reportedPrompt

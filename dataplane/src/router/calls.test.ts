@@ -144,7 +144,9 @@ describe('through the router', () => {
 
   it('twenty local stack overflows leave the circuit closed; one bad answer opens it', async () => {
     const health = new HealthRegistry({ failureThreshold: 1, baseOpenMs: 60_000, maxOpenMs: 60_000 });
-    answer = json('{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[]}');
+    answer = json(
+      '{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}',
+    );
     for (let i = 0; i < 20; i++) {
       const err = await route(health, tooDeep()).catch((e: unknown) => e);
       expect(err).toMatchObject({ type: 'internal_error', status: 500 });

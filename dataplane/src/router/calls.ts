@@ -11,8 +11,10 @@ import type {
   CompletionResponse,
   EmbeddingRequest,
   EmbeddingResponse,
+  Usage,
 } from '../formats/openai/types.ts';
 import type { ProviderAdapter, RawUpstreamRequest } from '../providers/types.ts';
+import { believableUsage, isTokenCount } from '../accounting/reported-usage.ts';
 import { GatewayError } from '../errors.ts';
 import type { ClientSignal } from './client-signal.ts';
 import {
@@ -114,7 +116,7 @@ export async function chatCall(ctx: CallContext, req: ChatRequest): Promise<Chat
     false,
   );
   const body = await readJson(ctx, res);
-  return decode(() => ctx.adapter.chat.response(body, ctx.deployment.target));
+  return believed(decode(() => ctx.adapter.chat.response(body, ctx.deployment.target)));
 }
 
 export async function embeddingsCall(ctx: CallContext, req: EmbeddingRequest): Promise<EmbeddingResponse> {
@@ -123,7 +125,11 @@ export async function embeddingsCall(ctx: CallContext, req: EmbeddingRequest): P
     throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'embeddings not supported' });
   const res = await sendOk(ctx, adapter.request(req, ctx.deployment.target), false);
   const body = await readJson(ctx, res);
-  return decode(() => adapter.response(body, ctx.deployment.target));
+  const answer = decode(() => adapter.response(body, ctx.deployment.target));
+  // An unbelievable count reads as none: the caller counts the input itself then.
+  const prompt = isTokenCount(answer.usage.prompt_tokens) ? answer.usage.prompt_tokens : 0;
+  answer.usage = { prompt_tokens: prompt, total_tokens: prompt };
+  return answer;
 }
 
 export async function completionsCall(ctx: CallContext, req: CompletionRequest): Promise<CompletionResponse> {
@@ -132,5 +138,16 @@ export async function completionsCall(ctx: CallContext, req: CompletionRequest):
     throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'completions not supported' });
   const res = await sendOk(ctx, adapter.request({ ...req, stream: false }, ctx.deployment.target), false);
   const body = await readJson(ctx, res);
-  return decode(() => adapter.response(body, ctx.deployment.target));
+  return believed(decode(() => adapter.response(body, ctx.deployment.target)));
+}
+
+/**
+ * The answer with its usage only when the count is believable (accounting/reported-usage.ts);
+ * without it, the caller bills its own count, as for a provider that reports none.
+ */
+function believed<T extends { usage?: Usage | undefined }>(answer: T): T {
+  const usage = believableUsage(answer.usage);
+  if (usage) answer.usage = usage;
+  else delete answer.usage;
+  return answer;
 }

@@ -83,8 +83,9 @@ describe('anthropic response → chat.completion', () => {
     expect(finishReason(stop)).toBe(finish);
   });
 
-  it('rejects a body that is not a message', () => {
-    expect(() => toChatCompletion({ type: 'error' })).toThrow(GatewayError);
+  it('rejects a body that is not a message (a plain Error: the router blames the deployment)', () => {
+    expect(() => toChatCompletion({ type: 'error' })).toThrow(/without a content array/);
+    expect(() => toChatCompletion({ type: 'error' })).not.toThrow(GatewayError);
   });
 });
 

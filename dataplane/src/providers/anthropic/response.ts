@@ -1,5 +1,4 @@
 /** Anthropic Message → canonical chat.completion, plus the stop-reason and usage maps. */
-import { GatewayError } from '../../errors.ts';
 import type { ChatCompletion, FinishReason, ToolCall, Usage } from '../../formats/openai/types.ts';
 import type { ThinkingBlocks } from '../../formats/anthropic/types.ts';
 import { isRecord } from '../../formats/anthropic/util.ts';
@@ -50,11 +49,19 @@ export function toUsage(raw: unknown): Usage {
   return usage;
 }
 
+/**
+ * Whether Anthropic's usage says what the prompt cost: without `input_tokens` the prompt would
+ * be billed as 0 tokens, so such a report (or none) is left out and the gateway counts.
+ */
+export const reportsUsage = (u: unknown): boolean => isRecord(u) && typeof u['input_tokens'] === 'number';
+
 type Message = ChatCompletion['choices'][number]['message'] & { thinking_blocks?: ThinkingBlocks };
 
 export function toChatCompletion(body: unknown, now: () => number = Date.now): ChatCompletion {
+  // A plain Error: the router's decode step blames the deployment and fails over (a
+  // GatewayError would read as the gateway's own refusal, ending the request there).
   if (!isRecord(body) || !Array.isArray(body['content'])) {
-    throw new GatewayError('upstream_error', 'Anthropic returned a response without a content array');
+    throw new Error('Anthropic returned a response without a content array');
   }
   const texts: string[] = [];
   const thoughts: string[] = [];
@@ -95,6 +102,7 @@ export function toChatCompletion(body: unknown, now: () => number = Date.now): C
     created: Math.floor(now() / 1000),
     model: typeof body['model'] === 'string' ? body['model'] : '',
     choices: [{ index: 0, message, finish_reason: finishReason(body['stop_reason']) ?? 'stop' }],
-    usage: toUsage(body['usage']),
+    // No usage reported is not zero usage: left out, the gateway counts the tokens itself.
+    ...(reportsUsage(body['usage']) && { usage: toUsage(body['usage']) }),
   };
 }

@@ -11,7 +11,7 @@ import { isRecord } from '../../formats/anthropic/util.ts';
 import type { SseEvent } from '../../formats/sse.ts';
 import type { StreamContext, StreamTranslator, UpstreamError } from '../types.ts';
 import { kindOfErrorType, STATUS_OF_ERROR_TYPE } from './errors.ts';
-import { finishReason, toUsage } from './response.ts';
+import { finishReason, reportsUsage, toUsage } from './response.ts';
 
 type Block =
   { kind: 'text' } | { kind: 'thinking' } | { kind: 'tool'; toolIndex: number } | { kind: 'other' };
@@ -24,7 +24,6 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   private roleSent = false;
   /** Raw Anthropic usage counters; message_delta values overwrite message_start ones. */
   private readonly counters: Record<string, unknown> = {};
-  private sawUsage = false;
   private isDone = false;
   private isFinished = false;
   private failure: UpstreamError | undefined;
@@ -40,8 +39,10 @@ export class AnthropicStreamTranslator implements StreamTranslator {
   get finished(): boolean {
     return this.isFinished;
   }
+  /** Only once the prompt's count is known (message_start has it); a bare output count is not usage. */
   get usage(): Usage | undefined {
-    return this.sawUsage ? toUsage(this.counters) : undefined;
+    const usage = this.counters;
+    return reportsUsage(usage) ? toUsage(usage) : undefined;
   }
   get error(): UpstreamError | undefined {
     return this.failure;
@@ -75,7 +76,7 @@ export class AnthropicStreamTranslator implements StreamTranslator {
         return this.messageDelta(data);
       case 'message_stop':
         this.isDone = true;
-        return this.sawUsage ? [this.chunk([], this.usage)] : [];
+        return this.usage ? [this.chunk([], this.usage)] : [];
       case 'error':
         this.fail(data['error']);
         return [];
@@ -113,7 +114,6 @@ export class AnthropicStreamTranslator implements StreamTranslator {
     if (!isRecord(usage)) return;
     for (const [key, value] of Object.entries(usage))
       if (value !== null && value !== undefined) this.counters[key] = value;
-    this.sawUsage = true;
   }
 
   private blockStart(data: Record<string, unknown>): ChatChunk[] {

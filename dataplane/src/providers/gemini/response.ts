@@ -8,7 +8,6 @@ import type {
   Usage,
 } from '../../formats/openai/types.ts';
 import type { UpstreamTarget } from '../types.ts';
-import { GatewayError } from '../../errors.ts';
 import { isRecord } from '../shared/retry-after.ts';
 import { numberOr } from './json.ts';
 import type { GeminiCandidate, GeminiGenerateResponse, GeminiPart, GeminiUsageMetadata } from './wire.ts';
@@ -58,7 +57,8 @@ export const toolCallId = (n: number): string => `call_${n}`;
 
 export function chatResponse(body: unknown, target: UpstreamTarget): ChatCompletion {
   if (!isRecord(body))
-    throw new GatewayError('upstream_error', 'Gemini returned a response that is not an object');
+    // Plain Errors: a malformed answer is the deployment's fault, failed over by the router.
+    throw new Error('Gemini returned a response that is not an object');
   const res = body as GeminiGenerateResponse;
   const completion: ChatCompletion = {
     id: `chatcmpl-${res.responseId ?? randomUUID()}`,
@@ -77,7 +77,7 @@ export function chatResponse(body: unknown, target: UpstreamTarget): ChatComplet
   if (completion.choices.length === 0) {
     // No candidate because the prompt itself was refused: an empty, filtered answer.
     if (res.promptFeedback?.blockReason === undefined) {
-      throw new GatewayError('upstream_error', 'Gemini returned a response without candidates');
+      throw new Error('Gemini returned a response without candidates');
     }
     completion.choices.push({
       index: 0,

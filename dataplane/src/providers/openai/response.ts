@@ -8,8 +8,12 @@ import { isRecord } from '../shared/retry-after.ts';
 
 /** OpenAI-style upstreams already speak the canonical format; check the shape, keep the rest. */
 export function chatResponse(body: unknown): ChatCompletion {
-  if (!isRecord(body) || !Array.isArray(body.choices))
+  if (!isRecord(body) || !Array.isArray(body.choices) || body.choices.length === 0)
     throw new Error('upstream chat response has no choices');
+  // Every later stage reads choices[i].message: a choice without one is a malformed answer
+  // (failed over), not a crash inside the gateway.
+  if (!body.choices.every((c) => isRecord(c) && isRecord(c.message)))
+    throw new Error('upstream chat response has a choice without a message');
   return body as unknown as ChatCompletion;
 }
 
