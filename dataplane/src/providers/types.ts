@@ -64,6 +64,11 @@ export interface UpstreamError {
   /** The provider's own reason, safe to show the caller. */
   message: string;
   retryAfterMs?: number | undefined;
+  /**
+   * No connection was made (refused, connect timeout, unknown host): the request never reached
+   * the upstream, so repeating it cannot make anything twice.
+   */
+  unsent?: true | undefined;
 }
 
 /** Per-request, stateful translator of a provider's SSE stream into canonical chunks. */

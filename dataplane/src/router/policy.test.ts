@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { UpstreamError, UpstreamErrorKind } from '../providers/types.ts';
 import {
   boundedRetryAfter,
+  mayHaveActed,
   backoffMs,
   decide,
   DEFAULT_RETRY,
@@ -416,5 +417,34 @@ describe('boundedRetryAfter', () => {
   it('drops a value that is no wait at all', () => {
     expect(boundedRetryAfter(rl(-1000), 60_000)).toEqual(rl(undefined));
     expect(boundedRetryAfter(rl(Number.NaN), 60_000)).toEqual(rl(undefined));
+  });
+});
+
+describe('mayHaveActed', () => {
+  const e = (kind: UpstreamErrorKind, status: number, unsent?: true): UpstreamError => ({
+    kind,
+    status,
+    message: kind,
+    ...(unsent && { unsent }),
+  });
+  it('an upstream that failed while (or after) working may have acted', () => {
+    expect(mayHaveActed(e('server', 500))).toBe(true);
+    expect(mayHaveActed(e('server', 200))).toBe(true); // a 2xx it could not be understood
+    expect(mayHaveActed(e('timeout', 0))).toBe(true);
+    expect(mayHaveActed(e('network', 0))).toBe(true); // reset after sending
+  });
+  it('a refusal, or a request that never left, did not', () => {
+    for (const kind of [
+      'rate_limited',
+      'overloaded',
+      'auth',
+      'not_found',
+      'bad_request',
+      'content_policy',
+      'context_length',
+    ] as const)
+      expect(mayHaveActed(e(kind, 400))).toBe(false);
+    expect(mayHaveActed(e('network', 0, true))).toBe(false);
+    expect(mayHaveActed(e('timeout', 0, true))).toBe(false);
   });
 });

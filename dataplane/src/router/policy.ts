@@ -157,6 +157,24 @@ export function boundedRetryAfter(error: UpstreamError, maxMs: number): Upstream
   return bounded;
 }
 
+/**
+ * Whether the upstream may have acted on a request that failed, so that repeating a create (a
+ * file, a batch, a job) could make it twice. It did not when it refused before doing anything
+ * (429, 503/529, a 4xx) or was never reached; a 500/502/504, a 2xx it could not be understood,
+ * a timeout or a connection broken after sending leave the outcome unknown.
+ */
+export function mayHaveActed(e: UpstreamError): boolean {
+  switch (e.kind) {
+    case 'server':
+      return true;
+    case 'timeout':
+    case 'network':
+      return e.unsent !== true;
+    default:
+      return false;
+  }
+}
+
 /** Faults that count against the deployment's circuit breaker. */
 export const isDeploymentFault = (e: UpstreamError): boolean =>
   e.kind === 'server' ||

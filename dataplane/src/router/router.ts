@@ -19,6 +19,7 @@ import {
   DEFAULT_MAX_COOLDOWN_MS,
   DEFAULT_RETRY,
   isDeploymentFault,
+  mayHaveActed,
   type RetryConfig,
 } from './policy.ts';
 import type { ClientSignal } from './client-signal.ts';
@@ -42,6 +43,11 @@ export interface RouteRequest {
    * `message` replaces the upstream's where that would name the upstream's own id (videos).
    */
   missingObject?: { param: string; message?: string };
+  /**
+   * The request creates something kept upstream (a file, a batch, a job): an attempt that may
+   * have done so before failing is not repeated anywhere, and the caller is told it may exist.
+   */
+  createsObject?: boolean;
 }
 
 export interface AttemptLog {
@@ -142,6 +148,8 @@ export class Router {
         this.deps.observer.attempt(deployment, error.kind, (this.now() - started) / 1000);
         this.recordHealth(deployment, error, sameRetries);
         if (!log.failed.includes(deployment.name)) log.failed.push(deployment.name);
+        if (req.createsObject && mayHaveActed(error))
+          throw withLog(outcomeUnknown(error, deployment.name), log);
         last = { error, deployment };
         const decision = decide(
           {
@@ -240,6 +248,17 @@ function unavailable(model: string, skipped: Skipped[], now: number): GatewayErr
     {
       headers,
     },
+  );
+}
+
+/** A create that failed in a way that may have created it: the caller decides, knowing that. */
+function outcomeUnknown(error: UpstreamError, deployment: string): GatewayError {
+  const base = toGatewayError(error, deployment);
+  return new GatewayError(
+    base.type,
+    `${base.message}; not retried, because the upstream may have created the object before ` +
+      'failing: list your objects before creating it again',
+    { headers: base.headers },
   );
 }
 

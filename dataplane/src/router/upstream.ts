@@ -165,5 +165,17 @@ export function classifyUpstreamFailure(err: unknown, clientSignal: ClientSignal
   const message = timeout
     ? `upstream timed out (${e.code ?? e.name})`
     : `upstream connection failed (${e.code ?? e.message})`;
-  return new UpstreamFailure({ kind: timeout ? 'timeout' : 'network', status: 0, message });
+  const failure: UpstreamError = { kind: timeout ? 'timeout' : 'network', status: 0, message };
+  if (e.code !== undefined && NEVER_CONNECTED.has(e.code)) failure.unsent = true;
+  return new UpstreamFailure(failure);
 }
+
+/** Errors that mean no connection was made, so nothing of the request reached the upstream. */
+const NEVER_CONNECTED: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);

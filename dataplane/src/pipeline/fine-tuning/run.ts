@@ -94,14 +94,16 @@ export async function createJob(
   });
   const routing = routeRequest(ctx, req.model, ['fine_tuning']);
   const routed = await deps.router.execute(
+    // A training job is never started twice by a retry.
     holder
       ? {
           ...routing,
+          createsObject: true,
           filter: (d) => d.name === holder.deployment.name,
           // A training file the provider no longer holds is the caller's 404, not the deployment's fault.
           missingObject: { param: holder.field },
         }
-      : routing,
+      : { ...routing, createsObject: true },
     (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
   );
   await settleAnswered(deps, ctx, routed, 0);

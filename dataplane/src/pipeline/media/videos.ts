@@ -75,14 +75,16 @@ export async function createVideo(
   const routed = await executeMedia(
     deps,
     ctx,
+    // A job (billed per second upstream) is never started twice by a retry.
     source
       ? {
           ...routing,
+          createsObject: true,
           filter: (d) => d.name === source.deployment,
           // The provider may have expired the source: the caller's 404, not the deployment's fault.
           missingObject: { param: 'video_id', message: `video ${source.id} not found upstream` },
         }
-      : routing,
+      : { ...routing, createsObject: true },
     async (call) => {
       const res = await sendMedia(call, source ? 'videos/remix' : 'videos', body, false, source?.upstreamId);
       const record = await readJsonObject(call, res);

@@ -8,7 +8,7 @@ import { MAX_BATCH_HOLD_USD } from '../../accounting/estimate.ts';
 import type { Deployment } from '../../config/snapshot.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
 import { toGatewayError } from '../../router/errors.ts';
-import type { AttemptLog, Routed } from '../../router/router.ts';
+import type { AttemptLog, Routed, RouteRequest } from '../../router/router.ts';
 import { readJsonObject } from '../../router/calls.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts';
 import { ownedBy, type Family, type Owner, type OwnedRecord } from '../../stores/ownership/types.ts';
@@ -202,13 +202,16 @@ export async function createOwned(
   });
   ctx.usage.requestedModel = place.kind === 'pinned' ? place.deployment.model : place.model;
   const needs = [spec.capability, ...(req.alsoNeeds ?? [])];
-  const routing =
+  const routing: RouteRequest =
     place.kind === 'pinned'
       ? {
           ...routeRequest(ctx, place.deployment.model, needs),
           filter: (d: Deployment) => d.name === place.deployment.name,
         }
       : routeRequest(ctx, place.model, needs);
+  // An attempt that may have created the object is not repeated: the copy would be orphaned
+  // upstream (a batch run and billed twice), unknown to its owner.
+  routing.createsObject = true;
   const routed: Routed<Json> = await deps.router.execute(routing, async (d) => {
     const call = callContext(deps, ctx, d);
     const res = await sendResource(call, 'POST', spec.path, req.body(d), spec.upstreamHeaders).catch(
