@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { UpstreamError, UpstreamErrorKind } from '../providers/types.ts';
 import {
   boundedRetryAfter,
+  cutByDeadline,
   mayHaveActed,
   backoffMs,
   decide,
@@ -446,5 +447,21 @@ describe('mayHaveActed', () => {
       expect(mayHaveActed(e(kind, 400))).toBe(false);
     expect(mayHaveActed(e('network', 0, true))).toBe(false);
     expect(mayHaveActed(e('timeout', 0, true))).toBe(false);
+  });
+});
+
+describe('cutByDeadline', () => {
+  const limits = { totalMs: 60_000, headersMs: 60_000, firstTokenMs: 30_000 };
+  it('an attempt given less than the deployment’s patience, ended at the deadline: the deadline’s', () => {
+    expect(cutByDeadline({ endedAt: 1_000, deadline: 1_000, budgetMs: 20_000, limits })).toBe(true);
+    // Late timers (the shared tick fires up to 100 ms late) still count as the deadline's.
+    expect(cutByDeadline({ endedAt: 1_100, deadline: 1_000, budgetMs: 20_000, limits })).toBe(true);
+  });
+  it('a deployment limit that fired before the deadline is the deployment’s', () => {
+    expect(cutByDeadline({ endedAt: 500, deadline: 1_000, budgetMs: 50_000, limits })).toBe(false);
+  });
+  it('an attempt that had the deployment’s whole patience is the deployment’s, whatever the deadline', () => {
+    expect(cutByDeadline({ endedAt: 1_000, deadline: 1_000, budgetMs: 60_000, limits })).toBe(false);
+    expect(cutByDeadline({ endedAt: 1_000, deadline: 1_000, budgetMs: 90_000, limits })).toBe(false);
   });
 });

@@ -175,6 +175,34 @@ export function mayHaveActed(e: UpstreamError): boolean {
   }
 }
 
+/**
+ * How close to the request deadline a timeout counts as the deadline's: a limit cut to it
+ * fires at the deadline or later, give or take a clock tick.
+ */
+const DEADLINE_SLACK_MS = 20;
+
+export interface TimedOutAttempt {
+  endedAt: number;
+  /** The request's deadline, which caps every attempt's limits. */
+  deadline: number;
+  /** What was left of the request's time when the attempt began. */
+  budgetMs: number;
+  limits: { totalMs: number; headersMs: number; firstTokenMs: number | undefined };
+}
+
+/**
+ * Whether a timed-out attempt was cut by the request's deadline rather than by the
+ * deployment's own limits: it ended at the deadline, and the time it had was shorter than the
+ * deployment's patience. The request's time goes on its upload (a client may trickle it for
+ * the whole receive timeout), on earlier stages and on earlier attempts; none of that says
+ * anything about this deployment. A deployment's own limit that fires first ends the attempt
+ * before the deadline and still counts.
+ */
+export function cutByDeadline(a: TimedOutAttempt): boolean {
+  const patience = Math.max(a.limits.totalMs, a.limits.headersMs, a.limits.firstTokenMs ?? 0);
+  return a.endedAt >= a.deadline - DEADLINE_SLACK_MS && a.budgetMs < patience - DEADLINE_SLACK_MS;
+}
+
 /** Faults that count against the deployment's circuit breaker. */
 export const isDeploymentFault = (e: UpstreamError): boolean =>
   e.kind === 'server' ||

@@ -15,6 +15,7 @@ import type { HealthRegistry } from './health.ts';
 import {
   backoffMs,
   boundedRetryAfter,
+  cutByDeadline,
   decide,
   DEFAULT_MAX_COOLDOWN_MS,
   DEFAULT_RETRY,
@@ -143,6 +144,22 @@ export class Router {
             ),
             log,
           );
+        }
+        // The request's own time ran out, not the deployment's: counted, slow clients (and
+        // earlier stages or attempts) could eject healthy deployments.
+        if (
+          err.upstream.kind === 'timeout' &&
+          cutByDeadline({
+            endedAt: this.now(),
+            deadline: req.deadline,
+            budgetMs: req.deadline - started,
+            limits: deployment.timeouts,
+          })
+        ) {
+          this.deps.health.release(deployment);
+          this.deps.observer.attempt(deployment, 'timeout', (this.now() - started) / 1000);
+          if (!log.failed.includes(deployment.name)) log.failed.push(deployment.name);
+          throw withLog(toGatewayError(err.upstream, deployment.name), log);
         }
         const error = boundedRetryAfter(err.upstream, this.retry.maxCooldownMs ?? DEFAULT_MAX_COOLDOWN_MS);
         this.deps.observer.attempt(deployment, error.kind, (this.now() - started) / 1000);
