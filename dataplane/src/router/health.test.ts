@@ -294,3 +294,23 @@ describe('onTransition', () => {
     expect(seen).toHaveLength(7);
   });
 });
+
+describe('the half-open trial belongs to the call that took it', () => {
+  it('a call admitted while closed ends without a verdict: the trial stays the only one out', () => {
+    const stale = health.claim(a);
+    expect(stale).toEqual({ probe: false });
+    failOnce(a);
+    failOnce(a);
+    expect(health.circuitState('a')).toBe('open');
+    now += breaker.baseOpenMs;
+    const trial = health.claim(a);
+    expect(trial).toEqual({ probe: true });
+    health.release(a, stale);
+    health.coolDown(a, 1, stale);
+    expect(health.circuitState('a')).toBe('half-open');
+    expect(health.claim(a)).toBeUndefined();
+    // The trial itself giving up does let the next one go.
+    health.release(a, trial);
+    expect(health.claim(a)).toEqual({ probe: true });
+  });
+});

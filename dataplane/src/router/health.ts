@@ -37,6 +37,13 @@ interface Entry extends HealthView {
 
 const EWMA_WEIGHT = 0.2;
 
+/** A slot taken on a deployment; `probe` when it is the half-open circuit's one trial. */
+export interface Claim {
+  readonly probe: boolean;
+}
+const PROBE: Claim = { probe: true };
+const CALL: Claim = { probe: false };
+
 export class HealthRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners: TransitionListener[] = [];
@@ -89,14 +96,19 @@ export class HealthRegistry {
     return a.admit ? { ok: true } : { ok: false, until: a.until, reason: 'circuit_open' };
   }
 
-  /** Claim a slot on the deployment; false when its circuit does not admit the call now. */
-  begin(d: Deployment): boolean {
+  /** Claim a slot on the deployment; undefined when its circuit does not admit the call now. */
+  claim(d: Deployment): Claim | undefined {
     const e = this.entry(d.name);
     const a = admission(e.breaker, this.now());
-    if (!a.admit) return false;
+    if (!a.admit) return undefined;
     if (a.probe) this.setBreaker(d.name, e, startProbe(e.breaker, this.now(), this.config(d)));
     e.inflight++;
-    return true;
+    return a.probe ? PROBE : CALL;
+  }
+
+  /** `claim` for callers that need not know whether theirs is the trial. */
+  begin(d: Deployment): boolean {
+    return this.claim(d) !== undefined;
   }
 
   succeed(d: Deployment, latencyMs: number): void {
@@ -114,19 +126,26 @@ export class HealthRegistry {
     this.setBreaker(d.name, e, recordFailure(e.breaker, this.now(), this.config(d)));
   }
 
-  /** Rate limited: stay away until `retryAfterMs` has passed; not a fault of the deployment. */
-  coolDown(d: Deployment, retryAfterMs: number): void {
+  /**
+   * Rate limited: stay away until `retryAfterMs` has passed; not a fault of the deployment.
+   * Only the trial itself gives up the trial (`claim`; callers that do not say are taken for it).
+   */
+  coolDown(d: Deployment, retryAfterMs: number, claim: Claim = PROBE): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
     e.cooldownUntil = Math.max(e.cooldownUntil, this.now() + retryAfterMs);
-    if (e.breaker.state === 'half-open') this.setBreaker(d.name, e, abandonProbe(e.breaker));
+    if (claim.probe && e.breaker.state === 'half-open') this.setBreaker(d.name, e, abandonProbe(e.breaker));
   }
 
-  /** The call ended without telling anything about the deployment (caller error, abort). */
-  release(d: Deployment): void {
+  /**
+   * The call ended without telling anything about the deployment (caller error, abort). A call
+   * admitted before the circuit opened must not end the trial in flight: that let a second
+   * trial go while the first was still out, one more per such call.
+   */
+  release(d: Deployment, claim: Claim = PROBE): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
-    this.setBreaker(d.name, e, abandonProbe(e.breaker));
+    if (claim.probe) this.setBreaker(d.name, e, abandonProbe(e.breaker));
   }
 
   /** Forget everything learned (tests; an operator's manual reset). */

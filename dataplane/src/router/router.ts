@@ -11,7 +11,7 @@ import type { Deployment, Snapshot } from '../config/snapshot.ts';
 import type { UpstreamError } from '../providers/types.ts';
 import { orderDeployments, type Skipped } from './balance.ts';
 import { toGatewayError } from './errors.ts';
-import type { HealthRegistry } from './health.ts';
+import type { Claim, HealthRegistry } from './health.ts';
 import {
   backoffMs,
   boundedRetryAfter,
@@ -103,7 +103,8 @@ export class Router {
 
     while (index < candidates.length) {
       const { deployment, modelIndex } = candidates[index]!;
-      if (!this.deps.health.begin(deployment)) {
+      const claim = this.deps.health.claim(deployment);
+      if (!claim) {
         index++;
         sameRetries = 0;
         continue;
@@ -117,23 +118,23 @@ export class Router {
         return { value, deployment, log };
       } catch (err) {
         if (err instanceof ClientAbortError || req.signal.aborted) {
-          this.deps.health.release(deployment);
+          this.deps.health.release(deployment, claim);
           throw err instanceof ClientAbortError ? err : new ClientAbortError();
         }
         // Our own translation refused the request (e.g. a part this provider cannot take).
         if (err instanceof GatewayError) {
-          this.deps.health.release(deployment);
+          this.deps.health.release(deployment, claim);
           throw withLog(err, log);
         }
         // Anything but a classified upstream outcome is the gateway's own fault (a bug, a stack
         // overflow while translating): it says nothing about this deployment and would fail the
         // same way on every other one, so no health is charged and nothing is failed over.
         if (!(err instanceof UpstreamFailure)) {
-          this.deps.health.release(deployment);
+          this.deps.health.release(deployment, claim);
           throw withLog(localFault(err), log);
         }
         if (req.missingObject && err.upstream.status === 404) {
-          this.deps.health.release(deployment);
+          this.deps.health.release(deployment, claim);
           throw withLog(
             new GatewayError(
               'not_found',
@@ -156,14 +157,14 @@ export class Router {
             limits: deployment.timeouts,
           })
         ) {
-          this.deps.health.release(deployment);
+          this.deps.health.release(deployment, claim);
           this.deps.observer.attempt(deployment, 'timeout', (this.now() - started) / 1000);
           if (!log.failed.includes(deployment.name)) log.failed.push(deployment.name);
           throw withLog(toGatewayError(err.upstream, deployment.name), log);
         }
         const error = boundedRetryAfter(err.upstream, this.retry.maxCooldownMs ?? DEFAULT_MAX_COOLDOWN_MS);
         this.deps.observer.attempt(deployment, error.kind, (this.now() - started) / 1000);
-        this.recordHealth(deployment, error, sameRetries);
+        this.recordHealth(deployment, error, sameRetries, claim);
         if (!log.failed.includes(deployment.name)) log.failed.push(deployment.name);
         if (req.createsObject && mayHaveActed(error))
           throw withLog(outcomeUnknown(error, deployment.name), log);
@@ -219,12 +220,12 @@ export class Router {
     return { candidates, skipped };
   }
 
-  private recordHealth(d: Deployment, error: UpstreamError, sameRetries: number): void {
+  private recordHealth(d: Deployment, error: UpstreamError, sameRetries: number, claim: Claim): void {
     const health = this.deps.health;
     if (error.kind === 'rate_limited') {
-      health.coolDown(d, error.retryAfterMs ?? backoffMs(sameRetries, this.random(), this.retry));
+      health.coolDown(d, error.retryAfterMs ?? backoffMs(sameRetries, this.random(), this.retry), claim);
     } else if (isDeploymentFault(error)) health.fail(d);
-    else health.release(d);
+    else health.release(d, claim);
   }
 }
 
