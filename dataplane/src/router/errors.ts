@@ -17,6 +17,15 @@ export function toGatewayError(e: UpstreamError, deployment: string): GatewayErr
       return new GatewayError('invalid_request_error', e.message);
     case 'timeout':
       return new GatewayError('upstream_timeout', `deployment ${deployment}: ${e.message}`);
+    case 'overloaded': {
+      // The provider said "busy, come back" (503, Anthropic's 529): the caller hears the same,
+      // not a 502 that reads as a broken answer.
+      const headers: Record<string, string> = {};
+      if (e.retryAfterMs !== undefined) headers['retry-after'] = String(Math.ceil(e.retryAfterMs / 1000));
+      return new GatewayError('service_unavailable', `deployment ${deployment} is overloaded: ${e.message}`, {
+        headers,
+      });
+    }
     default:
       return new GatewayError('upstream_error', `deployment ${deployment} failed: ${e.message}`);
   }

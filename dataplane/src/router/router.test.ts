@@ -297,7 +297,8 @@ describe('retrying the same deployment', () => {
     const err = await gatewayError(makeRouter().execute(request(snap, 'm'), attempt));
     expect(calls).toEqual(['a', 'a', 'a']);
     expect(sleeps).toHaveLength(DEFAULT_RETRY.maxSameRetries);
-    expect(err.status).toBe(502);
+    // Still busy after the retries: the caller hears "busy" (503), not a broken answer (502).
+    expect(err.status).toBe(503);
     expect(err.headers['x-gantry-attempts']).toBe('3');
     expect(err.headers['x-gantry-failed']).toBe('a');
   });

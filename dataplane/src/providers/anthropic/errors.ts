@@ -11,6 +11,9 @@ import type { UpstreamError, UpstreamErrorKind } from '../types.ts';
 const CONTEXT_LENGTH =
   /prompt is too long|exceeds? (the )?context (limit|window)|context window|too many tokens/i;
 
+/** A refusal on content ("Output blocked by content filtering policy") is also a plain 400. */
+const CONTENT_POLICY = /content (filtering )?policy/i;
+
 /** Kind from Anthropic's error type alone: used for in-stream `error` events, which have no status. */
 export function kindOfErrorType(type: string, message: string): UpstreamErrorKind {
   switch (type) {
@@ -29,7 +32,8 @@ export function kindOfErrorType(type: string, message: string): UpstreamErrorKin
     case 'timeout_error':
       return 'timeout';
     case 'invalid_request_error':
-      return CONTEXT_LENGTH.test(message) ? 'context_length' : 'bad_request';
+      if (CONTEXT_LENGTH.test(message)) return 'context_length';
+      return CONTENT_POLICY.test(message) ? 'content_policy' : 'bad_request';
     default:
       return 'server';
   }
@@ -58,6 +62,7 @@ function kindOfStatus(status: number, type: string, message: string): UpstreamEr
   if (status === 404) return 'not_found';
   if (status === 413 || CONTEXT_LENGTH.test(message)) return 'context_length';
   if (status === 408) return 'timeout';
+  if (CONTENT_POLICY.test(message)) return 'content_policy';
   return 'bad_request';
 }
 

@@ -111,6 +111,7 @@ describe('anthropic error classifier', () => {
       'context_length',
     ],
     [400, 'invalid_request_error', 'messages: roles must alternate', 'bad_request'],
+    [400, 'invalid_request_error', 'Output blocked by content filtering policy', 'content_policy'],
   ] as const)('%d %s → %s', (status, type, msg, kind) => {
     const error = classifyAnthropicError(status, {}, body(type, msg), now);
     expect(error).toEqual({ kind, status, message: msg });
