@@ -103,7 +103,9 @@ export async function forwardChat(
     meta,
     deployment: first.deployment,
     log: first.log,
-    chunks: relayStream(first, meta, continuation(deps, ctx, routing, req, meta), ctx.signal),
+    chunks: relayStream(first, meta, continuation(deps, ctx, routing, req, meta), ctx.signal, (d, failure) =>
+      deps.router.streamEnded(d, failure),
+    ),
     async settle(end, clientGone) {
       if (end.outcome === 'failed' && !clientGone) deps.metrics.streamFailures.inc({ model: meta.model });
       const billed = end.outcome === 'complete' || clientGone;

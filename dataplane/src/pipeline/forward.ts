@@ -59,7 +59,10 @@ export function openStream(
   req: ChatRequest,
   meta: StreamMeta,
 ): Promise<Routed<LiveStream>> {
-  return deps.router.execute(route, (d) => openChatStream(callContext(deps, ctx, d), req, meta));
+  // The stream's verdict on its deployment comes at its end (stream-relay.ts reports it).
+  return deps.router.execute({ ...route, verdictAtEnd: true }, (d) =>
+    openChatStream(callContext(deps, ctx, d), req, meta),
+  );
 }
 
 /** Continue a broken stream where a deployment accepts the partial answer as prefill. */

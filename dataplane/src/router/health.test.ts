@@ -314,3 +314,30 @@ describe('the half-open trial belongs to the call that took it', () => {
     expect(health.claim(a)).toEqual({ probe: true });
   });
 });
+
+describe('a provisional success (a stream at its first token)', () => {
+  it('keeps a closed circuit’s faults until confirmed; a cut after it is one more', () => {
+    failOnce(a);
+    expect(health.begin(a)).toBe(true);
+    health.succeed(a, 5, true);
+    health.failAfter(a);
+    expect(health.circuitState('a')).toBe('open');
+    expect(health.view(a).inflight).toBe(0);
+  });
+  it('confirmed, it clears them', () => {
+    failOnce(a);
+    expect(health.begin(a)).toBe(true);
+    health.succeed(a, 5, true);
+    health.confirm(a);
+    failOnce(a);
+    expect(health.circuitState('a')).toBe('closed');
+  });
+  it('a trial’s first token still closes the circuit', () => {
+    failOnce(a);
+    failOnce(a);
+    now += breaker.baseOpenMs;
+    expect(health.claim(a)).toEqual({ probe: true });
+    health.succeed(a, 5, true);
+    expect(health.circuitState('a')).toBe('closed');
+  });
+});

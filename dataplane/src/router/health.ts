@@ -111,12 +111,32 @@ export class HealthRegistry {
     return this.claim(d) !== undefined;
   }
 
-  succeed(d: Deployment, latencyMs: number): void {
+  /**
+   * The call answered. `provisional`: its verdict comes later (a stream at its first token):
+   * a closed circuit keeps its count of faults until `confirm`, or a deployment that always
+   * breaks mid-stream would be cleared at every first token and never ejected. A trial's first
+   * token still ends the trial (the deployment is back).
+   */
+  succeed(d: Deployment, latencyMs: number, provisional = false): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
     e.latencyMs = e.latencyMs === 0 ? latencyMs : e.latencyMs + EWMA_WEIGHT * (latencyMs - e.latencyMs);
+    if (provisional && e.breaker.state === 'closed') return;
     if (e.breaker.state !== 'closed' || e.breaker.consecutiveFailures > 0)
       this.setBreaker(d.name, e, recordSuccess(e.breaker));
+  }
+
+  /** A provisional success held to the end (a stream that finished): past faults are cleared. */
+  confirm(d: Deployment): void {
+    const e = this.entry(d.name);
+    if (e.breaker.state !== 'closed' || e.breaker.consecutiveFailures > 0)
+      this.setBreaker(d.name, e, recordSuccess(e.breaker));
+  }
+
+  /** A provisional success that failed after all (a stream cut mid-way): a fault, its slot already given back. */
+  failAfter(d: Deployment): void {
+    const e = this.entry(d.name);
+    this.setBreaker(d.name, e, recordFailure(e.breaker, this.now(), this.config(d)));
   }
 
   /** A fault of the deployment (5xx, timeout, reset, bad credentials). */

@@ -49,6 +49,11 @@ export interface RouteRequest {
    * have done so before failing is not repeated anywhere, and the caller is told it may exist.
    */
   createsObject?: boolean;
+  /**
+   * The value is a stream whose verdict on the deployment comes at its end (`streamEnded`):
+   * its first token does not clear the deployment's past faults.
+   */
+  verdictAtEnd?: boolean;
 }
 
 export interface AttemptLog {
@@ -113,7 +118,7 @@ export class Router {
       const started = this.now();
       try {
         const value = await attempt(deployment);
-        this.deps.health.succeed(deployment, this.now() - started);
+        this.deps.health.succeed(deployment, this.now() - started, req.verdictAtEnd === true);
         this.deps.observer.attempt(deployment, 'success', (this.now() - started) / 1000);
         return { value, deployment, log };
       } catch (err) {
@@ -194,6 +199,16 @@ export class Router {
     }
     if (last) throw withLog(toGatewayError(last.error, last.deployment.name), log);
     throw withLog(unavailable(req.model, skipped, this.now()), log);
+  }
+
+  /**
+   * The end of a stream opened with `verdictAtEnd`: finished (no failure), or cut by the
+   * upstream after its first token, which counts like a failed attempt when it is the
+   * deployment's fault. A stream its client left gets no verdict.
+   */
+  streamEnded(d: Deployment, failure: UpstreamError | undefined): void {
+    if (failure === undefined) this.deps.health.confirm(d);
+    else if (isDeploymentFault(failure)) this.deps.health.failAfter(d);
   }
 
   /** Candidates in order: the model's deployments, then each allowed fallback model's. */
