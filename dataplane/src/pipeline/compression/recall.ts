@@ -59,11 +59,23 @@ export function labelNames(label: string): string[] {
 
 const contentId = (content: string) => createHash('sha256').update(content).digest('hex');
 
-/** The calls by id, so a tool message is labelled with what produced it. */
+/** A label's length: enough for a tool's name and the path or query it was given. */
+export const LABEL_CHARS = 300;
+
+/**
+ * A copy that shares no memory with `s`. V8 keeps a slice or regex match of a string as a
+ * view of its parent, so a 300-character label cut from 8 MiB of tool-call arguments (or
+ * a keyword matched in a whole file) would keep those megabytes alive for as long as the
+ * entry is filed, unseen by the store's character bound. Only for short strings.
+ */
+export const detached = (s: string): string => Buffer.from(s, 'utf16le').toString('utf16le');
+
+/** The calls by id, so a tool message is labelled with what produced it (arguments cut first). */
 function callsById(messages: readonly ChatMessage[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const m of messages)
-    for (const c of m.tool_calls ?? []) out.set(c.id, `${c.function.name} ${c.function.arguments}`);
+    for (const c of m.tool_calls ?? [])
+      out.set(c.id, `${c.function.name} ${c.function.arguments.slice(0, LABEL_CHARS)}`);
   return out;
 }
 
@@ -89,10 +101,11 @@ export function entriesToFile(
       label = `${m.role} message ${i}`;
     else continue;
     const id = contentId(content);
+    label = detached(label.slice(0, LABEL_CHARS));
     out.set(id, {
       id,
-      label: label.slice(0, 300),
-      keywords: keywordsOf(`${label}\n${content}`),
+      label,
+      keywords: keywordsOf(`${label}\n${content}`).map(detached),
       content,
       storedAt: now,
     });

@@ -8,13 +8,17 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CCR_MAX_CHARS, MemoryCcrStore } from './memory.ts';
 import type { CcrEntry } from './types.ts';
 
-const entry = (id: string, chars: number): Omit<CcrEntry, 'mentionedTurn'> => ({
-  id,
-  label: `read_file {"path":"src/${id}.ts"}`,
-  keywords: [id],
-  content: id.padEnd(chars, '.'),
-  storedAt: 0,
-});
+/** An entry of `chars` characters in all: label, keyword and content. */
+const entry = (id: string, chars: number): Omit<CcrEntry, 'mentionedTurn'> => {
+  const label = `read_file {"path":"src/${id}.ts"}`;
+  return {
+    id,
+    label,
+    keywords: [id],
+    content: id.padEnd(chars - label.length - id.length, '.'),
+    storedAt: 0,
+  };
+};
 
 const recallAll = async (store: MemoryCcrStore, partition: string, ids: string[]) =>
   (await store.recall(partition, ids, [], 1)).map((e) => e.id);
@@ -57,6 +61,22 @@ describe('in-process CCR store: total size', () => {
     now = 31 * 60_000;
     await store.openTurn('a');
     expect(store.chars).toBe(0);
+  });
+
+  it('counts labels and keywords too: they are kept as long as the content', async () => {
+    const store = new MemoryCcrStore({ clock: () => 0, maxChars: 1000 });
+    const wordy = {
+      id: 'w',
+      label: 'L'.repeat(300),
+      keywords: ['k'.repeat(200), 'j'.repeat(200)],
+      content: 'c'.repeat(100),
+      storedAt: 0,
+    };
+    await store.file('a', [wordy]);
+    expect(store.chars).toBe(800);
+    await store.file('b', [{ ...wordy, id: 'w2' }]);
+    expect(await recallAll(store, 'a', ['w'])).toEqual([]);
+    expect(store.chars).toBe(800);
   });
 
   it('defaults to 128 Mi characters', () => {

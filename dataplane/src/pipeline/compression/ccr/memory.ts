@@ -2,13 +2,15 @@
  * CCR in process, for a standalone gateway. A Map's insertion order is its LRU order: a
  * scope used again is moved to the end, the first one is the least recently used.
  *
- * Besides SPEC.md's count bounds, the content held is bounded in characters: an entry is a
+ * Besides SPEC.md's count bounds, what is held is bounded in characters (content, labels and
+ * keywords; recall.ts makes sure those are all the memory an entry keeps): an entry is a
  * verbatim tool output or file as long as a request body allows, so 512 scopes × 32 entries
  * alone could hold gigabytes. Past the bound the least recently used scopes go first, then
  * the scope being filed loses its own oldest entries. (Redis is bounded by its maxmemory.)
  */
 import { systemClock, type Clock } from '../../../stores/types.ts';
 import { CCR_ENTRY_LIFETIME_MS, CCR_FILES_PER_SCOPE, CCR_LIVE_SCOPES } from './limits.ts';
+import { entryChars } from './size.ts';
 import type { CcrEntry, CcrStore, CcrTurn } from './types.ts';
 
 /** As much as the in-process response store keeps. */
@@ -19,14 +21,14 @@ interface ScopeState {
   usedAt: number;
   /** Insertion order = filing order, oldest first. */
   entries: Map<string, CcrEntry>;
-  /** Characters of content held by `entries`. */
+  /** Characters held by `entries` (content, labels, keywords). */
   chars: number;
 }
 
 export interface MemoryCcrOptions {
   clock?: Clock;
   maxScopes?: number;
-  /** Content characters held in all scopes together. */
+  /** Characters (content, labels, keywords) held in all scopes together. */
   maxChars?: number;
 }
 
@@ -73,8 +75,9 @@ export class MemoryCcrStore implements CcrStore {
   private dropEntry(s: ScopeState, id: string): void {
     const e = s.entries.get(id);
     if (!e) return;
-    s.chars -= e.content.length;
-    this.total -= e.content.length;
+    const n = entryChars(e);
+    s.chars -= n;
+    this.total -= n;
     s.entries.delete(id);
   }
 
@@ -94,13 +97,14 @@ export class MemoryCcrStore implements CcrStore {
     if (entries.length === 0) return;
     const s = this.touch(partition);
     for (const e of entries) {
+      const n = entryChars(e);
       // Kept, it would push every other scope out and still not fit.
-      if (e.content.length > this.maxChars) continue;
+      if (n > this.maxChars) continue;
       const old = s.entries.get(e.id);
       this.dropEntry(s, e.id);
       s.entries.set(e.id, { ...e, keywords: [...e.keywords], mentionedTurn: old?.mentionedTurn });
-      s.chars += e.content.length;
-      this.total += e.content.length;
+      s.chars += n;
+      this.total += n;
     }
     while (s.entries.size > CCR_FILES_PER_SCOPE) this.dropOldest(s);
     // Other scopes, least recently used first (this one is the most recent), then its own oldest.
@@ -141,7 +145,7 @@ export class MemoryCcrStore implements CcrStore {
     return this.scopes.size;
   }
 
-  /** Content characters held (for tests of the size bound). */
+  /** Characters held (for tests of the size bound). */
   get chars(): number {
     return this.total;
   }
