@@ -3,8 +3,8 @@
  * people with one key, one system prompt and the same opening message ("Hi"); the session
  * derived from those (SPEC.md, CCR) is then the same for all of them, so content filed from
  * one person's conversation (files read, tool output) could be re-injected into another's.
- * A request that names its end user (`user`, Anthropic `metadata.user_id`) gets a derived
- * session of that user's own.
+ * A request that names its end user (`user` and `safety_identifier` together, Anthropic
+ * `metadata.user_id`) gets a derived session of that user's own.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -54,13 +54,14 @@ function openingLikeAlice(seed: number, last: string): ChatMessage[] {
   return [alice[0]!, alice[1]!, ...own.slice(1, -1), { role: 'user', content: last }];
 }
 
-async function send(messages: ChatMessage[], user: string) {
+async function send(messages: ChatMessage[], user: string, safety_identifier?: string) {
   const { response } = await client.chat.completions
     .create({
       model: 'big',
       messages: messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
       tools: agentTrace(1, 1).request.tools as OpenAI.Chat.Completions.ChatCompletionTool[],
       user,
+      ...(safety_identifier === undefined ? {} : { safety_identifier }),
     })
     .withResponse();
   expect(
@@ -77,6 +78,40 @@ describe('context recovery and end users of one key', () => {
     await send(alice, 'alice');
     const recovered = await send(openingLikeAlice(22, `Open ${alicePath} again and fix it.`), 'bob');
     expect(String(recovered?.content ?? '')).not.toContain(String(aliceRead.content));
+  });
+
+  it('keeps people apart when the app sends a fixed user and one safety_identifier per person', async () => {
+    await send(alice, 'acme-web', 'alice');
+    const recovered = await send(
+      openingLikeAlice(24, `Open ${alicePath} again and fix it.`),
+      'acme-web',
+      'bob',
+    );
+    expect(String(recovered?.content ?? '')).not.toContain(String(aliceRead.content));
+    const again = await send(
+      openingLikeAlice(25, `Open ${alicePath} again and fix it.`),
+      'acme-web',
+      'alice',
+    );
+    expect(String(again?.content)).toContain(String(aliceRead.content));
+  });
+
+  it('refuses a safety_identifier that is not a string, naming it', async () => {
+    for (const path of ['/chat/completions', '/responses']) {
+      const body =
+        path === '/responses'
+          ? { model: 'big', input: 'Hi', safety_identifier: 42 }
+          : { model: 'big', messages: [{ role: 'user', content: 'Hi' }], safety_identifier: 42 };
+      const res = await fetch(`${stack.baseURL}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const err = (await res.json()) as { error: { message: string; type: string } };
+      expect(res.status, path).toBe(400);
+      expect(err.error.message, path).toContain('safety_identifier');
+      expect(err.error.type).toBe('invalid_request_error');
+    }
   });
 
   it('still recovers it for the same end user', async () => {

@@ -97,6 +97,7 @@ export const ResponsesRequestSchema = Type.Object(
       Type.Union([Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 512 })), Type.Null()]),
     ),
     user: Type.Optional(Str),
+    safety_identifier: Type.Optional(Str),
     truncation: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('disabled'), Type.Null()])),
   },
   open,

@@ -99,6 +99,8 @@ export const ChatRequestSchema = Type.Object(
       ]),
     ),
     response_format: Type.Optional(Type.Object({ type: Type.String({ minLength: 1 }) }, open)),
+    // A string, as OpenAI takes it; it also keeps end users apart in context recovery.
+    safety_identifier: Type.Optional(Str),
     metadata: Type.Optional(
       Type.Union([
         Type.Object(

@@ -26,22 +26,34 @@ describe('sessionOf', () => {
     expect(s).toMatch(/^h:[0-9a-f]{64}$/);
   });
 
+  const as = (user: string, safetyIdentifier = '') => ({ user, safetyIdentifier });
+
   it('derives one per end user when the request names one, so alike openings of two people never share', () => {
-    const alice = sessionOf(undefined, conv, 'alice');
+    const alice = sessionOf(undefined, conv, as('alice'));
     expect(alice).toMatch(/^u:[0-9a-f]{64}$/);
-    expect(sessionOf(undefined, [...conv, { role: 'user' as const, content: 'more' }], 'alice')).toBe(alice);
-    expect(sessionOf(undefined, conv, 'bob')).not.toBe(alice);
+    expect(sessionOf(undefined, [...conv, { role: 'user' as const, content: 'more' }], as('alice'))).toBe(
+      alice,
+    );
+    expect(sessionOf(undefined, conv, as('bob'))).not.toBe(alice);
     expect(sessionOf(undefined, conv)).not.toBe(alice);
-    expect(sessionOf(undefined, conv, '')).toBe(sessionOf(undefined, conv));
     // The header still wins: the client named the session itself.
-    expect(sessionOf('my-session', conv, 'alice')).toBe('my-session');
+    expect(sessionOf('my-session', conv, as('alice'))).toBe('my-session');
   });
 
-  it('takes the end user from user, else safety_identifier', () => {
-    expect(endUserOf({ user: 'alice', safety_identifier: 'sid' })).toBe('alice');
-    expect(endUserOf({ user: '', safety_identifier: 'sid' })).toBe('sid');
-    expect(endUserOf({ safety_identifier: 7 })).toBeUndefined();
+  it('takes the end user from user and safety_identifier both', () => {
+    expect(endUserOf({ user: 'alice', safety_identifier: 'sid' })).toEqual(as('alice', 'sid'));
+    expect(endUserOf({ user: '', safety_identifier: 'sid' })).toEqual(as('', 'sid'));
+    expect(endUserOf({ user: '', safety_identifier: '' })).toBeUndefined();
     expect(endUserOf({})).toBeUndefined();
+  });
+
+  it('an app with a fixed user and a safety_identifier per person gets a session per person', () => {
+    const alice = sessionOf(undefined, conv, endUserOf({ user: 'acme-web', safety_identifier: 'alice' }));
+    const bob = sessionOf(undefined, conv, endUserOf({ user: 'acme-web', safety_identifier: 'bob' }));
+    expect(alice).not.toBe(bob);
+    // Length-prefixed: moving characters between the two fields names someone else.
+    expect(sessionOf(undefined, conv, as('ab', 'c'))).not.toBe(sessionOf(undefined, conv, as('a', 'bc')));
+    expect(sessionOf(undefined, conv, as('x', ''))).not.toBe(sessionOf(undefined, conv, as('', 'x')));
   });
 
   it('derives one from system + first user turn: stable as the conversation grows, different between conversations', () => {

@@ -40,13 +40,14 @@ export function partitionKey(scope: Scope): string {
  * A derived session also holds the end user the request names (`endUserOf`): one key commonly
  * serves many people with one system prompt and the same opening line, and without it their
  * conversations would share one session, so one person's filed files and tool output could
- * be recovered into another's. (`u:` and `d:` sessions never meet; within `u:` the user is
- * the first length-prefixed part and the first turn the last, so the encoding stays injective.)
+ * be recovered into another's. (`u:` and `d:` sessions never meet; within `u:` the end user's
+ * two fields are the first two length-prefixed parts and the first turn the last, so the
+ * encoding stays injective.)
  */
 export function sessionOf(
   header: string | string[] | undefined,
   messages: readonly ChatMessage[],
-  endUser?: string,
+  endUser?: EndUser,
 ): string | undefined {
   const given = Array.isArray(header) ? header[0] : header;
   if (given !== undefined && given !== '')
@@ -55,17 +56,29 @@ export function sessionOf(
   const firstUser = messages.find((m) => m.role === 'user');
   if (system.length === 0 && !firstUser) return undefined;
   const parts = [...system, firstUser ? messageText(firstUser) : ''];
-  if (endUser !== undefined && endUser !== '')
+  if (endUser !== undefined)
     return `u:${createHash('sha256')
-      .update(lengthPrefixed([endUser, ...parts]))
+      .update(lengthPrefixed([endUser.user, endUser.safetyIdentifier, ...parts]))
       .digest('hex')}`;
   return `d:${createHash('sha256').update(lengthPrefixed(parts)).digest('hex')}`;
 }
 
-/** The end user a request names: `user`, or `safety_identifier` (the name OpenAI now prefers). */
-export function endUserOf(req: { user?: unknown; safety_identifier?: unknown }): string | undefined {
-  for (const v of [req.user, req.safety_identifier]) if (typeof v === 'string' && v !== '') return v;
-  return undefined;
+/** Who a request says it serves: either field may be empty, not both. */
+export interface EndUser {
+  user: string;
+  safetyIdentifier: string;
+}
+
+/**
+ * The end user a request names, from `user` and `safety_identifier` (the name OpenAI now
+ * prefers) together: an application may send a fixed `user` (itself) and the person in
+ * `safety_identifier`, or the reverse, and taking only the first would put all its people in
+ * one session. Non-strings are refused by the request schemas before this runs.
+ */
+export function endUserOf(req: { user?: unknown; safety_identifier?: unknown }): EndUser | undefined {
+  const user = typeof req.user === 'string' ? req.user : '';
+  const safetyIdentifier = typeof req.safety_identifier === 'string' ? req.safety_identifier : '';
+  return user === '' && safetyIdentifier === '' ? undefined : { user, safetyIdentifier };
 }
 
 /** A scope needs an owner and a session; without either CCR is off for the request. */
