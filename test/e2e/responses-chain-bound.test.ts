@@ -11,9 +11,9 @@ import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '..
 
 const KEY = 'sk-test-chain-bound';
 const BODY_LIMIT = 64 * 1024;
-/** About 35 KB of varied text: two turns fit under the limit, three do not. */
-const bulky = (turn: number): string =>
-  Array.from({ length: 1500 }, (_, j) => `entry${turn}x${j} holds ${j * 13 + turn}`).join('; ');
+/** About 35 KB of varied text (by default): two turns fit under the limit, three do not. */
+const bulky = (turn: number, entries = 1500): string =>
+  Array.from({ length: entries }, (_, j) => `entry${turn}x${j} holds ${j * 13 + turn}`).join('; ');
 
 let stack: Stack;
 let client: OpenAI;
@@ -61,6 +61,43 @@ describe('a chained conversation is bounded by the request body limit', () => {
     // The way out the message names: compacting the conversation still works.
     const compacted = await client.responses.compact({ model: 'gpt-test', previous_response_id: second.id });
     expect(compacted.output.at(-1)?.type).toBe('compaction');
+  });
+
+  it('compaction is a way out: its output can be sent back and the conversation continued', async () => {
+    // Five user turns of ~14 KB: the user messages alone are past the body limit, so the
+    // compacted output cannot carry them all (before, it did, and sending it back was a 413).
+    let last: OpenAI.Responses.Response | undefined;
+    const turns = [0, 1, 2, 3, 4].map((t) => bulky(t, 600));
+    for (const input of turns)
+      last = await client.responses.create({
+        model: 'gpt-test',
+        input,
+        previous_response_id: last?.id ?? null,
+      });
+    const refused = await client.responses
+      .create({ model: 'gpt-test', previous_response_id: last!.id, input: 'and now?' })
+      .then(
+        () => undefined,
+        (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+      );
+    expect(refused?.status).toBe(400);
+
+    const compacted = await client.responses.compact({ model: 'gpt-test', previous_response_id: last!.id });
+    const kept = compacted.output.filter((o) => o.type === 'message') as { content: { text: string }[] }[];
+    // The newest user turns that fit in half a body, in order; the summary stands for the rest.
+    expect(kept.map((m) => m.content[0]!.text)).toEqual(turns.slice(-2));
+    expect(compacted.output.at(-1)?.type).toBe('compaction');
+    expect(Buffer.byteLength(JSON.stringify(compacted.output))).toBeLessThan(BODY_LIMIT);
+
+    const input = [
+      ...compacted.output,
+      { role: 'user', content: 'and now?' },
+    ] as OpenAI.Responses.ResponseInputItem[];
+    const next = await client.responses.create({ model: 'gpt-test', input });
+    expect(next.status).toBe('completed');
+    const sent = stack.fakes[0]!.requests.at(-1)!.body as { messages: { role: string; content: string }[] };
+    expect(sent.messages.map((m) => m.role)).toEqual(['user', 'user', 'system', 'user']);
+    expect(sent.messages.at(-1)!.content).toBe('and now?');
   });
 
   it('bounds previous_interaction_id chains the same way', async () => {

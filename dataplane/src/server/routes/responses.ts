@@ -108,7 +108,8 @@ export function responsesRoute(
       id,
       object: 'response.compaction',
       created_at: Math.floor(ctx.startedAt / 1000),
-      output: compactedOutput(id, conversation, encodeCompaction(summary, owner.keyHash)),
+      // Half a body for the user messages kept: the summary and the next turn need room too.
+      output: compactedOutput(id, conversation, encodeCompaction(summary, owner.keyHash), chainLimit / 2),
       usage: responsesUsage(outcome.usage),
     };
   });
