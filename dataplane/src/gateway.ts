@@ -33,6 +33,7 @@ import { createRagIndexStore, ragBoundsFromEnv } from './stores/rag/index.ts';
 import { createCacheEntryStore } from './stores/cache-entries/index.ts';
 import { warmTokenizer } from './accounting/tokens.ts';
 import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
+import { compactionSecretFromEnv } from './server/compaction-secret.ts';
 import { createStores, type Stores } from './stores/index.ts';
 import { RetryingUsageRecorder } from './stores/usage/index.ts';
 import { SettlementJournal } from './stores/journal/journal.ts';
@@ -216,6 +217,8 @@ async function openJournal(
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const env = opts.env ?? process.env;
+  // Read first: a secret too short stops the start before anything is opened.
+  const compactionSecret = compactionSecretFromEnv(env);
   const loadOpts = { env, fakeBaseUrl: opts.fakeBaseUrl };
   const initial = opts.snapshotSecret
     ? { snapshot: emptySnapshot(opts.snapshotSecret), warnings: [] as string[], sha256: undefined }
@@ -299,6 +302,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     realtime: opts.realtime,
     requestTimeoutMs: opts.requestTimeoutMs,
     adminKeyHash: adminKeyHashFromEnv(env),
+    compactionSecret,
     tracer,
     rag: rag.store,
   });

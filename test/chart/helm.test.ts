@@ -75,6 +75,7 @@ const FEATURES = {
   networkPolicy: { enabled: true },
   serviceMonitor: { enabled: true, labels: { release: 'prometheus' } },
   adminKey: { existingSecret: 'gantry-admin' },
+  compactionSecret: { existingSecret: 'gantry-compaction' },
   fakeProvider: 'off',
 };
 
@@ -335,6 +336,10 @@ describe('every optional feature on', () => {
     expect(env(c, 'GANTRY_ADMIN_KEY')?.valueFrom?.secretKeyRef).toEqual({
       name: 'gantry-admin',
       key: 'admin-key',
+    });
+    expect(env(c, 'GANTRY_COMPACTION_SECRET')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'gantry-compaction',
+      key: 'compaction-secret',
     });
     expect(c.args).toContain('off');
   });

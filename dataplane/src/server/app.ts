@@ -80,6 +80,8 @@ export interface AppOptions {
   requestTimeoutMs?: number;
   /** SHA-256 of the platform admin's bootstrap key (GANTRY_ADMIN_KEY), for /api/ analytics. */
   adminKeyHash?: Buffer | undefined;
+  /** The secret compaction items are sealed with (GANTRY_COMPACTION_SECRET); the key hash when unset. */
+  compactionSecret?: Buffer | undefined;
   /** Exports a span per request when an OTLP endpoint is configured. */
   tracer?: OtlpTracer | undefined;
   /** Receive and keep-alive timeouts (the connection cap is the gateway's ConnectionGuard). */
@@ -317,7 +319,13 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   chatRoute(app, opts.pipeline, hooks);
   messagesRoute(app, opts.pipeline, hooks);
-  responsesRoute(app, opts.pipeline, hooks, opts.responses ?? opts.pipeline.stores.responses);
+  responsesRoute(
+    app,
+    opts.pipeline,
+    hooks,
+    opts.responses ?? opts.pipeline.stores.responses,
+    opts.compactionSecret,
+  );
   completionsRoute(app, opts.pipeline, hooks);
   embeddingsRoute(app, opts.pipeline, hooks);
   modelsRoute(app, hooks);

@@ -8,5 +8,10 @@ export {
   type ResponseFrame,
 } from './from-chat.ts';
 export { ResponsesStreamEncoder } from './stream-encoder.ts';
-export { encodeCompaction, COMPACTION_PROMPT } from './compaction.ts';
+export {
+  compactionSealKey,
+  encodeCompaction,
+  COMPACTION_PROMPT,
+  type CompactionOwner,
+} from './compaction.ts';
 export { listedItems, itemPage, type ListedItem } from './input-items.ts';

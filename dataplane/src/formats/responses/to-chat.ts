@@ -29,7 +29,7 @@ const REFUSED_FIELDS: Record<string, string> = {
   background: 'background responses are not served; use stream instead',
 };
 
-/** `sealKey`: the caller's API key hash, which the compaction items it sends back must be sealed with. */
+/** `sealKey`: the caller's (compaction.ts `compactionSealKey`), which the compaction items it sends back must be sealed with. */
 export function responsesToChat(
   req: ResponsesRequest,
   history: readonly ChatMessage[],

@@ -11,6 +11,7 @@ import type { ChatMessage } from '../../formats/openai/types.ts';
 import {
   COMPACTION_PROMPT,
   ResponsesStreamEncoder,
+  compactionSealKey,
   assistantTurnOf,
   completionToResponse,
   encodeCompaction,
@@ -47,15 +48,21 @@ export function responsesRoute(
   deps: PipelineDeps,
   hooks: RouteHooks,
   backing: ResponseStore,
+  compactionSecret?: Buffer,
 ): void {
   const store = available(backing);
+  const sealKeyOf = (ctx: RequestContext): string =>
+    compactionSealKey(
+      { tenant: ctx.tenant.name, keyId: ctx.key.id, keyHash: ctx.key.hash.toString('hex') },
+      compactionSecret,
+    );
   const chainLimit = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
   app.post('/v1/responses', { schema: { body: ResponsesRequestSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const body = request.body as ResponsesRequest;
     const owner = ownerOf(ctx);
     const history = await historyOf(store, owner, body.previous_response_id, chainLimit);
-    const { chat, conversation } = responsesToChat(body, history, owner.keyHash);
+    const { chat, conversation } = responsesToChat(body, history, sealKeyOf(ctx));
     const outcome = await runChat(deps, ctx, chat, 'responses').catch((err: unknown) => {
       throw inClientTerms(err);
     });
@@ -94,7 +101,7 @@ export function responsesRoute(
     const { chat, conversation } = responsesToChat(
       { model: body.model, input: body.input, instructions: body.instructions },
       history,
-      owner.keyHash,
+      sealKeyOf(ctx),
     );
     chat.messages = [...chat.messages, { role: 'user', content: COMPACTION_PROMPT }];
     const outcome = await runChat(deps, ctx, chat, 'responses').catch((err: unknown) => {
@@ -109,7 +116,7 @@ export function responsesRoute(
       object: 'response.compaction',
       created_at: Math.floor(ctx.startedAt / 1000),
       // Half a body for the user messages kept: the summary and the next turn need room too.
-      output: compactedOutput(id, conversation, encodeCompaction(summary, owner.keyHash), chainLimit / 2),
+      output: compactedOutput(id, conversation, encodeCompaction(summary, sealKeyOf(ctx)), chainLimit / 2),
       usage: responsesUsage(outcome.usage),
     };
   });
@@ -144,7 +151,7 @@ export function responsesRoute(
     accessibleRoute(ctx, body.model);
     const owner = ownerOf(ctx);
     const history = await historyOf(store, owner, body.previous_response_id);
-    const { chat } = responsesToChat({ ...body, stream: false }, history, owner.keyHash);
+    const { chat } = responsesToChat({ ...body, stream: false }, history, sealKeyOf(ctx));
     return { object: 'response.input_tokens', input_tokens: estimatePromptTokens(chat) };
   });
 
