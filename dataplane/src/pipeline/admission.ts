@@ -152,6 +152,25 @@ export async function admit(
   return admission;
 }
 
+/**
+ * A request refused before admission (a stored chain too long to continue) still counts
+ * against its key's request rate, so refusals cannot be sent faster than answers: past the
+ * limit the answer is the 429 instead. No tokens, no budget. A rate limiter that cannot be
+ * reached leaves the refusal as it was (the request is refused either way).
+ */
+export async function countRefused(stores: Stores, ctx: RequestContext): Promise<void> {
+  const limits = ctx.key.spec.rateLimit;
+  if (!limits) return;
+  let decision: RateDecision;
+  try {
+    decision = await stores.rateLimiter.acquire({ tenant: ctx.tenant.name, keyId: ctx.key.id }, limits, 0);
+  } catch (err) {
+    if (isStoreUnavailable(err)) return;
+    throw err;
+  }
+  applyRateDecision(ctx, limits, decision, 0);
+}
+
 /** The `x-ratelimit-*` headers of every answer, and a 429 when the limit refused. */
 function applyRateDecision(
   ctx: RequestContext,

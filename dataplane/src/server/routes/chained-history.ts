@@ -7,6 +7,8 @@
  * Continuing is allowed while the stored history fits in one request body: a client can carry
  * no more by chaining than it could have sent itself. Compaction is exempt (it is the way
  * out), which is safe: a stored history is at most one body plus one turn past the bound.
+ * The Responses store records each conversation's size when it stores it, so a refusal there
+ * reads only that size, never the conversation (stores/responses/record.ts).
  */
 import { invalidParam, type GatewayError } from '../../errors.ts';
 import type { ChatMessage } from '../../formats/openai/types.ts';
@@ -15,18 +17,14 @@ import type { ChatMessage } from '../../formats/openai/types.ts';
 export const historyBytes = (history: readonly ChatMessage[]): number =>
   Buffer.byteLength(JSON.stringify(history), 'utf8');
 
-/** The refusal for a history past `limitBytes`, or undefined when it may be continued. */
-export function chainRefusal(
-  history: readonly ChatMessage[],
+/** The refusal for a stored history of `bytes`, past `limitBytes`. */
+export function chainTooLong(
+  bytes: number,
   limitBytes: number,
   param: string,
   id: string,
   compact?: string,
-): GatewayError | undefined {
-  // Unbounded (compaction, counting): not even measured.
-  if (history.length === 0 || limitBytes === Infinity) return undefined;
-  const bytes = historyBytes(history);
-  if (bytes <= limitBytes) return undefined;
+): GatewayError {
   const way = compact ? `; summarise it with ${compact} and start a new conversation from that` : '';
   return invalidParam(
     param,

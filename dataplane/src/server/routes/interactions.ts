@@ -24,7 +24,7 @@ import type { RequestContext } from '../../pipeline/context.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import type { Owner, OwnedStore } from '../../stores/owned/types.ts';
 import { DEFAULT_BODY_LIMIT } from '../limits.ts';
-import { chainRefusal } from './chained-history.ts';
+import { chainTooLong, historyBytes } from './chained-history.ts';
 import type { RouteHooks } from './hooks.ts';
 import { replyStored } from './stored-answer.ts';
 
@@ -104,13 +104,9 @@ export function interactionsRoute(
     if (body.previous_interaction_id !== undefined) {
       const prev = await store.get(owner, body.previous_interaction_id);
       if (!prev) throw notFound(body.previous_interaction_id, 'previous_interaction_id');
-      const refusal = chainRefusal(
-        prev.conversation,
-        chainLimit,
-        'previous_interaction_id',
-        body.previous_interaction_id,
-      );
-      if (refusal) throw refusal;
+      const bytes = historyBytes(prev.conversation);
+      if (bytes > chainLimit)
+        throw chainTooLong(bytes, chainLimit, 'previous_interaction_id', body.previous_interaction_id);
       history = prev.conversation;
     }
     const { chat, conversation } = interactionsToChat(body, history);

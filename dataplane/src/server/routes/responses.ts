@@ -23,6 +23,7 @@ import {
   type ResponseFrame,
   type ResponsesRequest,
 } from '../../formats/responses/index.ts';
+import { countRefused } from '../../pipeline/admission.ts';
 import { runChat } from '../../pipeline/chat.ts';
 import { accessibleRoute, type RequestContext } from '../../pipeline/context.ts';
 import { estimatePromptTokens } from '../../accounting/tokens.ts';
@@ -37,7 +38,7 @@ import {
   ResponsesRequestSchema,
 } from '../responses-schema.ts';
 import { DEFAULT_BODY_LIMIT } from '../limits.ts';
-import { chainRefusal } from './chained-history.ts';
+import { chainTooLong, historyBytes } from './chained-history.ts';
 import { compactedOutput } from './responses-compact.ts';
 import { replyServedHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
@@ -61,7 +62,9 @@ export function responsesRoute(
     const ctx = hooks.context(request, reply);
     const body = request.body as ResponsesRequest;
     const owner = ownerOf(ctx);
-    const history = await historyOf(store, owner, body.previous_response_id, chainLimit);
+    const history = await historyOf(store, owner, body.previous_response_id, chainLimit, () =>
+      countRefused(deps.stores, ctx),
+    );
     const { chat, conversation } = responsesToChat(body, history, sealKeyOf(ctx));
     const outcome = await runChat(deps, ctx, chat, 'responses').catch((err: unknown) => {
       throw inClientTerms(err);
@@ -175,6 +178,7 @@ function available(store: ResponseStore): ResponseStore {
   return {
     put: wrap(store.put.bind(store)),
     get: wrap(store.get.bind(store)),
+    getWithin: wrap(store.getWithin.bind(store)),
     delete: wrap(store.delete.bind(store)),
   };
 }
@@ -193,24 +197,30 @@ const idParam = (request: FastifyRequest): string => (request.params as { id: st
 const notFound = (id: string, param?: string): GatewayError =>
   new GatewayError('not_found', `response ${id} not found`, param ? { param } : {});
 
-/** The stored conversation to continue; `limitBytes` bounds it where a turn is created (chained-history.ts). */
+/**
+ * The stored conversation to continue; `limitBytes` bounds it where a turn is created
+ * (chained-history.ts). Past the bound only the entry's recorded size is read, and
+ * `refused` runs before the refusal is thrown (it counts against the rate limit).
+ */
 async function historyOf(
   store: ResponseStore,
   owner: ResponseOwner,
   id: string | null | undefined,
   limitBytes = Infinity,
+  refused?: () => Promise<void>,
 ): Promise<ChatMessage[]> {
   if (id === undefined || id === null) return [];
-  const entry = await store.get(owner, id);
+  const entry = await store.getWithin(owner, id, limitBytes);
   if (!entry) throw notFound(id, 'previous_response_id');
-  const refusal = chainRefusal(
-    entry.conversation,
-    limitBytes,
-    'previous_response_id',
-    id,
-    'POST /v1/responses/compact',
-  );
-  if (refusal) throw refusal;
+  const refuse = async (bytes: number): Promise<GatewayError> => {
+    await refused?.();
+    return chainTooLong(bytes, limitBytes, 'previous_response_id', id, 'POST /v1/responses/compact');
+  };
+  if ('oversized' in entry) throw await refuse(entry.conversationBytes);
+  // Unbounded (compaction, counting): not even measured. Entries stored before sizes were
+  // recorded are measured here.
+  const bytes = limitBytes === Infinity ? 0 : (entry.conversationBytes ?? historyBytes(entry.conversation));
+  if (bytes > limitBytes) throw await refuse(bytes);
   return entry.conversation;
 }
 

@@ -46,10 +46,24 @@ export class MemoryOwnedStore<T> implements OwnedStore<T> {
     this.write(owner, id, value);
   }
 
+  /** Stores JSON the caller serialised itself (it must parse to a T): for a layout of its own. */
+  async putJson(owner: Owner, id: string, json: string): Promise<void> {
+    this.writeJson(owner, id, json);
+  }
+
+  /** The first `chars` characters of a live object's JSON, without parsing the rest. */
+  async head(owner: Owner, id: string, chars: number): Promise<string | undefined> {
+    const hit = this.entries.get(ownedKey(owner, id));
+    return hit && hit.expiresAt > this.clock() ? hit.json.slice(0, chars) : undefined;
+  }
+
   private write(owner: Owner, id: string, value: T): void {
+    this.writeJson(owner, id, JSON.stringify(value));
+  }
+
+  private writeJson(owner: Owner, id: string, json: string): void {
     const key = ownedKey(owner, id);
     this.remove(key);
-    const json = JSON.stringify(value);
     this.entries.set(key, { json, expiresAt: this.clock() + this.ttlMs, tenant: owner.tenant });
     for (const victim of this.bound.added(owner.tenant, key, json.length)) this.entries.delete(victim.key);
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResponseObject } from '../../formats/responses/types.ts';
 import { MemoryResponseStore } from './memory.ts';
+import { encodeRecord } from './record.ts';
 
 const owner = { tenant: 'acme', keyHash: 'aa' };
 const entry = (id: string) => ({
@@ -32,7 +33,8 @@ describe('MemoryResponseStore', () => {
   });
 
   it('bounds the total size: long conversations push the oldest out', async () => {
-    const size = JSON.stringify(entry('a')).length;
+    // As stored: the record, its conversation's size first.
+    const size = encodeRecord(entry('a')).length;
     const store = new MemoryResponseStore({ maxChars: 2 * size + 1 });
     for (const id of ['a', 'b', 'c']) await store.put(owner, entry(id));
     expect(await store.get(owner, 'a')).toBeUndefined();

@@ -9,7 +9,8 @@
 import { MemoryOwnedStore } from '../owned/memory.ts';
 import type { Owner } from '../owned/types.ts';
 import type { Clock } from '../types.ts';
-import type { ResponseOwner, ResponseStore, StoredResponse } from './types.ts';
+import { encodeRecord, RECORD_HEAD_CHARS, recordedBytes } from './record.ts';
+import type { OversizedResponse, ResponseOwner, ResponseStore, StoredResponse } from './types.ts';
 
 export interface MemoryResponseStoreOptions {
   maxEntries?: number;
@@ -39,10 +40,23 @@ export class MemoryResponseStore implements ResponseStore {
   }
 
   put(owner: ResponseOwner, entry: StoredResponse): Promise<void> {
-    return this.store.put(asOwner(owner), entry.response.id, entry);
+    return this.store.putJson(asOwner(owner), entry.response.id, encodeRecord(entry));
   }
 
   get(owner: ResponseOwner, id: string): Promise<StoredResponse | undefined> {
+    return this.store.get(asOwner(owner), id);
+  }
+
+  async getWithin(
+    owner: ResponseOwner,
+    id: string,
+    maxConversationBytes: number,
+  ): Promise<StoredResponse | OversizedResponse | undefined> {
+    const head = await this.store.head(asOwner(owner), id, RECORD_HEAD_CHARS);
+    if (head === undefined) return undefined;
+    const bytes = recordedBytes(head);
+    if (bytes !== undefined && bytes > maxConversationBytes)
+      return { oversized: true, conversationBytes: bytes };
     return this.store.get(asOwner(owner), id);
   }
 

@@ -7,15 +7,34 @@
 import type { Redis } from 'ioredis';
 import { toStoreError } from '../redis/client.ts';
 import type { KeySpace } from '../redis/keys.ts';
+import { bindScript, type BoundScript } from '../redis/script.ts';
 import { DEFAULT_RESPONSE_TTL_MS } from './memory.ts';
-import type { ResponseOwner, ResponseStore, StoredResponse } from './types.ts';
+import { encodeRecord, RECORD_HEAD_CHARS } from './record.ts';
+import type { OversizedResponse, ResponseOwner, ResponseStore, StoredResponse } from './types.ts';
+
+// ARGV: head length, largest conversation wanted. The head alone when the recorded size is
+// past it (a number reply), else the whole entry: one round trip either way.
+const GET_WITHIN_LUA = `
+local head = redis.call('GETRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+if head == '' then return false end
+local bytes = tonumber(string.match(head, '^{"conversationBytes":(%d+),'))
+if bytes and bytes > tonumber(ARGV[2]) then return bytes end
+return redis.call('GET', KEYS[1])`;
 
 export class RedisResponseStore implements ResponseStore {
+  private readonly getWithinScript: BoundScript;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: KeySpace,
     private readonly ttlMs = DEFAULT_RESPONSE_TTL_MS,
-  ) {}
+  ) {
+    this.getWithinScript = bindScript(
+      redis,
+      { name: 'gantryResponseGetWithin', numberOfKeys: 1, lua: GET_WITHIN_LUA },
+      'responses.get',
+    );
+  }
 
   private key(owner: ResponseOwner, id: string): string {
     return `${this.keys.tenant(owner.tenant)}:resp:${owner.keyHash}:${encodeURIComponent(id)}`;
@@ -23,7 +42,7 @@ export class RedisResponseStore implements ResponseStore {
 
   async put(owner: ResponseOwner, entry: StoredResponse): Promise<void> {
     await this.redis
-      .set(this.key(owner, entry.response.id), JSON.stringify(entry), 'PX', this.ttlMs)
+      .set(this.key(owner, entry.response.id), encodeRecord(entry), 'PX', this.ttlMs)
       .catch((err: unknown) => {
         throw toStoreError('responses.put', err);
       });
@@ -34,6 +53,20 @@ export class RedisResponseStore implements ResponseStore {
       throw toStoreError('responses.get', err);
     });
     return text === null ? undefined : (JSON.parse(text) as StoredResponse);
+  }
+
+  async getWithin(
+    owner: ResponseOwner,
+    id: string,
+    maxConversationBytes: number,
+  ): Promise<StoredResponse | OversizedResponse | undefined> {
+    // Redis compares as a double: an Infinity bound is simply a very large number.
+    const max = Number.isFinite(maxConversationBytes) ? maxConversationBytes : Number.MAX_SAFE_INTEGER;
+    const reply = (await this.getWithinScript([this.key(owner, id)], [RECORD_HEAD_CHARS, max])) as
+      string | number | null;
+    if (reply === null) return undefined;
+    if (typeof reply === 'number') return { oversized: true, conversationBytes: reply };
+    return JSON.parse(reply) as StoredResponse;
   }
 
   async delete(owner: ResponseOwner, id: string): Promise<boolean> {

@@ -28,7 +28,8 @@ describe.each(backends)('response store ($name)', (backend) => {
     fixture = await backend.create({});
     const { responses } = await fixture.open();
     await responses.put(owner, entry('resp_1'));
-    expect(await responses.get(owner, 'resp_1')).toEqual(entry('resp_1'));
+    const bytes = Buffer.byteLength(JSON.stringify(entry('resp_1').conversation));
+    expect(await responses.get(owner, 'resp_1')).toEqual({ ...entry('resp_1'), conversationBytes: bytes });
     for (const other of [
       { tenant: 'acme', keyHash: 'b2' },
       { tenant: 'globex', keyHash: 'a1' },
@@ -39,6 +40,26 @@ describe.each(backends)('response store ($name)', (backend) => {
     expect(await responses.delete(owner, 'resp_1')).toBe(true);
     expect(await responses.get(owner, 'resp_1')).toBeUndefined();
     expect(await responses.delete(owner, 'resp_1')).toBe(false);
+  });
+
+  it('reads only the recorded conversation size when it is past the size asked for', async () => {
+    fixture = await backend.create({});
+    const { responses } = await fixture.open();
+    const e = entry('resp_big');
+    e.conversation.push({ role: 'user', content: 'é'.repeat(1000) });
+    await responses.put(owner, e);
+    const bytes = Buffer.byteLength(JSON.stringify(e.conversation), 'utf8');
+    expect(await responses.getWithin(owner, 'resp_big', bytes - 1)).toEqual({
+      oversized: true,
+      conversationBytes: bytes,
+    });
+    expect(await responses.getWithin(owner, 'resp_big', bytes)).toEqual({ ...e, conversationBytes: bytes });
+    expect(await responses.getWithin(owner, 'resp_big', Infinity)).toEqual({
+      ...e,
+      conversationBytes: bytes,
+    });
+    expect(await responses.getWithin({ tenant: 'acme', keyHash: 'b2' }, 'resp_big', 0)).toBeUndefined();
+    expect(await responses.getWithin(owner, 'resp_none', 0)).toBeUndefined();
   });
 
   it('keeps ids that look like key separators apart', async () => {

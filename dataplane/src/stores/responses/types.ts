@@ -13,6 +13,11 @@ export interface ResponseOwner {
 }
 
 export interface StoredResponse {
+  /**
+   * Bytes of `conversation` as JSON (UTF-8), recorded by the store when it serialises the
+   * entry; absent on entries stored before sizes were recorded.
+   */
+  conversationBytes?: number;
   response: ResponseObject;
   /** The whole conversation up to and including this response's assistant turn, in chat form. */
   conversation: ChatMessage[];
@@ -20,9 +25,25 @@ export interface StoredResponse {
   input?: Record<string, unknown>[];
 }
 
+/** An entry whose conversation is past the size asked for: only its recorded size was read. */
+export interface OversizedResponse {
+  oversized: true;
+  conversationBytes: number;
+}
+
 export interface ResponseStore {
   put(owner: ResponseOwner, entry: StoredResponse): Promise<void>;
   get(owner: ResponseOwner, id: string): Promise<StoredResponse | undefined>;
+  /**
+   * As `get`, but when the entry's recorded conversation size is past `maxConversationBytes`
+   * only that size, read without loading or parsing the entry (a chain too long to continue
+   * is refused at the cost of its first bytes, not of a multi-megabyte parse).
+   */
+  getWithin(
+    owner: ResponseOwner,
+    id: string,
+    maxConversationBytes: number,
+  ): Promise<StoredResponse | OversizedResponse | undefined>;
   /** True when the owner had a response with this id. */
   delete(owner: ResponseOwner, id: string): Promise<boolean>;
 }
