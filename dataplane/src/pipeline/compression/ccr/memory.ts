@@ -6,7 +6,7 @@
  * keywords; recall.ts makes sure those are all the memory an entry keeps): an entry is a
  * verbatim tool output or file as long as a request body allows, so 512 scopes × 32 entries
  * alone could hold gigabytes. Past the bound the least recently used scopes go first, then
- * the scope being filed loses its own oldest entries. (Redis is bounded by its maxmemory.)
+ * the scope being filed loses its own oldest entries. (Redis bounds each scope: redis.ts.)
  */
 import { systemClock, type Clock } from '../../../stores/types.ts';
 import { CCR_ENTRY_LIFETIME_MS, CCR_FILES_PER_SCOPE, CCR_LIVE_SCOPES } from './limits.ts';

@@ -4,9 +4,15 @@
  *   turn   – the scope's turn counter        seq  – filing counter (ordering)
  *   order  – ZSET id → filing seq (oldest first, for the 32-entry bound)
  *   idx    – HASH id → entry without content  data – HASH id → content (verbatim bytes)
- *   ment   – HASH id → turn last mentioned
+ *   ment   – HASH id → turn last mentioned   size – HASH id → bytes of its index and content
  * Every key of a scope expires 30 minutes after its last use. The 512-scope bound is a ZSET
  * partition → last use (`<prefix>:ccr:lru`); scopes past it are deleted oldest first.
+ *
+ * Each scope also holds at most `maxScopeBytes` (index JSON and content, as Redis stores them;
+ * 256 KiB by default), its oldest entries going first: with the 512-scope bound that caps the
+ * store at 128 MiB, as much as the in-process store's 128 Mi characters. Without it, only
+ * Redis' maxmemory did, and a Redis kept at `noeviction` for billing would have been filled by
+ * context recovery until every tenant's admission writes failed.
  */
 import type { Redis } from 'ioredis';
 import { createRedisClient, toStoreError, type RedisClientOptions } from '../../../stores/redis/client.ts';
@@ -15,7 +21,10 @@ import { systemClock, type Clock } from '../../../stores/types.ts';
 import { CCR_ENTRY_LIFETIME_MS, CCR_FILES_PER_SCOPE, CCR_LIVE_SCOPES } from './limits.ts';
 import type { CcrEntry, CcrIndexEntry, CcrStore, CcrTurn } from './types.ts';
 
-const PARTS = ['turn', 'seq', 'order', 'idx', 'data', 'ment'] as const;
+const PARTS = ['turn', 'seq', 'order', 'idx', 'data', 'ment', 'size'] as const;
+
+/** One scope's bytes at most: 512 scopes × 256 KiB = 128 MiB in all. */
+export const DEFAULT_CCR_SCOPE_BYTES = 256 * 1024;
 
 const TOUCH = `for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end`;
 
@@ -26,24 +35,39 @@ local ids = redis.call('ZRANGE', KEYS[3], 0, -1)
 if #ids == 0 then return {turn, {}, {}, {}} end
 return {turn, ids, redis.call('HMGET', KEYS[4], unpack(ids)), redis.call('HMGET', KEYS[6], unpack(ids))}`;
 
-// ARGV: lifetime, max entries, then (id, index JSON, content) triples.
-const FILE_LUA = `
-for i = 3, #ARGV, 3 do
-  local seq = redis.call('INCR', KEYS[2])
-  redis.call('ZADD', KEYS[3], seq, ARGV[i])
-  redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1])
-  redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 2])
+// Removes entries from every per-entry key.
+const FORGET = `
+local function forget(ids)
+  redis.call('ZREM', KEYS[3], unpack(ids))
+  for k = 4, 7 do redis.call('HDEL', KEYS[k], unpack(ids)) end
+end`;
+
+// ARGV: lifetime, max entries, max bytes, then (id, index JSON, content) triples. An entry
+// larger than the whole bound is not filed; past the bounds the oldest entries go.
+const FILE_LUA = `${FORGET}
+local maxBytes = tonumber(ARGV[3])
+for i = 4, #ARGV, 3 do
+  local bytes = string.len(ARGV[i + 1]) + string.len(ARGV[i + 2])
+  if bytes <= maxBytes then
+    local seq = redis.call('INCR', KEYS[2])
+    redis.call('ZADD', KEYS[3], seq, ARGV[i])
+    redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1])
+    redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 2])
+    redis.call('HSET', KEYS[7], ARGV[i], bytes)
+  end
 end
 local excess = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[2])
-if excess > 0 then
-  local old = redis.call('ZRANGE', KEYS[3], 0, excess - 1)
-  redis.call('ZREM', KEYS[3], unpack(old))
-  redis.call('HDEL', KEYS[4], unpack(old))
-  redis.call('HDEL', KEYS[5], unpack(old))
-  redis.call('HDEL', KEYS[6], unpack(old))
+if excess > 0 then forget(redis.call('ZRANGE', KEYS[3], 0, excess - 1)) end
+local total = 0
+for _, b in ipairs(redis.call('HVALS', KEYS[7])) do total = total + tonumber(b) end
+while total > maxBytes do
+  local oldest = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+  if not oldest then break end
+  total = total - tonumber(redis.call('HGET', KEYS[7], oldest) or '0')
+  forget({oldest})
 end
 ${TOUCH}
-return excess`;
+return total`;
 
 // ARGV: lifetime, turn, count of mentioned ids, mentioned ids…, then ids to read.
 const RECALL_LUA = `
@@ -57,17 +81,16 @@ for i = 4 + n, #ARGV do ids[#ids + 1] = ARGV[i] end
 if #ids == 0 then return {{}, {}, {}} end
 return {redis.call('HMGET', KEYS[4], unpack(ids)), redis.call('HMGET', KEYS[5], unpack(ids)), redis.call('HMGET', KEYS[6], unpack(ids))}`;
 
-const DROP_LUA = `
-redis.call('ZREM', KEYS[3], unpack(ARGV))
-redis.call('HDEL', KEYS[4], unpack(ARGV))
-redis.call('HDEL', KEYS[5], unpack(ARGV))
-redis.call('HDEL', KEYS[6], unpack(ARGV))
+const DROP_LUA = `${FORGET}
+forget(ARGV)
 return 1`;
 
 export interface RedisCcrOptions {
   prefix?: string;
   clock?: Clock;
   maxScopes?: number;
+  /** Bytes (index JSON and content) one scope holds at most. */
+  maxScopeBytes?: number;
 }
 
 type Stored = Omit<CcrIndexEntry, 'id' | 'mentionedTurn'>;
@@ -79,6 +102,7 @@ export class RedisCcrStore implements CcrStore {
   private readonly prefix: string;
   private readonly clock: Clock;
   private readonly maxScopes: number;
+  private readonly maxScopeBytes: number;
   private readonly scripts: Record<'open' | 'file' | 'recall' | 'drop', BoundScript>;
 
   constructor(client: Redis | RedisClientOptions, opts: RedisCcrOptions = {}) {
@@ -87,6 +111,7 @@ export class RedisCcrStore implements CcrStore {
     this.prefix = opts.prefix ?? 'gantry';
     this.clock = opts.clock ?? systemClock;
     this.maxScopes = opts.maxScopes ?? CCR_LIVE_SCOPES;
+    this.maxScopeBytes = opts.maxScopeBytes ?? DEFAULT_CCR_SCOPE_BYTES;
     const n = PARTS.length;
     this.scripts = {
       open: bindScript(this.redis, { name: 'gantryCcrOpen', numberOfKeys: n, lua: OPEN_LUA }, 'ccr.open'),
@@ -137,7 +162,7 @@ export class RedisCcrStore implements CcrStore {
 
   async file(partition: string, entries: readonly Omit<CcrEntry, 'mentionedTurn'>[]): Promise<void> {
     if (entries.length === 0) return;
-    const args: (string | number)[] = [CCR_ENTRY_LIFETIME_MS, CCR_FILES_PER_SCOPE];
+    const args: (string | number)[] = [CCR_ENTRY_LIFETIME_MS, CCR_FILES_PER_SCOPE, this.maxScopeBytes];
     for (const e of entries) {
       const stored: Stored = { label: e.label, keywords: e.keywords, storedAt: e.storedAt };
       args.push(e.id, JSON.stringify(stored), e.content);
