@@ -9,16 +9,26 @@ export const GROUP = 'gantry.dev';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
-// The apiserver's own rule for object names (a DNS subdomain). A Secret reference outside it
-// would reach the operator, whose create of that Secret the apiserver then refuses.
 const Name = Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$' });
-/** A key of a Secret's data, as the apiserver allows it. */
-const SecretDataKey = Type.String({ maxLength: 253, pattern: '^[-._a-zA-Z0-9]+$' });
+// Secret references follow the apiserver's own rules exactly: one it admits here but refuses
+// for the Secret itself reaches the operator, whose create of that Secret then fails. Neither
+// pattern uses lookahead, which the apiserver's regular expressions (RE2) do not have.
+/** A DNS subdomain: dot-separated labels, each starting and ending alphanumeric. */
+const SecretName = Type.String({
+  minLength: 1,
+  maxLength: 253,
+  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+});
+/** A key of a Secret's data: not '.', not '..', not starting with '..'. */
+const SecretDataKey = Type.String({
+  maxLength: 253,
+  pattern: '^([-_a-zA-Z0-9][-._a-zA-Z0-9]*|\\.[-_a-zA-Z0-9][-._a-zA-Z0-9]*)$',
+});
 // Money is counted in integer micro-dollars, exact below 2^53: about 9e9 USD. The cap keeps every
 // configured amount far inside that (a larger budget would fail each admission instead).
 const Usd = Type.Number({ minimum: 0, maximum: 1e9 });
 const LocalObjectRef = Type.Object({ name: Name }, { additionalProperties: false });
-const SecretKeyRef = Type.Object({ name: Name, key: SecretDataKey }, { additionalProperties: false });
+const SecretKeyRef = Type.Object({ name: SecretName, key: SecretDataKey }, { additionalProperties: false });
 
 export const ProviderKinds = ['openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini'] as const;
 export type ProviderKind = (typeof ProviderKinds)[number];
@@ -299,7 +309,7 @@ export const ApiKeySpec = Type.Object(
     tenantRef: LocalObjectRef,
     keyHash: Type.Optional(Type.String({ pattern: '^[a-f0-9]{64}$', description: 'hex SHA-256 of the key' })),
     secretRef: Type.Optional(
-      Type.Object({ name: Name, key: Type.Optional(SecretDataKey) }, { additionalProperties: false }),
+      Type.Object({ name: SecretName, key: Type.Optional(SecretDataKey) }, { additionalProperties: false }),
     ),
     budget: Type.Optional(
       Type.Object({ limitUsd: Usd, period: literalUnion(BudgetPeriods) }, { additionalProperties: false }),

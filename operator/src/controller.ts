@@ -7,11 +7,18 @@
 import { randomBytes } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { PUBLISHED_DATA_KEY } from '@gantry/dataplane/config/published';
-import { FIELD_MANAGER, GROUP, VERSION, statusOf, type KubeClient } from './kube/client.ts';
+import { FIELD_MANAGER, GROUP, VERSION, apiErrorText, statusOf, type KubeClient } from './kube/client.ts';
 import { Informers } from './kube/informers.ts';
 import type { HealthFacts } from './health/verdict.ts';
 import { LeaderElector } from './leader.ts';
-import { plan, snapshotText, type KeyToGenerate, type Plan, type ReadyVerdict } from './plan/plan.ts';
+import {
+  plan,
+  snapshotText,
+  withGenerationFailures,
+  type KeyToGenerate,
+  type Plan,
+  type ReadyVerdict,
+} from './plan/plan.ts';
 import type { SpendReporter } from './spend/reporter.ts';
 import { WorkQueue } from './runtime/queue.ts';
 import type { Condition, ObservedObject } from './world.ts';
@@ -121,14 +128,25 @@ export class Controller {
       generatedKeys: this.informers.generatedKeys(FIELD_MANAGER),
     });
     this.lastPlan = p;
-    for (const g of p.generate) await this.generateKey(g);
+    // One ApiKey whose Secret cannot be created must not stop the publish and every condition.
+    let failed: unknown;
+    const generationFailures = new Map<string, string>();
+    for (const g of p.generate)
+      await this.generateKey(g).catch((err: unknown) => {
+        this.opts.log.error(
+          { apiKey: g.apiKey.name, secret: g.secretName, err: (err as Error).message },
+          'key generation failed',
+        );
+        generationFailures.set(g.apiKey.name, apiErrorText(err));
+        failed ??= err;
+      });
     if (p.publishable) await this.publish(p);
     else
       this.opts.log.error({}, 'snapshot too large for its Secret; not published, the last one keeps serving');
     const observed = new Map(objects.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
+    const verdicts = withGenerationFailures(p.verdicts, generationFailures);
     // One object's refused status write must not leave every condition after it unwritten.
-    let failed: unknown;
-    for (const v of p.verdicts) {
+    for (const v of verdicts) {
       const o = observed.get(`${v.kind}/${v.name}`);
       if (o)
         await this.writeCondition(o, v).catch((err: unknown) => {

@@ -380,6 +380,35 @@ describe('operator', () => {
     await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'apikeys', name: 'aaa' });
   });
 
+  it('an ApiKey whose key Secret the apiserver refuses is KeyGenerationFailed; the rest still publishes', async () => {
+    // A quota allowing no more Secrets: every create is refused (403), as any refusal would be.
+    const secrets = (await core.listNamespacedSecret({ namespace: NS })).items.length;
+    await core.createNamespacedResourceQuota({
+      namespace: NS,
+      body: { metadata: { name: 'no-more-secrets' }, spec: { hard: { 'count/secrets': String(secrets) } } },
+    });
+    await create('apikeys', 'blocked', { tenantRef: { name: 'acme' }, secretRef: { name: 'blocked-key' } });
+    await create('tenants', 'after-blocked', { models: ['gpt-4o-mini'] });
+    const r = await until('blocked judged', async () => {
+      const c = (await readyOf('apikeys', 'blocked')).condition;
+      return c?.reason === 'KeyGenerationFailed' ? c : undefined;
+    });
+    expect(r.status).toBe('False');
+    expect((r as unknown as { message: string }).message).toMatch(/^could not create the key Secret: 403 /);
+    const later = await until(
+      'after-blocked judged',
+      async () => (await readyOf('tenants', 'after-blocked')).condition,
+    );
+    expect(later).toMatchObject({ status: 'True', reason: 'Published' });
+    expect(await secretValue('gantry-snapshot', 'snapshot.json')).toContain('"after-blocked"');
+    await core.deleteNamespacedResourceQuota({ name: 'no-more-secrets', namespace: NS });
+    await until('blocked published once the quota is gone', async () =>
+      (await readyOf('apikeys', 'blocked')).condition?.reason === 'Published' ? true : undefined,
+    );
+    await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'apikeys', name: 'blocked' });
+    await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'tenants', name: 'after-blocked' });
+  });
+
   it('a snapshot over what a Secret holds is not published: Ready=False SnapshotTooLarge, the last one serves', async () => {
     // The limit the plan keeps under is the apiserver's own.
     const tooBig = (n: number) => ({

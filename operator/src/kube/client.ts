@@ -27,6 +27,26 @@ export const statusOf = (err: unknown): number | undefined => {
   return typeof code === 'number' ? code : undefined;
 };
 
+/**
+ * What the apiserver said about a failed call, stable across retries: the client's own error
+ * message also carries the response headers (a fresh audit id and date each time), which in a
+ * condition would re-patch the status on every reconcile.
+ */
+export const apiErrorText = (err: unknown): string => {
+  const code = statusOf(err);
+  const body = (err as { body?: unknown }).body;
+  let said: unknown;
+  if (typeof body === 'string')
+    try {
+      said = (JSON.parse(body) as { message?: unknown }).message;
+    } catch {
+      said = undefined;
+    }
+  else if (typeof body === 'object' && body !== null) said = (body as { message?: unknown }).message;
+  if (typeof said === 'string') return code === undefined ? said : `${code} ${said}`;
+  return code === undefined ? String((err as Error).message ?? err) : `HTTP ${code}`;
+};
+
 export class KubeClient {
   readonly core: CoreV1Api;
   readonly custom: CustomObjectsApi;

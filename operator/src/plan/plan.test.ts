@@ -3,7 +3,14 @@ import type { KindName } from '@gantry/crds';
 import { compilePublished, PUBLISHED_FORMAT } from '@gantry/dataplane/config/published';
 import { describe, expect, it } from 'vitest';
 import type { ObservedObject, World } from '../world.ts';
-import { MAX_MESSAGE_CHARS, MAX_SNAPSHOT_BYTES, plan, snapshotText, type ReadyVerdict } from './plan.ts';
+import {
+  MAX_MESSAGE_CHARS,
+  MAX_SNAPSHOT_BYTES,
+  plan,
+  snapshotText,
+  withGenerationFailures,
+  type ReadyVerdict,
+} from './plan.ts';
 
 let uid = 0;
 const obj = (kind: KindName, name: string, spec: object, generation = 1): ObservedObject => ({
@@ -293,6 +300,17 @@ describe('plan', () => {
         '/spec/secretRef/key: must match pattern',
       ],
       ['an empty data key', { name: 'team-a', key: '' }, '/spec/secretRef/key: must match pattern'],
+      // The apiserver refuses these too; a looser pattern let them through to a failing generate.
+      ['an empty label in the name', { name: 'a..b' }, '/spec/secretRef/name: must match pattern'],
+      ['a label ending in a dash', { name: 'a-.b' }, '/spec/secretRef/name: must match pattern'],
+      ['a label starting with a dash', { name: 'a.-b' }, '/spec/secretRef/name: must match pattern'],
+      ['the data key "."', { name: 'team-a', key: '.' }, '/spec/secretRef/key: must match pattern'],
+      ['the data key ".."', { name: 'team-a', key: '..' }, '/spec/secretRef/key: must match pattern'],
+      [
+        'a data key starting with ".."',
+        { name: 'team-a', key: '..x' },
+        '/spec/secretRef/key: must match pattern',
+      ],
     ])(
       'an ApiKey with %s is InvalidSpec, not a key generation that fails every reconcile',
       (_, secretRef, field) => {
@@ -304,6 +322,35 @@ describe('plan', () => {
         expect(v?.message).toContain(field);
       },
     );
+  });
+
+  it.each([{ name: 'a.b-c.d' }, { name: 'team-a', key: '.dockerconfigjson' }, { name: 'x', key: 'tls.crt' }])(
+    'a Secret reference the apiserver accepts (%o) is generated',
+    (secretRef) => {
+      const fresh = obj('ApiKey', 'fresh', { tenantRef: { name: 'acme' }, secretRef });
+      const p = plan(world([...healthy(), fresh]));
+      expect(p.generate.map((g) => [g.secretName, g.dataKey])).toEqual([
+        [secretRef.name, secretRef.key ?? 'key'],
+      ]);
+    },
+  );
+
+  it('a refused key generation marks only that ApiKey KeyGenerationFailed, with a clipped message', () => {
+    const objects = [
+      ...healthy(),
+      apiKey('fresh', 'acme', 'fresh-key'),
+      apiKey('other', 'acme', 'other-key'),
+    ];
+    const p = plan(world(objects));
+    const verdicts = withGenerationFailures(p.verdicts, new Map([['fresh', `403 ${'x'.repeat(5000)}`]]));
+    expect(verdict(verdicts, 'ApiKey', 'fresh')).toMatchObject({
+      ready: false,
+      reason: 'KeyGenerationFailed',
+    });
+    expect(verdict(verdicts, 'ApiKey', 'fresh')?.message).toMatch(/^could not create the key Secret: 403 x+/);
+    expect(verdict(verdicts, 'ApiKey', 'fresh')?.message.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
+    expect(verdict(verdicts, 'ApiKey', 'other')).toMatchObject({ reason: 'KeyPending' });
+    expect(verdict(verdicts, 'ApiKey', 'ci')).toMatchObject({ ready: true, reason: 'Published' });
   });
 
   it('an ApiKey whose Secret does not exist asks for a generated key and waits for it', () => {

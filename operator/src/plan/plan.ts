@@ -255,6 +255,26 @@ function resolveSecrets(
   return { ok: true, manifest: { ...manifest, spec: { ...spec, keyHash: sha256(value) } } };
 }
 
+/**
+ * ApiKeys whose key Secret the apiserver refused to create (quota, RBAC, a name rule the schema
+ * missed): each says why on its own condition, and the retry is the next reconcile's.
+ */
+export function withGenerationFailures(
+  verdicts: readonly ReadyVerdict[],
+  failures: ReadonlyMap<string, string>,
+): ReadyVerdict[] {
+  return verdicts.map((v) => {
+    const err = failures.get(v.name);
+    if (v.kind !== 'ApiKey' || err === undefined) return v;
+    return clipMessage({
+      ...v,
+      ready: false,
+      reason: 'KeyGenerationFailed',
+      message: `could not create the key Secret: ${err}`,
+    });
+  });
+}
+
 /** Two ApiKeys with one key would make the second one's tenant ambiguous: the later name loses. */
 function rejectDuplicateKeys(
   candidates: readonly Candidate[],
