@@ -186,10 +186,12 @@ export const CircuitBreakerPolicy = Type.Object(
 );
 
 /**
- * Longest a deployment timeout may be: one day. Node runs a timer longer than 2^31-1 ms
- * (~24.8 days) after 1 ms instead, so a firstTokenTimeoutMs of 3e9 failed every stream at once.
+ * Longest a deployment timeout may be: Node's own timer limit, 2^31-1 ms (~24.8 days). Node runs
+ * a longer timer after 1 ms instead, so a firstTokenTimeoutMs of 3e9 failed every stream at once.
+ * Not lower: every value up to it worked before, and a tighter cap would turn existing objects
+ * (and whole snapshots an older operator published) into rejects on upgrade.
  */
-export const MAX_TIMEOUT_MS = 86_400_000;
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 export const ModelDeploymentSpec = Type.Object(
   {
