@@ -6,13 +6,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
-import { PUBLISHED_DATA_KEY } from '@gantry/dataplane/config/published';
+import { packSnapshot, PUBLISHED_GZIP_KEY } from '@gantry/dataplane/config/published';
 import { FIELD_MANAGER, GROUP, VERSION, apiErrorText, statusOf, type KubeClient } from './kube/client.ts';
 import { Informers } from './kube/informers.ts';
 import type { HealthFacts } from './health/verdict.ts';
 import { LeaderElector } from './leader.ts';
 import {
+  MAX_SNAPSHOT_BYTES,
   plan,
+  readPublished,
   snapshotText,
   withGenerationFailures,
   type KeyToGenerate,
@@ -126,6 +128,7 @@ export class Controller {
       secrets: this.informers.secretData(),
       snapshotSecret: this.snapshotName(),
       generatedKeys: this.informers.generatedKeys(FIELD_MANAGER),
+      published: readPublished(this.informers.rawSecretData(this.snapshotName())),
     });
     this.lastPlan = p;
     // One ApiKey whose Secret cannot be created must not stop the publish and every condition.
@@ -140,9 +143,12 @@ export class Controller {
         generationFailures.set(g.apiKey.name, apiErrorText(err));
         failed ??= err;
       });
-    if (p.publishable) await this.publish(p);
-    else
-      this.opts.log.error({}, 'snapshot too large for its Secret; not published, the last one keeps serving');
+    if (p.tooLarge)
+      this.opts.log.error(
+        { bytes: p.tooLarge.bytes, limit: MAX_SNAPSHOT_BYTES, leftOut: p.tooLarge.leftOut },
+        'snapshot too large for its Secret; the newest changes are left out (Ready=False SnapshotTooLarge)',
+      );
+    await this.publish(p);
     const observed = new Map(objects.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
     const verdicts = withGenerationFailures(p.verdicts, generationFailures);
     // One object's refused status write must not leave every condition after it unwritten.
@@ -215,7 +221,7 @@ export class Controller {
         annotations: { [HASH_ANNOTATION]: p.hash, [VERSION_ANNOTATION]: String(version) },
       },
       type: 'Opaque',
-      data: { [PUBLISHED_DATA_KEY]: Buffer.from(snapshotText(p, version)).toString('base64') },
+      data: { [PUBLISHED_GZIP_KEY]: packSnapshot(snapshotText(p, version)).toString('base64') },
     });
     this.publishedVersion = version;
     this.opts.log.info({ version, hash: p.hash, objects: p.manifests.length }, 'snapshot published');

@@ -3,13 +3,15 @@
  * namespace and the data of the Secrets they reference. Plain data, no client objects, so
  * the plan is a pure function of it.
  */
-import type { KindName } from '@gantry/crds';
+import type { KindName, Manifest } from '@gantry/crds';
 
 export interface ObjectMeta {
   name: string;
   namespace: string;
   uid: string;
   generation: number;
+  /** RFC 3339; orders objects by age (which fit an over-full snapshot, which key is older). */
+  creationTimestamp?: string;
 }
 
 export interface Condition {
@@ -40,6 +42,13 @@ export interface World {
   snapshotSecret: string;
   /** Secret name → uid of the ApiKey whose generated key it holds (the operator made it). */
   generatedKeys: ReadonlyMap<string, string>;
+  /** What the snapshot Secret holds now, when it could be read: the base when over the limit. */
+  published?: Published | undefined;
+}
+
+export interface Published {
+  manifests: readonly Manifest[];
+  credentials: Readonly<Record<string, string>>;
 }
 
 export const objectKey = (kind: KindName, name: string): string => `${kind}/${name}`;

@@ -3,6 +3,7 @@
  * replicas racing for the Lease; two data-plane gateways watching the published snapshot;
  * the fake provider upstream; the official openai client calling the pods.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import { startHealthServer } from '../../operator/src/health/server.ts';
 import { KubeClient, statusOf } from '../../operator/src/kube/client.ts';
 import { startFakeProvider } from '../../dataplane/src/fake-provider/index.ts';
 import { startGateway, type Gateway } from '../../dataplane/src/gateway.ts';
+import { publishedText } from '../../dataplane/src/config/published.ts';
 import { SpendReporter } from '../../operator/src/spend/reporter.ts';
 import { startKube, type KubeInstance } from '../harness/kube.ts';
 import { REDIS_URL_ENV } from '../harness/redis.ts';
@@ -79,6 +81,12 @@ const readyOf = async (plural: string, name: string) => {
 const secretValue = async (name: string, key = 'key') => {
   const s = await core.readNamespacedSecret({ name, namespace: NS });
   return Buffer.from(s.data?.[key] ?? '', 'base64').toString('utf8');
+};
+/** The published snapshot's JSON, whichever form the Secret holds it in. */
+const publishedSnapshot = async (name = 'gantry-snapshot') => {
+  const read = publishedText((await core.readNamespacedSecret({ name, namespace: NS })).data);
+  if (!read.ok) throw new Error(read.error);
+  return read.text;
 };
 const client = (pod: Gateway, apiKey: string) =>
   new OpenAI({ baseURL: `${pod.url}/v1`, apiKey, maxRetries: 0, timeout: 10_000 });
@@ -184,9 +192,7 @@ describe('operator', () => {
       name: 'ci',
       controller: true,
     });
-    const snapshot = await until('snapshot', async () =>
-      secretValue('gantry-snapshot', 'snapshot.json').catch(() => undefined),
-    );
+    const snapshot = await until('snapshot', async () => publishedSnapshot().catch(() => undefined));
     expect(snapshot).not.toContain(key);
     const apikey = (await custom.getNamespacedCustomObject({
       ...GROUP,
@@ -400,7 +406,7 @@ describe('operator', () => {
       async () => (await readyOf('tenants', 'after-blocked')).condition,
     );
     expect(later).toMatchObject({ status: 'True', reason: 'Published' });
-    expect(await secretValue('gantry-snapshot', 'snapshot.json')).toContain('"after-blocked"');
+    expect(await publishedSnapshot()).toContain('"after-blocked"');
     await core.deleteNamespacedResourceQuota({ name: 'no-more-secrets', namespace: NS });
     await until('blocked published once the quota is gone', async () =>
       (await readyOf('apikeys', 'blocked')).condition?.reason === 'Published' ? true : undefined,
@@ -409,7 +415,7 @@ describe('operator', () => {
     await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'tenants', name: 'after-blocked' });
   });
 
-  it('a snapshot over what a Secret holds is not published: Ready=False SnapshotTooLarge, the last one serves', async () => {
+  it('a snapshot over what a Secret holds: only what does not fit waits, and a revocation still reaches the pods', async () => {
     // The limit the plan keeps under is the apiserver's own.
     const tooBig = (n: number) => ({
       metadata: { name: `size-${n}` },
@@ -420,38 +426,55 @@ describe('operator', () => {
       .createNamespacedSecret({ namespace: NS, body: tooBig(1024 * 1024 + 1) })
       .catch((e: unknown) => e);
     expect(statusOf(refused)).toBe(422);
-    const versionOf = async () =>
-      (await core.readNamespacedSecret({ name: 'gantry-snapshot', namespace: NS })).metadata?.annotations?.[
-        'gantry.dev/snapshot-version'
-      ];
+    await create('apikeys', 'leaked', { tenantRef: { name: 'acme' }, secretRef: { name: 'leaked-key' } });
+    const leaked = await until(
+      'leaked key',
+      async () => (await secretValue('leaked-key').catch(() => '')) || undefined,
+    );
+    for (const pod of pods)
+      await until('leaked key served', async () => ((await modelsOn(pod, leaked)) ? true : undefined));
+    // Hex model names barely compress: ~290 KB gzipped per tenant, so three fit and four do not.
+    const hex = (name: string) =>
+      Array.from({ length: 8000 }, (_, i) => createHash('sha256').update(`${name}-${i}`).digest('hex'));
     const big = ['big-1', 'big-2', 'big-3', 'big-4'];
-    for (const name of big)
-      await create('tenants', name, {
-        models: Array.from({ length: 7000 }, (_, i) => `${name}-model-${String(i).padStart(30, '0')}`),
-      });
-    const r = await until('acme SnapshotTooLarge', async () => {
-      const c = (await readyOf('tenants', 'acme')).condition;
+    for (const name of big) await create('tenants', name, { models: hex(name) });
+    const r = await until('big-4 SnapshotTooLarge', async () => {
+      const c = (await readyOf('tenants', 'big-4')).condition;
       return c?.reason === 'SnapshotTooLarge' ? c : undefined;
     });
     expect(r.status).toBe('False');
-    // The tenants that fitted were published; the one that tipped it over never was.
-    const published = JSON.parse(await secretValue('gantry-snapshot', 'snapshot.json')) as {
-      version: number;
-      manifests: { metadata: { name: string } }[];
-    };
-    expect(String(published.version)).toBe(await versionOf());
-    expect(published.manifests.map((m) => m.metadata.name)).not.toContain('big-4');
-    for (const pod of pods) expect(await modelsOn(pod, key)).toContain('gpt-4o-mini');
-    for (const name of big) await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'tenants', name });
-    await until('acme published again', async () =>
-      (await readyOf('tenants', 'acme')).condition?.reason !== 'SnapshotTooLarge' ? true : undefined,
+    for (const name of ['big-1', 'big-2', 'big-3'])
+      expect((await readyOf('tenants', name)).condition?.reason).toBe('ModelNotFound');
+    expect((await readyOf('tenants', 'acme')).condition).toMatchObject({
+      status: 'True',
+      reason: 'Published',
+    });
+    // A newer small object still gets in.
+    await create('tenants', 'small', { models: ['gpt-4o-mini'] });
+    await until('small published', async () =>
+      (await readyOf('tenants', 'small')).condition?.reason === 'Published' ? true : undefined,
     );
+    const text = await publishedSnapshot();
+    expect(text).toContain('"big-3"');
+    expect(text).not.toContain('"big-4"');
+    // Revoking the leaked key while over the limit reaches every pod.
+    await patchSpec('apikeys', 'leaked', { disabled: true });
+    for (const pod of pods)
+      await until('leaked key revoked', async () => ((await modelsOn(pod, leaked)) ? undefined : true));
+    for (const pod of pods) expect(await modelsOn(pod, key)).toContain('gpt-4o-mini');
+    await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'apikeys', name: 'leaked' });
+    for (const name of [...big, 'small'])
+      await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'tenants', name });
     // The deletions publish one by one (the next test needs the room); the pods keep loading.
     await until('big tenants gone from the snapshot', async () => {
-      const text = await secretValue('gantry-snapshot', 'snapshot.json');
-      return big.some((name) => text.includes(`"${name}"`)) ? undefined : true;
+      const now = await publishedSnapshot();
+      return big.some((name) => now.includes(`"${name}"`)) ? undefined : true;
     });
-    const latest = Number(await versionOf());
+    const latest = Number(
+      (await core.readNamespacedSecret({ name: 'gantry-snapshot', namespace: NS })).metadata?.annotations?.[
+        'gantry.dev/snapshot-version'
+      ],
+    );
     for (const pod of pods)
       await until(`pod on version ${latest} or later`, async () => {
         const ready = (await fetch(`${pod.adminUrl}/readyz`).then((res) => res.json())) as {
@@ -459,7 +482,7 @@ describe('operator', () => {
         };
         return ready.configVersion >= latest ? true : undefined;
       });
-  });
+  }, 120_000);
 
   it('a tenant listing 20,000 models nobody serves does not stop the conditions of the objects after it', async () => {
     // Its full ModelNotFound message beside its spec would not fit in etcd: the status patch failed
@@ -492,7 +515,7 @@ describe('operator', () => {
     });
     try {
       expect(await modelsOn(pod, key)).toBeUndefined();
-      const good = await secretValue('gantry-snapshot', 'snapshot.json');
+      const good = await publishedSnapshot();
       await core.replaceNamespacedSecret({
         name: 'bad-snapshot',
         namespace: NS,

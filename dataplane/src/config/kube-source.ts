@@ -6,7 +6,7 @@
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import type { CompileOptions } from './compile.ts';
-import { compilePublished, PUBLISHED_DATA_KEY } from './published.ts';
+import { compilePublished, publishedText } from './published.ts';
 import type { Snapshot } from './snapshot.ts';
 import type { ConfigLogger, ConfigStore } from './store.ts';
 
@@ -41,12 +41,12 @@ export async function watchSnapshotSecret(
   const source = `secret ${ref.namespace}/${ref.name}`;
 
   const load = (secret: { data?: Record<string, string> }) => {
-    const encoded = secret.data?.[PUBLISHED_DATA_KEY];
-    if (encoded === undefined) {
-      log.error({ source }, `snapshot rejected: no ${PUBLISHED_DATA_KEY} in the Secret`);
+    const read = publishedText(secret.data);
+    if (!read.ok) {
+      log.error({ source }, `snapshot rejected: ${read.error}`);
       return;
     }
-    const result = compilePublished(Buffer.from(encoded, 'base64').toString('utf8'), { ...opts, source });
+    const result = compilePublished(read.text, { ...opts, source });
     if (result.ok && result.snapshot.version === store.current().version) return;
     // The operator's content hash stands for the file hash standalone pods report.
     const event = store.apply(result.ok ? { ...result, sha256: result.published?.hash } : result);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { compilePublished, PUBLISHED_FORMAT } from './published.ts';
+import {
+  compilePublished,
+  packSnapshot,
+  PUBLISHED_DATA_KEY,
+  PUBLISHED_FORMAT,
+  PUBLISHED_GZIP_KEY,
+  publishedText,
+} from './published.ts';
 
 const opts = { env: {}, source: 'secret gantry/snapshot', fakeBaseUrl: () => 'http://127.0.0.1:1' };
 const doc = (fields: object) =>
@@ -36,5 +43,37 @@ describe('compilePublished', () => {
   it('still loads a well-formed empty snapshot', () => {
     const r = compilePublished(doc({ credentials: {} }), opts);
     expect(r.ok && r.snapshot.version).toBe(3);
+  });
+});
+
+describe('publishedText', () => {
+  const b64 = (b: Buffer | string) => Buffer.from(b).toString('base64');
+  const text = JSON.stringify({ format: 'gantry.dev/snapshot/v1', version: 3, manifests: [] });
+
+  it('reads the gzipped form, and prefers it to the plain one', () => {
+    expect(publishedText({ [PUBLISHED_GZIP_KEY]: b64(packSnapshot(text)) })).toEqual({ ok: true, text });
+    expect(
+      publishedText({ [PUBLISHED_GZIP_KEY]: b64(packSnapshot(text)), [PUBLISHED_DATA_KEY]: b64('{}') }),
+    ).toEqual({ ok: true, text });
+  });
+
+  it("reads an older operator's plain form", () => {
+    expect(publishedText({ [PUBLISHED_DATA_KEY]: b64(text) })).toEqual({ ok: true, text });
+  });
+
+  it('rejects a gzip that is not one, or a Secret with neither key, with a reason', () => {
+    expect(publishedText({ [PUBLISHED_GZIP_KEY]: b64(text) })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('snapshot.json.gz is not gzip') as unknown,
+    });
+    expect(publishedText({ other: b64(text) })).toEqual({
+      ok: false,
+      error: 'no snapshot.json.gz or snapshot.json in the Secret',
+    });
+    expect(publishedText(undefined)).toMatchObject({ ok: false });
+  });
+
+  it('packs deterministically, so equal snapshots are equal bytes', () => {
+    expect(packSnapshot(text).equals(packSnapshot(text))).toBe(true);
   });
 });

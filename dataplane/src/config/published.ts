@@ -6,11 +6,44 @@
  */
 import { formatAjvErrors, sharedValidators, Kinds, type KindName, type Manifest } from '@gantry/crds';
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { compile, type CompileOptions, type CompileResult, type LocatedManifest } from './compile.ts';
 
 export const PUBLISHED_FORMAT = 'gantry.dev/snapshot/v1';
-/** Key of the snapshot inside the published Secret's data. */
+/** Key of the snapshot inside the published Secret's data, as plain JSON (older operators). */
 export const PUBLISHED_DATA_KEY = 'snapshot.json';
+/**
+ * Key of the gzipped snapshot, which the operator publishes: a Secret holds 1 MiB, and the JSON
+ * (key hashes, model names) shrinks several times over, so several times more objects fit.
+ */
+export const PUBLISHED_GZIP_KEY = 'snapshot.json.gz';
+/** Far above anything that fits a Secret gzipped, and a bound on what a crafted one inflates to. */
+const MAX_INFLATED_BYTES = 256 * 1024 * 1024;
+
+/** The bytes the operator writes under PUBLISHED_GZIP_KEY. Deterministic (no file time). */
+export function packSnapshot(text: string): Buffer {
+  return gzipSync(text);
+}
+
+/**
+ * The snapshot text of a published Secret's data (base64 values, as the API returns them):
+ * the gzipped form when present, else the plain one.
+ */
+export function publishedText(
+  data: Readonly<Record<string, string>> | undefined,
+): { ok: true; text: string } | { ok: false; error: string } {
+  const gz = data?.[PUBLISHED_GZIP_KEY];
+  if (gz !== undefined)
+    try {
+      const text = gunzipSync(Buffer.from(gz, 'base64'), { maxOutputLength: MAX_INFLATED_BYTES });
+      return { ok: true, text: text.toString('utf8') };
+    } catch (err) {
+      return { ok: false, error: `${PUBLISHED_GZIP_KEY} is not gzip: ${(err as Error).message}` };
+    }
+  const plain = data?.[PUBLISHED_DATA_KEY];
+  if (plain !== undefined) return { ok: true, text: Buffer.from(plain, 'base64').toString('utf8') };
+  return { ok: false, error: `no ${PUBLISHED_GZIP_KEY} or ${PUBLISHED_DATA_KEY} in the Secret` };
+}
 
 export interface PublishedSnapshot {
   format: typeof PUBLISHED_FORMAT;

@@ -94,6 +94,9 @@ export class Informers {
             namespace: raw.metadata!.namespace ?? this.kube.namespace,
             uid: raw.metadata!.uid ?? '',
             generation: raw.metadata!.generation ?? 0,
+            ...(raw.metadata!.creationTimestamp
+              ? { creationTimestamp: new Date(raw.metadata!.creationTimestamp).toISOString() }
+              : {}),
           },
           spec: raw.spec,
           status: raw.status,
@@ -112,6 +115,11 @@ export class Informers {
       out.set(s.metadata!.name!, data);
     }
     return out;
+  }
+
+  /** One Secret's data as the API gives it (base64 values), e.g. the published snapshot's. */
+  rawSecretData(name: string): Record<string, string> | undefined {
+    return this.secrets?.list(this.kube.namespace).find((s) => s.metadata?.name === name)?.data;
   }
 
   /** Secret name → uid of the ApiKey that controls it, for the key Secrets the operator made. */

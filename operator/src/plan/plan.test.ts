@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { KindName } from '@gantry/crds';
-import { compilePublished, PUBLISHED_FORMAT } from '@gantry/dataplane/config/published';
+import { compilePublished, packSnapshot, PUBLISHED_FORMAT } from '@gantry/dataplane/config/published';
 import { describe, expect, it } from 'vitest';
 import type { ObservedObject, World } from '../world.ts';
 import {
   MAX_MESSAGE_CHARS,
   MAX_SNAPSHOT_BYTES,
   plan,
+  snapshotBytes,
   snapshotText,
   withGenerationFailures,
   type ReadyVerdict,
@@ -380,27 +381,91 @@ describe('plan', () => {
     expect(verdict(plan(world(objects)).verdicts, 'Tenant', 'acme')?.generation).toBe(4);
   });
 
-  it('a snapshot too large for its Secret is not published: every object says so, with the size', () => {
-    // About 1.1 MB of model names over a few tenants, each object well under the apiserver's own limit.
+  describe('a snapshot too large for its Secret', () => {
+    // Hex names barely compress: 8,000 of them make a tenant of ~290 KB gzipped (~540 KB as JSON),
+    // each well under what the apiserver stores; three fit a Secret, four do not.
     const names = (t: string) =>
-      Array.from({ length: 7000 }, (_, i) => `${t}-model-${String(i).padStart(30, '0')}`);
-    const objects = [...healthy(), ...['t1', 't2', 't3', 't4'].map((t) => tenant(t, names(t)))];
-    const p = plan(world(objects));
-    expect(p.publishable).toBe(false);
-    expect(p.verdicts.length).toBe(objects.length);
-    for (const v of p.verdicts) {
-      expect(v).toMatchObject({ ready: false, reason: 'SnapshotTooLarge' });
-      expect(v.message).toMatch(
-        /^the snapshot would be \d+ bytes, over the 1048512 a Secret holds; the last published snapshot keeps serving$/,
+      Array.from({ length: 8000 }, (_, i) => createHash('sha256').update(`${t}-${i}`).digest('hex'));
+    let clock = 0;
+    const aged = (o: ObservedObject): ObservedObject => ({
+      ...o,
+      metadata: {
+        ...o.metadata,
+        creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, ++clock)).toISOString(),
+      },
+    });
+    const leakedSecret: [string, Record<string, string>] = ['leaked-key', { key: 'sk-leaked' }];
+    const leaked = (extra: object = {}) =>
+      aged(
+        obj('ApiKey', 'leaked', { tenantRef: { name: 'acme' }, secretRef: { name: 'leaked-key' }, ...extra }),
       );
-    }
-    expect(Buffer.byteLength(snapshotText(p, 1))).toBeGreaterThan(MAX_SNAPSHOT_BYTES);
-    // One tenant fewer fits, and is published.
-    const smaller = plan(world(objects.slice(0, -1)));
-    expect(smaller.publishable).toBe(true);
-    expect(Buffer.byteLength(snapshotText(smaller, Number.MAX_SAFE_INTEGER))).toBeLessThanOrEqual(
-      1024 * 1024,
-    );
+    const base = [...healthy().map(aged), ...['t1', 't2', 't3'].map((t) => aged(tenant(t, names(t))))];
+    const big = aged(tenant('t4', names('t4')));
+    const leakedKey = leaked();
+    const secrets = [...baseSecrets, leakedSecret];
+    const publishedBefore = plan(world([...base, leakedKey], secrets));
+    const over = (objects: ObservedObject[], published = publishedBefore) =>
+      plan({ ...world(objects, secrets), published });
+    const listed = (p: { manifests: { kind: string; metadata: { name: string } }[] }) =>
+      p.manifests.map((m) => `${m.kind}/${m.metadata.name}`);
+
+    it('is measured gzipped, as published: three big tenants fit where the plain JSON would not', () => {
+      expect(publishedBefore.tooLarge).toBeUndefined();
+      expect(Buffer.byteLength(snapshotText(publishedBefore, 1))).toBeGreaterThan(MAX_SNAPSHOT_BYTES);
+      expect(snapshotBytes(publishedBefore)).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
+      expect(packSnapshot(snapshotText(publishedBefore, Number.MAX_SAFE_INTEGER)).length).toBeLessThanOrEqual(
+        MAX_SNAPSHOT_BYTES,
+      );
+    });
+
+    it('only the object that does not fit is SnapshotTooLarge; the rest stays published, newer small ones too', () => {
+      const newcomer = aged(tenant('newcomer', ['gpt-4o-mini']));
+      const p = over([...base, leakedKey, big, newcomer]);
+      expect(p.tooLarge?.leftOut).toBe(1);
+      expect(p.tooLarge!.bytes).toBeGreaterThan(MAX_SNAPSHOT_BYTES);
+      expect(listed(p)).toEqual([...listed(publishedBefore), 'Tenant/newcomer'].sort());
+      expect(snapshotBytes(p)).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
+      expect(verdict(p.verdicts, 'Tenant', 't4')).toMatchObject({ ready: false, reason: 'SnapshotTooLarge' });
+      expect(verdict(p.verdicts, 'Tenant', 't4')?.message).toBe(
+        'the snapshot would be over the 1048512 bytes a Secret holds (gzipped); this object is not served until older objects make room',
+      );
+      for (const v of p.verdicts.filter((x) => x.name !== 't4' && !x.name.startsWith('t')))
+        expect(v).toMatchObject({ ready: true, reason: 'Published' });
+      // What is published compiles on a pod.
+      expect(compilePublished(snapshotText(p, 2), { env: {}, source: 't' }).ok).toBe(true);
+      // Nothing in the message moves with the size: another edit does not re-patch every status.
+      const bigger = over([...base, leakedKey, aged(tenant('t4', [...names('t4'), 'one-more'])), newcomer]);
+      expect(verdict(bigger.verdicts, 'Tenant', 't4')?.message).toBe(
+        verdict(p.verdicts, 'Tenant', 't4')?.message,
+      );
+    });
+
+    it('revoking a key still publishes while over the limit: disabled, deleted, or its Secret gone', () => {
+      const disabled = over([...base, leaked({ disabled: true }), big]);
+      const key = disabled.manifests.find((m) => m.metadata.name === 'leaked');
+      expect(key?.spec).toMatchObject({ disabled: true });
+      expect(disabled.hash).not.toBe(publishedBefore.hash);
+      expect(verdict(disabled.verdicts, 'Tenant', 't4')).toMatchObject({ reason: 'SnapshotTooLarge' });
+      const deleted = over([...base, big]);
+      expect(listed(deleted)).not.toContain('ApiKey/leaked');
+      expect(listed(deleted)).toContain('ApiKey/ci');
+      const secretGone = plan({ ...world([...base, leakedKey, big]), published: publishedBefore });
+      expect(listed(secretGone)).not.toContain('ApiKey/leaked');
+    });
+
+    it("a change that does not fit keeps the object's previous version serving", () => {
+      const grown = aged(tenant('t1', [...names('t1'), ...names('t1-more')]));
+      const p = over([...base.filter((o) => o.metadata.name !== 't1'), grown, leakedKey]);
+      expect(verdict(p.verdicts, 'Tenant', 't1')).toMatchObject({ ready: false, reason: 'SnapshotTooLarge' });
+      expect(verdict(p.verdicts, 'Tenant', 't1')?.message).toContain('its previous version keeps serving');
+      expect(p.hash).toBe(publishedBefore.hash);
+    });
+
+    it('with nothing published before, the oldest objects that fit are published', () => {
+      const p = plan({ ...world([...base, leakedKey, big], secrets), published: undefined });
+      expect(listed(p)).toEqual(listed(publishedBefore));
+      expect(verdict(p.verdicts, 'Tenant', 't4')).toMatchObject({ reason: 'SnapshotTooLarge' });
+    });
   });
 
   it('condition messages are clipped, however many models a tenant lists that nobody serves', () => {

@@ -7,8 +7,14 @@
 import { compileValidators, formatAjvErrors, type KindName, type Manifest } from '@gantry/crds';
 import { createHash } from 'node:crypto';
 import { compile, type LocatedManifest } from '@gantry/dataplane/config/compile';
-import { contentHash, PUBLISHED_FORMAT, type PublishedSnapshot } from '@gantry/dataplane/config/published';
-import { objectKey, type ObservedObject, type World } from '../world.ts';
+import {
+  contentHash,
+  packSnapshot,
+  PUBLISHED_FORMAT,
+  publishedText,
+  type PublishedSnapshot,
+} from '@gantry/dataplane/config/published';
+import { objectKey, type ObservedObject, type Published, type World } from '../world.ts';
 
 export interface ReadyVerdict {
   kind: KindName;
@@ -33,13 +39,16 @@ export interface Plan {
   hash: string;
   verdicts: ReadyVerdict[];
   generate: KeyToGenerate[];
-  /** False when the snapshot would not fit its Secret: the last published one keeps serving. */
-  publishable: boolean;
+  /**
+   * Set when everything would not fit its Secret: what is published is then the last snapshot
+   * with deletions and revocations applied, plus what fits of the rest (oldest first).
+   */
+  tooLarge?: { bytes: number; leftOut: number };
 }
 
 /**
  * The apiserver refuses a Secret whose data adds up to more than 1 MiB. The margin leaves room
- * for the version's digits, which the size is measured without.
+ * for the version's digits, which change the gzipped size by a few bytes.
  */
 export const MAX_SNAPSHOT_BYTES = 1024 * 1024 - 64;
 
@@ -55,6 +64,27 @@ export function snapshotText(p: Pick<Plan, 'hash' | 'manifests' | 'credentials'>
   return JSON.stringify(doc);
 }
 
+/** The snapshot Secret's current content, if it holds one this operator can read. */
+export function readPublished(data: Readonly<Record<string, string>> | undefined): Published | undefined {
+  const read = publishedText(data);
+  if (!read.ok) return undefined;
+  try {
+    const doc = JSON.parse(read.text) as Partial<PublishedSnapshot> | null;
+    if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.manifests)) return undefined;
+    const wellFormed = (m: unknown): m is Manifest =>
+      typeof m === 'object' &&
+      m !== null &&
+      typeof (m as Manifest).kind === 'string' &&
+      typeof (m as Manifest).metadata?.name === 'string';
+    if (!doc.manifests.every(wellFormed)) return undefined;
+    const credentials =
+      typeof doc.credentials === 'object' && doc.credentials !== null ? doc.credentials : {};
+    return { manifests: doc.manifests, credentials };
+  } catch {
+    return undefined;
+  }
+}
+
 export const API_VERSION = 'gantry.dev/v1alpha1';
 export const DEFAULT_KEY_FIELD = 'key';
 
@@ -65,6 +95,22 @@ const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex
 interface Candidate {
   obj: ObservedObject;
   manifest: Manifest;
+}
+
+/** One object as published: its manifest and, for a ModelDeployment, its credential. */
+interface Entry {
+  key: string;
+  manifest: Manifest;
+  credential?: string | undefined;
+}
+
+/** What a publication's bytes in the Secret are: the gzipped text (measured with the most digits). */
+export function snapshotBytes(p: Pick<Plan, 'hash' | 'manifests' | 'credentials'>): number {
+  const text = snapshotText(p, Number.MAX_SAFE_INTEGER);
+  const raw = Buffer.byteLength(text);
+  // gzip never grows a text by more than its few header bytes and 5 per 16 KB block.
+  if (raw * 1.01 + 64 <= MAX_SNAPSHOT_BYTES) return raw;
+  return packSnapshot(text).length;
 }
 
 export function plan(world: World): Plan {
@@ -100,40 +146,14 @@ export function plan(world: World): Plan {
   }
   rejectDuplicateKeys(candidates, fail);
 
-  // The data plane's compile decides the rest (references, fallbacks, policies). Objects it
-  // names are left out and compiled again, until what remains compiles cleanly.
-  let included = candidates.filter((c) => !verdicts.has(objectKey(c.obj.kind, c.obj.metadata.name)));
-  for (let round = 0; round <= candidates.length; round++) {
-    const items: LocatedManifest[] = included.map((c) => ({
-      manifest: c.manifest,
-      where: objectKey(c.obj.kind, c.obj.metadata.name),
-    }));
-    const result = compile(items, {
-      env: {},
-      version: 1,
-      source: world.namespace,
-      credentials: new Map(Object.entries(credentials)),
-      // apiKeyEnv names a variable of the data-plane pods, which the operator cannot see.
-      fakeBaseUrl: () => 'http://unused.invalid',
-    });
-    if (result.ok) break;
-    const failed = new Set<string>();
-    for (const e of result.errors) {
-      const at = e.indexOf(': ');
-      const where = at > 0 ? e.slice(0, at) : '';
-      const c = included.find((x) => objectKey(x.obj.kind, x.obj.metadata.name) === where);
-      if (!c) continue;
-      failed.add(where);
-      fail(c.obj, reasonOf(e), e.slice(at + 2));
-    }
-    if (failed.size === 0) {
-      // Nothing attributable: publish nothing new rather than something a pod rejects.
-      for (const c of included) fail(c.obj, 'CompileError', result.errors.join('; '));
-      included = [];
-      break;
-    }
-    included = included.filter((c) => !failed.has(objectKey(c.obj.kind, c.obj.metadata.name)));
-  }
+  // The data plane's compile decides the rest (references, fallbacks, policies).
+  const settled = settle(
+    candidates.filter((c) => !verdicts.has(objectKey(c.obj.kind, c.obj.metadata.name))),
+    credentials,
+    world.namespace,
+  );
+  for (const [c, reason, message] of settled.failed) fail(c.obj, reason, message);
+  const included = settled.kept;
 
   const models = new Set(
     included
@@ -159,35 +179,184 @@ export function plan(world: World): Plan {
           : `no ModelDeployment serves ${missing.join(', ')}; the tenant's other models are served`,
     });
   }
-  const manifests = included.map((c) => c.manifest);
-  const usedCredentials = Object.fromEntries(
-    Object.entries(credentials).filter(([name]) =>
-      included.some((c) => c.obj.kind === 'ModelDeployment' && c.obj.metadata.name === name),
-    ),
-  );
-  const hash = contentHash(manifests, usedCredentials);
-  const bytes = Buffer.byteLength(snapshotText({ hash, manifests, credentials: usedCredentials }, 0));
-  const publishable = bytes <= MAX_SNAPSHOT_BYTES;
-  // Which object tipped it over is not knowable, so every published one says so: loud, and
-  // nothing half-published.
-  if (!publishable)
-    for (const c of included)
-      verdicts.set(objectKey(c.obj.kind, c.obj.metadata.name), {
-        kind: c.obj.kind,
-        name: c.obj.metadata.name,
-        generation: c.obj.metadata.generation,
-        ready: false,
-        reason: 'SnapshotTooLarge',
-        message: `the snapshot would be ${bytes} bytes, over the ${MAX_SNAPSHOT_BYTES} a Secret holds; the last published snapshot keeps serving`,
-      });
+  const desired = included.map((c) => entryOf(c, credentials));
+  let out = publication(desired);
+  let tooLarge: Plan['tooLarge'];
+  const bytes = snapshotBytes(out);
+  if (bytes > MAX_SNAPSHOT_BYTES) {
+    out = publication(withinLimit(world, included, desired, credentials));
+    const published = new Map(out.manifests.map((m) => [objectKey(m.kind, m.metadata.name), m]));
+    let leftOut = 0;
+    for (const d of desired) {
+      const now = published.get(d.key);
+      if (now !== undefined && sameJson(now, d.manifest)) continue;
+      leftOut++;
+      const obj = included.find((c) => objectKey(c.obj.kind, c.obj.metadata.name) === d.key)!.obj;
+      // No byte count here: it changes with every edit, and each change re-patched every status.
+      fail(
+        obj,
+        'SnapshotTooLarge',
+        `the snapshot would be over the ${MAX_SNAPSHOT_BYTES} bytes a Secret holds (gzipped); ${
+          now === undefined ? 'this object is not served' : 'its previous version keeps serving'
+        } until older objects make room`,
+      );
+    }
+    tooLarge = { bytes, leftOut };
+  }
   return {
-    manifests,
-    credentials: usedCredentials,
-    hash,
+    ...out,
     verdicts: [...verdicts.values()].sort((a, b) => byKindAndName(a, b)).map(clipMessage),
     generate,
-    publishable,
+    ...(tooLarge ? { tooLarge } : {}),
   };
+}
+
+/**
+ * Compile what is left until it compiles cleanly: objects an error names are left out, with
+ * the error as their reason. Nothing attributable leaves everything out.
+ */
+function settle(
+  start: Candidate[],
+  credentials: Record<string, string>,
+  namespace: string,
+): { kept: Candidate[]; failed: [Candidate, string, string][] } {
+  const failed: [Candidate, string, string][] = [];
+  let included = start;
+  for (let round = 0; round <= start.length; round++) {
+    const items: LocatedManifest[] = included.map((c) => ({
+      manifest: c.manifest,
+      where: objectKey(c.obj.kind, c.obj.metadata.name),
+    }));
+    const result = compile(items, {
+      env: {},
+      version: 1,
+      source: namespace,
+      credentials: new Map(Object.entries(credentials)),
+      // apiKeyEnv names a variable of the data-plane pods, which the operator cannot see.
+      fakeBaseUrl: () => 'http://unused.invalid',
+    });
+    if (result.ok) break;
+    const names = new Set<string>();
+    for (const e of result.errors) {
+      const at = e.indexOf(': ');
+      const where = at > 0 ? e.slice(0, at) : '';
+      const c = included.find((x) => objectKey(x.obj.kind, x.obj.metadata.name) === where);
+      if (!c) continue;
+      names.add(where);
+      failed.push([c, reasonOf(e), e.slice(at + 2)]);
+    }
+    if (names.size === 0) {
+      // Nothing attributable: publish nothing new rather than something a pod rejects.
+      for (const c of included) failed.push([c, 'CompileError', result.errors.join('; ')]);
+      return { kept: [], failed };
+    }
+    included = included.filter((c) => !names.has(objectKey(c.obj.kind, c.obj.metadata.name)));
+  }
+  return { kept: included, failed };
+}
+
+const entryOf = (c: Candidate, credentials: Record<string, string>): Entry => ({
+  key: objectKey(c.obj.kind, c.obj.metadata.name),
+  manifest: c.manifest,
+  credential: c.obj.kind === 'ModelDeployment' ? credentials[c.obj.metadata.name] : undefined,
+});
+
+function publication(entries: Iterable<Entry>): Pick<Plan, 'manifests' | 'credentials' | 'hash'> {
+  const sorted = [...entries].sort((a, b) => byKindAndName(a.manifest, b.manifest));
+  const manifests = sorted.map((e) => e.manifest);
+  const credentials: Record<string, string> = {};
+  for (const e of sorted)
+    if (e.manifest.kind === 'ModelDeployment' && e.credential !== undefined)
+      credentials[e.manifest.metadata.name] = e.credential;
+  return { manifests, credentials, hash: contentHash(manifests, credentials) };
+}
+
+/** Changes skipped over for not fitting before the rest waits for room. */
+const MAX_SKIPS = 4;
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Everything does not fit: start from the last published snapshot with what only shrinks it
+ * applied (deleted objects gone; an ApiKey disabled, deleted, or given another key follows its
+ * object now), so a revocation is never held back by size; then add the new and changed objects
+ * oldest first, as many as fit. What is left out keeps its previous version, if it had one.
+ */
+function withinLimit(
+  world: World,
+  included: readonly Candidate[],
+  desired: readonly Entry[],
+  credentials: Record<string, string>,
+): Entry[] {
+  const exists = new Set(world.objects.map((o) => objectKey(o.kind, o.metadata.name)));
+  const wanted = new Map(desired.map((d) => [d.key, d]));
+  const base = new Map<string, Entry>();
+  for (const m of world.published?.manifests ?? []) {
+    const key = objectKey(m.kind, m.metadata.name);
+    if (!exists.has(key)) continue;
+    const now = wanted.get(key);
+    if (m.kind === 'ApiKey') {
+      // Not publishable now (its Secret gone, its tenant gone, ...): the key stops working.
+      if (now === undefined) continue;
+      const was = m.spec;
+      const is = now.manifest.spec as typeof was;
+      if (is.disabled === true || is.keyHash !== was.keyHash) {
+        base.set(key, now);
+        continue;
+      }
+    }
+    base.set(key, {
+      key,
+      manifest: m,
+      credential: m.kind === 'ModelDeployment' ? world.published?.credentials[m.metadata.name] : undefined,
+    });
+  }
+  const created = new Map(
+    included.map((c) => [objectKey(c.obj.kind, c.obj.metadata.name), c.obj.metadata.creationTimestamp ?? '']),
+  );
+  // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
+  const changes = desired
+    .filter((d) => !sameJson(base.get(d.key)?.manifest, d.manifest))
+    .sort((a, b) => {
+      const at = created.get(a.key) ?? '';
+      const bt = created.get(b.key) ?? '';
+      return at < bt ? -1 : at > bt ? 1 : 0;
+    });
+  // The size grows with each change taken (a change replaces a smaller or equal old version in
+  // all but rare cases), so the longest run that fits is found by bisection. The change that
+  // does not fit is skipped, so one huge object does not hold back every small one after it;
+  // a few skips bound the work (each costs a bisection of gzips).
+  const chosen = new Map(base);
+  let rest = changes;
+  for (let skips = 0; rest.length > 0 && skips <= MAX_SKIPS; skips++) {
+    const withFirst = (n: number): Map<string, Entry> => {
+      const set = new Map(chosen);
+      for (const d of rest.slice(0, n)) set.set(d.key, d);
+      return set;
+    };
+    let lo = 0;
+    let hi = rest.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (snapshotBytes(publication(withFirst(mid).values())) <= MAX_SNAPSHOT_BYTES) lo = mid;
+      else hi = mid - 1;
+    }
+    for (const d of rest.slice(0, lo)) chosen.set(d.key, d);
+    rest = rest.slice(lo + 1);
+  }
+  // Old and new versions side by side must still compile (a new ApiKey's new Tenant may not
+  // have fitted): what does not is left out as well.
+  const byKey = new Map(world.objects.map((o) => [objectKey(o.kind, o.metadata.name), o]));
+  const creds: Record<string, string> = { ...credentials };
+  for (const e of chosen.values())
+    if (e.credential !== undefined) creds[e.manifest.metadata.name] = e.credential;
+  const { kept } = settle(
+    [...chosen.values()].map((e) => ({ obj: byKey.get(e.key)!, manifest: e.manifest })),
+    creds,
+    world.namespace,
+  );
+  const keptKeys = new Set(kept.map((c) => objectKey(c.obj.kind, c.obj.metadata.name)));
+  return [...chosen.values()].filter((e) => keptKeys.has(e.key));
 }
 
 type Resolved = { ok: true; manifest: Manifest } | { ok: false; reason: string; message: string };
