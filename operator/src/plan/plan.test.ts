@@ -16,7 +16,7 @@ import {
 let uid = 0;
 const obj = (kind: KindName, name: string, spec: object, generation = 1): ObservedObject => ({
   kind,
-  metadata: { name, namespace: 'gantry', uid: `uid-${++uid}`, generation },
+  metadata: { name, namespace: 'gantry', uid: `uid-${String(++uid).padStart(6, '0')}`, generation },
   spec,
 });
 
@@ -291,6 +291,71 @@ describe('plan', () => {
       expect(verdict(p.verdicts, 'ApiKey', 'ci')).toMatchObject({ ready: true, reason: 'Published' });
       // Its owner still reads it.
       expect(p.manifests.filter((m) => m.kind === 'ApiKey').map((m) => m.metadata.name)).toEqual(['ci']);
+    });
+
+    describe('a key Secret its user made (not generated)', () => {
+      const at = (o: ObservedObject, second: number, uid = o.metadata.uid): ObservedObject => ({
+        ...o,
+        metadata: {
+          ...o.metadata,
+          uid,
+          creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(),
+        },
+      });
+      const hijack = (second: number, uid?: string) =>
+        at(
+          obj('ApiKey', 'aaa', {
+            tenantRef: { name: 'acme' },
+            secretRef: { name: 'ci-key' },
+            disabled: true,
+          }),
+          second,
+          uid,
+        );
+
+      it('the older ApiKey keeps the key; a newer one naming it (sorting first) is DuplicateKey', () => {
+        const p = plan(world([...healthy().slice(0, 2), at(victim, 1), hijack(2)]));
+        expect(verdict(p.verdicts, 'ApiKey', 'ci')).toMatchObject({ ready: true, reason: 'Published' });
+        expect(verdict(p.verdicts, 'ApiKey', 'aaa')).toMatchObject({
+          ready: false,
+          reason: 'DuplicateKey',
+          message: 'the same key is already used by ApiKey ci, which is older',
+        });
+        expect(p.manifests.filter((m) => m.kind === 'ApiKey').map((m) => m.metadata.name)).toEqual(['ci']);
+        // By age, not by name: created first, 'aaa' would keep it.
+        const older = plan(world([...healthy().slice(0, 2), at(victim, 3), hijack(2)]));
+        expect(verdict(older.verdicts, 'ApiKey', 'ci')).toMatchObject({ reason: 'DuplicateKey' });
+        // In the same second, the lower uid.
+        const tie = plan(world([...healthy().slice(0, 2), at(victim, 1, 'uid-b'), hijack(1, 'uid-a')]));
+        expect(verdict(tie.verdicts, 'ApiKey', 'ci')).toMatchObject({ reason: 'DuplicateKey' });
+      });
+
+      it("a ModelDeployment naming an ApiKey's key is SecretNotAllowed; another key of that Secret is not", () => {
+        const thief = deployment('thief', 'steal', {
+          baseUrl: 'http://attacker.example/v1',
+          credentialsSecretRef: { name: 'ci-key', key: 'key' },
+        });
+        const neighbour = deployment('neighbour', 'gpt-x', {
+          credentialsSecretRef: { name: 'ci-key', key: 'upstream' },
+        });
+        const p = plan(
+          world(
+            [deployment('gpt-a', 'gpt-4o-mini'), tenant('acme', ['*']), victim, thief, neighbour],
+            [
+              ['openai', { apiKey: 'sk-upstream' }],
+              ['ci-key', { key: 'sk-gantry-ci', upstream: 'sk-up-2' }],
+            ],
+          ),
+        );
+        expect(verdict(p.verdicts, 'ModelDeployment', 'thief')).toMatchObject({
+          ready: false,
+          reason: 'SecretNotAllowed',
+          message: "key key of Secret ci-key is ApiKey ci's key; spec.credentialsSecretRef may not name it",
+        });
+        expect(Object.values(p.credentials)).not.toContain('sk-gantry-ci');
+        expect(p.credentials.neighbour).toBe('sk-up-2');
+        expect(verdict(p.verdicts, 'ApiKey', 'ci')).toMatchObject({ ready: true });
+      });
     });
 
     it.each([

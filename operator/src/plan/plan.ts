@@ -128,6 +128,7 @@ export function plan(world: World): Plan {
   const generate: KeyToGenerate[] = [];
   const candidates: Candidate[] = [];
 
+  const keyHolders = apiKeySecrets(world.objects);
   for (const obj of [...world.objects].sort(byKindAndName)) {
     const manifest = {
       apiVersion: API_VERSION,
@@ -140,7 +141,7 @@ export function plan(world: World): Plan {
       fail(obj, 'InvalidSpec', formatAjvErrors(validate.errors ?? []).join('; '));
       continue;
     }
-    const resolved = resolveSecrets(world, obj, manifest, credentials, generate);
+    const resolved = resolveSecrets(world, obj, manifest, credentials, generate, keyHolders);
     if (resolved.ok) candidates.push({ obj, manifest: resolved.manifest });
     else fail(obj, resolved.reason, resolved.message);
   }
@@ -367,11 +368,20 @@ function resolveSecrets(
   manifest: Manifest,
   credentials: Record<string, string>,
   generate: KeyToGenerate[],
+  keyHolders: ReadonlyMap<string, ReadonlyMap<string, string>>,
 ): Resolved {
   if (manifest.kind === 'ModelDeployment') {
     const ref = manifest.spec.credentialsSecretRef;
     if (ref === undefined) return { ok: true, manifest };
-    // The credential travels to the deployment's baseUrl, which its author chooses.
+    // The credential travels to the deployment's baseUrl, which its author chooses: a gateway
+    // key there is a stolen key, whoever made its Secret.
+    const holder = keyHolders.get(ref.name)?.get(ref.key);
+    if (holder !== undefined)
+      return {
+        ok: false,
+        reason: 'SecretNotAllowed',
+        message: `key ${ref.key} of Secret ${ref.name} is ApiKey ${holder}'s key; spec.credentialsSecretRef may not name it`,
+      };
     if (ref.name === world.snapshotSecret || world.generatedKeys.has(ref.name))
       return {
         ok: false,
@@ -444,19 +454,46 @@ export function withGenerationFailures(
   });
 }
 
-/** Two ApiKeys with one key would make the second one's tenant ambiguous: the later name loses. */
+/**
+ * Two ApiKeys with one key would make the key's tenant ambiguous: the one created first keeps
+ * it (ties by uid). By name, an ApiKey named to sort first could take over a key someone else's
+ * ApiKey already serves, just by naming its Secret.
+ */
 function rejectDuplicateKeys(
   candidates: readonly Candidate[],
   fail: (obj: ObservedObject, reason: string, message: string) => void,
 ): void {
   const byHash = new Map<string, string>();
-  for (const c of candidates) {
+  const age = (c: Candidate) => [c.obj.metadata.creationTimestamp ?? '', c.obj.metadata.uid] as const;
+  const oldestFirst = candidates
+    .filter((c) => c.manifest.kind === 'ApiKey')
+    .sort((a, b) => {
+      const [at, au] = age(a);
+      const [bt, bu] = age(b);
+      return at < bt ? -1 : at > bt ? 1 : au < bu ? -1 : au > bu ? 1 : 0;
+    });
+  for (const c of oldestFirst) {
     if (c.manifest.kind !== 'ApiKey') continue;
     const hash = c.manifest.spec.keyHash!;
     const first = byHash.get(hash);
     if (first === undefined) byHash.set(hash, c.obj.metadata.name);
-    else fail(c.obj, 'DuplicateKey', `the same key is already used by ApiKey ${first}`);
+    else fail(c.obj, 'DuplicateKey', `the same key is already used by ApiKey ${first}, which is older`);
   }
+}
+
+/** Secret name → data key → the ApiKey whose key it holds, for every ApiKey's secretRef. */
+function apiKeySecrets(objects: readonly ObservedObject[]): Map<string, Map<string, string>> {
+  const out = new Map<string, Map<string, string>>();
+  for (const o of objects) {
+    if (o.kind !== 'ApiKey') continue;
+    const ref = (o.spec as { secretRef?: { name?: unknown; key?: unknown } } | null)?.secretRef;
+    if (typeof ref?.name !== 'string') continue;
+    const key = typeof ref.key === 'string' ? ref.key : DEFAULT_KEY_FIELD;
+    const keys = out.get(ref.name) ?? new Map<string, string>();
+    if (!keys.has(key)) keys.set(key, o.metadata.name);
+    out.set(ref.name, keys);
+  }
+  return out;
 }
 
 /**
