@@ -545,6 +545,18 @@ describe('plan', () => {
     expect(p.manifests.some((m) => m.metadata.name === 'wide')).toBe(true);
   });
 
+  it('a clipped message never ends in half a surrogate pair, so it is stored as computed', () => {
+    // Whatever the pad, some cut lands between the two halves of an emoji.
+    for (let pad = 1; pad <= 4; pad++) {
+      const models = ['x'.repeat(pad), ...Array.from({ length: 600 }, (_, i) => `🚀🚀${i + 1}`)];
+      const p = plan(world([deployment('gpt-a', 'gpt-4o-mini'), tenant('wide', ['gpt-4o-mini', ...models])]));
+      const message = verdict(p.verdicts, 'Tenant', 'wide')!.message;
+      expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
+      // UTF-8 (what the apiserver stores) round-trips only a well-formed string.
+      expect(Buffer.from(message, 'utf8').toString('utf8')).toBe(message);
+    }
+  });
+
   it('credentials of a left-out deployment are not published', () => {
     const p = plan(world([...healthy(), deployment('gpt-b', 'gpt-4o', { fallbacks: ['ghost'] })]));
     expect(Object.keys(p.credentials)).toEqual(['gpt-a']);

@@ -506,7 +506,12 @@ export const MAX_MESSAGE_CHARS = 1024;
 function clipMessage(v: ReadyVerdict): ReadyVerdict {
   if (v.message.length <= MAX_MESSAGE_CHARS) return v;
   const more = ` ... (${v.message.length - MAX_MESSAGE_CHARS} more characters)`;
-  return { ...v, message: v.message.slice(0, MAX_MESSAGE_CHARS - more.length) + more };
+  let cut = MAX_MESSAGE_CHARS - more.length;
+  // Never half a surrogate pair: the apiserver stores it as U+FFFD, which never equals the
+  // computed message, so the status would be re-patched on every reconcile.
+  const last = v.message.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut--;
+  return { ...v, message: v.message.slice(0, cut) + more };
 }
 
 function reasonOf(error: string): string {
