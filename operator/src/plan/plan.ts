@@ -7,14 +7,17 @@
 import { compileValidators, formatAjvErrors, type KindName, type Manifest } from '@gantry/crds';
 import { createHash } from 'node:crypto';
 import { compile, type LocatedManifest } from '@gantry/dataplane/config/compile';
+import { objectKey, type ObservedObject, type World } from '../world.ts';
 import {
-  contentHash,
-  packSnapshot,
-  PUBLISHED_FORMAT,
-  publishedText,
-  type PublishedSnapshot,
-} from '@gantry/dataplane/config/published';
-import { objectKey, type ObservedObject, type Published, type World } from '../world.ts';
+  MAX_SNAPSHOT_BYTES,
+  publication,
+  sameJson,
+  snapshotBytes,
+  withinLimit,
+  type Entry,
+} from './publication.ts';
+
+export { MAX_SNAPSHOT_BYTES, readPublished, snapshotBytes, snapshotText } from './publication.ts';
 
 export interface ReadyVerdict {
   kind: KindName;
@@ -46,45 +49,6 @@ export interface Plan {
   tooLarge?: { bytes: number; leftOut: number };
 }
 
-/**
- * The apiserver refuses a Secret whose data adds up to more than 1 MiB. The margin leaves room
- * for the version's digits, which change the gzipped size by a few bytes.
- */
-export const MAX_SNAPSHOT_BYTES = 1024 * 1024 - 64;
-
-/** The text published into the snapshot Secret, exactly as the data plane reads it. */
-export function snapshotText(p: Pick<Plan, 'hash' | 'manifests' | 'credentials'>, version: number): string {
-  const doc: PublishedSnapshot = {
-    format: PUBLISHED_FORMAT,
-    version,
-    hash: p.hash,
-    manifests: p.manifests,
-    credentials: p.credentials,
-  };
-  return JSON.stringify(doc);
-}
-
-/** The snapshot Secret's current content, if it holds one this operator can read. */
-export function readPublished(data: Readonly<Record<string, string>> | undefined): Published | undefined {
-  const read = publishedText(data);
-  if (!read.ok) return undefined;
-  try {
-    const doc = JSON.parse(read.text) as Partial<PublishedSnapshot> | null;
-    if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.manifests)) return undefined;
-    const wellFormed = (m: unknown): m is Manifest =>
-      typeof m === 'object' &&
-      m !== null &&
-      typeof (m as Manifest).kind === 'string' &&
-      typeof (m as Manifest).metadata?.name === 'string';
-    if (!doc.manifests.every(wellFormed)) return undefined;
-    const credentials =
-      typeof doc.credentials === 'object' && doc.credentials !== null ? doc.credentials : {};
-    return { manifests: doc.manifests, credentials };
-  } catch {
-    return undefined;
-  }
-}
-
 export const API_VERSION = 'gantry.dev/v1alpha1';
 export const DEFAULT_KEY_FIELD = 'key';
 
@@ -95,22 +59,6 @@ const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex
 interface Candidate {
   obj: ObservedObject;
   manifest: Manifest;
-}
-
-/** One object as published: its manifest and, for a ModelDeployment, its credential. */
-interface Entry {
-  key: string;
-  manifest: Manifest;
-  credential?: string | undefined;
-}
-
-/** What a publication's bytes in the Secret are: the gzipped text (measured with the most digits). */
-export function snapshotBytes(p: Pick<Plan, 'hash' | 'manifests' | 'credentials'>): number {
-  const text = snapshotText(p, Number.MAX_SAFE_INTEGER);
-  const raw = Buffer.byteLength(text);
-  // gzip never grows a text by more than its few header bytes and 5 per 16 KB block.
-  if (raw * 1.01 + 64 <= MAX_SNAPSHOT_BYTES) return raw;
-  return packSnapshot(text).length;
 }
 
 export function plan(world: World): Plan {
@@ -185,7 +133,26 @@ export function plan(world: World): Plan {
   let tooLarge: Plan['tooLarge'];
   const bytes = snapshotBytes(out);
   if (bytes > MAX_SNAPSHOT_BYTES) {
-    out = publication(withinLimit(world, included, desired, credentials));
+    const created = new Map(
+      included.map((c) => [
+        objectKey(c.obj.kind, c.obj.metadata.name),
+        c.obj.metadata.creationTimestamp ?? '',
+      ]),
+    );
+    const byKey = new Map(world.objects.map((o) => [objectKey(o.kind, o.metadata.name), o]));
+    // Old and new versions side by side must still compile (a new ApiKey's new Tenant may not
+    // have fitted): what does not is left out as well.
+    const compiling = (entries: Entry[]): Set<string> => {
+      const creds: Record<string, string> = { ...credentials };
+      for (const e of entries) if (e.credential !== undefined) creds[e.manifest.metadata.name] = e.credential;
+      const { kept } = settle(
+        entries.map((e) => ({ obj: byKey.get(e.key)!, manifest: e.manifest })),
+        creds,
+        world.namespace,
+      );
+      return new Set(kept.map((c) => objectKey(c.obj.kind, c.obj.metadata.name)));
+    };
+    out = publication(withinLimit(world, desired, created, compiling));
     const published = new Map(out.manifests.map((m) => [objectKey(m.kind, m.metadata.name), m]));
     let leftOut = 0;
     for (const d of desired) {
@@ -261,104 +228,6 @@ const entryOf = (c: Candidate, credentials: Record<string, string>): Entry => ({
   manifest: c.manifest,
   credential: c.obj.kind === 'ModelDeployment' ? credentials[c.obj.metadata.name] : undefined,
 });
-
-function publication(entries: Iterable<Entry>): Pick<Plan, 'manifests' | 'credentials' | 'hash'> {
-  const sorted = [...entries].sort((a, b) => byKindAndName(a.manifest, b.manifest));
-  const manifests = sorted.map((e) => e.manifest);
-  const credentials: Record<string, string> = {};
-  for (const e of sorted)
-    if (e.manifest.kind === 'ModelDeployment' && e.credential !== undefined)
-      credentials[e.manifest.metadata.name] = e.credential;
-  return { manifests, credentials, hash: contentHash(manifests, credentials) };
-}
-
-/** Changes skipped over for not fitting before the rest waits for room. */
-const MAX_SKIPS = 4;
-
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-
-/**
- * Everything does not fit: start from the last published snapshot with what only shrinks it
- * applied (deleted objects gone; an ApiKey disabled, deleted, or given another key follows its
- * object now), so a revocation is never held back by size; then add the new and changed objects
- * oldest first, as many as fit. What is left out keeps its previous version, if it had one.
- */
-function withinLimit(
-  world: World,
-  included: readonly Candidate[],
-  desired: readonly Entry[],
-  credentials: Record<string, string>,
-): Entry[] {
-  const exists = new Set(world.objects.map((o) => objectKey(o.kind, o.metadata.name)));
-  const wanted = new Map(desired.map((d) => [d.key, d]));
-  const base = new Map<string, Entry>();
-  for (const m of world.published?.manifests ?? []) {
-    const key = objectKey(m.kind, m.metadata.name);
-    if (!exists.has(key)) continue;
-    const now = wanted.get(key);
-    if (m.kind === 'ApiKey') {
-      // Not publishable now (its Secret gone, its tenant gone, ...): the key stops working.
-      if (now === undefined) continue;
-      const was = m.spec;
-      const is = now.manifest.spec as typeof was;
-      if (is.disabled === true || is.keyHash !== was.keyHash) {
-        base.set(key, now);
-        continue;
-      }
-    }
-    base.set(key, {
-      key,
-      manifest: m,
-      credential: m.kind === 'ModelDeployment' ? world.published?.credentials[m.metadata.name] : undefined,
-    });
-  }
-  const created = new Map(
-    included.map((c) => [objectKey(c.obj.kind, c.obj.metadata.name), c.obj.metadata.creationTimestamp ?? '']),
-  );
-  // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
-  const changes = desired
-    .filter((d) => !sameJson(base.get(d.key)?.manifest, d.manifest))
-    .sort((a, b) => {
-      const at = created.get(a.key) ?? '';
-      const bt = created.get(b.key) ?? '';
-      return at < bt ? -1 : at > bt ? 1 : 0;
-    });
-  // The size grows with each change taken (a change replaces a smaller or equal old version in
-  // all but rare cases), so the longest run that fits is found by bisection. The change that
-  // does not fit is skipped, so one huge object does not hold back every small one after it;
-  // a few skips bound the work (each costs a bisection of gzips).
-  const chosen = new Map(base);
-  let rest = changes;
-  for (let skips = 0; rest.length > 0 && skips <= MAX_SKIPS; skips++) {
-    const withFirst = (n: number): Map<string, Entry> => {
-      const set = new Map(chosen);
-      for (const d of rest.slice(0, n)) set.set(d.key, d);
-      return set;
-    };
-    let lo = 0;
-    let hi = rest.length;
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2);
-      if (snapshotBytes(publication(withFirst(mid).values())) <= MAX_SNAPSHOT_BYTES) lo = mid;
-      else hi = mid - 1;
-    }
-    for (const d of rest.slice(0, lo)) chosen.set(d.key, d);
-    rest = rest.slice(lo + 1);
-  }
-  // Old and new versions side by side must still compile (a new ApiKey's new Tenant may not
-  // have fitted): what does not is left out as well.
-  const byKey = new Map(world.objects.map((o) => [objectKey(o.kind, o.metadata.name), o]));
-  const creds: Record<string, string> = { ...credentials };
-  for (const e of chosen.values())
-    if (e.credential !== undefined) creds[e.manifest.metadata.name] = e.credential;
-  const { kept } = settle(
-    [...chosen.values()].map((e) => ({ obj: byKey.get(e.key)!, manifest: e.manifest })),
-    creds,
-    world.namespace,
-  );
-  const keptKeys = new Set(kept.map((c) => objectKey(c.obj.kind, c.obj.metadata.name)));
-  return [...chosen.values()].filter((e) => keptKeys.has(e.key));
-}
 
 type Resolved = { ok: true; manifest: Manifest } | { ok: false; reason: string; message: string };
 

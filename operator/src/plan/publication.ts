@@ -1,0 +1,166 @@
+/**
+ * The snapshot as it sits in its Secret: its text, its size there (gzipped), what the Secret
+ * holds now, and, when everything does not fit, which part is published.
+ */
+import type { Manifest } from '@gantry/crds';
+import {
+  contentHash,
+  packSnapshot,
+  PUBLISHED_FORMAT,
+  publishedText,
+  type PublishedSnapshot,
+} from '@gantry/dataplane/config/published';
+import { objectKey, type Published, type World } from '../world.ts';
+
+/** What is published: manifests, the credentials beside them, and their content hash. */
+export interface Publication {
+  manifests: Manifest[];
+  credentials: Record<string, string>;
+  hash: string;
+}
+
+/**
+ * The apiserver refuses a Secret whose data adds up to more than 1 MiB. The margin leaves room
+ * for the version's digits, which change the gzipped size by a few bytes.
+ */
+export const MAX_SNAPSHOT_BYTES = 1024 * 1024 - 64;
+
+/** The text published into the snapshot Secret, exactly as the data plane reads it. */
+export function snapshotText(p: Publication, version: number): string {
+  const doc: PublishedSnapshot = {
+    format: PUBLISHED_FORMAT,
+    version,
+    hash: p.hash,
+    manifests: p.manifests,
+    credentials: p.credentials,
+  };
+  return JSON.stringify(doc);
+}
+
+/** The snapshot Secret's current content, if it holds one this operator can read. */
+export function readPublished(data: Readonly<Record<string, string>> | undefined): Published | undefined {
+  const read = publishedText(data);
+  if (!read.ok) return undefined;
+  try {
+    const doc = JSON.parse(read.text) as Partial<PublishedSnapshot> | null;
+    if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.manifests)) return undefined;
+    const wellFormed = (m: unknown): m is Manifest =>
+      typeof m === 'object' &&
+      m !== null &&
+      typeof (m as Manifest).kind === 'string' &&
+      typeof (m as Manifest).metadata?.name === 'string';
+    if (!doc.manifests.every(wellFormed)) return undefined;
+    const credentials =
+      typeof doc.credentials === 'object' && doc.credentials !== null ? doc.credentials : {};
+    return { manifests: doc.manifests, credentials };
+  } catch {
+    return undefined;
+  }
+}
+
+/** One object as published: its manifest and, for a ModelDeployment, its credential. */
+export interface Entry {
+  key: string;
+  manifest: Manifest;
+  credential?: string | undefined;
+}
+
+/** What a publication's bytes in the Secret are: the gzipped text (measured with the most digits). */
+export function snapshotBytes(p: Publication): number {
+  const text = snapshotText(p, Number.MAX_SAFE_INTEGER);
+  const raw = Buffer.byteLength(text);
+  // gzip never grows a text by more than its few header bytes and 5 per 16 KB block.
+  if (raw * 1.01 + 64 <= MAX_SNAPSHOT_BYTES) return raw;
+  return packSnapshot(text).length;
+}
+
+export function publication(entries: Iterable<Entry>): Publication {
+  const sorted = [...entries].sort(
+    (a, b) =>
+      a.manifest.kind.localeCompare(b.manifest.kind) ||
+      a.manifest.metadata.name.localeCompare(b.manifest.metadata.name),
+  );
+  const manifests = sorted.map((e) => e.manifest);
+  const credentials: Record<string, string> = {};
+  for (const e of sorted)
+    if (e.manifest.kind === 'ModelDeployment' && e.credential !== undefined)
+      credentials[e.manifest.metadata.name] = e.credential;
+  return { manifests, credentials, hash: contentHash(manifests, credentials) };
+}
+
+/** Changes skipped over for not fitting before the rest waits for room. */
+const MAX_SKIPS = 4;
+
+export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Everything does not fit: start from the last published snapshot with what only shrinks it
+ * applied (deleted objects gone; an ApiKey disabled, deleted, or given another key follows its
+ * object now), so a revocation is never held back by size; then add the new and changed objects
+ * oldest first, as many as fit. What is left out keeps its previous version, if it had one.
+ */
+export function withinLimit(
+  world: Pick<World, 'objects' | 'published'>,
+  desired: readonly Entry[],
+  /** Object key → creationTimestamp. */
+  created: ReadonlyMap<string, string>,
+  /** Which of these compile together (keys). */
+  compiling: (entries: Entry[]) => Set<string>,
+): Entry[] {
+  const exists = new Set(world.objects.map((o) => objectKey(o.kind, o.metadata.name)));
+  const wanted = new Map(desired.map((d) => [d.key, d]));
+  const base = new Map<string, Entry>();
+  for (const m of world.published?.manifests ?? []) {
+    const key = objectKey(m.kind, m.metadata.name);
+    if (!exists.has(key)) continue;
+    const now = wanted.get(key);
+    if (m.kind === 'ApiKey') {
+      // Not publishable now (its Secret gone, its tenant gone, ...): the key stops working.
+      if (now === undefined) continue;
+      const was = m.spec;
+      const is = now.manifest.spec as typeof was;
+      if (is.disabled === true || is.keyHash !== was.keyHash) {
+        base.set(key, now);
+        continue;
+      }
+    }
+    base.set(key, {
+      key,
+      manifest: m,
+      credential: m.kind === 'ModelDeployment' ? world.published?.credentials[m.metadata.name] : undefined,
+    });
+  }
+  // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
+  const changes = desired
+    .filter((d) => !sameJson(base.get(d.key)?.manifest, d.manifest))
+    .sort((a, b) => {
+      const at = created.get(a.key) ?? '';
+      const bt = created.get(b.key) ?? '';
+      return at < bt ? -1 : at > bt ? 1 : 0;
+    });
+  // The size grows with each change taken (a change replaces a smaller or equal old version in
+  // all but rare cases), so the longest run that fits is found by bisection. The change that
+  // does not fit is skipped, so one huge object does not hold back every small one after it;
+  // a few skips bound the work (each costs a bisection of gzips).
+  const chosen = new Map(base);
+  let rest = changes;
+  for (let skips = 0; rest.length > 0 && skips <= MAX_SKIPS; skips++) {
+    const withFirst = (n: number): Map<string, Entry> => {
+      const set = new Map(chosen);
+      for (const d of rest.slice(0, n)) set.set(d.key, d);
+      return set;
+    };
+    let lo = 0;
+    let hi = rest.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (snapshotBytes(publication(withFirst(mid).values())) <= MAX_SNAPSHOT_BYTES) lo = mid;
+      else hi = mid - 1;
+    }
+    for (const d of rest.slice(0, lo)) chosen.set(d.key, d);
+    rest = rest.slice(lo + 1);
+  }
+  // What does not compile beside the rest is left out as well.
+  const keptKeys = compiling([...chosen.values()]);
+  return [...chosen.values()].filter((e) => keptKeys.has(e.key));
+}
