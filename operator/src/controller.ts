@@ -163,8 +163,9 @@ export class Controller {
           failed ??= err;
         });
     }
-    if (failed !== undefined) throw failed;
+    // Spend still reaches ApiKey status while some other write keeps failing.
     await this.opts.spend?.maybeReport(p.manifests, observed);
+    if (failed !== undefined) throw failed;
   }
 
   /** A strong random key, stored only in the Secret the ApiKey names (and owned by it). */

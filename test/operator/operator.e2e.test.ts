@@ -530,6 +530,66 @@ describe('operator', () => {
       });
   }, 120_000);
 
+  it('a status write the apiserver keeps refusing stops neither the conditions after it nor spend reporting', async () => {
+    await create('tenants', 'aaa-probe', { models: ['gpt-4o-mini'] });
+    // Every status write of two Tenants that sort first is refused.
+    const allow = await refuse(
+      {
+        apiGroups: ['gantry.dev'],
+        apiVersions: ['v1alpha1'],
+        operations: ['UPDATE'],
+        resources: ['tenants/status'],
+      },
+      ['aaa-stuck'],
+      (name) =>
+        custom.patchNamespacedCustomObjectStatus(
+          { ...GROUP, plural: 'tenants', name, body: { status: { probe: Date.now() } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      'aaa-probe',
+    );
+    try {
+      await create('tenants', 'aaa-stuck', { models: ['gpt-4o-mini'] });
+      await create('tenants', 'zulu', { models: ['gpt-4o-mini'] });
+      await create('apikeys', 'spender', {
+        tenantRef: { name: 'zulu' },
+        secretRef: { name: 'spender-key' },
+        budget: { limitUsd: 1000, period: 'monthly' },
+      });
+      const zulu = await until('zulu judged', async () => (await readyOf('tenants', 'zulu')).condition);
+      expect(zulu).toMatchObject({ status: 'True', reason: 'Published' });
+      expect((await readyOf('tenants', 'aaa-stuck')).condition).toBeUndefined();
+      const spender = await until(
+        'spender key',
+        async () => (await secretValue('spender-key').catch(() => '')) || undefined,
+      );
+      await until('spender served', async () => ((await modelsOn(pods[0]!, spender)) ? true : undefined));
+      await client(pods[0]!, spender).chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'hello' }],
+      });
+      await until('spend in status', async () => {
+        const o = (await custom.getNamespacedCustomObject({
+          ...GROUP,
+          plural: 'apikeys',
+          name: 'spender',
+        })) as {
+          status?: { spendUsd?: number };
+        };
+        return (o.status?.spendUsd ?? 0) > 0 ? true : undefined;
+      });
+    } finally {
+      await allow();
+      await custom
+        .deleteNamespacedCustomObject({ ...GROUP, plural: 'apikeys', name: 'spender' })
+        .catch(() => undefined);
+      for (const name of ['aaa-probe', 'aaa-stuck', 'zulu'])
+        await custom
+          .deleteNamespacedCustomObject({ ...GROUP, plural: 'tenants', name })
+          .catch(() => undefined);
+    }
+  }, 90_000);
+
   it('a tenant listing 20,000 models nobody serves does not stop the conditions of the objects after it', async () => {
     // Its full ModelNotFound message beside its spec would not fit in etcd: the status patch failed
     // on every reconcile, and every condition after it in the loop went unwritten.
