@@ -27,6 +27,24 @@ export function emptySnapshot(ref: SnapshotSecretRef): Snapshot {
   };
 }
 
+/**
+ * An informer callback that cannot throw: a throw during the informer's first list ends the
+ * watch for good (the library's start() rejects and is not retried), so a pod booting on a bad
+ * snapshot would never load a later good one.
+ */
+export function neverThrows<T>(
+  load: (value: T) => void,
+  onError: (err: unknown) => void,
+): (value: T) => void {
+  return (value) => {
+    try {
+      load(value);
+    } catch (err) {
+      onError(err);
+    }
+  };
+}
+
 export async function watchSnapshotSecret(
   ref: SnapshotSecretRef,
   store: ConfigStore,
@@ -64,18 +82,12 @@ export async function watchSnapshotSecret(
     undefined,
     fieldSelector,
   );
-  // A throw inside an informer callback during its first list ends the watch for good (the
-  // library's start() rejects and is not retried), so nothing may escape a load.
+  const guarded = neverThrows(load, (err) =>
+    log.error({ source, err: (err as Error).message }, 'snapshot rejected; previous snapshot keeps serving'),
+  );
   const safeLoad = (s: V1Secret) => {
     failures = 0;
-    try {
-      load(s);
-    } catch (err) {
-      log.error(
-        { source, err: (err as Error).message },
-        'snapshot rejected; previous snapshot keeps serving',
-      );
-    }
+    guarded(s);
   };
   informer.on('add', safeLoad);
   informer.on('update', safeLoad);
