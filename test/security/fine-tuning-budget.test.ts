@@ -10,12 +10,15 @@ import { failure } from '../harness/resources.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-ft-budget';
+/** A key of its own for the unsettled-jobs case, so the other cases' jobs do not count on it. */
+const JOBS_KEY = 'sk-ft-budget-jobs';
 /** USD per million trained tokens: $0.025 a token. */
 const TRAINING_PRICE = 25_000;
 const BUDGET = { limitUsd: 1, period: 'monthly' as const };
 
 let stack: Stack;
 let client: OpenAI;
+let jobsClient: OpenAI;
 
 beforeAll(async () => {
   stack = await startStack(([url]) =>
@@ -33,17 +36,19 @@ beforeAll(async () => {
       }),
       tenant('acme'),
       apiKey('tuner-key', KEY, 'acme', { budget: BUDGET }),
+      apiKey('jobs-key', JOBS_KEY, 'acme', { budget: BUDGET }),
     ].join(''),
   );
   client = new OpenAI({ baseURL: stack.baseURL, apiKey: KEY, maxRetries: 0 });
+  jobsClient = new OpenAI({ baseURL: stack.baseURL, apiKey: JOBS_KEY, maxRetries: 0 });
 });
 afterAll(() => stack.close());
 
-const upload = async (bytes: number): Promise<string> => {
+const upload = async (bytes: number, by = client): Promise<string> => {
   const line = '{"messages":[{"role":"user","content":"hi"}]}\n';
   const text = line.repeat(Math.max(1, Math.floor(bytes / line.length)));
   return (
-    await client.files.create({ file: await toFile(Buffer.from(text), 'train.jsonl'), purpose: 'fine-tune' })
+    await by.files.create({ file: await toFile(Buffer.from(text), 'train.jsonl'), purpose: 'fine-tune' })
   ).id;
 };
 
@@ -104,5 +109,36 @@ describe('fine-tuning on a budget', () => {
     expect(refused.error).toMatchObject({ param: 'training_file' });
     expect(String(refused.error.message)).toContain('purpose fine-tune');
     expect(jobPosts()).toBe(posts);
+  });
+
+  it("keeps a started job's worst case held until a read sees it finished, so jobs together cannot overrun the budget", async () => {
+    // About 12 tokens a pass: 3 epochs are ~$0.9 each on a $1 budget; one fits, two do not.
+    const file = await upload(48, jobsClient);
+    const create = () =>
+      jobsClient.fineTuning.jobs.create({
+        model: 'ft-test',
+        training_file: file,
+        hyperparameters: { n_epochs: 3 },
+      });
+    const first = await create();
+    const posts = jobPosts();
+    const second = await failure(create());
+    expect(second.status).toBe(402);
+    expect(String(second.error.message)).toContain('1 unsettled fine-tuning job');
+    expect(jobPosts()).toBe(posts);
+    // A cancelled job trains no more: seeing it so releases its hold, and the next one starts.
+    expect((await jobsClient.fineTuning.jobs.cancel(first.id)).status).toBe('cancelled');
+    const next = await create();
+    // Two reads take the fake's job to succeeded: charged, and no longer held on top of the charge.
+    await jobsClient.fineTuning.jobs.retrieve(next.id);
+    expect((await jobsClient.fineTuning.jobs.retrieve(next.id)).status).toBe('succeeded');
+    const spent = (
+      await stack.gateway.stores.budgets.state({ tenant: 'acme', keyId: 'default/jobs-key' }, BUDGET)
+    ).spentUsd;
+    expect(spent).toBeCloseTo(0.9, 6);
+    const third = await failure(create());
+    expect(third.status).toBe(402);
+    expect(String(third.error.message)).not.toContain('unsettled');
+    expect(spent).toBeLessThanOrEqual(BUDGET.limitUsd);
   });
 });
