@@ -8,11 +8,12 @@
  * sees a budgeted job finished, its worst case stays counted against the key's budget, as an
  * unsettled batch's does: kept on an ownership record and added to the next create's hold.
  */
+import { MAX_BATCH_HOLD_USD } from '../../accounting/estimate.ts';
 import type { Deployment } from '../../config/snapshot.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
 import { toGatewayError } from '../../router/errors.ts';
 import { UpstreamFailure } from '../../router/upstream.ts';
-import { admit } from '../admission.ts';
+import { admit, admitRequest, reserveHold } from '../admission.ts';
 import { accessibleRoute, mayUse, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { passthroughCall } from '../passthrough/call.ts';
@@ -81,7 +82,9 @@ export async function createJob(
     );
   const body = { ...req, metadata: ownedMetadata(req.metadata, ownerOf(ctx), req.model) };
   describe(ctx, req.model);
-  // The hold depends on the training file and the deployment holding it: looked up first.
+  // The rate limit first, so a create failing on its files counts too; the hold depends on the
+  // training file and the deployment holding it, so it is reserved once they are known.
+  ctx.admission = await admitRequest(deps, ctx);
   const holder = await trainingFilesHolder(deps, ctx, req);
   const epochs = worstCaseEpochs(req);
   const jobUsd = trainingHoldUsd(
@@ -94,7 +97,7 @@ export async function createJob(
   const budgeted = ctx.key.spec.budget !== undefined;
   const outstanding = budgeted ? await outstandingJobs(deps, ctx) : { count: 0, usd: 0 };
   const hold = batchHold(jobUsd, outstanding);
-  await begin(deps, ctx, req.model, budgeted ? hold.holdUsd : 0).catch((err: unknown) => {
+  await reserveHold(deps, ctx, hold.holdUsd, MAX_BATCH_HOLD_USD).catch((err: unknown) => {
     if (!(err instanceof GatewayError && err.type === 'budget_exceeded')) throw err;
     if (outstanding.count > 0) throw jobRefusal(err, hold, outstanding.count);
     throw !epochs.fixed

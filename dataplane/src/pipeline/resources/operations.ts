@@ -229,12 +229,14 @@ export async function subResource(
   family: Family,
   id: string,
   method: HttpMethod,
-  sub: string,
+  /** A function when building it can refuse (a caller's file id): after admission, so the refusal counts. */
+  subPath: string | (() => string),
   body?: ResourceBody,
   refsOf?: ReferringRequest,
 ): Promise<Answer> {
   const spec = FAMILY[family];
   const record = await beginOnOwned(deps, ctx, family, id);
+  const sub = typeof subPath === 'string' ? subPath : subPath();
   if (refsOf && body?.kind === 'json') {
     const referred = await resolveReferences(deps, ctx, referencesOf(refsOf, body.json));
     if (referred && referred.deployment.name !== record.deployment)
@@ -262,10 +264,11 @@ export async function subResourceBytes(
   ctx: RequestContext,
   family: Family,
   id: string,
-  sub: string,
+  subPath: string | (() => string),
 ): Promise<{ res: UpstreamResponse; served: ServedBy }> {
   const spec = FAMILY[family];
   const record = await beginOnOwned(deps, ctx, family, id);
+  const sub = typeof subPath === 'string' ? subPath : subPath();
   const { res, deployment } = await onHolder(
     deps,
     ctx,
