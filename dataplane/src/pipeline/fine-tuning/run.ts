@@ -15,10 +15,11 @@ import { toGatewayError } from '../../router/errors.ts';
 import { UpstreamFailure } from '../../router/upstream.ts';
 import { admit, admitRequest, reserveHold } from '../admission.ts';
 import { accessibleRoute, mayUse, type RequestContext } from '../context.ts';
-import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
+import { callContext, missingObjects, routeRequest, type PipelineDeps } from '../forward.ts';
 import { passthroughCall } from '../passthrough/call.ts';
 import { settle, settleAnswered } from '../settlement.ts';
-import { resolveReferences } from '../resources/owned.ts';
+import { namedObjects, resolveReferences } from '../resources/owned.ts';
+import type { NamedObject } from '../../router/lost-object.ts';
 import { batchHold, outstandingOf, type Outstanding } from '../resources/batches.ts';
 import {
   clientView,
@@ -116,8 +117,9 @@ export async function createJob(
           ...routing,
           createsObject: true,
           filter: (d) => d.name === holder.deployment.name,
-          // A training file the provider no longer holds is the caller's 404, not the deployment's fault.
-          missingObject: { param: holder.field },
+          // A training or validation file the provider no longer holds is the caller's 404
+          // naming it, not the deployment's fault.
+          missingObject: missingObjects(ctx, holder.objects),
         }
       : { ...routing, createsObject: true },
     (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
@@ -169,7 +171,9 @@ async function trainingFilesHolder(
   deps: PipelineDeps,
   ctx: RequestContext,
   req: CreateJobRequest,
-): Promise<{ deployment: Deployment; field: string; trainingTokens: number | undefined } | undefined> {
+): Promise<
+  { deployment: Deployment; objects: readonly NamedObject[]; trainingTokens: number | undefined } | undefined
+> {
   const refs = (['training_file', 'validation_file'] as const).flatMap((field) => {
     const id = req[field];
     return typeof id === 'string' ? [{ field, family: 'file' as const, id }] : [];
@@ -191,7 +195,7 @@ async function trainingFilesHolder(
       `is held by deployment ${d.name}, which does not fine-tune model ${req.model}; upload it with x-gantry-model: ${req.model}`,
     );
   const training = referred.records.find((r) => r.id === req.training_file);
-  return { deployment: d, field: referred.field, trainingTokens: training?.trainingTokens };
+  return { deployment: d, objects: namedObjects(refs), trainingTokens: training?.trainingTokens };
 }
 
 function fineTuningDeployments(ctx: RequestContext): Deployment[] {

@@ -11,7 +11,7 @@ import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts
 import type { Served } from '../chat.ts';
 import { admit } from '../admission.ts';
 import { mayUse, type RequestContext } from '../context.ts';
-import { callContext, type PipelineDeps } from '../forward.ts';
+import { callContext, missingObjects, type PipelineDeps } from '../forward.ts';
 import { settle } from '../settlement.ts';
 import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
 import type { VideoJob, VideoJobStore } from '../../stores/video-jobs/types.ts';
@@ -82,7 +82,14 @@ export async function createVideo(
           createsObject: true,
           filter: (d) => d.name === source.deployment,
           // The provider may have expired the source: the caller's 404, not the deployment's fault.
-          missingObject: { param: 'video_id', message: `video ${source.id} not found upstream` },
+          missingObject: missingObjects(ctx, [
+            {
+              param: 'video_id',
+              upstreamId: source.upstreamId,
+              kind: 'video',
+              message: `video ${source.id} not found upstream`,
+            },
+          ]),
         }
       : { ...routing, createsObject: true },
     async (call) => {

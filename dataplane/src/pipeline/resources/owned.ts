@@ -11,6 +11,7 @@ import { toGatewayError } from '../../router/errors.ts';
 import type { AttemptLog, Routed, RouteRequest } from '../../router/router.ts';
 import { readJsonObject } from '../../router/calls.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts';
+import { lostObject, type NamedObject } from '../../router/lost-object.ts';
 import { ownedBy, type Family, type Owner, type OwnedRecord } from '../../stores/ownership/types.ts';
 import { admit } from '../admission.ts';
 import { mayUse, type RequestContext } from '../context.ts';
@@ -138,6 +139,11 @@ export async function resolveReferences(
   return { deployment: holderOf(ctx, FAMILY[first.family], first), field: common.field, records };
 }
 
+/** References as the upstream knows them (Gantry shows upstream ids unchanged), one per field. */
+export function namedObjects(refs: readonly Reference[]): NamedObject[] {
+  return refs.map((r) => ({ param: r.field, upstreamId: r.id, kind: r.family }));
+}
+
 /** The upstream's object, as the caller sees it: the model name the caller knows. */
 export function clientView(spec: FamilySpec, record: Pick<OwnedRecord, 'model'>, object: Json): Json {
   if ((spec.family === 'assistant' || spec.family === 'batch') && typeof object.model === 'string')
@@ -217,11 +223,26 @@ export async function createOwned(
     const res = await sendResource(call, 'POST', spec.path, req.body(d), spec.upstreamHeaders).catch(
       (err: unknown) => {
         // A referenced object the holder no longer has is the caller's problem, not a fault
-        // of the deployment (the router would count a 404 against its health).
-        if (referred && err instanceof UpstreamFailure && err.upstream.status === 404)
-          throw new GatewayError('not_found', err.upstream.message || 'a referenced object was not found', {
-            param: referred.field,
+        // of the deployment (the router would count a 404 against its health); a 404 that
+        // names none of them (a misrouted deployment) is the deployment's, as the router's.
+        const lost =
+          referred && err instanceof UpstreamFailure
+            ? lostObject(err.upstream, namedObjects(req.refs ?? []))
+            : undefined;
+        if (lost && err instanceof UpstreamFailure) {
+          ctx.log.warn(
+            {
+              deployment: d.name,
+              upstreamStatus: 404,
+              upstreamMessage: err.upstream.message,
+              lost: lost.param,
+            },
+            'upstream no longer holds a named object',
+          );
+          throw new GatewayError('not_found', err.upstream.message || `${lost.upstreamId} not found`, {
+            param: lost.param,
           });
+        }
         throw err;
       },
     );
