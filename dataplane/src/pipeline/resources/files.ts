@@ -86,7 +86,7 @@ function batchReferences(batch: BatchInput): Reference[] {
 
 /** GET /v1/files/{id}/content: the bytes as the deployment sends them. */
 export async function fileContent(deps: PipelineDeps, ctx: RequestContext, id: string) {
-  const record = await beginOnOwned(deps, ctx, 'file', id);
+  const record = await beginOnOwned(deps, ctx, 'file', id, 'free');
   const { res, deployment } = await onHolder(
     deps,
     ctx,

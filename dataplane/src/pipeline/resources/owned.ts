@@ -13,7 +13,7 @@ import { readJsonObject } from '../../router/calls.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts';
 import { lostObject, type NamedObject } from '../../router/lost-object.ts';
 import { ownedBy, type Family, type Owner, type OwnedRecord } from '../../stores/ownership/types.ts';
-import { admit } from '../admission.ts';
+import { admit, admitRequest } from '../admission.ts';
 import { mayUse, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { FAMILY, type FamilySpec } from './families.ts';
@@ -35,16 +35,24 @@ export interface ServedBy {
 export const notFound = (spec: FamilySpec, id: string, param = spec.param) =>
   new GatewayError('not_found', `${spec.noun} ${id} not found`, { param });
 
-/** Usage-record fields, then the rate limit and budget (a price only where one applies). */
+/**
+ * Usage-record fields, then the rate limit and budget (a price only where one applies).
+ * `'free'`: the rate limit alone, for reads that can cost nothing (no hold, so a key whose
+ * budget is spent still reads and downloads what it has).
+ */
 export async function begin(
   deps: PipelineDeps,
   ctx: RequestContext,
   spec: FamilySpec,
   model: string | undefined,
-  unitCostUsd = 0,
+  unitCostUsd: number | 'free' = 0,
   ceilingUsd?: number,
 ): Promise<void> {
   Object.assign(ctx.usage, { endpoint: spec.endpoint, requestedModel: model ?? '', stream: false });
+  if (unitCostUsd === 'free') {
+    ctx.admission = await admitRequest(deps, ctx);
+    return;
+  }
   ctx.admission = await admit(
     deps,
     ctx,
@@ -85,16 +93,17 @@ export async function beginOnOwned(
   ctx: RequestContext,
   family: Family,
   id: string,
-  unitCostUsd?: (record: OwnedRecord, holder: Deployment) => number,
+  /** A priced call's price, `'free'` for a read that can cost nothing; else a $0 hold. */
+  unitCostUsd?: 'free' | ((record: OwnedRecord, holder: Deployment) => number),
 ): Promise<OwnedRecord> {
   const spec = FAMILY[family];
-  if (unitCostUsd) {
+  if (typeof unitCostUsd === 'function') {
     // A priced call (search) holds its price, which depends on the holder: look first.
     const record = await findOwned(deps, ctx, family, id);
     await begin(deps, ctx, spec, record.model, unitCostUsd(record, holderOf(ctx, spec, record)));
     return record;
   }
-  await begin(deps, ctx, spec, undefined);
+  await begin(deps, ctx, spec, undefined, unitCostUsd);
   const record = await findOwned(deps, ctx, family, id);
   ctx.usage.requestedModel = record.model;
   return record;
