@@ -12,6 +12,9 @@ import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '..
 const KEY = 'sk-ft-budget';
 /** A key of its own for the unsettled-jobs case, so the other cases' jobs do not count on it. */
 const JOBS_KEY = 'sk-ft-budget-jobs';
+const CJK_KEY = 'sk-ft-budget-cjk';
+/** Between chars ÷ 4 of the Chinese file below ($1,313 a pass) and its real tokens ($2,372). */
+const CJK_BUDGET = { limitUsd: 2_000, period: 'monthly' as const };
 /** USD per million trained tokens: $0.025 a token. */
 const TRAINING_PRICE = 25_000;
 const BUDGET = { limitUsd: 1, period: 'monthly' as const };
@@ -37,6 +40,7 @@ beforeAll(async () => {
       tenant('acme'),
       apiKey('tuner-key', KEY, 'acme', { budget: BUDGET }),
       apiKey('jobs-key', JOBS_KEY, 'acme', { budget: BUDGET }),
+      apiKey('cjk-key', CJK_KEY, 'acme', { budget: CJK_BUDGET }),
     ].join(''),
   );
   client = new OpenAI({ baseURL: stack.baseURL, apiKey: KEY, maxRetries: 0 });
@@ -140,5 +144,27 @@ describe('fine-tuning on a budget', () => {
     expect(third.status).toBe(402);
     expect(String(third.error.message)).not.toContain('unsettled');
     expect(spent).toBeLessThanOrEqual(BUDGET.limitUsd);
+  });
+
+  it('counts a large non-English training file at no fewer tokens than it holds', async () => {
+    // Over 200,000 characters, where a whole-file count used to fall back to chars ÷ 4: ~52,500
+    // tokens, when o200k counts ~94,900 (Chinese runs ~0.45 tokens a character here).
+    const line =
+      '{"messages":[{"role":"user","content":"月球距离地球大约有多远？请简单说明。"},{"role":"assistant","content":"平均约三十八万四千四百公里，近地点和远地点之间会有变化。"}]}\n';
+    const cjk = new OpenAI({ baseURL: stack.baseURL, apiKey: CJK_KEY, maxRetries: 0 });
+    const file = await cjk.files.create({
+      file: await toFile(Buffer.from(line.repeat(Math.ceil(210_000 / line.length))), 'zh.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const posts = jobPosts();
+    const refused = await failure(
+      cjk.fineTuning.jobs.create({
+        model: 'ft-test',
+        training_file: file.id,
+        hyperparameters: { n_epochs: 1 },
+      }),
+    );
+    expect(refused.status).toBe(402);
+    expect(jobPosts()).toBe(posts);
   });
 });
