@@ -77,7 +77,7 @@ export const estimateTextTokens = (text: string): number =>
       : countRemembered(text);
 
 /** Characters tokenised between yields to the event loop: a few milliseconds of CPU each. */
-const YIELD_EVERY_CHARS = 64_000;
+const YIELD_EVERY_CHARS = 8_000;
 
 /**
  * At least as many tokens as `text` holds, for a worst case that must not fall short (a
