@@ -13,6 +13,7 @@ const KEY = 'sk-ft-budget';
 /** A key of its own for the unsettled-jobs case, so the other cases' jobs do not count on it. */
 const JOBS_KEY = 'sk-ft-budget-jobs';
 const CJK_KEY = 'sk-ft-budget-cjk';
+const EPOCHS_KEY = 'sk-ft-budget-epochs';
 /** Between chars ÷ 4 of the Chinese file below ($1,313 a pass) and its real tokens ($2,372). */
 const CJK_BUDGET = { limitUsd: 2_000, period: 'monthly' as const };
 /** USD per million trained tokens: $0.025 a token. */
@@ -41,6 +42,7 @@ beforeAll(async () => {
       apiKey('tuner-key', KEY, 'acme', { budget: BUDGET }),
       apiKey('jobs-key', JOBS_KEY, 'acme', { budget: BUDGET }),
       apiKey('cjk-key', CJK_KEY, 'acme', { budget: CJK_BUDGET }),
+      apiKey('epochs-key', EPOCHS_KEY, 'acme', { budget: BUDGET }),
     ].join(''),
   );
   client = new OpenAI({ baseURL: stack.baseURL, apiKey: KEY, maxRetries: 0 });
@@ -165,6 +167,24 @@ describe('fine-tuning on a budget', () => {
       }),
     );
     expect(refused.status).toBe(402);
+    expect(jobPosts()).toBe(posts);
+  });
+
+  it("reads the epochs of the method that trains: a legacy n_epochs beside the method's auto holds auto's most", async () => {
+    const epochs = new OpenAI({ baseURL: stack.baseURL, apiKey: EPOCHS_KEY, maxRetries: 0 });
+    // About 12 tokens a pass: one epoch is ~$0.30 and fits $1; 50 (auto's worst) do not.
+    const file = await upload(48, epochs);
+    const posts = jobPosts();
+    const refused = await failure(
+      epochs.fineTuning.jobs.create({
+        model: 'ft-test',
+        training_file: file,
+        hyperparameters: { n_epochs: 1 },
+        method: { type: 'supervised', supervised: { hyperparameters: { n_epochs: 'auto' } } },
+      }),
+    );
+    expect(refused.status).toBe(402);
+    expect(String(refused.error.message)).toContain('n_epochs');
     expect(jobPosts()).toBe(posts);
   });
 });

@@ -118,23 +118,24 @@ export function jobRefusal(err: GatewayError, hold: BatchHold, count: number): G
 /** OpenAI's ceiling on `n_epochs`; `auto` (or none given) may go that far, so it is held at that. */
 export const MAX_EPOCHS = 50;
 
-const METHODS = ['supervised', 'dpo', 'reinforcement'] as const;
-
 const recordOf = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 /**
- * The most epochs a job may train: the largest `n_epochs` it states (the legacy
- * `hyperparameters` or `method.<type>.hyperparameters`), or MAX_EPOCHS when it leaves them to
- * the provider. `fixed` says whether the caller chose them.
+ * The most epochs a job may train: the `n_epochs` of the hyperparameters that apply, or
+ * MAX_EPOCHS when it leaves them to the provider (`auto`, absent, or not a positive number).
+ * With `method`, only `method[method.type].hyperparameters` apply (the legacy `hyperparameters`
+ * and other methods' blocks do not train): a legacy `n_epochs: 1` beside a method's `auto`
+ * must not hold one epoch. `fixed` says whether the caller chose them.
  */
 export function worstCaseEpochs(req: Record<string, unknown>): { epochs: number; fixed: boolean } {
   const method = recordOf(req.method);
-  const stated = [req.hyperparameters, ...METHODS.map((m) => recordOf(method?.[m])?.hyperparameters)]
-    .map((h) => recordOf(h)?.n_epochs)
-    .filter((n): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0);
-  if (stated.length === 0) return { epochs: MAX_EPOCHS, fixed: false };
-  return { epochs: Math.ceil(Math.max(...stated)), fixed: true };
+  const hyperparameters = method
+    ? recordOf(typeof method.type === 'string' ? method[method.type] : undefined)?.hyperparameters
+    : req.hyperparameters;
+  const n = recordOf(hyperparameters)?.n_epochs;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return { epochs: MAX_EPOCHS, fixed: false };
+  return { epochs: Math.ceil(n), fixed: true };
 }
 
 /** What a job may cost at most: every epoch over the training file's tokens, within the estimator's ceiling. */
