@@ -14,6 +14,7 @@ const KEY = 'sk-ft-budget';
 const JOBS_KEY = 'sk-ft-budget-jobs';
 const CJK_KEY = 'sk-ft-budget-cjk';
 const EPOCHS_KEY = 'sk-ft-budget-epochs';
+const SPENT_KEY = 'sk-ft-budget-spent';
 /** Between chars ÷ 4 of the Chinese file below ($1,313 a pass) and its real tokens ($2,372). */
 const CJK_BUDGET = { limitUsd: 2_000, period: 'monthly' as const };
 /** USD per million trained tokens: $0.025 a token. */
@@ -43,6 +44,14 @@ beforeAll(async () => {
       apiKey('jobs-key', JOBS_KEY, 'acme', { budget: BUDGET }),
       apiKey('cjk-key', CJK_KEY, 'acme', { budget: CJK_BUDGET }),
       apiKey('epochs-key', EPOCHS_KEY, 'acme', { budget: BUDGET }),
+      apiKey('spent-key', SPENT_KEY, 'acme', { budget: BUDGET }),
+      // No training price: its jobs hold nothing.
+      deployment({
+        name: 'tuner-unpriced',
+        model: 'ft-unpriced',
+        baseUrl: fakeBase(url!),
+        capabilities: ['chat', 'fine_tuning', 'files'],
+      }),
     ].join(''),
   );
   client = new OpenAI({ baseURL: stack.baseURL, apiKey: KEY, maxRetries: 0 });
@@ -186,5 +195,26 @@ describe('fine-tuning on a budget', () => {
     expect(refused.status).toBe(402);
     expect(String(refused.error.message)).toContain('n_epochs');
     expect(jobPosts()).toBe(posts);
+  });
+
+  it('says to set n_epochs only when the epochs are what is held, not for a spent budget refusing a $0 hold', async () => {
+    const spent = new OpenAI({ baseURL: stack.baseURL, apiKey: SPENT_KEY, maxRetries: 0 });
+    const line = '{"messages":[{"role":"user","content":"hi"}]}\n';
+    const file = await spent.files.create(
+      { file: await toFile(Buffer.from(line), 'train.jsonl'), purpose: 'fine-tune' },
+      { headers: { 'x-gantry-model': 'ft-unpriced' } },
+    );
+    await stack.gateway.stores.budgets.charge({
+      tenant: 'acme',
+      keyId: 'default/spent-key',
+      budget: BUDGET,
+      amountUsd: BUDGET.limitUsd,
+      id: 'spend-it-all',
+    });
+    const refused = await failure(
+      spent.fineTuning.jobs.create({ model: 'ft-unpriced', training_file: file.id }),
+    );
+    expect(refused.status).toBe(402);
+    expect(String(refused.error.message)).not.toContain('n_epochs');
   });
 });

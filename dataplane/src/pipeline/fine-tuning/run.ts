@@ -101,7 +101,9 @@ export async function createJob(
   await reserveHold(deps, ctx, hold.holdUsd, MAX_BATCH_HOLD_USD).catch((err: unknown) => {
     if (!(err instanceof GatewayError && err.type === 'budget_exceeded')) throw err;
     if (outstanding.count > 0) throw jobRefusal(err, hold, outstanding.count);
-    throw !epochs.fixed
+    // Setting n_epochs helps only when the epochs are what is held: not for a $0 hold (no
+    // training price, or a file counted while the key had no budget) refused at $0 left.
+    throw !epochs.fixed && hold.batchMicros > 0
       ? new GatewayError(
           'budget_exceeded',
           `${err.message}: n_epochs left to the provider is held at its most, ${MAX_EPOCHS} epochs; set hyperparameters.n_epochs (or method.<type>.hyperparameters.n_epochs) to hold only what the job trains`,
