@@ -181,7 +181,8 @@ describe('a chat naming a file its deployment no longer has', () => {
     s.stack.fakes[0]!.setFaults([
       {
         match: { path: '/chat/completions' },
-        fault: { type: 'status', status: 404, message: 'No such File object' },
+        // OpenAI's words for a file it does not hold: the 404 blames the named file.
+        fault: { type: 'status', status: 404, message: `No such File object: ${file.id}` },
       },
     ]);
     try {

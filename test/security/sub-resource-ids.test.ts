@@ -52,4 +52,14 @@ describe('a sub-resource file id carrying a path', () => {
     expect(res.status).toBe(404);
     expect(s.upstreamCalls()).toBe(before + 1);
   });
+
+  it('counts against the rate limit like any other request', async () => {
+    const store = await s.limited.vectorStores.create({ name: 'limited' });
+    const forged = `/vector_stores/${store.id}/files/${encodeURIComponent('../../files/file-x')}`;
+    const key = `Bearer ${s.keys.owner.replace('-owner', '-limited')}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 2; i++)
+      statuses.push((await fetch(`${s.stack.baseURL}${forged}`, { headers: { authorization: key } })).status);
+    expect(statuses).toEqual([404, 429]);
+  });
 });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ChatRequest } from '../formats/openai/types.ts';
-import { estimatedUsage, estimateMessageTokens, estimatePromptTokens, estimateTextTokens } from './tokens.ts';
+import { createRequire } from 'node:module';
+import {
+  countTokensAtMost,
+  estimatedUsage,
+  estimateMessageTokens,
+  estimatePromptTokens,
+  estimateTextTokens,
+} from './tokens.ts';
 
 // Counts are composed from estimateTextTokens, so these tests hold whether text is counted
 // by a tokenizer or by a character heuristic; only the fixed costs are pinned.
@@ -149,5 +156,34 @@ describe('estimatePromptTokens and estimatedUsage', () => {
       estimatedUsage({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, '').prompt_tokens,
     ).toBeGreaterThan(MESSAGE_OVERHEAD);
     expect(estimatedUsage(req, '').completion_tokens).toBe(0);
+  });
+});
+
+describe('countTokensAtMost', () => {
+  const exact = (
+    createRequire(import.meta.url)('gpt-tokenizer/cjs/encoding/o200k_base') as {
+      countTokens: (t: string) => number;
+    }
+  ).countTokens;
+
+  it('is at least the exact count of a large file, in any script, and close to it', async () => {
+    const lines = [
+      '{"messages":[{"role":"user","content":"月球距离地球大约有多远？"},{"role":"assistant","content":"约三十八万公里。"}]}\n',
+      '{"messages":[{"role":"user","content":"Сколько километров до Луны?"},{"role":"assistant","content":"Около 384 тысяч."}]}\n',
+      '{"messages":[{"role":"user","content":"How far is the Moon?"},{"role":"assistant","content":"About 384,400 km."}]}\n',
+    ];
+    for (const line of lines) {
+      const text = line.repeat(Math.ceil(250_000 / line.length));
+      const truth = exact(text);
+      const bound = await countTokensAtMost(text);
+      expect(bound).toBeGreaterThanOrEqual(truth);
+      expect(bound).toBeLessThan(truth * 1.1);
+    }
+  });
+
+  it('counts a line past the tokenizer limit as its UTF-8 bytes, never fewer tokens', async () => {
+    const line = '漢'.repeat(300_000);
+    expect(await countTokensAtMost(line)).toBe(Buffer.byteLength(line) + 1);
+    expect(await countTokensAtMost('short text')).toBe(estimateTextTokens('short text'));
   });
 });

@@ -76,6 +76,36 @@ export const estimateTextTokens = (text: string): number =>
       ? Math.ceil(text.length / 4)
       : countRemembered(text);
 
+/** Characters tokenised between yields to the event loop: a few milliseconds of CPU each. */
+const YIELD_EVERY_CHARS = 8_000;
+
+/**
+ * At least as many tokens as `text` holds, for a worst case that must not fall short (a
+ * fine-tuning file's hold): line by line, so no line reaches the tokenizer's limit the way a
+ * whole file does (whose chars ÷ 4 undercounts non-English text: CJK runs ~0.45 tokens a
+ * character and more), one more per line for its newline; a line over the limit counts its
+ * UTF-8 bytes, which no byte-level BPE token sequence exceeds. Yields to the event loop as it
+ * goes: a 25 MB file is seconds of CPU, which must not stall every other request.
+ */
+export async function countTokensAtMost(text: string): Promise<number> {
+  if (text.length <= TOKENIZE_LIMIT_CHARS) return estimateTextTokens(text);
+  let n = 0;
+  let sinceYield = 0;
+  for (let start = 0; start < text.length;) {
+    const end = text.indexOf('\n', start);
+    const stop = end === -1 ? text.length : end;
+    const line = text.slice(start, stop);
+    n += (line.length > TOKENIZE_LIMIT_CHARS ? Buffer.byteLength(line) : countBounded(line)) + 1;
+    sinceYield += stop - start;
+    start = stop + 1;
+    if (sinceYield >= YIELD_EVERY_CHARS) {
+      sinceYield = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  return n;
+}
+
 export function estimateMessageTokens(m: ChatMessage): number {
   let tokens = MESSAGE_OVERHEAD;
   if (typeof m.content === 'string') tokens += estimateTextTokens(m.content);

@@ -135,6 +135,12 @@ export function fineTuningRoute(
             null,
             field,
           );
+      // OpenAI's answer to a file it does not hold: a 400 blaming the field, not a 404.
+      for (const field of ['training_file', 'validation_file']) {
+        const id = ctx.body[field];
+        if (typeof id === 'string' && !files.has(id))
+          return openaiError(400, `invalid ${field}: ${id}`, 'invalid_request_error', null, field);
+      }
       return undefined;
     },
     describe: (ctx) => ({ model: asString(ctx.body.model), stream: false }),

@@ -52,8 +52,17 @@ function openaiStatus(f: Parameters<ErrorFormat['status']>[0]): ErrorReply {
     return openaiError(status, msg, 'invalid_request_error', code ?? 'invalid_api_key', null, headers);
   }
   if (status === 404) {
-    const msg = f.message ?? 'The model does not exist or you do not have access to it.';
-    return openaiError(status, msg, 'invalid_request_error', code ?? 'model_not_found', null, headers);
+    // Without a message it is the unknown model's 404; with one, the fault says what is missing.
+    if (f.message === undefined)
+      return openaiError(
+        status,
+        'The model does not exist or you do not have access to it.',
+        'invalid_request_error',
+        code ?? 'model_not_found',
+        f.param ?? null,
+        headers,
+      );
+    return openaiError(status, f.message, 'invalid_request_error', code, f.param ?? null, headers);
   }
   if (status === 429) {
     const msg = f.message ?? 'Rate limit reached for requests. Please try again later.';
@@ -63,7 +72,14 @@ function openaiStatus(f: Parameters<ErrorFormat['status']>[0]): ErrorReply {
     const msg = f.message ?? 'The server had an error while processing your request. Sorry about that!';
     return openaiError(status, msg, 'server_error', code, null, headers);
   }
-  return openaiError(status, f.message ?? 'Invalid request.', 'invalid_request_error', code, null, headers);
+  return openaiError(
+    status,
+    f.message ?? 'Invalid request.',
+    'invalid_request_error',
+    code,
+    f.param ?? null,
+    headers,
+  );
 }
 
 export const openaiErrors: ErrorFormat = {

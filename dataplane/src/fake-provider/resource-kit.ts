@@ -10,7 +10,10 @@ export type Obj = Record<string, unknown>;
 export const json = (body: unknown): Outcome => ({ kind: 'json', body });
 
 export const missing = (what: string, id: string): ErrorReply =>
-  openaiError(404, `No ${what} found with id '${id}'.`, 'invalid_request_error', null, null);
+  what === 'file'
+    ? // OpenAI's own words for a file it does not hold, blaming the path's id.
+      openaiError(404, `No such File object: ${id}`, 'invalid_request_error', null, 'id')
+    : openaiError(404, `No ${what} found with id '${id}'.`, 'invalid_request_error', null, null);
 
 export const badParam = (param: string, message: string): ErrorReply =>
   openaiError(400, message, 'invalid_request_error', null, param);

@@ -14,7 +14,15 @@ export interface RecordedRequest {
 }
 
 export type Fault =
-  | { type: 'status'; status: number; retryAfterSeconds?: number; code?: string; message?: string }
+  | {
+      type: 'status';
+      status: number;
+      retryAfterSeconds?: number;
+      code?: string;
+      message?: string;
+      /** The field the error blames (OpenAI's `param`). */
+      param?: string;
+    }
   | { type: 'hang' }
   | { type: 'delay'; ms: number }
   | { type: 'reset' }
@@ -121,7 +129,13 @@ export interface RouteContext {
 export interface ErrorFormat {
   unauthorized(): ErrorReply;
   invalidJson(): ErrorReply;
-  status(fault: { status: number; code?: string; message?: string; retryAfterSeconds?: number }): ErrorReply;
+  status(fault: {
+    status: number;
+    code?: string;
+    message?: string;
+    retryAfterSeconds?: number;
+    param?: string;
+  }): ErrorReply;
   /** The in-stream error frame for `stream-error`. */
   streamError(fault: { status: number; code?: string; message?: string }): string;
 }

@@ -80,14 +80,7 @@ export async function admit(
   const stores = deps.stores;
   const spec = ctx.key.spec;
   const keyRef = { tenant: ctx.tenant.name, keyId: ctx.key.id };
-  const owed = deps.journal?.pending ?? 0;
-  if (owed > 0 && (spec.budget !== undefined || spec.rateLimit !== undefined))
-    throw new GatewayError(
-      'service_unavailable',
-      `${owed} settlement${owed === 1 ? '' : 's'} from a budget store outage ${owed === 1 ? 'is' : 'are'} still being applied; ` +
-        'requests on keys with a budget or rate limit are refused until then; the request was not charged',
-      { headers: { 'retry-after': '1' } },
-    );
+  refuseWhileOwed(deps, ctx);
   const metered = spec.budget !== undefined || spec.rateLimit?.tokensPerMinute !== undefined;
   const estimate = !metered
     ? { promptTokens: 0, maxOutputTokens: 0, costUsd: 0 }
@@ -169,6 +162,74 @@ export async function countRefused(stores: Stores, ctx: RequestContext): Promise
     throw err;
   }
   applyRateDecision(ctx, limits, decision, 0);
+}
+
+function refuseWhileOwed(deps: AdmissionDeps, ctx: RequestContext): void {
+  const spec = ctx.key.spec;
+  const owed = deps.journal?.pending ?? 0;
+  if (owed > 0 && (spec.budget !== undefined || spec.rateLimit !== undefined))
+    throw new GatewayError(
+      'service_unavailable',
+      `${owed} settlement${owed === 1 ? '' : 's'} from a budget store outage ${owed === 1 ? 'is' : 'are'} still being applied; ` +
+        'requests on keys with a budget or rate limit are refused until then; the request was not charged',
+      { headers: { 'retry-after': '1' } },
+    );
+}
+
+/**
+ * The rate limit alone (one request, no tokens), no budget hold: for calls that cost nothing
+ * (reads of objects already paid for answer a key whose budget is spent), and the first step
+ * of a create whose hold depends on a lookup (`reserveHold` after it), so a request failing on
+ * that lookup still counts against the limit.
+ */
+export async function admitRequest(deps: AdmissionDeps, ctx: RequestContext): Promise<Admission> {
+  refuseWhileOwed(deps, ctx);
+  const limits = ctx.key.spec.rateLimit;
+  if (!limits) return { ticket: undefined, reservation: undefined };
+  let decision: RateDecision;
+  try {
+    decision = await deps.stores.rateLimiter.acquire(
+      { tenant: ctx.tenant.name, keyId: ctx.key.id },
+      limits,
+      0,
+    );
+  } catch (err) {
+    throw isStoreUnavailable(err) ? unavailable('the rate limiter', err) : err;
+  }
+  applyRateDecision(ctx, limits, decision, 0);
+  return { ticket: decision.ticket, reservation: undefined };
+}
+
+/**
+ * After `admitRequest`: holds `estimateUsd` (up to `ceilingUsd`) against the key's budget
+ * (nothing for a key without one) and keeps the reservation on the request's admission,
+ * which settlement releases.
+ */
+export async function reserveHold(
+  deps: AdmissionDeps,
+  ctx: RequestContext,
+  estimateUsd: number,
+  ceilingUsd = MAX_ESTIMATE_USD,
+): Promise<void> {
+  const budget = ctx.key.spec.budget;
+  if (!budget) return;
+  const spec = ctx.key.spec;
+  const req: ReserveRequest = {
+    tenant: ctx.tenant.name,
+    keyId: ctx.key.id,
+    budget,
+    estimateUsd: Math.min(estimateUsd, ceilingUsd),
+    autoRecharge: spec.autoRecharge?.enabled ? spec.autoRecharge : undefined,
+    reference: ctx.id,
+  };
+  let result;
+  try {
+    result = await deps.stores.budgets.reserve(req);
+  } catch (err) {
+    throw isStoreUnavailable(err) ? unavailable('the budget store', err) : err;
+  }
+  if (!result.ok) throw budgetExceeded(budget, req.estimateUsd, result.remainingUsd, 'request');
+  ctx.admission = { ticket: ctx.admission?.ticket, reservation: result.reservation };
 }
 
 /** The `x-ratelimit-*` headers of every answer, and a 429 when the limit refused. */

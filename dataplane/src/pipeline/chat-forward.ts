@@ -10,7 +10,14 @@ import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from '../formats/o
 import { chatCall } from '../router/calls.ts';
 import type { AttemptLog } from '../router/router.ts';
 import type { RequestContext } from './context.ts';
-import { callContext, continuation, openStream, routeRequest, type PipelineDeps } from './forward.ts';
+import {
+  callContext,
+  continuation,
+  missingObjects,
+  openStream,
+  routeRequest,
+  type PipelineDeps,
+} from './forward.ts';
 import type { PinnedTo } from './resources/chat-files.ts';
 import { guardResponse } from './guardrails/stage.ts';
 import { settle } from './settlement.ts';
@@ -54,7 +61,7 @@ export async function forwardChat(
     ? {
         ...routeRequest(ctx, req.model, needs),
         filter: (d: Deployment) => d.name === pinned.deployment.name,
-        missingObject: { param: pinned.field },
+        missingObject: missingObjects(ctx, pinned.objects),
       }
     : routeRequest(ctx, req.model, needs);
   if (!req.stream) {

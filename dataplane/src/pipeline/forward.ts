@@ -8,6 +8,7 @@ import type { ChatRequest } from '../formats/openai/types.ts';
 import type { ProviderAdapter } from '../providers/types.ts';
 import type { CallContext } from '../router/calls.ts';
 import { openChatStream, type LiveStream } from '../router/live-stream.ts';
+import type { NamedObject } from '../router/lost-object.ts';
 import type { RouteRequest, Routed, Router } from '../router/router.ts';
 import type { UpstreamClient } from '../router/upstream.ts';
 import type { RequestContext } from './context.ts';
@@ -39,6 +40,14 @@ export function routeRequest(ctx: RequestContext, model: string, needs: RouteReq
     signal: ctx.signal,
     deadline: ctx.deadline,
   };
+}
+
+/** A pinned request's named objects, for the router to tell a lost one from a failed deployment; logged. */
+export function missingObjects(
+  ctx: RequestContext,
+  objects: readonly NamedObject[],
+): RouteRequest['missingObject'] {
+  return { objects, log: (fields, message) => ctx.log.warn(fields, message) };
 }
 
 export function callContext(deps: ForwardDeps, ctx: RequestContext, d: Deployment): CallContext {

@@ -69,6 +69,9 @@ export interface UpstreamError {
    * the upstream, so repeating it cannot make anything twice.
    */
   unsent?: true | undefined;
+  /** The request field the provider blames, and its error code, when it names them (OpenAI's `param`, `code`). */
+  param?: string | undefined;
+  code?: string | undefined;
 }
 
 /** Per-request, stateful translator of a provider's SSE stream into canonical chunks. */

@@ -25,6 +25,7 @@ import {
 } from './policy.ts';
 import type { ClientSignal } from './client-signal.ts';
 import { ClientAbortError, UpstreamFailure } from './upstream.ts';
+import { lostObject, type NamedObject } from './lost-object.ts';
 
 export interface RouteRequest {
   model: string;
@@ -39,11 +40,12 @@ export interface RouteRequest {
   filter?: (d: Deployment) => boolean;
   /**
    * The request is pinned to the deployment holding objects it names (a chat naming uploaded
-   * files): an upstream 404 means one of them is gone, the caller's 404 naming this field,
-   * and no fault of the deployment (a caller could otherwise trip its breaker at will).
-   * `message` replaces the upstream's where that would name the upstream's own id (videos).
+   * files): an upstream 404 that blames one of them (see `lostObject`) is the caller's 404
+   * naming its field, and no fault of the deployment (a caller could otherwise trip its breaker
+   * at will). Any other 404 (a misrouted deployment) counts as the deployment's failure.
+   * `log` hears the upstream's own words either way the 404 goes.
    */
-  missingObject?: { param: string; message?: string };
+  missingObject?: { objects: readonly NamedObject[]; log?: LostObjectLog | undefined };
   /**
    * The request creates something kept upstream (a file, a batch, a job): an attempt that may
    * have done so before failing is not repeated anywhere, and the caller is told it may exist.
@@ -55,6 +57,8 @@ export interface RouteRequest {
    */
   verdictAtEnd?: boolean;
 }
+
+export type LostObjectLog = (fields: Record<string, unknown>, message: string) => void;
 
 export interface AttemptLog {
   attempts: number;
@@ -139,17 +143,31 @@ export class Router {
           throw withLog(localFault(err), log);
         }
         if (req.missingObject && err.upstream.status === 404) {
-          this.deps.health.release(deployment, claim);
-          throw withLog(
-            new GatewayError(
-              'not_found',
-              req.missingObject.message ?? (err.upstream.message || 'a referenced object was not found'),
-              {
-                param: req.missingObject.param,
-              },
-            ),
-            log,
+          const lost = lostObject(err.upstream, req.missingObject.objects);
+          req.missingObject.log?.(
+            {
+              deployment: deployment.name,
+              upstreamStatus: 404,
+              upstreamMessage: err.upstream.message,
+              lost: lost?.param,
+            },
+            lost
+              ? 'upstream no longer holds a named object'
+              : 'upstream 404 names none of the objects: a deployment failure',
           );
+          if (lost) {
+            this.deps.health.release(deployment, claim);
+            throw withLog(
+              new GatewayError(
+                'not_found',
+                lost.message ?? (err.upstream.message || `${lost.upstreamId} not found`),
+                {
+                  param: lost.param,
+                },
+              ),
+              log,
+            );
+          }
         }
         // The request's own time ran out, not the deployment's: counted, slow clients (and
         // earlier stages or attempts) could eject healthy deployments.

@@ -29,7 +29,7 @@ describe('trainingCharge', () => {
 });
 
 describe("a job's worst case", () => {
-  it('takes the largest n_epochs stated, else the most the provider may choose', () => {
+  it('takes the n_epochs that apply, else the most the provider may choose', () => {
     expect(worstCaseEpochs({})).toEqual({ epochs: MAX_EPOCHS, fixed: false });
     expect(worstCaseEpochs({ hyperparameters: { n_epochs: 'auto' } })).toEqual({
       epochs: MAX_EPOCHS,
@@ -42,6 +42,27 @@ describe("a job's worst case", () => {
         method: { type: 'dpo', dpo: { hyperparameters: { n_epochs: 4.5 } } },
       }),
     ).toEqual({ epochs: 5, fixed: true });
+  });
+
+  it("with a method, reads only that method's hyperparameters, and its auto is the most", () => {
+    const auto = { epochs: MAX_EPOCHS, fixed: false };
+    const supervised = (n_epochs: unknown) => ({
+      type: 'supervised',
+      supervised: { hyperparameters: { n_epochs } },
+    });
+    expect(worstCaseEpochs({ hyperparameters: { n_epochs: 1 }, method: supervised('auto') })).toEqual(auto);
+    expect(worstCaseEpochs({ hyperparameters: { n_epochs: 1 }, method: { type: 'supervised' } })).toEqual(
+      auto,
+    );
+    // Another method's block does not train.
+    expect(
+      worstCaseEpochs({ method: { type: 'dpo', supervised: { hyperparameters: { n_epochs: 1 } } } }),
+    ).toEqual(auto);
+    expect(worstCaseEpochs({ method: { supervised: { hyperparameters: { n_epochs: 1 } } } })).toEqual(auto);
+    expect(worstCaseEpochs({ hyperparameters: { n_epochs: 9 }, method: supervised(2) })).toEqual({
+      epochs: 2,
+      fixed: true,
+    });
   });
 
   it('is every epoch over the file at the training price, within the estimator ceiling', () => {

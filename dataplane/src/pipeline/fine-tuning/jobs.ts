@@ -5,7 +5,9 @@
  * holds it, so any pod can find, check and answer it. Pure.
  */
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
-import { invalidParam } from '../../errors.ts';
+import { GatewayError, invalidParam } from '../../errors.ts';
+import { formatUsd, fromMicros } from '../../stores/money.ts';
+import type { BatchHold } from '../resources/batches.ts';
 import { isPlainId } from '../resources/references.ts';
 
 export const OWNER_KEYS = { tenant: 'gantry_tenant', key: 'gantry_key', model: 'gantry_model' } as const;
@@ -91,26 +93,49 @@ export function trainingCharge(
   return { trainedTokens: trained, costUsd: (trained * trainingPerMillionTokens) / 1_000_000 };
 }
 
+/**
+ * A job that will train no more: succeeded (owes its training, once), failed or cancelled
+ * (owes nothing). Its worst case stops counting against the budget when a read sees this.
+ */
+export function isFinishedJob(job: Record<string, unknown>): boolean {
+  return job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled';
+}
+
+/** The claim that settles a job once, across requests and pods; the key of its budget record too. */
+export const settlementId = (deployment: string, upstreamId: string): string => `${deployment}/${upstreamId}`;
+
+/** The budget's 402 for a job, naming what of the hold the key's unsettled jobs take. */
+export function jobRefusal(err: GatewayError, hold: BatchHold, count: number): GatewayError {
+  return new GatewayError(
+    'budget_exceeded',
+    `${err.message}: this job's worst case of ${formatUsd(fromMicros(hold.batchMicros))} plus ` +
+      `${formatUsd(fromMicros(hold.outstandingMicros))} still held for this key's ${count} unsettled ` +
+      `fine-tuning job${count === 1 ? '' : 's'}, which count until a read sees them finished`,
+    { headers: err.headers },
+  );
+}
+
 /** OpenAI's ceiling on `n_epochs`; `auto` (or none given) may go that far, so it is held at that. */
 export const MAX_EPOCHS = 50;
-
-const METHODS = ['supervised', 'dpo', 'reinforcement'] as const;
 
 const recordOf = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 /**
- * The most epochs a job may train: the largest `n_epochs` it states (the legacy
- * `hyperparameters` or `method.<type>.hyperparameters`), or MAX_EPOCHS when it leaves them to
- * the provider. `fixed` says whether the caller chose them.
+ * The most epochs a job may train: the `n_epochs` of the hyperparameters that apply, or
+ * MAX_EPOCHS when it leaves them to the provider (`auto`, absent, or not a positive number).
+ * With `method`, only `method[method.type].hyperparameters` apply (the legacy `hyperparameters`
+ * and other methods' blocks do not train): a legacy `n_epochs: 1` beside a method's `auto`
+ * must not hold one epoch. `fixed` says whether the caller chose them.
  */
 export function worstCaseEpochs(req: Record<string, unknown>): { epochs: number; fixed: boolean } {
   const method = recordOf(req.method);
-  const stated = [req.hyperparameters, ...METHODS.map((m) => recordOf(method?.[m])?.hyperparameters)]
-    .map((h) => recordOf(h)?.n_epochs)
-    .filter((n): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0);
-  if (stated.length === 0) return { epochs: MAX_EPOCHS, fixed: false };
-  return { epochs: Math.ceil(Math.max(...stated)), fixed: true };
+  const hyperparameters = method
+    ? recordOf(typeof method.type === 'string' ? method[method.type] : undefined)?.hyperparameters
+    : req.hyperparameters;
+  const n = recordOf(hyperparameters)?.n_epochs;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return { epochs: MAX_EPOCHS, fixed: false };
+  return { epochs: Math.ceil(n), fixed: true };
 }
 
 /** What a job may cost at most: every epoch over the training file's tokens, within the estimator's ceiling. */

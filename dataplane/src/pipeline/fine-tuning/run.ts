@@ -4,25 +4,33 @@
  * only the tenant and key that created it (anyone else gets the 404 an unknown id gets).
  * Training is billed when it has happened: the first read (retrieve or list, on any pod) that
  * sees a job succeeded charges its trained tokens at the deployment's training price, once
- * per job; every other call is recorded at zero cost (see docs/decisions.md).
+ * per job; every other call is recorded at zero cost (see docs/decisions.md). Until a read
+ * sees a budgeted job finished, its worst case stays counted against the key's budget, as an
+ * unsettled batch's does: kept on an ownership record and added to the next create's hold.
  */
+import { MAX_BATCH_HOLD_USD } from '../../accounting/estimate.ts';
 import type { Deployment } from '../../config/snapshot.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
 import { toGatewayError } from '../../router/errors.ts';
 import { UpstreamFailure } from '../../router/upstream.ts';
-import { admit } from '../admission.ts';
+import { admit, admitRequest, reserveHold } from '../admission.ts';
 import { accessibleRoute, mayUse, type RequestContext } from '../context.ts';
-import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
+import { callContext, missingObjects, routeRequest, type PipelineDeps } from '../forward.ts';
 import { passthroughCall } from '../passthrough/call.ts';
 import { settle, settleAnswered } from '../settlement.ts';
-import { resolveReferences } from '../resources/owned.ts';
+import { namedObjects, resolveReferences } from '../resources/owned.ts';
+import type { NamedObject } from '../../router/lost-object.ts';
+import { batchHold, outstandingOf, type Outstanding } from '../resources/batches.ts';
 import {
   clientView,
+  isFinishedJob,
+  jobRefusal,
   OWNER_KEYS,
   ownedBy,
   ownedMetadata,
   MAX_EPOCHS,
   parseJobId,
+  settlementId,
   trainingCharge,
   trainingHoldUsd,
   worstCaseEpochs,
@@ -75,16 +83,27 @@ export async function createJob(
     );
   const body = { ...req, metadata: ownedMetadata(req.metadata, ownerOf(ctx), req.model) };
   describe(ctx, req.model);
-  // The hold depends on the training file and the deployment holding it: looked up first.
+  // The rate limit first, so a create failing on its files counts too; the hold depends on the
+  // training file and the deployment holding it, so it is reserved once they are known.
+  ctx.admission = await admitRequest(deps, ctx);
   const holder = await trainingFilesHolder(deps, ctx, req);
   const epochs = worstCaseEpochs(req);
-  const holdUsd = trainingHoldUsd(
+  const jobUsd = trainingHoldUsd(
     holder?.trainingTokens ?? 0,
     epochs.epochs,
     holder?.deployment.pricing?.trainingPerMillionTokens,
   );
-  await begin(deps, ctx, req.model, holdUsd).catch((err: unknown) => {
-    throw err instanceof GatewayError && err.type === 'budget_exceeded' && !epochs.fixed
+  // The job is charged when a read sees it succeeded, hours later: until then its worst case
+  // counts against the budget beside the key's other unsettled jobs (as batches do).
+  const budgeted = ctx.key.spec.budget !== undefined;
+  const outstanding = budgeted ? await outstandingJobs(deps, ctx) : { count: 0, usd: 0 };
+  const hold = batchHold(jobUsd, outstanding);
+  await reserveHold(deps, ctx, hold.holdUsd, MAX_BATCH_HOLD_USD).catch((err: unknown) => {
+    if (!(err instanceof GatewayError && err.type === 'budget_exceeded')) throw err;
+    if (outstanding.count > 0) throw jobRefusal(err, hold, outstanding.count);
+    // Setting n_epochs helps only when the epochs are what is held: not for a $0 hold (no
+    // training price, or a file counted while the key had no budget) refused at $0 left.
+    throw !epochs.fixed && hold.batchMicros > 0
       ? new GatewayError(
           'budget_exceeded',
           `${err.message}: n_epochs left to the provider is held at its most, ${MAX_EPOCHS} epochs; set hyperparameters.n_epochs (or method.<type>.hyperparameters.n_epochs) to hold only what the job trains`,
@@ -100,14 +119,48 @@ export async function createJob(
           ...routing,
           createsObject: true,
           filter: (d) => d.name === holder.deployment.name,
-          // A training file the provider no longer holds is the caller's 404, not the deployment's fault.
-          missingObject: { param: holder.field },
+          // A training or validation file the provider no longer holds is the caller's 404
+          // naming it, not the deployment's fault.
+          missingObject: missingObjects(ctx, holder.objects),
         }
       : { ...routing, createsObject: true },
     (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
   );
+  // Recorded before the hold is released, so no create in between misses it.
+  if (budgeted && hold.batchMicros > 0) await recordWorstCase(deps, ctx, routed, req.model, hold);
   await settleAnswered(deps, ctx, routed, 0);
   return clientView(routed.value, routed.deployment.name);
+}
+
+/** The job's upstream creation time (ms), as every read's settlement claim names it. */
+const createdAtMs = (job: Record<string, unknown>): number =>
+  typeof job.created_at === 'number' ? job.created_at * 1000 : Number.NaN;
+
+async function recordWorstCase(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  routed: { value: Record<string, unknown>; deployment: Deployment },
+  model: string,
+  hold: { batchMicros: number },
+): Promise<void> {
+  const createdAt = createdAtMs(routed.value);
+  await deps.stores.ownership.put({
+    family: 'fine_tuning_job',
+    id: settlementId(routed.deployment.name, String(routed.value.id)),
+    ...ownerOf(ctx),
+    deployment: routed.deployment.name,
+    model,
+    createdAt: Number.isFinite(createdAt) ? createdAt : Date.now(),
+    estimateUsd: hold.batchMicros / 1_000_000,
+  });
+}
+
+/** The worst cases of the key's jobs no read has yet seen finished. */
+async function outstandingJobs(deps: PipelineDeps, ctx: RequestContext): Promise<Outstanding> {
+  const owner = ownerOf(ctx);
+  const jobs = await deps.stores.ownership.list(owner, 'fine_tuning_job');
+  const settled = await deps.stores.ownership.claimed(owner.tenant, 'fine_tuning_job', jobs, 'settled');
+  return outstandingOf(jobs, settled);
 }
 
 /**
@@ -120,7 +173,9 @@ async function trainingFilesHolder(
   deps: PipelineDeps,
   ctx: RequestContext,
   req: CreateJobRequest,
-): Promise<{ deployment: Deployment; field: string; trainingTokens: number | undefined } | undefined> {
+): Promise<
+  { deployment: Deployment; objects: readonly NamedObject[]; trainingTokens: number | undefined } | undefined
+> {
   const refs = (['training_file', 'validation_file'] as const).flatMap((field) => {
     const id = req[field];
     return typeof id === 'string' ? [{ field, family: 'file' as const, id }] : [];
@@ -142,7 +197,7 @@ async function trainingFilesHolder(
       `is held by deployment ${d.name}, which does not fine-tune model ${req.model}; upload it with x-gantry-model: ${req.model}`,
     );
   const training = referred.records.find((r) => r.id === req.training_file);
-  return { deployment: d, field: referred.field, trainingTokens: training?.trainingTokens };
+  return { deployment: d, objects: namedObjects(refs), trainingTokens: training?.trainingTokens };
 }
 
 function fineTuningDeployments(ctx: RequestContext): Deployment[] {
@@ -193,7 +248,8 @@ async function ownedJob(
 
 /**
  * The training charge a read of `job` settles: due the first time any read sees it succeeded
- * (a claim in the shared store makes it once across requests and pods), else nothing.
+ * (a claim in the shared store makes it once across requests and pods), else nothing. A job
+ * seen failed or cancelled is claimed too, at nothing: that ends its worst case's hold.
  */
 async function chargeFor(
   deps: PipelineDeps,
@@ -201,14 +257,14 @@ async function chargeFor(
   job: Record<string, unknown>,
   deployment: Deployment,
 ): Promise<number> {
+  if (!isFinishedJob(job)) return 0;
   const due = trainingCharge(job, deployment.pricing?.trainingPerMillionTokens);
-  if (!due) return 0;
-  const id = `${deployment.name}/${String(job.id)}`;
-  // The upstream's creation time (s), the same on every read: the in-process store refuses
-  // jobs created before claims it had to forget (NaN, unknown, is refused then too).
-  const createdAt = typeof job.created_at === 'number' ? job.created_at * 1000 : Number.NaN;
-  const claim = { id, createdAt };
+  const id = settlementId(deployment.name, String(job.id));
+  // The upstream's creation time, the same on every read: the in-process store refuses jobs
+  // created before claims it had to forget (NaN, unknown, is refused then too).
+  const claim = { id, createdAt: createdAtMs(job) };
   if (!(await deps.stores.ownership.claim(ctx.tenant.name, 'fine_tuning_job', claim, 'settled'))) return 0;
+  if (!due) return 0;
   ctx.log.info({ job: id, ...due }, 'fine-tuning job succeeded; training charged');
   return due.costUsd;
 }

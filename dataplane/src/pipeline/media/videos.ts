@@ -9,9 +9,9 @@ import type { MediaBody } from '../../providers/types.ts';
 import type { Deployment } from '../../config/snapshot.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts';
 import type { Served } from '../chat.ts';
-import { admit } from '../admission.ts';
+import { admitRequest } from '../admission.ts';
 import { mayUse, type RequestContext } from '../context.ts';
-import { callContext, type PipelineDeps } from '../forward.ts';
+import { callContext, missingObjects, type PipelineDeps } from '../forward.ts';
 import { settle } from '../settlement.ts';
 import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
 import type { VideoJob, VideoJobStore } from '../../stores/video-jobs/types.ts';
@@ -82,7 +82,14 @@ export async function createVideo(
           createsObject: true,
           filter: (d) => d.name === source.deployment,
           // The provider may have expired the source: the caller's 404, not the deployment's fault.
-          missingObject: { param: 'video_id', message: `video ${source.id} not found upstream` },
+          missingObject: missingObjects(ctx, [
+            {
+              param: 'video_id',
+              upstreamId: source.upstreamId,
+              kind: 'video',
+              message: `video ${source.id} not found upstream`,
+            },
+          ]),
         }
       : { ...routing, createsObject: true },
     async (call) => {
@@ -126,14 +133,9 @@ export async function beginVideoRead(
   id: string,
 ): Promise<VideoJob> {
   Object.assign(ctx.usage, { endpoint: 'videos', requestedModel: '', stream: false });
-  // Only the request count: a read costs nothing, so there is no price to hold.
-  ctx.admission = await admit(
-    deps,
-    ctx,
-    () => [],
-    () => 0,
-    { maxTokens: 0 },
-  );
+  // Only the request count: a read costs nothing, so nothing is held against the budget, and
+  // a key that spent all of it on a video can still read and download that video.
+  ctx.admission = await admitRequest(deps, ctx);
   const job = await findJob(ctx, store, id);
   ctx.usage.requestedModel = job.model;
   return job;

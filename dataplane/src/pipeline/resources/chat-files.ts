@@ -10,14 +10,17 @@ import { invalidParam } from '../../errors.ts';
 import type { ChatRequest } from '../../formats/openai/types.ts';
 import { mayUse, type RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
+import type { NamedObject } from '../../router/lost-object.ts';
 import { contentFileReferences } from './content-references.ts';
-import { resolveReferences } from './owned.ts';
+import { namedObjects, resolveReferences } from './owned.ts';
 import { placement } from './select.ts';
 
 /** The deployment holding the conversation's files, and the field naming the first of them. */
 export interface PinnedTo {
   deployment: Deployment;
   field: string;
+  /** Every file named, for telling the upstream's 404 of one of them from a failed deployment. */
+  objects: readonly NamedObject[];
 }
 
 export async function holderOfReferencedFiles(
@@ -45,5 +48,5 @@ export async function holderOfReferencedFiles(
       referred.field,
       `refers to a file on deployment ${referred.deployment.name}, which lacks the ${missing} capability this request needs`,
     );
-  return { deployment: referred.deployment, field: referred.field };
+  return { deployment: referred.deployment, field: referred.field, objects: namedObjects(refs) };
 }

@@ -64,6 +64,16 @@ export const FAMILY: Readonly<Record<Family, FamilySpec>> = {
     noun: 'container',
     param: 'container_id',
   },
+  // Only budgeted jobs' worst cases are recorded (fine-tuning/run.ts): jobs are found through
+  // their id and metadata, never through this table's generic routes.
+  fine_tuning_job: {
+    family: 'fine_tuning_job',
+    capability: 'fine_tuning',
+    endpoint: 'fine_tuning',
+    path: 'fine_tuning/jobs',
+    noun: 'fine-tuning job',
+    param: 'fine_tuning_job_id',
+  },
 };
 
 /** OpenAI's upload purposes (`batch_output`, `assistants_output`… are written by OpenAI only). */

@@ -11,7 +11,7 @@ import { settle, settleAnswered } from '../settlement.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../accounting/estimate.ts';
-import { estimateTextTokens } from '../../accounting/tokens.ts';
+import { countTokensAtMost, estimateTextTokens } from '../../accounting/tokens.ts';
 import { batchEstimateUsd, readBatchInput, upstreamBatchInput, type BatchInput } from './batch.ts';
 import { bodyReferences } from './content-references.ts';
 import { FAMILY, FILE_PURPOSES } from './families.ts';
@@ -71,7 +71,8 @@ export async function uploadFile(
   }
   // Training is charged after it ran: a job on this file holds its tokens times its epochs.
   if (purpose === 'fine-tune' && ctx.key.spec.budget) {
-    const trainingTokens = estimateTextTokens(upload.file.data.toString('utf8'));
+    // Never fewer than the file holds: the job's hold is made of them.
+    const trainingTokens = await countTokensAtMost(upload.file.data.toString('utf8'));
     await deps.stores.ownership.put({ ...created.record, trainingTokens });
   }
   await settleAnswered(deps, ctx, created.served, 0);
@@ -86,7 +87,7 @@ function batchReferences(batch: BatchInput): Reference[] {
 
 /** GET /v1/files/{id}/content: the bytes as the deployment sends them. */
 export async function fileContent(deps: PipelineDeps, ctx: RequestContext, id: string) {
-  const record = await beginOnOwned(deps, ctx, 'file', id);
+  const record = await beginOnOwned(deps, ctx, 'file', id, 'free');
   const { res, deployment } = await onHolder(
     deps,
     ctx,

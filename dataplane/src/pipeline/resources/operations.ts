@@ -119,7 +119,10 @@ export async function readResource(
   action?: { method: HttpMethod; sub: string },
 ): Promise<Answer> {
   const spec = FAMILY[family];
-  const record = await beginOnOwned(deps, ctx, family, id);
+  // A plain read that observes no charge is free: no budget hold, so a spent key still reads.
+  // A read that may charge (a finished batch) holds $0, the reservation its charge settles.
+  const free = observe === NOTHING && action === undefined;
+  const record = await beginOnOwned(deps, ctx, family, id, free ? 'free' : undefined);
   const { object, served } = await jsonOnHolder(
     deps,
     ctx,
@@ -188,7 +191,7 @@ export async function listResources(
   observe: Observer = NOTHING,
 ): Promise<Answer> {
   const spec = FAMILY[family];
-  await begin(deps, ctx, spec, undefined);
+  await begin(deps, ctx, spec, undefined, observe === NOTHING ? 'free' : 0);
   const { page, listed } = await listOwned(deps, ctx, spec, query, keep);
   // A list that shows finished batches charges them, once each, like a retrieve would. One
   // observation failing must not drop the charges the others claimed: those are settled, and
@@ -229,12 +232,14 @@ export async function subResource(
   family: Family,
   id: string,
   method: HttpMethod,
-  sub: string,
+  /** A function when building it can refuse (a caller's file id): after admission, so the refusal counts. */
+  subPath: string | (() => string),
   body?: ResourceBody,
   refsOf?: ReferringRequest,
 ): Promise<Answer> {
   const spec = FAMILY[family];
-  const record = await beginOnOwned(deps, ctx, family, id);
+  const record = await beginOnOwned(deps, ctx, family, id, method === 'GET' ? 'free' : undefined);
+  const sub = typeof subPath === 'string' ? subPath : subPath();
   if (refsOf && body?.kind === 'json') {
     const referred = await resolveReferences(deps, ctx, referencesOf(refsOf, body.json));
     if (referred && referred.deployment.name !== record.deployment)
@@ -262,10 +267,11 @@ export async function subResourceBytes(
   ctx: RequestContext,
   family: Family,
   id: string,
-  sub: string,
+  subPath: string | (() => string),
 ): Promise<{ res: UpstreamResponse; served: ServedBy }> {
   const spec = FAMILY[family];
-  const record = await beginOnOwned(deps, ctx, family, id);
+  const record = await beginOnOwned(deps, ctx, family, id, 'free');
+  const sub = typeof subPath === 'string' ? subPath : subPath();
   const { res, deployment } = await onHolder(
     deps,
     ctx,

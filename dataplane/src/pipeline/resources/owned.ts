@@ -11,8 +11,9 @@ import { toGatewayError } from '../../router/errors.ts';
 import type { AttemptLog, Routed, RouteRequest } from '../../router/router.ts';
 import { readJsonObject } from '../../router/calls.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts';
+import { lostObject, type NamedObject } from '../../router/lost-object.ts';
 import { ownedBy, type Family, type Owner, type OwnedRecord } from '../../stores/ownership/types.ts';
-import { admit } from '../admission.ts';
+import { admit, admitRequest } from '../admission.ts';
 import { mayUse, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { FAMILY, type FamilySpec } from './families.ts';
@@ -34,16 +35,24 @@ export interface ServedBy {
 export const notFound = (spec: FamilySpec, id: string, param = spec.param) =>
   new GatewayError('not_found', `${spec.noun} ${id} not found`, { param });
 
-/** Usage-record fields, then the rate limit and budget (a price only where one applies). */
+/**
+ * Usage-record fields, then the rate limit and budget (a price only where one applies).
+ * `'free'`: the rate limit alone, for reads that can cost nothing (no hold, so a key whose
+ * budget is spent still reads and downloads what it has).
+ */
 export async function begin(
   deps: PipelineDeps,
   ctx: RequestContext,
   spec: FamilySpec,
   model: string | undefined,
-  unitCostUsd = 0,
+  unitCostUsd: number | 'free' = 0,
   ceilingUsd?: number,
 ): Promise<void> {
   Object.assign(ctx.usage, { endpoint: spec.endpoint, requestedModel: model ?? '', stream: false });
+  if (unitCostUsd === 'free') {
+    ctx.admission = await admitRequest(deps, ctx);
+    return;
+  }
   ctx.admission = await admit(
     deps,
     ctx,
@@ -84,16 +93,17 @@ export async function beginOnOwned(
   ctx: RequestContext,
   family: Family,
   id: string,
-  unitCostUsd?: (record: OwnedRecord, holder: Deployment) => number,
+  /** A priced call's price, `'free'` for a read that can cost nothing; else a $0 hold. */
+  unitCostUsd?: 'free' | ((record: OwnedRecord, holder: Deployment) => number),
 ): Promise<OwnedRecord> {
   const spec = FAMILY[family];
-  if (unitCostUsd) {
+  if (typeof unitCostUsd === 'function') {
     // A priced call (search) holds its price, which depends on the holder: look first.
     const record = await findOwned(deps, ctx, family, id);
     await begin(deps, ctx, spec, record.model, unitCostUsd(record, holderOf(ctx, spec, record)));
     return record;
   }
-  await begin(deps, ctx, spec, undefined);
+  await begin(deps, ctx, spec, undefined, unitCostUsd);
   const record = await findOwned(deps, ctx, family, id);
   ctx.usage.requestedModel = record.model;
   return record;
@@ -136,6 +146,11 @@ export async function resolveReferences(
   if (!common) return undefined;
   const first = records[0]!;
   return { deployment: holderOf(ctx, FAMILY[first.family], first), field: common.field, records };
+}
+
+/** References as the upstream knows them (Gantry shows upstream ids unchanged), one per field. */
+export function namedObjects(refs: readonly Reference[]): NamedObject[] {
+  return refs.map((r) => ({ param: r.field, upstreamId: r.id, kind: r.family }));
 }
 
 /** The upstream's object, as the caller sees it: the model name the caller knows. */
@@ -217,11 +232,26 @@ export async function createOwned(
     const res = await sendResource(call, 'POST', spec.path, req.body(d), spec.upstreamHeaders).catch(
       (err: unknown) => {
         // A referenced object the holder no longer has is the caller's problem, not a fault
-        // of the deployment (the router would count a 404 against its health).
-        if (referred && err instanceof UpstreamFailure && err.upstream.status === 404)
-          throw new GatewayError('not_found', err.upstream.message || 'a referenced object was not found', {
-            param: referred.field,
+        // of the deployment (the router would count a 404 against its health); a 404 that
+        // names none of them (a misrouted deployment) is the deployment's, as the router's.
+        const lost =
+          referred && err instanceof UpstreamFailure
+            ? lostObject(err.upstream, namedObjects(req.refs ?? []))
+            : undefined;
+        if (lost && err instanceof UpstreamFailure) {
+          ctx.log.warn(
+            {
+              deployment: d.name,
+              upstreamStatus: 404,
+              upstreamMessage: err.upstream.message,
+              lost: lost.param,
+            },
+            'upstream no longer holds a named object',
+          );
+          throw new GatewayError('not_found', err.upstream.message || `${lost.upstreamId} not found`, {
+            param: lost.param,
           });
+        }
         throw err;
       },
     );

@@ -151,6 +151,21 @@ describe('classifyOpenAIError: message and retry-after', () => {
     expect(e.kind).toBe('bad_request');
   });
 
+  it("keeps the field and code the provider blames (a lost object's 404 is told apart by them)", () => {
+    const text = JSON.stringify({
+      error: {
+        message: 'No such File object: file-1',
+        type: 'invalid_request_error',
+        param: 'id',
+        code: null,
+      },
+    });
+    const lost = classifyOpenAIError(404, {}, text);
+    expect([lost.param, lost.code]).toEqual(['id', undefined]);
+    const gone = classifyOpenAIError(404, {}, body('gone', 'DeploymentNotFound'));
+    expect([gone.param, gone.code]).toEqual([undefined, 'DeploymentNotFound']);
+  });
+
   it('reads Retry-After from the headers (seconds or ms)', () => {
     expect(classifyOpenAIError(429, { 'retry-after': '3' }, '').retryAfterMs).toBe(3_000);
     expect(classifyOpenAIError(429, { 'retry-after-ms': '150', 'retry-after': '3' }, '').retryAfterMs).toBe(

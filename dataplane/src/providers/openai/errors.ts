@@ -17,7 +17,15 @@ export function classifyOpenAIError(
     (isRecord(parsed) && typeof parsed.message === 'string' && parsed.message) ||
     `upstream answered ${status}`;
   const code = err && typeof err.code === 'string' ? err.code : '';
-  return { kind: kindOf(status, code, message), status, message, retryAfterMs: retryAfterMs(headers) };
+  const param = err && typeof err.param === 'string' && err.param !== '' ? err.param : undefined;
+  return {
+    kind: kindOf(status, code, message),
+    status,
+    message,
+    retryAfterMs: retryAfterMs(headers),
+    ...(param !== undefined && { param }),
+    ...(code !== '' && { code }),
+  };
 }
 
 function kindOf(status: number, code: string, message: string): UpstreamErrorKind {

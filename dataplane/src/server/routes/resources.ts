@@ -79,6 +79,8 @@ function subListQuery(q: Record<string, unknown>): string {
  * A sub-resource id the caller names (a vector store's or container's file) as an upstream path
  * segment. It is not looked up first (the parent is), so one that is no provider's id is the 404
  * of an unknown file before it could reach the upstream as a path (`..%2F..%2Ffiles%2F…`).
+ * Built after admission (the routes pass a function), so such a request counts against the
+ * rate limit like any other.
  */
 const seg = (fileId: string): string => {
   if (!isPlainId(fileId))
@@ -253,13 +255,13 @@ export function resourceRoutes(
   app.get(
     '/v1/vector_stores/:id/files/:file_id',
     handle((ctx, r) =>
-      subResource(deps, ctx, 'vector_store', r.params.id!, 'GET', `/files${seg(r.params.file_id!)}`),
+      subResource(deps, ctx, 'vector_store', r.params.id!, 'GET', () => `/files${seg(r.params.file_id!)}`),
     ),
   );
   app.delete(
     '/v1/vector_stores/:id/files/:file_id',
     handle((ctx, r) =>
-      subResource(deps, ctx, 'vector_store', r.params.id!, 'DELETE', `/files${seg(r.params.file_id!)}`),
+      subResource(deps, ctx, 'vector_store', r.params.id!, 'DELETE', () => `/files${seg(r.params.file_id!)}`),
     ),
   );
   app.post(
@@ -280,13 +282,13 @@ export function resourceRoutes(
   app.get(
     '/v1/containers/:id/files/:file_id',
     handle((ctx, r) =>
-      subResource(deps, ctx, 'container', r.params.id!, 'GET', `/files${seg(r.params.file_id!)}`),
+      subResource(deps, ctx, 'container', r.params.id!, 'GET', () => `/files${seg(r.params.file_id!)}`),
     ),
   );
   app.delete(
     '/v1/containers/:id/files/:file_id',
     handle((ctx, r) =>
-      subResource(deps, ctx, 'container', r.params.id!, 'DELETE', `/files${seg(r.params.file_id!)}`),
+      subResource(deps, ctx, 'container', r.params.id!, 'DELETE', () => `/files${seg(r.params.file_id!)}`),
     ),
   );
   app.get('/v1/containers/:id/files/:file_id/content', async (request: Req, reply) => {
@@ -299,7 +301,7 @@ export function resourceRoutes(
         ctx,
         'container',
         request.params.id!,
-        `/files${seg(request.params.file_id!)}/content`,
+        () => `/files${seg(request.params.file_id!)}/content`,
       ),
     );
   });

@@ -6,10 +6,20 @@
  * checked by the caller of the store (`ownedBy`).
  */
 
-export const FAMILIES = ['file', 'batch', 'vector_store', 'assistant', 'container'] as const;
+export const FAMILIES = [
+  'file',
+  'batch',
+  'vector_store',
+  'assistant',
+  'container',
+  'fine_tuning_job',
+] as const;
 export type Family = (typeof FAMILIES)[number];
-/** What once-only claims are made on: the owned families, and fine-tuning jobs (owned upstream, through metadata). */
-export type ClaimScope = Family | 'fine_tuning_job';
+/**
+ * What once-only claims are made on. Fine-tuning jobs are owned upstream (through metadata);
+ * their records only keep a budgeted job's worst case until a read settles it.
+ */
+export type ClaimScope = Family;
 
 export interface Owner {
   tenant: string;
@@ -32,8 +42,9 @@ export interface OwnedRecord extends Owner {
   purpose?: string | undefined;
   /**
    * For keys with a budget, the most the batch can cost: on a batch input file, computed at
-   * upload; on a batch, copied from its file at creation. An unsettled batch's estimate counts
-   * against the key's budget until its real charge replaces it (see `outstandingOf` in pipeline/resources/batches.ts).
+   * upload; on a batch, copied from its file at creation; on a fine-tuning job, its hold at
+   * creation. An unsettled batch's or job's estimate counts against the key's budget until its
+   * real charge replaces it (see `outstandingOf` in pipeline/resources/batches.ts).
    */
   estimateUsd?: number | undefined;
   /**
