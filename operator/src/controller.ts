@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
-import { packSnapshot, PUBLISHED_GZIP_KEY } from '@gantry/dataplane/config/published';
 import { FIELD_MANAGER, GROUP, VERSION, apiErrorText, statusOf, type KubeClient } from './kube/client.ts';
 import { Informers } from './kube/informers.ts';
 import type { HealthFacts } from './health/verdict.ts';
@@ -15,6 +14,7 @@ import {
   MAX_SNAPSHOT_BYTES,
   plan,
   readPublished,
+  snapshotSecretData,
   snapshotText,
   withGenerationFailures,
   type KeyToGenerate,
@@ -222,7 +222,7 @@ export class Controller {
         annotations: { [HASH_ANNOTATION]: p.hash, [VERSION_ANNOTATION]: String(version) },
       },
       type: 'Opaque',
-      data: { [PUBLISHED_GZIP_KEY]: packSnapshot(snapshotText(p, version)).toString('base64') },
+      data: snapshotSecretData(snapshotText(p, version)),
     });
     this.publishedVersion = version;
     this.opts.log.info({ version, hash: p.hash, objects: p.manifests.length }, 'snapshot published');

@@ -17,7 +17,13 @@ import {
   type Entry,
 } from './publication.ts';
 
-export { MAX_SNAPSHOT_BYTES, readPublished, snapshotBytes, snapshotText } from './publication.ts';
+export {
+  MAX_SNAPSHOT_BYTES,
+  readPublished,
+  snapshotBytes,
+  snapshotSecretData,
+  snapshotText,
+} from './publication.ts';
 
 export interface ReadyVerdict {
   kind: KindName;

@@ -6,7 +6,9 @@ import type { Manifest } from '@gantry/crds';
 import {
   contentHash,
   packSnapshot,
+  PUBLISHED_DATA_KEY,
   PUBLISHED_FORMAT,
+  PUBLISHED_GZIP_KEY,
   publishedText,
   type PublishedSnapshot,
 } from '@gantry/dataplane/config/published';
@@ -35,6 +37,20 @@ export function snapshotText(p: Publication, version: number): string {
     credentials: p.credentials,
   };
   return JSON.stringify(doc);
+}
+
+/**
+ * The snapshot Secret's data for a snapshot text: the gzipped form, and the plain form beside it
+ * while both fit. Pods of the release before gzip read only the plain key, so during a rolling
+ * upgrade they keep receiving changes (revocations included) instead of staying on the last
+ * snapshot they could read; past the room for both, only the gzipped form is written.
+ */
+export function snapshotSecretData(text: string): Record<string, string> {
+  const gz = packSnapshot(text);
+  const data: Record<string, string> = { [PUBLISHED_GZIP_KEY]: gz.toString('base64') };
+  if (gz.length + Buffer.byteLength(text) <= MAX_SNAPSHOT_BYTES)
+    data[PUBLISHED_DATA_KEY] = Buffer.from(text).toString('base64');
+  return data;
 }
 
 /** The snapshot Secret's current content, if it holds one this operator can read. */
