@@ -39,6 +39,7 @@ export function routeRequest(ctx: RequestContext, model: string, needs: RouteReq
     needs,
     signal: ctx.signal,
     deadline: ctx.deadline,
+    startedAt: ctx.startedAt,
   };
 }
 
