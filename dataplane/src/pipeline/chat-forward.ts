@@ -110,8 +110,12 @@ export async function forwardChat(
     meta,
     deployment: first.deployment,
     log: first.log,
-    chunks: relayStream(first, meta, continuation(deps, ctx, routing, req, meta), ctx.signal, (d, failure) =>
-      deps.router.streamEnded(d, failure),
+    chunks: relayStream(
+      first,
+      meta,
+      continuation(deps, ctx, routing, req, meta),
+      ctx.signal,
+      (part, failure) => deps.router.streamEnded(part, failure),
     ),
     async settle(end, clientGone) {
       if (end.outcome === 'failed' && !clientGone) deps.metrics.streamFailures.inc({ model: meta.model });

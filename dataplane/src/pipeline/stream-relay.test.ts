@@ -89,6 +89,7 @@ function live(
       value: { head, rest: gen(), translator, cancel: () => void cancels++ },
       deployment: dep(name),
       log: opts.log ?? { attempts: 1, failed: [] },
+      claim: { probe: false, epoch: 0 },
     },
     cancelled: () => cancels,
   };

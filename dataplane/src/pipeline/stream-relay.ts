@@ -69,7 +69,10 @@ export interface StreamSettlement {
 export type Continue = (partialText: string, failed: Deployment) => Promise<Routed<LiveStream> | undefined>;
 
 /** Told how each deployment's part ended: finished, or cut by the upstream (not by the client). */
-export type PartVerdict = (deployment: Deployment, failure: UpstreamError | undefined) => void;
+export type PartVerdict = (
+  part: Pick<Routed<LiveStream>, 'deployment' | 'claim'>,
+  failure: UpstreamError | undefined,
+) => void;
 
 /** Yields the client's chunks of each upstream read together (never an empty step). */
 export async function* relayStream(
@@ -113,7 +116,7 @@ export async function* relayStream(
         part.cut = true;
         // The client left: nobody to continue for, and the deployment did nothing wrong.
         if (signal.aborted) return failed(err.upstream);
-        verdict(current.deployment, err.upstream);
+        verdict(current, err.upstream);
         if (!log.failed.includes(current.deployment.name)) log.failed.push(current.deployment.name);
         const next = text.length > 0 && !toolCalls ? await continueWith(text, current.deployment) : undefined;
         if (!next) return failed(err.upstream);
@@ -132,7 +135,7 @@ export async function* relayStream(
 
   function complete(): StreamEnd {
     part.usage = current.value.translator.usage;
-    verdict(current.deployment, undefined);
+    verdict(current, undefined);
     return {
       outcome: 'complete',
       usage: part.usage,

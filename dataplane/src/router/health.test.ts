@@ -298,20 +298,20 @@ describe('onTransition', () => {
 describe('the half-open trial belongs to the call that took it', () => {
   it('a call admitted while closed ends without a verdict: the trial stays the only one out', () => {
     const stale = health.claim(a);
-    expect(stale).toEqual({ probe: false });
+    expect(stale).toMatchObject({ probe: false });
     failOnce(a);
     failOnce(a);
     expect(health.circuitState('a')).toBe('open');
     now += breaker.baseOpenMs;
     const trial = health.claim(a);
-    expect(trial).toEqual({ probe: true });
+    expect(trial).toMatchObject({ probe: true });
     health.release(a, stale);
     health.coolDown(a, 1, stale);
     expect(health.circuitState('a')).toBe('half-open');
     expect(health.claim(a)).toBeUndefined();
     // The trial itself giving up does let the next one go.
     health.release(a, trial);
-    expect(health.claim(a)).toEqual({ probe: true });
+    expect(health.claim(a)).toMatchObject({ probe: true });
   });
 });
 
@@ -336,8 +336,62 @@ describe('a provisional success (a stream at its first token)', () => {
     failOnce(a);
     failOnce(a);
     now += breaker.baseOpenMs;
-    expect(health.claim(a)).toEqual({ probe: true });
+    expect(health.claim(a)).toMatchObject({ probe: true });
     health.succeed(a, 5, true);
     expect(health.circuitState('a')).toBe('closed');
+  });
+});
+
+describe('a stream admitted before the circuit opened has no say on it', () => {
+  /** A long stream admitted while closed, at its first token; then the circuit opens. */
+  function staleStream() {
+    const stream = health.claim(a)!;
+    health.succeed(a, 10, true, stream);
+    failOnce(a);
+    failOnce(a);
+    expect(health.circuitState('a')).toBe('open');
+    return stream;
+  }
+  it('finishing while open, it does not close the circuit: the ejection stands until its trial', () => {
+    const stream = staleStream();
+    now += 100;
+    health.confirm(a, stream);
+    expect(health.circuitState('a')).toBe('open');
+    expect(health.claim(a)).toBeUndefined();
+  });
+  it('cut during the trial, it neither reopens the circuit nor lets a second trial go', () => {
+    const stream = staleStream();
+    now += breaker.baseOpenMs;
+    const trial = health.claim(a);
+    expect(trial).toMatchObject({ probe: true });
+    health.failAfter(a, stream);
+    expect(health.circuitState('a')).toBe('half-open');
+    // Past the doubled open period a reopened circuit would have admitted; the trial is still out.
+    now += 2 * breaker.baseOpenMs;
+    expect(health.claim(a)).toBeUndefined();
+    // The trial's own verdict still decides.
+    health.succeed(a, 5, false, trial);
+    expect(health.circuitState('a')).toBe('closed');
+  });
+  it('a non-streaming call admitted before the opening, failing during the trial, is ignored too', () => {
+    const old = health.claim(a)!;
+    failOnce(a);
+    failOnce(a);
+    now += breaker.baseOpenMs;
+    expect(health.claim(a)).toMatchObject({ probe: true });
+    health.fail(a, old);
+    expect(health.circuitState('a')).toBe('half-open');
+    expect(health.view(a).inflight).toBe(1);
+  });
+  it('a stream admitted after the circuit closed again is counted as usual', () => {
+    staleStream();
+    now += breaker.baseOpenMs;
+    const trial = health.claim(a)!;
+    health.succeed(a, 5, false, trial);
+    const fresh = health.claim(a)!;
+    health.succeed(a, 5, true, fresh);
+    failOnce(a);
+    health.failAfter(a, fresh);
+    expect(health.circuitState('a')).toBe('open');
   });
 });

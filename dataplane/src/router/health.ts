@@ -33,16 +33,26 @@ export type TransitionListener = (deployment: string, from: CircuitState, to: Ci
 interface Entry extends HealthView {
   breaker: BreakerState;
   cooldownUntil: number;
+  /** How many times the circuit has opened, ever: the epoch a call is admitted in. */
+  openings: number;
+  /** The claim every non-trial call of the current epoch gets (shared: none allocated per call). */
+  call: Claim;
 }
 
 const EWMA_WEIGHT = 0.2;
 
-/** A slot taken on a deployment; `probe` when it is the half-open circuit's one trial. */
+/**
+ * A slot taken on a deployment; `probe` when it is the half-open circuit's one trial. `epoch`
+ * is how many times the circuit had opened when the call was admitted: a call admitted before
+ * the current opening (a long stream) has no say on the circuit any more, or its late verdict
+ * would close an ejected deployment, or reopen it during its trial and let a second trial go.
+ */
 export interface Claim {
   readonly probe: boolean;
+  readonly epoch: number;
 }
-const PROBE: Claim = { probe: true };
-const CALL: Claim = { probe: false };
+/** For callers that do not say which call ends: taken for the trial, of the current epoch. */
+const ANY: Claim = { probe: true, epoch: -1 };
 
 export class HealthRegistry {
   private readonly entries = new Map<string, Entry>();
@@ -56,7 +66,14 @@ export class HealthRegistry {
   private entry(name: string): Entry {
     let e = this.entries.get(name);
     if (!e) {
-      e = { inflight: 0, latencyMs: 0, breaker: closedBreaker(), cooldownUntil: 0 };
+      e = {
+        inflight: 0,
+        latencyMs: 0,
+        breaker: closedBreaker(),
+        cooldownUntil: 0,
+        openings: 0,
+        call: callIn(0),
+      };
       this.entries.set(name, e);
     }
     return e;
@@ -80,6 +97,8 @@ export class HealthRegistry {
   /** Every breaker change goes through here so listeners see each transition once. */
   private setBreaker(name: string, e: Entry, next: BreakerState): void {
     const from = e.breaker.state;
+    // Only a fault opens the circuit anew (trips grows); a trial given up leaves the epoch.
+    if (next.state === 'open' && next.trips > e.breaker.trips) e.call = callIn(++e.openings);
     e.breaker = next;
     if (from !== next.state) for (const l of this.listeners) l(name, from, next.state);
   }
@@ -103,7 +122,7 @@ export class HealthRegistry {
     if (!a.admit) return undefined;
     if (a.probe) this.setBreaker(d.name, e, startProbe(e.breaker, this.now(), this.config(d)));
     e.inflight++;
-    return a.probe ? PROBE : CALL;
+    return a.probe ? { probe: true, epoch: e.openings } : e.call;
   }
 
   /** `claim` for callers that need not know whether theirs is the trial. */
@@ -117,32 +136,35 @@ export class HealthRegistry {
    * breaks mid-stream would be cleared at every first token and never ejected. A trial's first
    * token still ends the trial (the deployment is back).
    */
-  succeed(d: Deployment, latencyMs: number, provisional = false): void {
+  succeed(d: Deployment, latencyMs: number, provisional = false, claim: Claim = ANY): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
     e.latencyMs = e.latencyMs === 0 ? latencyMs : e.latencyMs + EWMA_WEIGHT * (latencyMs - e.latencyMs);
-    if (provisional && e.breaker.state === 'closed') return;
+    if ((provisional && e.breaker.state === 'closed') || stale(e, claim)) return;
     if (e.breaker.state !== 'closed' || e.breaker.consecutiveFailures > 0)
       this.setBreaker(d.name, e, recordSuccess(e.breaker));
   }
 
   /** A provisional success held to the end (a stream that finished): past faults are cleared. */
-  confirm(d: Deployment): void {
+  confirm(d: Deployment, claim: Claim = ANY): void {
     const e = this.entry(d.name);
+    if (stale(e, claim)) return;
     if (e.breaker.state !== 'closed' || e.breaker.consecutiveFailures > 0)
       this.setBreaker(d.name, e, recordSuccess(e.breaker));
   }
 
   /** A provisional success that failed after all (a stream cut mid-way): a fault, its slot already given back. */
-  failAfter(d: Deployment): void {
+  failAfter(d: Deployment, claim: Claim = ANY): void {
     const e = this.entry(d.name);
+    if (stale(e, claim)) return;
     this.setBreaker(d.name, e, recordFailure(e.breaker, this.now(), this.config(d)));
   }
 
   /** A fault of the deployment (5xx, timeout, reset, bad credentials). */
-  fail(d: Deployment): void {
+  fail(d: Deployment, claim: Claim = ANY): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
+    if (stale(e, claim)) return;
     this.setBreaker(d.name, e, recordFailure(e.breaker, this.now(), this.config(d)));
   }
 
@@ -150,7 +172,7 @@ export class HealthRegistry {
    * Rate limited: stay away until `retryAfterMs` has passed; not a fault of the deployment.
    * Only the trial itself gives up the trial (`claim`; callers that do not say are taken for it).
    */
-  coolDown(d: Deployment, retryAfterMs: number, claim: Claim = PROBE): void {
+  coolDown(d: Deployment, retryAfterMs: number, claim: Claim = ANY): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
     e.cooldownUntil = Math.max(e.cooldownUntil, this.now() + retryAfterMs);
@@ -162,7 +184,7 @@ export class HealthRegistry {
    * admitted before the circuit opened must not end the trial in flight: that let a second
    * trial go while the first was still out, one more per such call.
    */
-  release(d: Deployment, claim: Claim = PROBE): void {
+  release(d: Deployment, claim: Claim = ANY): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
     if (claim.probe) this.setBreaker(d.name, e, abandonProbe(e.breaker));
@@ -177,3 +199,8 @@ export class HealthRegistry {
     return this.entry(name).breaker.state;
   }
 }
+
+const callIn = (epoch: number): Claim => ({ probe: false, epoch });
+
+/** A verdict from a call admitted before the circuit's current opening. */
+const stale = (e: Entry, claim: Claim): boolean => claim !== ANY && claim.epoch !== e.openings;

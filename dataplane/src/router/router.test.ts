@@ -793,3 +793,29 @@ describe('the deployment retry policy (manifest spec.retry)', () => {
     expect(routed.deployment.name).toBe('s2');
   });
 });
+
+describe('a stream’s verdict at its end', () => {
+  const a = dep('a', 'm', 1);
+  const snap = snapshot([{ model: 'm', deployments: [a] }]);
+
+  it('from a stream admitted before the circuit opened, it neither closes nor reopens it', async () => {
+    const router = makeRouter();
+    const streaming = { ...request(snap, 'm'), verdictAtEnd: true };
+    const old = await router.execute(streaming, script({ a: ['long stream'] }).attempt);
+    for (let i = 0; i < breakerCfg.failureThreshold; i++) {
+      health.begin(a);
+      health.fail(a);
+    }
+    expect(health.circuitState('a')).toBe('open');
+    router.streamEnded(old, undefined);
+    expect(health.circuitState('a')).toBe('open');
+
+    now += breakerCfg.baseOpenMs;
+    const trial = await router.execute(streaming, script({ a: ['trial'] }).attempt);
+    expect(health.circuitState('a')).toBe('closed');
+    // The old stream is cut after the trial closed the circuit: it no longer counts.
+    router.streamEnded(old, { kind: 'network', status: 0, message: 'reset' });
+    router.streamEnded(trial, undefined);
+    expect(health.circuitState('a')).toBe('closed');
+  });
+});

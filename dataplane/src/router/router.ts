@@ -76,6 +76,8 @@ export interface Routed<T> {
   value: T;
   deployment: Deployment;
   log: AttemptLog;
+  /** The slot the answering call holds: a stream's verdict at its end (`streamEnded`) names it. */
+  claim: Claim;
 }
 
 export interface RouterObserver {
@@ -129,9 +131,9 @@ export class Router {
       const started = this.now();
       try {
         const value = await attempt(deployment);
-        this.deps.health.succeed(deployment, this.now() - started, req.verdictAtEnd === true);
+        this.deps.health.succeed(deployment, this.now() - started, req.verdictAtEnd === true, claim);
         this.deps.observer.attempt(deployment, 'success', (this.now() - started) / 1000);
-        return { value, deployment, log };
+        return { value, deployment, log, claim };
       } catch (err) {
         if (err instanceof ClientAbortError || req.signal.aborted) {
           this.deps.health.release(deployment, claim);
@@ -230,11 +232,12 @@ export class Router {
   /**
    * The end of a stream opened with `verdictAtEnd`: finished (no failure), or cut by the
    * upstream after its first token, which counts like a failed attempt when it is the
-   * deployment's fault. A stream its client left gets no verdict.
+   * deployment's fault. A stream its client left gets no verdict, nor does one admitted
+   * before the deployment's circuit last opened (its claim says when).
    */
-  streamEnded(d: Deployment, failure: UpstreamError | undefined): void {
-    if (failure === undefined) this.deps.health.confirm(d);
-    else if (isDeploymentFault(failure)) this.deps.health.failAfter(d);
+  streamEnded(part: Pick<Routed<unknown>, 'deployment' | 'claim'>, failure: UpstreamError | undefined): void {
+    if (failure === undefined) this.deps.health.confirm(part.deployment, part.claim);
+    else if (isDeploymentFault(failure)) this.deps.health.failAfter(part.deployment, part.claim);
   }
 
   /** Candidates in order: the model's deployments, then each allowed fallback model's. */
@@ -265,7 +268,7 @@ export class Router {
     const health = this.deps.health;
     if (error.kind === 'rate_limited') {
       health.coolDown(d, error.retryAfterMs ?? backoffMs(sameRetries, this.random(), this.retry), claim);
-    } else if (isDeploymentFault(error)) health.fail(d);
+    } else if (isDeploymentFault(error)) health.fail(d, claim);
     else health.release(d, claim);
   }
 }
