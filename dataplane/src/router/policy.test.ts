@@ -8,6 +8,7 @@ import {
   decide,
   DEFAULT_RETRY,
   isDeploymentFault,
+  isStreamFault,
   retryable,
   TRANSIENT_STATUSES,
   type Decision,
@@ -506,5 +507,24 @@ describe('cutByDeadline', () => {
         limits: reasoning,
       }),
     ).toBe(true);
+  });
+});
+
+describe('isStreamFault: what a stream’s end counts against its deployment', () => {
+  const e = (kind: UpstreamErrorKind): UpstreamError => ({ kind, status: 0, message: kind });
+  it('a cut or the provider’s own failure', () => {
+    for (const kind of ['server', 'overloaded', 'network', 'timeout'] as const)
+      expect(isStreamFault(e(kind))).toBe(true);
+  });
+  it('not an error about the request, a rate limit, or credentials that already worked', () => {
+    for (const kind of [
+      'bad_request',
+      'content_policy',
+      'context_length',
+      'rate_limited',
+      'auth',
+      'not_found',
+    ] as const)
+      expect(isStreamFault(e(kind))).toBe(false);
   });
 });

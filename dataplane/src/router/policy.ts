@@ -219,6 +219,15 @@ export function cutByDeadline(a: TimedOutAttempt): boolean {
   );
 }
 
+/**
+ * Failures ending a stream after its first token that count against its deployment: a cut
+ * (reset, stall) or the provider's own failure. Its key and model already worked; any other
+ * in-stream error (the prompt rejected mid-way, a rate limit) is no fault of the deployment,
+ * and counting it let a caller eject a deployment with three crafted requests.
+ */
+export const isStreamFault = (e: UpstreamError): boolean =>
+  e.kind === 'server' || e.kind === 'overloaded' || e.kind === 'network' || e.kind === 'timeout';
+
 /** Faults that count against the deployment's circuit breaker. */
 export const isDeploymentFault = (e: UpstreamError): boolean =>
   e.kind === 'server' ||

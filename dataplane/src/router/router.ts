@@ -20,6 +20,7 @@ import {
   DEFAULT_MAX_COOLDOWN_MS,
   DEFAULT_RETRY,
   isDeploymentFault,
+  isStreamFault,
   mayHaveActed,
   type RetryConfig,
 } from './policy.ts';
@@ -232,12 +233,12 @@ export class Router {
   /**
    * The end of a stream opened with `verdictAtEnd`: finished (no failure), or cut by the
    * upstream after its first token, which counts like a failed attempt when it is the
-   * deployment's fault. A stream its client left gets no verdict, nor does one admitted
+   * deployment's fault (`isStreamFault`). A stream its client left gets no verdict, nor does one admitted
    * before the deployment's circuit last opened (its claim says when).
    */
   streamEnded(part: Pick<Routed<unknown>, 'deployment' | 'claim'>, failure: UpstreamError | undefined): void {
     if (failure === undefined) this.deps.health.confirm(part.deployment, part.claim);
-    else if (isDeploymentFault(failure)) this.deps.health.failAfter(part.deployment, part.claim);
+    else if (isStreamFault(failure)) this.deps.health.failAfter(part.deployment, part.claim);
   }
 
   /** Candidates in order: the model's deployments, then each allowed fallback model's. */

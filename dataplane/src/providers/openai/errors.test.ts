@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UpstreamErrorKind } from '../types.ts';
-import { classifyOpenAIError } from './errors.ts';
+import { classifyOpenAIError, classifyOpenAIStreamError } from './errors.ts';
 
 const body = (message: string, code?: string | null, type = 'invalid_request_error'): string =>
   JSON.stringify({ error: { message, type, code: code ?? null, param: null } });
@@ -173,5 +173,41 @@ describe('classifyOpenAIError: message and retry-after', () => {
     );
     expect(classifyOpenAIError(429, {}, '').retryAfterMs).toBeUndefined();
     expect(classifyOpenAIError(503, { 'retry-after': '5' }, '').retryAfterMs).toBe(5_000);
+  });
+});
+
+describe('classifyOpenAIStreamError: an error event inside a stream, which has no status', () => {
+  const kind = (err: Record<string, unknown>) => classifyOpenAIStreamError(err).kind;
+  it('takes the status its type stands for', () => {
+    expect(kind({ type: 'invalid_request_error', code: 'invalid_prompt', message: 'Invalid prompt' })).toBe(
+      'bad_request',
+    );
+    expect(kind({ type: 'requests', code: 'rate_limit_exceeded', message: 'slow down' })).toBe(
+      'rate_limited',
+    );
+    expect(kind({ type: 'server_error', message: 'oops' })).toBe('server');
+    expect(kind({ type: 'service_unavailable_error', message: 'busy' })).toBe('overloaded');
+    expect(
+      kind({ type: 'invalid_request_error', code: 'context_length_exceeded', message: 'too long' }),
+    ).toBe('context_length');
+    expect(kind({ type: 'invalid_request_error', code: 'content_filter', message: 'flagged' })).toBe(
+      'content_policy',
+    );
+  });
+  it('prefers a numeric status in code (vLLM)', () => {
+    expect(classifyOpenAIStreamError({ type: 'BadRequestError', code: 400, message: 'bad' })).toEqual({
+      kind: 'bad_request',
+      status: 400,
+      message: 'bad',
+    });
+    expect(kind({ type: 'whatever', code: 503, message: 'busy' })).toBe('overloaded');
+  });
+  it('an error that says nothing is the server’s', () => {
+    expect(classifyOpenAIStreamError({})).toEqual({
+      kind: 'server',
+      status: 500,
+      message: 'upstream stream error',
+    });
+    expect(kind({ type: 'mystery', message: 'x' })).toBe('server');
   });
 });

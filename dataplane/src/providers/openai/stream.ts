@@ -2,6 +2,7 @@ import type { ChatChunk, Usage } from '../../formats/openai/types.ts';
 import type { SseEvent } from '../../formats/sse.ts';
 import type { StreamTranslator, UpstreamError } from '../types.ts';
 import { isRecord, tryParseJson } from '../shared/retry-after.ts';
+import { classifyOpenAIStreamError } from './errors.ts';
 import { readUsage } from './response.ts';
 
 /** OpenAI chunks are canonical already: parse, note finish/usage/errors, skip garbage. */
@@ -23,8 +24,7 @@ export class OpenAIStreamTranslator implements StreamTranslator {
       return [];
     }
     if (isRecord(chunk.error)) {
-      const message = typeof chunk.error.message === 'string' ? chunk.error.message : 'upstream stream error';
-      this.error = { kind: 'server', status: 0, message };
+      this.error = classifyOpenAIStreamError(chunk.error);
       return [];
     }
     if (!Array.isArray(chunk.choices)) {
