@@ -11,6 +11,7 @@ import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '..
 
 const KEY = 'sk-test-stream-cut';
 const THRESHOLD = 3;
+const CAPABILITIES = ['chat', 'completions', 'streaming'];
 let stack: Stack;
 let client: OpenAI;
 const cutting = () => stack.fakes[0]!;
@@ -19,8 +20,20 @@ beforeAll(async () => {
   stack = await startStack(
     ([a, b]) =>
       [
-        deployment({ name: 'cutting', model: 'm', baseUrl: fakeBase(a!), priority: 1 }),
-        deployment({ name: 'steady', model: 'm', baseUrl: fakeBase(b!), priority: 2 }),
+        deployment({
+          name: 'cutting',
+          model: 'm',
+          baseUrl: fakeBase(a!),
+          priority: 1,
+          capabilities: CAPABILITIES,
+        }),
+        deployment({
+          name: 'steady',
+          model: 'm',
+          baseUrl: fakeBase(b!),
+          priority: 2,
+          capabilities: CAPABILITIES,
+        }),
         tenant('acme'),
         apiKey('k', KEY, 'acme'),
       ].join(''),
@@ -65,5 +78,48 @@ describe('streams cut after their first token count against the deployment', () 
       expect(await stream()).toEqual({ provider: 'cutting', broke: false });
     }
     expect(stack.gateway.health.circuitState('cutting')).toBe('closed');
+  });
+});
+
+/** One legacy completions stream read to its end: who served it and whether it broke. */
+async function legacyStream(): Promise<{ provider: string | null; broke: boolean }> {
+  const { data, response } = await client.completions
+    .create({ model: 'm', prompt: 'tell me a story', stream: true })
+    .withResponse();
+  let broke = false;
+  try {
+    // The gateway ends a failed legacy stream with an error event, which the SDK throws on.
+    for await (const chunk of data) void chunk;
+  } catch {
+    broke = true;
+  }
+  return { provider: response.headers.get('x-gantry-provider'), broke };
+}
+
+describe('legacy /v1/completions streams get the same verdict at their end', () => {
+  it('a deployment that cuts every stream is ejected after the threshold', async () => {
+    cutting().setFaults([{ fault: BREAK }]);
+    for (let i = 0; i < THRESHOLD; i++)
+      expect(await legacyStream()).toEqual({ provider: 'cutting', broke: true });
+    expect(stack.gateway.health.circuitState('cutting')).toBe('open');
+    expect(await legacyStream()).toEqual({ provider: 'steady', broke: false });
+  });
+
+  it('a stream that finishes clears the cuts before it', async () => {
+    cutting().setFaults([{ fault: BREAK, times: THRESHOLD - 1 }]);
+    for (let i = 0; i < THRESHOLD - 1; i++) expect((await legacyStream()).broke).toBe(true);
+    expect(await legacyStream()).toEqual({ provider: 'cutting', broke: false });
+    cutting().setFaults([{ fault: BREAK, times: THRESHOLD - 1 }]);
+    for (let i = 0; i < THRESHOLD - 1; i++) expect((await legacyStream()).broke).toBe(true);
+    expect(stack.gateway.health.circuitState('cutting')).toBe('closed');
+  });
+
+  it('an error event about the request (400) is no fault; the provider’s own (500) is', async () => {
+    cutting().setFaults([{ fault: { type: 'stream-error', afterChunks: 2, status: 400 }, times: THRESHOLD }]);
+    for (let i = 0; i < THRESHOLD; i++) expect((await legacyStream()).broke).toBe(true);
+    expect(stack.gateway.health.circuitState('cutting')).toBe('closed');
+    cutting().setFaults([{ fault: { type: 'stream-error', afterChunks: 2, status: 500 }, times: THRESHOLD }]);
+    for (let i = 0; i < THRESHOLD; i++) expect((await legacyStream()).broke).toBe(true);
+    expect(stack.gateway.health.circuitState('cutting')).toBe('open');
   });
 });

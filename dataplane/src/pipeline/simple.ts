@@ -14,6 +14,8 @@ import type {
   EmbeddingResponse,
   Usage,
 } from '../formats/openai/types.ts';
+import type { SseEvent } from '../formats/sse.ts';
+import type { UpstreamError } from '../providers/types.ts';
 import { completionsCall, embeddingsCall, sendOk } from '../router/calls.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../router/upstream.ts';
 import { admit } from './admission.ts';
@@ -87,6 +89,9 @@ export async function runEmbeddings(
 
 type StreamEnding = 'complete' | 'client_gone' | 'failed';
 
+/** A legacy stream whose body broke, or ended without its `[DONE]`, without an error event. */
+const STREAM_CUT: UpstreamError = { kind: 'network', status: 0, message: 'stream interrupted' };
+
 /** How a legacy stream ended, as the status and error type of its usage record. */
 export const STREAM_STATUS: Record<StreamEnding, number> = { complete: 200, client_gone: 499, failed: 502 };
 const STREAM_ERROR: Record<StreamEnding, string | undefined> = {
@@ -100,12 +105,21 @@ export type CompletionOutcome =
   | (Served & {
       kind: 'stream';
       upstream: UpstreamResponse;
-      usageOf: (event: { data: string }) => Usage | undefined;
+      usageOf: (event: SseEvent) => Usage | undefined;
+      /** An error event inside the stream, classified. */
+      errorOf: (event: SseEvent) => UpstreamError | undefined;
       /**
        * Charge what the stream reported (or counted tokens when it reported nothing); a stream
        * that failed upstream is not charged, one the client left is charged for what was produced.
+       * Also the stream's verdict on its deployment: finished, or cut by `failure` (an error
+       * event; a broken or unterminated body when undefined). A client that left gives none.
        */
-      settle(usage: Usage | undefined, completionText: string, ending: StreamEnding): Promise<number>;
+      settle(
+        usage: Usage | undefined,
+        completionText: string,
+        ending: StreamEnding,
+        failure?: UpstreamError,
+      ): Promise<number>;
     });
 
 export async function runCompletions(
@@ -135,7 +149,8 @@ export async function runCompletions(
     await settleAnswered(deps, ctx, routed, cost, usage);
     return { kind: 'completion', response, costUsd: cost, deployment: routed.deployment, log: routed.log };
   }
-  const routed = await deps.router.execute(routing, (d) => {
+  // The stream's verdict on its deployment comes at its end (`settle` reports it).
+  const routed = await deps.router.execute({ ...routing, verdictAtEnd: true }, (d) => {
     const call = callContext(deps, ctx, d);
     const adapter = call.adapter.completions;
     if (!adapter)
@@ -147,9 +162,12 @@ export async function runCompletions(
     kind: 'stream',
     upstream: routed.value,
     usageOf: adapter.streamUsage,
+    errorOf: adapter.streamError,
     deployment: routed.deployment,
     log: routed.log,
-    async settle(reported, completionText, ending) {
+    async settle(reported, completionText, ending, failure) {
+      if (ending === 'complete') deps.router.streamEnded(routed, undefined);
+      else if (ending === 'failed') deps.router.streamEnded(routed, failure ?? STREAM_CUT);
       const usage = believableUsage(reported) ?? {
         prompt_tokens: estimateTextTokens(promptText),
         completion_tokens: estimateTextTokens(completionText),

@@ -112,8 +112,10 @@ export interface EmbeddingsAdapter {
 export interface CompletionsAdapter {
   request(req: CompletionRequest, target: UpstreamTarget): UpstreamRequest;
   response(body: unknown, target: UpstreamTarget): CompletionResponse;
-  /** Streams of the legacy endpoint are passed through as-is; only usage is read. */
+  /** Streams of the legacy endpoint are passed through as-is; only usage and errors are read. */
   streamUsage(event: SseEvent): Usage | undefined;
+  /** An error event inside such a stream, classified like the same error answered as HTTP. */
+  streamError(event: SseEvent): UpstreamError | undefined;
 }
 
 export interface ProviderAdapter {

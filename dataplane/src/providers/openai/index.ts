@@ -3,7 +3,7 @@ import { classifyOpenAIError } from './errors.ts';
 import { openaiMediaAdapter } from './media.ts';
 import { chatRequest, completionsRequest, embeddingsRequest } from './request.ts';
 import { chatResponse, completionsResponse, embeddingsResponse } from './response.ts';
-import { completionsStreamUsage, OpenAIStreamTranslator } from './stream.ts';
+import { completionsStreamError, completionsStreamUsage, OpenAIStreamTranslator } from './stream.ts';
 
 const adapter = (kind: 'openai' | 'openai-compatible' | 'azure-openai'): ProviderAdapter => ({
   kind,
@@ -17,6 +17,7 @@ const adapter = (kind: 'openai' | 'openai-compatible' | 'azure-openai'): Provide
     request: completionsRequest,
     response: completionsResponse,
     streamUsage: completionsStreamUsage,
+    streamError: completionsStreamError,
   },
   media: openaiMediaAdapter,
   error: classifyOpenAIError,

@@ -40,6 +40,13 @@ export class OpenAIStreamTranslator implements StreamTranslator {
   }
 }
 
+/** An `{error: …}` event of a legacy completions stream (its verdict on the deployment). */
+export function completionsStreamError(event: SseEvent): UpstreamError | undefined {
+  if (event.data === '[DONE]') return undefined;
+  const chunk = tryParseJson(event.data);
+  return isRecord(chunk) && isRecord(chunk.error) ? classifyOpenAIStreamError(chunk.error) : undefined;
+}
+
 /** Legacy completions streams are forwarded as they are; only usage matters to us. */
 export function completionsStreamUsage(event: SseEvent): Usage | undefined {
   if (event.data === '[DONE]') return undefined;

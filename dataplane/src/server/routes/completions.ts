@@ -5,6 +5,7 @@ import type { CompletionRequest, Usage } from '../../formats/openai/types.ts';
 import { Utf8Reads } from '../../formats/utf8-reads.ts';
 import { SseParser, sseData } from '../../formats/sse.ts';
 import { GatewayError } from '../../errors.ts';
+import type { UpstreamError } from '../../providers/types.ts';
 import { drained, openStream } from '../stream-writer.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { runCompletions, STREAM_STATUS } from '../../pipeline/simple.ts';
@@ -27,6 +28,7 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     const parser = new SseParser();
     const reads = new Utf8Reads();
     let usage: Usage | undefined;
+    let failure: UpstreamError | undefined;
     let text = '';
     let done = false;
     let broken = false;
@@ -34,6 +36,7 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
       for await (const buf of outcome.upstream.body) {
         for (const event of parser.push(reads.decode(buf as Buffer))) {
           usage = outcome.usageOf(event) ?? usage;
+          failure = outcome.errorOf(event) ?? failure;
           text += completionText(event.data);
           if (event.data === '[DONE]') done = true;
         }
@@ -46,7 +49,7 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     outcome.upstream.body.destroy();
     const ending = legacyStreamEnding(res.destroyed, broken, done);
     // Legacy streams are piped byte for byte, so they settle after the provider's end marker.
-    const cost = await outcome.settle(usage, text, ending);
+    const cost = await outcome.settle(usage, text, ending, failure);
     if (!res.destroyed) {
       if (ending === 'failed')
         res.write(sseData(JSON.stringify(new GatewayError('upstream_error', 'stream interrupted').toBody())));
