@@ -17,6 +17,8 @@ const KEY = 'sk-test-create-once';
 const CAPS = ['chat', 'files', 'assistants'];
 let stack: Stack;
 let client: OpenAI;
+/** The SDK as most callers use it: it retries a 502/504 twice on its own unless told not to. */
+let retrying: OpenAI;
 const A = () => stack.fakes[0]!;
 const B = () => stack.fakes[1]!;
 
@@ -57,6 +59,7 @@ beforeAll(async () => {
     { fakes: 2 },
   );
   client = new OpenAI({ baseURL: stack.baseURL, apiKey: KEY, maxRetries: 0 });
+  retrying = new OpenAI({ baseURL: stack.baseURL, apiKey: KEY });
 });
 afterAll(() => stack.close());
 beforeEach(() => {
@@ -67,8 +70,8 @@ beforeEach(() => {
 const posts = (fake: FakeProvider, path: string) =>
   fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith(path)).length;
 
-const upload = async (model: string) =>
-  client.files
+const upload = async (model: string, sdk: OpenAI = client) =>
+  sdk.files
     .create(
       { file: await toFile(Buffer.from('notes for the gateway'), 'notes.txt'), purpose: 'assistants' },
       { headers: { 'x-gantry-model': model } },
@@ -90,8 +93,25 @@ describe('a create whose outcome is unknown is not repeated', () => {
       expect(err.status).toBe(status);
       expect(err.message).toMatch(/may have created the object/);
       expect(err.headers?.get('x-gantry-failed')).toBe('st-a');
+      expect(err.headers?.get('x-should-retry')).toBe('false');
       expect(posts(A(), '/files')).toBe(1);
       expect(posts(B(), '/files')).toBe(0);
+    },
+  );
+
+  it.each([
+    ['a 500', { type: 'status', status: 500 } as Fault, 502],
+    ['a timeout after sending', { type: 'hang' } as Fault, 504],
+  ])(
+    'answered by %s, the SDK with its default retries does not make it again either',
+    async (_n, fault, status) => {
+      failFirst(fault);
+      const err = (await upload('store', retrying).catch((e: unknown) => e)) as InstanceType<
+        typeof OpenAI.APIError
+      >;
+      expect(err.status).toBe(status);
+      expect(err.message).toMatch(/may have created the object/);
+      expect(posts(A(), '/files') + posts(B(), '/files')).toBe(1);
     },
   );
 

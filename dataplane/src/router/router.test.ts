@@ -819,3 +819,28 @@ describe('a stream’s verdict at its end', () => {
     expect(health.circuitState('a')).toBe('closed');
   });
 });
+
+describe('a create cut by the request deadline', () => {
+  const a = dep('a', 'm', 1);
+  const b = dep('b', 'm', 2);
+  const snap = snapshot([{ model: 'm', deployments: [a, b] }]);
+
+  it('tells the caller it may exist, and the SDKs not to repeat it; the deployment is released', async () => {
+    const deadline = now + 20_000;
+    // The upload took most of the request's time: the attempt had 20 s of 120.
+    const req = request(snap, 'm', { createsObject: true, startedAt: deadline - 120_000, deadline });
+    const { calls, attempt } = script({ a: [failure('timeout')] });
+    const err = await gatewayError(
+      makeRouter().execute(req, async (d) => {
+        now = deadline;
+        return attempt(d);
+      }),
+    );
+    expect(calls).toEqual(['a']);
+    expect(err.status).toBe(504);
+    expect(err.message).toMatch(/may have created the object/);
+    expect(err.headers['x-should-retry']).toBe('false');
+    expect(health.view(a).inflight).toBe(0);
+    expect(health.circuitState('a')).toBe('closed');
+  });
+});

@@ -194,7 +194,12 @@ export class Router {
           this.deps.health.release(deployment, claim);
           this.deps.observer.attempt(deployment, 'timeout', (this.now() - started) / 1000);
           if (!log.failed.includes(deployment.name)) log.failed.push(deployment.name);
-          throw withLog(toGatewayError(err.upstream, deployment.name), log);
+          throw withLog(
+            req.createsObject && mayHaveActed(err.upstream)
+              ? outcomeUnknown(err.upstream, deployment.name)
+              : toGatewayError(err.upstream, deployment.name),
+            log,
+          );
         }
         const error = boundedRetryAfter(err.upstream, this.retry.maxCooldownMs ?? DEFAULT_MAX_COOLDOWN_MS);
         this.deps.observer.attempt(deployment, error.kind, (this.now() - started) / 1000);
@@ -314,14 +319,18 @@ function unavailable(model: string, skipped: Skipped[], now: number): GatewayErr
   );
 }
 
-/** A create that failed in a way that may have created it: the caller decides, knowing that. */
+/**
+ * A create that failed in a way that may have created it: the caller decides, knowing that.
+ * `x-should-retry: false` stops the official openai and anthropic SDKs, which otherwise
+ * repeat a 502/504 on their own (twice by default) and make the object again.
+ */
 function outcomeUnknown(error: UpstreamError, deployment: string): GatewayError {
   const base = toGatewayError(error, deployment);
   return new GatewayError(
     base.type,
     `${base.message}; not retried, because the upstream may have created the object before ` +
       'failing: list your objects before creating it again',
-    { headers: base.headers },
+    { headers: { ...base.headers, 'x-should-retry': 'false' } },
   );
 }
 
