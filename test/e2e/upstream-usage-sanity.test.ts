@@ -15,6 +15,7 @@ import { usageRecord } from '../harness/usage-record.ts';
 
 const KEY = 'sk-test-usage-sanity';
 const PRICE = { inputPerMillionTokens: 1, outputPerMillionTokens: 2 };
+const SMALL_WINDOW = 8_192;
 
 interface Scripted {
   status?: number;
@@ -64,6 +65,13 @@ beforeAll(async () => {
       }),
     ];
     return [
+      deployment({
+        name: 'oai-small-raw',
+        model: 'oai-small',
+        baseUrl: fakeBase(rawUrl),
+        pricing: PRICE,
+        contextWindow: SMALL_WINDOW,
+      }),
       ...pair('oai', 'openai'),
       ...pair('claude', 'anthropic'),
       ...pair('gem', 'gemini'),
@@ -249,6 +257,68 @@ describe('usage a provider reports is believed only when it can be true', () => 
   ])('Gemini stream with %s: a sane charge and record', async (_name, usageMetadata) => {
     script.gemini = { contentType: 'text/event-stream', body: geminiStream(usageMetadata) };
     await askStream('gem');
+  });
+});
+
+/** A chat answer limited to `max_tokens: 5`: its usage (from the body or the stream) and record. */
+async function askBounded(model: string, stream: boolean) {
+  const params = {
+    model,
+    max_tokens: 5,
+    messages: [{ role: 'user' as const, content: 'tell me something short' }],
+  };
+  let usage: OpenAI.CompletionUsage | undefined;
+  let requestId: string | null;
+  if (stream) {
+    const { data, response } = await client.chat.completions
+      .create({ ...params, stream: true, stream_options: { include_usage: true } })
+      .withResponse();
+    for await (const chunk of data) if (chunk.usage) usage = chunk.usage;
+    requestId = response.headers.get('x-gantry-request-id');
+  } else {
+    const { data, response } = await client.chat.completions.create(params).withResponse();
+    usage = data.usage;
+    requestId = response.headers.get('x-gantry-request-id');
+  }
+  const record = await usageRecord(stack, 'acme', requestId);
+  expect(record.status).toBe(200);
+  expect(record.promptTokens).toBe(usage!.prompt_tokens);
+  expect(record.completionTokens).toBe(usage!.completion_tokens);
+  return { usage: usage!, costUsd: record.costUsd };
+}
+
+describe('usage a provider reports is held against the request it answers', () => {
+  it.each([false, true])(
+    'an output count above max_tokens is billed as max_tokens, not as reported (stream: %s)',
+    async (stream) => {
+      if (stream)
+        script.anthropic = {
+          contentType: 'text/event-stream',
+          body: anthropicStream({ input_tokens: 12, output_tokens: 1 }, { output_tokens: 1_000_000_000 }),
+        };
+      else script.openai = { body: openaiCompletion({ prompt_tokens: 9, completion_tokens: 1_000_000_000 }) };
+      const { usage, costUsd } = await askBounded(stream ? 'claude' : 'oai', stream);
+      expect(usage.completion_tokens).toBe(5);
+      expect(costUsd).toBeLessThan(0.01);
+    },
+  );
+
+  it.each([
+    ['0 prompt and 0 output tokens for a prompt and an answer', { prompt_tokens: 0, completion_tokens: 0 }],
+    ['no output count at all', { prompt_tokens: 9, total_tokens: 9 }],
+  ])('OpenAI answer reporting %s: charged on the gateway’s own count', async (_name, reported) => {
+    script.openai = { body: openaiCompletion(reported) };
+    const response = await askJson('oai');
+    expect(response.headers.get('x-gantry-provider')).toBe('oai-raw');
+  });
+
+  it('a prompt count beyond the deployment’s context window is billed as the window', async () => {
+    script.openai = { body: openaiCompletion({ prompt_tokens: 900_000_000, completion_tokens: 3 }) };
+    const { data, response } = await client.chat.completions
+      .create({ model: 'oai-small', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    expect(response.headers.get('x-gantry-provider')).toBe('oai-small-raw');
+    expect(data.usage?.prompt_tokens).toBe(SMALL_WINDOW);
   });
 });
 

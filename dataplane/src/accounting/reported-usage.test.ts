@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { believableUsage, isTokenCount, MAX_REPORTED_TOKENS } from './reported-usage.ts';
+import {
+  believableUsage,
+  boundedPromptTokens,
+  boundedUsage,
+  isTokenCount,
+  MAX_REPORTED_TOKENS,
+  MAX_UNBOUNDED_OUTPUT_TOKENS,
+  usageCeilings,
+  type UsageBounds,
+} from './reported-usage.ts';
 
 describe('believableUsage', () => {
   it('keeps a true report, recomputing a total that disagrees', () => {
@@ -8,8 +17,8 @@ describe('believableUsage', () => {
       completion_tokens: 5,
       total_tokens: 15,
     });
-    // Embeddings report no completion.
-    expect(believableUsage({ prompt_tokens: 4, total_tokens: 4 })).toMatchObject({ completion_tokens: 0 });
+    // A report without an output count would bill the answer as free output.
+    expect(believableUsage({ prompt_tokens: 4, total_tokens: 4 })).toBeUndefined();
   });
 
   it.each([
@@ -50,5 +59,76 @@ describe('believableUsage', () => {
     expect(isTokenCount(0)).toBe(true);
     expect(isTokenCount(MAX_REPORTED_TOKENS)).toBe(true);
     expect(isTokenCount(-0.5)).toBe(false);
+  });
+});
+
+describe('usage held against the request it answers', () => {
+  const bounds = (over: Partial<UsageBounds> = {}): UsageBounds => ({
+    promptTokens: 100,
+    output: { maxTokens: 5 },
+    deployment: { contextWindow: undefined, maxOutputTokens: undefined },
+    answered: true,
+    ...over,
+  });
+  const usage = (prompt: number, completion: number) => ({
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  });
+
+  it('output is bounded by max_tokens × sequences, else the deployment’s limit, else a ceiling', () => {
+    expect(usageCeilings(bounds()).completion).toBe(5);
+    expect(usageCeilings(bounds({ output: { maxTokens: 5, sequences: 3 } })).completion).toBe(15);
+    expect(
+      usageCeilings(
+        bounds({
+          output: { maxTokens: undefined },
+          deployment: { contextWindow: undefined, maxOutputTokens: 800 },
+        }),
+      ).completion,
+    ).toBe(800);
+    expect(usageCeilings(bounds({ output: { maxTokens: undefined } })).completion).toBe(
+      MAX_UNBOUNDED_OUTPUT_TOKENS,
+    );
+  });
+
+  it('the prompt by the context window, else a multiple of the gateway’s own count unless it cannot count all of it', () => {
+    expect(
+      usageCeilings(bounds({ deployment: { contextWindow: 8_192, maxOutputTokens: undefined } })).prompt,
+    ).toBe(8_192);
+    expect(usageCeilings(bounds()).prompt).toBe(100 * 8 + 4_096);
+    expect(usageCeilings(bounds({ uncountedParts: true })).prompt).toBe(MAX_REPORTED_TOKENS);
+  });
+
+  it('a count over its ceiling is cut to it; one within is kept as is', () => {
+    expect(boundedUsage(usage(9, 1_000_000_000), bounds())).toEqual(usage(9, 5));
+    expect(boundedUsage(usage(1_000_000, 3), bounds())).toEqual(usage(4_896, 3));
+    const fine = usage(90, 4);
+    expect(boundedUsage(fine, bounds())).toBe(fine);
+  });
+
+  it('cut counts keep their details inside them', () => {
+    const cut = boundedUsage(
+      { ...usage(9, 900), completion_tokens_details: { reasoning_tokens: 800 } },
+      bounds(),
+    );
+    expect(cut?.completion_tokens).toBe(5);
+    expect(cut?.completion_tokens_details).toEqual({});
+  });
+
+  it('no prompt for a prompt, or no output for an answer, is no report', () => {
+    expect(boundedUsage(usage(0, 3), bounds())).toBeUndefined();
+    expect(boundedUsage(usage(9, 0), bounds())).toBeUndefined();
+    // An empty answer (a length stop at once) may report no output; an empty prompt no input.
+    expect(boundedUsage(usage(9, 0), bounds({ answered: false }))).toEqual(usage(9, 0));
+    expect(boundedUsage(usage(0, 3), bounds({ promptTokens: 0 }))).toEqual(usage(0, 3));
+  });
+
+  it('a prompt reported before a cut is held to the same rules', () => {
+    expect(boundedPromptTokens(50, bounds())).toBe(50);
+    expect(boundedPromptTokens(0, bounds())).toBeUndefined();
+    expect(boundedPromptTokens(1e300, bounds())).toBeUndefined();
+    expect(boundedPromptTokens(1_000_000, bounds())).toBe(4_896);
+    expect(boundedPromptTokens(undefined, bounds())).toBeUndefined();
   });
 });

@@ -4,8 +4,10 @@
  * its record negative), 1e300 tokens charged $1e294 and broke the usage record's write. An
  * unbelievable report is treated as no report, so the gateway's own count bills the request.
  */
+import type { Deployment } from '../config/snapshot.ts';
 import type { Usage } from '../formats/openai/types.ts';
 import { isRecord } from '../providers/shared/retry-after.ts';
+import type { OutputBound } from './estimate.ts';
 
 /**
  * Most tokens one call is billed for: a hundred times the largest context windows offered
@@ -17,14 +19,16 @@ export const isTokenCount = (n: unknown): n is number =>
   typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= MAX_REPORTED_TOKENS;
 
 /**
- * The report as Usage when its prompt and completion counts are believable (completion may be
- * absent, as in embeddings: 0), with the total recomputed from them; undefined otherwise. A
- * cached or reasoning count that does not fit inside its parent is dropped, the report kept.
+ * The report as Usage when its prompt and completion counts are believable, with the total
+ * recomputed from them; undefined otherwise. Both counts are required: a chat report without
+ * `completion_tokens` billed the answer as 0 output tokens (embeddings, which have none, do
+ * not come here). A cached or reasoning count that does not fit inside its parent is dropped,
+ * the report kept.
  */
 export function believableUsage(raw: unknown): Usage | undefined {
   if (!isRecord(raw)) return undefined;
   const prompt = raw.prompt_tokens;
-  const completion = raw.completion_tokens ?? 0;
+  const completion = raw.completion_tokens;
   if (!isTokenCount(prompt) || !isTokenCount(completion)) return undefined;
   const usage = { ...raw, prompt_tokens: prompt, completion_tokens: completion } as Usage;
   usage.total_tokens = prompt + completion;
@@ -40,4 +44,72 @@ export function believableUsage(raw: unknown): Usage | undefined {
     delete usage.completion_tokens_details.reasoning_tokens;
   }
   return usage;
+}
+
+/**
+ * Most output tokens believed per generated sequence when neither the request (`max_tokens`)
+ * nor the deployment (`maxOutputTokens`) bounds it: above the longest outputs offered today.
+ */
+export const MAX_UNBOUNDED_OUTPUT_TOKENS = 262_144;
+
+/**
+ * Without a context window, a prompt report is believed up to this multiple of the gateway's
+ * own count plus a fixed allowance (chat templates, tool schemas, images counted roughly).
+ */
+const PROMPT_MULTIPLE = 8;
+const PROMPT_ALLOWANCE = 4_096;
+
+/** What the request tells about the size of its usage. */
+export interface UsageBounds {
+  /** The gateway's own count of the prompt. */
+  promptTokens: number;
+  /**
+   * The prompt has parts the gateway does not count (files, audio): its own count says nothing
+   * about the provider's, so only the context window bounds the report.
+   */
+  uncountedParts?: boolean;
+  output: OutputBound;
+  deployment: Pick<Deployment, 'contextWindow' | 'maxOutputTokens'>;
+  /** The answer has content (text, tool calls): a report of 0 output tokens is then no report. */
+  answered: boolean;
+}
+
+/** The most prompt and completion tokens a request can be billed for. */
+export function usageCeilings(b: UsageBounds): { prompt: number; completion: number } {
+  const sequences = Math.max(1, b.output.sequences ?? 1);
+  const perSequence = b.output.maxTokens ?? b.deployment.maxOutputTokens ?? MAX_UNBOUNDED_OUTPUT_TOKENS;
+  const prompt =
+    b.deployment.contextWindow ??
+    (b.uncountedParts ? MAX_REPORTED_TOKENS : b.promptTokens * PROMPT_MULTIPLE + PROMPT_ALLOWANCE);
+  return {
+    prompt: Math.min(prompt, MAX_REPORTED_TOKENS),
+    completion: Math.min(perSequence * sequences, MAX_REPORTED_TOKENS),
+  };
+}
+
+/**
+ * A believable report held against the request it answers. No count above what the request
+ * could have used is billed: a corrupt 1e9 output tokens for `max_tokens: 5` billed $600,000 at
+ * $600/M; over its ceiling a count is cut to it (the most the caller agreed to). A report of 0
+ * prompt tokens for a prompt, or 0 output tokens for an answer with content, made the request
+ * free: it is no report (undefined), and the gateway's own count bills.
+ */
+export function boundedUsage(usage: Usage, b: UsageBounds): Usage | undefined {
+  if (usage.prompt_tokens === 0 && b.promptTokens > 0) return undefined;
+  if (usage.completion_tokens === 0 && b.answered) return undefined;
+  const ceiling = usageCeilings(b);
+  if (usage.prompt_tokens <= ceiling.prompt && usage.completion_tokens <= ceiling.completion) return usage;
+  // Through believableUsage again: cached and reasoning counts must still fit inside the cut ones.
+  return believableUsage({
+    ...usage,
+    prompt_tokens: Math.min(usage.prompt_tokens, ceiling.prompt),
+    completion_tokens: Math.min(usage.completion_tokens, ceiling.completion),
+  });
+}
+
+/** A prompt count reported before a stream was cut, when believable for the request. */
+export function boundedPromptTokens(reported: number | undefined, b: UsageBounds): number | undefined {
+  if (reported === undefined || !isTokenCount(reported) || (reported === 0 && b.promptTokens > 0))
+    return undefined;
+  return Math.min(reported, usageCeilings(b).prompt);
 }

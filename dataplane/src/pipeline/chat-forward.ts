@@ -4,12 +4,13 @@
  */
 import type { Capability } from '@gantry/crds';
 import { costUsd } from '../accounting/cost.ts';
+import { boundedUsage } from '../accounting/reported-usage.ts';
 import { estimatedUsage } from '../accounting/tokens.ts';
 import type { Deployment } from '../config/snapshot.ts';
 import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from '../formats/openai/types.ts';
 import { chatCall } from '../router/calls.ts';
 import type { AttemptLog } from '../router/router.ts';
-import type { RequestContext } from './context.ts';
+import { promptTokensOf, type RequestContext } from './context.ts';
 import {
   callContext,
   continuation,
@@ -21,7 +22,7 @@ import {
 import type { PinnedTo } from './resources/chat-files.ts';
 import { guardResponse } from './guardrails/stage.ts';
 import { settle } from './settlement.ts';
-import { chargeStream, servedModels } from './stream-charge.ts';
+import { chargeStream, chatUsageBounds, hasContent, servedModels } from './stream-charge.ts';
 import { relayStream, type StreamEnd, type StreamMeta, type StreamSettlement } from './stream-relay.ts';
 
 export interface Served {
@@ -67,7 +68,10 @@ export async function forwardChat(
   if (!req.stream) {
     const routed = await deps.router.execute(routing, (d) => chatCall(callContext(deps, ctx, d), req));
     const answer = { ...routed.value, model: routed.deployment.model };
-    const usage = answer.usage ?? estimatedUsage(req, answer.choices[0]?.message.content ?? '');
+    const bounds = chatUsageBounds(req, promptTokensOf(ctx, req), routed.deployment, hasContent(answer));
+    const usage =
+      (answer.usage && boundedUsage(answer.usage, bounds)) ??
+      estimatedUsage(req, answer.choices[0]?.message.content ?? '');
     answer.usage = usage;
     const cost = costUsd(routed.deployment.pricing, usage);
     // The provider did the work, so an answer the guardrails then refuse is still charged.
@@ -120,7 +124,7 @@ export async function forwardChat(
     async settle(end, clientGone) {
       if (end.outcome === 'failed' && !clientGone) deps.metrics.streamFailures.inc({ model: meta.model });
       const billed = end.outcome === 'complete' || clientGone;
-      const charge = chargeStream(req, end.parts, billed);
+      const charge = chargeStream(req, end.parts, billed, promptTokensOf(ctx, req));
       const { usage } = charge;
       await settle(deps, ctx, {
         // A client gone before the answer's end never had it, even when the upstream finished

@@ -5,7 +5,7 @@
 import type { Capability } from '@gantry/crds';
 import { costUsd } from '../accounting/cost.ts';
 import type { OutputBound } from '../accounting/estimate.ts';
-import { believableUsage } from '../accounting/reported-usage.ts';
+import { believableUsage, boundedUsage, type UsageBounds } from '../accounting/reported-usage.ts';
 import { estimateTextTokens } from '../accounting/tokens.ts';
 import type {
   CompletionRequest,
@@ -14,6 +14,7 @@ import type {
   EmbeddingResponse,
   Usage,
 } from '../formats/openai/types.ts';
+import type { Deployment } from '../config/snapshot.ts';
 import type { SseEvent } from '../formats/sse.ts';
 import type { UpstreamError } from '../providers/types.ts';
 import { completionsCall, embeddingsCall, sendOk } from '../router/calls.ts';
@@ -89,6 +90,12 @@ export async function runEmbeddings(
 
 type StreamEnding = 'complete' | 'client_gone' | 'failed';
 
+const counted = (prompt: number, completion: number): Usage => ({
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  total_tokens: prompt + completion,
+});
+
 /** A legacy stream whose body broke, or ended without its `[DONE]`, without an error event. */
 const STREAM_CUT: UpstreamError = { kind: 'network', status: 0, message: 'stream interrupted' };
 
@@ -138,13 +145,22 @@ export async function runCompletions(
     () => estimateTextTokens(promptText),
     { maxTokens: req.max_tokens, sequences: completionSequences(req) },
   );
+  /** What the request tells about the usage of an answer from `deployment`. */
+  const completionBounds = (deployment: Deployment, answered: boolean): UsageBounds => ({
+    promptTokens: estimateTextTokens(promptText),
+    output: { maxTokens: req.max_tokens, sequences: completionSequences(req) },
+    deployment,
+    answered,
+  });
   if (!req.stream) {
     const routed = await deps.router.execute(routing, (d) => completionsCall(callContext(deps, ctx, d), req));
     const response = { ...routed.value, model: routed.deployment.model };
-    const usage = response.usage ?? {
-      prompt_tokens: estimateTextTokens(promptText),
-      completion_tokens: estimateTextTokens(response.choices.map((c) => c.text).join('')),
-    };
+    const answerText = response.choices.map((c) => c.text).join('');
+    const believed =
+      response.usage && boundedUsage(response.usage, completionBounds(routed.deployment, answerText !== ''));
+    const usage = believed ?? counted(estimateTextTokens(promptText), estimateTextTokens(answerText));
+    // The client is told what it was billed for, as for chat.
+    response.usage = usage;
     const cost = costUsd(routed.deployment.pricing, usage);
     await settleAnswered(deps, ctx, routed, cost, usage);
     return { kind: 'completion', response, costUsd: cost, deployment: routed.deployment, log: routed.log };
@@ -168,7 +184,9 @@ export async function runCompletions(
     async settle(reported, completionText, ending, failure) {
       if (ending === 'complete') deps.router.streamEnded(routed, undefined);
       else if (ending === 'failed') deps.router.streamEnded(routed, failure ?? STREAM_CUT);
-      const usage = believableUsage(reported) ?? {
+      const believed = believableUsage(reported);
+      const usage = (believed &&
+        boundedUsage(believed, completionBounds(routed.deployment, completionText !== ''))) ?? {
         prompt_tokens: estimateTextTokens(promptText),
         completion_tokens: estimateTextTokens(completionText),
       };

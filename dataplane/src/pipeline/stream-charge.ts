@@ -5,10 +5,16 @@
  * work that deployment did (a continuation also reads the prompt and the prefix again).
  */
 import { costUsd } from '../accounting/cost.ts';
-import { believableUsage } from '../accounting/reported-usage.ts';
-import { estimatePromptTokens, estimateTextTokens } from '../accounting/tokens.ts';
+import {
+  believableUsage,
+  boundedPromptTokens,
+  boundedUsage,
+  type UsageBounds,
+} from '../accounting/reported-usage.ts';
+import { estimatePromptTokens, estimateTextTokens, hasUncountedParts } from '../accounting/tokens.ts';
 import type { Deployment } from '../config/snapshot.ts';
-import type { ChatRequest, Usage } from '../formats/openai/types.ts';
+import type { ChatCompletion, ChatRequest, Usage } from '../formats/openai/types.ts';
+import { chatOutputField } from './validate.ts';
 import type { StreamPart } from './stream-relay.ts';
 
 export interface PartCharge {
@@ -32,9 +38,15 @@ export function prefilled(req: ChatRequest, prefix: string): ChatRequest {
 }
 
 /** Pure: `parts` must not be empty (a replayed cache hit is charged elsewhere). */
-export function chargeStream(req: ChatRequest, parts: readonly StreamPart[], billed: boolean): StreamCharge {
+export function chargeStream(
+  req: ChatRequest,
+  parts: readonly StreamPart[],
+  billed: boolean,
+  /** The gateway's own count of the prompt, when already made. */
+  promptTokens: number = estimatePromptTokens(req),
+): StreamCharge {
   const charged = parts.map((p): PartCharge => {
-    const usage = partUsage(req, p);
+    const usage = partUsage(req, p, chatUsageBounds(req, promptTokens, p.deployment, p.text !== ''));
     return { deployment: p.deployment, usage, costUsd: billed ? costUsd(p.deployment.pricing, usage) : 0 };
   });
   const micros = charged.reduce((sum, p) => sum + Math.round(p.costUsd * 1_000_000), 0);
@@ -46,17 +58,48 @@ export function chargeStream(req: ChatRequest, parts: readonly StreamPart[], bil
  * provider reported nothing) is billed on the text the client received from it, and on the
  * prompt the provider reported when it did so before the cut (Anthropic does, up front).
  */
-function partUsage(req: ChatRequest, p: StreamPart): Usage {
-  // A report no request can have (negative, 1e300 tokens) counts as none.
+function partUsage(req: ChatRequest, p: StreamPart, bounds: UsageBounds): Usage {
+  // A report no request can have (negative, 1e300 tokens, more than it asked for) counts as none.
   const reported = believableUsage(p.usage);
-  if (!p.cut && reported) return reported;
-  const reportedPrompt = reported?.prompt_tokens ?? 0;
+  const whole = reported && boundedUsage(reported, bounds);
+  if (!p.cut && whole) return whole;
+  const reportedPrompt = boundedPromptTokens(
+    isFinitePrompt(p.usage) ? p.usage.prompt_tokens : undefined,
+    bounds,
+  );
   const prompt =
-    reportedPrompt > 0
+    reportedPrompt !== undefined && reportedPrompt > 0
       ? reportedPrompt
       : estimatePromptTokens(p.prefix === '' ? req : prefilled(req, p.prefix));
   const completion = estimateTextTokens(p.text);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+const isFinitePrompt = (u: Usage | undefined): u is Usage => typeof u?.prompt_tokens === 'number';
+
+/** What a chat request tells about the usage of an answer to it from `deployment`. */
+export function chatUsageBounds(
+  req: ChatRequest,
+  promptTokens: number,
+  deployment: Deployment,
+  answered: boolean,
+): UsageBounds {
+  return {
+    promptTokens,
+    uncountedParts: hasUncountedParts(req),
+    output: { maxTokens: chatOutputField(req).value, sequences: req.n },
+    deployment,
+    answered,
+  };
+}
+
+/** Whether a completion has content: a report of no output for it is no report. */
+export function hasContent(c: ChatCompletion): boolean {
+  return c.choices.some(
+    (choice) =>
+      (typeof choice.message.content === 'string' && choice.message.content !== '') ||
+      (choice.message.tool_calls?.length ?? 0) > 0,
+  );
 }
 
 function clientUsage(parts: readonly PartCharge[]): Usage {
