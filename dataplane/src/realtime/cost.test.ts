@@ -5,6 +5,7 @@ import {
   realtimeCostUsd,
   responseEstimateUsd,
   splitUsage,
+  type OwnCount,
 } from './cost.ts';
 
 const pricing = {
@@ -15,19 +16,25 @@ const pricing = {
   audioOutputPerMillionTokens: 64,
 };
 
+/** For reports believed as sent: the gateway's own count plays no part. */
+const REPORTED: OwnCount = { inputTokens: 0, producedTokens: 0, maxOutputTokens: Number.MAX_SAFE_INTEGER };
+
 describe('realtime cost', () => {
   it('prices text and audio tokens at their own rates, cached input at the cached rate', () => {
-    const split = splitUsage({
-      input_tokens: 1_000,
-      output_tokens: 500,
-      input_token_details: {
-        text_tokens: 300,
-        audio_tokens: 700,
-        cached_tokens: 200,
-        cached_tokens_details: { text_tokens: 100, audio_tokens: 100 },
+    const split = splitUsage(
+      {
+        input_tokens: 1_000,
+        output_tokens: 500,
+        input_token_details: {
+          text_tokens: 300,
+          audio_tokens: 700,
+          cached_tokens: 200,
+          cached_tokens_details: { text_tokens: 100, audio_tokens: 100 },
+        },
+        output_token_details: { text_tokens: 100, audio_tokens: 400 },
       },
-      output_token_details: { text_tokens: 100, audio_tokens: 400 },
-    });
+      REPORTED,
+    );
     expect(split).toEqual({ textIn: 200, audioIn: 600, cachedIn: 200, textOut: 100, audioOut: 400 });
     // 200×4 + 600×32 + 200×0.4 + 100×16 + 400×64 µ$
     expect(realtimeCostUsd(pricing, split)).toBe(
@@ -36,7 +43,7 @@ describe('realtime cost', () => {
   });
 
   it('counts unsplit tokens as text, ignores nonsense, and is free without pricing', () => {
-    expect(splitUsage({ input_tokens: 10, output_tokens: 5 })).toEqual({
+    expect(splitUsage({ input_tokens: 10, output_tokens: 5 }, REPORTED)).toEqual({
       textIn: 10,
       audioIn: 0,
       cachedIn: 0,
@@ -44,13 +51,16 @@ describe('realtime cost', () => {
       audioOut: 0,
     });
     expect(
-      splitUsage({ input_tokens: -3, output_tokens: Number.NaN, output_token_details: { audio_tokens: 99 } }),
+      splitUsage(
+        { input_tokens: -3, output_tokens: Number.NaN, output_token_details: { audio_tokens: 99 } },
+        REPORTED,
+      ),
     ).toEqual({ textIn: 0, audioIn: 0, cachedIn: 0, textOut: 0, audioOut: 0 });
-    expect(realtimeCostUsd(undefined, splitUsage({ input_tokens: 10 }))).toBe(0);
+    expect(realtimeCostUsd(undefined, splitUsage({ input_tokens: 10 }, REPORTED))).toBe(0);
   });
 
   it('falls back to the text prices when a deployment has no audio prices', () => {
-    const split = splitUsage({ input_tokens: 10, input_token_details: { audio_tokens: 10 } });
+    const split = splitUsage({ input_tokens: 10, input_token_details: { audio_tokens: 10 } }, REPORTED);
     expect(realtimeCostUsd({ inputPerMillionTokens: 5, outputPerMillionTokens: 0 }, split)).toBe(50 / 1e6);
   });
 
@@ -59,5 +69,22 @@ describe('realtime cost', () => {
     expect(outputBound(undefined, 'inf')).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
     expect(outputBound(250, 1_000)).toBe(250);
     expect(outputBound('x', -1)).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+  });
+});
+
+describe('a realtime usage report is believed only when it can be true', () => {
+  const own: OwnCount = { inputTokens: 120, producedTokens: 40, maxOutputTokens: 200 };
+  it.each([
+    ['1e300 tokens', { input_tokens: 1e300, output_tokens: 1e300 }],
+    ['negative counts', { input_tokens: -5, output_tokens: -1 }],
+    ['fractions', { input_tokens: 1.5, output_tokens: 2.5 }],
+    ['no report', undefined],
+  ])('%s: the gateway’s own count bills, as text', (_n, usage) => {
+    const split = splitUsage(usage, own);
+    expect(split).toEqual({ textIn: 120, audioIn: 0, cachedIn: 0, textOut: 40, audioOut: 0 });
+    expect(realtimeCostUsd(pricing, split)).toBe((120 * 4 + 40 * 16) / 1e6);
+  });
+  it('output beyond the response’s bound is billed at the bound', () => {
+    expect(splitUsage({ input_tokens: 100, output_tokens: 999_999_999 }, own).textOut).toBe(200);
   });
 });

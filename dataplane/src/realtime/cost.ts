@@ -5,6 +5,7 @@
  * at the dearer input rate and the output bound at the dearer output rate.
  */
 import { MAX_ESTIMATE_USD } from '../accounting/estimate.ts';
+import { isTokenCount } from '../accounting/reported-usage.ts';
 import type { Pricing } from '../config/snapshot.ts';
 
 /** `response.done`'s `response.usage`, as much of it as the upstream sent. */
@@ -30,21 +31,38 @@ export interface TokenSplit {
   audioOut: number;
 }
 
-const count = (n: unknown): number =>
-  typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+/** What the gateway knows of a response without the upstream's word, and what bounds it. */
+export interface OwnCount {
+  /** The input its hold assumed. */
+  inputTokens: number;
+  /** Output counted from the deltas relayed. */
+  producedTokens: number;
+  /** The response's output bound (`max_output_tokens`, else the default). */
+  maxOutputTokens: number;
+}
+
+/** A detail count (a share of its parent): nonsense is no share. */
+const detail = (n: unknown): number => (isTokenCount(n) ? n : 0);
 
 /**
  * Splits a usage report by modality. Tokens a report does not split are text tokens (the
  * cheaper guess is never taken for audio: an unsplit count is charged at least at text).
+ * The totals are believed like any provider report (accounting/reported-usage.ts): one that
+ * is missing or is no count a response can have (negative, 1e300, a fraction) is replaced by
+ * the gateway's own count (1e300 tokens charged $1e294, a missing one made the response
+ * free), and output is billed at most the response's output bound.
  */
-export function splitUsage(usage: RealtimeUsage | undefined): TokenSplit {
-  const input = count(usage?.input_tokens);
-  const output = count(usage?.output_tokens);
+export function splitUsage(usage: RealtimeUsage | undefined, own: OwnCount): TokenSplit {
+  const input = isTokenCount(usage?.input_tokens) ? usage.input_tokens : own.inputTokens;
+  const output = Math.min(
+    isTokenCount(usage?.output_tokens) ? usage.output_tokens : own.producedTokens,
+    Math.max(own.maxOutputTokens, own.producedTokens),
+  );
   const inDetails = usage?.input_token_details;
-  const audioIn = Math.min(count(inDetails?.audio_tokens), input);
-  const cachedIn = Math.min(count(inDetails?.cached_tokens), input);
-  const audioOut = Math.min(count(usage?.output_token_details?.audio_tokens), output);
-  const cachedAudio = Math.min(count(inDetails?.cached_tokens_details?.audio_tokens), cachedIn, audioIn);
+  const audioIn = Math.min(detail(inDetails?.audio_tokens), input);
+  const cachedIn = Math.min(detail(inDetails?.cached_tokens), input);
+  const audioOut = Math.min(detail(usage?.output_token_details?.audio_tokens), output);
+  const cachedAudio = Math.min(detail(inDetails?.cached_tokens_details?.audio_tokens), cachedIn, audioIn);
   return {
     textIn: input - audioIn - (cachedIn - cachedAudio),
     audioIn: audioIn - cachedAudio,

@@ -59,6 +59,8 @@ interface Tracked {
   /** Input the hold assumed, charged with what was produced if the client leaves mid-response. */
   inputTokens: number;
   produced: number;
+  /** The response's output bound, as held: no report bills more output. */
+  maxOutputTokens: number;
   /** The hold is being made (a server-started response): settle after it. */
   holding?: Promise<void>;
 }
@@ -219,11 +221,12 @@ export class RealtimeSession {
   private async responseCreate(event: RealtimeEvent): Promise<void> {
     const response = isRecord(event.response) ? event.response : {};
     const input = this.conversationTokens + this.addedTokens;
-    const estimate = responseEstimateUsd(
-      this.s.deployment.pricing,
-      input,
-      outputBound(response.max_output_tokens, response.max_response_output_tokens, this.sessionMaxOutput),
+    const maxOutputTokens = outputBound(
+      response.max_output_tokens,
+      response.max_response_output_tokens,
+      this.sessionMaxOutput,
     );
+    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, maxOutputTokens);
     const ctx = this.responseCtx();
     try {
       await holdResponse(this.s.deps, ctx, estimate);
@@ -235,12 +238,24 @@ export class RealtimeSession {
       return;
     }
     if (this.ended) {
-      void this.settle({ ctx, clientEventId: undefined, inputTokens: 0, produced: 0 }, 499, 0, 0, 0);
+      void this.settle(
+        { ctx, clientEventId: undefined, inputTokens: 0, produced: 0, maxOutputTokens },
+        499,
+        0,
+        0,
+        0,
+      );
       return;
     }
     // An id of our own when the client sent none, so an upstream error can name this event.
     if (typeof event.event_id !== 'string') event.event_id = eventId();
-    this.queued.push({ ctx, clientEventId: event.event_id as string, inputTokens: input, produced: 0 });
+    this.queued.push({
+      ctx,
+      clientEventId: event.event_id as string,
+      inputTokens: input,
+      produced: 0,
+      maxOutputTokens,
+    });
     this.toUpstream(JSON.stringify(event));
   }
 
@@ -299,12 +314,9 @@ export class RealtimeSession {
       clientEventId: undefined,
       inputTokens: input,
       produced: 0,
+      maxOutputTokens: outputBound(this.sessionMaxOutput),
     };
-    const estimate = responseEstimateUsd(
-      this.s.deployment.pricing,
-      input,
-      outputBound(this.sessionMaxOutput),
-    );
+    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, tracked.maxOutputTokens);
     tracked.holding = holdResponse(this.s.deps, tracked.ctx, estimate).catch((err: unknown) => {
       this.toUpstream(JSON.stringify({ type: 'response.cancel', event_id: eventId(), response_id: id }));
       this.refuse(err instanceof GatewayError ? err : new GatewayError('internal_error', 'hold failed'));
@@ -319,7 +331,11 @@ export class RealtimeSession {
     if (id !== undefined) this.live.delete(id);
     if (!tracked) return;
     const usage = isRecord(response.usage) ? (response.usage as RealtimeUsage) : undefined;
-    const split = splitUsage(usage);
+    const split = splitUsage(usage, {
+      inputTokens: tracked.inputTokens,
+      producedTokens: tracked.produced,
+      maxOutputTokens: tracked.maxOutputTokens,
+    });
     const input = split.textIn + split.audioIn + split.cachedIn;
     const output = split.textOut + split.audioOut;
     // The next response reads the whole conversation again, this answer included.

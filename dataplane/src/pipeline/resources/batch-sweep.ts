@@ -153,7 +153,7 @@ async function sweepOne(
   }
   await adoptOutputFiles(deps, record, object);
   if (!isFinishedBatch(object)) return { kind: 'running' };
-  const usage = finishedBatchUsage(object);
+  const usage = finishedBatchUsage(object, holder);
   // Claimed even without usage: that ends the batch's estimate counting against the budget.
   if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record, 'settled')) || !usage)
     return { kind: 'finished' };

@@ -103,15 +103,34 @@ export const isFinishedBatch = (batch: Record<string, unknown>): boolean =>
   typeof batch.status === 'string' && TERMINAL.has(batch.status);
 
 /**
+ * Most tokens one batch request is believed to have read, or written, when its deployment
+ * states no context window: above the largest windows offered.
+ */
+export const MAX_TOKENS_PER_BATCH_REQUEST = 2_000_000;
+
+/**
  * The tokens a batch used, once it is over and says so (OpenAI reports usage on finished
  * batches; partial work of an expired or cancelled batch is billed too). Undefined while it
- * runs or when it reports none.
+ * runs or when it reports none. Each count is believed up to what the batch's requests could
+ * use: their number (`request_counts.total`, at most MAX_BATCH_REQUESTS) times the holding
+ * deployment's context window (else MAX_TOKENS_PER_BATCH_REQUEST). Before, 1e300 tokens
+ * charged $1e294.
  */
-export function finishedBatchUsage(batch: Record<string, unknown>): Usage | undefined {
+export function finishedBatchUsage(
+  batch: Record<string, unknown>,
+  holder: { contextWindow: number | undefined } = { contextWindow: undefined },
+): Usage | undefined {
   if (typeof batch.status !== 'string' || !TERMINAL.has(batch.status)) return undefined;
   const u = batch.usage;
   if (!isRecord(u)) return undefined;
-  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
+  const total = isRecord(batch.request_counts) ? batch.request_counts.total : undefined;
+  const requests =
+    typeof total === 'number' && Number.isInteger(total) && total >= 1 && total <= MAX_BATCH_REQUESTS
+      ? total
+      : MAX_BATCH_REQUESTS;
+  const cap = requests * (holder.contextWindow ?? MAX_TOKENS_PER_BATCH_REQUEST);
+  const n = (v: unknown) =>
+    typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.min(Math.floor(v), cap) : 0;
   const prompt = n(u.input_tokens);
   const completion = n(u.output_tokens);
   const cached = isRecord(u.input_tokens_details) ? n(u.input_tokens_details.cached_tokens) : 0;

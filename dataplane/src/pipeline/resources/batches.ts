@@ -165,7 +165,7 @@ export function batchObserver(deps: PipelineDeps, ctx: RequestContext): Observer
     if (!isFinishedBatch(object)) return { costUsd: 0 };
     // Before the claim: nothing after it may fail, or the claimed charge would be lost.
     const holder = holderOf(ctx, FAMILY.batch, record);
-    const usage = finishedBatchUsage(object);
+    const usage = finishedBatchUsage(object, holder);
     // Once per batch, whichever pod or request sees it first.
     if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record, 'settled')))
       return { costUsd: 0, finished: true };

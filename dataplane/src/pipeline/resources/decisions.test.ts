@@ -7,6 +7,8 @@ import { testDeployment, testTarget } from '../../router/testing.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
 import {
   batchCostUsd,
+  MAX_BATCH_REQUESTS,
+  MAX_TOKENS_PER_BATCH_REQUEST,
   batchEstimateUsd,
   finishedBatchUsage,
   readBatchInput,
@@ -214,6 +216,27 @@ describe('batch input and charge', () => {
     ).toMatchObject({
       prompt_tokens: 3,
     });
+  });
+
+  it('believes a finished batch’s counts only up to what its requests could use', () => {
+    const pricing = { inputPerMillionTokens: 1, outputPerMillionTokens: 2 };
+    const absurd = { input_tokens: 1e300, output_tokens: 5 };
+    // Ten requests to a deployment with a 128k window: at most 1.28 M tokens each way.
+    const ten = finishedBatchUsage(
+      { status: 'completed', request_counts: { total: 10 }, usage: absurd },
+      { contextWindow: 128_000 },
+    )!;
+    expect(ten).toMatchObject({ prompt_tokens: 1_280_000, completion_tokens: 5 });
+    expect(batchCostUsd(pricing, ten)).toBeCloseTo(1.28001, 9);
+    // No count of requests, no window: the largest batch at the largest window.
+    const unknown = finishedBatchUsage({ status: 'completed', usage: absurd })!;
+    expect(unknown.prompt_tokens).toBe(MAX_BATCH_REQUESTS * MAX_TOKENS_PER_BATCH_REQUEST);
+    expect(batchCostUsd(pricing, unknown)).toBeLessThan(1e6);
+    // A bogus count of requests is no count.
+    expect(
+      finishedBatchUsage({ status: 'completed', request_counts: { total: 1e12 }, usage: absurd })!
+        .prompt_tokens,
+    ).toBe(MAX_BATCH_REQUESTS * MAX_TOKENS_PER_BATCH_REQUEST);
   });
 
   it('bounds a batch by every body as input and each max output (or the default) times n', () => {
