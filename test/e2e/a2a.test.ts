@@ -31,6 +31,18 @@ beforeAll(async () => {
         capabilities: ['a2a'],
         extra: { pricing: { inputPerMillionTokens: 0, outputPerMillionTokens: 0, perRequest: PER_REQUEST } },
       }),
+      // One agent served by two deployments: what failover may do to a message.
+      ...['twin-a', 'twin-b'].map((name, i) =>
+        deployment({
+          name,
+          model: 'twin',
+          provider: 'openai-compatible',
+          upstreamModel: 'twin',
+          baseUrl: `${url!}/a2a/twin`,
+          priority: i + 1,
+          capabilities: ['a2a'],
+        }),
+      ),
       deployment({ name: 'chat', model: 'gpt-test', baseUrl: `${url!}/v1` }),
       manifest('GuardrailPolicy', 'strict', {
         pii: { action: 'redact', entities: ['EMAIL'] },
@@ -199,5 +211,18 @@ describe('a2a message/send', () => {
     expect(Math.round(state.spentUsd * 1e6)).toBe(chargedMicros);
     // Three task calls and the redacted one; refusals and the agent's own error are free.
     expect(chargedMicros).toBe(Math.round(4 * PER_REQUEST * 1e6));
+  });
+});
+
+describe('a message whose outcome is unknown', () => {
+  it('is not sent again to another deployment of the agent, and the SDKs are told not to repeat it', async () => {
+    const fake = stack.fakes[0]!;
+    fake.reset();
+    fake.setFaults([{ match: { path: '/a2a/twin' }, fault: { type: 'status', status: 500 }, times: 1 }]);
+    const { res } = await send(call('book the flight'), SAME_TENANT_KEY, 'twin');
+    expect(res.status).toBe(502);
+    expect(res.headers.get('x-should-retry')).toBe('false');
+    expect(res.headers.get('x-gantry-failed')).toBe('twin-a');
+    expect(fake.requests.filter((r) => r.path === '/a2a/twin')).toHaveLength(1);
   });
 });

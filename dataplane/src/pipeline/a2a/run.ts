@@ -111,7 +111,9 @@ export async function runA2a(
   });
   await checkOwnership(call, agent, owners, owner);
   const sent = guardParts(ctx, call, agent);
-  const routed = await executeMedia(deps, ctx, routing, async (c) => {
+  // A message may start a task (or act: book, buy, send) on the agent: once an attempt may have
+  // reached it, the message is not sent to another deployment of the agent.
+  const routed = await executeMedia(deps, ctx, { ...routing, createsObject: true }, async (c) => {
     const target = c.deployment.target;
     if (!OPENAI_WIRE.has(target.provider))
       throw new UpstreamFailure({
