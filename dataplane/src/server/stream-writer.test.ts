@@ -1,7 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStream } from './stream-writer.ts';
+import type { ClientStreamEncoder } from '../formats/encoder.ts';
+import type { ChatChunk } from '../formats/openai/types.ts';
+import type { StreamEnd } from '../pipeline/stream-relay.ts';
+import { openStream, writeStream } from './stream-writer.ts';
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((done) => (server ? server.close(() => done()) : done())));
@@ -67,5 +70,37 @@ describe("a stream's status and headers", () => {
     expect(value(head, 'connection')).toBe('close');
     expect(value(head, 'trailer')).toBeUndefined();
     expect(value(head, 'x-gantry-request-id')).toBe('r-3');
+  });
+});
+
+describe('a stream whose encoder throws', () => {
+  it('ends with an error event and lets the upstream go (the relay’s generator is closed)', async () => {
+    let released = false;
+    let finished: Promise<unknown> | undefined;
+    async function* relay(): AsyncGenerator<ChatChunk[], StreamEnd> {
+      try {
+        for (;;) yield [{ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [] }];
+      } finally {
+        // Where the relay cancels its upstream read.
+        released = true;
+      }
+    }
+    const encoder: ClientStreamEncoder = {
+      chunk: () => {
+        throw new Error('encoder bug');
+      },
+      finish: () => '',
+      fail: (e) => `data: ${JSON.stringify(e.toBody())}\n\n`,
+    };
+    server = createServer((_req, res) => {
+      finished = writeStream(res, {}, encoder, relay(), () =>
+        Promise.reject(new Error('never settled here')),
+      );
+    });
+    await new Promise<void>((ready) => server!.listen(0, '127.0.0.1', ready));
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    expect(await res.text()).toContain('internal_error');
+    await finished;
+    expect(released).toBe(true);
   });
 });

@@ -74,6 +74,9 @@ export function openStream(res: ServerResponse, headers: Record<string, string>)
   return trailers;
 }
 
+/** The value a closed relay returns; nothing reads it. */
+const ABANDONED = undefined as unknown as StreamEnd;
+
 export async function writeStream(
   res: ServerResponse,
   headers: Record<string, string>,
@@ -112,6 +115,9 @@ export async function writeStream(
       res.write(encoder.fail(new GatewayError('upstream_error', `stream interrupted: ${end.error.message}`)));
     if (withTrailers) res.addTrailers(trailers(settled, end));
   } catch (err) {
+    // A throw outside the relay (the encoder, a write) leaves it paused at a chunk, its
+    // upstream body open and unread: closing it runs its cleanup, which cancels the upstream.
+    await chunks.return(ABANDONED).catch(() => undefined);
     // Without a status line there is no stream to carry an error event.
     if (!res.headersSent) {
       res.destroy();
