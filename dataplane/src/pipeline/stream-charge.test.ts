@@ -4,7 +4,14 @@ import { estimatePromptTokens, estimateTextTokens } from '../accounting/tokens.t
 import type { Deployment } from '../config/snapshot.ts';
 import type { ChatRequest, Usage } from '../formats/openai/types.ts';
 import { testDeployment } from '../router/testing.ts';
-import { chargeStream, prefilled, servedModels } from './stream-charge.ts';
+import { boundedUsage } from '../accounting/reported-usage.ts';
+import {
+  chargeStream,
+  chatUsageBounds,
+  prefilled,
+  servedModels,
+  THINKING_ALLOWANCE_TOKENS,
+} from './stream-charge.ts';
 import type { StreamPart } from './stream-relay.ts';
 
 const REQ: ChatRequest = {
@@ -114,5 +121,35 @@ describe('servedModels', () => {
     expect(
       servedModels([{ deployment: dep('a', CHEAP, 'gpt') }, { deployment: dep('b', CHEAP, 'claude') }]),
     ).toBe('gpt,claude');
+  });
+});
+
+describe('chatUsageBounds', () => {
+  const anthropic = testDeployment({ name: 'claude', model: 'm', provider: 'anthropic', pricing: CHEAP });
+  const gemini = testDeployment({ name: 'gem', model: 'm', provider: 'gemini', pricing: CHEAP });
+  const openai = testDeployment({ name: 'gpt', model: 'm', pricing: CHEAP });
+  const bounded = (req: ChatRequest, d: Deployment, reported: Usage) =>
+    boundedUsage(reported, chatUsageBounds(req, 20, d, true));
+
+  it('believes thinking beyond max_tokens when the request thinks (Anthropic adds the budget to max_tokens)', () => {
+    const req: ChatRequest = { ...REQ, max_tokens: 500, reasoning_effort: 'high' };
+    // 500 visible + ~16k of thought: billed as reported, not cut to the caller's 500.
+    expect(bounded(req, anthropic, usage(20, 16_500))?.completion_tokens).toBe(16_500);
+  });
+
+  it('believes Gemini thinking beyond max_tokens without an effort (2.5 models think by default)', () => {
+    expect(bounded({ ...REQ, max_tokens: 500 }, gemini, usage(20, 9_000))?.completion_tokens).toBe(9_000);
+  });
+
+  it('still cuts a report past max_tokens where nothing thinks, and past the allowance where it does', () => {
+    expect(bounded({ ...REQ, max_tokens: 500 }, openai, usage(20, 9_000))?.completion_tokens).toBe(500);
+    const thinking: ChatRequest = { ...REQ, max_tokens: 500, reasoning_effort: 'xhigh' };
+    expect(bounded(thinking, anthropic, usage(20, 1e9))?.completion_tokens).toBe(
+      500 + THINKING_ALLOWANCE_TOKENS,
+    );
+    expect(
+      bounded({ ...REQ, max_tokens: 500, reasoning_effort: 'none' }, anthropic, usage(20, 9_000))
+        ?.completion_tokens,
+    ).toBe(500);
   });
 });

@@ -77,6 +77,20 @@ function partUsage(req: ChatRequest, p: StreamPart, bounds: UsageBounds): Usage 
 
 const isFinitePrompt = (u: Usage | undefined): u is Usage => typeof u?.prompt_tokens === 'number';
 
+/**
+ * Output a provider may bill beyond the caller's `max_tokens` when it thinks: the Anthropic
+ * adapter raises max_tokens by the thinking budget (up to 32,768 for `xhigh`) when the caller's
+ * bound does not exceed it, and Gemini 2.5 models think by default (budgets up to 24,576).
+ * Believing a report up to the caller's bound alone billed a long thought as the visible answer.
+ */
+export const THINKING_ALLOWANCE_TOKENS = 32_768;
+
+function thinkingAllowance(req: ChatRequest, deployment: Deployment): number {
+  if (deployment.provider === 'gemini') return THINKING_ALLOWANCE_TOKENS;
+  const effort = req.reasoning_effort;
+  return effort !== undefined && effort !== 'none' ? THINKING_ALLOWANCE_TOKENS : 0;
+}
+
 /** What a chat request tells about the usage of an answer to it from `deployment`. */
 export function chatUsageBounds(
   req: ChatRequest,
@@ -84,10 +98,14 @@ export function chatUsageBounds(
   deployment: Deployment,
   answered: boolean,
 ): UsageBounds {
+  const asked = chatOutputField(req).value;
   return {
     promptTokens,
     uncountedParts: hasUncountedParts(req),
-    output: { maxTokens: chatOutputField(req).value, sequences: req.n },
+    output: {
+      maxTokens: asked === undefined ? undefined : asked + thinkingAllowance(req, deployment),
+      sequences: req.n,
+    },
     deployment,
     answered,
   };
