@@ -89,6 +89,17 @@ describe('reading stored responses', () => {
     expect(sent).toBeLessThan(16 * 1024);
   });
 
+  it('GET /v1/responses/{id} reads the response alone, not the conversation stored with it', async () => {
+    const id = await longChain(KEY);
+    const before = await netOutput();
+    const res = await call(KEY, `/responses/${id}`);
+    const sent = (await netOutput()) - before;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { id: string }).id).toBe(id);
+    // Before: the whole ~80 KB record crossed from Redis and was parsed for its response.
+    expect(sent).toBeLessThan(16 * 1024);
+  });
+
   it("input_tokens, GET and input_items count against the key's request rate", async () => {
     const client = clientFor(LIMITED_KEY);
     const first = await client.responses.create({ model: 'gpt-test', input: 'hello' });

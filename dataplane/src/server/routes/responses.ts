@@ -128,11 +128,11 @@ export function responsesRoute(
   app.get('/v1/responses/:id', { schema: { params: ResponseIdParams } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     await admitRead(deps, ctx, 'responses');
-    const entry = await store.get(ownerOf(ctx), idParam(request));
-    if (!entry) throw notFound(idParam(request));
+    const response = await store.getResponse(ownerOf(ctx), idParam(request));
+    if (!response) throw notFound(idParam(request));
     await settleRead(deps, ctx);
     reply.headers(ctx.responseHeaders);
-    return entry.response;
+    return response;
   });
 
   app.get(
@@ -194,6 +194,7 @@ function available(store: ResponseStore): ResponseStore {
     put: wrap(store.put.bind(store)),
     get: wrap(store.get.bind(store)),
     getWithin: wrap(store.getWithin.bind(store)),
+    getResponse: wrap(store.getResponse.bind(store)),
     delete: wrap(store.delete.bind(store)),
   };
 }
