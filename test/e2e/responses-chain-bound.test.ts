@@ -100,6 +100,40 @@ describe('a chained conversation is bounded by the request body limit', () => {
     expect(sent.messages.at(-1)!.content).toBe('and now?');
   });
 
+  it('compacted output fits when sent back by a client that escapes non-ASCII', async () => {
+    // What Python's json.dumps (and requests' json=) send by default: 6 bytes per UTF-16
+    // unit, where UTF-8 takes 4 for an emoji's two. Four turns of 8 KB UTF-8, 24 KB escaped:
+    // measured as UTF-8, three were kept, 72 KB sent back this way, a 413.
+    const turns = [0, 1, 2, 3].map((t) => `${t} ${'\u{1F600}'.repeat(2000)}`);
+    let last: OpenAI.Responses.Response | undefined;
+    for (const input of turns)
+      last = await client.responses.create({
+        model: 'gpt-test',
+        input,
+        previous_response_id: last?.id ?? null,
+      });
+    const compacted = await client.responses.compact({ model: 'gpt-test', previous_response_id: last!.id });
+    const kept = compacted.output.filter((o) => o.type === 'message') as { content: { text: string }[] }[];
+    expect(kept.map((m) => m.content[0]!.text)).toEqual(turns.slice(-1));
+
+    const asciiJson = (v: unknown): string =>
+      JSON.stringify(v).replace(
+        /[\u0080-\uffff]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      );
+    const body = asciiJson({
+      model: 'gpt-test',
+      input: [...compacted.output, { role: 'user', content: 'next' }],
+    });
+    expect(body.length).toBeLessThan(BODY_LIMIT);
+    const res = await fetch(`${stack.baseURL}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(200);
+  });
+
   it('bounds previous_interaction_id chains the same way', async () => {
     const post = async (body: unknown) => {
       const res = await fetch(`${stack.baseURL}/interactions`, {

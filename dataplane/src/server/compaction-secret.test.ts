@@ -7,7 +7,12 @@ const owner = { tenant: 'acme', keyId: 'ns/key', keyHash: 'ab'.repeat(32) };
 describe('the compaction secret', () => {
   it('is optional; when set it must be long enough to resist offline guessing', () => {
     expect(compactionSecretFromEnv({})).toBeUndefined();
-    expect(compactionSecretFromEnv({ GANTRY_COMPACTION_SECRET: '  ' })).toBeUndefined();
+    // Present but blank (a Secret rendered with an empty value): a start-up error, not the
+    // silent fallback to the key-hash seal.
+    for (const blank of ['', '  ', '\n'])
+      expect(() => compactionSecretFromEnv({ GANTRY_COMPACTION_SECRET: blank })).toThrow(
+        /GANTRY_COMPACTION_SECRET is set but empty/,
+      );
     expect(() => compactionSecretFromEnv({ GANTRY_COMPACTION_SECRET: 'short' })).toThrow(
       /GANTRY_COMPACTION_SECRET/,
     );
@@ -25,5 +30,14 @@ describe('the compaction secret', () => {
     expect(compactionSealKey({ ...owner, keyId: 'ns/other' }, secret)).not.toBe(key);
     // Rotating the key's secret changes its hash: its compaction items no longer verify.
     expect(compactionSealKey({ ...owner, keyHash: 'cd'.repeat(32) }, secret)).not.toBe(key);
+  });
+});
+
+describe('starting the gateway', () => {
+  it('stops on a compaction secret that is set but blank, before reading any config', async () => {
+    const { startGateway } = await import('../gateway.ts');
+    await expect(
+      startGateway({ configFile: '/nonexistent/gantry.yaml', env: { GANTRY_COMPACTION_SECRET: ' ' } }),
+    ).rejects.toThrow(/GANTRY_COMPACTION_SECRET is set but empty/);
   });
 });

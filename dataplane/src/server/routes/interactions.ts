@@ -24,6 +24,7 @@ import type { RequestContext } from '../../pipeline/context.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import type { Owner, OwnedStore } from '../../stores/owned/types.ts';
 import { DEFAULT_BODY_LIMIT } from '../limits.ts';
+import { countRefused } from '../../pipeline/admission.ts';
 import { chainTooLong, historyBytes } from './chained-history.ts';
 import type { RouteHooks } from './hooks.ts';
 import { replyStored } from './stored-answer.ts';
@@ -105,8 +106,11 @@ export function interactionsRoute(
       const prev = await store.get(owner, body.previous_interaction_id);
       if (!prev) throw notFound(body.previous_interaction_id, 'previous_interaction_id');
       const bytes = historyBytes(prev.conversation);
-      if (bytes > chainLimit)
+      if (bytes > chainLimit) {
+        // Counted like the Responses refusal (pipeline/admission.ts): no faster than answers.
+        await countRefused(deps.stores, ctx);
         throw chainTooLong(bytes, chainLimit, 'previous_interaction_id', body.previous_interaction_id);
+      }
       history = prev.conversation;
     }
     const { chat, conversation } = interactionsToChat(body, history);

@@ -24,6 +24,7 @@ import {
   type ResponsesRequest,
 } from '../../formats/responses/index.ts';
 import { countRefused } from '../../pipeline/admission.ts';
+import { admitRead, settleRead } from '../../pipeline/read-admission.ts';
 import { runChat } from '../../pipeline/chat.ts';
 import { accessibleRoute, type RequestContext } from '../../pipeline/context.ts';
 import { estimatePromptTokens } from '../../accounting/tokens.ts';
@@ -125,20 +126,28 @@ export function responsesRoute(
   });
 
   app.get('/v1/responses/:id', { schema: { params: ResponseIdParams } }, async (request, reply) => {
-    const entry = await store.get(ownerOf(hooks.context(request, reply)), idParam(request));
-    if (!entry) throw notFound(idParam(request));
-    return entry.response;
+    const ctx = hooks.context(request, reply);
+    await admitRead(deps, ctx, 'responses');
+    const response = await store.getResponse(ownerOf(ctx), idParam(request));
+    if (!response) throw notFound(idParam(request));
+    await settleRead(deps, ctx);
+    reply.headers(ctx.responseHeaders);
+    return response;
   });
 
   app.get(
     '/v1/responses/:id/input_items',
     { schema: { params: ResponseIdParams, querystring: InputItemsQuery } },
     async (request, reply) => {
-      const entry = await store.get(ownerOf(hooks.context(request, reply)), idParam(request));
-      if (!entry) throw notFound(idParam(request));
+      const ctx = hooks.context(request, reply);
       const q = request.query as { limit?: string; order?: 'asc' | 'desc'; after?: string };
       const limit = q.limit === undefined ? 20 : Number(q.limit);
       if (limit < 1 || limit > 100) throw invalidParam('limit', 'must be between 1 and 100');
+      await admitRead(deps, ctx, 'responses');
+      const entry = await store.get(ownerOf(ctx), idParam(request));
+      if (!entry) throw notFound(idParam(request));
+      await settleRead(deps, ctx);
+      reply.headers(ctx.responseHeaders);
       return itemPage((entry.input ?? []) as ListedItem[], {
         limit,
         order: q.order ?? 'desc',
@@ -148,14 +157,20 @@ export function responsesRoute(
   );
 
   // Counted like admission counts (accounting/tokens.ts); no model is called, nothing is charged.
+  // A stored chain is bounded as where a turn is created: one past the body limit could not be
+  // continued anyway, and is refused at the cost of its recorded size.
   app.post('/v1/responses/input_tokens', { schema: { body: InputTokensSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const body = request.body as ResponsesRequest;
     accessibleRoute(ctx, body.model);
+    await admitRead(deps, ctx, 'responses', body.model);
     const owner = ownerOf(ctx);
-    const history = await historyOf(store, owner, body.previous_response_id);
+    const history = await historyOf(store, owner, body.previous_response_id, chainLimit);
     const { chat } = responsesToChat({ ...body, stream: false }, history, sealKeyOf(ctx));
-    return { object: 'response.input_tokens', input_tokens: estimatePromptTokens(chat) };
+    const counted = estimatePromptTokens(chat);
+    await settleRead(deps, ctx);
+    reply.headers(ctx.responseHeaders);
+    return { object: 'response.input_tokens', input_tokens: counted };
   });
 
   app.delete('/v1/responses/:id', { schema: { params: ResponseIdParams } }, async (request, reply) => {
@@ -179,6 +194,7 @@ function available(store: ResponseStore): ResponseStore {
     put: wrap(store.put.bind(store)),
     get: wrap(store.get.bind(store)),
     getWithin: wrap(store.getWithin.bind(store)),
+    getResponse: wrap(store.getResponse.bind(store)),
     delete: wrap(store.delete.bind(store)),
   };
 }

@@ -57,6 +57,12 @@ export class MemoryOwnedStore<T> implements OwnedStore<T> {
     return hit && hit.expiresAt > this.clock() ? hit.json.slice(0, chars) : undefined;
   }
 
+  /** Characters `start` to `end` (exclusive) of a live object's JSON. */
+  async slice(owner: Owner, id: string, start: number, end: number): Promise<string | undefined> {
+    const hit = this.entries.get(ownedKey(owner, id));
+    return hit && hit.expiresAt > this.clock() ? hit.json.slice(start, end) : undefined;
+  }
+
   private write(owner: Owner, id: string, value: T): void {
     this.writeJson(owner, id, JSON.stringify(value));
   }

@@ -9,7 +9,8 @@
 import { MemoryOwnedStore } from '../owned/memory.ts';
 import type { Owner } from '../owned/types.ts';
 import type { Clock } from '../types.ts';
-import { encodeRecord, RECORD_HEAD_CHARS, recordedBytes } from './record.ts';
+import type { ResponseObject } from '../../formats/responses/types.ts';
+import { encodeRecord, parseResponse, RECORD_HEAD_CHARS, recordedBytes, responseSpan } from './record.ts';
 import type { OversizedResponse, ResponseOwner, ResponseStore, StoredResponse } from './types.ts';
 
 export interface MemoryResponseStoreOptions {
@@ -58,6 +59,15 @@ export class MemoryResponseStore implements ResponseStore {
     if (bytes !== undefined && bytes > maxConversationBytes)
       return { oversized: true, conversationBytes: bytes };
     return this.store.get(asOwner(owner), id);
+  }
+
+  async getResponse(owner: ResponseOwner, id: string): Promise<ResponseObject | undefined> {
+    const head = await this.store.head(asOwner(owner), id, RECORD_HEAD_CHARS);
+    if (head === undefined) return undefined;
+    const span = responseSpan(head);
+    if (!span) return (await this.store.get(asOwner(owner), id))?.response;
+    const json = await this.store.slice(asOwner(owner), id, span.start, span.end);
+    return json === undefined ? undefined : parseResponse(json);
   }
 
   delete(owner: ResponseOwner, id: string): Promise<boolean> {

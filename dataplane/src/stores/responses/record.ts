@@ -1,19 +1,31 @@
 /**
- * A stored response as both stores keep it: JSON whose first field is the conversation's
- * size in bytes, so a store can read that size from the first few bytes of the entry. The
- * conversation is serialised once, for the entry and its size both.
+ * A stored response as both stores keep it: JSON whose first fields are the conversation's
+ * size in bytes and the response's length, then the response, so a store can read that size,
+ * or the response alone, from the first bytes of the entry without loading the conversation.
+ * The response is written ASCII-only (non-ASCII as \u escapes, the same JSON value), so its
+ * length is the same in characters (the in-process store) and in bytes (Redis' GETRANGE).
+ * The conversation is serialised once, for the entry and its size both.
  */
+import type { ResponseObject } from '../../formats/responses/types.ts';
 import type { StoredResponse } from './types.ts';
 
-/** Enough characters for `{"conversationBytes":` and any safe integer. */
-export const RECORD_HEAD_CHARS = 48;
+/** Enough characters for the head (`{"conversationBytes":…,"responseChars":…,"response":`). */
+export const RECORD_HEAD_CHARS = 96;
 
 const HEAD = /^\{"conversationBytes":(\d{1,16}),/;
+const RESPONSE_AT = /^\{"conversationBytes":\d{1,16},"responseChars":(\d{1,16}),"response":/;
+
+const asciiJson = (value: unknown): string =>
+  JSON.stringify(value).replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 export function encodeRecord(entry: StoredResponse): string {
   const conversation = JSON.stringify(entry.conversation);
   const bytes = Buffer.byteLength(conversation, 'utf8');
-  let json = `{"conversationBytes":${bytes},"response":${JSON.stringify(entry.response)},"conversation":${conversation}`;
+  const response = asciiJson(entry.response);
+  let json = `{"conversationBytes":${bytes},"responseChars":${response.length},"response":${response},"conversation":${conversation}`;
   if (entry.input !== undefined) json += `,"input":${JSON.stringify(entry.input)}`;
   return `${json}}`;
 }
@@ -23,3 +35,11 @@ export function recordedBytes(head: string): number | undefined {
   const m = HEAD.exec(head);
   return m ? Number(m[1]) : undefined;
 }
+
+/** Where the response lies in the entry (`end` exclusive); undefined for older layouts. */
+export function responseSpan(head: string): { start: number; end: number } | undefined {
+  const m = RESPONSE_AT.exec(head);
+  return m ? { start: m[0].length, end: m[0].length + Number(m[1]) } : undefined;
+}
+
+export const parseResponse = (json: string): ResponseObject => JSON.parse(json) as ResponseObject;

@@ -9,7 +9,8 @@ import { toStoreError } from '../redis/client.ts';
 import type { KeySpace } from '../redis/keys.ts';
 import { bindScript, type BoundScript } from '../redis/script.ts';
 import { DEFAULT_RESPONSE_TTL_MS } from './memory.ts';
-import { encodeRecord, RECORD_HEAD_CHARS } from './record.ts';
+import type { ResponseObject } from '../../formats/responses/types.ts';
+import { encodeRecord, parseResponse, RECORD_HEAD_CHARS } from './record.ts';
 import type { OversizedResponse, ResponseOwner, ResponseStore, StoredResponse } from './types.ts';
 
 // ARGV: head length, largest conversation wanted. The head alone when the recorded size is
@@ -21,8 +22,18 @@ local bytes = tonumber(string.match(head, '^{"conversationBytes":(%d+),'))
 if bytes and bytes > tonumber(ARGV[2]) then return bytes end
 return redis.call('GET', KEYS[1])`;
 
+// ARGV: head length. {1, the response's JSON} when the head says where it lies, else
+// {0, the whole entry} (an entry stored before it did); false when there is none.
+const GET_RESPONSE_LUA = `
+local head = redis.call('GETRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+if head == '' then return false end
+local _, last, chars = string.find(head, '^{"conversationBytes":%d+,"responseChars":(%d+),"response":')
+if not last then return {0, redis.call('GET', KEYS[1])} end
+return {1, redis.call('GETRANGE', KEYS[1], last, last + tonumber(chars) - 1)}`;
+
 export class RedisResponseStore implements ResponseStore {
   private readonly getWithinScript: BoundScript;
+  private readonly getResponseScript: BoundScript;
 
   constructor(
     private readonly redis: Redis,
@@ -32,6 +43,11 @@ export class RedisResponseStore implements ResponseStore {
     this.getWithinScript = bindScript(
       redis,
       { name: 'gantryResponseGetWithin', numberOfKeys: 1, lua: GET_WITHIN_LUA },
+      'responses.get',
+    );
+    this.getResponseScript = bindScript(
+      redis,
+      { name: 'gantryResponseGetResponse', numberOfKeys: 1, lua: GET_RESPONSE_LUA },
       'responses.get',
     );
   }
@@ -67,6 +83,14 @@ export class RedisResponseStore implements ResponseStore {
     if (reply === null) return undefined;
     if (typeof reply === 'number') return { oversized: true, conversationBytes: reply };
     return JSON.parse(reply) as StoredResponse;
+  }
+
+  async getResponse(owner: ResponseOwner, id: string): Promise<ResponseObject | undefined> {
+    const reply = (await this.getResponseScript([this.key(owner, id)], [RECORD_HEAD_CHARS])) as
+      [number, string] | null;
+    if (reply === null) return undefined;
+    const [alone, json] = reply;
+    return alone === 1 ? parseResponse(json) : (JSON.parse(json) as StoredResponse).response;
   }
 
   async delete(owner: ResponseOwner, id: string): Promise<boolean> {

@@ -29,7 +29,10 @@ describe.each(backends)('response store ($name)', (backend) => {
     const { responses } = await fixture.open();
     await responses.put(owner, entry('resp_1'));
     const bytes = Buffer.byteLength(JSON.stringify(entry('resp_1').conversation));
-    expect(await responses.get(owner, 'resp_1')).toEqual({ ...entry('resp_1'), conversationBytes: bytes });
+    expect(await responses.get(owner, 'resp_1')).toMatchObject({
+      ...entry('resp_1'),
+      conversationBytes: bytes,
+    });
     for (const other of [
       { tenant: 'acme', keyHash: 'b2' },
       { tenant: 'globex', keyHash: 'a1' },
@@ -53,13 +56,32 @@ describe.each(backends)('response store ($name)', (backend) => {
       oversized: true,
       conversationBytes: bytes,
     });
-    expect(await responses.getWithin(owner, 'resp_big', bytes)).toEqual({ ...e, conversationBytes: bytes });
-    expect(await responses.getWithin(owner, 'resp_big', Infinity)).toEqual({
+    expect(await responses.getWithin(owner, 'resp_big', bytes)).toMatchObject({
+      ...e,
+      conversationBytes: bytes,
+    });
+    expect(await responses.getWithin(owner, 'resp_big', Infinity)).toMatchObject({
       ...e,
       conversationBytes: bytes,
     });
     expect(await responses.getWithin({ tenant: 'acme', keyHash: 'b2' }, 'resp_big', 0)).toBeUndefined();
     expect(await responses.getWithin(owner, 'resp_none', 0)).toBeUndefined();
+  });
+
+  it('reads a response alone, non-ASCII text included, without its conversation', async () => {
+    fixture = await backend.create({});
+    const { responses } = await fixture.open();
+    const e = entry('resp_text');
+    e.response = {
+      ...e.response,
+      output: [{ type: 'message', text: 'é 日本 😀 "q" \\ \u2028' }],
+    } as unknown as ResponseObject;
+    e.conversation.push({ role: 'user', content: 'x'.repeat(10_000) });
+    await responses.put(owner, e);
+    expect(await responses.getResponse(owner, 'resp_text')).toEqual(e.response);
+    expect(await responses.get(owner, 'resp_text')).toMatchObject(e);
+    expect(await responses.getResponse({ tenant: 'acme', keyHash: 'b2' }, 'resp_text')).toBeUndefined();
+    expect(await responses.getResponse(owner, 'resp_none')).toBeUndefined();
   });
 
   it('keeps ids that look like key separators apart', async () => {

@@ -18,6 +18,8 @@ export interface StoredResponse {
    * entry; absent on entries stored before sizes were recorded.
    */
   conversationBytes?: number;
+  /** Length of the response's JSON as stored (record.ts); absent on older entries. */
+  responseChars?: number;
   response: ResponseObject;
   /** The whole conversation up to and including this response's assistant turn, in chat form. */
   conversation: ChatMessage[];
@@ -44,6 +46,11 @@ export interface ResponseStore {
     id: string,
     maxConversationBytes: number,
   ): Promise<StoredResponse | OversizedResponse | undefined>;
+  /**
+   * The response alone (GET /v1/responses/{id}), read from its place in the entry without
+   * loading or parsing the conversation.
+   */
+  getResponse(owner: ResponseOwner, id: string): Promise<ResponseObject | undefined>;
   /** True when the owner had a response with this id. */
   delete(owner: ResponseOwner, id: string): Promise<boolean>;
 }

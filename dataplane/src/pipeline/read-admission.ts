@@ -1,0 +1,31 @@
+/**
+ * Requests that read what the gateway stores (a stored response, its input items, a token
+ * count over a stored chain) call no model, but each still loads data for its key: they count
+ * against the key's request rate like every request, before the lookup (an unknown id too),
+ * and are recorded at no cost, as token counting and video reads are. No tokens are counted
+ * against the limit and no money is held.
+ */
+import { admit } from './admission.ts';
+import type { RequestContext } from './context.ts';
+import type { PipelineDeps } from './forward.ts';
+import { settle } from './settlement.ts';
+
+export async function admitRead(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  endpoint: string,
+  model = '',
+): Promise<void> {
+  Object.assign(ctx.usage, { endpoint, requestedModel: model, stream: false });
+  ctx.admission = await admit(
+    deps,
+    ctx,
+    () => [],
+    () => 0,
+    { maxTokens: 0 },
+  );
+}
+
+/** The read answered: recorded at $0 (a refusal is settled by the error handler instead). */
+export const settleRead = (deps: PipelineDeps, ctx: RequestContext): Promise<void> =>
+  settle(deps, ctx, { status: 200, costUsd: 0 });
