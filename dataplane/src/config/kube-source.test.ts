@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { neverThrows } from './kube-source.ts';
+import { emptySnapshot, loadSnapshotSecret, neverThrows } from './kube-source.ts';
+import { MAX_INFLATED_BYTES, packSnapshot, PUBLISHED_FORMAT, PUBLISHED_GZIP_KEY } from './published.ts';
+import { ConfigStore } from './store.ts';
 
 describe('the snapshot Secret callback', () => {
   it('turns a throwing load into a logged rejection, and later loads still run', () => {
@@ -16,5 +18,42 @@ describe('the snapshot Secret callback', () => {
     expect(rejected).toEqual(["Cannot read properties of null (reading 'format')"]);
     callback('good');
     expect(loaded).toEqual(['good']);
+  });
+});
+
+describe('a snapshot Secret that inflates too far', () => {
+  const ref = { namespace: 'gantry', name: 'gantry-snapshot' };
+  const doc = (version: number) =>
+    JSON.stringify({ format: PUBLISHED_FORMAT, version, hash: 'h', manifests: [], credentials: {} });
+  const gz = (text: string) => ({ [PUBLISHED_GZIP_KEY]: packSnapshot(text).toString('base64') });
+
+  it('is rejected with the reason, and the last good snapshot keeps serving', () => {
+    const store = new ConfigStore(emptySnapshot(ref));
+    const errors: string[] = [];
+    const log = {
+      info: () => undefined,
+      warn: () => undefined,
+      error: (_: object, m: string) => errors.push(m),
+    };
+    const opts = { env: {}, source: 'secret gantry/gantry-snapshot' };
+    loadSnapshotSecret(gz(doc(3)), store, opts, log);
+    expect(store.current().version).toBe(3);
+    // Valid JSON padded with spaces: each MiB gzips to about a kilobyte.
+    const padded = doc(4).slice(0, -1) + ' '.repeat(33 * 1024 * 1024) + '}';
+    const data = gz(padded);
+    expect(data[PUBLISHED_GZIP_KEY].length).toBeLessThan(200_000);
+    loadSnapshotSecret(data, store, opts, log);
+    expect(store.current().version).toBe(3);
+    expect(errors).toEqual([
+      `snapshot rejected: snapshot.json.gz inflates to more than ${MAX_INFLATED_BYTES} bytes, far more than any snapshot that fits a Secret; previous snapshot keeps serving`,
+    ]);
+  });
+
+  it('loads a padded one inside the bound (32 MiB)', () => {
+    const store = new ConfigStore(emptySnapshot(ref));
+    const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const padded = doc(5).slice(0, -1) + ' '.repeat(31 * 1024 * 1024) + '}';
+    loadSnapshotSecret(gz(padded), store, { env: {}, source: 's' }, log);
+    expect(store.current().version).toBe(5);
   });
 });

@@ -45,6 +45,27 @@ export function neverThrows<T>(
   };
 }
 
+/** Load one version of the snapshot Secret's data into the store; a bad one leaves the last good serving. */
+export function loadSnapshotSecret(
+  data: Readonly<Record<string, string>> | undefined,
+  store: ConfigStore,
+  opts: Pick<CompileOptions, 'env' | 'fakeBaseUrl'> & { source: string },
+  log: ConfigLogger,
+): void {
+  const { source } = opts;
+  const read = publishedText(data);
+  if (!read.ok) {
+    log.error({ source }, `snapshot rejected: ${read.error}; previous snapshot keeps serving`);
+    return;
+  }
+  const result = compilePublished(read.text, opts);
+  if (result.ok && result.snapshot.version === store.current().version) return;
+  // The operator's content hash stands for the file hash standalone pods report.
+  const event = store.apply(result.ok ? { ...result, sha256: result.published?.hash } : result);
+  if (event.ok) log.info({ version: event.version, source }, 'snapshot loaded');
+  else log.error({ errors: event.errors, source }, 'snapshot rejected; previous snapshot keeps serving');
+}
+
 export async function watchSnapshotSecret(
   ref: SnapshotSecretRef,
   store: ConfigStore,
@@ -58,19 +79,8 @@ export async function watchSnapshotSecret(
   const fieldSelector = `metadata.name=${ref.name}`;
   const source = `secret ${ref.namespace}/${ref.name}`;
 
-  const load = (secret: { data?: Record<string, string> }) => {
-    const read = publishedText(secret.data);
-    if (!read.ok) {
-      log.error({ source }, `snapshot rejected: ${read.error}`);
-      return;
-    }
-    const result = compilePublished(read.text, { ...opts, source });
-    if (result.ok && result.snapshot.version === store.current().version) return;
-    // The operator's content hash stands for the file hash standalone pods report.
-    const event = store.apply(result.ok ? { ...result, sha256: result.published?.hash } : result);
-    if (event.ok) log.info({ version: event.version, source }, 'snapshot loaded');
-    else log.error({ errors: event.errors, source }, 'snapshot rejected; previous snapshot keeps serving');
-  };
+  const load = (secret: { data?: Record<string, string> }) =>
+    loadSnapshotSecret(secret.data, store, { ...opts, source }, log);
 
   let stopped = false;
   let failures = 0;

@@ -17,8 +17,13 @@ export const PUBLISHED_DATA_KEY = 'snapshot.json';
  * (key hashes, model names) shrinks several times over, so several times more objects fit.
  */
 export const PUBLISHED_GZIP_KEY = 'snapshot.json.gz';
-/** Far above anything that fits a Secret gzipped, and a bound on what a crafted one inflates to. */
-const MAX_INFLATED_BYTES = 256 * 1024 * 1024;
+/**
+ * A real snapshot that fits a Secret gzipped inflates about 6.5 times (under 7 MiB). The bound
+ * is what a hand-written Secret can make every pod allocate: the text, its string and its
+ * parse cost about twice the inflated size, so 256 MiB of padding took ~510 MiB and killed
+ * pods limited to 512Mi (data plane) and 256Mi (operator); 32 MiB stays far below both.
+ */
+export const MAX_INFLATED_BYTES = 32 * 1024 * 1024;
 
 /** The bytes the operator writes under PUBLISHED_GZIP_KEY. Deterministic (no file time). */
 export function packSnapshot(text: string): Buffer {
@@ -38,6 +43,11 @@ export function publishedText(
       const text = gunzipSync(Buffer.from(gz, 'base64'), { maxOutputLength: MAX_INFLATED_BYTES });
       return { ok: true, text: text.toString('utf8') };
     } catch (err) {
+      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+        return {
+          ok: false,
+          error: `${PUBLISHED_GZIP_KEY} inflates to more than ${MAX_INFLATED_BYTES} bytes, far more than any snapshot that fits a Secret`,
+        };
       return { ok: false, error: `${PUBLISHED_GZIP_KEY} is not gzip: ${(err as Error).message}` };
     }
   const plain = data?.[PUBLISHED_DATA_KEY];
