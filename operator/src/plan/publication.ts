@@ -109,10 +109,15 @@ const MAX_SKIPS = 4;
 
 export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
+/** The same manifest and credential: nothing for a pod to learn. */
+const sameEntry = (a: Entry | undefined, b: Entry): boolean =>
+  a !== undefined && a.credential === b.credential && sameJson(a.manifest, b.manifest);
+
 /**
  * Everything does not fit: start from the last published snapshot with what only shrinks it
  * applied (deleted objects gone; an ApiKey disabled, deleted, or given another key follows its
- * object now), so a revocation is never held back by size; then add the new and changed objects
+ * object now; a ModelDeployment's rotated credential is the new one), so a revocation is never
+ * held back by size; then add the new and changed objects
  * oldest first, as many as fit. What is left out keeps its previous version, if it had one.
  */
 export function withinLimit(
@@ -140,15 +145,19 @@ export function withinLimit(
         continue;
       }
     }
+    const credential =
+      m.kind === 'ModelDeployment' ? world.published?.credentials[m.metadata.name] : undefined;
+    // A rotated provider credential is applied like a revocation: the old one may be revoked
+    // upstream already, and the new one is about the same size.
     base.set(key, {
       key,
       manifest: m,
-      credential: m.kind === 'ModelDeployment' ? world.published?.credentials[m.metadata.name] : undefined,
+      credential: now !== undefined && m.kind === 'ModelDeployment' ? now.credential : credential,
     });
   }
   // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
   const changes = desired
-    .filter((d) => !sameJson(base.get(d.key)?.manifest, d.manifest))
+    .filter((d) => !sameEntry(base.get(d.key), d))
     .sort((a, b) => {
       const at = created.get(a.key) ?? '';
       const bt = created.get(b.key) ?? '';
