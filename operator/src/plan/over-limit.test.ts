@@ -46,6 +46,8 @@ const world = (objects: ObservedObject[], secrets: Secrets, before?: Plan): Worl
 });
 const verdict = (p: Plan, kind: KindName, name: string) =>
   p.verdicts.find((x) => x.kind === kind && x.name === name);
+const published = (p: Plan, kind: KindName, name: string) =>
+  p.manifests.find((m) => m.kind === kind && m.metadata.name === name);
 const servable = (p: Plan) =>
   expect(compilePublished(snapshotText(p, 2), { env: {}, source: 't' }).ok).toBe(true);
 
@@ -77,5 +79,38 @@ describe('over the limit', () => {
     expect(verdict(p, 'ModelDeployment', 'gpt-a')?.reason).toBe('Published');
     expect(verdict(p, 'Tenant', 't4')?.reason).toBe('SnapshotTooLarge');
     servable(p);
+  });
+
+  it('drops a deployment whose credential Secret was deleted', () => {
+    const p = plan(world([gpt, acme, ci, ...bigs, t4], [['ci-key', { key: 'sk-ci' }]], before));
+    expect(p.tooLarge).toBeDefined();
+    expect(published(p, 'ModelDeployment', 'gpt-a')).toBeUndefined();
+    expect(p.credentials['gpt-a']).toBeUndefined();
+    expect(verdict(p, 'ModelDeployment', 'gpt-a')?.reason).toBe('SecretNotFound');
+    servable(p);
+  });
+
+  it("drops a deployment that now names an ApiKey's key, so the key is not sent to its baseUrl", () => {
+    // Published when no ApiKey used ci-key (or by an operator before the rule).
+    const evil = md('evil', 'ci-key', 'key', 'http://evil.example/v1');
+    const was = plan(world([acme, evil, ...bigs], [['ci-key', { key: 'sk-ci-SECRET' }]]));
+    expect(was.credentials.evil).toBe('sk-ci-SECRET');
+    const p = plan(world([acme, evil, ...bigs, ci, t4], [['ci-key', { key: 'sk-ci-SECRET' }]], was));
+    expect(p.tooLarge).toBeDefined();
+    expect(published(p, 'ModelDeployment', 'evil')).toBeUndefined();
+    expect(Object.values(p.credentials)).not.toContain('sk-ci-SECRET');
+    expect(verdict(p, 'ModelDeployment', 'evil')?.reason).toBe('SecretNotAllowed');
+    servable(p);
+  });
+
+  it('drops an object that no longer validates, and keeps one left out only for size', () => {
+    const grown = { ...bigs[0]!, spec: { tier: 'pro', models: names('t1', 24000) } };
+    const broken = { ...bigs[1]!, spec: { tier: 'nope', models: ['gpt-4o-mini'] } };
+    const p = plan(world([gpt, acme, ci, grown, broken, bigs[2]!, t4], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect(verdict(p, 'Tenant', 't1')?.reason).toBe('SnapshotTooLarge');
+    expect(published(p, 'Tenant', 't1')).toEqual(published(before, 'Tenant', 't1'));
+    expect(verdict(p, 'Tenant', 't2')?.reason).toBe('InvalidSpec');
+    expect(published(p, 'Tenant', 't2')).toBeUndefined();
   });
 });

@@ -115,29 +115,29 @@ const sameEntry = (a: Entry | undefined, b: Entry): boolean =>
 
 /**
  * Everything does not fit: start from the last published snapshot with what only shrinks it
- * applied (deleted objects gone; an ApiKey disabled, deleted, or given another key follows its
- * object now; a ModelDeployment's rotated credential is the new one), so a revocation is never
- * held back by size; then add the new and changed objects
+ * applied (an object deleted, or failing now for any reason but size, gone; an ApiKey disabled
+ * or given another key follows its object now; a ModelDeployment's rotated credential is the
+ * new one), so a revocation is never held back by size; then add the new and changed objects
  * oldest first, as many as fit. What is left out keeps its previous version, if it had one.
  */
 export function withinLimit(
-  world: Pick<World, 'objects' | 'published'>,
+  world: Pick<World, 'published'>,
   desired: readonly Entry[],
   /** Object key → creationTimestamp. */
   created: ReadonlyMap<string, string>,
   /** Which of these compile together (keys). */
   compiling: (entries: Entry[]) => Set<string>,
 ): Entry[] {
-  const exists = new Set(world.objects.map((o) => objectKey(o.kind, o.metadata.name)));
   const wanted = new Map(desired.map((d) => [d.key, d]));
   const base = new Map<string, Entry>();
   for (const m of world.published?.manifests ?? []) {
     const key = objectKey(m.kind, m.metadata.name);
-    if (!exists.has(key)) continue;
     const now = wanted.get(key);
+    // Deleted, or not publishable now for a reason other than size (invalid, its Secret gone
+    // or not allowed, its tenant gone, ...): its last version is not published either, or a
+    // deployment would keep sending a credential it may no longer name, and a key keep working.
+    if (now === undefined) continue;
     if (m.kind === 'ApiKey') {
-      // Not publishable now (its Secret gone, its tenant gone, ...): the key stops working.
-      if (now === undefined) continue;
       const was = m.spec;
       const is = now.manifest.spec as typeof was;
       if (is.disabled === true || is.keyHash !== was.keyHash) {
@@ -145,15 +145,9 @@ export function withinLimit(
         continue;
       }
     }
-    const credential =
-      m.kind === 'ModelDeployment' ? world.published?.credentials[m.metadata.name] : undefined;
     // A rotated provider credential is applied like a revocation: the old one may be revoked
     // upstream already, and the new one is about the same size.
-    base.set(key, {
-      key,
-      manifest: m,
-      credential: now !== undefined && m.kind === 'ModelDeployment' ? now.credential : credential,
-    });
+    base.set(key, { key, manifest: m, credential: now.credential });
   }
   // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
   const changes = desired
