@@ -7,7 +7,7 @@ import type { KindName } from '@gantry/crds';
 import { compilePublished } from '@gantry/dataplane/config/published';
 import { describe, expect, it } from 'vitest';
 import type { ObservedObject, World } from '../world.ts';
-import { plan, snapshotText, type Plan } from './plan.ts';
+import { MAX_SNAPSHOT_BYTES, plan, snapshotBytes, snapshotText, type Plan } from './plan.ts';
 
 let uid = 0;
 let clock = 0;
@@ -112,5 +112,49 @@ describe('over the limit', () => {
     expect(published(p, 'Tenant', 't1')).toEqual(published(before, 'Tenant', 't1'));
     expect(verdict(p, 'Tenant', 't2')?.reason).toBe('InvalidSpec');
     expect(published(p, 'Tenant', 't2')).toBeUndefined();
+  });
+
+  it('applies privilege reductions and changes that do not grow, behind frozen larger ones', () => {
+    const hs = ['h1', 'h2', 'h3', 'h4', 'h5'].map((h) => tenant(h, ['gpt-4o-mini']));
+    const adm = obj('ApiKey', 'adm', {
+      tenantRef: { name: 'acme' },
+      secretRef: { name: 'adm-key' },
+      role: 'admin',
+    });
+    const wide = tenant('wide', ['gpt-4o-mini', 'gpt-4o', 'o3']);
+    const sec: Secrets = [...secrets, ['adm-key', { key: 'sk-adm' }]];
+    const was = plan(world([gpt, acme, ci, ...bigs, ...hs, adm, wide], sec));
+    expect(was.tooLarge).toBeUndefined();
+    // Five older tenants each grow past what fits: the freeze after them holds back what is later.
+    const grown = hs.map((h) => ({ ...h, spec: { tier: 'pro', models: names(h.metadata.name) } }));
+    const demoted = { ...adm, spec: { ...(adm.spec as object), role: 'user' } };
+    const budgeted = { ...ci, spec: { ...(ci.spec as object), budget: { limitUsd: 10, period: 'monthly' } } };
+    const narrowed = { ...wide, spec: { tier: 'pro', models: ['gpt-4o-mini'] } };
+    const p = plan(world([gpt, acme, budgeted, ...bigs, ...grown, demoted, narrowed], sec, was));
+    expect(p.tooLarge).toBeDefined();
+    expect(verdict(p, 'Tenant', 'h1')?.reason).toBe('SnapshotTooLarge');
+    expect(published(p, 'ApiKey', 'adm')?.spec).toMatchObject({ role: 'user' });
+    expect(verdict(p, 'ApiKey', 'adm')?.reason).toBe('Published');
+    expect(published(p, 'ApiKey', 'ci')?.spec).toMatchObject({ budget: { limitUsd: 10 } });
+    expect(published(p, 'Tenant', 'wide')?.spec).toMatchObject({ models: ['gpt-4o-mini'] });
+    expect(verdict(p, 'Tenant', 'wide')?.reason).toBe('Published');
+    servable(p);
+  });
+
+  it('holds back an ApiKey edit that would grow the base past the limit', () => {
+    const greedy = obj('ApiKey', 'greedy', {
+      tenantRef: { name: 'acme' },
+      secretRef: { name: 'g-key' },
+      models: ['a'],
+    });
+    const sec: Secrets = [...secrets, ['g-key', { key: 'sk-g' }]];
+    const was = plan(world([gpt, acme, ci, ...bigs, greedy], sec));
+    expect(was.tooLarge).toBeUndefined();
+    const grown = { ...greedy, spec: { ...(greedy.spec as object), models: names('greedy', 9000) } };
+    const p = plan(world([gpt, acme, ci, ...bigs, grown], sec, was));
+    expect(p.tooLarge).toBeDefined();
+    expect(snapshotBytes(p)).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
+    expect(published(p, 'ApiKey', 'greedy')?.spec).toMatchObject({ models: ['a'] });
+    expect(verdict(p, 'ApiKey', 'greedy')?.reason).toBe('SnapshotTooLarge');
   });
 });

@@ -109,6 +109,8 @@ const MAX_SKIPS = 4;
 
 export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
+const jsonLength = (v: unknown): number => JSON.stringify(v).length;
+
 /** The same manifest and credential: nothing for a pod to learn. */
 const sameEntry = (a: Entry | undefined, b: Entry): boolean =>
   a !== undefined && a.credential === b.credential && sameJson(a.manifest, b.manifest);
@@ -130,6 +132,8 @@ export function withinLimit(
 ): Entry[] {
   const wanted = new Map(desired.map((d) => [d.key, d]));
   const base = new Map<string, Entry>();
+  /** ApiKeys changed in the base other than by a revocation → their published version. */
+  const grownKeys = new Map<string, Entry>();
   for (const m of world.published?.manifests ?? []) {
     const key = objectKey(m.kind, m.metadata.name);
     const now = wanted.get(key);
@@ -137,18 +141,30 @@ export function withinLimit(
     // or not allowed, its tenant gone, ...): its last version is not published either, or a
     // deployment would keep sending a credential it may no longer name, and a key keep working.
     if (now === undefined) continue;
+    // A rotated provider credential is applied like a revocation: the old one may be revoked
+    // upstream already, and the new one is about the same size.
+    const old: Entry = { key, manifest: m, credential: now.credential };
     if (m.kind === 'ApiKey') {
       const was = m.spec;
       const is = now.manifest.spec as typeof was;
-      if (is.disabled === true || is.keyHash !== was.keyHash) {
+      if (is.disabled === true || is.keyHash !== was.keyHash) base.set(key, now);
+      // Any other ApiKey change may take privilege away (role, budget, models): it is not
+      // held back behind larger objects, and it is a few bytes at most.
+      else {
         base.set(key, now);
-        continue;
+        grownKeys.set(key, old);
       }
+      continue;
     }
-    // A rotated provider credential is applied like a revocation: the old one may be revoked
-    // upstream already, and the new one is about the same size.
-    base.set(key, { key, manifest: m, credential: now.credential });
+    // A change that does not grow the snapshot (a narrowed tenant, a shorter policy) cannot
+    // push it over the limit, so it need not wait for room either.
+    base.set(key, jsonLength(now.manifest) <= jsonLength(m) ? now : old);
   }
+  // ApiKey edits could grow the base past the limit (a budget added to every key): then only
+  // revocations and changes that do not grow go in first, and the rest waits like any change.
+  if (grownKeys.size > 0 && snapshotBytes(publication(base.values())) > MAX_SNAPSHOT_BYTES)
+    for (const [key, old] of grownKeys)
+      if (jsonLength(base.get(key)!.manifest) > jsonLength(old.manifest)) base.set(key, old);
   // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
   const changes = desired
     .filter((d) => !sameEntry(base.get(d.key), d))
