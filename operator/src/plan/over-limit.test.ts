@@ -157,4 +157,29 @@ describe('over the limit', () => {
     expect(published(p, 'ApiKey', 'greedy')?.spec).toMatchObject({ models: ['a'] });
     expect(verdict(p, 'ApiKey', 'greedy')?.reason).toBe('SnapshotTooLarge');
   });
+
+  it('remembers its selection, so an unchanged world costs no gzip bisection', () => {
+    // t4 does not fit; the 300 keys after it do, found by bisection (each step a full gzip).
+    const keys = Array.from({ length: 300 }, (_, i) =>
+      obj('ApiKey', `k${i}`, {
+        tenantRef: { name: 'acme' },
+        keyHash: createHash('sha256').update(`k${i}`).digest('hex'),
+      }),
+    );
+    const over = world([gpt, acme, ci, ...bigs, t4, ...keys], secrets, before);
+    const cpu = (f: () => void) => {
+      const t = process.cpuUsage();
+      f();
+      const c = process.cpuUsage(t);
+      return c.user + c.system;
+    };
+    let first: Plan | undefined;
+    let again: Plan | undefined;
+    const cold = cpu(() => (first = plan(over)));
+    const warm = cpu(() => (again = plan(structuredClone(over))));
+    expect(first!.tooLarge).toBeDefined();
+    expect(verdict(first!, 'ApiKey', 'k299')?.reason).toBe('Published');
+    expect(again).toEqual(first);
+    expect(warm).toBeLessThan(cold / 3);
+  });
 });
