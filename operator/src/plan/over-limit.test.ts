@@ -182,4 +182,37 @@ describe('over the limit', () => {
     expect(again).toEqual(first);
     expect(warm).toBeLessThan(cold / 3);
   });
+
+  describe('an edit whose old version no longer compiles', () => {
+    const hs = ['h1', 'h2', 'h3', 'h4', 'h5'].map((h) => tenant(h, ['gpt-4o-mini']));
+    const pol = obj('GuardrailPolicy', 'pii', { pii: { action: 'block' } });
+    const guarded = tenant('acme', ['gpt-4o-mini'], { guardrails: { policyRef: { name: 'pii' } } });
+    const was = plan(world([gpt, guarded, ci, ...bigs, ...hs, pol], secrets));
+    // Five older tenants grow past what fits, so the freeze holds back acme's edit.
+    const grown = hs.map((h) => ({ ...h, spec: { tier: 'pro', models: names(h.metadata.name) } }));
+
+    it('publishes the new version when it fits, so the tenant and its keys stay up', () => {
+      expect(was.tooLarge).toBeUndefined();
+      // The policy is dropped from the tenant (which grows, by models) and then deleted.
+      const more = ['gpt-4o', 'gpt-4.1', 'gpt-4.1-mini', 'o3', 'o3-mini', 'o1'];
+      const edited = { ...guarded, spec: { tier: 'pro', models: ['gpt-4o-mini', ...more] } };
+      const p = plan(world([gpt, edited, ci, ...bigs, ...grown], secrets, was));
+      expect(p.tooLarge).toBeDefined();
+      expect(published(p, 'Tenant', 'acme')?.spec).toEqual(edited.spec);
+      expect(published(p, 'ApiKey', 'ci')).toBeDefined();
+      servable(p);
+    });
+
+    it('says so when the new version does not fit either', () => {
+      const edited = { ...guarded, spec: { tier: 'pro', models: ['gpt-4o-mini', ...names('acme', 9000)] } };
+      const p = plan(world([gpt, edited, ci, ...bigs, ...grown], secrets, was));
+      expect(p.tooLarge).toBeDefined();
+      expect(published(p, 'Tenant', 'acme')).toBeUndefined();
+      expect(verdict(p, 'Tenant', 'acme')).toMatchObject({
+        reason: 'SnapshotTooLarge',
+        message: expect.stringContaining('its previous version no longer compiles') as unknown,
+      });
+      servable(p);
+    });
+  });
 });

@@ -164,6 +164,9 @@ export function plan(world: World): Plan {
     out = publication(lastSelection.entries);
     const published = new Map(out.manifests.map((m) => [objectKey(m.kind, m.metadata.name), m]));
     const includedByKey = new Map(included.map((c) => [objectKey(c.obj.kind, c.obj.metadata.name), c.obj]));
+    const wasPublished = new Set(
+      (world.published?.manifests ?? []).map((m) => objectKey(m.kind, m.metadata.name)),
+    );
     let leftOut = 0;
     for (const d of desired) {
       const now = published.get(d.key);
@@ -175,7 +178,11 @@ export function plan(world: World): Plan {
         obj,
         'SnapshotTooLarge',
         `the snapshot would be over the ${MAX_SNAPSHOT_BYTES} bytes a Secret holds (gzipped); ${
-          now === undefined ? 'this object is not served' : 'its previous version keeps serving'
+          now !== undefined
+            ? 'its previous version keeps serving'
+            : wasPublished.has(d.key)
+              ? 'its previous version no longer compiles beside the rest, so this object is not served'
+              : 'this object is not served'
         } until older objects make room`,
       );
     }

@@ -166,18 +166,17 @@ export function withinLimit(
     for (const [key, old] of grownKeys)
       if (jsonLength(base.get(key)!.manifest) > jsonLength(old.manifest)) base.set(key, old);
   // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
-  const changes = desired
-    .filter((d) => !sameEntry(base.get(d.key), d))
-    .sort((a, b) => {
-      const at = created.get(a.key) ?? '';
-      const bt = created.get(b.key) ?? '';
-      return at < bt ? -1 : at > bt ? 1 : 0;
-    });
+  const byAge = (a: Entry, b: Entry): number => {
+    const at = created.get(a.key) ?? '';
+    const bt = created.get(b.key) ?? '';
+    return at < bt ? -1 : at > bt ? 1 : 0;
+  };
+  const changes = desired.filter((d) => !sameEntry(base.get(d.key), d)).sort(byAge);
   // The size grows with each change taken (a change replaces a smaller or equal old version in
   // all but rare cases), so the longest run that fits is found by bisection. The change that
   // does not fit is skipped, so one huge object does not hold back every small one after it;
   // a few skips bound the work (each costs a bisection of gzips).
-  const chosen = new Map(base);
+  let chosen = new Map(base);
   let rest = changes;
   for (let skips = 0; rest.length > 0 && skips <= MAX_SKIPS; skips++) {
     const withFirst = (n: number): Map<string, Entry> => {
@@ -196,6 +195,22 @@ export function withinLimit(
     rest = rest.slice(lo + 1);
   }
   // What does not compile beside the rest is left out as well.
-  const keptKeys = compiling([...chosen.values()]);
+  let keptKeys = compiling([...chosen.values()]);
+  // An old version that no longer compiles (its policy deleted with the edit that dropped it)
+  // would take its object dark, its keys too: its new version is published instead if it fits.
+  const stale = [...chosen.values()].filter((e) => !keptKeys.has(e.key) && !sameEntry(e, wanted.get(e.key)!));
+  if (stale.length > 0) {
+    const fits = (set: Map<string, Entry>) => snapshotBytes(publication(set.values())) <= MAX_SNAPSHOT_BYTES;
+    const all = new Map(chosen);
+    for (const e of stale) all.set(e.key, wanted.get(e.key)!);
+    if (fits(all)) chosen = all;
+    // One at a time, oldest first, a few at most (each costs a gzip).
+    else
+      for (const e of stale.sort(byAge).slice(0, MAX_SKIPS + 1)) {
+        const one = new Map(chosen).set(e.key, wanted.get(e.key)!);
+        if (fits(one)) chosen = one;
+      }
+    keptKeys = compiling([...chosen.values()]);
+  }
   return [...chosen.values()].filter((e) => keptKeys.has(e.key));
 }
