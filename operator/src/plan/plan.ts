@@ -159,8 +159,10 @@ export function plan(world: World): Plan {
       return new Set(kept.map((c) => objectKey(c.obj.kind, c.obj.metadata.name)));
     };
     const inputs = selectionInputs(world, desired, created);
-    if (lastSelection?.inputs !== inputs)
+    if (lastSelection?.inputs !== inputs) {
       lastSelection = { inputs, entries: withinLimit(world, desired, created, compiling) };
+      selectionsComputed++;
+    }
     out = publication(lastSelection.entries);
     const published = new Map(out.manifests.map((m) => [objectKey(m.kind, m.metadata.name), m]));
     const includedByKey = new Map(included.map((c) => [objectKey(c.obj.kind, c.obj.metadata.name), c.obj]));
@@ -203,6 +205,10 @@ export function plan(world: World): Plan {
  * unchanged world costs one hash. The result is the same either way, so plan stays pure.
  */
 let lastSelection: { inputs: string; entries: Entry[] } | undefined;
+let selectionsComputed = 0;
+
+/** How many over-the-limit selections were computed rather than remembered (tests, logs). */
+export const overLimitSelectionsComputed = (): number => selectionsComputed;
 
 /** Hash of everything withinLimit reads: the desired entries, their age, the last published. */
 function selectionInputs(
