@@ -6,6 +6,7 @@
  */
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OwnedRecord } from '../../dataplane/src/stores/ownership/types.ts';
 import { failure } from '../harness/resources.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
@@ -16,6 +17,7 @@ const CJK_KEY = 'sk-ft-budget-cjk';
 const EPOCHS_KEY = 'sk-ft-budget-epochs';
 const SPENT_KEY = 'sk-ft-budget-spent';
 const OVERRUN_KEY = 'sk-ft-budget-overrun';
+const UNRECORDED_KEY = 'sk-ft-budget-unrecorded';
 /** Between chars ÷ 4 of the Chinese file below ($1,313 a pass) and its real tokens ($2,372). */
 const CJK_BUDGET = { limitUsd: 2_000, period: 'monthly' as const };
 /** USD per million trained tokens: $0.025 a token. */
@@ -47,6 +49,7 @@ beforeAll(async () => {
       apiKey('epochs-key', EPOCHS_KEY, 'acme', { budget: BUDGET }),
       apiKey('spent-key', SPENT_KEY, 'acme', { budget: BUDGET }),
       apiKey('overrun-key', OVERRUN_KEY, 'acme', { budget: BUDGET }),
+      apiKey('unrecorded-key', UNRECORDED_KEY, 'acme', { budget: BUDGET }),
       // No training price: its jobs hold nothing.
       deployment({
         name: 'tuner-unpriced',
@@ -259,5 +262,36 @@ describe('fine-tuning on a budget', () => {
     const after = await state();
     expect(after.spentUsd).toBeCloseTo(BUDGET.limitUsd + 0.9, 6);
     expect(after.heldUsd).toBe(0);
+  });
+
+  it('answers a job the provider created even when its worst case cannot be recorded, so no retry starts another', async () => {
+    const unrecorded = new OpenAI({ baseURL: stack.baseURL, apiKey: UNRECORDED_KEY, maxRetries: 0 });
+    const file = await upload(48, unrecorded);
+    const store = stack.gateway.stores.ownership;
+    const put = store.put.bind(store);
+    // The real store, with one fault injected: the job's budget record cannot be written.
+    store.put = async (r: OwnedRecord) => {
+      if (r.family === 'fine_tuning_job') throw new Error('ownership store down');
+      return put(r);
+    };
+    const posts = jobPosts();
+    let job;
+    try {
+      job = await unrecorded.fineTuning.jobs.create({
+        model: 'ft-test',
+        training_file: file,
+        hyperparameters: { n_epochs: 3 },
+      });
+    } finally {
+      store.put = put;
+    }
+    expect(jobPosts()).toBe(posts + 1);
+    expect(job.status).toBe('queued');
+    expect((await unrecorded.fineTuning.jobs.retrieve(job.id)).id).toBe(job.id);
+    const state = await stack.gateway.stores.budgets.state(
+      { tenant: 'acme', keyId: 'default/unrecorded-key' },
+      BUDGET,
+    );
+    expect(state.heldUsd).toBe(0);
   });
 });

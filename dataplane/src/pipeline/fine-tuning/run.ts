@@ -120,8 +120,16 @@ export async function createJob(
       : { ...routing, createsObject: true },
     (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
   );
-  // Recorded before the hold is released, so no create in between misses it.
-  if (budgeted && hold.batchMicros > 0) await recordWorstCase(deps, ctx, routed, req.model, hold);
+  // Recorded before the hold is released, so no create in between misses it. The job exists
+  // upstream either way: hiding it behind a 5xx would leave it running unseen and invite a
+  // retry that starts a second one. Unrecorded, it is not held against the key's next creates.
+  if (budgeted && hold.batchMicros > 0)
+    await recordWorstCase(deps, ctx, routed, req.model, hold).catch((err: unknown) => {
+      ctx.log.error(
+        { job: settlementId(routed.deployment.name, String(routed.value.id)), err: String(err) },
+        "fine-tuning job created, but its worst case could not be recorded: later creates will not count it against the key's budget",
+      );
+    });
   await settleAnswered(deps, ctx, routed, 0);
   return clientView(routed.value, routed.deployment.name);
 }
