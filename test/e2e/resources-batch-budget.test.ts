@@ -9,7 +9,14 @@ import { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ESTIMATE_USD } from '../../dataplane/src/accounting/estimate.ts';
 import type { OwnedRecord } from '../../dataplane/src/stores/ownership/types.ts';
-import { failure, MODEL, startResourceStack, type ResourceStack } from '../harness/resources.ts';
+import {
+  BUDGET,
+  failure,
+  MODEL,
+  OWNER_KEY_ID,
+  startResourceStack,
+  type ResourceStack,
+} from '../harness/resources.ts';
 
 let s: ResourceStack;
 
@@ -205,5 +212,32 @@ describe('a chat naming a file its deployment no longer has', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(ok.choices[0]?.message.role).toBe('assistant');
+  });
+});
+
+describe('a key whose budget is spent', () => {
+  // Last in this file: it spends the owner's whole budget.
+  it('still reads, lists and cancels its batches, and a finished one is charged past the limit', async () => {
+    const file = await upload(line('spent', { max_tokens: 10 }));
+    const running = await createBatch(file.id);
+    const stoppable = await createBatch(file.id);
+    await s.stack.gateway.stores.budgets.charge({
+      tenant: 'acme',
+      keyId: OWNER_KEY_ID,
+      budget: BUDGET,
+      amountUsd: BUDGET.limitUsd,
+      id: 'batch-owner-spend-it-all',
+    });
+    const spent = await s.spentMicros();
+    expect(spent).toBeGreaterThanOrEqual(BUDGET.limitUsd * 1e6);
+    expect((await s.owner.batches.cancel(stoppable.id)).id).toBe(stoppable.id);
+    expect((await s.owner.batches.retrieve(running.id)).status).not.toBe('completed');
+    await advanceUpstream(running.id);
+    const listed = await s.owner.batches.list().withResponse();
+    expect(listed.data.data.map((b) => b.id)).toContain(running.id);
+    const charged = Number(listed.response.headers.get('x-gantry-cost'));
+    expect(charged).toBeGreaterThan(0);
+    expect((await s.owner.batches.retrieve(running.id)).status).toBe('completed');
+    expect(Math.round((await s.spentMicros()) - spent)).toBe(Math.round(charged * 1e6));
   });
 });

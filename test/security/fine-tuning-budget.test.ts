@@ -6,6 +6,7 @@
  */
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OwnedRecord } from '../../dataplane/src/stores/ownership/types.ts';
 import { failure } from '../harness/resources.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
@@ -15,6 +16,8 @@ const JOBS_KEY = 'sk-ft-budget-jobs';
 const CJK_KEY = 'sk-ft-budget-cjk';
 const EPOCHS_KEY = 'sk-ft-budget-epochs';
 const SPENT_KEY = 'sk-ft-budget-spent';
+const OVERRUN_KEY = 'sk-ft-budget-overrun';
+const UNRECORDED_KEY = 'sk-ft-budget-unrecorded';
 /** Between chars ÷ 4 of the Chinese file below ($1,313 a pass) and its real tokens ($2,372). */
 const CJK_BUDGET = { limitUsd: 2_000, period: 'monthly' as const };
 /** USD per million trained tokens: $0.025 a token. */
@@ -45,6 +48,8 @@ beforeAll(async () => {
       apiKey('cjk-key', CJK_KEY, 'acme', { budget: CJK_BUDGET }),
       apiKey('epochs-key', EPOCHS_KEY, 'acme', { budget: BUDGET }),
       apiKey('spent-key', SPENT_KEY, 'acme', { budget: BUDGET }),
+      apiKey('overrun-key', OVERRUN_KEY, 'acme', { budget: BUDGET }),
+      apiKey('unrecorded-key', UNRECORDED_KEY, 'acme', { budget: BUDGET }),
       // No training price: its jobs hold nothing.
       deployment({
         name: 'tuner-unpriced',
@@ -216,5 +221,77 @@ describe('fine-tuning on a budget', () => {
     );
     expect(refused.status).toBe(402);
     expect(String(refused.error.message)).not.toContain('n_epochs');
+  });
+
+  it('lets a key whose budget is spent read, list and cancel its jobs, and charges training done past the limit', async () => {
+    const overrun = new OpenAI({ baseURL: stack.baseURL, apiKey: OVERRUN_KEY, maxRetries: 0 });
+    const state = () =>
+      stack.gateway.stores.budgets.state({ tenant: 'acme', keyId: 'default/overrun-key' }, BUDGET);
+    const line = '{"messages":[{"role":"user","content":"hi"}]}\n';
+    const unpricedFile = await overrun.files.create(
+      { file: await toFile(Buffer.from(line), 'train.jsonl'), purpose: 'fine-tune' },
+      { headers: { 'x-gantry-model': 'ft-unpriced' } },
+    );
+    const stoppable = await overrun.fineTuning.jobs.create({
+      model: 'ft-unpriced',
+      training_file: unpricedFile.id,
+    });
+    // About 12 tokens a pass: 3 epochs are ~$0.90, which fits the $1 budget.
+    const job = await overrun.fineTuning.jobs.create({
+      model: 'ft-test',
+      training_file: await upload(48, overrun),
+      hyperparameters: { n_epochs: 3 },
+    });
+    // The rest of the key's spend (chat, say) takes the whole budget meanwhile.
+    await stack.gateway.stores.budgets.charge({
+      tenant: 'acme',
+      keyId: 'default/overrun-key',
+      budget: BUDGET,
+      amountUsd: BUDGET.limitUsd,
+      id: 'overrun-spend-it-all',
+    });
+    expect((await overrun.fineTuning.jobs.cancel(stoppable.id)).status).toBe('cancelled');
+    const listed = await overrun.fineTuning.jobs.list();
+    expect(listed.data.map((j) => j.id)).toContain(job.id);
+    let seen = await overrun.fineTuning.jobs.retrieve(job.id);
+    for (let reads = 1; seen.status !== 'succeeded' && reads < 5; reads++)
+      seen = await overrun.fineTuning.jobs.retrieve(job.id);
+    expect(seen.status).toBe('succeeded');
+    // The training happened: charged over the limit, once, however often it is read again.
+    await overrun.fineTuning.jobs.retrieve(job.id);
+    const after = await state();
+    expect(after.spentUsd).toBeCloseTo(BUDGET.limitUsd + 0.9, 6);
+    expect(after.heldUsd).toBe(0);
+  });
+
+  it('answers a job the provider created even when its worst case cannot be recorded, so no retry starts another', async () => {
+    const unrecorded = new OpenAI({ baseURL: stack.baseURL, apiKey: UNRECORDED_KEY, maxRetries: 0 });
+    const file = await upload(48, unrecorded);
+    const store = stack.gateway.stores.ownership;
+    const put = store.put.bind(store);
+    // The real store, with one fault injected: the job's budget record cannot be written.
+    store.put = async (r: OwnedRecord) => {
+      if (r.family === 'fine_tuning_job') throw new Error('ownership store down');
+      return put(r);
+    };
+    const posts = jobPosts();
+    let job;
+    try {
+      job = await unrecorded.fineTuning.jobs.create({
+        model: 'ft-test',
+        training_file: file,
+        hyperparameters: { n_epochs: 3 },
+      });
+    } finally {
+      store.put = put;
+    }
+    expect(jobPosts()).toBe(posts + 1);
+    expect(job.status).toBe('queued');
+    expect((await unrecorded.fineTuning.jobs.retrieve(job.id)).id).toBe(job.id);
+    const state = await stack.gateway.stores.budgets.state(
+      { tenant: 'acme', keyId: 'default/unrecorded-key' },
+      BUDGET,
+    );
+    expect(state.heldUsd).toBe(0);
   });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-spent-reads';
+const STORES_KEY = 'sk-spent-reads-stores';
 /** Exactly one 4-second clip at $0.10 a second. */
 const BUDGET = { limitUsd: 0.4, period: 'monthly' as const };
 
@@ -28,10 +29,11 @@ beforeAll(async () => {
         name: 'holder',
         model: 'holder',
         baseUrl: fakeBase(url!),
-        capabilities: ['chat', 'files'],
+        capabilities: ['chat', 'files', 'vector_stores', 'assistants', 'containers'],
       }),
       tenant('acme'),
       apiKey('spent', KEY, 'acme', { budget: BUDGET, rateLimit: { requestsPerMinute: 100 } }),
+      apiKey('stores', STORES_KEY, 'acme', { budget: BUDGET }),
     ].join(''),
   );
   client = new OpenAI({ baseURL: stack.baseURL, apiKey: KEY, maxRetries: 0 });
@@ -83,5 +85,52 @@ describe('a key with nothing left of its budget', () => {
       body: JSON.stringify({ model: 'sora', prompt: 'again', seconds: '1' }),
     });
     expect(priced.status).toBe(402);
+  });
+
+  it('still reads its vector stores, assistants and containers and their files, each recorded at $0', async () => {
+    const other = new OpenAI({ baseURL: stack.baseURL, apiKey: STORES_KEY, maxRetries: 0 });
+    const file = await other.files.create({
+      file: await toFile(Buffer.from('notes'), 'n.txt'),
+      purpose: 'assistants',
+    });
+    const store = await other.vectorStores.create({ name: 'kb', file_ids: [file.id] });
+    const assistant = await other.beta.assistants.create({ model: 'holder', name: 'helper' });
+    const container = await other.containers.create({ name: 'sandbox', file_ids: [file.id] });
+    const containerFile = (await other.containers.files.list(container.id)).data[0]!;
+    await stack.gateway.stores.budgets.charge({
+      tenant: 'acme',
+      keyId: 'default/stores',
+      budget: BUDGET,
+      amountUsd: BUDGET.limitUsd,
+      id: 'stores-spend-it-all',
+    });
+    const reads = [
+      '/vector_stores',
+      `/vector_stores/${store.id}`,
+      `/vector_stores/${store.id}/files`,
+      `/vector_stores/${store.id}/files/${file.id}`,
+      '/assistants',
+      `/assistants/${assistant.id}`,
+      '/containers',
+      `/containers/${container.id}`,
+      `/containers/${container.id}/files`,
+      `/containers/${container.id}/files/${containerFile.id}`,
+      `/containers/${container.id}/files/${containerFile.id}/content`,
+    ];
+    const answers: string[] = [];
+    for (const path of reads) {
+      const res = await fetch(`${stack.baseURL}${path}`, {
+        headers: { authorization: `Bearer ${STORES_KEY}`, 'openai-beta': 'assistants=v2' },
+      });
+      await res.arrayBuffer();
+      answers.push(`${path} ${res.status} $${Number(res.headers.get('x-gantry-cost') ?? Number.NaN)}`);
+    }
+    expect(answers).toEqual(reads.map((path) => `${path} 200 $0`));
+    const state = await stack.gateway.stores.budgets.state(
+      { tenant: 'acme', keyId: 'default/stores' },
+      BUDGET,
+    );
+    expect(state.spentUsd).toBeCloseTo(BUDGET.limitUsd, 9);
+    expect(state.heldUsd).toBe(0);
   });
 });

@@ -187,4 +187,20 @@ describe('a deployment answering 404 to every path (misrouted, or its Azure depl
     expect(stack.gateway.health.circuitState('tuner')).toBe('open');
     expect(stack.gateway.health.circuitState('sora')).toBe('open');
   });
+
+  it("is an upstream failure when its 404 only echoes the request's path, which names the video", async () => {
+    const created = await post('/videos', { model: 'sora', prompt: 'waves', seconds: '2' });
+    const video = String(created.json.id);
+    const job = await stack.gateway.stores.videoJobs.get({ tenant: 'acme', keyId: KEY_ID }, video);
+    // A framework's 404 for a route it does not serve, echoing the path with the upstream id.
+    const echo = `Route POST:/v1/videos/${job!.upstreamId}/remix not found`;
+    stack.fakes[0]!.setFaults([
+      { match: { path: '/remix' }, fault: { type: 'status', status: 404, message: echo } },
+    ]);
+    const before = await notFoundAttempts('sora');
+    const remix = await post(`/videos/${video}/remix`, { prompt: 'at night' });
+    expect(remix.status).toBe(502);
+    expect(String((remix.json.error as { message: string }).message)).toContain('sora');
+    expect(await notFoundAttempts('sora')).toBe(before + 1);
+  });
 });

@@ -7,6 +7,7 @@ import {
   estimateMessageTokens,
   estimatePromptTokens,
   estimateTextTokens,
+  TOKENIZE_FILE_MAX_BYTES,
 } from './tokens.ts';
 
 // Counts are composed from estimateTextTokens, so these tests hold whether text is counted
@@ -181,9 +182,38 @@ describe('countTokensAtMost', () => {
     }
   });
 
-  it('counts a line past the tokenizer limit as its UTF-8 bytes, never fewer tokens', async () => {
-    const line = '漢'.repeat(300_000);
-    expect(await countTokensAtMost(line)).toBe(Buffer.byteLength(line) + 1);
+  it('counts a file past TOKENIZE_FILE_MAX_BYTES as its UTF-8 bytes, without tokenising it', async () => {
+    const line = '{"messages":[{"role":"user","content":"月球距离地球大约有多远？"}]}\n';
+    const text = line.repeat(Math.ceil((TOKENIZE_FILE_MAX_BYTES + 1) / Buffer.byteLength(line)));
+    expect(await countTokensAtMost(text)).toBe(Buffer.byteLength(text));
+    expect(exact(text)).toBeLessThan(Buffer.byteLength(text));
     expect(await countTokensAtMost('short text')).toBe(estimateTextTokens('short text'));
+  });
+
+  it('keeps the event loop turning while it counts a file of long lines of long words', async () => {
+    // 255-letter random words (one short of the run that countBounded slices) make BPE slow:
+    // the ~200,000-character line this test once counted in one go stalled the loop 0.1-0.2 s;
+    // an 8,000-character slice takes under 10 ms.
+    let seed = 7;
+    const abc = 'abcdefghijklmnopqrstuvwxyz';
+    const char = () => abc[((seed = (seed * 1103515245 + 12345) & 0x7fffffff) >>> 16) % abc.length]!;
+    const word = () => Array.from({ length: 255 }, char).join('');
+    const line = Array.from({ length: 780 }, word).join(' ');
+    const text = `${line}\n${line}\n`;
+    expect(Buffer.byteLength(text)).toBeLessThan(TOKENIZE_FILE_MAX_BYTES);
+    // The longest gap between turns of the loop, the last one (up to the count's end) included.
+    let last = performance.now();
+    let longest = 0;
+    const tick = () => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    };
+    const ticker = setInterval(tick, 1);
+    const bound = await countTokensAtMost(text);
+    tick();
+    clearInterval(ticker);
+    expect(bound).toBeGreaterThanOrEqual(exact(text));
+    expect(longest).toBeLessThan(60);
   });
 });

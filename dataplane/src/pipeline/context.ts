@@ -21,6 +21,7 @@ export interface StageLogger {
   debug(obj: object, msg: string): void;
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
 }
 
 export interface ServedSummary {

@@ -29,6 +29,11 @@ describe('lostObject', () => {
     const gone = 'The API deployment for this resource does not exist.';
     expect(lostObject(e404(gone, { code: 'DeploymentNotFound' }), objects)).toBeUndefined();
     expect(lostObject(e404('Invalid URL (POST /v1/v1/fine_tuning/jobs)'), objects)).toBeUndefined();
+    // A 404 echoing the request's path names a path-addressed object's id without blaming it.
+    const video: NamedObject = { param: 'video_id', upstreamId: 'video_abc', kind: 'video' };
+    expect(lostObject(e404('Route POST:/v1/videos/video_abc/remix not found'), [video])).toBeUndefined();
+    expect(lostObject(e404('Invalid URL (POST /v1/v1/videos/video_abc/remix)'), [video])).toBeUndefined();
+    expect(lostObject(e404('Video video_abc not found'), [video])).toBe(video);
     expect(
       lostObject(e404('The model does not exist', { code: 'model_not_found' }), objects),
     ).toBeUndefined();

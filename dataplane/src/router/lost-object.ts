@@ -20,13 +20,18 @@ export interface NamedObject {
 
 const ID_CHAR = /[A-Za-z0-9_-]/;
 
-/** `id` appears in `text` as a whole id, not inside a longer one (`file-1` in `file-12`). */
+/**
+ * `id` appears in `text` as a whole id, not inside a longer one (`file-1` in `file-12`), and
+ * not as a segment of a URL path: a framework's or proxy's 404 echoes the request's path
+ * ("Route POST:/v1/videos/video_abc/remix not found", "Invalid URL (POST /v1/v1/...)"), which
+ * names the id of a path-addressed object without blaming it.
+ */
 function mentions(text: string, id: string): boolean {
   if (id === '') return false;
   for (let at = text.indexOf(id); at !== -1; at = text.indexOf(id, at + 1)) {
     const before = at === 0 ? '' : text[at - 1]!;
     const after = text[at + id.length] ?? '';
-    if (!ID_CHAR.test(before) && !ID_CHAR.test(after)) return true;
+    if (!ID_CHAR.test(before) && before !== '/' && !ID_CHAR.test(after)) return true;
   }
   return false;
 }

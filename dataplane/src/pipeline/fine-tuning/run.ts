@@ -13,7 +13,8 @@ import type { Deployment } from '../../config/snapshot.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
 import { toGatewayError } from '../../router/errors.ts';
 import { UpstreamFailure } from '../../router/upstream.ts';
-import { admit, admitRequest, reserveHold } from '../admission.ts';
+import { admitRequest, reserveHold } from '../admission.ts';
+import { isStoreUnavailable } from '../../stores/index.ts';
 import { accessibleRoute, mayUse, type RequestContext } from '../context.ts';
 import { callContext, missingObjects, routeRequest, type PipelineDeps } from '../forward.ts';
 import { passthroughCall } from '../passthrough/call.ts';
@@ -53,21 +54,14 @@ const describe = (ctx: RequestContext, model: string | undefined): void => {
   Object.assign(ctx.usage, { endpoint: 'fine_tuning', requestedModel: model ?? '', stream: false });
 };
 
-/** The rate limit, and the budget for `holdUsd` (a new job's worst case; reads hold nothing). */
-async function begin(
-  deps: PipelineDeps,
-  ctx: RequestContext,
-  model: string | undefined,
-  holdUsd = 0,
-): Promise<void> {
-  describe(ctx, model);
-  ctx.admission = await admit(
-    deps,
-    ctx,
-    () => [],
-    () => 0,
-    { maxTokens: 0, unitCostUsd: holdUsd },
-  );
+/**
+ * Reads and cancels take the rate limit alone, no hold: a key whose budget is spent must
+ * still see and stop the jobs it started (a $0 hold is refused at $0 left), and the training
+ * a read finds done is charged outside any hold (`chargeTraining`), as the batch sweep does.
+ */
+async function beginRead(deps: PipelineDeps, ctx: RequestContext): Promise<void> {
+  describe(ctx, undefined);
+  ctx.admission = await admitRequest(deps, ctx);
 }
 
 export async function createJob(
@@ -126,8 +120,16 @@ export async function createJob(
       : { ...routing, createsObject: true },
     (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
   );
-  // Recorded before the hold is released, so no create in between misses it.
-  if (budgeted && hold.batchMicros > 0) await recordWorstCase(deps, ctx, routed, req.model, hold);
+  // Recorded before the hold is released, so no create in between misses it. The job exists
+  // upstream either way: hiding it behind a 5xx would leave it running unseen and invite a
+  // retry that starts a second one. Unrecorded, it is not held against the key's next creates.
+  if (budgeted && hold.batchMicros > 0)
+    await recordWorstCase(deps, ctx, routed, req.model, hold).catch((err: unknown) => {
+      ctx.log.error(
+        { job: settlementId(routed.deployment.name, String(routed.value.id)), err: String(err) },
+        "fine-tuning job created, but its worst case could not be recorded: later creates will not count it against the key's budget",
+      );
+    });
   await settleAnswered(deps, ctx, routed, 0);
   return clientView(routed.value, routed.deployment.name);
 }
@@ -249,7 +251,9 @@ async function ownedJob(
 /**
  * The training charge a read of `job` settles: due the first time any read sees it succeeded
  * (a claim in the shared store makes it once across requests and pods), else nothing. A job
- * seen failed or cancelled is claimed too, at nothing: that ends its worst case's hold.
+ * seen failed or cancelled is claimed too, at nothing: that ends its worst case's hold. The
+ * money reaches the budget before the claim is taken, so a budget store that cannot take it
+ * fails this read (5xx) and leaves the job to the next one, not charged at all.
  */
 async function chargeFor(
   deps: PipelineDeps,
@@ -258,26 +262,56 @@ async function chargeFor(
   deployment: Deployment,
 ): Promise<number> {
   if (!isFinishedJob(job)) return 0;
-  const due = trainingCharge(job, deployment.pricing?.trainingPerMillionTokens);
   const id = settlementId(deployment.name, String(job.id));
   // The upstream's creation time, the same on every read: the in-process store refuses jobs
   // created before claims it had to forget (NaN, unknown, is refused then too).
   const claim = { id, createdAt: createdAtMs(job) };
-  if (!(await deps.stores.ownership.claim(ctx.tenant.name, 'fine_tuning_job', claim, 'settled'))) return 0;
+  const ownership = deps.stores.ownership;
+  const [done] = await ownership.claimed(ctx.tenant.name, 'fine_tuning_job', [claim], 'settled');
+  if (done) return 0;
+  const due = trainingCharge(job, deployment.pricing?.trainingPerMillionTokens);
+  if (due) await chargeTraining(deps, ctx, id, due.costUsd);
+  if (!(await ownership.claim(ctx.tenant.name, 'fine_tuning_job', claim, 'settled'))) return 0;
   if (!due) return 0;
   ctx.log.info({ job: id, ...due }, 'fine-tuning job succeeded; training charged');
   return due.costUsd;
 }
 
+/**
+ * The training to the key's budget without a hold: it has happened, so a charge past the
+ * limit is recorded, not refused. Idempotent by the job, so two reads racing to the first
+ * sight of it charge it once.
+ */
+async function chargeTraining(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  job: string,
+  costUsd: number,
+): Promise<void> {
+  const budget = ctx.key.spec.budget;
+  if (!budget || costUsd <= 0) return;
+  const charge = { tenant: ctx.tenant.name, keyId: ctx.key.id, budget, amountUsd: costUsd };
+  try {
+    await deps.stores.budgets.charge({ ...charge, id: `fine_tuning_job:${ctx.tenant.name}:${job}` });
+  } catch (err) {
+    if (!isStoreUnavailable(err)) throw err;
+    throw new GatewayError(
+      'service_unavailable',
+      `the budget store is unavailable, so fine-tuning job training could not be charged; retry the read`,
+      { headers: { 'retry-after': '1' } },
+    );
+  }
+}
+
 export async function retrieveJob(deps: PipelineDeps, ctx: RequestContext, id: string) {
-  await begin(deps, ctx, undefined);
+  await beginRead(deps, ctx);
   const { job, deployment } = await ownedJob(deps, ctx, id);
   await settle(deps, ctx, { status: 200, deployment, costUsd: await chargeFor(deps, ctx, job, deployment) });
   return clientView(job, deployment.name);
 }
 
 export async function cancelJob(deps: PipelineDeps, ctx: RequestContext, id: string) {
-  await begin(deps, ctx, undefined);
+  await beginRead(deps, ctx);
   const { deployment, upstreamId } = await ownedJob(deps, ctx, id);
   const path = `fine_tuning/jobs/${encodeURIComponent(upstreamId)}/cancel`;
   const job = await onDeployment(deps, ctx, deployment, 'POST', path, id);
@@ -292,7 +326,7 @@ export async function listJobs(
   ctx: RequestContext,
   page: { limit: number; after: string | undefined },
 ) {
-  await begin(deps, ctx, undefined);
+  await beginRead(deps, ctx);
   const owner = ownerOf(ctx);
   const filter = `metadata[${OWNER_KEYS.tenant}]=${encodeURIComponent(owner.tenant)}&metadata[${OWNER_KEYS.key}]=${encodeURIComponent(owner.keyId)}`;
   const seen = new Set<string>();

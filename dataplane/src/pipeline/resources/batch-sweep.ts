@@ -20,7 +20,7 @@ import type { Stores } from '../../stores/index.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
 import type { UsageRecorder } from '../../stores/usage/index.ts';
 import { batchCostUsd, finishedBatchUsage, isFinishedBatch } from './batch.ts';
-import { adoptOutputFiles } from './batches.ts';
+import { adoptOutputFiles, batchChargeId } from './batches.ts';
 import { FAMILY } from './families.ts';
 import { objectPath } from './owned.ts';
 import { sendResource } from './proxy.ts';
@@ -180,7 +180,7 @@ async function charge(
   const key = [...snapshot.keys.values()].find((k) => k.id === record.keyId && k.tenant === record.tenant);
   const budget = key?.spec.budget;
   if (budget && costUsd > 0) {
-    const id = `batch:${record.tenant}:${record.id}`;
+    const id = batchChargeId(record);
     const req: ChargeRequest = { tenant: record.tenant, keyId: record.keyId, budget, amountUsd: costUsd, id };
     await deps.stores.budgets.charge(req).catch((err: unknown) => {
       owed.set(id, req);

@@ -157,21 +157,39 @@ export async function adoptOutputFiles(
 /**
  * Observes a batch as read upstream: adopts its files; settles it the first time it is seen
  * finished, charging its usage (if it reports any). The settlement claim is taken even
- * without usage: it ends the batch's estimate counting against the budget.
+ * without usage: it ends the batch's estimate counting against the budget. Reads hold no
+ * budget, so the charge goes to the budget directly (past the limit it is recorded, not
+ * refused: the work was done), under the id the sweep charges it with, so a read and a sweep
+ * racing charge it once; before the claim, so a budget store that cannot take it fails the
+ * read and leaves the batch to the next read or sweep rather than losing the charge.
  */
 export function batchObserver(deps: PipelineDeps, ctx: RequestContext): Observer {
   return async (record, object): Promise<Charge> => {
     await adoptOutputFiles(deps, record, object);
     if (!isFinishedBatch(object)) return { costUsd: 0 };
-    // Before the claim: nothing after it may fail, or the claimed charge would be lost.
     const holder = holderOf(ctx, FAMILY.batch, record);
     const usage = finishedBatchUsage(object, holder);
+    const owned = deps.stores.ownership;
+    const [done] = await owned.claimed(record.tenant, 'batch', [record], 'settled');
+    if (done) return { costUsd: 0, finished: true };
+    const costUsd = usage ? batchCostUsd(holder.pricing, usage) : 0;
+    const budget = ctx.key.spec.budget;
+    if (budget && costUsd > 0)
+      await deps.stores.budgets.charge({
+        tenant: record.tenant,
+        keyId: record.keyId,
+        budget,
+        amountUsd: costUsd,
+        id: batchChargeId(record),
+      });
     // Once per batch, whichever pod or request sees it first.
-    if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record, 'settled')))
+    if (!(await owned.claim(record.tenant, 'batch', record, 'settled')))
       return { costUsd: 0, finished: true };
     if (!usage) return { costUsd: 0, finished: true };
-    const costUsd = batchCostUsd(holder.pricing, usage);
     ctx.log.info({ batch: record.id, costUsd, ...usage }, 'batch finished; charged');
     return { costUsd, usage, deployment: holder, finished: true };
   };
 }
+
+/** The id a finished batch's charge is made under, by a read or the sweep: charged once. */
+export const batchChargeId = (record: OwnedRecord): string => `batch:${record.tenant}:${record.id}`;

@@ -119,10 +119,10 @@ export async function readResource(
   action?: { method: HttpMethod; sub: string },
 ): Promise<Answer> {
   const spec = FAMILY[family];
-  // A plain read that observes no charge is free: no budget hold, so a spent key still reads.
-  // A read that may charge (a finished batch) holds $0, the reservation its charge settles.
-  const free = observe === NOTHING && action === undefined;
-  const record = await beginOnOwned(deps, ctx, family, id, free ? 'free' : undefined);
+  // No budget hold (a $0 hold is refused at $0 left), so a spent key still reads its objects
+  // and cancels its batches; a charge the read finds due (a finished batch) is taken by the
+  // observer outside any hold.
+  const record = await beginOnOwned(deps, ctx, family, id, 'free');
   const { object, served } = await jsonOnHolder(
     deps,
     ctx,
@@ -191,7 +191,8 @@ export async function listResources(
   observe: Observer = NOTHING,
 ): Promise<Answer> {
   const spec = FAMILY[family];
-  await begin(deps, ctx, spec, undefined, observe === NOTHING ? 'free' : 0);
+  // No budget hold: as for readResource, what a list finds due is charged by the observer.
+  await begin(deps, ctx, spec, undefined, 'free');
   const { page, listed } = await listOwned(deps, ctx, spec, query, keep);
   // A list that shows finished batches charges them, once each, like a retrieve would. One
   // observation failing must not drop the charges the others claimed: those are settled, and
