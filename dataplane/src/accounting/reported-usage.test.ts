@@ -92,17 +92,20 @@ describe('usage held against the request it answers', () => {
     );
   });
 
-  it('the prompt by the context window, else a multiple of the gateway’s own count unless it cannot count all of it', () => {
+  it('the prompt by the context window, else only by the sanity cap (the own count is too rough)', () => {
     expect(
       usageCeilings(bounds({ deployment: { contextWindow: 8_192, maxOutputTokens: undefined } })).prompt,
     ).toBe(8_192);
-    expect(usageCeilings(bounds()).prompt).toBe(100 * 8 + 4_096);
-    expect(usageCeilings(bounds({ uncountedParts: true })).prompt).toBe(MAX_REPORTED_TOKENS);
+    expect(usageCeilings(bounds()).prompt).toBe(MAX_REPORTED_TOKENS);
+    // A legacy completions `suffix` (or a response_format schema) is not in the own count of 3:
+    // a real 20,822-token prompt is billed as reported.
+    expect(boundedUsage(usage(20_822, 4), bounds({ promptTokens: 3 }))).toEqual(usage(20_822, 4));
   });
 
   it('a count over its ceiling is cut to it; one within is kept as is', () => {
     expect(boundedUsage(usage(9, 1_000_000_000), bounds())).toEqual(usage(9, 5));
-    expect(boundedUsage(usage(1_000_000, 3), bounds())).toEqual(usage(4_896, 3));
+    const window = { contextWindow: 4_896, maxOutputTokens: undefined };
+    expect(boundedUsage(usage(1_000_000, 3), bounds({ deployment: window }))).toEqual(usage(4_896, 3));
     const fine = usage(90, 4);
     expect(boundedUsage(fine, bounds())).toBe(fine);
   });
@@ -128,7 +131,13 @@ describe('usage held against the request it answers', () => {
     expect(boundedPromptTokens(50, bounds())).toBe(50);
     expect(boundedPromptTokens(0, bounds())).toBeUndefined();
     expect(boundedPromptTokens(1e300, bounds())).toBeUndefined();
-    expect(boundedPromptTokens(1_000_000, bounds())).toBe(4_896);
+    expect(
+      boundedPromptTokens(
+        1_000_000,
+        bounds({ deployment: { contextWindow: 4_896, maxOutputTokens: undefined } }),
+      ),
+    ).toBe(4_896);
+    expect(boundedPromptTokens(1_000_000, bounds())).toBe(1_000_000);
     expect(boundedPromptTokens(undefined, bounds())).toBeUndefined();
   });
 });

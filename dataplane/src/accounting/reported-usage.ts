@@ -52,37 +52,27 @@ export function believableUsage(raw: unknown): Usage | undefined {
  */
 export const MAX_UNBOUNDED_OUTPUT_TOKENS = 262_144;
 
-/**
- * Without a context window, a prompt report is believed up to this multiple of the gateway's
- * own count plus a fixed allowance (chat templates, tool schemas, images counted roughly).
- */
-const PROMPT_MULTIPLE = 8;
-const PROMPT_ALLOWANCE = 4_096;
-
 /** What the request tells about the size of its usage. */
 export interface UsageBounds {
   /** The gateway's own count of the prompt. */
   promptTokens: number;
-  /**
-   * The prompt has parts the gateway does not count (files, audio): its own count says nothing
-   * about the provider's, so only the context window bounds the report.
-   */
-  uncountedParts?: boolean;
   output: OutputBound;
   deployment: Pick<Deployment, 'contextWindow' | 'maxOutputTokens'>;
   /** The answer has content (text, tool calls): a report of 0 output tokens is then no report. */
   answered: boolean;
 }
 
-/** The most prompt and completion tokens a request can be billed for. */
+/**
+ * The most prompt and completion tokens a request can be billed for. Without a context window
+ * the prompt is bounded only by the sanity cap: the gateway's own count is too rough to bound
+ * a real one (images at a flat 85 tokens, response_format schemas and completions' `suffix`
+ * not counted), and a ceiling built on it billed a 48,175-token image prompt as 4,856.
+ */
 export function usageCeilings(b: UsageBounds): { prompt: number; completion: number } {
   const sequences = Math.max(1, b.output.sequences ?? 1);
   const perSequence = b.output.maxTokens ?? b.deployment.maxOutputTokens ?? MAX_UNBOUNDED_OUTPUT_TOKENS;
-  const prompt =
-    b.deployment.contextWindow ??
-    (b.uncountedParts ? MAX_REPORTED_TOKENS : b.promptTokens * PROMPT_MULTIPLE + PROMPT_ALLOWANCE);
   return {
-    prompt: Math.min(prompt, MAX_REPORTED_TOKENS),
+    prompt: Math.min(b.deployment.contextWindow ?? MAX_REPORTED_TOKENS, MAX_REPORTED_TOKENS),
     completion: Math.min(perSequence * sequences, MAX_REPORTED_TOKENS),
   };
 }

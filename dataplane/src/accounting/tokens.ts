@@ -149,15 +149,6 @@ export function estimatePromptTokens(req: ChatRequest): number {
   return tokens;
 }
 
-/** Whether a prompt has parts the count above does not see (files, audio): it undercounts them. */
-export function hasUncountedParts(req: ChatRequest): boolean {
-  for (const m of req.messages) {
-    if (!Array.isArray(m.content)) continue;
-    for (const part of m.content) if (part.type !== 'text' && part.type !== 'image_url') return true;
-  }
-  return false;
-}
-
 export function estimatedUsage(req: ChatRequest, completionText: string): Usage {
   const prompt = estimatePromptTokens(req);
   const completion = estimateTextTokens(completionText);

@@ -152,4 +152,38 @@ describe('chatUsageBounds', () => {
         ?.completion_tokens,
     ).toBe(500);
   });
+
+  it('believes a prompt of images or a response_format schema past its own count without a context window', () => {
+    const image: ChatRequest = {
+      ...REQ,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in this picture?' },
+            { type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'high' } },
+          ],
+        },
+      ],
+    };
+    // gpt-4o-mini bills a high-detail 2048×768 image at 2,833 + 8 tiles × 5,667 tokens.
+    const real = 2_833 + 5_667 * 8 + 6;
+    const imageBounds = chatUsageBounds(image, estimatePromptTokens(image), openai, true);
+    expect(boundedUsage(usage(real, 20), imageBounds)?.prompt_tokens).toBe(real);
+    const properties = Object.fromEntries(
+      Array.from({ length: 800 }, (_, i) => [
+        `field_${i}`,
+        { type: 'string', description: `Field ${i} of the form` },
+      ]),
+    );
+    const schema = {
+      ...REQ,
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 's', schema: { type: 'object', properties } },
+      },
+    } as ChatRequest;
+    const schemaBounds = chatUsageBounds(schema, estimatePromptTokens(schema), openai, true);
+    expect(boundedUsage(usage(20_822, 20), schemaBounds)?.prompt_tokens).toBe(20_822);
+  });
 });

@@ -11,7 +11,7 @@ import {
   boundedUsage,
   type UsageBounds,
 } from '../accounting/reported-usage.ts';
-import { estimatePromptTokens, estimateTextTokens, hasUncountedParts } from '../accounting/tokens.ts';
+import { estimatePromptTokens, estimateTextTokens } from '../accounting/tokens.ts';
 import type { Deployment } from '../config/snapshot.ts';
 import type { ChatCompletion, ChatRequest, Usage } from '../formats/openai/types.ts';
 import { chatOutputField } from './validate.ts';
@@ -101,7 +101,6 @@ export function chatUsageBounds(
   const asked = chatOutputField(req).value;
   return {
     promptTokens,
-    uncountedParts: hasUncountedParts(req),
     output: {
       maxTokens: asked === undefined ? undefined : asked + thinkingAllowance(req, deployment),
       sequences: req.n,
