@@ -4,7 +4,7 @@ import { estimatePromptTokens, estimateTextTokens } from '../accounting/tokens.t
 import type { Deployment } from '../config/snapshot.ts';
 import type { ChatRequest, Usage } from '../formats/openai/types.ts';
 import { testDeployment } from '../router/testing.ts';
-import { boundedUsage } from '../accounting/reported-usage.ts';
+import { boundedUsage, MAX_UNBOUNDED_OUTPUT_TOKENS } from '../accounting/reported-usage.ts';
 import {
   chargeStream,
   chatUsageBounds,
@@ -185,5 +185,17 @@ describe('chatUsageBounds', () => {
     } as ChatRequest;
     const schemaBounds = chatUsageBounds(schema, estimatePromptTokens(schema), openai, true);
     expect(boundedUsage(usage(20_822, 20), schemaBounds)?.prompt_tokens).toBe(20_822);
+  });
+
+  it('gives the thinking allowance on the deployment’s maxOutputTokens when the caller sets no bound', () => {
+    const limited = testDeployment({ ...anthropic, maxOutputTokens: 8_192 });
+    const req: ChatRequest = { ...REQ, reasoning_effort: 'xhigh' };
+    // The adapter sends max_tokens 4,096 + 32,768 and the answer used all of it.
+    expect(bounded(req, limited, usage(20, 36_864))?.completion_tokens).toBe(36_864);
+    expect(bounded(req, limited, usage(20, 1e9))?.completion_tokens).toBe(8_192 + THINKING_ALLOWANCE_TOKENS);
+    // Nothing thinks: the deployment's limit alone; no limit at all: the unbounded ceiling.
+    expect(bounded(REQ, limited, usage(20, 36_864))?.completion_tokens).toBe(8_192);
+    expect(bounded(req, anthropic, usage(20, 200_000))?.completion_tokens).toBe(200_000);
+    expect(bounded(req, anthropic, usage(20, 1e9))?.completion_tokens).toBe(MAX_UNBOUNDED_OUTPUT_TOKENS);
   });
 });

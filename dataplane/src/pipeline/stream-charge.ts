@@ -99,10 +99,14 @@ export function chatUsageBounds(
   answered: boolean,
 ): UsageBounds {
   const asked = chatOutputField(req).value;
+  // Without the caller's bound the Anthropic adapter sends 4,096 + the budget (36,864 for
+  // `xhigh`) whatever the deployment's maxOutputTokens: that limit gets the allowance too.
+  // With neither, the unbounded ceiling (above any budget) applies.
+  const bound = asked ?? deployment.maxOutputTokens;
   return {
     promptTokens,
     output: {
-      maxTokens: asked === undefined ? undefined : asked + thinkingAllowance(req, deployment),
+      maxTokens: bound === undefined ? undefined : bound + thinkingAllowance(req, deployment),
       sequences: req.n,
     },
     deployment,
