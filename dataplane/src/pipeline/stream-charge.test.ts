@@ -28,6 +28,7 @@ const dep = (name: string, pricing: Deployment['pricing'], model = 'm'): Deploym
 const part = (p: Partial<StreamPart> & Pick<StreamPart, 'deployment'>): StreamPart => ({
   prefix: '',
   text: '',
+  toolCallText: '',
   usage: undefined,
   cut: false,
   ...p,
@@ -103,6 +104,17 @@ describe('chargeStream', () => {
       true,
     );
     expect(charge.usage).toEqual(usage(321, estimateTextTokens('Hello there')));
+  });
+
+  it('a stream of only tool calls is an answer: no output reported is no report, and a cut one bills the calls', () => {
+    const call = 'get_weather{"city":"Paris","unit":"celsius","days":7}';
+    const d = dep('a', CHEAP);
+    const told = chargeStream(REQ, [part({ deployment: d, toolCallText: call, usage: usage(20, 0) })], true);
+    // The reported prompt is kept; the output is the gateway's own count of the calls.
+    expect(told.usage).toEqual(usage(20, estimateTextTokens(call)));
+    expect(told.costUsd).toBeGreaterThan(costUsd(CHEAP, usage(20, 0)));
+    const cut = chargeStream(REQ, [part({ deployment: d, toolCallText: call, cut: true })], true);
+    expect(cut.usage.completion_tokens).toBe(estimateTextTokens(call));
   });
 
   it('not billed (failed upstream): usage still told, nothing charged', () => {

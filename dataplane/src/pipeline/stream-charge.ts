@@ -46,7 +46,11 @@ export function chargeStream(
   promptTokens: number = estimatePromptTokens(req),
 ): StreamCharge {
   const charged = parts.map((p): PartCharge => {
-    const usage = partUsage(req, p, chatUsageBounds(req, promptTokens, p.deployment, p.text !== ''));
+    const usage = partUsage(
+      req,
+      p,
+      chatUsageBounds(req, promptTokens, p.deployment, p.text !== '' || p.toolCallText !== ''),
+    );
     return { deployment: p.deployment, usage, costUsd: billed ? costUsd(p.deployment.pricing, usage) : 0 };
   });
   const micros = charged.reduce((sum, p) => sum + Math.round(p.costUsd * 1_000_000), 0);
@@ -55,7 +59,7 @@ export function chargeStream(
 
 /**
  * A part that finished with the provider's usage is billed on it. A cut part (or one whose
- * provider reported nothing) is billed on the text the client received from it, and on the
+ * provider reported nothing) is billed on the text and tool calls the client received from it, and on the
  * prompt the provider reported when it did so before the cut (Anthropic does, up front).
  */
 function partUsage(req: ChatRequest, p: StreamPart, bounds: UsageBounds): Usage {
@@ -71,7 +75,7 @@ function partUsage(req: ChatRequest, p: StreamPart, bounds: UsageBounds): Usage 
     reportedPrompt !== undefined && reportedPrompt > 0
       ? reportedPrompt
       : estimatePromptTokens(p.prefix === '' ? req : prefilled(req, p.prefix));
-  const completion = estimateTextTokens(p.text);
+  const completion = estimateTextTokens(p.text) + estimateTextTokens(p.toolCallText);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 

@@ -341,6 +341,8 @@ describe('deaths that are not continued', () => {
     expectFailed(end);
     expect(end.error).toEqual(DIED);
     expect(end.log.failed).toEqual(['a']);
+    // The call it sent so far is on its part, to be billed.
+    expect(end.parts[0]?.toolCallText).toBe('get{"q');
   });
 
   it('before any text: failed (there is nothing to prefill)', async () => {
@@ -385,7 +387,14 @@ describe('the parts of a stream (who contributed what, for the bill)', () => {
     const a = live('a', [role(), say('Hel')], [say('lo'), chunk({}, 'stop')], { usage: USAGE });
     const { end } = await drain(a.routed);
     expect(end.parts).toEqual([
-      { deployment: a.routed.deployment, prefix: '', text: 'Hello', usage: USAGE, cut: false },
+      {
+        deployment: a.routed.deployment,
+        prefix: '',
+        text: 'Hello',
+        toolCallText: '',
+        usage: USAGE,
+        cut: false,
+      },
     ]);
   });
 
@@ -396,8 +405,22 @@ describe('the parts of a stream (who contributed what, for the bill)', () => {
     const { end } = await drain(a.routed, recorder([b.routed]).continueWith);
     expectComplete(end);
     expect(end.parts).toEqual([
-      { deployment: a.routed.deployment, prefix: '', text: 'Hello', usage: early, cut: true },
-      { deployment: b.routed.deployment, prefix: 'Hello', text: ' world', usage: USAGE, cut: false },
+      {
+        deployment: a.routed.deployment,
+        prefix: '',
+        text: 'Hello',
+        toolCallText: '',
+        usage: early,
+        cut: true,
+      },
+      {
+        deployment: b.routed.deployment,
+        prefix: 'Hello',
+        text: ' world',
+        toolCallText: '',
+        usage: USAGE,
+        cut: false,
+      },
     ]);
     // The parts' texts are exactly what the client received, in order.
     expect(end.parts.map((p) => p.text).join('')).toBe(end.text);

@@ -21,6 +21,11 @@ export interface StreamPart {
   prefix: string;
   /** The text this part added, as the client received it. */
   text: string;
+  /**
+   * The tool calls' names and arguments this part sent, concatenated: an answer too (a report
+   * of no output for it is no report), and what a cut one is billed on besides `text`.
+   */
+  toolCallText: string;
   /** What the provider reported; partial or absent when the part was cut. */
   usage: Usage | undefined;
   /** The part ended by a cut (and was continued, or the stream failed) rather than by finishing. */
@@ -175,7 +180,12 @@ export async function* relayStream(
         text += choice.delta.content;
         part.text += choice.delta.content;
       }
-      if (choice.delta.tool_calls?.length) toolCalls = true;
+      const calls = choice.delta.tool_calls;
+      if (calls?.length) {
+        toolCalls = true;
+        for (const call of calls)
+          part.toolCallText += (call.function?.name ?? '') + (call.function?.arguments ?? '');
+      }
       if (choice.finish_reason !== null) finish = choice.finish_reason;
     }
     return chunk;
@@ -186,6 +196,7 @@ const newPart = (routed: Routed<LiveStream>, prefix: string): StreamPart => ({
   deployment: routed.deployment,
   prefix,
   text: '',
+  toolCallText: '',
   usage: undefined,
   cut: false,
 });
