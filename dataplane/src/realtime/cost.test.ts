@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_UNBOUNDED_OUTPUT_TOKENS } from '../accounting/reported-usage.ts';
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
+  heldOutputTokens,
   outputBound,
   realtimeCostUsd,
   responseEstimateUsd,
@@ -66,9 +68,22 @@ describe('realtime cost', () => {
 
   it('holds the dearer rates for the output bound', () => {
     expect(responseEstimateUsd(pricing, 100, 1_000)).toBe((100 * 32 + 1_000 * 64) / 1e6);
-    expect(outputBound(undefined, 'inf')).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
-    expect(outputBound(250, 1_000)).toBe(250);
-    expect(outputBound('x', -1)).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+    expect(heldOutputTokens(undefined, 'inf')).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+    expect(heldOutputTokens(250, 1_000)).toBe(250);
+    expect(heldOutputTokens('x', -1)).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+  });
+
+  it('bills an unbounded ("inf") response past the default its hold assumed', () => {
+    expect(outputBound(undefined, 'inf')).toBe(MAX_UNBOUNDED_OUTPUT_TOKENS);
+    expect(outputBound(undefined, undefined)).toBe(MAX_UNBOUNDED_OUTPUT_TOKENS);
+    expect(outputBound(250, 'inf')).toBe(250);
+    const reported = {
+      input_tokens: 100,
+      output_tokens: 6_000,
+      output_token_details: { audio_tokens: 6_000 },
+    };
+    const own: OwnCount = { inputTokens: 100, producedTokens: 5_000, maxOutputTokens: outputBound('inf') };
+    expect(splitUsage(reported, own).audioOut).toBe(6_000);
   });
 });
 

@@ -5,7 +5,7 @@
  * at the dearer input rate and the output bound at the dearer output rate.
  */
 import { MAX_ESTIMATE_USD } from '../accounting/estimate.ts';
-import { isTokenCount } from '../accounting/reported-usage.ts';
+import { isTokenCount, MAX_UNBOUNDED_OUTPUT_TOKENS } from '../accounting/reported-usage.ts';
 import type { Pricing } from '../config/snapshot.ts';
 
 /** `response.done`'s `response.usage`, as much of it as the upstream sent. */
@@ -37,7 +37,7 @@ export interface OwnCount {
   inputTokens: number;
   /** Output counted from the deltas relayed. */
   producedTokens: number;
-  /** The response's output bound (`max_output_tokens`, else the default). */
+  /** The most output the response may bill (`outputBound`). */
   maxOutputTokens: number;
 }
 
@@ -106,13 +106,27 @@ export function responseEstimateUsd(
 
 /** PCM16 at 24 kHz is 48,000 bytes a second, and a second of audio is about 10 tokens. */
 export const AUDIO_BYTES_PER_TOKEN = 4_800;
-/** The output bound when neither the response nor the session sets `max_output_tokens` ("inf"). */
+/** The output a hold assumes when neither the response nor the session sets `max_output_tokens` ("inf"). */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 
-/** `max_output_tokens` as the protocol allows it: a number, or "inf" (no bound → the default). */
-export function outputBound(...candidates: unknown[]): number {
+/** The first `max_output_tokens` the protocol allows: a whole number, or undefined for "inf" or none. */
+function setBound(candidates: readonly unknown[]): number | undefined {
   for (const c of candidates)
     if (typeof c === 'number' && Number.isFinite(c) && c > 0) return Math.floor(c);
-    else if (c === 'inf') return DEFAULT_MAX_OUTPUT_TOKENS;
-  return DEFAULT_MAX_OUTPUT_TOKENS;
+    else if (c === 'inf') return undefined;
+  return undefined;
+}
+
+/** The output a response's hold is priced on: its bound, or the default when unbounded. */
+export function heldOutputTokens(...candidates: unknown[]): number {
+  return setBound(candidates) ?? DEFAULT_MAX_OUTPUT_TOKENS;
+}
+
+/**
+ * The most output a response is billed for: its bound, or when it has none ("inf", the
+ * protocol's default) the ceiling of any unbounded answer. The hold's default cut a reported
+ * 6,000 audio tokens of an "inf" response to 4,096.
+ */
+export function outputBound(...candidates: unknown[]): number {
+  return setBound(candidates) ?? MAX_UNBOUNDED_OUTPUT_TOKENS;
 }

@@ -10,7 +10,14 @@ import type { Deployment } from '../config/snapshot.ts';
 import { GatewayError } from '../errors.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
-import { outputBound, realtimeCostUsd, responseEstimateUsd, splitUsage, type RealtimeUsage } from './cost.ts';
+import {
+  heldOutputTokens,
+  outputBound,
+  realtimeCostUsd,
+  responseEstimateUsd,
+  splitUsage,
+  type RealtimeUsage,
+} from './cost.ts';
 import {
   audioTokens,
   deltaTokens,
@@ -59,7 +66,7 @@ interface Tracked {
   /** Input the hold assumed, charged with what was produced if the client leaves mid-response. */
   inputTokens: number;
   produced: number;
-  /** The response's output bound, as held: no report bills more output. */
+  /** The response's output ceiling (`outputBound`): no report bills more output. */
   maxOutputTokens: number;
   /** The hold is being made (a server-started response): settle after it. */
   holding?: Promise<void>;
@@ -221,12 +228,9 @@ export class RealtimeSession {
   private async responseCreate(event: RealtimeEvent): Promise<void> {
     const response = isRecord(event.response) ? event.response : {};
     const input = this.conversationTokens + this.addedTokens;
-    const maxOutputTokens = outputBound(
-      response.max_output_tokens,
-      response.max_response_output_tokens,
-      this.sessionMaxOutput,
-    );
-    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, maxOutputTokens);
+    const bounds = [response.max_output_tokens, response.max_response_output_tokens, this.sessionMaxOutput];
+    const maxOutputTokens = outputBound(...bounds);
+    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, heldOutputTokens(...bounds));
     const ctx = this.responseCtx();
     try {
       await holdResponse(this.s.deps, ctx, estimate);
@@ -316,7 +320,11 @@ export class RealtimeSession {
       produced: 0,
       maxOutputTokens: outputBound(this.sessionMaxOutput),
     };
-    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, tracked.maxOutputTokens);
+    const estimate = responseEstimateUsd(
+      this.s.deployment.pricing,
+      input,
+      heldOutputTokens(this.sessionMaxOutput),
+    );
     tracked.holding = holdResponse(this.s.deps, tracked.ctx, estimate).catch((err: unknown) => {
       this.toUpstream(JSON.stringify({ type: 'response.cancel', event_id: eventId(), response_id: id }));
       this.refuse(err instanceof GatewayError ? err : new GatewayError('internal_error', 'hold failed'));
