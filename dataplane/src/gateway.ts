@@ -12,6 +12,7 @@ import type { Snapshot } from './config/snapshot.ts';
 import { loadConfigFile } from './config/load.ts';
 import { emptySnapshot, watchSnapshotSecret, type SnapshotSecretRef } from './config/kube-source.ts';
 import { ConfigStore, watchConfigFile } from './config/store.ts';
+import { uncountedHangWarnings } from './config/hang-warnings.ts';
 import { Metrics } from './metrics.ts';
 import { adapters } from './providers/index.ts';
 import type { BreakerConfig } from './router/breaker.ts';
@@ -20,7 +21,7 @@ import type { RetryConfig } from './router/policy.ts';
 import { Router } from './router/router.ts';
 import { UpstreamClient } from './router/upstream.ts';
 import { buildAdminApp } from './server/admin.ts';
-import { buildApp } from './server/app.ts';
+import { buildApp, DEFAULT_REQUEST_TIMEOUT_MS } from './server/app.ts';
 import { ConnectionGuard } from './server/connections.ts';
 import { DEFAULT_LIMITS, type ConnectionLimits } from './server/limits.ts';
 import { createMinilmEmbedder, minilmDir } from './pipeline/cache/minilm-embedder.ts';
@@ -307,6 +308,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     rag: rag.store,
   });
   for (const w of initial.warnings) app.log.warn(w);
+  const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  for (const w of uncountedHangWarnings(initial.snapshot, requestTimeoutMs)) app.log.warn(w);
   const batches = batchSweeper({
     stores,
     upstream,
@@ -334,6 +337,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const checkMinilm = minilmCheckForNewSnapshots(minilmFolder, app.log, needsMinilm(initial.snapshot));
   config.onReload((e) => {
     if (e.ok) {
+      for (const w of uncountedHangWarnings(config.current(), requestTimeoutMs)) app.log.warn(w);
       void syncWallets(stores, config.current(), app.log);
       if (metersTokens(config.current())) warmTokenizer();
       checkMinilm(config.current());

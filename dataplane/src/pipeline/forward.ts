@@ -39,7 +39,6 @@ export function routeRequest(ctx: RequestContext, model: string, needs: RouteReq
     needs,
     signal: ctx.signal,
     deadline: ctx.deadline,
-    startedAt: ctx.startedAt,
   };
 }
 

@@ -181,42 +181,30 @@ export function mayHaveActed(e: UpstreamError): boolean {
  */
 const DEADLINE_SLACK_MS = 20;
 
-/**
- * The share of the request's whole time an attempt must have had for a timeout at the deadline
- * to be its deployment's: the rest (~10%) is what upload, auth and the pipeline's stages take.
- */
-const WHOLE_BUDGET_SHARE = 0.9;
-
 export interface TimedOutAttempt {
   endedAt: number;
   /** The request's deadline, which caps every attempt's limits. */
   deadline: number;
   /** What was left of the request's time when the attempt began. */
   budgetMs: number;
-  /** The request's whole time, from its arrival to its deadline. */
-  requestBudgetMs: number;
   limits: { totalMs: number; headersMs: number; firstTokenMs: number | undefined };
 }
 
 /**
- * Whether a timed-out attempt was cut short by the request's deadline rather than by the
- * deployment: it ended at the deadline, the time it had was shorter than the deployment's
- * patience, and the request's time had largely gone elsewhere before it began: on its upload
- * (a client may trickle it for the whole receive timeout), on earlier stages, on earlier
- * attempts. None of that says anything about this deployment. An attempt that had (nearly)
- * the request's whole time is the deployment's fault even when its own limit is longer (a
- * reasoning model given 300 s behind a 120 s request timeout): released, a deployment that
- * hangs on every call would never be ejected and the healthy one behind it never tried. A
- * deployment's own limit that fires first ends the attempt before the deadline and counts.
+ * Whether a timed-out attempt was cut by the request's deadline rather than by the
+ * deployment's own limits: it ended at the deadline, and the time it had was shorter than the
+ * deployment's patience. The request's time goes on its upload (a client may trickle it for
+ * the whole receive timeout), on earlier stages and on earlier attempts; none of that says
+ * anything about this deployment. Nor does a correct answer that takes longer than the
+ * request allows: its length is the caller's doing (`max_tokens`, the prompt's size), and
+ * counting it let three such requests eject a healthy deployment. A deployment's own limit that
+ * fires first ends the attempt before the deadline and still counts. So a deployment whose
+ * `timeoutMs` is not below the request timeout is never counted for hanging on a non-streaming
+ * call; the gateway warns of it at load (config/hang-warnings.ts).
  */
 export function cutByDeadline(a: TimedOutAttempt): boolean {
   const patience = Math.max(a.limits.totalMs, a.limits.headersMs, a.limits.firstTokenMs ?? 0);
-  const hadWholeRequest = a.budgetMs >= a.requestBudgetMs * WHOLE_BUDGET_SHARE - DEADLINE_SLACK_MS;
-  return (
-    a.endedAt >= a.deadline - DEADLINE_SLACK_MS &&
-    a.budgetMs < patience - DEADLINE_SLACK_MS &&
-    !hadWholeRequest
-  );
+  return a.endedAt >= a.deadline - DEADLINE_SLACK_MS && a.budgetMs < patience - DEADLINE_SLACK_MS;
 }
 
 /**

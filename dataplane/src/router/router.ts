@@ -37,12 +37,6 @@ export interface RouteRequest {
   needs: readonly Capability[];
   signal: ClientSignal;
   deadline: number;
-  /**
-   * When the request's time began (its deadline less its whole budget); without it, when
-   * routing began. Tells a deployment that hung through the whole budget (a fault) from one
-   * left only what earlier stages and attempts did not use (`cutByDeadline`).
-   */
-  startedAt?: number;
   /** Only deployments accepting this filter are candidates (e.g. prefill continuation). */
   filter?: (d: Deployment) => boolean;
   /**
@@ -118,7 +112,6 @@ export class Router {
     let index = 0;
     let sameRetries = 0;
     let last: { error: UpstreamError; deployment: Deployment } | undefined;
-    const requestBudgetMs = req.deadline - (req.startedAt ?? this.now());
 
     while (index < candidates.length) {
       const { deployment, modelIndex } = candidates[index]!;
@@ -179,15 +172,14 @@ export class Router {
             );
           }
         }
-        // The request's own time ran out, spent mostly before this attempt: counted, slow
-        // clients (and earlier stages or attempts) could eject healthy deployments.
+        // The request's own time ran out, not the deployment's: counted, slow clients (and
+        // earlier stages or attempts) could eject healthy deployments.
         if (
           err.upstream.kind === 'timeout' &&
           cutByDeadline({
             endedAt: this.now(),
             deadline: req.deadline,
             budgetMs: req.deadline - started,
-            requestBudgetMs,
             limits: deployment.timeouts,
           })
         ) {

@@ -100,6 +100,9 @@ export interface AppOptions {
 
 export { DEFAULT_BODY_LIMIT };
 
+/** A request's whole time, failover included, when the gateway is not told otherwise. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+
 const adminDenied = (url: string): GatewayError =>
   new GatewayError(
     'permission_denied',
@@ -190,7 +193,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     for (const m of [route.method].flat()) methods.add(m);
     methodsByPath.set(route.url, methods);
   });
-  const requestTimeoutMs = opts.requestTimeoutMs ?? 120_000;
+  const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   app.decorateRequest('gantry', null);
   app.decorateRequest('gantryObserved', false);
   // Bound once: a closure per request was measurable on the hot path.
