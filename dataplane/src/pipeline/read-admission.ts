@@ -2,9 +2,10 @@
  * Requests that read what the gateway stores (a stored response, its input items, a token
  * count over a stored chain) call no model, but each still loads data for its key: they count
  * against the key's request rate like every request, before the lookup (an unknown id too),
- * and are recorded at no cost, as token counting and video reads are. No tokens are counted
+ * and are recorded at no cost, as video reads are (token counting admits through here too). No tokens are counted
  * against the limit and no money is held.
  */
+import type { UsageEndpoint } from '../accounting/usage.ts';
 import { admit } from './admission.ts';
 import type { RequestContext } from './context.ts';
 import type { PipelineDeps } from './forward.ts';
@@ -13,7 +14,7 @@ import { settle } from './settlement.ts';
 export async function admitRead(
   deps: PipelineDeps,
   ctx: RequestContext,
-  endpoint: string,
+  endpoint: UsageEndpoint,
   model = '',
 ): Promise<void> {
   Object.assign(ctx.usage, { endpoint, requestedModel: model, stream: false });

@@ -7,10 +7,9 @@
  */
 import { estimatePromptTokens, estimateTextTokens } from '../../accounting/tokens.ts';
 import type { ChatMessage, ChatRequest } from '../../formats/openai/types.ts';
-import { admit } from '../admission.ts';
 import { accessibleRoute, type RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
-import { settle } from '../settlement.ts';
+import { admitRead, settleRead } from '../read-admission.ts';
 
 export interface TokenCountRequest {
   model: string;
@@ -48,15 +47,9 @@ export async function runTokenCount(
   Object.assign(ctx.usage, { endpoint: 'token_counter', requestedModel: req.model, stream: false });
   const route = accessibleRoute(ctx, req.model);
   // Only the request count of the rate limit applies: no tokens are spent, no money held.
-  ctx.admission = await admit(
-    deps,
-    ctx,
-    () => [],
-    () => 0,
-    { maxTokens: 0 },
-  );
+  await admitRead(deps, ctx, 'token_counter', req.model);
   const total = countRequestTokens(req);
-  await settle(deps, ctx, { status: 200, costUsd: 0 });
+  await settleRead(deps, ctx);
   return {
     total_tokens: total,
     request_model: req.model,
