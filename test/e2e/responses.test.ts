@@ -222,6 +222,26 @@ describe('request fields', () => {
     expect(sent.store).toBeUndefined();
   });
 
+  it('accepts request hints that do not change what is asked, and does not forward them', async () => {
+    const hints = {
+      truncation: 'auto',
+      include: ['message.output_text.logprobs'],
+      max_tool_calls: 3,
+      top_logprobs: 2,
+      service_tier: 'auto',
+      prompt_cache_key: 'k-1',
+    };
+    const res = await client.responses.create({
+      model: 'gpt-test',
+      input: 'hints',
+      store: false,
+      ...hints,
+    } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    expect(res.output_text).toBe(fakeAnswer('hints'));
+    const sent = stack.fakes[0]!.requests.at(-1)!.body as Record<string, unknown>;
+    for (const field of Object.keys(hints)) expect(sent[field], field).toBeUndefined();
+  });
+
   it('refuses what it cannot honour with a 400 naming the field', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ input: 'x', tools: [{ type: 'web_search' }] }, 'tools[0].type'],
@@ -232,6 +252,8 @@ describe('request fields', () => {
       ],
       [{ input: [{ type: 'function_call', call_id: 'c' }] }, 'input[0].name'],
       [{ input: 'x', conversation: 'conv_1' }, 'conversation'],
+      [{ input: 'x', prompt: { id: 'pmpt_1' } }, 'prompt'],
+      [{ input: 'x', background: true }, 'background'],
       [{ input: 'x', max_output_tokens: 0 }, 'max_output_tokens'],
       [{ input: 'x', text: { format: { type: 'yaml' } } }, 'text.format.type'],
       [{}, 'input'],

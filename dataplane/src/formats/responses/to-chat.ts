@@ -2,7 +2,10 @@
  * Responses request → canonical chat request. Input items become chat messages; a stored
  * conversation (previous_response_id) is prepended; instructions become the leading system
  * message of this turn only (OpenAI does not carry them to the next response).
- * Anything Gantry cannot honour is a 400 naming the field, never dropped.
+ * A field that needs a feature Gantry does not have is a 400 naming it (REFUSED_FIELDS). Hints
+ * that do not change what is asked (`truncation`, `include`, `max_tool_calls`, `top_logprobs`,
+ * `service_tier`, `prompt_cache_key`) are accepted and not forwarded, so SDKs that send them by
+ * default keep working.
  */
 import { invalidParam } from '../../errors.ts';
 import type { ChatMessage, ChatRequest, ContentPart, ToolChoice, ToolDefinition } from '../openai/types.ts';
