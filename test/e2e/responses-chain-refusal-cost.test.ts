@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisInstance } from '../harness/redis.ts';
+import { longChain as chainOf, redisBytesSent } from '../harness/responses-chain.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-test-chain-refusal-cost';
@@ -52,16 +53,7 @@ const clientFor = (key: string) =>
   new OpenAI({ baseURL: stack.baseURL, apiKey: key, maxRetries: 0, timeout: 60_000 });
 
 /** Two big turns: a stored conversation past the body limit. */
-async function longChain(key: string): Promise<string> {
-  const client = clientFor(key);
-  const first = await client.responses.create({ model: 'gpt-test', input: big(0) });
-  const second = await client.responses.create({
-    model: 'gpt-test',
-    previous_response_id: first.id,
-    input: big(1),
-  });
-  return second.id;
-}
+const longChain = (key: string): Promise<string> => chainOf(clientFor(key), big);
 
 const refusedStatus = (key: string, id: string) =>
   clientFor(key)
@@ -71,8 +63,7 @@ const refusedStatus = (key: string, id: string) =>
       (e: InstanceType<typeof OpenAI.APIError>) => e.status,
     );
 
-const netOutput = async (): Promise<number> =>
-  Number(/total_net_output_bytes:(\d+)/.exec(await watcher.info('stats'))?.[1]);
+const netOutput = (): Promise<number> => redisBytesSent(watcher);
 
 describe('refusing a chain too long to continue', () => {
   it('reads the recorded size, not the stored conversation', async () => {

@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisInstance } from '../harness/redis.ts';
+import { longChain as chainOf, redisBytesSent } from '../harness/responses-chain.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-test-read-admission';
@@ -51,16 +52,7 @@ afterAll(async () => {
 const clientFor = (key: string) => new OpenAI({ baseURL: stack.baseURL, apiKey: key, maxRetries: 0 });
 
 /** Two big turns: a stored conversation past the body limit (two requests of the minute). */
-async function longChain(key: string): Promise<string> {
-  const client = clientFor(key);
-  const first = await client.responses.create({ model: 'gpt-test', input: big(0) });
-  const second = await client.responses.create({
-    model: 'gpt-test',
-    previous_response_id: first.id,
-    input: big(1),
-  });
-  return second.id;
-}
+const longChain = (key: string): Promise<string> => chainOf(clientFor(key), big);
 
 const call = (key: string, path: string, body?: unknown) =>
   fetch(`${stack.baseURL}${path}`, {
@@ -72,8 +64,7 @@ const call = (key: string, path: string, body?: unknown) =>
 const countTokens = (key: string, id: string) =>
   call(key, '/responses/input_tokens', { model: 'gpt-test', previous_response_id: id, input: 'x' });
 
-const netOutput = async (): Promise<number> =>
-  Number(/total_net_output_bytes:(\d+)/.exec(await watcher.info('stats'))?.[1]);
+const netOutput = (): Promise<number> => redisBytesSent(watcher);
 
 describe('reading stored responses', () => {
   it('input_tokens refuses a chain past the body limit, reading only its recorded size', async () => {
