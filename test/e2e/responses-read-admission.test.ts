@@ -17,6 +17,8 @@ import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '..
 const KEY = 'sk-test-read-admission';
 const LIMITED_KEY = 'sk-test-read-admission-limited';
 const INTERACTIONS_KEY = 'sk-test-read-admission-interactions';
+const SPENT_KEY = 'sk-test-read-admission-spent';
+const SPENT_BUDGET = { limitUsd: 1, period: 'monthly' as const };
 const BODY_LIMIT = 64 * 1024;
 const REQUESTS_PER_MINUTE = 6;
 /** ~40 KB: two turns are past the body limit. */
@@ -38,6 +40,7 @@ beforeAll(async () => {
         apiKey('k', KEY, 'acme'),
         apiKey('limited', LIMITED_KEY, 'acme', limited),
         apiKey('interactions', INTERACTIONS_KEY, 'acme', limited),
+        apiKey('spent', SPENT_KEY, 'acme', { budget: SPENT_BUDGET }),
       ].join(''),
     { bodyLimitBytes: BODY_LIMIT, redisUrl: redis.url, redisPrefix: `reads-${randomUUID()}` },
   );
@@ -110,6 +113,31 @@ describe('reading stored responses', () => {
       await call(LIMITED_KEY, '/responses/resp_unknown'),
     ];
     expect(past.map((r) => r.status)).toEqual([429, 429, 429, 429]);
+  });
+});
+
+describe('a key whose budget is spent', () => {
+  it('still reads what it stored: the response, its input items and a token count', async () => {
+    const stored = await clientFor(SPENT_KEY).responses.create({ model: 'gpt-test', input: 'keep this' });
+    await stack.gateway.stores.budgets.charge({
+      tenant: 'acme',
+      keyId: 'default/spent',
+      budget: SPENT_BUDGET,
+      amountUsd: SPENT_BUDGET.limitUsd,
+      id: 'read-admission-spend-it-all',
+    });
+    // A new model call is refused: the budget really is spent.
+    expect((await call(SPENT_KEY, '/responses', { model: 'gpt-test', input: 'more' })).status).toBe(402);
+    for (const res of [
+      await call(SPENT_KEY, `/responses/${stored.id}`),
+      await call(SPENT_KEY, `/responses/${stored.id}/input_items`),
+      await call(SPENT_KEY, '/responses/input_tokens', {
+        model: 'gpt-test',
+        previous_response_id: stored.id,
+        input: 'x',
+      }),
+    ])
+      expect(res.status, res.url).toBe(200);
   });
 });
 

@@ -1,12 +1,12 @@
 /**
- * Requests that read what the gateway stores (a stored response, its input items, a token
- * count over a stored chain) call no model, but each still loads data for its key: they count
- * against the key's request rate like every request, before the lookup (an unknown id too),
- * and are recorded at no cost, as video reads are (token counting admits through here too). No tokens are counted
- * against the limit and no money is held.
+ * Requests that read what the gateway or a provider stores (a stored response, its input
+ * items, a token count, a video job) call no model, but each still loads data for its key:
+ * they count against the key's request rate like every request, before the lookup (an unknown
+ * id too), and are recorded at no cost. No tokens are counted against the limit and no money
+ * is held.
  */
 import type { UsageEndpoint } from '../accounting/usage.ts';
-import { admit } from './admission.ts';
+import { admitRequest } from './admission.ts';
 import type { RequestContext } from './context.ts';
 import type { PipelineDeps } from './forward.ts';
 import { settle } from './settlement.ts';
@@ -18,13 +18,9 @@ export async function admitRead(
   model = '',
 ): Promise<void> {
   Object.assign(ctx.usage, { endpoint, requestedModel: model, stream: false });
-  ctx.admission = await admit(
-    deps,
-    ctx,
-    () => [],
-    () => 0,
-    { maxTokens: 0 },
-  );
+  // The request count only: a $0 hold is refused once a key's budget is spent, and a key that
+  // spent it all may still read what it stored.
+  ctx.admission = await admitRequest(deps, ctx);
 }
 
 /** The read answered: recorded at $0 (a refusal is settled by the error handler instead). */

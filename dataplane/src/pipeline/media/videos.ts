@@ -9,7 +9,7 @@ import type { MediaBody } from '../../providers/types.ts';
 import type { Deployment } from '../../config/snapshot.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts';
 import type { Served } from '../chat.ts';
-import { admitRequest } from '../admission.ts';
+import { admitRead } from '../read-admission.ts';
 import { mayUse, type RequestContext } from '../context.ts';
 import { callContext, missingObjects, type PipelineDeps } from '../forward.ts';
 import { settle } from '../settlement.ts';
@@ -132,10 +132,8 @@ export async function beginVideoRead(
   store: VideoJobStore,
   id: string,
 ): Promise<VideoJob> {
-  Object.assign(ctx.usage, { endpoint: 'videos', requestedModel: '', stream: false });
-  // Only the request count: a read costs nothing, so nothing is held against the budget, and
-  // a key that spent all of it on a video can still read and download that video.
-  ctx.admission = await admitRequest(deps, ctx);
+  // A key that spent all of its budget on a video can still read and download that video.
+  await admitRead(deps, ctx, 'videos');
   const job = await findJob(ctx, store, id);
   ctx.usage.requestedModel = job.model;
   return job;
