@@ -122,4 +122,11 @@ describe('legacy /v1/completions streams get the same verdict at their end', () 
     for (let i = 0; i < THRESHOLD; i++) expect((await legacyStream()).broke).toBe(true);
     expect(stack.gateway.health.circuitState('cutting')).toBe('open');
   });
+
+  it('an error event followed by a clean [DONE] (as vLLM sends) is still the stream’s verdict', async () => {
+    const fault: Fault = { type: 'stream-error', afterChunks: 2, status: 500, thenEnd: true };
+    cutting().setFaults([{ fault, times: THRESHOLD }]);
+    for (let i = 0; i < THRESHOLD; i++) await legacyStream();
+    expect(stack.gateway.health.circuitState('cutting')).toBe('open');
+  });
 });

@@ -115,7 +115,8 @@ export async function writeStream(
         return;
       }
       if (fault?.type === 'stream-error') {
-        res.end(streamError());
+        const end = fault.thenEnd ? stream.frames.find((f) => f.role === 'end') : undefined;
+        res.end(streamError() + (end?.data ?? ''));
         return;
       }
       await untilClosed(signal);

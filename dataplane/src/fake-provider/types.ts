@@ -33,7 +33,15 @@ export type Fault =
   | { type: 'malformed-chunk'; atChunk: number }
   | { type: 'no-usage' }
   /** Addition: N content chunks, then the provider's in-stream error event, then the end of the body. */
-  | { type: 'stream-error'; afterChunks: number; status?: number; code?: string; message?: string };
+  | {
+      type: 'stream-error';
+      afterChunks: number;
+      status?: number;
+      code?: string;
+      message?: string;
+      /** Then the format's clean end (`data: [DONE]`), as vLLM sends after an error event. */
+      thenEnd?: boolean;
+    };
 
 export interface FaultRule {
   match?: { path?: string; model?: string; stream?: boolean };

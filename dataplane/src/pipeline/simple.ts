@@ -182,8 +182,10 @@ export async function runCompletions(
     deployment: routed.deployment,
     log: routed.log,
     async settle(reported, completionText, ending, failure) {
-      if (ending === 'complete') deps.router.streamEnded(routed, undefined);
-      else if (ending === 'failed') deps.router.streamEnded(routed, failure ?? STREAM_CUT);
+      // An error event before a clean end (vLLM sends [DONE] after one) is still the stream's verdict.
+      if (ending === 'failed' || (ending === 'complete' && failure))
+        deps.router.streamEnded(routed, failure ?? STREAM_CUT);
+      else if (ending === 'complete') deps.router.streamEnded(routed, undefined);
       const believed = believableUsage(reported);
       const usage = (believed &&
         boundedUsage(believed, completionBounds(routed.deployment, completionText !== ''))) ?? {
