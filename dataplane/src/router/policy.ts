@@ -216,11 +216,9 @@ export function cutByDeadline(a: TimedOutAttempt): boolean {
 export const isStreamFault = (e: UpstreamError): boolean =>
   e.kind === 'server' || e.kind === 'overloaded' || e.kind === 'network' || e.kind === 'timeout';
 
-/** Faults that count against the deployment's circuit breaker. */
+/**
+ * Faults that count against the deployment's circuit breaker: a stream's faults, plus a key or
+ * model the deployment does not have (which a stream past its first token has shown it has).
+ */
 export const isDeploymentFault = (e: UpstreamError): boolean =>
-  e.kind === 'server' ||
-  e.kind === 'overloaded' ||
-  e.kind === 'network' ||
-  e.kind === 'timeout' ||
-  e.kind === 'auth' ||
-  e.kind === 'not_found';
+  isStreamFault(e) || e.kind === 'auth' || e.kind === 'not_found';

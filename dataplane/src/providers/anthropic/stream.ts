@@ -74,9 +74,11 @@ export class AnthropicStreamTranslator implements StreamTranslator {
         return this.blockDelta(data);
       case 'message_delta':
         return this.messageDelta(data);
-      case 'message_stop':
+      case 'message_stop': {
         this.isDone = true;
-        return this.usage ? [this.chunk([], this.usage)] : [];
+        const usage = this.usage;
+        return usage ? [this.chunk([], usage)] : [];
+      }
       case 'error':
         this.fail(data['error']);
         return [];

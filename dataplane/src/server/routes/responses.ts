@@ -233,7 +233,7 @@ async function historyOf(
     return chainTooLong(bytes, limitBytes, 'previous_response_id', id, 'POST /v1/responses/compact');
   };
   if ('oversized' in entry) throw await refuse(entry.conversationBytes);
-  // Unbounded (compaction, counting): not even measured. Entries stored before sizes were
+  // Unbounded (compaction): not even measured. Entries stored before sizes were
   // recorded are measured here.
   const bytes = limitBytes === Infinity ? 0 : (entry.conversationBytes ?? historyBytes(entry.conversation));
   if (bytes > limitBytes) throw await refuse(bytes);
