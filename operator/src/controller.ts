@@ -126,6 +126,7 @@ export class Controller {
       namespace: this.opts.kube.namespace,
       objects,
       secrets: this.informers.secretData(),
+      secretLabels: this.informers.secretLabels(),
       snapshotSecret: this.snapshotName(),
       generatedKeys: this.informers.generatedKeys(FIELD_MANAGER),
       published: readPublished(this.informers.rawSecretData(this.snapshotName())),

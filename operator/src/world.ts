@@ -36,6 +36,11 @@ export interface World {
   /** Secret name → decoded data (key → UTF-8 value). */
   secrets: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /**
+   * Secret name → its labels. A Secret serves as provider credentials only when its owner
+   * labelled it so (CREDENTIALS_LABEL); a missing entry is a Secret without labels.
+   */
+  secretLabels: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /**
    * The Secret the snapshot is published into. It holds every provider credential, so no
    * object may reference it (and an ApiKey hashing it would change it with every publish).
    */

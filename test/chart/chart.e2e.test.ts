@@ -23,7 +23,7 @@ import { parseAllDocuments } from 'yaml';
 import { startFakeProvider } from '../../dataplane/src/fake-provider/index.ts';
 import { fakeBaseUrls, startGateway, type Gateway } from '../../dataplane/src/gateway.ts';
 import { PUBLISHED_DATA_KEY, PUBLISHED_FORMAT } from '../../dataplane/src/config/published.ts';
-import { plan } from '../../operator/src/plan/plan.ts';
+import { CREDENTIALS_LABEL, plan } from '../../operator/src/plan/plan.ts';
 import type { ObservedObject } from '../../operator/src/world.ts';
 import { renderChart, type KubeObject } from '../harness/helm.ts';
 import type { KubeInstance } from '../harness/kube.ts';
@@ -239,6 +239,7 @@ describe('a data plane with only its ServiceAccount token', () => {
       namespace: NS,
       objects: observed,
       secrets,
+      secretLabels: new Map([['gantry-provider-keys', { [CREDENTIALS_LABEL]: 'true' }]]),
       snapshotSecret: 'gantry-snapshot',
       generatedKeys: new Map(),
     });

@@ -1,8 +1,9 @@
 /**
  * examples/ as a new user applies it: every manifest validates against the CRD schemas, has
  * no namespace (kubectl -n picks it), and the set reconciles: fed to the operator's pure plan
- * with the provider Secret the comments describe, every object turns Ready, the ApiKey after
- * its key has been generated, and `chat` has two deployments behind failover.
+ * with the provider Secret the comments describe (labelled as credentials), every object turns
+ * Ready, the ApiKey after its key has been generated, and `chat` has two deployments behind
+ * failover.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { compileValidators, formatAjvErrors, type KindName } from '../../crds/src/index.ts';
-import { plan } from '../../operator/src/plan/plan.ts';
+import { CREDENTIALS_LABEL, plan } from '../../operator/src/plan/plan.ts';
 import type { ObservedObject, World } from '../../operator/src/world.ts';
 
 const DIR = fileURLToPath(new URL('../../examples/', import.meta.url));
@@ -30,7 +31,11 @@ const docs = files.flatMap((file) =>
 );
 
 /** The Secret manifest the comments of modeldeployments.yaml show, uncommented. */
-function commentedSecret(): { metadata: { name: string }; stringData: Record<string, string> } {
+interface SecretDoc {
+  metadata: { name: string; labels?: Record<string, string> };
+  stringData: Record<string, string>;
+}
+function commentedSecret(): SecretDoc {
   const text = readFileSync(join(DIR, 'modeldeployments.yaml'), 'utf8');
   const lines = text.split('\n').filter((line) => line.startsWith('# '));
   const start = lines.findIndex((line) => line === '# apiVersion: v1');
@@ -40,7 +45,7 @@ function commentedSecret(): { metadata: { name: string }; stringData: Record<str
       .slice(start, end)
       .map((line) => line.slice(2))
       .join('\n'),
-  ) as { metadata: { name: string }; stringData: Record<string, string> };
+  ) as SecretDoc;
 }
 
 const observed = (doc: Doc, i: number): ObservedObject => ({
@@ -74,6 +79,8 @@ describe('examples/', () => {
     expect(new Set(deployments.map((d) => d.model)).size).toBe(1);
     expect(deployments.map((d) => d.priority).sort()).toEqual([1, 2]);
     const secret = commentedSecret();
+    // Without its opt-in label the operator would not use it (SecretNotLabelled).
+    expect(secret.metadata.labels).toEqual({ [CREDENTIALS_LABEL]: 'true' });
     for (const d of deployments) {
       const ref = d.credentialsSecretRef as { name: string; key: string };
       expect(ref.name).toBe(secret.metadata.name);
@@ -89,6 +96,7 @@ describe('examples/', () => {
       namespace: 'gantry',
       objects,
       secrets,
+      secretLabels: new Map([[secret.metadata.name, secret.metadata.labels ?? {}]]),
       snapshotSecret: 'gantry-snapshot',
       generatedKeys: new Map(),
     };

@@ -117,6 +117,14 @@ export class Informers {
     return out;
   }
 
+  /** Secret name → its labels (the opt-in of credential Secrets is one). */
+  secretLabels(): Map<string, Record<string, string>> {
+    const out = new Map<string, Record<string, string>>();
+    for (const s of this.secrets?.list(this.kube.namespace) ?? [])
+      out.set(s.metadata!.name!, { ...(s.metadata?.labels ?? {}) });
+    return out;
+  }
+
   /** One Secret's data as the API gives it (base64 values), e.g. the published snapshot's. */
   rawSecretData(name: string): Record<string, string> | undefined {
     return this.secrets?.list(this.kube.namespace).find((s) => s.metadata?.name === name)?.data;

@@ -8,6 +8,7 @@ import { compilePublished } from '@gantry/dataplane/config/published';
 import { describe, expect, it } from 'vitest';
 import type { ObservedObject, World } from '../world.ts';
 import {
+  CREDENTIALS_LABEL,
   MAX_SNAPSHOT_BYTES,
   overLimitSelectionsComputed,
   plan,
@@ -43,10 +44,21 @@ const md = (name: string, secret = 'openai', key = 'apiKey', baseUrl = 'http://1
 const tenant = (name: string, models: string[], extra: object = {}) =>
   obj('Tenant', name, { tier: 'pro', models, ...extra });
 type Secrets = [string, Record<string, string>][];
-const world = (objects: ObservedObject[], secrets: Secrets, before?: Plan): World => ({
+/** Every Secret opted in as provider credentials unless `unlabelled` names it. */
+const world = (
+  objects: ObservedObject[],
+  secrets: Secrets,
+  before?: Plan,
+  unlabelled: string[] = [],
+): World => ({
   namespace: 'gantry',
   objects,
   secrets: new Map(secrets),
+  secretLabels: new Map(
+    secrets
+      .filter(([name]) => !unlabelled.includes(name))
+      .map(([name]) => [name, { [CREDENTIALS_LABEL]: 'true' }]),
+  ),
   snapshotSecret: 'gantry-snapshot',
   generatedKeys: new Map(),
   published: before ? { manifests: before.manifests, credentials: before.credentials } : undefined,
@@ -94,6 +106,15 @@ describe('over the limit', () => {
     expect(published(p, 'ModelDeployment', 'gpt-a')).toBeUndefined();
     expect(p.credentials['gpt-a']).toBeUndefined();
     expect(verdict(p, 'ModelDeployment', 'gpt-a')?.reason).toBe('SecretNotFound');
+    servable(p);
+  });
+
+  it('drops a deployment whose credential Secret lost its opt-in label', () => {
+    const p = plan(world([gpt, acme, ci, ...bigs, t4], secrets, before, ['openai']));
+    expect(p.tooLarge).toBeDefined();
+    expect(published(p, 'ModelDeployment', 'gpt-a')).toBeUndefined();
+    expect(Object.values(p.credentials)).not.toContain('sk-OLD');
+    expect(verdict(p, 'ModelDeployment', 'gpt-a')?.reason).toBe('SecretNotLabelled');
     servable(p);
   });
 

@@ -4,6 +4,7 @@ import { compilePublished, packSnapshot, PUBLISHED_FORMAT } from '@gantry/datapl
 import { describe, expect, it } from 'vitest';
 import type { ObservedObject, World } from '../world.ts';
 import {
+  CREDENTIALS_LABEL,
   MAX_MESSAGE_CHARS,
   MAX_SNAPSHOT_BYTES,
   plan,
@@ -38,14 +39,18 @@ const baseSecrets: [string, Record<string, string>][] = [
   ['openai', { apiKey: 'sk-upstream' }],
   ['ci-key', { key: 'sk-gantry-ci' }],
 ];
+const optedIn = { [CREDENTIALS_LABEL]: 'true' };
+/** Every Secret opted in unless `labels` says otherwise, so other rules are tested on their own. */
 const world = (
   objects: ObservedObject[],
   secrets = baseSecrets,
   generatedKeys: [string, string][] = [],
+  labels: [string, Record<string, string>][] = secrets.map(([name]) => [name, optedIn]),
 ): World => ({
   namespace: 'gantry',
   objects,
   secrets: new Map(secrets),
+  secretLabels: new Map(labels),
   snapshotSecret: 'gantry-snapshot',
   generatedKeys: new Map(generatedKeys),
 });
@@ -214,6 +219,62 @@ describe('plan', () => {
       credentials: p.credentials,
     };
     expect(compilePublished(JSON.stringify(doc), { env: {}, source: 't' }).ok).toBe(true);
+  });
+
+  describe('a credentials Secret opts in with the label gantry.dev/credentials=true', () => {
+    const other = deployment('gpt-b', 'gpt-4o', { credentialsSecretRef: { name: 'redis', key: 'password' } });
+    const secrets: [string, Record<string, string>][] = [...baseSecrets, ['redis', { password: 'redis-pw' }]];
+    const labelled = (redis: Record<string, string>): [string, Record<string, string>][] => [
+      ['openai', optedIn],
+      ['redis', redis],
+    ];
+
+    it('an unlabelled Secret is SecretNotLabelled with the command that labels it; its value is not published', () => {
+      const p = plan(world([...healthy(), other], secrets, [], labelled({ app: 'redis' })));
+      expect(verdict(p.verdicts, 'ModelDeployment', 'gpt-b')).toMatchObject({
+        ready: false,
+        reason: 'SecretNotLabelled',
+        message:
+          'Secret redis is not labelled gantry.dev/credentials=true, so it may not serve as provider credentials; if it is meant to: kubectl -n gantry label secret redis gantry.dev/credentials=true',
+      });
+      expect(p.manifests.map((m) => m.metadata.name)).not.toContain('gpt-b');
+      expect(JSON.stringify(p)).not.toContain('redis-pw');
+      // The rest keeps serving.
+      expect(p.credentials).toEqual({ 'gpt-a': 'sk-upstream' });
+      expect(verdict(p.verdicts, 'ModelDeployment', 'gpt-a')).toMatchObject({ ready: true });
+      // An ApiKey's key Secret (ci-key, unlabelled here) needs no label.
+      expect(verdict(p.verdicts, 'ApiKey', 'ci')).toMatchObject({ ready: true, reason: 'Published' });
+    });
+
+    it('a Secret without any labels is refused too; once labelled, the same deployment is published', () => {
+      const before = plan(world([...healthy(), other], secrets, [], [['openai', optedIn]]));
+      expect(verdict(before.verdicts, 'ModelDeployment', 'gpt-b')?.reason).toBe('SecretNotLabelled');
+      // The label does not open a Secret no ModelDeployment may name (an ApiKey's key).
+      const thief = deployment('thief', 'steal', { credentialsSecretRef: { name: 'ci-key', key: 'key' } });
+      const after = plan(
+        world([...healthy(), other, thief], secrets, [], [...labelled(optedIn), ['ci-key', optedIn]]),
+      );
+      expect(verdict(after.verdicts, 'ModelDeployment', 'thief')?.reason).toBe('SecretNotAllowed');
+      expect(verdict(after.verdicts, 'ModelDeployment', 'gpt-b')).toMatchObject({
+        ready: true,
+        reason: 'Published',
+      });
+      expect(after.credentials).toEqual({ 'gpt-a': 'sk-upstream', 'gpt-b': 'redis-pw' });
+      expect(after.hash).not.toBe(before.hash);
+    });
+
+    it.each(['True', 'yes', '1', ''])(
+      'the label with the value %o is refused (only "true" opts in)',
+      (value) => {
+        const p = plan(world([...healthy(), other], secrets, [], labelled({ [CREDENTIALS_LABEL]: value })));
+        expect(verdict(p.verdicts, 'ModelDeployment', 'gpt-b')).toMatchObject({
+          ready: false,
+          reason: 'SecretNotLabelled',
+          message: `Secret redis is labelled gantry.dev/credentials=${value}, not true, so it may not serve as provider credentials; if it is meant to: kubectl -n gantry label secret redis gantry.dev/credentials=true --overwrite`,
+        });
+        expect(p.credentials['gpt-b']).toBeUndefined();
+      },
+    );
   });
 
   describe('Secrets an object may not reach', () => {

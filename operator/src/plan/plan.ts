@@ -57,6 +57,14 @@ export interface Plan {
 
 export const API_VERSION = 'gantry.dev/v1alpha1';
 export const DEFAULT_KEY_FIELD = 'key';
+/**
+ * The label a Secret's owner sets to let ModelDeployments use it as provider credentials. The
+ * operator can read every Secret of its namespace; without this opt-in, whoever may write a
+ * ModelDeployment could have any of them (a Redis password, a TLS key) sent to a baseUrl of
+ * their choosing.
+ */
+export const CREDENTIALS_LABEL = 'gantry.dev/credentials';
+export const CREDENTIALS_LABEL_VALUE = 'true';
 
 const validators = compileValidators();
 
@@ -303,6 +311,13 @@ function resolveSecrets(
       };
     const secret = world.secrets.get(ref.name);
     if (!secret) return { ok: false, reason: 'SecretNotFound', message: `Secret ${ref.name} not found` };
+    const optIn = world.secretLabels.get(ref.name)?.[CREDENTIALS_LABEL];
+    if (optIn !== CREDENTIALS_LABEL_VALUE)
+      return {
+        ok: false,
+        reason: 'SecretNotLabelled',
+        message: notLabelled(world.namespace, ref.name, optIn),
+      };
     const value = secret[ref.key];
     if (value === undefined || value === '')
       return { ok: false, reason: 'SecretKeyNotFound', message: `Secret ${ref.name} has no key ${ref.key}` };
@@ -345,6 +360,16 @@ function resolveSecrets(
       message: `Secret ${secretRef.name} has no key ${dataKey}`,
     };
   return { ok: true, manifest: { ...manifest, spec: { ...spec, keyHash: sha256(value) } } };
+}
+
+/** What the Secret lacks, and the command that grants it, for a person reading the condition. */
+function notLabelled(namespace: string, secret: string, value: string | undefined): string {
+  const label = `${CREDENTIALS_LABEL}=${CREDENTIALS_LABEL_VALUE}`;
+  const why =
+    value === undefined
+      ? `Secret ${secret} is not labelled ${label}`
+      : `Secret ${secret} is labelled ${CREDENTIALS_LABEL}=${value}, not ${CREDENTIALS_LABEL_VALUE}`;
+  return `${why}, so it may not serve as provider credentials; if it is meant to: kubectl -n ${namespace} label secret ${secret} ${label}${value === undefined ? '' : ' --overwrite'}`;
 }
 
 /**
