@@ -177,7 +177,10 @@ beforeAll(async () => {
   fake = await startFakeProvider({ port: 0, host: '127.0.0.1' });
   await core.createNamespacedSecret({
     namespace: NS,
-    body: { metadata: { name: 'openai' }, stringData: { apiKey: 'sk-upstream-secret' } },
+    body: {
+      metadata: { name: 'openai', labels: { 'gantry.dev/credentials': 'true' } },
+      stringData: { apiKey: 'sk-upstream-secret' },
+    },
   });
   await create('modeldeployments', 'mini-a', {
     model: 'gpt-4o-mini',
@@ -411,6 +414,79 @@ describe('operator', () => {
       expect(await modelsOn(pod, key)).toContain('gpt-4o-mini');
       expect(await modelsOn(pod, 'sk-stray')).toBeUndefined();
     }
+  });
+
+  it('a Secret not labelled as credentials is SecretNotLabelled and not published; labelled, it serves', async () => {
+    // Any other Secret of the namespace, e.g. a database's password.
+    await core.createNamespacedSecret({
+      namespace: NS,
+      body: { metadata: { name: 'team-db' }, stringData: { password: 'db-password' } },
+    });
+    await create('modeldeployments', 'late-label', {
+      model: 'gpt-late',
+      provider: 'openai',
+      upstreamModel: 'gpt-4o-mini',
+      baseUrl: `${fake.url}/v1`,
+      credentialsSecretRef: { name: 'team-db', key: 'password' },
+    });
+    // Its own tenant and a key from a Secret its user made: key Secrets need no label.
+    await core.createNamespacedSecret({
+      namespace: NS,
+      body: { metadata: { name: 'labels-key' }, stringData: { key: 'sk-labels' } },
+    });
+    await create('tenants', 'labels', { models: ['gpt-late'] });
+    await create('apikeys', 'labels', { tenantRef: { name: 'labels' }, secretRef: { name: 'labels-key' } });
+    const refused = await until('late-label SecretNotLabelled', async () => {
+      const c = (await readyOf('modeldeployments', 'late-label')).condition as
+        { status: string; reason: string; message: string } | undefined;
+      return c?.reason === 'SecretNotLabelled' ? c : undefined;
+    });
+    expect(refused.status).toBe('False');
+    expect(refused.message).toContain(`kubectl -n ${NS} label secret team-db gantry.dev/credentials=true`);
+    for (const pod of pods)
+      await until('labels key served', async () => ((await modelsOn(pod, 'sk-labels')) ? true : undefined));
+    expect((await readyOf('apikeys', 'labels')).condition).toMatchObject({
+      status: 'True',
+      reason: 'Published',
+    });
+    expect(await publishedSnapshot()).not.toContain('db-password');
+    for (const pod of pods) {
+      expect(await modelsOn(pod, 'sk-labels')).toEqual([]);
+      expect(await modelsOn(pod, key)).toContain('gpt-4o-mini');
+    }
+
+    await core.patchNamespacedSecret(
+      {
+        name: 'team-db',
+        namespace: NS,
+        body: { metadata: { labels: { 'gantry.dev/credentials': 'true' } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await until('late-label Ready', async () => {
+      const c = (await readyOf('modeldeployments', 'late-label')).condition;
+      return c?.status === 'True' && c.reason === 'Published' ? true : undefined;
+    });
+    const published = JSON.parse(await publishedSnapshot()) as { credentials: Record<string, string> };
+    expect(published.credentials['late-label']).toBe('db-password');
+    for (const pod of pods) {
+      await until('gpt-late served', async () =>
+        (await modelsOn(pod, 'sk-labels'))?.includes('gpt-late') ? true : undefined,
+      );
+      const reply = await client(pod, 'sk-labels').chat.completions.create({
+        model: 'gpt-late',
+        messages: [{ role: 'user', content: 'Say hello' }],
+      });
+      expect(reply.choices[0]?.message.content).toMatch(/hello/i);
+    }
+
+    // Leave the room the snapshot-size test below counts on.
+    await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'apikeys', name: 'labels' });
+    await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'tenants', name: 'labels' });
+    await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'modeldeployments', name: 'late-label' });
+    for (const name of ['team-db', 'labels-key']) await core.deleteNamespacedSecret({ name, namespace: NS });
+    for (const pod of pods)
+      await until('labels key revoked', async () => ((await modelsOn(pod, 'sk-labels')) ? undefined : true));
   });
 
   it("an ApiKey naming another ApiKey's generated Secret is refused; the owner keeps its key", async () => {
