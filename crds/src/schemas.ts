@@ -201,7 +201,16 @@ export const ModelDeploymentSpec = Type.Object(
     baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
     apiVersion: Type.Optional(Type.String({ description: 'azure-openai api-version' })),
     apiKeyEnv: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
-    credentialsSecretRef: Type.Optional(SecretKeyRef),
+    credentialsSecretRef: Type.Optional(
+      Type.Object(
+        { name: SecretName, key: SecretDataKey },
+        {
+          additionalProperties: false,
+          description:
+            'Secret (this namespace) and data key holding the provider key; the Secret must be labelled gantry.dev/credentials=true',
+        },
+      ),
+    ),
     weight: Type.Optional(Type.Number({ minimum: 0, default: 1 })),
     priority: Type.Optional(Type.Integer({ minimum: 0, default: 1 })),
     fallbacks: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 8 })),
