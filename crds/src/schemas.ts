@@ -28,7 +28,14 @@ const SecretDataKey = Type.String({
 // configured amount far inside that (a larger budget would fail each admission instead).
 const Usd = Type.Number({ minimum: 0, maximum: 1e9 });
 const LocalObjectRef = Type.Object({ name: Name }, { additionalProperties: false });
-const SecretKeyRef = Type.Object({ name: SecretName, key: SecretDataKey }, { additionalProperties: false });
+const CredentialsSecretRef = Type.Object(
+  { name: SecretName, key: SecretDataKey },
+  {
+    additionalProperties: false,
+    description:
+      'Secret (this namespace) and data key holding the provider key; the Secret must be labelled gantry.dev/credentials=true',
+  },
+);
 
 export const ProviderKinds = ['openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini'] as const;
 export type ProviderKind = (typeof ProviderKinds)[number];
@@ -201,16 +208,7 @@ export const ModelDeploymentSpec = Type.Object(
     baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
     apiVersion: Type.Optional(Type.String({ description: 'azure-openai api-version' })),
     apiKeyEnv: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
-    credentialsSecretRef: Type.Optional(
-      Type.Object(
-        { name: SecretName, key: SecretDataKey },
-        {
-          additionalProperties: false,
-          description:
-            'Secret (this namespace) and data key holding the provider key; the Secret must be labelled gantry.dev/credentials=true',
-        },
-      ),
-    ),
+    credentialsSecretRef: Type.Optional(CredentialsSecretRef),
     weight: Type.Optional(Type.Number({ minimum: 0, default: 1 })),
     priority: Type.Optional(Type.Integer({ minimum: 0, default: 1 })),
     fallbacks: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 8 })),
