@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SSE_CHARS, SseParser, SseTooLong, sseData, sseEvent, type SseEvent } from './sse.ts';
+import { MAX_SSE_BYTES, SseParser, SseTooLong, sseData, sseEvent, type SseEvent } from './sse.ts';
 
 /** Feed `pieces` one by one, then end: every event, in order. */
 function parse(pieces: readonly string[]): SseEvent[] {
@@ -33,6 +33,21 @@ const ANTHROPIC_LIKE = [
   '\r\n',
 ].join('');
 
+/** Lines ended by lone CRs, CR LF and LF, mixed, and blank lines made of each. */
+const MIXED = [
+  'event: a\r',
+  'data: 1\n',
+  'data: 2\r\n',
+  '\r',
+  ': c\r\n',
+  'data: 3\r\r\n',
+  'data: 4\n\r',
+  'data: 5\r\n\n',
+  'data: é😀\r\r',
+].join('');
+
+const EXPECTED_MIXED = [ev('1\n2', 'a'), ev('3'), ev('4'), ev('5'), ev('é😀')];
+
 const EXPECTED_OPENAI = [
   ev('{"id":"1","choices":[{"delta":{"content":"Hel"}}]}'),
   ev('{"id":"1","choices":[{"delta":{"content":"lo"}}]}'),
@@ -60,6 +75,8 @@ describe('SseParser: chunking never changes the events', () => {
   for (const [name, stream, expected] of [
     ['LF stream', OPENAI_LIKE, EXPECTED_OPENAI],
     ['CRLF stream', ANTHROPIC_LIKE, EXPECTED_ANTHROPIC],
+    ['CR stream', OPENAI_LIKE.replaceAll('\n', '\r'), EXPECTED_OPENAI],
+    ['mixed line ends', MIXED, EXPECTED_MIXED],
   ] as const) {
     describe(name, () => {
       it('whole', () => {
@@ -111,9 +128,39 @@ describe('SseParser: chunking never changes the events', () => {
     const p = new SseParser();
     expect(p.push('data: a\n')).toEqual([]);
     expect(p.push('\n')).toEqual([ev('a')]);
-    expect(p.push('data: b\r\n\r')).toEqual([]);
-    expect(p.push('\n')).toEqual([ev('b')]);
+    // A CR ends the blank line at once; the LF that follows it in the next read is part of it.
+    expect(p.push('data: b\r\n\r')).toEqual([ev('b')]);
+    expect(p.push('\n')).toEqual([]);
     expect(p.end()).toEqual([]);
+  });
+});
+
+describe('SseParser: line ends', () => {
+  it('a lone CR ends a line, and two of them an event', () => {
+    expect(parse(['data: a\rdata: b\r\rdata: c\r\r'])).toEqual([ev('a\nb'), ev('c')]);
+  });
+
+  it('a CR ending one read and an LF opening the next are one line end, not a blank line', () => {
+    expect(parse(['data: a\r', '\ndata: b\r\n\r\n'])).toEqual([ev('a\nb')]);
+    // Empty reads in between change nothing.
+    expect(parse(['data: a\r', '', '', '\ndata: b\r\n', '\r', '', '\n'])).toEqual([ev('a\nb')]);
+    // Only one LF is part of that line end: a second one is a blank line.
+    expect(parse(['data: a\r', '\n\ndata: b\n\n'])).toEqual([ev('a'), ev('b')]);
+  });
+
+  it('a CR ending one read and a CR opening the next are two line ends', () => {
+    expect(parse(['data: a\r', '\rdata: b\n\n'])).toEqual([ev('a'), ev('b')]);
+  });
+
+  it('an LF is skipped only right after the CR, not later in the stream', () => {
+    const p = new SseParser();
+    expect(p.push('data: a\r')).toEqual([]);
+    expect(p.push('data: b\n')).toEqual([]);
+    expect(p.push('\n')).toEqual([ev('a\nb')]);
+  });
+
+  it('a line kept across reads ends at a CR too', () => {
+    expect(parse(['da', 'ta: lo', 'ng\r', '\r\n'])).toEqual([ev('long')]);
   });
 });
 
@@ -203,12 +250,12 @@ describe('SseParser: long lines and the bound on them', () => {
     expect(parse([stream.slice(0, cr + 1), stream.slice(cr + 1)])).toEqual([ev(value), ev('z')]);
   });
 
-  it('a line up to the bound is read, one character more fails as the upstream’s fault', () => {
+  it('a line up to the bound is read, one byte more fails as the upstream’s fault', () => {
     const at = (n: number) => new SseParser(n);
     expect(at(10).push('data: 1234\n\n')).toEqual([ev('1234')]);
     expect(() => at(10).push('data: 12345')).toThrow(SseTooLong);
     expect(() => at(10).push('data: 12345')).toThrow(
-      'upstream sent an event-stream line longer than 10 characters',
+      'upstream sent an event-stream line longer than 10 bytes',
     );
   });
 
@@ -225,14 +272,55 @@ describe('SseParser: long lines and the bound on them', () => {
     const p = new SseParser(1000);
     expect(() => {
       for (let i = 0; i < 100; i++) p.push('data: ' + 'x'.repeat(20) + '\n');
-    }).toThrow('upstream sent an event-stream event longer than 1000 characters');
+    }).toThrow('upstream sent an event-stream event longer than 1000 bytes');
     // The count starts again with each event.
     const q = new SseParser(1000);
     for (let i = 0; i < 100; i++) expect(q.push('data: ' + 'x'.repeat(20) + '\n\n')).toHaveLength(1);
   });
 
+  it('the bound is in the upstream’s bytes: 3-byte characters fill it at a third of the length', () => {
+    expect(new SseParser(30).push('data: ' + '€'.repeat(8))).toEqual([]);
+    expect(() => new SseParser(30).push('data: ' + '€'.repeat(9))).toThrow(
+      'upstream sent an event-stream line longer than 30 bytes',
+    );
+    // 4-byte characters (two UTF-16 code units each).
+    expect(new SseParser(30).push('data: ' + '😀'.repeat(6))).toEqual([]);
+    expect(() => new SseParser(30).push('data: ' + '😀'.repeat(7))).toThrow(SseTooLong);
+  });
+
+  it('a line is counted exactly across reads once it could pass the bound', () => {
+    const p = new SseParser(300);
+    p.push('data: ' + 'x'.repeat(94)); // 100 bytes, below a third of the bound: not counted yet
+    p.push('é'.repeat(50)); // 200
+    p.push('é'.repeat(50)); // 300: at the bound
+    expect(() => p.push('x')).toThrow(SseTooLong);
+  });
+
+  it('an event’s data is counted in bytes, its earlier lines included', () => {
+    const p = new SseParser(300);
+    const line = 'data: ' + 'é'.repeat(40) + '\n'; // 80 bytes of data and its LF
+    for (let i = 0; i < 3; i++) expect(p.push(line)).toEqual([]);
+    expect(p.push('data: ' + 'x'.repeat(56) + '\n')).toEqual([]); // 300
+    expect(() => p.push('data:\n')).toThrow('upstream sent an event-stream event longer than 300 bytes');
+  });
+
+  it('at the default bound, an endless line of 3-byte characters fails after 16 MiB, not 48', () => {
+    const p = new SseParser();
+    const read = '€'.repeat(21_845); // 65,535 bytes, a typical read
+    p.push('data: ');
+    let bytes = 6;
+    expect(() => {
+      for (;;) {
+        p.push(read);
+        bytes += Buffer.byteLength(read);
+      }
+    }).toThrow(SseTooLong);
+    expect(bytes).toBeLessThanOrEqual(MAX_SSE_BYTES);
+    expect(bytes + Buffer.byteLength(read)).toBeGreaterThan(MAX_SSE_BYTES);
+  });
+
   it('the default bound leaves room for a large streamed image', () => {
-    expect(MAX_SSE_CHARS).toBe(16 * 1024 * 1024);
+    expect(MAX_SSE_BYTES).toBe(16 * 1024 * 1024);
     const image = 'A'.repeat(8 * 1024 * 1024);
     expect(parse([`data: ${image}\n\n`])[0]?.data.length).toBe(image.length);
   });

@@ -9,45 +9,103 @@ export interface SseEvent {
  * Feed decoded text in any chunking; complete events come out in order. A stream relay runs
  * this on every event of every stream, so a line is read in place in the text it arrived in:
  * a `data:` line costs one slice (its value), and an event of one data line (all of OpenAI's,
- * Anthropic's and Gemini's) is that slice, with no array to join.
+ * Anthropic's and Gemini's) is that slice, with no array to join. Lines end with CR LF, LF or
+ * a lone CR, as the format says.
  */
 export class SseParser {
   /** The pieces of a line that has not ended yet, kept apart so a long line is copied once. */
   private pending: string[] = [];
-  private pendingChars = 0;
+  private pendingUnits = 0;
+  /** UTF-8 bytes of `pending`, once they are counted (see `safeUnits`); -1 before. */
+  private pendingBytes = -1;
+  /** The last text ended with a CR: an LF opening the next one ends no line of its own. */
+  private afterCr = false;
   private event: string | undefined;
   /** The event's first data line, undefined before it. */
   private first: string | undefined;
   /** Its further data lines, when there are any. */
   private more: string[] | undefined;
-  private eventChars = 0;
+  private eventUnits = 0;
+  private eventBytes = -1;
+  /**
+   * Up to this many UTF-16 code units no text can pass `maxBytes` in UTF-8 (a code unit is 3
+   * bytes at most), so the bound costs a comparison per line until a line or event is this
+   * long; only then are its bytes counted, each piece once.
+   */
+  private readonly safeUnits: number;
 
-  /** `maxChars` bounds one line and one event's data: beyond it the upstream is at fault. */
-  constructor(private readonly maxChars = MAX_SSE_CHARS) {}
+  /**
+   * `maxBytes` bounds one line and one event's data, in UTF-8 bytes as the upstream sent them:
+   * beyond it the upstream is at fault.
+   */
+  constructor(private readonly maxBytes = MAX_SSE_BYTES) {
+    this.safeUnits = Math.floor(maxBytes / 3);
+  }
 
   push(text: string): SseEvent[] {
     const out: SseEvent[] = [];
-    let nl = text.indexOf('\n');
-    if (nl === -1) {
-      this.hold(text);
+    let start = 0;
+    if (this.afterCr && text.length > 0) {
+      this.afterCr = false;
+      if (text.charCodeAt(0) === LF) start = 1;
+    }
+    // Lines end with LF or CR LF in every provider's streams; a lone CR is rare, so a text
+    // without one is read by LF alone (a failed CR search when it has no CR at all), and only a
+    // text with one takes the slower way that looks for both.
+    const loneCr = hasLoneCr(text, start);
+    const first = loneCr ? firstBreak(text, start) : text.indexOf('\n', start);
+    if (first === -1) {
+      if (start < text.length) this.hold(start === 0 ? text : text.slice(start));
       return out;
     }
     let buf = text;
-    if (this.pendingChars > 0) {
-      // The pending pieces hold no line break, so the first one is where it was found in `text`.
+    if (this.pendingUnits > 0) {
+      // The pending pieces hold no line break (and `start` is 0: a CR emptied them), so the
+      // text's breaks are theirs shifted by the pieces' length.
       buf = this.pending.join('') + text;
-      nl += this.pendingChars;
       this.pending = [];
-      this.pendingChars = 0;
+      this.pendingUnits = 0;
+      this.pendingBytes = -1;
     }
-    let start = 0;
-    while (nl !== -1) {
-      this.line(buf, start, nl > start && buf.charCodeAt(nl - 1) === CR ? nl - 1 : nl, out);
-      start = nl + 1;
-      nl = buf.indexOf('\n', start);
-    }
-    if (start < buf.length) this.hold(buf.slice(start));
+    if (loneCr) this.anyBreaks(buf, start, out);
+    else this.lfBreaks(buf, start, first + buf.length - text.length, out);
     return out;
+  }
+
+  /** The lines of `buf` from `start`, the first ending at the LF at `lf`; no lone CR is in it. */
+  private lfBreaks(buf: string, start: number, lf: number, out: SseEvent[]): void {
+    let at = start;
+    let nl = lf;
+    while (nl !== -1) {
+      this.line(buf, at, nl > at && buf.charCodeAt(nl - 1) === CR ? nl - 1 : nl, out);
+      at = nl + 1;
+      nl = buf.indexOf('\n', at);
+    }
+    if (at < buf.length) this.hold(buf.slice(at));
+  }
+
+  /** The lines of `buf` from `start`, ended by CR LF, LF or CR. */
+  private anyBreaks(buf: string, start: number, out: SseEvent[]): void {
+    let at = start;
+    let lf = buf.indexOf('\n', at);
+    let cr = buf.indexOf('\r', at);
+    for (;;) {
+      if (cr !== -1 && (lf === -1 || cr < lf)) {
+        this.line(buf, at, cr, out);
+        if (cr + 1 === buf.length) {
+          this.afterCr = true;
+          return;
+        }
+        at = buf.charCodeAt(cr + 1) === LF ? cr + 2 : cr + 1;
+        cr = buf.indexOf('\r', at);
+        if (lf !== -1 && lf < at) lf = buf.indexOf('\n', at);
+      } else if (lf !== -1) {
+        this.line(buf, at, lf, out);
+        at = lf + 1;
+        lf = buf.indexOf('\n', at);
+      } else break;
+    }
+    if (at < buf.length) this.hold(buf.slice(at));
   }
 
   /** Flush at end of input: a final event without its blank line still counts. */
@@ -55,17 +113,22 @@ export class SseParser {
     const out: SseEvent[] = [];
     const rest = this.pending.join('');
     this.pending = [];
-    this.pendingChars = 0;
-    if (rest.length > 0) this.line(rest, 0, rest.endsWith('\r') ? rest.length - 1 : rest.length, out);
+    this.pendingUnits = 0;
+    this.pendingBytes = -1;
+    this.afterCr = false;
+    if (rest.length > 0) this.line(rest, 0, rest.length, out);
     this.line('', 0, 0, out);
     return out;
   }
 
   private hold(piece: string): void {
-    this.pendingChars += piece.length;
-    if (this.pendingChars > this.maxChars)
-      throw new SseTooLong(`upstream sent an event-stream line longer than ${this.maxChars} characters`);
     this.pending.push(piece);
+    this.pendingUnits += piece.length;
+    if (this.pendingUnits <= this.safeUnits) return;
+    this.pendingBytes =
+      this.pendingBytes === -1 ? utf8Bytes(this.pending) : this.pendingBytes + Buffer.byteLength(piece);
+    if (this.pendingBytes > this.maxBytes)
+      throw new SseTooLong(`upstream sent an event-stream line longer than ${this.maxBytes} bytes`);
   }
 
   /** The line `text[start, end)`, its line ending excluded. */
@@ -78,21 +141,33 @@ export class SseParser {
       this.event = undefined;
       this.first = undefined;
       this.more = undefined;
-      this.eventChars = 0;
+      this.eventUnits = 0;
+      this.eventBytes = -1;
       return;
     }
     // Only `data` and `event` matter, so the field name is checked in place rather than searched
     // for: a line without a colon costs nothing however long the read is.
     if (isField(text, start, end, 'data')) {
       const value = text.slice(valueStart(text, start + 4, end), end);
-      this.eventChars += value.length + 1;
-      if (this.eventChars > this.maxChars)
-        throw new SseTooLong(`upstream sent an event-stream event longer than ${this.maxChars} characters`);
+      this.eventUnits += value.length + 1;
+      if (this.eventUnits > this.safeUnits) this.countEventBytes(value);
       if (this.first === undefined) this.first = value;
       else (this.more ??= []).push(value);
     } else if (isField(text, start, end, 'event')) {
       this.event = text.slice(valueStart(text, start + 5, end), end);
     }
+  }
+
+  /** Adds the data line `value` (and the LF joining it) to the event's bytes, past `safeUnits`. */
+  private countEventBytes(value: string): void {
+    if (this.eventBytes === -1) {
+      this.eventBytes = 0;
+      if (this.first !== undefined) this.eventBytes += Buffer.byteLength(this.first) + 1;
+      if (this.more !== undefined) this.eventBytes += utf8Bytes(this.more) + this.more.length;
+    }
+    this.eventBytes += Buffer.byteLength(value) + 1;
+    if (this.eventBytes > this.maxBytes)
+      throw new SseTooLong(`upstream sent an event-stream event longer than ${this.maxBytes} bytes`);
   }
 }
 
@@ -105,10 +180,17 @@ export class SseTooLong extends Error {
 }
 
 /**
- * 16 Mi characters: far above any real event (a streamed base64 image is a few MB), low enough
- * that a broken upstream cannot exhaust memory with one stream.
+ * 16 MiB: far above any real event (a streamed base64 image is a few MB), low enough that a
+ * broken upstream cannot exhaust memory with one stream. Counted in the upstream's bytes, so
+ * text of 3-byte characters is bounded at the same size as ASCII.
  */
-export const MAX_SSE_CHARS = 16 * 1024 * 1024;
+export const MAX_SSE_BYTES = 16 * 1024 * 1024;
+
+const utf8Bytes = (pieces: readonly string[]): number => {
+  let n = 0;
+  for (const p of pieces) n += Buffer.byteLength(p);
+  return n;
+};
 
 /** Whether `text[start, end)` is the field `name`: the name, then a colon or the line's end. */
 const isField = (text: string, start: number, end: number, name: string): boolean => {
@@ -123,7 +205,21 @@ const valueStart = (text: string, at: number, end: number): number => {
   return from < end && text.charCodeAt(from) === SPACE ? from + 1 : from;
 };
 
+const LF = 10;
 const CR = 13;
+/** Whether `text` has a CR from `start` not followed by an LF (its last character included). */
+const hasLoneCr = (text: string, start: number): boolean => {
+  for (let cr = text.indexOf('\r', start); cr !== -1; cr = text.indexOf('\r', cr + 1))
+    if (text.charCodeAt(cr + 1) !== LF) return true;
+  return false;
+};
+
+/** Where the first line of `text` from `start` ends, at a CR or an LF; -1 when it does not. */
+const firstBreak = (text: string, start: number): number => {
+  const lf = text.indexOf('\n', start);
+  const cr = text.indexOf('\r', start);
+  return lf === -1 || (cr !== -1 && cr < lf) ? cr : lf;
+};
 const COLON = 58;
 const SPACE = 32;
 
