@@ -55,6 +55,7 @@ export type UpstreamErrorKind =
   | 'content_policy' // provider refused the content: caller
   | 'bad_request' // caller's fault, another attempt cannot fix it
   | 'network' // connection refused/reset before headers
+  | 'oversized' // a stream's line or event past the SSE parser's bound: the upstream's fault, fail over
   | 'timeout'; // connect/headers/total/first-token timeout
 
 export interface UpstreamError {

@@ -6,7 +6,7 @@
  * death or stall surfaces as UpstreamFailure.
  */
 import type { ChatChunk, ChatRequest } from '../formats/openai/types.ts';
-import { SseParser, type SseEvent } from '../formats/sse.ts';
+import { SseParser, SseTooLong, type SseEvent } from '../formats/sse.ts';
 import { Utf8Reads } from '../formats/utf8-reads.ts';
 import type { StreamContext, StreamTranslator } from '../providers/types.ts';
 import { sendOk, type CallContext } from './calls.ts';
@@ -89,6 +89,9 @@ export async function* readChunks(
   } catch (err) {
     if (!finalised) {
       if (err instanceof UpstreamFailure) throw err;
+      // Not a broken connection: the upstream kept sending, but nothing a stream should hold.
+      if (err instanceof SseTooLong)
+        throw new UpstreamFailure({ kind: 'oversized', status: 0, message: err.message });
       const code = (err as { code?: string }).code;
       const stalled = code === 'UND_ERR_BODY_TIMEOUT';
       throw new UpstreamFailure({

@@ -26,6 +26,7 @@ const KINDS: readonly UpstreamErrorKind[] = [
   'content_policy',
   'bad_request',
   'network',
+  'oversized',
   'timeout',
 ];
 
@@ -75,7 +76,9 @@ describe('decide: the whole input space', () => {
     if (callersFault || exhausted) return STOP;
     if (kind === 'context_length') return LARGER;
     if (hasAlternative) return NEXT;
-    const brokenOrSilent = kind === 'timeout' || kind === 'auth' || kind === 'not_found';
+    // An oversized line is not retried either: the same upstream would likely send it again.
+    const brokenOrSilent =
+      kind === 'timeout' || kind === 'auth' || kind === 'not_found' || kind === 'oversized';
     if (brokenOrSilent || sameRetries >= cfg.maxSameRetries) return STOP;
     if (kind === 'rate_limited' && retryAfterMs !== undefined) {
       if (retryAfterMs > cfg.maxRetryAfterMs || retryAfterMs >= remainingMs) return STOP;
@@ -102,7 +105,7 @@ describe('decide: the whole input space', () => {
               cases.push({ kind, hasAlternative, exhausted, ra, sameRetries, remainingMs });
 
   it(`covers ${KINDS.length * 2 * 2 * 4 * 3 * 2} combinations`, () => {
-    expect(cases).toHaveLength(960);
+    expect(cases).toHaveLength(1056);
   });
 
   it.each(cases)(
@@ -241,6 +244,7 @@ describe('isDeploymentFault', () => {
     overloaded: true,
     network: true,
     timeout: true,
+    oversized: true,
     auth: true,
     not_found: true,
     rate_limited: false,
@@ -386,6 +390,8 @@ describe('retryable', () => {
     network: true,
     rate_limited: true,
     timeout: false,
+    // The same upstream would likely send the same line again: failed over instead.
+    oversized: false,
     auth: false,
     not_found: false,
     context_length: false,
@@ -434,6 +440,7 @@ describe('mayHaveActed', () => {
     expect(mayHaveActed(e('server', 200))).toBe(true); // a 2xx it could not be understood
     expect(mayHaveActed(e('timeout', 0))).toBe(true);
     expect(mayHaveActed(e('network', 0))).toBe(true); // reset after sending
+    expect(mayHaveActed(e('oversized', 200))).toBe(true); // it was answering
   });
   it('a refusal, or a request that never left, did not', () => {
     for (const kind of [
@@ -478,7 +485,7 @@ describe('cutByDeadline', () => {
 describe('isStreamFault: what a stream’s end counts against its deployment', () => {
   const e = (kind: UpstreamErrorKind): UpstreamError => ({ kind, status: 0, message: kind });
   it('a cut or the provider’s own failure', () => {
-    for (const kind of ['server', 'overloaded', 'network', 'timeout'] as const)
+    for (const kind of ['server', 'overloaded', 'network', 'timeout', 'oversized'] as const)
       expect(isStreamFault(e(kind))).toBe(true);
   });
   it('not an error about the request, a rate limit, or credentials that already worked', () => {

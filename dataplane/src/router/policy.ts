@@ -166,6 +166,7 @@ export function boundedRetryAfter(error: UpstreamError, maxMs: number): Upstream
 export function mayHaveActed(e: UpstreamError): boolean {
   switch (e.kind) {
     case 'server':
+    case 'oversized':
       return true;
     case 'timeout':
     case 'network':
@@ -209,12 +210,17 @@ export function cutByDeadline(a: TimedOutAttempt): boolean {
 
 /**
  * Failures ending a stream after its first token that count against its deployment: a cut
- * (reset, stall) or the provider's own failure. Its key and model already worked; any other
- * in-stream error (the prompt rejected mid-way, a rate limit) is no fault of the deployment,
- * and counting it let a caller eject a deployment with three crafted requests.
+ * (reset, stall), the provider's own failure, or a line past the parser's bound (no answer a
+ * caller can ask for has one). Its key and model already worked; any other in-stream error
+ * (the prompt rejected mid-way, a rate limit) is no fault of the deployment, and counting it
+ * let a caller eject a deployment with three crafted requests.
  */
 export const isStreamFault = (e: UpstreamError): boolean =>
-  e.kind === 'server' || e.kind === 'overloaded' || e.kind === 'network' || e.kind === 'timeout';
+  e.kind === 'server' ||
+  e.kind === 'overloaded' ||
+  e.kind === 'network' ||
+  e.kind === 'timeout' ||
+  e.kind === 'oversized';
 
 /**
  * Faults that count against the deployment's circuit breaker: a stream's faults, plus a key or
