@@ -4,7 +4,8 @@
  * and a refused /v1/interactions chain. Each counts against the key's request rate like any
  * request (before: all were free, so a 6-a-minute key could pull a megabyte-sized record
  * from Redis as often as it liked), and the token count bounds the stored chain as creating
- * a turn does, reading only the record's size when it is past the body limit.
+ * a turn does, reading only the record's size when it is past the body limit. DELETE
+ * /v1/responses/{id} and GET/DELETE /v1/interactions/{id} count the same way (they were free).
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -18,6 +19,12 @@ const KEY = 'sk-test-read-admission';
 const LIMITED_KEY = 'sk-test-read-admission-limited';
 const INTERACTIONS_KEY = 'sk-test-read-admission-interactions';
 const SPENT_KEY = 'sk-test-read-admission-spent';
+/** One limited key per route, so each route's count starts at zero. */
+const ROUTE_KEYS = {
+  responseDelete: 'sk-test-read-admission-response-delete',
+  interactionGet: 'sk-test-read-admission-interaction-get',
+  interactionDelete: 'sk-test-read-admission-interaction-delete',
+};
 const SPENT_BUDGET = { limitUsd: 1, period: 'monthly' as const };
 const BODY_LIMIT = 64 * 1024;
 const REQUESTS_PER_MINUTE = 6;
@@ -41,6 +48,7 @@ beforeAll(async () => {
         apiKey('limited', LIMITED_KEY, 'acme', limited),
         apiKey('interactions', INTERACTIONS_KEY, 'acme', limited),
         apiKey('spent', SPENT_KEY, 'acme', { budget: SPENT_BUDGET }),
+        ...Object.entries(ROUTE_KEYS).map(([name, key]) => apiKey(name.toLowerCase(), key, 'acme', limited)),
       ].join(''),
     { bodyLimitBytes: BODY_LIMIT, redisUrl: redis.url, redisPrefix: `reads-${randomUUID()}` },
   );
@@ -57,10 +65,13 @@ const clientFor = (key: string) => new OpenAI({ baseURL: stack.baseURL, apiKey: 
 /** Two big turns: a stored conversation past the body limit (two requests of the minute). */
 const longChain = (key: string): Promise<string> => chainOf(clientFor(key), big);
 
-const call = (key: string, path: string, body?: unknown) =>
+const call = (key: string, path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') =>
   fetch(`${stack.baseURL}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
@@ -158,4 +169,52 @@ describe('refusing an interactions chain too long to continue', () => {
     for (let i = 0; i < REQUESTS_PER_MINUTE - 1; i++) statuses.push((await create('x', second.id)).status);
     expect(statuses).toEqual([400, 400, 400, 400, 429]);
   });
+});
+
+describe('deleting a stored response, reading or deleting a stored interaction', () => {
+  /** A stored object made with `key` (one request of its minute), and its id. */
+  const makeResponse = async (key: string) =>
+    (await clientFor(key).responses.create({ model: 'gpt-test', input: 'keep' })).id;
+  const makeInteraction = async (key: string) => {
+    const res = await call(key, '/interactions', { model: 'gpt-test', input: 'keep' });
+    return ((await res.json()) as { id: string }).id;
+  };
+
+  it.each([
+    {
+      route: 'DELETE /v1/responses/{id}',
+      key: ROUTE_KEYS.responseDelete,
+      make: makeResponse,
+      send: (key: string, id: string) => call(key, `/responses/${id}`, undefined, 'DELETE'),
+      unknown: 'resp_unknown',
+    },
+    {
+      route: 'GET /v1/interactions/{id}',
+      key: ROUTE_KEYS.interactionGet,
+      make: makeInteraction,
+      send: (key: string, id: string) => call(key, `/interactions/${id}`),
+      unknown: 'int_unknown',
+    },
+    {
+      route: 'DELETE /v1/interactions/{id}',
+      key: ROUTE_KEYS.interactionDelete,
+      make: makeInteraction,
+      send: (key: string, id: string) => call(key, `/interactions/${id}`, undefined, 'DELETE'),
+      unknown: 'int_unknown',
+    },
+  ])(
+    "$route counts against the key's request rate, an unknown id too",
+    async ({ key, make, send, unknown }) => {
+      const id = await make(key);
+      // The rest of the minute: the stored object once, then unknown ids (404s count as well).
+      const within = [await send(key, id)];
+      for (let i = 2; i < REQUESTS_PER_MINUTE; i++) within.push(await send(key, unknown));
+      expect(within.map((r) => r.status)).toEqual([200, 404, 404, 404, 404]);
+      // The answered one told the client where it stands, as every admitted request does.
+      expect(within[0]!.headers.get('x-ratelimit-remaining-requests')).toBe('4');
+      const past = await send(key, id);
+      expect(past.status).toBe(429);
+      expect(((await past.json()) as { error: { type: string } }).error.type).toBe('rate_limit_exceeded');
+    },
+  );
 });

@@ -25,6 +25,7 @@ import type { PipelineDeps } from '../../pipeline/forward.ts';
 import type { Owner, OwnedStore } from '../../stores/owned/types.ts';
 import { DEFAULT_BODY_LIMIT } from '../limits.ts';
 import { countRefused } from '../../pipeline/admission.ts';
+import { admitRead, settleRead } from '../../pipeline/read-admission.ts';
 import { chainTooLong, historyBytes } from './chained-history.ts';
 import type { RouteHooks } from './hooks.ts';
 import { replyStored } from './stored-answer.ts';
@@ -139,16 +140,26 @@ export function interactionsRoute(
     });
   });
 
+  // Reads and deletions call no model but load the key's stored data: they count against its
+  // request rate before the lookup (an unknown id too) and are recorded at no cost.
   app.get('/v1/interactions/:id', { schema: { params: IdParams } }, async (request, reply) => {
+    const ctx = hooks.context(request, reply);
     const id = (request.params as { id: string }).id;
-    const entry = await store.get(ownerOf(hooks.context(request, reply)), id);
+    await admitRead(deps, ctx, 'interactions');
+    const entry = await store.get(ownerOf(ctx), id);
     if (!entry) throw notFound(id);
+    await settleRead(deps, ctx);
+    reply.headers(ctx.responseHeaders);
     return entry.interaction;
   });
 
   app.delete('/v1/interactions/:id', { schema: { params: IdParams } }, async (request, reply) => {
+    const ctx = hooks.context(request, reply);
     const id = (request.params as { id: string }).id;
-    if (!(await store.delete(ownerOf(hooks.context(request, reply)), id))) throw notFound(id);
+    await admitRead(deps, ctx, 'interactions');
+    if (!(await store.delete(ownerOf(ctx), id))) throw notFound(id);
+    await settleRead(deps, ctx);
+    reply.headers(ctx.responseHeaders);
     // Google's API answers a deletion with an empty object.
     return {};
   });

@@ -173,9 +173,14 @@ export function responsesRoute(
     return { object: 'response.input_tokens', input_tokens: counted };
   });
 
+  // Counted like a read: it touches the key's stored data and calls no model.
   app.delete('/v1/responses/:id', { schema: { params: ResponseIdParams } }, async (request, reply) => {
+    const ctx = hooks.context(request, reply);
     const id = idParam(request);
-    if (!(await store.delete(ownerOf(hooks.context(request, reply)), id))) throw notFound(id);
+    await admitRead(deps, ctx, 'responses');
+    if (!(await store.delete(ownerOf(ctx), id))) throw notFound(id);
+    await settleRead(deps, ctx);
+    reply.headers(ctx.responseHeaders);
     return { id, object: 'response.deleted', deleted: true };
   });
 }
