@@ -102,10 +102,13 @@ export function responsesRoute(
     const body = request.body as ResponsesRequest;
     const owner = ownerOf(ctx);
     const history = await historyOf(store, owner, body.previous_response_id);
+    // Derived once (an HMAC when there is a compaction secret): it opens the input's compaction
+    // items and seals the new summary.
+    const sealKey = sealKeyOf(ctx);
     const { chat, conversation } = responsesToChat(
       { model: body.model, input: body.input, instructions: body.instructions },
       history,
-      sealKeyOf(ctx),
+      sealKey,
     );
     chat.messages = [...chat.messages, { role: 'user', content: COMPACTION_PROMPT }];
     const outcome = await runChat(deps, ctx, chat, 'responses').catch((err: unknown) => {
@@ -120,7 +123,7 @@ export function responsesRoute(
       object: 'response.compaction',
       created_at: Math.floor(ctx.startedAt / 1000),
       // Half a body for the user messages kept: the summary and the next turn need room too.
-      output: compactedOutput(id, conversation, encodeCompaction(summary, sealKeyOf(ctx)), chainLimit / 2),
+      output: compactedOutput(id, conversation, encodeCompaction(summary, sealKey), chainLimit / 2),
       usage: responsesUsage(outcome.usage),
     };
   });
