@@ -4,7 +4,9 @@
  * or the response alone, from the first bytes of the entry without loading the conversation.
  * The response is written ASCII-only (non-ASCII as \u escapes, the same JSON value), so its
  * length is the same in characters (the in-process store) and in bytes (Redis' GETRANGE).
- * The conversation is serialised once, for the entry and its size both.
+ * The conversation is serialised once, for the entry and its size both. The response's length
+ * is read from the head only (`responseSpan`, the Redis script); an entry parsed whole carries
+ * it too, and nothing reads it there, so `StoredResponse` does not declare it.
  */
 import type { ResponseObject } from '../../formats/responses/types.ts';
 import type { StoredResponse } from './types.ts';

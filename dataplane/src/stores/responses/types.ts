@@ -18,8 +18,6 @@ export interface StoredResponse {
    * entry; absent on entries stored before sizes were recorded.
    */
   conversationBytes?: number;
-  /** Length of the response's JSON as stored (record.ts); absent on older entries. */
-  responseChars?: number;
   response: ResponseObject;
   /** The whole conversation up to and including this response's assistant turn, in chat form. */
   conversation: ChatMessage[];
