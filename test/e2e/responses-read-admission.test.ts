@@ -153,6 +153,25 @@ describe('a key whose budget is spent', () => {
 });
 
 describe('refusing an interactions chain too long to continue', () => {
+  it('reads only its recorded size', async () => {
+    const create = async (input: string, previous?: string) => {
+      const res = await call(KEY, '/interactions', {
+        model: 'gpt-test',
+        input,
+        ...(previous ? { previous_interaction_id: previous } : {}),
+      });
+      return { status: res.status, id: ((await res.json()) as { id?: string }).id };
+    };
+    const first = await create(big(0));
+    const second = await create(big(1), first.id);
+    const before = await netOutput();
+    const refused = await create('x', second.id);
+    const sent = (await netOutput()) - before;
+    expect(refused.status).toBe(400);
+    // Before: the whole ~80 KB record crossed from Redis and was serialised again to be measured.
+    expect(sent).toBeLessThan(16 * 1024);
+  });
+
   it("counts against the key's request rate", async () => {
     const create = async (input: string, previous?: string) => {
       const res = await call(INTERACTIONS_KEY, '/interactions', {

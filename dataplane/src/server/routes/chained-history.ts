@@ -7,8 +7,10 @@
  * Continuing is allowed while the stored history fits in one request body: a client can carry
  * no more by chaining than it could have sent itself. Compaction is exempt (it is the way
  * out), which is safe: a stored history is at most one body plus one turn past the bound.
- * The Responses store records each conversation's size when it stores it, so a refusal there
- * reads only that size, never the conversation (stores/responses/record.ts).
+ * Responses and interactions are stored with their conversation's size at the head of the
+ * record (stores/size-head.ts), so a refusal reads only that size, never the conversation,
+ * and a turn that fits is not serialised again to be measured; `historyBytes` measures only
+ * records stored before sizes were recorded.
  */
 import { invalidParam, type GatewayError } from '../../errors.ts';
 import type { ChatMessage } from '../../formats/openai/types.ts';

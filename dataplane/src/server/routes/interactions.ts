@@ -23,6 +23,7 @@ import { runChat } from '../../pipeline/chat.ts';
 import type { RequestContext } from '../../pipeline/context.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import type { Owner, OwnedStore } from '../../stores/owned/types.ts';
+import { withSizeHead } from '../../stores/size-head.ts';
 import { DEFAULT_BODY_LIMIT } from '../limits.ts';
 import { countRefused } from '../../pipeline/admission.ts';
 import { admitRead, settleRead } from '../../pipeline/read-admission.ts';
@@ -30,7 +31,10 @@ import { chainTooLong, historyBytes } from './chained-history.ts';
 import type { RouteHooks } from './hooks.ts';
 import { replyStored } from './stored-answer.ts';
 
+/** Stored with its conversation's size at its head (stores/size-head.ts). */
 export interface StoredInteraction {
+  /** Bytes of `conversation` as JSON; absent on interactions stored before it was recorded. */
+  conversationBytes?: number;
   interaction: Interaction;
   /** The conversation up to and including this interaction's model turn, in chat form. */
   conversation: ChatMessage[];
@@ -104,14 +108,19 @@ export function interactionsRoute(
     const owner = ownerOf(ctx);
     let history: ChatMessage[] = [];
     if (body.previous_interaction_id !== undefined) {
-      const prev = await store.get(owner, body.previous_interaction_id);
-      if (!prev) throw notFound(body.previous_interaction_id, 'previous_interaction_id');
-      const bytes = historyBytes(prev.conversation);
-      if (bytes > chainLimit) {
+      const id = body.previous_interaction_id;
+      const prev = await store.getWithin(owner, id, chainLimit);
+      if (!prev) throw notFound(id, 'previous_interaction_id');
+      const refuse = async (bytes: number): Promise<GatewayError> => {
         // Counted like the Responses refusal (pipeline/admission.ts): no faster than answers.
         await countRefused(deps.stores, ctx);
-        throw chainTooLong(bytes, chainLimit, 'previous_interaction_id', body.previous_interaction_id);
-      }
+        return chainTooLong(bytes, chainLimit, 'previous_interaction_id', id);
+      };
+      // Past the bound only the recorded size was read. Within it the recorded size is used,
+      // not the history serialised again; interactions stored before it was recorded are measured.
+      if ('oversized' in prev) throw await refuse(prev.conversationBytes);
+      const bytes = prev.conversationBytes ?? historyBytes(prev.conversation);
+      if (bytes > chainLimit) throw await refuse(bytes);
       history = prev.conversation;
     }
     const { chat, conversation } = interactionsToChat(body, history);
@@ -127,10 +136,11 @@ export function interactionsRoute(
       if (body.store === false) return;
       const turn = modelTurn(interaction.outputs);
       await store
-        .put(owner, interaction.id, {
-          interaction,
-          conversation: turn ? [...conversation, turn] : conversation,
-        })
+        .putJson(
+          owner,
+          interaction.id,
+          withSizeHead({ interaction }, turn ? [...conversation, turn] : conversation),
+        )
         .catch((err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'interaction not stored'));
     };
     return replyStored(request, reply, ctx, hooks, outcome, {

@@ -5,6 +5,7 @@
  * of interactions or A2A tasks evicts its own oldest objects, never those of a tenant
  * holding less. Objects live in one pod only.
  */
+import { recordedBytes, SIZE_HEAD_CHARS, type OversizedRecord } from '../size-head.ts';
 import { TenantBound } from '../tenant-bound.ts';
 import { systemClock, type Clock } from '../types.ts';
 import { ownedKey, type Owner, type OwnedStore } from './types.ts';
@@ -46,9 +47,21 @@ export class MemoryOwnedStore<T> implements OwnedStore<T> {
     this.write(owner, id, value);
   }
 
-  /** Stores JSON the caller serialised itself (it must parse to a T): for a layout of its own. */
   async putJson(owner: Owner, id: string, json: string): Promise<void> {
     this.writeJson(owner, id, json);
+  }
+
+  async getWithin(
+    owner: Owner,
+    id: string,
+    maxConversationBytes: number,
+  ): Promise<T | OversizedRecord | undefined> {
+    const head = await this.head(owner, id, SIZE_HEAD_CHARS);
+    if (head === undefined) return undefined;
+    const bytes = recordedBytes(head);
+    if (bytes !== undefined && bytes > maxConversationBytes)
+      return { oversized: true, conversationBytes: bytes };
+    return this.get(owner, id);
   }
 
   /** The first `chars` characters of a live object's JSON, without parsing the rest. */

@@ -1,6 +1,7 @@
 /** Owned objects, run against the in-process and the Redis store. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { backends, type StoreFixture } from '../testing/backends.ts';
+import { withSizeHead } from '../size-head.ts';
 import { MemoryOwnedStore } from './memory.ts';
 
 const owner = { tenant: 'acme', keyId: 'ns/a' };
@@ -53,6 +54,34 @@ describe.each(backends)('owned store ($name)', (backend) => {
     const things = (await fixture.open()).owned<number>('things');
     await things.put({ tenant: 'a', keyId: 'b:c' }, 'd', 1);
     expect(await things.get({ tenant: 'a', keyId: 'b' }, 'c:d')).toBeUndefined();
+  });
+
+  it('reads only the recorded size of an object whose conversation is past the size asked for', async () => {
+    fixture = await backend.create({});
+    const things = (await fixture.open()).owned<{
+      conversationBytes?: number;
+      n: number;
+      conversation: string[];
+    }>('sized');
+    const conversation = ['é'.repeat(100)];
+    const bytes = Buffer.byteLength(JSON.stringify(conversation));
+    await things.putJson(owner, 'big', withSizeHead({ n: 1 }, conversation));
+    expect(await things.getWithin(owner, 'big', bytes - 1)).toEqual({
+      oversized: true,
+      conversationBytes: bytes,
+    });
+    expect(await things.getWithin(owner, 'big', bytes)).toEqual({
+      conversationBytes: bytes,
+      n: 1,
+      conversation,
+    });
+    expect(await things.getWithin(owner, 'big', Infinity)).toMatchObject({ n: 1 });
+    expect(await things.get(owner, 'big')).toMatchObject({ n: 1, conversation });
+    // Another owner, an unknown id: nothing. An object stored without a head is read whole.
+    expect(await things.getWithin({ tenant: 'acme', keyId: 'ns/b' }, 'big', 0)).toBeUndefined();
+    expect(await things.getWithin(owner, 'nothing', 0)).toBeUndefined();
+    await things.put(owner, 'plain', { n: 2, conversation });
+    expect(await things.getWithin(owner, 'plain', 0)).toEqual({ n: 2, conversation });
   });
 
   if (backend.name === 'redis')

@@ -10,7 +10,7 @@ import { MemoryOwnedStore } from '../owned/memory.ts';
 import type { Owner } from '../owned/types.ts';
 import type { Clock } from '../types.ts';
 import type { ResponseObject } from '../../formats/responses/types.ts';
-import { encodeRecord, parseResponse, RECORD_HEAD_CHARS, recordedBytes, responseSpan } from './record.ts';
+import { encodeRecord, parseResponse, RECORD_HEAD_CHARS, responseSpan } from './record.ts';
 import type { OversizedResponse, ResponseOwner, ResponseStore, StoredResponse } from './types.ts';
 
 export interface MemoryResponseStoreOptions {
@@ -53,12 +53,7 @@ export class MemoryResponseStore implements ResponseStore {
     id: string,
     maxConversationBytes: number,
   ): Promise<StoredResponse | OversizedResponse | undefined> {
-    const head = await this.store.head(asOwner(owner), id, RECORD_HEAD_CHARS);
-    if (head === undefined) return undefined;
-    const bytes = recordedBytes(head);
-    if (bytes !== undefined && bytes > maxConversationBytes)
-      return { oversized: true, conversationBytes: bytes };
-    return this.store.get(asOwner(owner), id);
+    return this.store.getWithin(asOwner(owner), id, maxConversationBytes);
   }
 
   async getResponse(owner: ResponseOwner, id: string): Promise<ResponseObject | undefined> {

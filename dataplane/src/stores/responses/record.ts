@@ -11,10 +11,11 @@
 import type { ResponseObject } from '../../formats/responses/types.ts';
 import type { StoredResponse } from './types.ts';
 
+export { recordedBytes } from '../size-head.ts';
+
 /** Enough characters for the head (`{"conversationBytes":…,"responseChars":…,"response":`). */
 export const RECORD_HEAD_CHARS = 96;
 
-const HEAD = /^\{"conversationBytes":(\d{1,16}),/;
 const RESPONSE_AT = /^\{"conversationBytes":\d{1,16},"responseChars":(\d{1,16}),"response":/;
 
 const asciiJson = (value: unknown): string =>
@@ -30,12 +31,6 @@ export function encodeRecord(entry: StoredResponse): string {
   let json = `{"conversationBytes":${bytes},"responseChars":${response.length},"response":${response},"conversation":${conversation}`;
   if (entry.input !== undefined) json += `,"input":${JSON.stringify(entry.input)}`;
   return `${json}}`;
-}
-
-/** The size recorded at the head of an entry; undefined for entries stored without one. */
-export function recordedBytes(head: string): number | undefined {
-  const m = HEAD.exec(head);
-  return m ? Number(m[1]) : undefined;
 }
 
 /** Where the response lies in the entry (`end` exclusive); undefined for older layouts. */

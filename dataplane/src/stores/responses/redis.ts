@@ -10,17 +10,9 @@ import type { KeySpace } from '../redis/keys.ts';
 import { bindScript, type BoundScript } from '../redis/script.ts';
 import { DEFAULT_RESPONSE_TTL_MS } from './memory.ts';
 import type { ResponseObject } from '../../formats/responses/types.ts';
+import { GET_WITHIN_LUA, luaMaxBytes, SIZE_HEAD_CHARS } from '../size-head.ts';
 import { encodeRecord, parseResponse, RECORD_HEAD_CHARS } from './record.ts';
 import type { OversizedResponse, ResponseOwner, ResponseStore, StoredResponse } from './types.ts';
-
-// ARGV: head length, largest conversation wanted. The head alone when the recorded size is
-// past it (a number reply), else the whole entry: one round trip either way.
-const GET_WITHIN_LUA = `
-local head = redis.call('GETRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
-if head == '' then return false end
-local bytes = tonumber(string.match(head, '^{"conversationBytes":(%d+),'))
-if bytes and bytes > tonumber(ARGV[2]) then return bytes end
-return redis.call('GET', KEYS[1])`;
 
 // ARGV: head length. {1, the response's JSON} when the head says where it lies, else
 // {0, the whole entry} (an entry stored before it did); false when there is none.
@@ -42,7 +34,7 @@ export class RedisResponseStore implements ResponseStore {
   ) {
     this.getWithinScript = bindScript(
       redis,
-      { name: 'gantryResponseGetWithin', numberOfKeys: 1, lua: GET_WITHIN_LUA },
+      { name: 'gantrySizedGetWithin', numberOfKeys: 1, lua: GET_WITHIN_LUA },
       'responses.get',
     );
     this.getResponseScript = bindScript(
@@ -76,10 +68,10 @@ export class RedisResponseStore implements ResponseStore {
     id: string,
     maxConversationBytes: number,
   ): Promise<StoredResponse | OversizedResponse | undefined> {
-    // Redis compares as a double: an Infinity bound is simply a very large number.
-    const max = Number.isFinite(maxConversationBytes) ? maxConversationBytes : Number.MAX_SAFE_INTEGER;
-    const reply = (await this.getWithinScript([this.key(owner, id)], [RECORD_HEAD_CHARS, max])) as
-      string | number | null;
+    const reply = (await this.getWithinScript(
+      [this.key(owner, id)],
+      [SIZE_HEAD_CHARS, luaMaxBytes(maxConversationBytes)],
+    )) as string | number | null;
     if (reply === null) return undefined;
     if (typeof reply === 'number') return { oversized: true, conversationBytes: reply };
     return JSON.parse(reply) as StoredResponse;

@@ -5,6 +5,7 @@
  */
 import type { ChatMessage } from '../../formats/openai/types.ts';
 import type { ResponseObject } from '../../formats/responses/types.ts';
+import type { OversizedRecord } from '../size-head.ts';
 
 export interface ResponseOwner {
   tenant: string;
@@ -26,10 +27,7 @@ export interface StoredResponse {
 }
 
 /** An entry whose conversation is past the size asked for: only its recorded size was read. */
-export interface OversizedResponse {
-  oversized: true;
-  conversationBytes: number;
-}
+export type OversizedResponse = OversizedRecord;
 
 export interface ResponseStore {
   put(owner: ResponseOwner, entry: StoredResponse): Promise<void>;
