@@ -164,6 +164,73 @@ describe.each(backends)('budget ($name)', (backend) => {
     expect((await budgets.state(key, monthly)).spentUsd).toBe(0.5);
   });
 
+  describe('retained holds (work charged long after its request)', () => {
+    const LONG = 30 * 86_400_000;
+    const JOB = 'job:1';
+
+    it("move a request's reservation to a hold of their own that outlives the request's TTL", async () => {
+      const { budgets } = await open();
+      const r = reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 9 }));
+      expect(await budgets.retain(r, JOB, LONG)).toBe(true);
+      // Moved, not copied: the request's settle of its own id now frees nothing.
+      expect(await budgets.state(key, monthly)).toMatchObject({ heldUsd: 9, remainingUsd: 1 });
+      await budgets.settle(r, 0);
+      clock.advance(TTL * 10);
+      expect(await budgets.state(key, monthly)).toMatchObject({ heldUsd: 9, remainingUsd: 1 });
+      // Every later reservation of the key fits beside it or not at all.
+      expect((await budgets.reserve({ ...key, budget: monthly, estimateUsd: 1.000001 })).ok).toBe(false);
+      expect(reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 1 })).amountUsd).toBe(1);
+      // Repeating the retain (a lost reply retried) holds it once.
+      expect(await budgets.retain(r, JOB, LONG)).toBe(true);
+      expect((await budgets.state(key, monthly)).heldUsd).toBe(10);
+    });
+
+    it('are replaced by their charge in one step, once, however often (and however late) it is repeated', async () => {
+      const { budgets } = await open();
+      // A total budget: the charge is still in its period a month later.
+      const total: BudgetLimit = { limitUsd: 10, period: 'total' };
+      await budgets.retain(
+        reserved(await budgets.reserve({ ...key, budget: total, estimateUsd: 9 })),
+        JOB,
+        LONG,
+      );
+      const charge = { ...key, budget: total, amountUsd: 2, id: JOB, rememberMs: LONG };
+      expect(await budgets.charge(charge)).toMatchObject({ applied: true, chargedUsd: 2, remainingUsd: 8 });
+      clock.advance(LONG - 1);
+      expect(await budgets.charge(charge)).toMatchObject({ applied: false });
+      expect(await budgets.state(key, total)).toMatchObject({ spentUsd: 2, heldUsd: 0, remainingUsd: 8 });
+    });
+
+    it('are released by a charge of nothing, and a retain after the settlement holds nothing', async () => {
+      const { budgets } = await open();
+      const r = reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 9 }));
+      await budgets.charge({ ...key, budget: monthly, amountUsd: 0, id: JOB, rememberMs: LONG });
+      expect(await budgets.retain(r, JOB, LONG)).toBe(false);
+      expect(await budgets.state(key, monthly)).toMatchObject({ spentUsd: 0, heldUsd: 0, remainingUsd: 10 });
+    });
+
+    it('lapse after their own TTL when no settlement ever comes', async () => {
+      const { budgets } = await open();
+      await budgets.retain(
+        reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 9 })),
+        JOB,
+        LONG,
+      );
+      clock.advance(LONG - 1);
+      expect((await budgets.state(key, monthly)).heldUsd).toBe(9);
+      clock.advance(1);
+      expect((await budgets.reserve({ ...key, budget: monthly, estimateUsd: 10 })).ok).toBe(true);
+    });
+
+    it('hold the work even when the reservation lapsed before the work was retained', async () => {
+      const { budgets } = await open();
+      const r = reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 4 }));
+      clock.advance(TTL);
+      expect(await budgets.retain(r, JOB, LONG)).toBe(true);
+      expect(await budgets.state(key, monthly)).toMatchObject({ heldUsd: 4, remainingUsd: 6 });
+    });
+  });
+
   it('keeps keys and tenants apart', async () => {
     const { budgets } = await open();
     await budgets.settle(reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 10 })), 10);

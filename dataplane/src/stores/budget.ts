@@ -63,8 +63,17 @@ export interface SettleResult {
 export interface ChargeRequest extends KeyRef {
   budget: BudgetLimit;
   amountUsd: number;
-  /** Makes the charge idempotent: a second charge with the same id is not applied. Random when absent. */
+  /**
+   * Makes the charge idempotent: a second charge with the same id is not applied. Random when
+   * absent. When it names a hold (one `retain` made), the hold is dropped in the same step.
+   */
   id?: string | undefined;
+  /**
+   * How long the id is remembered against a second charge (default: the store's
+   * `settledMemoryMs`). Settlements of long-running work repeat it far longer apart than a
+   * request's settle does (a read racing a sweep after a crash between charge and claim).
+   */
+  rememberMs?: number | undefined;
 }
 
 export interface BudgetState {
@@ -93,6 +102,16 @@ export interface BudgetStore {
   release(reservation: Reservation): Promise<SettleResult>;
   /** Charges without a prior reservation (spend the caller could not estimate). Never refused. */
   charge(req: ChargeRequest): Promise<SettleResult>;
+  /**
+   * Turns a request's reservation into a hold of its own, `holdId`, lasting `ttlMs`: the worst
+   * case of work charged long after the request (a batch, a fine-tuning job) keeps counting
+   * against every later reservation of the key until a `charge` with `id: holdId` replaces it
+   * (or a release, a charge of 0). Atomic: the amount moves from one id to the other, never held
+   * twice nor not at all; it is held even when the reservation has lapsed, as the work runs
+   * anyway. Repeating it holds once. When `holdId` was charged already (its settlement came
+   * first), the reservation is dropped and nothing is held: false.
+   */
+  retain(reservation: Reservation, holdId: string, ttlMs: number): Promise<boolean>;
   state(key: KeyRef, budget: BudgetLimit): Promise<BudgetState>;
 }
 

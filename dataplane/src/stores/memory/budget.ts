@@ -44,10 +44,27 @@ export class MemoryBudgetStore implements BudgetStore {
   }
 
   private forgetSettled(b: MemoryKeyBudget, now: number): void {
-    for (const [id, until] of b.settled) {
-      if (until > now) break;
-      b.settled.delete(id);
-    }
+    for (const map of [b.settled, b.settledLong])
+      for (const [id, until] of map) {
+        if (until > now) break;
+        map.delete(id);
+      }
+  }
+
+  /** Whether `id` was settled (and is still remembered). */
+  private isSettled(b: MemoryKeyBudget, id: string, now: number): boolean {
+    if (b.settled.has(id)) return true;
+    const until = b.settledLong.get(id);
+    return until !== undefined && until > now;
+  }
+
+  /**
+   * Remembers a settled id. Ids kept longer than the default (long-running work) go to a map
+   * of their own, so each map stays in expiry order and is pruned from its front.
+   */
+  private remember(b: MemoryKeyBudget, id: string, now: number, rememberMs: number): void {
+    if (rememberMs <= this.settledMemoryMs) b.settled.set(id, now + rememberMs);
+    else b.settledLong.set(id, now + rememberMs);
   }
 
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
@@ -109,6 +126,7 @@ export class MemoryBudgetStore implements BudgetStore {
   private apply(
     r: KeyRef & { id: string; periodKey: string; limitUsd: number },
     amount: number,
+    rememberMs = this.settledMemoryMs,
   ): SettleResult {
     const now = this.clock();
     const b = this.mem.budget(r.tenant, r.keyId);
@@ -121,7 +139,7 @@ export class MemoryBudgetStore implements BudgetStore {
           available({ limit, spent: b.spent.get(r.periodKey) ?? 0, credit: b.credit, held: b.held }),
         ),
       );
-    if (b.settled.has(r.id)) return { applied: false, chargedUsd: 0, remainingUsd: remaining() };
+    if (this.isSettled(b, r.id, now)) return { applied: false, chargedUsd: 0, remainingUsd: remaining() };
 
     const hold = b.reservations.get(r.id);
     if (hold) {
@@ -134,7 +152,7 @@ export class MemoryBudgetStore implements BudgetStore {
       b.spent.set(r.periodKey, spentBefore + amount);
       b.credit -= fromCredit;
     }
-    b.settled.set(r.id, now + this.settledMemoryMs);
+    this.remember(b, r.id, now, rememberMs);
     return { applied: true, chargedUsd: fromMicros(amount), remainingUsd: remaining() };
   }
 
@@ -157,7 +175,31 @@ export class MemoryBudgetStore implements BudgetStore {
         limitUsd: req.budget.limitUsd,
       },
       Math.max(0, toMicros(req.amountUsd)),
+      req.rememberMs,
     );
+  }
+
+  async retain(reservation: Reservation, holdId: string, ttlMs: number): Promise<boolean> {
+    const now = this.clock();
+    const b = this.mem.budget(reservation.tenant, reservation.keyId);
+    this.expireHolds(b, now);
+    this.forgetSettled(b, now);
+    const drop = (id: string) => {
+      const hold = b.reservations.get(id);
+      if (!hold) return;
+      b.reservations.delete(id);
+      b.held = Math.max(0, b.held - hold.amount);
+    };
+    drop(reservation.id);
+    const kept = !this.isSettled(b, holdId, now);
+    if (kept) {
+      drop(holdId);
+      const amount = toMicros(reservation.amountUsd, 'up');
+      b.reservations.set(holdId, { amount, expiresAt: now + ttlMs });
+      b.held += amount;
+    }
+    if (b.reservations.size === 0) b.held = 0;
+    return kept;
   }
 
   async state(key: KeyRef, budget: BudgetLimit): Promise<BudgetState> {

@@ -32,6 +32,8 @@ export interface MemoryKeyBudget {
   rechargedByMonth: Map<string, number>;
   /** Settled ids → when they may be forgotten; insertion order is time order. */
   settled: Map<string, number>;
+  /** The same for ids remembered longer than the store's default (settled batches and jobs). */
+  settledLong: Map<string, number>;
 }
 
 export interface MemoryLedgerEntry {
@@ -70,6 +72,7 @@ export class MemoryState {
         spent: new Map(),
         rechargedByMonth: new Map(),
         settled: new Map(),
+        settledLong: new Map(),
       };
       this.budgets.set(k, b);
     }

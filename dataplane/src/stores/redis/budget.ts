@@ -19,7 +19,7 @@ import { monthKey, periodRetentionMs, periodWindow } from '../period.ts';
 import { rechargeMicros, type RechargeMicros } from '../recharge.ts';
 import { systemClock, type Clock, type KeyRef } from '../types.ts';
 import type { KeySpace } from './keys.ts';
-import { budgetReserve, budgetSettle, budgetState } from './lua/budget.ts';
+import { budgetReserve, budgetRetain, budgetSettle, budgetState } from './lua/budget.ts';
 import { arg, bindScript, int, type BoundScript } from './script.ts';
 
 /** Recharge counters outlive their month long enough for key-health reports. */
@@ -70,6 +70,7 @@ export class RedisBudgetStore implements BudgetStore {
   private readonly reserveScript: BoundScript;
   private readonly settleScript: BoundScript;
   private readonly stateScript: BoundScript;
+  private readonly retainScript: BoundScript;
   private readonly ttlMs: number;
   private readonly settledMemoryMs: number;
 
@@ -82,6 +83,7 @@ export class RedisBudgetStore implements BudgetStore {
     this.reserveScript = bindScript(client, budgetReserve, 'budget.reserve');
     this.settleScript = bindScript(client, budgetSettle, 'budget.settle');
     this.stateScript = bindScript(client, budgetState, 'budget.state');
+    this.retainScript = bindScript(client, budgetRetain, 'budget.retain');
     this.ttlMs = opts.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
     this.settledMemoryMs = opts.settledMemoryMs ?? DEFAULT_SETTLED_MEMORY_MS;
   }
@@ -189,13 +191,13 @@ export class RedisBudgetStore implements BudgetStore {
     return { ok: true, reservation, remainingUsd: fromMicros(avail), rechargedUsd: fromMicros(recharged) };
   }
 
-  private async apply(r: SettleTarget, amount: number): Promise<SettleResult> {
-    const call = this.settleCall(r, amount);
+  private async apply(r: SettleTarget, amount: number, rememberMs?: number): Promise<SettleResult> {
+    const call = this.settleCall(r, amount, rememberMs);
     return call.result(await this.settleScript(call.keys, call.args));
   }
 
   /** One settle (release when `amount` is 0) as script keys and arguments, and how its reply reads. */
-  settleCall(r: SettleTarget, amount: number): SettleCall {
+  settleCall(r: SettleTarget, amount: number, rememberMs = this.settledMemoryMs): SettleCall {
     return {
       keys: [
         this.keys.budget(r),
@@ -209,7 +211,7 @@ export class RedisBudgetStore implements BudgetStore {
         arg(amount),
         arg(toMicros(r.limitUsd)),
         arg(r.periodRetentionMs ?? 0),
-        arg(this.settledMemoryMs),
+        arg(rememberMs),
         arg(Math.floor(this.clock())),
       ],
       result: (raw) => {
@@ -244,7 +246,22 @@ export class RedisBudgetStore implements BudgetStore {
         periodRetentionMs: periodRetentionMs(window, now),
       },
       Math.max(0, toMicros(req.amountUsd)),
+      req.rememberMs,
     );
+  }
+
+  async retain(reservation: Reservation, holdId: string, ttlMs: number): Promise<boolean> {
+    const now = Math.floor(this.clock());
+    const raw = await this.retainScript(
+      [
+        this.keys.budget(reservation),
+        this.keys.reservations(reservation),
+        this.keys.reservationExpiry(reservation),
+        this.keys.settled(reservation, holdId),
+      ],
+      [reservation.id, holdId, arg(toMicros(reservation.amountUsd, 'up')), arg(now + ttlMs), arg(now)],
+    );
+    return int(raw, 'budget retain') === 1;
   }
 
   async state(key: KeyRef, budget: BudgetLimit): Promise<BudgetState> {

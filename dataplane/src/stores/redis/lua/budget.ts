@@ -44,6 +44,45 @@ return budgetSettle(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], tonumb
 };
 
 /**
+ * A reservation becomes a long-lived hold of its own (BudgetStore.retain).
+ * KEYS: budget hash, reservations hash, reservation expiry zset, the hold's settled marker.
+ * ARGV: reservation id, hold id, amount, hold expiresAt, now.
+ * Returns 1 when the hold is kept, 0 when its id was settled already (only the reservation goes).
+ */
+export const budgetRetain: LuaScript = {
+  name: 'gantryBudgetRetain',
+  numberOfKeys: 4,
+  lua: `${LUA_HELPERS}${BUDGET_BASE}
+local h = redis.call('HGET', KEYS[1], 'held')
+local held0 = num(h)
+local held = dropExpired(held0, KEYS[2], KEYS[3], ARGV[5])
+local function drop(id)
+  local amount = redis.call('HGET', KEYS[2], id)
+  if amount then
+    redis.call('HDEL', KEYS[2], id)
+    redis.call('ZREM', KEYS[3], id)
+    held = held - tonumber(amount)
+  end
+end
+drop(ARGV[1])
+local kept = 0
+-- A settlement that came first left its marker: holding now would hold what nothing releases.
+if redis.call('EXISTS', KEYS[4]) == 0 then
+  -- A repeat (a reply lost, the call retried) replaces the hold instead of adding to it.
+  drop(ARGV[2])
+  local amount = tonumber(ARGV[3])
+  redis.call('HSET', KEYS[2], ARGV[2], int(amount))
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[2])
+  held = held + amount
+  kept = 1
+end
+held = checked(held, KEYS[3])
+if held ~= held0 then redis.call('HSET', KEYS[1], 'held', int(held)) end
+return kept
+`,
+};
+
+/**
  * KEYS: budget hash, period spent, reservations hash, reservation expiry zset, month recharged.
  * ARGV: now. Read-only: expired holds are left for the next write to remove.
  * Returns {spent, credit, held, rechargedThisMonth}.
