@@ -68,7 +68,7 @@ describe('batch estimates', () => {
 });
 
 describe('batches on a budget', () => {
-  it('hold what they state past $1e9: a $1e9 budget refuses $6e8 beside $7e8 unsettled', async () => {
+  it('hold each batch in the budget: a $1e9 budget refuses $6e8 beside $7e8 unsettled', async () => {
     // One line of n sequences of 4,000 output tokens at $2,000/M: $8 a sequence.
     const richFile = async (n: number) =>
       s.rich.files.create({
@@ -86,9 +86,10 @@ describe('batches on a budget', () => {
     await create(big.id);
     const next = await richFile(75_000_000);
     const refused = await failure(create(next.id));
-    // The hold was saturated at $1e9 before, which a $1e9 budget admitted.
+    // The first batch's $7e8 is held in the budget itself: $3e8 is left for the $6e8 batch.
     expect(refused.status).toBe(402);
-    expect(String(refused.error.message)).toMatch(/estimated at \$1300000000\.\d+/);
+    expect(String(refused.error.message)).toMatch(/\$29999999\d\.\d+ remaining/);
+    expect(String(refused.error.message)).toMatch(/estimated at \$6000000\d\d\.\d+/);
     expect(String(refused.error.message)).toContain("this key's 1 unsettled batch");
   });
 

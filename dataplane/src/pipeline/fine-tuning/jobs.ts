@@ -5,9 +5,7 @@
  * holds it, so any pod can find, check and answer it. Pure.
  */
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
-import { GatewayError, invalidParam } from '../../errors.ts';
-import { formatUsd, fromMicros } from '../../stores/money.ts';
-import type { BatchHold } from '../resources/batches.ts';
+import { invalidParam } from '../../errors.ts';
 import { isPlainId } from '../resources/references.ts';
 
 export const OWNER_KEYS = { tenant: 'gantry_tenant', key: 'gantry_key', model: 'gantry_model' } as const;
@@ -95,25 +93,14 @@ export function trainingCharge(
 
 /**
  * A job that will train no more: succeeded (owes its training, once), failed or cancelled
- * (owes nothing). Its worst case stops counting against the budget when a read sees this.
+ * (owes nothing). Its hold on the budget goes when a read sees this.
  */
 export function isFinishedJob(job: Record<string, unknown>): boolean {
   return job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled';
 }
 
-/** The claim that settles a job once, across requests and pods; the key of its budget record too. */
+/** The claim that settles a job once, across requests and pods; the id of its hold and its record too. */
 export const settlementId = (deployment: string, upstreamId: string): string => `${deployment}/${upstreamId}`;
-
-/** The budget's 402 for a job, naming what of the hold the key's unsettled jobs take. */
-export function jobRefusal(err: GatewayError, hold: BatchHold, count: number): GatewayError {
-  return new GatewayError(
-    'budget_exceeded',
-    `${err.message}: this job's worst case of ${formatUsd(fromMicros(hold.batchMicros))} plus ` +
-      `${formatUsd(fromMicros(hold.outstandingMicros))} still held for this key's ${count} unsettled ` +
-      `fine-tuning job${count === 1 ? '' : 's'}, which count until a read sees them finished`,
-    { headers: err.headers },
-  );
-}
 
 /** OpenAI's ceiling on `n_epochs`; `auto` (or none given) may go that far, so it is held at that. */
 export const MAX_EPOCHS = 50;

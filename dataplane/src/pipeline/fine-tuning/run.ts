@@ -5,27 +5,25 @@
  * Training is billed when it has happened: the first read (retrieve or list, on any pod) that
  * sees a job succeeded charges its trained tokens at the deployment's training price, once
  * per job; every other call is recorded at zero cost (see docs/decisions.md). Until a read
- * sees a budgeted job finished, its worst case stays counted against the key's budget, as an
- * unsettled batch's does: kept on an ownership record and added to the next create's hold.
+ * sees a budgeted job finished, its worst case stays held against the key's budget (every
+ * endpoint's spend), as an unsettled batch's does: the create's hold, kept under the job's id.
  */
-import { MAX_BATCH_HOLD_USD } from '../../accounting/estimate.ts';
 import type { Deployment } from '../../config/snapshot.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
 import { toGatewayError } from '../../router/errors.ts';
 import { UpstreamFailure } from '../../router/upstream.ts';
 import { admitRequest, reserveHold } from '../admission.ts';
-import { isStoreUnavailable } from '../../stores/index.ts';
 import { accessibleRoute, mayUse, type RequestContext } from '../context.ts';
 import { callContext, missingObjects, routeRequest, type PipelineDeps } from '../forward.ts';
 import { passthroughCall } from '../passthrough/call.ts';
 import { settle, settleAnswered } from '../settlement.ts';
 import { namedObjects, resolveReferences } from '../resources/owned.ts';
 import type { NamedObject } from '../../router/lost-object.ts';
-import { batchHold, outstandingOf, type Outstanding } from '../resources/batches.ts';
+import { heldRefusal, outstanding } from '../resources/batches.ts';
+import { chargeThenClaim, retainHold } from '../resources/held-work.ts';
 import {
   clientView,
   isFinishedJob,
-  jobRefusal,
   OWNER_KEYS,
   ownedBy,
   ownedMetadata,
@@ -87,23 +85,23 @@ export async function createJob(
     epochs.epochs,
     holder?.deployment.pricing?.trainingPerMillionTokens,
   );
-  // The job is charged when a read sees it succeeded, hours later: until then its worst case
-  // counts against the budget beside the key's other unsettled jobs (as batches do).
+  // The job is charged when a read sees it succeeded, hours later: its worst case is held now,
+  // and kept held under the job's id once it exists, beside everything else the key spends.
   const budgeted = ctx.key.spec.budget !== undefined;
-  const outstanding = budgeted ? await outstandingJobs(deps, ctx) : { count: 0, usd: 0 };
-  const hold = batchHold(jobUsd, outstanding);
-  await reserveHold(deps, ctx, hold.holdUsd, MAX_BATCH_HOLD_USD).catch((err: unknown) => {
+  await reserveHold(deps, ctx, jobUsd).catch(async (err: unknown) => {
     if (!(err instanceof GatewayError && err.type === 'budget_exceeded')) throw err;
-    if (outstanding.count > 0) throw jobRefusal(err, hold, outstanding.count);
     // Setting n_epochs helps only when the epochs are what is held: not for a $0 hold (no
     // training price, or a file counted while the key had no budget) refused at $0 left.
-    throw !epochs.fixed && hold.batchMicros > 0
-      ? new GatewayError(
-          'budget_exceeded',
-          `${err.message}: n_epochs left to the provider is held at its most, ${MAX_EPOCHS} epochs; set hyperparameters.n_epochs (or method.<type>.hyperparameters.n_epochs) to hold only what the job trains`,
-          { headers: err.headers },
-        )
-      : err;
+    const refusal =
+      !epochs.fixed && jobUsd > 0
+        ? new GatewayError(
+            'budget_exceeded',
+            `${err.message}: n_epochs left to the provider is held at its most, ${MAX_EPOCHS} epochs; set hyperparameters.n_epochs (or method.<type>.hyperparameters.n_epochs) to hold only what the job trains`,
+            { headers: err.headers },
+          )
+        : err;
+    const held = await outstanding(deps, ctx, 'fine_tuning_job').catch(() => ({ count: 0, usd: 0 }));
+    throw heldRefusal(refusal, held, 'fine-tuning job', 'fine-tuning jobs', 'a read sees them finished');
   });
   const routing = routeRequest(ctx, req.model, ['fine_tuning']);
   const routed = await deps.router.execute(
@@ -120,14 +118,16 @@ export async function createJob(
       : { ...routing, createsObject: true },
     (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
   );
-  // Recorded before the hold is released, so no create in between misses it. The job exists
-  // upstream either way: hiding it behind a 5xx would leave it running unseen and invite a
-  // retry that starts a second one. Unrecorded, it is not held against the key's next creates.
-  if (budgeted && hold.batchMicros > 0)
-    await recordWorstCase(deps, ctx, routed, req.model, hold).catch((err: unknown) => {
+  // Held under the job's id before the request settles (which would release it). The job
+  // exists upstream whatever happens here: hiding it behind a 5xx would leave it running unseen
+  // and invite a retry that starts a second one. The record only names it in later 402s.
+  const job = settlementId(routed.deployment.name, String(routed.value.id));
+  await retainHold(deps, ctx, 'fine_tuning_job', job);
+  if (budgeted && jobUsd > 0)
+    await recordWorstCase(deps, ctx, routed, req.model, jobUsd).catch((err: unknown) => {
       ctx.log.error(
-        { job: settlementId(routed.deployment.name, String(routed.value.id)), err: String(err) },
-        "fine-tuning job created, but its worst case could not be recorded: later creates will not count it against the key's budget",
+        { job, err: String(err) },
+        'fine-tuning job created, but its worst case could not be recorded: later 402s will not name it',
       );
     });
   await settleAnswered(deps, ctx, routed, 0);
@@ -143,7 +143,7 @@ async function recordWorstCase(
   ctx: RequestContext,
   routed: { value: Record<string, unknown>; deployment: Deployment },
   model: string,
-  hold: { batchMicros: number },
+  worstCaseUsd: number,
 ): Promise<void> {
   const createdAt = createdAtMs(routed.value);
   await deps.stores.ownership.put({
@@ -153,16 +153,8 @@ async function recordWorstCase(
     deployment: routed.deployment.name,
     model,
     createdAt: Number.isFinite(createdAt) ? createdAt : Date.now(),
-    estimateUsd: hold.batchMicros / 1_000_000,
+    estimateUsd: worstCaseUsd,
   });
-}
-
-/** The worst cases of the key's jobs no read has yet seen finished. */
-async function outstandingJobs(deps: PipelineDeps, ctx: RequestContext): Promise<Outstanding> {
-  const owner = ownerOf(ctx);
-  const jobs = await deps.stores.ownership.list(owner, 'fine_tuning_job');
-  const settled = await deps.stores.ownership.claimed(owner.tenant, 'fine_tuning_job', jobs, 'settled');
-  return outstandingOf(jobs, settled);
 }
 
 /**
@@ -251,9 +243,9 @@ async function ownedJob(
 /**
  * The training charge a read of `job` settles: due the first time any read sees it succeeded
  * (a claim in the shared store makes it once across requests and pods), else nothing. A job
- * seen failed or cancelled is claimed too, at nothing: that ends its worst case's hold. The
- * money reaches the budget before the claim is taken, so a budget store that cannot take it
- * fails this read (5xx) and leaves the job to the next one, not charged at all.
+ * seen failed or cancelled is settled too, at nothing: that releases its hold. The money
+ * replaces the hold before the claim is taken (`chargeThenClaim`), so a store that cannot take
+ * it fails this read (503) and leaves the job to the next one, not charged at all.
  */
 async function chargeFor(
   deps: PipelineDeps,
@@ -263,44 +255,18 @@ async function chargeFor(
 ): Promise<number> {
   if (!isFinishedJob(job)) return 0;
   const id = settlementId(deployment.name, String(job.id));
-  // The upstream's creation time, the same on every read: the in-process store refuses jobs
-  // created before claims it had to forget (NaN, unknown, is refused then too).
-  const claim = { id, createdAt: createdAtMs(job) };
-  const ownership = deps.stores.ownership;
-  const [done] = await ownership.claimed(ctx.tenant.name, 'fine_tuning_job', [claim], 'settled');
-  if (done) return 0;
   const due = trainingCharge(job, deployment.pricing?.trainingPerMillionTokens);
-  if (due) await chargeTraining(deps, ctx, id, due.costUsd);
-  if (!(await ownership.claim(ctx.tenant.name, 'fine_tuning_job', claim, 'settled'))) return 0;
-  if (!due) return 0;
+  const work = {
+    scope: 'fine_tuning_job' as const,
+    ...ownerOf(ctx),
+    // The upstream's creation time, the same on every read: the in-process store refuses jobs
+    // created before claims it had to forget (NaN, unknown, is refused then too).
+    claim: { id, createdAt: createdAtMs(job) },
+    noun: 'fine-tuning job',
+  };
+  if (!(await chargeThenClaim(deps.stores, ctx.key.spec.budget, work, due?.costUsd ?? 0)) || !due) return 0;
   ctx.log.info({ job: id, ...due }, 'fine-tuning job succeeded; training charged');
   return due.costUsd;
-}
-
-/**
- * The training to the key's budget without a hold: it has happened, so a charge past the
- * limit is recorded, not refused. Idempotent by the job, so two reads racing to the first
- * sight of it charge it once.
- */
-async function chargeTraining(
-  deps: PipelineDeps,
-  ctx: RequestContext,
-  job: string,
-  costUsd: number,
-): Promise<void> {
-  const budget = ctx.key.spec.budget;
-  if (!budget || costUsd <= 0) return;
-  const charge = { tenant: ctx.tenant.name, keyId: ctx.key.id, budget, amountUsd: costUsd };
-  try {
-    await deps.stores.budgets.charge({ ...charge, id: `fine_tuning_job:${ctx.tenant.name}:${job}` });
-  } catch (err) {
-    if (!isStoreUnavailable(err)) throw err;
-    throw new GatewayError(
-      'service_unavailable',
-      `the budget store is unavailable, so fine-tuning job training could not be charged; retry the read`,
-      { headers: { 'retry-after': '1' } },
-    );
-  }
 }
 
 export async function retrieveJob(deps: PipelineDeps, ctx: RequestContext, id: string) {

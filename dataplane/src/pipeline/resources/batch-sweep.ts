@@ -20,7 +20,8 @@ import type { Stores } from '../../stores/index.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
 import type { UsageRecorder } from '../../stores/usage/index.ts';
 import { batchCostUsd, finishedBatchUsage, isFinishedBatch } from './batch.ts';
-import { adoptOutputFiles, batchChargeId } from './batches.ts';
+import { adoptOutputFiles, heldBatch } from './batches.ts';
+import { settlementCharge } from './held-work.ts';
 import { FAMILY } from './families.ts';
 import { objectPath } from './owned.ts';
 import { sendResource } from './proxy.ts';
@@ -154,11 +155,13 @@ async function sweepOne(
   await adoptOutputFiles(deps, record, object);
   if (!isFinishedBatch(object)) return { kind: 'running' };
   const usage = finishedBatchUsage(object, holder);
-  // Claimed even without usage: that ends the batch's estimate counting against the budget.
-  if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record, 'settled')) || !usage)
+  // Claimed even without usage: its hold is released then (a charge of nothing).
+  if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record, 'settled')))
     return { kind: 'finished' };
-  const costUsd = batchCostUsd(holder.pricing, usage);
-  await charge(deps, snapshot, record, holder, { costUsd, ...usage }, now, owed);
+  const costUsd = usage ? batchCostUsd(holder.pricing, usage) : 0;
+  await chargeBudget(deps, snapshot, record, costUsd, owed);
+  if (!usage) return { kind: 'finished' };
+  await recordSpend(deps, record, holder, { costUsd, ...usage }, now);
   deps.log.info(
     { batch: record.id, tenant: record.tenant, costUsd, ...usage },
     'batch finished; charged by the sweep',
@@ -166,28 +169,38 @@ async function sweepOne(
   return { kind: 'finished', costUsd };
 }
 
-/** The charge a read would have settled: the key's budget, a usage record, the spend metrics. */
-async function charge(
+/**
+ * The key's budget: the batch's charge in place of its hold (a charge of nothing releases it),
+ * under the id a read settles it by. The claim is spent, so a charge the store cannot take now
+ * is owed and retried on every later sweep (idempotent by its id).
+ */
+async function chargeBudget(
   deps: SweepDeps,
   snapshot: Snapshot,
+  record: OwnedRecord,
+  costUsd: number,
+  owed: Map<string, ChargeRequest>,
+): Promise<void> {
+  const key = [...snapshot.keys.values()].find((k) => k.id === record.keyId && k.tenant === record.tenant);
+  const budget = key?.spec.budget;
+  if (!budget) return;
+  const req = settlementCharge(heldBatch(record), budget, costUsd);
+  await deps.stores.budgets.charge(req).catch((err: unknown) => {
+    owed.set(req.id!, req);
+    deps.metrics.accountingFailures.inc({ operation: 'budget.charge' });
+    deps.log.warn({ batch: record.id, err: (err as Error).message }, 'batch sweep: budget charge deferred');
+  });
+}
+
+/** What a read would have recorded: a usage record and the spend metrics. */
+async function recordSpend(
+  deps: SweepDeps,
   record: OwnedRecord,
   holder: Deployment,
   spent: { costUsd: number; prompt_tokens: number; completion_tokens: number },
   now: number,
-  owed: Map<string, ChargeRequest>,
 ): Promise<void> {
   const { costUsd, prompt_tokens: prompt, completion_tokens: completion } = spent;
-  const key = [...snapshot.keys.values()].find((k) => k.id === record.keyId && k.tenant === record.tenant);
-  const budget = key?.spec.budget;
-  if (budget && costUsd > 0) {
-    const id = batchChargeId(record);
-    const req: ChargeRequest = { tenant: record.tenant, keyId: record.keyId, budget, amountUsd: costUsd, id };
-    await deps.stores.budgets.charge(req).catch((err: unknown) => {
-      owed.set(id, req);
-      deps.metrics.accountingFailures.inc({ operation: 'budget.charge' });
-      deps.log.warn({ batch: record.id, err: (err as Error).message }, 'batch sweep: budget charge deferred');
-    });
-  }
   const rec: UsageRecord = {
     id: `batch-sweep:${record.id}`,
     at: now,

@@ -1,39 +1,41 @@
 import { describe, expect, it } from 'vitest';
 import { budgetExceeded } from '../budget-refusal.ts';
-import { toMicros } from '../../stores/money.ts';
-import { batchHold, batchRefusal } from './batches.ts';
+import type { OwnedRecord } from '../../stores/ownership/types.ts';
+import { heldRefusal, outstandingOf } from './batches.ts';
 
-/** The amounts a batch 402 states, in order: remaining, budget, the hold, then its two parts. */
-function statedMicros(message: string): number[] {
-  return [...message.matchAll(/\$(\d+\.\d+)/g)].map((m) => toMicros(Number(m[1])));
-}
-
-function refusal(estimateUsd: number, outstandingUsd: number): string {
-  const hold = batchHold(estimateUsd, { count: 2, usd: outstandingUsd });
-  const inner = budgetExceeded({ limitUsd: 100, period: 'monthly' }, hold.holdUsd, 1, 'request');
-  return batchRefusal(inner, hold, 2).message;
-}
+const inner = budgetExceeded({ limitUsd: 100, period: 'monthly' }, 80.0000004, 1, 'request');
+const record = (estimateUsd: number | undefined): OwnedRecord => ({
+  family: 'batch',
+  id: 'b',
+  tenant: 't',
+  keyId: 'k',
+  deployment: 'd',
+  model: 'm',
+  createdAt: 0,
+  estimateUsd,
+});
 
 describe('a batch refusal', () => {
-  it('names parts that add up to the hold it states, when each has a fraction of a micro-dollar', () => {
-    // 80.0000004 + 80.0000004: each part reads $80.000001; the float sum rounded once was
-    // $160.000001, one micro-dollar short of the parts.
-    const message = refusal(80.0000004, 80.0000004);
-    expect(message).toContain('estimated at $160.000002');
-    expect(message).toContain("this batch's worst case of $80.000001 plus $80.000001 still held");
-    expect(message).toContain("this key's 2 unsettled batches");
+  it("adds what the key's unsettled batches hold, rounded up as the holds are", () => {
+    const message = heldRefusal(
+      inner,
+      { count: 2, usd: 80.0000004 },
+      'batch',
+      'batches',
+      'they finish and are charged',
+    ).message;
+    expect(message).toContain('estimated at $80.000001');
+    expect(message).toContain("$80.000001 of the budget is held for this key's 2 unsettled batches");
   });
 
-  it('holds the sum of the parts it states, never less than the estimates (sweep)', () => {
-    let wrong = 0;
-    for (let i = 1; i < 5_000; i++) {
-      const estimate = (i * 7919) / 1e7 + i / 3;
-      const outstanding = (i * 104729) / 1e8 + i / 7;
-      const hold = batchHold(estimate, { count: 2, usd: outstanding });
-      const [, , held, part, rest] = statedMicros(refusal(estimate, outstanding));
-      if (held !== part! + rest! || held !== toMicros(hold.holdUsd)) wrong++;
-      if (toMicros(hold.holdUsd) < toMicros(estimate + outstanding, 'up')) wrong++;
-    }
-    expect(wrong).toBe(0);
+  it('is the budget refusal alone when nothing else is held', () => {
+    expect(heldRefusal(inner, { count: 0, usd: 0 }, 'batch', 'batches', 'never')).toBe(inner);
+  });
+});
+
+describe('outstandingOf', () => {
+  it('counts the estimates of the records not settled, and no record without one', () => {
+    const records = [record(1.5), record(2), record(undefined), record(0), record(4)];
+    expect(outstandingOf(records, [false, true, false, false, false])).toEqual({ count: 2, usd: 5.5 });
   });
 });

@@ -7,7 +7,7 @@
  */
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
-import { formatUsd, fromMicros, toMicros } from '../../stores/money.ts';
+import { formatUsd, toMicros } from '../../stores/money.ts';
 import { ownedBy, type OwnedRecord } from '../../stores/ownership/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
@@ -20,6 +20,7 @@ import {
 } from './batch.ts';
 import { holderOf, ownerOf, type Json } from './owned.ts';
 import { FAMILY } from './families.ts';
+import { chargeThenClaim, retainHold, type HeldWork } from './held-work.ts';
 import { createResource, type Charge, type Observer } from './operations.ts';
 import { checkObjectId } from './references.ts';
 
@@ -35,17 +36,17 @@ export function checkBatchBody(body: Json): void {
     throw invalidParam('completion_window', `must be ${COMPLETION_WINDOWS.join(' or ')}`);
 }
 
-/** What a key's batches not yet settled may still cost: counted against its budget until they settle. */
+/** What a key's batches (or jobs) not yet settled may still cost: held against its budget until they settle. */
 export interface Outstanding {
   count: number;
   usd: number;
 }
 
-/** Pure: the estimates of `batches` whose settlement is not claimed (`settled[i]` for `batches[i]`). */
-export function outstandingOf(batches: readonly OwnedRecord[], settled: readonly boolean[]): Outstanding {
+/** Pure: the estimates of `records` whose settlement is not claimed (`settled[i]` for `records[i]`). */
+export function outstandingOf(records: readonly OwnedRecord[], settled: readonly boolean[]): Outstanding {
   let count = 0;
   let usd = 0;
-  batches.forEach((b, i) => {
+  records.forEach((b, i) => {
     if (settled[i] || typeof b.estimateUsd !== 'number' || b.estimateUsd <= 0) return;
     count++;
     usd += b.estimateUsd;
@@ -53,39 +54,39 @@ export function outstandingOf(batches: readonly OwnedRecord[], settled: readonly
   return { count, usd: Math.min(usd, MAX_ESTIMATE_USD) };
 }
 
-/** A batch's hold, in the whole micro-dollars its refusal states. */
-export interface BatchHold {
-  /** This batch's worst case, rounded up. */
-  batchMicros: number;
-  /** The key's unsettled batches' worst cases, rounded up. */
-  outstandingMicros: number;
-  /** Their sum: what is held, so the two parts a 402 names add up to the amount it states. */
-  holdUsd: number;
+/**
+ * The key's unsettled batches or fine-tuning jobs, for a 402 to say what of the budget they
+ * hold. Only read on a refusal: the holds themselves are in the budget store.
+ */
+export async function outstanding(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  family: 'batch' | 'fine_tuning_job',
+): Promise<Outstanding> {
+  const owner = ownerOf(ctx);
+  const records = (await deps.stores.ownership.list(owner, family)).filter((b) => b.estimateUsd);
+  const settled = await deps.stores.ownership.claimed(owner.tenant, family, records, 'settled');
+  return outstandingOf(records, settled);
 }
 
-/** Pure: each part rounded up on its own, then added (the float sum rounded once could be 1 µ$ less). */
-export function batchHold(estimateUsd: number, outstanding: Outstanding): BatchHold {
-  const batchMicros = toMicros(estimateUsd, 'up');
-  const outstandingMicros = toMicros(outstanding.usd, 'up');
-  return { batchMicros, outstandingMicros, holdUsd: fromMicros(batchMicros + outstandingMicros) };
-}
-
-/** Pure: the budget's 402 for a batch, naming what of the hold the unsettled batches take. */
-export function batchRefusal(err: GatewayError, hold: BatchHold, count: number): GatewayError {
+/**
+ * Pure: the budget's 402 for a new batch or job, adding what of the budget the key's unsettled
+ * ones of its kind hold (`noun` singular, `plural` when more than one).
+ */
+export function heldRefusal(
+  err: GatewayError,
+  held: Outstanding,
+  noun: string,
+  plural: string,
+  until: string,
+): GatewayError {
+  if (held.count === 0) return err;
   return new GatewayError(
     'budget_exceeded',
-    `${err.message}: this batch's worst case of ${formatUsd(fromMicros(hold.batchMicros))} plus ` +
-      `${formatUsd(fromMicros(hold.outstandingMicros))} still held for this key's ${count} unsettled ` +
-      `batch${count === 1 ? '' : 'es'}, which count until they finish and are charged`,
+    `${err.message}; ${formatUsd(toMicros(held.usd, 'up') / 1_000_000)} of the budget is held for this key's ` +
+      `${held.count} unsettled ${held.count === 1 ? noun : plural}, which count until ${until}`,
     { headers: err.headers },
   );
-}
-
-async function outstandingBatches(deps: PipelineDeps, ctx: RequestContext): Promise<Outstanding> {
-  const owner = ownerOf(ctx);
-  const batches = (await deps.stores.ownership.list(owner, 'batch')).filter((b) => b.estimateUsd);
-  const settled = await deps.stores.ownership.claimed(owner.tenant, 'batch', batches, 'settled');
-  return outstandingOf(batches, settled);
 }
 
 /**
@@ -101,21 +102,19 @@ function fileEstimateUsd(file: OwnedRecord | undefined): number | undefined {
 export async function createBatch(deps: PipelineDeps, ctx: RequestContext, body: Json) {
   checkBatchBody(body);
   // A batch runs for hours and is charged when it finishes, so its worst case (the file's
-  // estimate) stays counted against the budget until then: kept on its record, and added up
-  // over the key's unsettled batches. A new batch must fit beside them (402 otherwise),
-  // checked by holding both while the batch is created.
+  // estimate) is held against the key's budget while it is created, and then kept held under
+  // the batch's id until it settles: every other spend of the key fits beside it or is refused.
   const file = ownedBy(
     await deps.stores.ownership.get(ctx.tenant.name, 'file', String(body.input_file_id)),
     ownerOf(ctx),
   );
   const estimateUsd = ctx.key.spec.budget ? fileEstimateUsd(file) : undefined;
-  const outstanding = estimateUsd === undefined ? { count: 0, usd: 0 } : await outstandingBatches(deps, ctx);
-  const hold = estimateUsd === undefined ? undefined : batchHold(estimateUsd, outstanding);
   try {
     return await createResource(deps, ctx, 'batch', { completion_window: '24h', ...body }, undefined, {
       refs: 'batch',
-      holdUsd: hold?.holdUsd,
+      holdUsd: estimateUsd,
       estimateUsd,
+      retain: (record) => retainHold(deps, ctx, 'batch', record.id),
       check: ([input]) => {
         if (input && input.purpose !== 'batch')
           throw invalidParam(
@@ -125,9 +124,10 @@ export async function createBatch(deps: PipelineDeps, ctx: RequestContext, body:
       },
     });
   } catch (err) {
-    if (!(err instanceof GatewayError && err.type === 'budget_exceeded') || !hold || outstanding.count === 0)
+    if (!(err instanceof GatewayError && err.type === 'budget_exceeded') || estimateUsd === undefined)
       throw err;
-    throw batchRefusal(err, hold, outstanding.count);
+    const held = await outstanding(deps, ctx, 'batch').catch(() => ({ count: 0, usd: 0 }));
+    throw heldRefusal(err, held, 'batch', 'batches', 'they finish and are charged');
   }
 }
 
@@ -156,12 +156,9 @@ export async function adoptOutputFiles(
 
 /**
  * Observes a batch as read upstream: adopts its files; settles it the first time it is seen
- * finished, charging its usage (if it reports any). The settlement claim is taken even
- * without usage: it ends the batch's estimate counting against the budget. Reads hold no
- * budget, so the charge goes to the budget directly (past the limit it is recorded, not
- * refused: the work was done), under the id the sweep charges it with, so a read and a sweep
- * racing charge it once; before the claim, so a budget store that cannot take it fails the
- * read and leaves the batch to the next read or sweep rather than losing the charge.
+ * finished, charging its usage (if it reports any) in place of its hold, then claiming it
+ * (`chargeThenClaim`, the same for fine-tuning jobs): a read and a sweep racing charge it once.
+ * Reads hold no budget, so past the limit the charge is recorded, not refused: the work was done.
  */
 export function batchObserver(deps: PipelineDeps, ctx: RequestContext): Observer {
   return async (record, object): Promise<Charge> => {
@@ -169,21 +166,9 @@ export function batchObserver(deps: PipelineDeps, ctx: RequestContext): Observer
     if (!isFinishedBatch(object)) return { costUsd: 0 };
     const holder = holderOf(ctx, FAMILY.batch, record);
     const usage = finishedBatchUsage(object, holder);
-    const owned = deps.stores.ownership;
-    const [done] = await owned.claimed(record.tenant, 'batch', [record], 'settled');
-    if (done) return { costUsd: 0, finished: true };
     const costUsd = usage ? batchCostUsd(holder.pricing, usage) : 0;
-    const budget = ctx.key.spec.budget;
-    if (budget && costUsd > 0)
-      await deps.stores.budgets.charge({
-        tenant: record.tenant,
-        keyId: record.keyId,
-        budget,
-        amountUsd: costUsd,
-        id: batchChargeId(record),
-      });
     // Once per batch, whichever pod or request sees it first.
-    if (!(await owned.claim(record.tenant, 'batch', record, 'settled')))
+    if (!(await chargeThenClaim(deps.stores, ctx.key.spec.budget, heldBatch(record), costUsd)))
       return { costUsd: 0, finished: true };
     if (!usage) return { costUsd: 0, finished: true };
     ctx.log.info({ batch: record.id, costUsd, ...usage }, 'batch finished; charged');
@@ -191,5 +176,11 @@ export function batchObserver(deps: PipelineDeps, ctx: RequestContext): Observer
   };
 }
 
-/** The id a finished batch's charge is made under, by a read or the sweep: charged once. */
-export const batchChargeId = (record: OwnedRecord): string => `batch:${record.tenant}:${record.id}`;
+/** A batch as held work: the claim and hold a read and the sweep settle it by. */
+export const heldBatch = (record: OwnedRecord): HeldWork => ({
+  scope: 'batch',
+  tenant: record.tenant,
+  keyId: record.keyId,
+  claim: record,
+  noun: 'batch',
+});

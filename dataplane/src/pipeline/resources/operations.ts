@@ -59,10 +59,11 @@ export async function createResource(
   family: Family,
   body: Json,
   headerModel: string | undefined,
-  opts: { refs?: ReferringRequest | undefined } & Pick<
-    CreateRequest,
-    'check' | 'holdUsd' | 'estimateUsd'
-  > = {},
+  opts: {
+    refs?: ReferringRequest | undefined;
+    /** Keeps the create's hold past the request (a batch's worst case until it settles). */
+    retain?: ((record: OwnedRecord) => Promise<void>) | undefined;
+  } & Pick<CreateRequest, 'check' | 'holdUsd' | 'estimateUsd'> = {},
 ): Promise<Answer> {
   const spec = FAMILY[family];
   const model = bodyModel(body);
@@ -79,6 +80,8 @@ export async function createResource(
     holdUsd: opts.holdUsd,
     estimateUsd: opts.estimateUsd,
   });
+  // Before the request settles, which would release the hold.
+  await opts.retain?.(created.record);
   await free(deps, ctx, created.served);
   return { object: created.object, served: created.served, costUsd: 0 };
 }

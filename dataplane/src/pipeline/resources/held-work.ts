@@ -1,0 +1,122 @@
+/**
+ * Work charged long after the request that started it (a batch, a fine-tuning job): its worst
+ * case is held against the key's budget from its creation until it settles, so it limits every
+ * other spend of the key (chat, embeddings, other jobs) meanwhile, on every pod. The hold lives
+ * in the budget store under the work's own id (`retainHold`); the settlement charges the real
+ * cost under the same id, which drops the hold in the same atomic step, once
+ * (`chargeThenClaim`). See docs/decisions.md (Money).
+ */
+import { GatewayError } from '../../errors.ts';
+import type { BudgetLimit, ChargeRequest, Stores } from '../../stores/index.ts';
+import { isStoreUnavailable } from '../../stores/index.ts';
+import type { Claimable } from '../../stores/ownership/types.ts';
+import type { RequestContext } from '../context.ts';
+import type { PipelineDeps } from '../forward.ts';
+
+export type HeldScope = 'batch' | 'fine_tuning_job';
+
+/**
+ * How long a hold waits for its settlement before it lapses on its own (the key may then spend
+ * it again). A batch is over within its 24 h completion window, so three days leave room for a
+ * sweep to see it; a fine-tuning job has no deadline, and a month is beyond any job's run.
+ */
+export const HOLD_TTL_MS: Readonly<Record<HeldScope, number>> = {
+  batch: 3 * 86_400_000,
+  fine_tuning_job: 30 * 86_400_000,
+};
+
+/**
+ * How long a settlement's id is remembered against a second charge: a read that charged and
+ * died before its claim leaves the work to a later read or the sweep, which must find the
+ * charge made. As long as the longest hold, so it also outlives any retain still to come.
+ */
+export const SETTLED_MEMORY_MS = HOLD_TTL_MS.fine_tuning_job;
+
+/** Work's hold and charge id in the budget store; the batch form is the one charges used before holds. */
+export const heldWorkId = (scope: HeldScope, tenant: string, id: string): string =>
+  `${scope}:${tenant}:${id}`;
+
+/** What settles one piece of held work. */
+export interface HeldWork {
+  scope: HeldScope;
+  tenant: string;
+  keyId: string;
+  /** The ownership store's once-only claim on it (`settled`). */
+  claim: Claimable;
+  /** What a 503 calls it: `batch`, `fine-tuning job`. */
+  noun: string;
+}
+
+/** The charge that settles `work` at `costUsd` (0 releases its hold). */
+export function settlementCharge(work: HeldWork, budget: BudgetLimit, costUsd: number): ChargeRequest {
+  return {
+    tenant: work.tenant,
+    keyId: work.keyId,
+    budget,
+    amountUsd: costUsd,
+    id: heldWorkId(work.scope, work.tenant, work.claim.id),
+    rememberMs: SETTLED_MEMORY_MS,
+  };
+}
+
+/**
+ * After the work was created upstream, before the request settles: the request's reservation
+ * (the work's worst case) becomes the work's own hold. A store that cannot take it leaves the
+ * work created (hiding it behind a 5xx would invite a retry that starts it twice) but not held
+ * beyond the request; that is logged and counted.
+ */
+export async function retainHold(
+  deps: PipelineDeps,
+  ctx: RequestContext,
+  scope: HeldScope,
+  id: string,
+): Promise<void> {
+  const reservation = ctx.admission?.reservation;
+  if (!reservation || reservation.amountUsd <= 0) return;
+  const holdId = heldWorkId(scope, ctx.tenant.name, id);
+  try {
+    await deps.stores.budgets.retain(reservation, holdId, HOLD_TTL_MS[scope]);
+  } catch (err) {
+    deps.metrics.accountingFailures.inc({ operation: 'budget.retain' });
+    ctx.log.error(
+      { hold: holdId, err: String(err) },
+      "created, but its worst case could not be held: it does not count against the key's budget until it is charged",
+    );
+  }
+}
+
+const unavailable = (store: string, work: HeldWork, cause: unknown): GatewayError =>
+  new GatewayError(
+    'service_unavailable',
+    `the ${store} is unavailable, so the finished ${work.noun} could not be settled; retry the read`,
+    { cause, headers: { 'retry-after': '1' } },
+  );
+
+/**
+ * Settles finished work seen by a read: charges `costUsd` to the key's budget (past the limit
+ * if need be: the work was done), which drops its hold in the same step, then takes the claim
+ * that makes it settled for every pod. The charge comes first and is idempotent by the work's
+ * id, so a store failing between the two leaves the work to the next read or the sweep without
+ * losing or doubling the money. True when this call took the claim (its read reports the
+ * cost); false when another read or the sweep settled it. A store that cannot be reached is a
+ * 503 naming it.
+ */
+export async function chargeThenClaim(
+  stores: Pick<Stores, 'budgets' | 'ownership'>,
+  budget: BudgetLimit | undefined,
+  work: HeldWork,
+  costUsd: number,
+): Promise<boolean> {
+  const guard = <T>(store: string, p: Promise<T>): Promise<T> =>
+    p.catch((err: unknown) => {
+      throw isStoreUnavailable(err) ? unavailable(store, work, err) : err;
+    });
+  const owned = stores.ownership;
+  const [done] = await guard(
+    'ownership store',
+    owned.claimed(work.tenant, work.scope, [work.claim], 'settled'),
+  );
+  if (done) return false;
+  if (budget) await guard('budget store', stores.budgets.charge(settlementCharge(work, budget, costUsd)));
+  return guard('ownership store', owned.claim(work.tenant, work.scope, work.claim, 'settled'));
+}
