@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJobId } from '../../dataplane/src/pipeline/fine-tuning/jobs.ts';
+import { StoreUnavailableError } from '../../dataplane/src/stores/errors.ts';
 import { testRedisUrl } from '../harness/redis.ts';
 import { costMicros, failure } from '../harness/resources.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
@@ -17,7 +18,15 @@ const MODEL = 'held-model';
 /** $0.01 an output token: a chat of max_tokens 5 is held at about $0.05. */
 const PRICES = { inputPerMillionTokens: 1, outputPerMillionTokens: 10_000, trainingPerMillionTokens: 25_000 };
 const BUDGET = { limitUsd: 1, period: 'monthly' as const };
-const KEYS = ['ft-chat', 'ft-cancel', 'ft-race', 'batch-chat', 'batch-race'] as const;
+const KEYS = [
+  'ft-chat',
+  'ft-cancel',
+  'ft-race',
+  'batch-chat',
+  'batch-race',
+  'outage',
+  'outage-batch',
+] as const;
 type KeyName = (typeof KEYS)[number];
 
 /** Key names differ per backend: the fake's jobs are one map per process, listed by owner. */
@@ -203,5 +212,46 @@ describe.each(backends)('work held against the whole budget ($name)', ({ tag, op
     await clients['batch-race'].batches.retrieve(batch.id);
     expect(Math.round((await state('batch-race')).spentUsd * 1e6)).toBe(costMicrosDue);
     expect((await chat('batch-race')).choices).toHaveLength(1);
+  });
+
+  it('answers a read 503 naming the budget store when finished work cannot be charged, for jobs and batches alike, and charges it on the next read', async () => {
+    const client = clients.outage;
+    const job = await startJob('outage');
+    await advanceUpstream(`fine_tuning/jobs/${parseJobId(job.id)!.upstreamId}`, 2);
+    const budgets = stack.gateway.stores.budgets;
+    const charge = budgets.charge.bind(budgets);
+    // The real store, with one fault injected: charges cannot reach it.
+    budgets.charge = () => Promise.reject(new StoreUnavailableError('budget.charge'));
+    let jobRead, batchRead;
+    try {
+      jobRead = await failure(client.fineTuning.jobs.retrieve(job.id));
+    } finally {
+      budgets.charge = charge;
+    }
+    expect(jobRead.status).toBe(503);
+    expect(jobRead.error).toMatchObject({ type: 'service_unavailable' });
+    expect(String(jobRead.error.message)).toContain('budget store is unavailable');
+    expect(String(jobRead.error.message)).toContain('fine-tuning job');
+    const done = await client.fineTuning.jobs.retrieve(job.id);
+    const spent = (await state('outage')).spentUsd;
+    expect(spent).toBeCloseTo(done.trained_tokens! * (PRICES.trainingPerMillionTokens / 1e6), 6);
+
+    // The same for a batch, settled at nothing (cancelled): its hold stays until the store takes the release.
+    const batch = await startBatch('outage-batch');
+    const batches = clients['outage-batch'].batches;
+    await batches.cancel(batch.id);
+    budgets.charge = () => Promise.reject(new StoreUnavailableError('budget.charge'));
+    try {
+      batchRead = await failure(batches.retrieve(batch.id));
+    } finally {
+      budgets.charge = charge;
+    }
+    expect(batchRead.status).toBe(503);
+    expect(batchRead.error).toMatchObject({ type: 'service_unavailable' });
+    expect(String(batchRead.error.message)).toContain('budget store is unavailable');
+    expect(String(batchRead.error.message)).toContain('batch');
+    expect((await state('outage-batch')).heldUsd).toBeGreaterThan(0);
+    expect((await batches.retrieve(batch.id)).status).toBe('cancelled');
+    expect(await state('outage-batch')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
   });
 });
