@@ -17,12 +17,6 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
  */
 export const MAX_ESTIMATE_TOKENS = 2 ** 50;
 export const MAX_ESTIMATE_USD = 1e9;
-/**
- * A batch's hold: its own worst case plus its key's unsettled batches', each at most $1e9.
- * Held as stated, never saturated at $1e9: a budget of exactly $1e9 must refuse a $1.3e9 hold.
- */
-export const MAX_BATCH_HOLD_USD = 2 * MAX_ESTIMATE_USD;
-
 /** What bounds the output of one request. */
 export interface OutputBound {
   /** `max_tokens` (or its newer names) per generated sequence, when the request sets it. */
@@ -31,7 +25,7 @@ export interface OutputBound {
   sequences?: number | undefined;
   /** Charges that are not per token (searches, images), already priced at the dearest deployment. */
   unitCostUsd?: number | undefined;
-  /** The estimate's ceiling when not MAX_ESTIMATE_USD (a batch's hold: MAX_BATCH_HOLD_USD). */
+  /** The estimate's ceiling when not MAX_ESTIMATE_USD. */
   ceilingUsd?: number | undefined;
 }
 

@@ -4,7 +4,6 @@
  * record (anyone else gets the 404 of an unknown id, and no upstream call is made); list from
  * the caller's records; delete upstream, then the record.
  */
-import { MAX_BATCH_HOLD_USD } from '../../accounting/estimate.ts';
 import type { Deployment } from '../../config/snapshot.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
 import { toGatewayError } from '../../router/errors.ts';
@@ -180,9 +179,8 @@ export interface CreateRequest {
   /** Checks on the referenced records before anything goes upstream (a batch's file purpose). */
   check?: (records: readonly OwnedRecord[]) => void;
   /**
-   * Held against the budget while the object is created (a batch's worst case plus its key's
-   * unsettled batches'), then released: as given, up to MAX_BATCH_HOLD_USD, so the amount held
-   * is the amount a refusal states.
+   * Held against the budget while the object is created (a batch's worst case, at most the
+   * estimator's $1e9), then released unless the caller retains it under the object's id.
    */
   holdUsd?: number | undefined;
   /** Kept on the record: what the object may still cost (a batch's worst case, until it settles). */
@@ -197,14 +195,7 @@ export async function createOwned(
   req: CreateRequest,
 ): Promise<{ object: Json; record: OwnedRecord; served: ServedBy }> {
   // Admission first: a request that fails on a reference still counts against the rate limit.
-  await begin(
-    deps,
-    ctx,
-    spec,
-    req.model,
-    req.holdUsd,
-    req.holdUsd === undefined ? undefined : MAX_BATCH_HOLD_USD,
-  );
+  await begin(deps, ctx, spec, req.model, req.holdUsd);
   const referred = await resolveReferences(deps, ctx, req.refs ?? []);
   req.check?.(referred?.records ?? []);
   const place = placement({

@@ -43,8 +43,8 @@ export interface OwnedRecord extends Owner {
   /**
    * For keys with a budget, the most the batch can cost: on a batch input file, computed at
    * upload; on a batch, copied from its file at creation; on a fine-tuning job, its hold at
-   * creation. An unsettled batch's or job's estimate counts against the key's budget until its
-   * real charge replaces it (see `outstandingOf` in pipeline/resources/batches.ts).
+   * creation. The hold itself is in the budget store (pipeline/resources/held-work.ts); this
+   * copy lets a create's 402 name what the key's unsettled ones hold (`outstandingOf`).
    */
   estimateUsd?: number | undefined;
   /**
