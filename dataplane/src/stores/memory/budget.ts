@@ -34,13 +34,24 @@ export class MemoryBudgetStore implements BudgetStore {
 
   /** Drops holds whose reservation expired (the pod that made them is presumed gone). */
   private expireHolds(b: MemoryKeyBudget, now: number): void {
+    // Holds of long-running work (retain) stay for days beside the requests in flight: the
+    // scan runs only once the earliest expiry may have passed, not on every reservation.
+    if (now < b.nextExpiry) return;
+    let next = Number.POSITIVE_INFINITY;
     for (const [id, r] of b.reservations) {
       if (r.expiresAt <= now) {
         b.held -= r.amount;
         b.reservations.delete(id);
-      }
+      } else if (r.expiresAt < next) next = r.expiresAt;
     }
+    b.nextExpiry = next;
     if (b.reservations.size === 0 || b.held < 0) b.held = 0;
+  }
+
+  private hold(b: MemoryKeyBudget, id: string, amount: number, expiresAt: number): void {
+    b.reservations.set(id, { amount, expiresAt });
+    b.held += amount;
+    if (expiresAt < b.nextExpiry) b.nextExpiry = expiresAt;
   }
 
   private forgetSettled(b: MemoryKeyBudget, now: number): void {
@@ -102,8 +113,7 @@ export class MemoryBudgetStore implements BudgetStore {
     }
     const id = newId();
     const expiresAt = now + this.ttlMs;
-    b.held += estimate;
-    b.reservations.set(id, { amount: estimate, expiresAt });
+    this.hold(b, id, estimate, expiresAt);
     const reservation: Reservation = {
       tenant: req.tenant,
       keyId: req.keyId,
@@ -194,9 +204,7 @@ export class MemoryBudgetStore implements BudgetStore {
     const kept = !this.isSettled(b, holdId, now);
     if (kept) {
       drop(holdId);
-      const amount = toMicros(reservation.amountUsd, 'up');
-      b.reservations.set(holdId, { amount, expiresAt: now + ttlMs });
-      b.held += amount;
+      this.hold(b, holdId, toMicros(reservation.amountUsd, 'up'), now + ttlMs);
     }
     if (b.reservations.size === 0) b.held = 0;
     return kept;

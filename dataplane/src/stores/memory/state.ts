@@ -28,6 +28,8 @@ export interface MemoryKeyBudget {
   credit: number;
   held: number;
   reservations: Map<string, { amount: number; expiresAt: number }>;
+  /** No reservation expires before this (ms); may be earlier than the earliest left. */
+  nextExpiry: number;
   spent: Map<string, number>;
   rechargedByMonth: Map<string, number>;
   /** Settled ids → when they may be forgotten; insertion order is time order. */
@@ -69,6 +71,7 @@ export class MemoryState {
         credit: 0,
         held: 0,
         reservations: new Map(),
+        nextExpiry: Number.POSITIVE_INFINITY,
         spent: new Map(),
         rechargedByMonth: new Map(),
         settled: new Map(),
