@@ -26,6 +26,7 @@ const KEYS = [
   'batch-race',
   'outage',
   'outage-batch',
+  'sweep-cancel',
 ] as const;
 type KeyName = (typeof KEYS)[number];
 
@@ -212,6 +213,16 @@ describe.each(backends)('work held against the whole budget ($name)', ({ tag, op
     await clients['batch-race'].batches.retrieve(batch.id);
     expect(Math.round((await state('batch-race')).spentUsd * 1e6)).toBe(costMicrosDue);
     expect((await chat('batch-race')).choices).toHaveLength(1);
+  });
+
+  it('releases the hold of a batch the sweep finds cancelled, when nobody reads it', async () => {
+    const batch = await startBatch('sweep-cancel');
+    await clients['sweep-cancel'].batches.cancel(batch.id);
+    await expectRefused('sweep-cancel');
+    expect((await advanceUpstream(`batches/${batch.id}`, 1)).status).toBe('cancelled');
+    await stack.gateway.sweepBatches();
+    expect(await state('sweep-cancel')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
+    expect((await chat('sweep-cancel')).choices).toHaveLength(1);
   });
 
   it('answers a read 503 naming the budget store when finished work cannot be charged, for jobs and batches alike, and charges it on the next read', async () => {

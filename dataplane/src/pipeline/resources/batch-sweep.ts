@@ -186,7 +186,7 @@ async function chargeBudget(
   if (!budget) return;
   const req = settlementCharge(heldBatch(record), budget, costUsd);
   await deps.stores.budgets.charge(req).catch((err: unknown) => {
-    owed.set(req.id!, req);
+    owed.set(req.id, req);
     deps.metrics.accountingFailures.inc({ operation: 'budget.charge' });
     deps.log.warn({ batch: record.id, err: (err as Error).message }, 'batch sweep: budget charge deferred');
   });

@@ -48,7 +48,11 @@ export interface HeldWork {
 }
 
 /** The charge that settles `work` at `costUsd` (0 releases its hold). */
-export function settlementCharge(work: HeldWork, budget: BudgetLimit, costUsd: number): ChargeRequest {
+export function settlementCharge(
+  work: HeldWork,
+  budget: BudgetLimit,
+  costUsd: number,
+): ChargeRequest & { id: string } {
   return {
     tenant: work.tenant,
     keyId: work.keyId,
