@@ -1,6 +1,7 @@
 import type { Capability } from '@gantry/crds';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Deployment, ModelRoute, Snapshot } from '../config/snapshot.ts';
+import { ResponseHeaders } from '../brand.ts';
 import { GatewayError } from '../errors.ts';
 import type { UpstreamError, UpstreamErrorKind } from '../providers/types.ts';
 import type { ClientSignal } from './client-signal.ts';
@@ -826,8 +827,8 @@ describe('a create cut by the request deadline', () => {
   const snap = snapshot([{ model: 'm', deployments: [a, b] }]);
 
   it('tells the caller it may exist, and the SDKs not to repeat it; the deployment is released', async () => {
-    const deadline = now + 20_000;
-    // The attempt had 20 s, less than the deployment's own limit: the deadline cut it.
+    const deadline = now + 500;
+    // The attempt had 0.5 s, less than the deployment's own 1 s limit: the deadline cut it.
     const req = request(snap, 'm', { createsObject: true, deadline });
     const { calls, attempt } = script({ a: [failure('timeout')] });
     const err = await gatewayError(
@@ -842,5 +843,43 @@ describe('a create cut by the request deadline', () => {
     expect(err.headers['x-should-retry']).toBe('false');
     expect(health.view(a).inflight).toBe(0);
     expect(health.circuitState('a')).toBe('closed');
+  });
+});
+
+describe('a timeout cut by the request deadline', () => {
+  const a = dep('a', 'm', 1);
+  const b = dep('b', 'm', 2);
+  const snap = snapshot([{ model: 'm', deployments: [a, b] }]);
+
+  it('ends the request, even a few ms early, without failing over or charging the deployment', async () => {
+    for (let i = 0; i < breakerCfg.failureThreshold; i++) {
+      // Half a second left: less than the deployment's own 1 s limit, so the deadline cut it.
+      const deadline = now + 500;
+      const { calls, attempt } = script({ a: [failure('timeout')] });
+      const err = await gatewayError(
+        makeRouter().execute(request(snap, 'm', { deadline }), async (d) => {
+          // Within the deadline's slack: some time is left, but not for another attempt.
+          now = deadline - 10;
+          return attempt(d);
+        }),
+      );
+      expect(calls).toEqual(['a']);
+      expect(err.status).toBe(504);
+      expect(err.headers['x-should-retry']).toBeUndefined();
+      expect(err.headers[ResponseHeaders.failed]).toBe('a');
+    }
+    expect(observed.map((o) => o.outcome)).toEqual(['timeout', 'timeout', 'timeout']);
+    expect(health.circuitState('a')).toBe('closed');
+    expect(health.view(a).inflight).toBe(0);
+  });
+
+  it('the deployment’s own limit firing first still counts against it', async () => {
+    for (let i = 0; i < breakerCfg.failureThreshold; i++) {
+      const { calls, attempt } = script({ a: [failure('timeout')], b: ['B'] });
+      const routed = await makeRouter().execute(request(snap, 'm'), attempt);
+      expect(calls).toEqual(['a', 'b']);
+      expect(routed.value).toBe('B');
+    }
+    expect(health.circuitState('a')).toBe('open');
   });
 });

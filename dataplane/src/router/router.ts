@@ -172,34 +172,26 @@ export class Router {
             );
           }
         }
+        const error = boundedRetryAfter(err.upstream, this.retry.maxCooldownMs ?? DEFAULT_MAX_COOLDOWN_MS);
         // The request's own time ran out, not the deployment's: counted, slow clients (and
-        // earlier stages or attempts) could eject healthy deployments.
-        if (
-          err.upstream.kind === 'timeout' &&
+        // earlier stages or attempts) could eject healthy deployments. Nor is there time left
+        // for another attempt.
+        const deadlineCut =
+          error.kind === 'timeout' &&
           cutByDeadline({
             endedAt: this.now(),
             deadline: req.deadline,
             budgetMs: req.deadline - started,
             limits: deployment.timeouts,
-          })
-        ) {
-          this.deps.health.release(deployment, claim);
-          this.deps.observer.attempt(deployment, 'timeout', (this.now() - started) / 1000);
-          if (!log.failed.includes(deployment.name)) log.failed.push(deployment.name);
-          throw withLog(
-            req.createsObject && mayHaveActed(err.upstream)
-              ? outcomeUnknown(err.upstream, deployment.name)
-              : toGatewayError(err.upstream, deployment.name),
-            log,
-          );
-        }
-        const error = boundedRetryAfter(err.upstream, this.retry.maxCooldownMs ?? DEFAULT_MAX_COOLDOWN_MS);
+          });
         this.deps.observer.attempt(deployment, error.kind, (this.now() - started) / 1000);
-        this.recordHealth(deployment, error, sameRetries, claim);
+        if (deadlineCut) this.deps.health.release(deployment, claim);
+        else this.recordHealth(deployment, error, sameRetries, claim);
         if (!log.failed.includes(deployment.name)) log.failed.push(deployment.name);
         if (req.createsObject && mayHaveActed(error))
           throw withLog(outcomeUnknown(error, deployment.name), log);
         last = { error, deployment };
+        if (deadlineCut) break;
         const decision = decide(
           {
             error,
