@@ -93,15 +93,7 @@ export async function admit(
       : estimateCost(routes(), promptTokens(), output);
   const admission: Admission = { ticket: undefined, reservation: undefined };
   const tokens = estimate.promptTokens + estimate.maxOutputTokens;
-  // Named fields, not a spread of keyRef: a spread clones through a slow path on every request.
-  const reserveRequest: ReserveRequest | undefined = spec.budget && {
-    tenant: keyRef.tenant,
-    keyId: keyRef.keyId,
-    budget: spec.budget,
-    estimateUsd: estimate.costUsd,
-    autoRecharge: spec.autoRecharge?.enabled ? spec.autoRecharge : undefined,
-    reference: ctx.id,
-  };
+  const reserveRequest = spec.budget && reserveRequestOf(ctx, spec.budget, estimate.costUsd);
 
   // Both: one step (one Redis round trip), with the same outcomes as the two below in turn.
   if (spec.rateLimit && reserveRequest) {
@@ -120,28 +112,9 @@ export async function admit(
     return admission;
   }
 
-  if (spec.rateLimit) {
-    let decision: RateDecision;
-    try {
-      decision = await stores.rateLimiter.acquire(keyRef, spec.rateLimit, tokens);
-    } catch (err) {
-      throw isStoreUnavailable(err) ? unavailable('the rate limiter', err) : err;
-    }
-    applyRateDecision(ctx, spec.rateLimit, decision, tokens);
-    admission.ticket = decision.ticket;
-  }
-
-  if (reserveRequest) {
-    let result;
-    try {
-      result = await stores.budgets.reserve(reserveRequest);
-    } catch (err) {
-      throw isStoreUnavailable(err) ? unavailable('the budget store', err) : err;
-    }
-    if (!result.ok)
-      throw budgetExceeded(reserveRequest.budget, estimate.costUsd, result.remainingUsd, 'request');
-    admission.reservation = result.reservation;
-  }
+  if (spec.rateLimit)
+    admission.ticket = await countRate(stores, ctx, spec.rateLimit, tokens).catch(rateLimiterDown);
+  if (reserveRequest) admission.reservation = await holdBudget(stores, reserveRequest);
   return admission;
 }
 
@@ -154,14 +127,9 @@ export async function admit(
 export async function countRefused(stores: Stores, ctx: RequestContext): Promise<void> {
   const limits = ctx.key.spec.rateLimit;
   if (!limits) return;
-  let decision: RateDecision;
-  try {
-    decision = await stores.rateLimiter.acquire({ tenant: ctx.tenant.name, keyId: ctx.key.id }, limits, 0);
-  } catch (err) {
-    if (isStoreUnavailable(err)) return;
-    throw err;
-  }
-  applyRateDecision(ctx, limits, decision, 0);
+  await countRate(stores, ctx, limits, 0).catch((err: unknown) => {
+    if (!isStoreUnavailable(err)) throw err;
+  });
 }
 
 function refuseWhileOwed(deps: AdmissionDeps, ctx: RequestContext): void {
@@ -186,18 +154,8 @@ export async function admitRequest(deps: AdmissionDeps, ctx: RequestContext): Pr
   refuseWhileOwed(deps, ctx);
   const limits = ctx.key.spec.rateLimit;
   if (!limits) return { ticket: undefined, reservation: undefined };
-  let decision: RateDecision;
-  try {
-    decision = await deps.stores.rateLimiter.acquire(
-      { tenant: ctx.tenant.name, keyId: ctx.key.id },
-      limits,
-      0,
-    );
-  } catch (err) {
-    throw isStoreUnavailable(err) ? unavailable('the rate limiter', err) : err;
-  }
-  applyRateDecision(ctx, limits, decision, 0);
-  return { ticket: decision.ticket, reservation: undefined };
+  const ticket = await countRate(deps.stores, ctx, limits, 0).catch(rateLimiterDown);
+  return { ticket, reservation: undefined };
 }
 
 /**
@@ -213,24 +171,66 @@ export async function reserveHold(
 ): Promise<void> {
   const budget = ctx.key.spec.budget;
   if (!budget) return;
+  const reservation = await holdBudget(
+    deps.stores,
+    reserveRequestOf(ctx, budget, Math.min(estimateUsd, ceilingUsd)),
+  );
+  ctx.admission = { ticket: ctx.admission?.ticket, reservation };
+}
+
+/**
+ * One request and `tokens` tokens against the key's rate limit: the `x-ratelimit-*` headers,
+ * a 429 when refused. The limiter's own failure is the caller's to judge: admissions fail
+ * closed (`rateLimiterDown`), a refusal being counted stands as it was.
+ */
+async function countRate(
+  stores: Stores,
+  ctx: RequestContext,
+  limits: RateLimits,
+  tokens: number,
+): Promise<RateTicket | undefined> {
+  const decision = await stores.rateLimiter.acquire(
+    { tenant: ctx.tenant.name, keyId: ctx.key.id },
+    limits,
+    tokens,
+  );
+  applyRateDecision(ctx, limits, decision, tokens);
+  return decision.ticket;
+}
+
+/** Holds the request's estimate against its key's budget; a 402 when it does not fit. */
+async function holdBudget(stores: Stores, req: ReserveRequest): Promise<Reservation> {
+  const result = await stores.budgets.reserve(req).catch(budgetStoreDown);
+  if (!result.ok) throw budgetExceeded(req.budget, req.estimateUsd, result.remainingUsd, 'request');
+  return result.reservation;
+}
+
+/** What the budget store is asked to hold for this request. */
+function reserveRequestOf(
+  ctx: RequestContext,
+  budget: NonNullable<ReserveRequest['budget']>,
+  estimateUsd: number,
+): ReserveRequest {
   const spec = ctx.key.spec;
-  const req: ReserveRequest = {
+  // Named fields, not a spread of a key reference: a spread clones through a slow path on every request.
+  return {
     tenant: ctx.tenant.name,
     keyId: ctx.key.id,
     budget,
-    estimateUsd: Math.min(estimateUsd, ceilingUsd),
+    estimateUsd,
     autoRecharge: spec.autoRecharge?.enabled ? spec.autoRecharge : undefined,
     reference: ctx.id,
   };
-  let result;
-  try {
-    result = await deps.stores.budgets.reserve(req);
-  } catch (err) {
-    throw isStoreUnavailable(err) ? unavailable('the budget store', err) : err;
-  }
-  if (!result.ok) throw budgetExceeded(budget, req.estimateUsd, result.remainingUsd, 'request');
-  ctx.admission = { ticket: ctx.admission?.ticket, reservation: result.reservation };
 }
+
+/** A store that cannot be reached refuses the request (503) rather than letting it through unmetered. */
+const failClosed =
+  (what: string) =>
+  (err: unknown): never => {
+    throw isStoreUnavailable(err) ? unavailable(what, err) : err;
+  };
+const rateLimiterDown = failClosed('the rate limiter');
+const budgetStoreDown = failClosed('the budget store');
 
 /** The `x-ratelimit-*` headers of every answer, and a 429 when the limit refused. */
 function applyRateDecision(
