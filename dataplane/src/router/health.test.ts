@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Deployment } from '../config/snapshot.ts';
 import type { BreakerConfig } from './breaker.ts';
 import { HealthRegistry } from './health.ts';
-import { testDeployment } from './testing.ts';
+import { claimed, testDeployment } from './testing.ts';
 
 const dep = (name: string): Deployment => testDeployment({ name });
 
@@ -18,10 +18,9 @@ beforeEach(() => {
   health = new HealthRegistry(breaker, () => now);
 });
 
-/** begin + fail, asserting the slot was granted. */
+/** A call on `d` that fails, its slot granted. */
 function failOnce(d: Deployment): void {
-  expect(health.begin(d)).toBe(true);
-  health.fail(d);
+  health.fail(d, claimed(health, d));
 }
 
 describe('inflight accounting', () => {
@@ -31,29 +30,30 @@ describe('inflight accounting', () => {
     expect(health.circuitState('a')).toBe('closed');
   });
 
-  it('begin counts up; succeed, fail, coolDown and release each count down by one', () => {
-    for (let i = 0; i < 4; i++) expect(health.begin(a)).toBe(true);
+  it('claim counts up; succeed, fail, coolDown and release each count down by one', () => {
+    const [c1, c2, c3, c4] = [1, 2, 3, 4].map(() => claimed(health, a));
     expect(health.view(a).inflight).toBe(4);
-    health.succeed(a, 10);
+    health.succeed(a, 10, false, c1!);
     expect(health.view(a).inflight).toBe(3);
-    health.fail(a);
+    health.fail(a, c2!);
     expect(health.view(a).inflight).toBe(2);
-    health.coolDown(a, 1);
+    health.coolDown(a, 1, c3!);
     expect(health.view(a).inflight).toBe(1);
-    health.release(a);
+    health.release(a, c4!);
     expect(health.view(a).inflight).toBe(0);
   });
 
-  it('never goes below zero', () => {
-    health.release(a);
-    health.succeed(a, 5);
-    health.fail(a);
-    health.coolDown(a, 1);
+  it('never goes below zero (a call reported more than once)', () => {
+    const once = claimed(health, a);
+    health.release(a, once);
+    health.succeed(a, 5, false, once);
+    health.fail(a, once);
+    health.coolDown(a, 1, once);
     expect(health.view(a).inflight).toBe(0);
   });
 
   it('is per deployment name, shared by equal-named deployments (survives reloads)', () => {
-    health.begin(a);
+    claimed(health, a);
     expect(health.view(b).inflight).toBe(0);
     expect(health.view(dep('a')).inflight).toBe(1);
   });
@@ -61,30 +61,24 @@ describe('inflight accounting', () => {
 
 describe('latency average', () => {
   it('the first sample is taken as is, later ones move it by 20%', () => {
-    health.begin(a);
-    health.succeed(a, 100);
+    health.succeed(a, 100, false, claimed(health, a));
     expect(health.view(a).latencyMs).toBe(100);
-    health.begin(a);
-    health.succeed(a, 200);
+    health.succeed(a, 200, false, claimed(health, a));
     expect(health.view(a).latencyMs).toBeCloseTo(120);
-    health.begin(a);
-    health.succeed(a, 20);
+    health.succeed(a, 20, false, claimed(health, a));
     expect(health.view(a).latencyMs).toBeCloseTo(100);
   });
 
   it('converges towards a steady latency', () => {
-    health.begin(a);
-    health.succeed(a, 1_000);
+    health.succeed(a, 1_000, false, claimed(health, a));
     for (let i = 0; i < 50; i++) {
-      health.begin(a);
-      health.succeed(a, 50);
+      health.succeed(a, 50, false, claimed(health, a));
     }
     expect(health.view(a).latencyMs).toBeCloseTo(50, 0);
   });
 
   it('failures do not feed the average', () => {
-    health.begin(a);
-    health.succeed(a, 100);
+    health.succeed(a, 100, false, claimed(health, a));
     failOnce(a);
     expect(health.view(a).latencyMs).toBe(100);
   });
@@ -92,8 +86,7 @@ describe('latency average', () => {
 
 describe('cooldown from rate limits', () => {
   it('makes the deployment unavailable until retry-after has passed', () => {
-    health.begin(a);
-    health.coolDown(a, 3_000);
+    health.coolDown(a, 3_000, claimed(health, a));
     expect(health.availability(a)).toEqual({ ok: false, until: 13_000, reason: 'cooldown' });
     now = 12_999;
     expect(health.availability(a).ok).toBe(false);
@@ -102,45 +95,39 @@ describe('cooldown from rate limits', () => {
   });
 
   it('a shorter later cooldown does not shorten a longer one', () => {
-    health.begin(a);
-    health.coolDown(a, 5_000);
-    health.begin(a);
-    health.coolDown(a, 1_000);
+    health.coolDown(a, 5_000, claimed(health, a));
+    health.coolDown(a, 1_000, claimed(health, a));
     expect(health.availability(a)).toEqual({ ok: false, until: 15_000, reason: 'cooldown' });
   });
 
   it('a later, longer cooldown extends it', () => {
-    health.begin(a);
-    health.coolDown(a, 1_000);
+    health.coolDown(a, 1_000, claimed(health, a));
     now += 500;
-    health.begin(a);
-    health.coolDown(a, 2_000);
+    health.coolDown(a, 2_000, claimed(health, a));
     expect(health.availability(a)).toEqual({ ok: false, until: 12_500, reason: 'cooldown' });
   });
 
   it('is not a fault: the circuit stays closed however many 429s arrive', () => {
     for (let i = 0; i < 10; i++) {
-      health.begin(a);
-      health.coolDown(a, 0);
+      health.coolDown(a, 0, claimed(health, a));
     }
     expect(health.circuitState('a')).toBe('closed');
   });
 
   it('only affects its own deployment', () => {
-    health.begin(a);
-    health.coolDown(a, 3_000);
+    health.coolDown(a, 3_000, claimed(health, a));
     expect(health.availability(b)).toEqual({ ok: true });
   });
 });
 
-describe('breaker through begin/fail/succeed', () => {
+describe('breaker through claim/fail/succeed', () => {
   it('opens after the threshold of faults and refuses new calls until the open period ends', () => {
     failOnce(a);
     expect(health.circuitState('a')).toBe('closed');
     failOnce(a);
     expect(health.circuitState('a')).toBe('open');
     expect(health.availability(a)).toEqual({ ok: false, until: 11_000, reason: 'circuit_open' });
-    expect(health.begin(a)).toBe(false);
+    expect(health.claim(a)).toBeUndefined();
     expect(health.view(a).inflight).toBe(0);
   });
 
@@ -149,9 +136,9 @@ describe('breaker through begin/fail/succeed', () => {
     failOnce(a);
     now = 11_000;
     expect(health.availability(a)).toEqual({ ok: true });
-    expect(health.begin(a)).toBe(true);
+    expect(health.claim(a)).toMatchObject({ probe: true });
     expect(health.circuitState('a')).toBe('half-open');
-    expect(health.begin(a)).toBe(false);
+    expect(health.claim(a)).toBeUndefined();
     expect(health.availability(a).ok).toBe(false);
     expect(health.availability(a)).toMatchObject({ reason: 'circuit_open' });
     expect(health.view(a).inflight).toBe(1);
@@ -161,11 +148,10 @@ describe('breaker through begin/fail/succeed', () => {
     failOnce(a);
     failOnce(a);
     now = 11_000;
-    health.begin(a);
-    health.succeed(a, 50);
+    health.succeed(a, 50, false, claimed(health, a));
     expect(health.circuitState('a')).toBe('closed');
-    expect(health.begin(a)).toBe(true);
-    expect(health.begin(a)).toBe(true);
+    expect(health.claim(a)).toMatchObject({ probe: false });
+    expect(health.claim(a)).toMatchObject({ probe: false });
   });
 
   it('a failed probe re-opens it for twice as long', () => {
@@ -181,11 +167,10 @@ describe('breaker through begin/fail/succeed', () => {
     failOnce(a);
     failOnce(a);
     now = 11_000;
-    health.begin(a);
-    health.release(a);
+    health.release(a, claimed(health, a));
     expect(health.circuitState('a')).toBe('open');
     expect(health.availability(a)).toEqual({ ok: true });
-    expect(health.begin(a)).toBe(true);
+    expect(health.claim(a)).toMatchObject({ probe: true });
     expect(health.circuitState('a')).toBe('half-open');
   });
 
@@ -193,34 +178,32 @@ describe('breaker through begin/fail/succeed', () => {
     failOnce(a);
     failOnce(a);
     now = 11_000;
-    health.begin(a);
-    health.coolDown(a, 2_000);
+    health.coolDown(a, 2_000, claimed(health, a));
     expect(health.circuitState('a')).toBe('open');
     expect(health.availability(a)).toEqual({ ok: false, until: 13_000, reason: 'cooldown' });
     now = 13_000;
-    expect(health.begin(a)).toBe(true);
+    expect(health.claim(a)).toMatchObject({ probe: true });
     expect(health.circuitState('a')).toBe('half-open');
   });
 
   it('a success between faults resets the count', () => {
     failOnce(a);
-    health.begin(a);
-    health.succeed(a, 10);
+    health.succeed(a, 10, false, claimed(health, a));
     failOnce(a);
     expect(health.circuitState('a')).toBe('closed');
   });
 
-  it('begin ignores a cooldown (a retry that waited out Retry-After may go)', () => {
-    health.begin(a);
-    health.coolDown(a, 5_000);
-    expect(health.begin(a)).toBe(true);
+  it('claim ignores a cooldown (a retry that waited out Retry-After may go)', () => {
+    health.coolDown(a, 5_000, claimed(health, a));
+    expect(health.claim(a)).toBeDefined();
   });
 
   it('cooldown is reported before an open circuit', () => {
+    // Admitted while closed, rate limited once the circuit has opened.
+    const late = claimed(health, a);
     failOnce(a);
     failOnce(a);
-    health.begin(b);
-    health.coolDown(a, 5_000);
+    health.coolDown(a, 5_000, late);
     expect(health.availability(a)).toMatchObject({ ok: false, reason: 'cooldown', until: 15_000 });
   });
 });
@@ -230,13 +213,14 @@ describe('bounded trials', () => {
     failOnce(a);
     failOnce(a);
     now = 11_000;
-    expect(health.begin(a)).toBe(true); // the trial hangs
+    expect(health.claim(a)).toMatchObject({ probe: true }); // the trial hangs
     now = 11_000 + breaker.maxOpenMs - 1;
-    expect(health.begin(a)).toBe(false);
+    expect(health.claim(a)).toBeUndefined();
     now = 11_000 + breaker.maxOpenMs;
-    expect(health.begin(a)).toBe(true);
+    const trial = claimed(health, a);
+    expect(trial).toMatchObject({ probe: true });
     expect(health.circuitState('a')).toBe('half-open');
-    health.succeed(a, 10);
+    health.succeed(a, 10, false, trial);
     expect(health.circuitState('a')).toBe('closed');
   });
 });
@@ -272,13 +256,10 @@ describe('onTransition', () => {
     failOnce(a); // opens
     failOnce(b); // b stays closed: no transition
     now = 11_000;
-    health.begin(a); // trial
-    health.release(a); // abandoned
-    health.begin(a);
-    health.fail(a); // failed trial
+    health.release(a, claimed(health, a)); // abandoned
+    health.fail(a, claimed(health, a)); // failed trial
     now = 20_000;
-    health.begin(a);
-    health.succeed(a, 5);
+    health.succeed(a, 5, false, claimed(health, a));
     expect(seen).toEqual([
       'a:closed->open',
       'a:open->half-open',
@@ -297,13 +278,13 @@ describe('onTransition', () => {
 
 describe('the half-open trial belongs to the call that took it', () => {
   it('a call admitted while closed ends without a verdict: the trial stays the only one out', () => {
-    const stale = health.claim(a);
+    const stale = claimed(health, a);
     expect(stale).toMatchObject({ probe: false });
     failOnce(a);
     failOnce(a);
     expect(health.circuitState('a')).toBe('open');
     now += breaker.baseOpenMs;
-    const trial = health.claim(a);
+    const trial = claimed(health, a);
     expect(trial).toMatchObject({ probe: true });
     health.release(a, stale);
     health.coolDown(a, 1, stale);
@@ -318,17 +299,17 @@ describe('the half-open trial belongs to the call that took it', () => {
 describe('a provisional success (a stream at its first token)', () => {
   it('keeps a closed circuit’s faults until confirmed; a cut after it is one more', () => {
     failOnce(a);
-    expect(health.begin(a)).toBe(true);
-    health.succeed(a, 5, true);
-    health.failAfter(a);
+    const stream = claimed(health, a);
+    health.succeed(a, 5, true, stream);
+    health.failAfter(a, stream);
     expect(health.circuitState('a')).toBe('open');
     expect(health.view(a).inflight).toBe(0);
   });
   it('confirmed, it clears them', () => {
     failOnce(a);
-    expect(health.begin(a)).toBe(true);
-    health.succeed(a, 5, true);
-    health.confirm(a);
+    const stream = claimed(health, a);
+    health.succeed(a, 5, true, stream);
+    health.confirm(a, stream);
     failOnce(a);
     expect(health.circuitState('a')).toBe('closed');
   });
@@ -336,8 +317,9 @@ describe('a provisional success (a stream at its first token)', () => {
     failOnce(a);
     failOnce(a);
     now += breaker.baseOpenMs;
-    expect(health.claim(a)).toMatchObject({ probe: true });
-    health.succeed(a, 5, true);
+    const trial = claimed(health, a);
+    expect(trial).toMatchObject({ probe: true });
+    health.succeed(a, 5, true, trial);
     expect(health.circuitState('a')).toBe('closed');
   });
 });
@@ -362,7 +344,7 @@ describe('a stream admitted before the circuit opened has no say on it', () => {
   it('cut during the trial, it neither reopens the circuit nor lets a second trial go', () => {
     const stream = staleStream();
     now += breaker.baseOpenMs;
-    const trial = health.claim(a);
+    const trial = claimed(health, a);
     expect(trial).toMatchObject({ probe: true });
     health.failAfter(a, stream);
     expect(health.circuitState('a')).toBe('half-open');

@@ -51,8 +51,6 @@ export interface Claim {
   readonly probe: boolean;
   readonly epoch: number;
 }
-/** For callers that do not say which call ends: taken for the trial, of the current epoch. */
-const ANY: Claim = { probe: true, epoch: -1 };
 
 export class HealthRegistry {
   private readonly entries = new Map<string, Entry>();
@@ -125,18 +123,13 @@ export class HealthRegistry {
     return a.probe ? { probe: true, epoch: e.openings } : e.call;
   }
 
-  /** `claim` for callers that need not know whether theirs is the trial. */
-  begin(d: Deployment): boolean {
-    return this.claim(d) !== undefined;
-  }
-
   /**
    * The call answered. `provisional`: its verdict comes later (a stream at its first token):
    * a closed circuit keeps its count of faults until `confirm`, or a deployment that always
    * breaks mid-stream would be cleared at every first token and never ejected. A trial's first
    * token still ends the trial (the deployment is back).
    */
-  succeed(d: Deployment, latencyMs: number, provisional = false, claim: Claim = ANY): void {
+  succeed(d: Deployment, latencyMs: number, provisional: boolean, claim: Claim): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
     e.latencyMs = e.latencyMs === 0 ? latencyMs : e.latencyMs + EWMA_WEIGHT * (latencyMs - e.latencyMs);
@@ -146,7 +139,7 @@ export class HealthRegistry {
   }
 
   /** A provisional success held to the end (a stream that finished): past faults are cleared. */
-  confirm(d: Deployment, claim: Claim = ANY): void {
+  confirm(d: Deployment, claim: Claim): void {
     const e = this.entry(d.name);
     if (stale(e, claim)) return;
     if (e.breaker.state !== 'closed' || e.breaker.consecutiveFailures > 0)
@@ -154,14 +147,14 @@ export class HealthRegistry {
   }
 
   /** A provisional success that failed after all (a stream cut mid-way): a fault, its slot already given back. */
-  failAfter(d: Deployment, claim: Claim = ANY): void {
+  failAfter(d: Deployment, claim: Claim): void {
     const e = this.entry(d.name);
     if (stale(e, claim)) return;
     this.setBreaker(d.name, e, recordFailure(e.breaker, this.now(), this.config(d)));
   }
 
   /** A fault of the deployment (5xx, timeout, reset, bad credentials). */
-  fail(d: Deployment, claim: Claim = ANY): void {
+  fail(d: Deployment, claim: Claim): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
     if (stale(e, claim)) return;
@@ -170,9 +163,9 @@ export class HealthRegistry {
 
   /**
    * Rate limited: stay away until `retryAfterMs` has passed; not a fault of the deployment.
-   * Only the trial itself gives up the trial (`claim`; callers that do not say are taken for it).
+   * Only the trial itself gives up the trial (`claim`).
    */
-  coolDown(d: Deployment, retryAfterMs: number, claim: Claim = ANY): void {
+  coolDown(d: Deployment, retryAfterMs: number, claim: Claim): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
     e.cooldownUntil = Math.max(e.cooldownUntil, this.now() + retryAfterMs);
@@ -184,7 +177,7 @@ export class HealthRegistry {
    * admitted before the circuit opened must not end the trial in flight: that let a second
    * trial go while the first was still out, one more per such call.
    */
-  release(d: Deployment, claim: Claim = ANY): void {
+  release(d: Deployment, claim: Claim): void {
     const e = this.entry(d.name);
     e.inflight = Math.max(0, e.inflight - 1);
     if (claim.probe) this.setBreaker(d.name, e, abandonProbe(e.breaker));
@@ -203,4 +196,4 @@ export class HealthRegistry {
 const callIn = (epoch: number): Claim => ({ probe: false, epoch });
 
 /** A verdict from a call admitted before the circuit's current opening. */
-const stale = (e: Entry, claim: Claim): boolean => claim !== ANY && claim.epoch !== e.openings;
+const stale = (e: Entry, claim: Claim): boolean => claim.epoch !== e.openings;

@@ -9,7 +9,7 @@ import type { BreakerConfig } from './breaker.ts';
 import { HealthRegistry } from './health.ts';
 import { DEFAULT_RETRY, type RetryConfig } from './policy.ts';
 import { attemptHeaders, Router, type RouteRequest, type RouterObserver } from './router.ts';
-import { testDeployment, testTarget } from './testing.ts';
+import { claimed, testDeployment, testTarget } from './testing.ts';
 import { ClientAbortError, UpstreamFailure } from './upstream.ts';
 
 // ---------------------------------------------------------------------------------------
@@ -607,13 +607,11 @@ describe('nothing to try', () => {
   const snap = snapshot([{ model: 'm', deployments: [a, b] }]);
 
   function coolDown(d: Deployment, ms: number) {
-    health.begin(d);
-    health.coolDown(d, ms);
+    health.coolDown(d, ms, claimed(health, d));
   }
   function trip(d: Deployment) {
     for (let i = 0; i < breakerCfg.failureThreshold; i++) {
-      health.begin(d);
-      health.fail(d);
+      health.fail(d, claimed(health, d));
     }
   }
 
@@ -804,8 +802,7 @@ describe('a stream’s verdict at its end', () => {
     const streaming = { ...request(snap, 'm'), verdictAtEnd: true };
     const old = await router.execute(streaming, script({ a: ['long stream'] }).attempt);
     for (let i = 0; i < breakerCfg.failureThreshold; i++) {
-      health.begin(a);
-      health.fail(a);
+      health.fail(a, claimed(health, a));
     }
     expect(health.circuitState('a')).toBe('open');
     router.streamEnded(old, undefined);

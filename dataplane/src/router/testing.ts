@@ -6,6 +6,7 @@
 import type { Capability } from '@gantry/crds';
 import type { Deployment } from '../config/snapshot.ts';
 import type { UpstreamTarget } from '../providers/types.ts';
+import type { Claim, HealthRegistry } from './health.ts';
 
 /** An upstream target; overrides replace single fields. */
 export function testTarget(overrides: Partial<UpstreamTarget> = {}): UpstreamTarget {
@@ -36,4 +37,14 @@ export function testDeployment(overrides: Partial<Deployment> = {}): Deployment 
     timeouts: { totalMs: 1_000, connectMs: 100, headersMs: 1_000, firstTokenMs: undefined, idleMs: 1_000 },
     ...overrides,
   };
+}
+
+/**
+ * A slot on `d` for a test that reports an outcome on it; a refused claim fails the test here
+ * (tests about refusals call `health.claim` and expect `undefined`).
+ */
+export function claimed(health: HealthRegistry, d: Deployment): Claim {
+  const claim = health.claim(d);
+  if (!claim) throw new Error(`test: the circuit of ${d.name} refused a claim`);
+  return claim;
 }
