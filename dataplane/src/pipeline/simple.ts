@@ -15,8 +15,7 @@ import type {
   Usage,
 } from '../formats/openai/types.ts';
 import type { Deployment } from '../config/snapshot.ts';
-import type { SseEvent } from '../formats/sse.ts';
-import type { UpstreamError } from '../providers/types.ts';
+import type { CompletionStreamEvent, UpstreamError } from '../providers/types.ts';
 import { completionsCall, embeddingsCall, sendOk } from '../router/calls.ts';
 import { UpstreamFailure, type UpstreamResponse } from '../router/upstream.ts';
 import { admit } from './admission.ts';
@@ -112,9 +111,8 @@ export type CompletionOutcome =
   | (Served & {
       kind: 'stream';
       upstream: UpstreamResponse;
-      usageOf: (event: SseEvent) => Usage | undefined;
-      /** An error event inside the stream, classified. */
-      errorOf: (event: SseEvent) => UpstreamError | undefined;
+      /** One event's usage, error (classified) and text, from one parse. */
+      readEvent: (data: string) => CompletionStreamEvent;
       /**
        * Charge what the stream reported (or counted tokens when it reported nothing); a stream
        * that failed upstream is not charged, one the client left is charged for what was produced.
@@ -177,8 +175,7 @@ export async function runCompletions(
   return {
     kind: 'stream',
     upstream: routed.value,
-    usageOf: adapter.streamUsage,
-    errorOf: adapter.streamError,
+    readEvent: adapter.streamEvent,
     deployment: routed.deployment,
     log: routed.log,
     async settle(reported, completionText, ending, failure) {

@@ -113,10 +113,17 @@ export interface EmbeddingsAdapter {
 export interface CompletionsAdapter {
   request(req: CompletionRequest, target: UpstreamTarget): UpstreamRequest;
   response(body: unknown, target: UpstreamTarget): CompletionResponse;
-  /** Streams of the legacy endpoint are passed through as-is; only usage and errors are read. */
-  streamUsage(event: SseEvent): Usage | undefined;
-  /** An error event inside such a stream, classified like the same error answered as HTTP. */
-  streamError(event: SseEvent): UpstreamError | undefined;
+  /** Streams of the legacy endpoint are passed through as-is; each event is read once here. */
+  streamEvent(data: string): CompletionStreamEvent;
+}
+
+/** What one event of a legacy completions stream tells the gateway. */
+export interface CompletionStreamEvent {
+  usage: Usage | undefined;
+  /** An error event, classified like the same error answered as HTTP. */
+  error: UpstreamError | undefined;
+  /** The first choice's text: what is counted when the stream reports no usage. */
+  text: string;
 }
 
 export interface ProviderAdapter {

@@ -3,7 +3,7 @@ import { classifyOpenAIError } from './errors.ts';
 import { openaiMediaAdapter } from './media.ts';
 import { chatRequest, completionsRequest, embeddingsRequest } from './request.ts';
 import { chatResponse, completionsResponse, embeddingsResponse } from './response.ts';
-import { completionsStreamError, completionsStreamUsage, OpenAIStreamTranslator } from './stream.ts';
+import { completionsStreamEvent, OpenAIStreamTranslator } from './stream.ts';
 
 const adapter = (kind: 'openai' | 'openai-compatible' | 'azure-openai'): ProviderAdapter => ({
   kind,
@@ -16,8 +16,7 @@ const adapter = (kind: 'openai' | 'openai-compatible' | 'azure-openai'): Provide
   completions: {
     request: completionsRequest,
     response: completionsResponse,
-    streamUsage: completionsStreamUsage,
-    streamError: completionsStreamError,
+    streamEvent: completionsStreamEvent,
   },
   media: openaiMediaAdapter,
   error: classifyOpenAIError,

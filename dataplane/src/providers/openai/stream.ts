@@ -1,6 +1,6 @@
 import type { ChatChunk, Usage } from '../../formats/openai/types.ts';
 import type { SseEvent } from '../../formats/sse.ts';
-import type { StreamTranslator, UpstreamError } from '../types.ts';
+import type { CompletionStreamEvent, StreamTranslator, UpstreamError } from '../types.ts';
 import { isRecord, tryParseJson } from '../shared/retry-after.ts';
 import { classifyOpenAIStreamError } from './errors.ts';
 import { readUsage } from './response.ts';
@@ -40,16 +40,22 @@ export class OpenAIStreamTranslator implements StreamTranslator {
   }
 }
 
-/** An `{error: …}` event of a legacy completions stream (its verdict on the deployment). */
-export function completionsStreamError(event: SseEvent): UpstreamError | undefined {
-  if (event.data === '[DONE]') return undefined;
-  const chunk = tryParseJson(event.data);
-  return isRecord(chunk) && isRecord(chunk.error) ? classifyOpenAIStreamError(chunk.error) : undefined;
-}
+/** No usage, no error, no text: an event that is not a JSON object (the `[DONE]` marker, garbage). */
+const NOTHING: CompletionStreamEvent = { usage: undefined, error: undefined, text: '' };
 
-/** Legacy completions streams are forwarded as they are; only usage matters to us. */
-export function completionsStreamUsage(event: SseEvent): Usage | undefined {
-  if (event.data === '[DONE]') return undefined;
-  const chunk = tryParseJson(event.data);
-  return isRecord(chunk) ? readUsage(chunk.usage) : undefined;
+/**
+ * One event of a legacy completions stream, parsed once: its usage, an `{error: …}` event (the
+ * stream's verdict on the deployment) and its first choice's text.
+ */
+export function completionsStreamEvent(data: string): CompletionStreamEvent {
+  if (data === '[DONE]') return NOTHING;
+  const chunk = tryParseJson(data);
+  if (!isRecord(chunk)) return NOTHING;
+  const first = (chunk.choices as { 0?: unknown } | null | undefined)?.[0];
+  const text = isRecord(first) ? first.text : undefined;
+  return {
+    usage: readUsage(chunk.usage),
+    error: isRecord(chunk.error) ? classifyOpenAIStreamError(chunk.error) : undefined,
+    text: typeof text === 'string' ? text : '',
+  };
 }

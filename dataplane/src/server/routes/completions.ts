@@ -5,7 +5,7 @@ import type { CompletionRequest, Usage } from '../../formats/openai/types.ts';
 import { Utf8Reads } from '../../formats/utf8-reads.ts';
 import { SseParser, sseData } from '../../formats/sse.ts';
 import { GatewayError } from '../../errors.ts';
-import type { UpstreamError } from '../../providers/types.ts';
+import type { CompletionStreamEvent, UpstreamError } from '../../providers/types.ts';
 import { drained, openStream } from '../stream-writer.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { runCompletions, STREAM_STATUS } from '../../pipeline/simple.ts';
@@ -27,19 +27,11 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     const trailers = openStream(res, streamHeaders(ctx, outcome));
     const parser = new SseParser();
     const reads = new Utf8Reads();
-    let usage: Usage | undefined;
-    let failure: UpstreamError | undefined;
-    let text = '';
-    let done = false;
+    const tally = new LegacyStreamTally(outcome.readEvent);
     let broken = false;
     try {
       for await (const buf of outcome.upstream.body) {
-        for (const event of parser.push(reads.decode(buf as Buffer))) {
-          usage = outcome.usageOf(event) ?? usage;
-          failure = outcome.errorOf(event) ?? failure;
-          text += completionText(event.data);
-          if (event.data === '[DONE]') done = true;
-        }
+        for (const event of parser.push(reads.decode(buf as Buffer))) tally.push(event.data);
         if (res.destroyed) break;
         if (!res.write(buf)) await drained(res);
       }
@@ -47,9 +39,9 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
       broken = true;
     }
     outcome.upstream.body.destroy();
-    const ending = legacyStreamEnding(res.destroyed, broken, done);
+    const ending = legacyStreamEnding(res.destroyed, broken, tally.done);
     // Legacy streams are piped byte for byte, so they settle after the provider's end marker.
-    const cost = await outcome.settle(usage, text, ending, failure);
+    const cost = await outcome.settle(tally.usage, tally.text, ending, tally.failure);
     if (!res.destroyed) {
       if (ending === 'failed')
         res.write(sseData(JSON.stringify(new GatewayError('upstream_error', 'stream interrupted').toBody())));
@@ -80,13 +72,23 @@ export function legacyStreamEnding(
   return broken || !sawDone ? 'failed' : 'complete';
 }
 
-function completionText(data: string): string {
-  if (data === '[DONE]') return '';
-  try {
-    const chunk = JSON.parse(data) as { choices?: { text?: unknown }[] };
-    const t = chunk.choices?.[0]?.text;
-    return typeof t === 'string' ? t : '';
-  } catch {
-    return '';
+/** What a piped legacy stream has told so far: the last usage and error, the text, its end marker. */
+export class LegacyStreamTally {
+  usage: Usage | undefined;
+  failure: UpstreamError | undefined;
+  text = '';
+  done = false;
+
+  constructor(private readonly read: (data: string) => CompletionStreamEvent) {}
+
+  push(data: string): void {
+    if (data === '[DONE]') {
+      this.done = true;
+      return;
+    }
+    const event = this.read(data);
+    this.usage = event.usage ?? this.usage;
+    this.failure = event.error ?? this.failure;
+    this.text += event.text;
   }
 }
