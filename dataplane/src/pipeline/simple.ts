@@ -133,6 +133,9 @@ export async function runCompletions(
   req: CompletionRequest,
 ): Promise<CompletionOutcome> {
   const promptText = [req.prompt].flat().join('');
+  // Counted at most once: by admission (metered keys only), else when the answer is settled.
+  let promptCount: number | undefined;
+  const promptTokens = (): number => (promptCount ??= estimateTextTokens(promptText));
   checkCompletionChoices(req);
   const routing = await prepare(
     deps,
@@ -140,12 +143,12 @@ export async function runCompletions(
     req,
     'completions',
     req.stream ? ['completions', 'streaming'] : ['completions'],
-    () => estimateTextTokens(promptText),
+    promptTokens,
     { maxTokens: req.max_tokens, sequences: completionSequences(req) },
   );
   /** What the request tells about the usage of an answer from `deployment`. */
   const completionBounds = (deployment: Deployment, answered: boolean): UsageBounds => ({
-    promptTokens: estimateTextTokens(promptText),
+    promptTokens: promptTokens(),
     output: { maxTokens: req.max_tokens, sequences: completionSequences(req) },
     deployment,
     answered,
@@ -156,7 +159,7 @@ export async function runCompletions(
     const answerText = response.choices.map((c) => c.text).join('');
     const believed =
       response.usage && boundedUsage(response.usage, completionBounds(routed.deployment, answerText !== ''));
-    const usage = believed ?? counted(estimateTextTokens(promptText), estimateTextTokens(answerText));
+    const usage = believed ?? counted(promptTokens(), estimateTextTokens(answerText));
     // The client is told what it was billed for, as for chat.
     response.usage = usage;
     const cost = costUsd(routed.deployment.pricing, usage);
@@ -186,7 +189,7 @@ export async function runCompletions(
       const believed = believableUsage(reported);
       const usage = (believed &&
         boundedUsage(believed, completionBounds(routed.deployment, completionText !== ''))) ?? {
-        prompt_tokens: estimateTextTokens(promptText),
+        prompt_tokens: promptTokens(),
         completion_tokens: estimateTextTokens(completionText),
       };
       // Same rule as chat streams: a stream the provider broke is not billed; one the client left is.
