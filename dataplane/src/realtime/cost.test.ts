@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_UNBOUNDED_OUTPUT_TOKENS } from '../accounting/reported-usage.ts';
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
-  heldOutputTokens,
-  outputBound,
+  outputLimits,
   realtimeCostUsd,
   responseEstimateUsd,
   splitUsage,
@@ -68,22 +67,41 @@ describe('realtime cost', () => {
 
   it('holds the dearer rates for the output bound', () => {
     expect(responseEstimateUsd(pricing, 100, 1_000)).toBe((100 * 32 + 1_000 * 64) / 1e6);
-    expect(heldOutputTokens(undefined, 'inf')).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
-    expect(heldOutputTokens(250, 1_000)).toBe(250);
-    expect(heldOutputTokens('x', -1)).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+    expect(outputLimits([undefined, 'inf']).held).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
+    expect(outputLimits([250, 1_000]).held).toBe(250);
+    expect(outputLimits(['x', -1]).held).toBe(DEFAULT_MAX_OUTPUT_TOKENS);
   });
 
   it('bills an unbounded ("inf") response past the default its hold assumed', () => {
-    expect(outputBound(undefined, 'inf')).toBe(MAX_UNBOUNDED_OUTPUT_TOKENS);
-    expect(outputBound(undefined, undefined)).toBe(MAX_UNBOUNDED_OUTPUT_TOKENS);
-    expect(outputBound(250, 'inf')).toBe(250);
+    expect(outputLimits([undefined, 'inf']).billed).toBe(MAX_UNBOUNDED_OUTPUT_TOKENS);
+    expect(outputLimits([undefined, undefined]).billed).toBe(MAX_UNBOUNDED_OUTPUT_TOKENS);
+    expect(outputLimits([250, 'inf']).billed).toBe(250);
     const reported = {
       input_tokens: 100,
       output_tokens: 6_000,
       output_token_details: { audio_tokens: 6_000 },
     };
-    const own: OwnCount = { inputTokens: 100, producedTokens: 5_000, maxOutputTokens: outputBound('inf') };
+    const own: OwnCount = {
+      inputTokens: 100,
+      producedTokens: 5_000,
+      maxOutputTokens: outputLimits(['inf']).billed,
+    };
     expect(splitUsage(reported, own).audioOut).toBe(6_000);
+  });
+
+  it('reads the bound once for both the hold and the bill', () => {
+    const candidates = [undefined, 300, 'inf'];
+    let reads = 0;
+    const values = candidates[Symbol.iterator].bind(candidates);
+    Object.defineProperty(candidates, Symbol.iterator, {
+      value: () => {
+        reads++;
+        return values();
+      },
+    });
+    expect(outputLimits(candidates)).toEqual({ held: 300, billed: 300 });
+    // The session read it twice per response before (once for each).
+    expect(reads).toBe(1);
   });
 });
 

@@ -117,16 +117,20 @@ function setBound(candidates: readonly unknown[]): number | undefined {
   return undefined;
 }
 
-/** The output a response's hold is priced on: its bound, or the default when unbounded. */
-export function heldOutputTokens(...candidates: unknown[]): number {
-  return setBound(candidates) ?? DEFAULT_MAX_OUTPUT_TOKENS;
+/** A response's output bound, read once for its hold and for its bill. */
+export interface OutputLimits {
+  /** The output its hold is priced on: the bound, or the default when unbounded. */
+  held: number;
+  /**
+   * The most output it is billed for: the bound, or when it has none ("inf", the protocol's
+   * default) the ceiling of any unbounded answer. The hold's default cut a reported 6,000
+   * audio tokens of an "inf" response to 4,096.
+   */
+  billed: number;
 }
 
-/**
- * The most output a response is billed for: its bound, or when it has none ("inf", the
- * protocol's default) the ceiling of any unbounded answer. The hold's default cut a reported
- * 6,000 audio tokens of an "inf" response to 4,096.
- */
-export function outputBound(...candidates: unknown[]): number {
-  return setBound(candidates) ?? MAX_UNBOUNDED_OUTPUT_TOKENS;
+/** `candidates`: the `max_output_tokens` that may apply, the response's before the session's. */
+export function outputLimits(candidates: readonly unknown[]): OutputLimits {
+  const bound = setBound(candidates);
+  return { held: bound ?? DEFAULT_MAX_OUTPUT_TOKENS, billed: bound ?? MAX_UNBOUNDED_OUTPUT_TOKENS };
 }

@@ -11,8 +11,7 @@ import { GatewayError } from '../errors.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
 import {
-  heldOutputTokens,
-  outputBound,
+  outputLimits,
   realtimeCostUsd,
   responseEstimateUsd,
   splitUsage,
@@ -66,7 +65,7 @@ interface Tracked {
   /** Input the hold assumed, charged with what was produced if the client leaves mid-response. */
   inputTokens: number;
   produced: number;
-  /** The response's output ceiling (`outputBound`): no report bills more output. */
+  /** The response's output ceiling (`outputLimits`' `billed`): no report bills more output. */
   maxOutputTokens: number;
   /** The hold is being made (a server-started response): settle after it. */
   holding?: Promise<void>;
@@ -228,9 +227,13 @@ export class RealtimeSession {
   private async responseCreate(event: RealtimeEvent): Promise<void> {
     const response = isRecord(event.response) ? event.response : {};
     const input = this.conversationTokens + this.addedTokens;
-    const bounds = [response.max_output_tokens, response.max_response_output_tokens, this.sessionMaxOutput];
-    const maxOutputTokens = outputBound(...bounds);
-    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, heldOutputTokens(...bounds));
+    const limits = outputLimits([
+      response.max_output_tokens,
+      response.max_response_output_tokens,
+      this.sessionMaxOutput,
+    ]);
+    const maxOutputTokens = limits.billed;
+    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, limits.held);
     const ctx = this.responseCtx();
     try {
       await holdResponse(this.s.deps, ctx, estimate);
@@ -313,18 +316,15 @@ export class RealtimeSession {
     // Started by the upstream itself (server voice activity detection): held now, and cancelled
     // at once when the budget cannot cover it.
     const input = this.conversationTokens + this.addedTokens;
+    const limits = outputLimits([this.sessionMaxOutput]);
     const tracked: Tracked = {
       ctx: this.responseCtx(),
       clientEventId: undefined,
       inputTokens: input,
       produced: 0,
-      maxOutputTokens: outputBound(this.sessionMaxOutput),
+      maxOutputTokens: limits.billed,
     };
-    const estimate = responseEstimateUsd(
-      this.s.deployment.pricing,
-      input,
-      heldOutputTokens(this.sessionMaxOutput),
-    );
+    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, limits.held);
     tracked.holding = holdResponse(this.s.deps, tracked.ctx, estimate).catch((err: unknown) => {
       this.toUpstream(JSON.stringify({ type: 'response.cancel', event_id: eventId(), response_id: id }));
       this.refuse(err instanceof GatewayError ? err : new GatewayError('internal_error', 'hold failed'));
