@@ -234,6 +234,13 @@ describe('blamedReference: the deployment’s fault', () => {
       { body: new Uint8Array([1, 2]), upstreamModel: 'm' },
     ],
     ['an unknown _not_found code', error(404, 'x', { code: 'route_not_found' }), sent(undefined)],
+    ['a one-word prefix that is no reference field', error(404, 'metadata: not found'), sent(undefined)],
+    [
+      'a reference field holding the deployment model',
+      error(404, 'ft-model-0123 not found'),
+      sent({ model_id: 'ft-model-0123' }, 'ft-model-0123'),
+    ],
+    ['a nested model param', error(404, 'gone', { param: 'model.name' }), sent(undefined)],
   ])('%s', (_name, e, s) => {
     expect(blamedReference(e, s)).toBeUndefined();
   });

@@ -120,6 +120,15 @@ function forms(value: string): string[] {
   return out.filter(idLike);
 }
 
+/**
+ * Whether the message holds an id-like word the body contains at all: the body (a prompt with
+ * images may be megabytes) is parsed only then, so an ordinary 404 costs a substring search.
+ */
+function mayName(message: string, body: SentRequest['body']): boolean {
+  if (typeof body !== 'string') return false;
+  return (message.match(/[A-Za-z0-9_-]{6,}/g) ?? []).some((w) => idLike(w) && body.includes(w));
+}
+
 interface SentReference {
   path: string;
   value: string;
@@ -168,7 +177,7 @@ export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedRefe
     const root = named.split(/[.[]/, 1)[0]!;
     return DEPLOYMENT_PARAMS.has(root) ? undefined : { param: named };
   }
-  for (const ref of sentReferences(sent.body)) {
+  for (const ref of mayName(e.message, sent.body) ? sentReferences(sent.body) : []) {
     if (ref.value === sent.upstreamModel) continue;
     const id = forms(ref.value).find((f) => f !== sent.upstreamModel && mentions(e.message, f));
     if (id !== undefined) return { param: ref.path, id };
