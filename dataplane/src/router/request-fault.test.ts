@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UpstreamError, UpstreamErrorKind } from '../providers/types.ts';
-import { blamedReference, blameRequest, oversized, type SentRequest } from './request-fault.ts';
+import { blamedReference, blameRequest, tooLarge, type SentRequest } from './request-fault.ts';
 
 const error = (status: number, message: string, extra: Partial<UpstreamError> = {}): UpstreamError => ({
   kind:
@@ -17,7 +17,7 @@ const LOAD =
   'Rate limit reached for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Used 29000, ' +
   'Requested 2000. Please try again in 2s.';
 
-describe('oversized', () => {
+describe('tooLarge', () => {
   it.each([
     [
       'OpenAI 429, requested above the limit',
@@ -39,12 +39,12 @@ describe('oversized', () => {
       101,
     ],
   ])('%s → too large', (_name, e, limit, requested) => {
-    expect(oversized(e)).toEqual({ limit, requested });
+    expect(tooLarge(e)).toEqual({ limit, requested });
   });
 
   it("Anthropic's 413 request_too_large is too large without numbers", () => {
     expect(
-      oversized(
+      tooLarge(
         error(413, 'Request exceeds the maximum allowed number of bytes.', { code: 'request_too_large' }),
       ),
     ).toEqual({});
@@ -66,7 +66,7 @@ describe('oversized', () => {
     ['the numbers on another status', error(400, 'Limit 1, Requested 2')],
     ['a 500 with the words', error(500, TOO_LARGE)],
   ])('%s → not', (_name, e) => {
-    expect(oversized(e)).toBeUndefined();
+    expect(tooLarge(e)).toBeUndefined();
   });
 });
 

@@ -17,7 +17,7 @@ export interface SentRequest {
 }
 
 /** A request larger than the deployment's limit: `limit`/`requested` when the provider says them. */
-export interface Oversized {
+export interface TooLarge {
   limit?: number | undefined;
   requested?: number | undefined;
 }
@@ -37,7 +37,7 @@ const LIMIT_REQUESTED = /\bLimit:? ([\d,]+)\b[^.]*?\bRequested:? ([\d,]+)/i;
 const count = (digits: string): number => Number(digits.replace(/,/g, ''));
 
 /** The request is too large for the deployment whatever its load, or undefined. */
-export function oversized(e: UpstreamError): Oversized | undefined {
+export function tooLarge(e: UpstreamError): TooLarge | undefined {
   if (e.status !== 429 && e.status !== 413) return undefined;
   // Anthropic's (Cloudflare's) 413 for a body over the endpoint's byte limit.
   if (e.status === 413 && e.code === 'request_too_large') return {};
@@ -192,7 +192,7 @@ export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedRefe
  * the deployment, neither is retried or failed over); anything else is returned as it was.
  */
 export function blameRequest(e: UpstreamError, sent: SentRequest): UpstreamError {
-  const big = oversized(e);
+  const big = tooLarge(e);
   if (big) {
     const { retryAfterMs: _wait, ...rest } = e;
     return { ...rest, kind: 'too_large', message: tooLargeMessage(big, e.message) };
@@ -210,7 +210,7 @@ export function blameRequest(e: UpstreamError, sent: SentRequest): UpstreamError
  * Names the limit and the request's size, without the provider's wording around them, which
  * names the upstream organisation the gateway's key belongs to.
  */
-function tooLargeMessage(big: Oversized, upstream: string): string {
+function tooLargeMessage(big: TooLarge, upstream: string): string {
   if (big.limit !== undefined && big.requested !== undefined) {
     const unit = /tokens per min|\bTPM\b/i.test(upstream) ? ' tokens per minute' : '';
     return (
