@@ -5,6 +5,8 @@
  * not open the circuit of a deployment every other caller shares. Only a 404 that blames the
  * object (names its id, or its field) is read so: a deployment answering 404 to everything
  * (a misrouted base URL, Azure's missing deployment) is an outage, counted and reported as one.
+ * A 403 naming the object ("no permission to access the File x, or it may not exist") is read
+ * the same way as such a 404.
  */
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -119,6 +121,20 @@ describe('an owned object the provider no longer holds', () => {
     expect(stack.gateway.health.circuitState('tuner')).toBe('closed');
     const job = await client.fineTuning.jobs.create({ model: 'ft-test', training_file: file.id });
     expect(job.id).toMatch(/^ftjob-gty/);
+  });
+
+  it('a training file the upstream will not let the key read (403) is a 404 naming training_file, and the deployment stays healthy', async () => {
+    const file = { id: await upload() };
+    stack.fakes[0]!.setFaults([
+      { match: { path: '/fine_tuning/jobs' }, fault: { type: 'status', status: 403, missing: file.id } },
+    ]);
+    for (let i = 0; i < TRIES; i++) {
+      const err = await failure(client.fineTuning.jobs.create({ model: 'ft-test', training_file: file.id }));
+      expect(err.status).toBe(404);
+      expect(err.error).toMatchObject({ type: 'not_found', code: 404, param: 'training_file' });
+    }
+    stack.fakes[0]!.setFaults([]);
+    expect(stack.gateway.health.circuitState('tuner')).toBe('closed');
   });
 
   it('a lost validation file is a 404 naming validation_file, not training_file', async () => {

@@ -46,7 +46,12 @@ export function anthropicError(
   };
 }
 
-function resolve(f: { status: number; code?: string; message?: string }): { type: string; message: string } {
+function resolve(f: { status: number; code?: string; message?: string; missing?: string }): {
+  type: string;
+  message: string;
+} {
+  // The Files API's words for a file_id it does not hold or the key may not read.
+  if (f.missing !== undefined) return { type: typeFor(f.status), message: `File not found: ${f.missing}` };
   if (f.code === 'context_length_exceeded') {
     return {
       type: 'invalid_request_error',

@@ -589,6 +589,44 @@ describe('faults', () => {
     );
   });
 
+  it("says whether a token-rate 429 is the request's size or the window's load, in OpenAI's words", async () => {
+    fp.setFaults([{ fault: { type: 'status', status: 429, tokens: { limit: 30000, requested: 50000 } } }]);
+    const big = (await (await post('/v1/chat/completions', chat)).json()) as Json;
+    expect(big.error).toMatchObject({ type: 'tokens', code: 'rate_limit_exceeded', param: null });
+    expect(big.error.message).toMatch(
+      /^Request too large for gpt-4o-mini .*: Limit 30000, Requested 50000\./,
+    );
+    fp.setFaults([
+      { fault: { type: 'status', status: 429, tokens: { limit: 30000, requested: 2000, used: 29000 } } },
+    ]);
+    const load = (await (await post('/v1/chat/completions', chat)).json()) as Json;
+    expect(load.error.message).toMatch(/^Rate limit reached .*: Limit 30000, Used 29000, Requested 2000\./);
+  });
+
+  it('names an object the request refers to that the provider will not read, in each format', async () => {
+    fp.setFaults([{ fault: { type: 'status', status: 404, missing: 'file-x1', param: 'file_id' } }]);
+    const openai = (await (await post('/v1/chat/completions', chat)).json()) as Json;
+    expect(openai.error).toMatchObject({ message: 'No such File object: file-x1', param: 'file_id' });
+    const msg = { model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] };
+    const anthropic = await post('/v1/messages', msg, ANTHROPIC);
+    expect(((await anthropic.json()) as Json).error).toEqual({
+      type: 'not_found_error',
+      message: 'File not found: file-x1',
+    });
+    fp.setFaults([{ fault: { type: 'status', status: 403, missing: 'abc-123' } }]);
+    const gem = await post(
+      '/v1beta/models/g:generateContent',
+      { contents: [{ parts: [{ text: 'x' }] }] },
+      GEMINI,
+    );
+    expect(gem.status).toBe(403);
+    expect(((await gem.json()) as Json).error).toEqual({
+      code: 403,
+      status: 'PERMISSION_DENIED',
+      message: 'You do not have permission to access the File abc-123 or it may not exist.',
+    });
+  });
+
   it('matches on model, path and stream', async () => {
     fp.setFaults([
       { match: { model: 'gpt-4o', stream: true }, fault: { type: 'status', status: 500 } },

@@ -33,7 +33,14 @@ function geminiStatus(f: {
   code?: string;
   message?: string;
   retryAfterSeconds?: number;
+  missing?: string;
 }): ErrorReply {
+  // Gemini does not say whether a file it refuses exists: a 403 PERMISSION_DENIED either way.
+  if (f.missing !== undefined)
+    return geminiError(
+      f.status,
+      `You do not have permission to access the File ${f.missing} or it may not exist.`,
+    );
   // Gemini sends no retry-after header: the delay travels as a google.rpc.RetryInfo detail.
   const details =
     f.retryAfterSeconds === undefined

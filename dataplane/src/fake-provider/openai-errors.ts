@@ -1,6 +1,6 @@
 /** Error bodies of OpenAI and Azure OpenAI, as their APIs shape them. */
 import { randomId } from './behaviour.ts';
-import type { ErrorFormat, ErrorReply } from './types.ts';
+import type { ErrorFormat, ErrorReply, StatusDetail } from './types.ts';
 
 export function openaiError(
   status: number,
@@ -25,9 +25,39 @@ function retryHeaders(seconds: number | undefined, azure: boolean): Record<strin
   return h;
 }
 
+/**
+ * OpenAI's token-rate 429 (Groq sends the same body with 413): the limit and the request's
+ * size, plus what the window already used when the refusal is about load.
+ */
+function tokenRateError(
+  f: Parameters<ErrorFormat['status']>[0],
+  tokens: NonNullable<StatusDetail['tokens']>,
+  headers: Record<string, string>,
+): ErrorReply {
+  const model = f.model ?? 'gpt-4o';
+  const where = `for ${model} in organization org-fake on tokens per min (TPM)`;
+  const message =
+    tokens.used === undefined
+      ? `Request too large ${where}: Limit ${tokens.limit}, Requested ${tokens.requested}. ` +
+        'Reduce the input or output tokens to run this request.'
+      : `Rate limit reached ${where}: Limit ${tokens.limit}, Used ${tokens.used}, Requested ${tokens.requested}. ` +
+        `Please try again in ${f.retryAfterSeconds ?? 1}s.`;
+  return openaiError(f.status, message, 'tokens', 'rate_limit_exceeded', null, headers);
+}
+
 function openaiStatus(f: Parameters<ErrorFormat['status']>[0]): ErrorReply {
   const headers = retryHeaders(f.retryAfterSeconds, false);
   const { status } = f;
+  if (f.tokens) return tokenRateError(f, f.tokens, headers);
+  if (f.missing !== undefined)
+    return openaiError(
+      status,
+      `No such File object: ${f.missing}`,
+      'invalid_request_error',
+      f.code ?? null,
+      f.param ?? null,
+      headers,
+    );
   if (f.code === 'context_length_exceeded') {
     return openaiError(
       status,

@@ -115,7 +115,8 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   }
   if (fault?.type === 'hang') return untilClosed(closed.signal);
   if (!(await sleep(state.latencyMs + (fault?.type === 'delay' ? fault.ms : 0), closed.signal))) return;
-  if (fault?.type === 'status') return sendError(res, route.errors.status(fault), requestIdHeaders());
+  if (fault?.type === 'status')
+    return sendError(res, route.errors.status({ ...fault, model }), requestIdHeaders());
 
   const outcome = route.answer(ctx, { usage: fault?.type !== 'no-usage' });
   const headers = { ...requestIdHeaders(), ...outcome.headers };

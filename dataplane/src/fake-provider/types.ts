@@ -13,8 +13,20 @@ export interface RecordedRequest {
   body: unknown;
 }
 
+/**
+ * What a `status` fault's answer says beyond its status, in each format's own words (addition).
+ * `tokens`: a token-rate 429 naming the limit and the request's size, a load 429 when `used`
+ * is given ("Rate limit reached … Used"), the single request's when not ("Request too large").
+ * `missing`: the id of an object the request names that the provider does not hold or will not
+ * let the key read.
+ */
+export interface StatusDetail {
+  tokens?: { limit: number; requested: number; used?: number };
+  missing?: string;
+}
+
 export type Fault =
-  | {
+  | ({
       type: 'status';
       status: number;
       retryAfterSeconds?: number;
@@ -22,7 +34,7 @@ export type Fault =
       message?: string;
       /** The field the error blames (OpenAI's `param`). */
       param?: string;
-    }
+    } & StatusDetail)
   | { type: 'hang' }
   | { type: 'delay'; ms: number }
   | { type: 'reset' }
@@ -137,13 +149,17 @@ export interface RouteContext {
 export interface ErrorFormat {
   unauthorized(): ErrorReply;
   invalidJson(): ErrorReply;
-  status(fault: {
-    status: number;
-    code?: string;
-    message?: string;
-    retryAfterSeconds?: number;
-    param?: string;
-  }): ErrorReply;
+  status(
+    fault: {
+      status: number;
+      code?: string;
+      message?: string;
+      retryAfterSeconds?: number;
+      param?: string;
+      /** The model the request named, for messages that name it. */
+      model?: string | undefined;
+    } & StatusDetail,
+  ): ErrorReply;
   /** The in-stream error frame for `stream-error`. */
   streamError(fault: { status: number; code?: string; message?: string }): string;
 }

@@ -17,6 +17,7 @@ import type { ProviderAdapter, RawUpstreamRequest } from '../providers/types.ts'
 import { believableUsage, isTokenCount } from '../accounting/reported-usage.ts';
 import { GatewayError } from '../errors.ts';
 import type { ClientSignal } from './client-signal.ts';
+import { blameRequest } from './request-fault.ts';
 import {
   classifyUpstreamFailure,
   readErrorBody,
@@ -59,7 +60,10 @@ export async function sendOk(
   );
   if (res.status >= 200 && res.status < 300) return res;
   const text = await readErrorBody(res.body);
-  throw new UpstreamFailure(ctx.adapter.error(res.status, res.headers, text));
+  const classified = ctx.adapter.error(res.status, res.headers, text);
+  throw new UpstreamFailure(
+    blameRequest(classified, { body: req.body, upstreamModel: ctx.deployment.target.upstreamModel }),
+  );
 }
 
 /** A JSON object answer; anything else is the deployment misbehaving (and fails over). */

@@ -15,6 +15,13 @@ export function toGatewayError(e: UpstreamError, deployment: string): GatewayErr
       return new GatewayError('content_policy_violation', e.message);
     case 'bad_request':
       return new GatewayError('invalid_request_error', e.message);
+    case 'too_large':
+      // 413, not 400: the request is well formed but bigger than this deployment takes; the
+      // SDKs do not retry a 413, and the same request cannot fit until it is made smaller.
+      return new GatewayError('request_too_large', e.message, { param: 'messages' });
+    case 'bad_reference':
+      // 404 for a 403 too: whether another tenant's object exists upstream is not the caller's to learn.
+      return new GatewayError('not_found', e.message, e.param === undefined ? {} : { param: e.param });
     case 'timeout':
       return new GatewayError('upstream_timeout', `deployment ${deployment}: ${e.message}`);
     case 'overloaded': {

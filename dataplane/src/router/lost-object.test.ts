@@ -25,6 +25,16 @@ describe('lostObject', () => {
     expect(lostObject(e404('gone', { code: 'video_not_found' }), [video])).toBe(video);
   });
 
+  it("reads a 403 naming the object as a 404 does, and a 403 naming none as the deployment's", () => {
+    const e403 = (message: string): UpstreamError => ({ kind: 'auth', status: 403, message });
+    expect(lostObject(e403('You do not have permission to access the File file-12'), objects)).toBe(
+      validation,
+    );
+    expect(
+      lostObject(e403('Your API key does not have permission to use the specified resource.'), objects),
+    ).toBeUndefined();
+  });
+
   it('is nothing for a 404 about the deployment, or any other status', () => {
     const gone = 'The API deployment for this resource does not exist.';
     expect(lostObject(e404(gone, { code: 'DeploymentNotFound' }), objects)).toBeUndefined();

@@ -1,5 +1,5 @@
 /**
- * Whether an upstream 404 is about an object the request names (a training file, a remix's
+ * Whether an upstream 404 (or 403) is about an object the request names (a training file, a remix's
  * source video) or about the deployment itself (a misrouted base URL, Azure's "deployment does
  * not exist"). Only the first is the caller's 404 with the deployment held blameless; the
  * second is an outage the router must count and fail over from. Pure.
@@ -37,12 +37,14 @@ function mentions(text: string, id: string): boolean {
 }
 
 /**
- * The named object an upstream 404 blames: its `param` is the object's field, its message
+ * The named object an upstream 404 or 403 blames: its `param` is the object's field, its message
  * names the object's upstream id, or its code is the object's kind's `_not_found`. Undefined
  * for any other answer, which is then the deployment's failure like any other.
  */
 export function lostObject(error: UpstreamError, objects: readonly NamedObject[]): NamedObject | undefined {
-  if (error.status !== 404 || objects.length === 0) return undefined;
+  // A 403 naming the object is the same answer from a provider that will not say whether an
+  // object it refuses exists ("no permission to access the File x, or it may not exist").
+  if ((error.status !== 404 && error.status !== 403) || objects.length === 0) return undefined;
   return (
     objects.find((o) => error.param !== undefined && o.param === error.param) ??
     objects.find((o) => mentions(error.message, o.upstreamId)) ??

@@ -25,6 +25,8 @@ const KINDS: readonly UpstreamErrorKind[] = [
   'context_length',
   'content_policy',
   'bad_request',
+  'too_large',
+  'bad_reference',
   'network',
   'oversized',
   'timeout',
@@ -72,7 +74,8 @@ describe('decide: the whole input space', () => {
     sameRetries: number,
     remainingMs: number,
   ): Decision {
-    const callersFault = kind === 'bad_request' || kind === 'content_policy';
+    const callersFault =
+      kind === 'bad_request' || kind === 'content_policy' || kind === 'too_large' || kind === 'bad_reference';
     if (callersFault || exhausted) return STOP;
     if (kind === 'context_length') return LARGER;
     if (hasAlternative) return NEXT;
@@ -105,7 +108,7 @@ describe('decide: the whole input space', () => {
               cases.push({ kind, hasAlternative, exhausted, ra, sameRetries, remainingMs });
 
   it(`covers ${KINDS.length * 2 * 2 * 4 * 3 * 2} combinations`, () => {
-    expect(cases).toHaveLength(1056);
+    expect(cases).toHaveLength(1248);
   });
 
   it.each(cases)(
@@ -130,7 +133,7 @@ describe('decide: the whole input space', () => {
 describe('decide: the rules by name', () => {
   const base = { attemptsMade: 1, sameRetries: 0, remainingMs: 30_000, hasAlternative: false, random: 0.5 };
 
-  it.each(['bad_request', 'content_policy'] as const)(
+  it.each(['bad_request', 'content_policy', 'too_large', 'bad_reference'] as const)(
     '%s stops even with alternatives and budget',
     (kind) => {
       expect(decide({ ...base, error: err(kind), hasAlternative: true }, cfg)).toEqual(STOP);
@@ -251,6 +254,8 @@ describe('isDeploymentFault', () => {
     context_length: false,
     content_policy: false,
     bad_request: false,
+    too_large: false,
+    bad_reference: false,
   };
 
   it('the table names every kind', () => {
@@ -397,6 +402,8 @@ describe('retryable', () => {
     context_length: false,
     content_policy: false,
     bad_request: false,
+    too_large: false,
+    bad_reference: false,
   };
   it.each(Object.entries(table))('%s → %s with every transient status listed', (kind, expected) => {
     expect(retryable(err(kind as UpstreamErrorKind), all)).toBe(expected);

@@ -65,9 +65,19 @@ export interface FailureContext {
 export type Decision =
   { kind: 'retry-same'; delayMs: number } | { kind: 'next' } | { kind: 'larger-context' } | { kind: 'stop' };
 
+/**
+ * Failures the request itself caused: the same request fails the same way on every attempt and
+ * every deployment, so it is neither retried nor failed over, and never held against health.
+ */
+export const isRequestFault = (e: UpstreamError): boolean =>
+  e.kind === 'bad_request' ||
+  e.kind === 'content_policy' ||
+  e.kind === 'too_large' ||
+  e.kind === 'bad_reference';
+
 export function decide(ctx: FailureContext, cfg: RetryConfig = DEFAULT_RETRY): Decision {
   const { error, policy } = ctx;
-  if (error.kind === 'bad_request' || error.kind === 'content_policy') return { kind: 'stop' };
+  if (isRequestFault(error)) return { kind: 'stop' };
   if (ctx.attemptsMade >= cfg.maxAttempts) return { kind: 'stop' };
   // The request's own deadline bounds failover too, not only waits.
   if (ctx.remainingMs <= 0) return { kind: 'stop' };

@@ -145,12 +145,12 @@ export class Router {
           this.deps.health.release(deployment, claim);
           throw withLog(localFault(err), log);
         }
-        if (req.missingObject && err.upstream.status === 404) {
+        if (req.missingObject && (err.upstream.status === 404 || err.upstream.status === 403)) {
           const lost = lostObject(err.upstream, req.missingObject.objects);
           req.missingObject.log?.(
             {
               deployment: deployment.name,
-              upstreamStatus: 404,
+              upstreamStatus: err.upstream.status,
               upstreamMessage: err.upstream.message,
               lost: lost?.param,
             },

@@ -233,7 +233,7 @@ export async function createOwned(
           ctx.log.warn(
             {
               deployment: d.name,
-              upstreamStatus: 404,
+              upstreamStatus: err.upstream.status,
               upstreamMessage: err.upstream.message,
               lost: lost.param,
             },

@@ -104,6 +104,9 @@ export function classifyAnthropicError(
   const parsed = parseErrorBody(body);
   const message = parsed?.message || body.trim().slice(0, 500) || `Anthropic answered HTTP ${status}`;
   const error: UpstreamError = { kind: kindOfStatus(status, parsed?.type ?? '', message), status, message };
+  // The error type is Anthropic's code (`request_too_large`, `not_found_error`): what tells a
+  // 413 over the byte limit from a proxy's, for the request-fault rule.
+  if (parsed?.type) error.code = parsed.type;
   const delay = retryAfterMs(header(headers, 'retry-after'), now);
   if (delay !== undefined) error.retryAfterMs = delay;
   return error;

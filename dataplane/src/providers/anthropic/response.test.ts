@@ -114,7 +114,7 @@ describe('anthropic error classifier', () => {
     [400, 'invalid_request_error', 'Output blocked by content filtering policy', 'content_policy'],
   ] as const)('%d %s → %s', (status, type, msg, kind) => {
     const error = classifyAnthropicError(status, {}, body(type, msg), now);
-    expect(error).toEqual({ kind, status, message: msg });
+    expect(error).toEqual({ kind, status, message: msg, code: type });
   });
 
   it('reads retry-after as seconds or as an HTTP date', () => {

@@ -1,0 +1,307 @@
+import { describe, expect, it } from 'vitest';
+import type { UpstreamError, UpstreamErrorKind } from '../providers/types.ts';
+import { blamedReference, blameRequest, tooLarge, type SentRequest } from './request-fault.ts';
+
+const error = (status: number, message: string, extra: Partial<UpstreamError> = {}): UpstreamError => ({
+  kind:
+    status === 429 ? 'rate_limited' : status === 404 ? 'not_found' : status === 403 ? 'auth' : 'bad_request',
+  status,
+  message,
+  ...extra,
+});
+
+const TOO_LARGE =
+  'Request too large for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Requested 50000. ' +
+  'The input or output tokens must be reduced.';
+const LOAD =
+  'Rate limit reached for gpt-4o in organization org-abc on tokens per min (TPM): Limit 30000, Used 29000, ' +
+  'Requested 2000. Please try again in 2s.';
+
+describe('tooLarge', () => {
+  it.each([
+    [
+      'OpenAI 429, requested above the limit',
+      error(429, TOO_LARGE, { code: 'rate_limit_exceeded' }),
+      30000,
+      50000,
+    ],
+    [
+      'Groq 413, same words',
+      error(413, 'Request too large for model `x` on tokens per minute (TPM): Limit 6000, Requested 7591'),
+      6000,
+      7591,
+    ],
+    ['thousands separators', error(429, 'Limit 1,000,000, Requested 1,000,001'), 1_000_000, 1_000_001],
+    [
+      'a Used count does not matter when the request alone is over',
+      error(429, 'Limit 100, Used 0, Requested 101'),
+      100,
+      101,
+    ],
+  ])('%s → too large', (_name, e, limit, requested) => {
+    expect(tooLarge(e)).toEqual({ limit, requested });
+  });
+
+  it("Anthropic's 413 request_too_large is too large without numbers", () => {
+    expect(
+      tooLarge(
+        error(413, 'Request exceeds the maximum allowed number of bytes.', { code: 'request_too_large' }),
+      ),
+    ).toEqual({});
+  });
+
+  it.each([
+    ['a load 429 whose request fits the limit', error(429, LOAD)],
+    ['requested equal to the limit (fits an empty window)', error(429, 'Limit 100, Requested 100')],
+    ['a 429 without numbers', error(429, 'Rate limit reached for requests')],
+    [
+      "Anthropic's organisation limit (no request size)",
+      error(
+        429,
+        'This request would exceed the rate limit for your organization of 20,000 input tokens per minute.',
+      ),
+    ],
+    ['Gemini RESOURCE_EXHAUSTED', error(429, 'Resource has been exhausted (e.g. check quota).')],
+    ['a 413 from a proxy (no code, no numbers)', error(413, '<html>413 Request Entity Too Large</html>')],
+    ['the numbers on another status', error(400, 'Limit 1, Requested 2')],
+    ['a 500 with the words', error(500, TOO_LARGE)],
+  ])('%s → not', (_name, e) => {
+    expect(tooLarge(e)).toBeUndefined();
+  });
+});
+
+const sent = (body: unknown, upstreamModel = 'gpt-4o'): SentRequest => ({
+  body: body === undefined ? undefined : JSON.stringify(body),
+  upstreamModel,
+});
+const geminiBody = {
+  contents: [
+    {
+      role: 'user',
+      parts: [
+        { text: 'describe' },
+        {
+          fileData: {
+            mimeType: 'image/png',
+            fileUri: 'https://generativelanguage.googleapis.com/v1beta/files/abc-123xyz',
+          },
+        },
+      ],
+    },
+  ],
+};
+const anthropicBody = {
+  model: 'claude-x',
+  container: 'container_011CXyz',
+  messages: [{ role: 'user', content: 'hi' }],
+};
+const openaiBody = {
+  model: 'gpt-4o',
+  messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-Abc123' } }] }],
+};
+
+describe('blamedReference: the caller’s reference', () => {
+  it.each([
+    [
+      'OpenAI param',
+      error(404, 'No such File object: file-Abc123', { param: 'messages[0].content[0].file.file_id' }),
+      sent(openaiBody),
+      { param: 'messages[0].content[0].file.file_id' },
+    ],
+    [
+      'a param on a 403',
+      error(403, 'not yours', { param: 'file_id' }),
+      sent(undefined),
+      { param: 'file_id' },
+    ],
+    [
+      "Anthropic's field prefix, a path",
+      error(404, 'messages.0.content.1.source: File not found: file_011x'),
+      sent(undefined),
+      { param: 'messages.0.content.1.source' },
+    ],
+    [
+      "Anthropic's field prefix, a top-level reference field",
+      error(404, 'container: not found'),
+      sent(undefined),
+      { param: 'container' },
+    ],
+    [
+      'a container id the request sent',
+      error(404, 'Container container_011CXyz not found', { code: 'not_found_error' }),
+      sent(anthropicBody, 'claude-x'),
+      { param: 'container', id: 'container_011CXyz' },
+    ],
+    [
+      'a Gemini file the key may not read (403)',
+      error(403, 'You do not have permission to access the File abc-123xyz or it may not exist.'),
+      sent(geminiBody, 'gemini-2.0-flash'),
+      { param: 'contents[0].parts[1].fileData.fileUri', id: 'abc-123xyz' },
+    ],
+    [
+      'a Gemini file named with its collection',
+      error(404, 'File files/abc-123xyz was not found.'),
+      sent(geminiBody),
+      { param: 'contents[0].parts[1].fileData.fileUri', id: 'files/abc-123xyz' },
+    ],
+    [
+      'an OpenAI file id in the message',
+      error(404, 'No such File object: file-Abc123'),
+      sent(openaiBody),
+      { param: 'messages[0].content[0].file.file_id', id: 'file-Abc123' },
+    ],
+    [
+      'a documented object code, nothing else',
+      error(404, 'gone', { code: 'file_not_found' }),
+      sent(undefined),
+      {},
+    ],
+    ['a container code', error(404, 'gone', { code: 'container_not_found' }), sent(undefined), {}],
+  ])('%s', (_name, e, s, expected) => {
+    expect(blamedReference(e, s)).toEqual(expected);
+  });
+});
+
+describe('blamedReference: the deployment’s fault', () => {
+  it.each([
+    [
+      'unknown model, OpenAI',
+      error(404, 'The model `gpt-4o` does not exist or you do not have access to it.', {
+        code: 'model_not_found',
+      }),
+      sent(openaiBody),
+    ],
+    [
+      'unknown model named, no code',
+      error(404, 'The model gpt-4o-2099 does not exist', {}),
+      sent({ model: 'gpt-4o-2099' }, 'gpt-4o-2099'),
+    ],
+    ['param model', error(404, 'no such model', { param: 'model' }), sent(openaiBody)],
+    ["Anthropic's model prefix", error(404, 'model: claude-nope'), sent(anthropicBody, 'claude-nope')],
+    [
+      "Azure's missing deployment",
+      error(404, 'The API deployment for this resource does not exist.', { code: 'DeploymentNotFound' }),
+      sent(openaiBody),
+    ],
+    [
+      'a deployment code beats a param',
+      error(404, 'x', { code: 'DeploymentNotFound', param: 'file_id' }),
+      sent(openaiBody),
+    ],
+    ['a misrouted base URL', error(404, 'Invalid URL (POST /v1/v1/chat/completions)'), sent(openaiBody)],
+    [
+      'a route echo naming a path id',
+      error(404, 'Route POST:/v1/videos/file-Abc123/remix not found'),
+      sent(openaiBody),
+    ],
+    [
+      'a bare Not Found',
+      error(404, 'Not Found'),
+      sent({ model: 'm', messages: [{ role: 'user', content: 'Not Found' }] }),
+    ],
+    ["a proxy's error prefix", error(404, 'error: not found'), sent(undefined)],
+    ["a proxy's capitalised prefix", error(404, 'Error: upstream gone'), sent(undefined)],
+    [
+      'Anthropic permission_error (bad key)',
+      error(403, 'Your API key does not have permission to use the specified resource.', {
+        code: 'permission_error',
+      }),
+      sent(anthropicBody, 'claude-x'),
+    ],
+    ['Gemini caller lacks permission', error(403, 'The caller does not have permission'), sent(geminiBody)],
+    [
+      'OpenAI region block',
+      error(403, 'Country, region, or territory not supported', {
+        code: 'unsupported_country_region_territory',
+      }),
+      sent(openaiBody),
+    ],
+    ['an id inside a longer one', error(404, 'No such File object: file-Abc1234'), sent(openaiBody)],
+    [
+      'prose in a reference-less body',
+      error(404, 'user-12345 not found'),
+      sent({ model: 'm', user: 'user-12345' }),
+    ],
+    ['a short value', error(404, 'abc not found'), sent({ model: 'm', file_id: 'abc' })],
+    [
+      'a body that is not JSON',
+      error(404, 'file-Abc123 missing'),
+      { body: 'file_id=file-Abc123', upstreamModel: 'm' },
+    ],
+    [
+      'a binary body',
+      error(404, 'file-Abc123 missing'),
+      { body: new Uint8Array([1, 2]), upstreamModel: 'm' },
+    ],
+    ['an unknown _not_found code', error(404, 'x', { code: 'route_not_found' }), sent(undefined)],
+    ['a one-word prefix that is no reference field', error(404, 'metadata: not found'), sent(undefined)],
+    [
+      'a reference field holding the deployment model',
+      error(404, 'ft-model-0123 not found'),
+      sent({ model_id: 'ft-model-0123' }, 'ft-model-0123'),
+    ],
+    ['a nested model param', error(404, 'gone', { param: 'model.name' }), sent(undefined)],
+  ])('%s', (_name, e, s) => {
+    expect(blamedReference(e, s)).toBeUndefined();
+  });
+
+  it.each([400, 401, 409, 410, 429, 500])('only 403 and 404 are read (%d is not)', (status) => {
+    expect(
+      blamedReference(
+        error(status, 'No such File object: file-Abc123', { param: 'file_id' }),
+        sent(openaiBody),
+      ),
+    ).toBeUndefined();
+  });
+});
+
+describe('blameRequest', () => {
+  const kinds = (e: UpstreamError, s: SentRequest = sent(openaiBody)): UpstreamErrorKind =>
+    blameRequest(e, s).kind;
+
+  it('turns a request too large into too_large, naming the limit, without the upstream organisation or a wait', () => {
+    const out = blameRequest(
+      error(429, TOO_LARGE, { retryAfterMs: 30_000, code: 'rate_limit_exceeded' }),
+      sent(openaiBody),
+    );
+    expect(out.kind).toBe('too_large');
+    expect(out.status).toBe(429);
+    expect(out.retryAfterMs).toBeUndefined();
+    expect(out.message).toContain('50000');
+    expect(out.message).toContain('30000 tokens per minute');
+    expect(out.message).not.toContain('org-abc');
+  });
+
+  it("keeps Anthropic's own words for its byte limit", () => {
+    const out = blameRequest(
+      error(413, 'Request exceeds the maximum allowed number of bytes.', {
+        kind: 'context_length',
+        code: 'request_too_large',
+      }),
+      sent(anthropicBody),
+    );
+    expect(out).toMatchObject({ kind: 'too_large', status: 413 });
+    expect(out.message).toContain('maximum allowed number of bytes');
+  });
+
+  it('turns a 403/404 blaming a reference into bad_reference with the field', () => {
+    const out = blameRequest(
+      error(403, 'You do not have permission to access the File abc-123xyz or it may not exist.'),
+      sent(geminiBody),
+    );
+    expect(out).toMatchObject({
+      kind: 'bad_reference',
+      status: 403,
+      param: 'contents[0].parts[1].fileData.fileUri',
+    });
+  });
+
+  it('leaves everything else as it was', () => {
+    const load = error(429, LOAD, { retryAfterMs: 2000 });
+    expect(blameRequest(load, sent(openaiBody))).toBe(load);
+    expect(kinds(error(404, 'Invalid URL (POST /v1/v1/chat/completions)'))).toBe('not_found');
+    expect(kinds(error(403, 'The caller does not have permission'))).toBe('auth');
+    expect(kinds(error(500, 'boom', { kind: 'server' }))).toBe('server');
+    expect(kinds(error(400, 'bad', { kind: 'bad_request' }))).toBe('bad_request');
+  });
+});

@@ -1,0 +1,222 @@
+/**
+ * Whether an upstream's refusal was caused by the request itself rather than by the deployment:
+ * a 429 (or 413) saying this one request is larger than the deployment's whole per-minute limit,
+ * or a 403/404 naming something the request refers to (a file, a container) rather than the
+ * deployment's own key, model or URL. Counted as the deployment's, such answers let one caller
+ * cool down or eject a deployment every tenant shares; retried or failed over, they only repeat
+ * a request that cannot succeed. Pure: decides from the normalised error and the bytes sent.
+ */
+import type { UpstreamError } from '../providers/types.ts';
+
+/** What was sent upstream for the attempt, as far as the decision needs it. */
+export interface SentRequest {
+  /** The request body as sent (JSON text for every call that can name a reference). */
+  body: string | Uint8Array | undefined;
+  /** The deployment's own model name: a 404 naming it blames the deployment. */
+  upstreamModel: string;
+}
+
+/** A request larger than the deployment's limit: `limit`/`requested` when the provider says them. */
+export interface TooLarge {
+  limit?: number | undefined;
+  requested?: number | undefined;
+}
+
+/** The reference a 403/404 blames: the field (as the upstream names it, or where the id was sent) and the id. */
+export interface BlamedReference {
+  param?: string | undefined;
+  id?: string | undefined;
+}
+
+/**
+ * "Limit 30000, Requested 50000" (OpenAI's and Groq's token-rate 429/413, "Used N" present or
+ * not): the request alone needs more than the limit, so no wait makes room for it.
+ */
+const LIMIT_REQUESTED = /\bLimit:? ([\d,]+)\b[^.]*?\bRequested:? ([\d,]+)/i;
+
+const count = (digits: string): number => Number(digits.replace(/,/g, ''));
+
+/** The request is too large for the deployment whatever its load, or undefined. */
+export function tooLarge(e: UpstreamError): TooLarge | undefined {
+  if (e.status !== 429 && e.status !== 413) return undefined;
+  // Anthropic's (Cloudflare's) 413 for a body over the endpoint's byte limit.
+  if (e.status === 413 && e.code === 'request_too_large') return {};
+  const m = LIMIT_REQUESTED.exec(e.message);
+  if (!m) return undefined;
+  const limit = count(m[1]!);
+  const requested = count(m[2]!);
+  return requested > limit ? { limit, requested } : undefined;
+}
+
+/**
+ * Codes that name the deployment's own failure whatever else the error says: its model,
+ * deployment, key or region. Checked first, so an id or a param in the same error cannot
+ * turn them into the caller's.
+ */
+const DEPLOYMENT_CODES = new Set([
+  'model_not_found',
+  'DeploymentNotFound',
+  'invalid_api_key',
+  'unsupported_country_region_territory',
+  'API_KEY_INVALID',
+  'SERVICE_DISABLED',
+]);
+
+/** Fields that name the deployment, not something the caller refers to. */
+const DEPLOYMENT_PARAMS = new Set(['model', 'deployment', 'api-version', 'api_key', 'key']);
+
+/** OpenAI-style codes for an object the request names that the upstream does not hold. */
+const OBJECT_CODES =
+  /^(file|container|vector_store|video|response|batch|upload|assistant|thread|message|run|conversation)_not_found$/;
+
+/**
+ * Anthropic names the offending field first: "model: claude-x", "messages.0.content.1.source:
+ * File not found". Only a path (`a.b`, `a[0]`) or a top-level field of a request counts, so a
+ * proxy's "error: not found" or "Error: ..." is not read as naming a field.
+ */
+const FIELD_PREFIX = /^([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+|\[\d+\])*): /;
+const TOP_FIELDS = new Set(['model', 'messages', 'system', 'tools', 'container', 'mcp_servers', 'documents']);
+
+function prefixField(message: string): string | undefined {
+  const path = FIELD_PREFIX.exec(message)?.[1];
+  if (path === undefined) return undefined;
+  return /[.[]/.test(path) || TOP_FIELDS.has(path) ? path : undefined;
+}
+
+/** Keys whose string values refer to objects held upstream (ids, file URIs, containers). */
+const REFERENCE_KEY = /(?:^|_)(?:id|uri|url|container)$|^(?:fileUri|file_uri|container)$/i;
+
+const ID_CHAR = /[A-Za-z0-9_-]/;
+
+/** `id` stands in `text` as a whole id: not inside a longer one, not a segment of a URL path. */
+function mentions(text: string, id: string): boolean {
+  for (let at = text.indexOf(id); at !== -1; at = text.indexOf(id, at + 1)) {
+    const before = at === 0 ? '' : text[at - 1]!;
+    const after = text[at + id.length] ?? '';
+    if (!ID_CHAR.test(before) && before !== '/' && !ID_CHAR.test(after)) return true;
+  }
+  return false;
+}
+
+/**
+ * An id is something no prose or route is made of: long enough, with a digit or a separator in
+ * it, so that a 404's words ("Not Found", "POST") never match a value the caller sent.
+ */
+const idLike = (s: string): boolean => s.length >= 6 && /[0-9_-]/.test(s) && !/\s/.test(s);
+
+/** The forms a referenced value may take in the upstream's words: itself, or its URL's last segments. */
+function forms(value: string): string[] {
+  const out = [value];
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    const segments = value
+      .split(/[?#]/, 1)[0]!
+      .split('/')
+      .filter((s) => s !== '');
+    const last = segments.at(-1);
+    const parent = segments.at(-2);
+    if (last !== undefined) out.push(last);
+    if (last !== undefined && parent !== undefined) out.push(`${parent}/${last}`);
+  }
+  return out.filter(idLike);
+}
+
+/**
+ * Whether the message holds an id-like word the body contains at all: the body (a prompt with
+ * images may be megabytes) is parsed only then, so an ordinary 404 costs a substring search.
+ */
+function mayName(message: string, body: SentRequest['body']): boolean {
+  if (typeof body !== 'string') return false;
+  return (message.match(/[A-Za-z0-9_-]{6,}/g) ?? []).some((w) => idLike(w) && body.includes(w));
+}
+
+interface SentReference {
+  path: string;
+  value: string;
+}
+
+/** Reference-like string values of a JSON body, with their paths (bounded: a body is walked once). */
+function sentReferences(body: SentRequest['body']): SentReference[] {
+  if (typeof body !== 'string' || body === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const out: SentReference[] = [];
+  const walk = (v: unknown, path: string, depth: number): void => {
+    if (depth > 64 || typeof v !== 'object' || v === null) return;
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => walk(item, `${path}[${i}]`, depth + 1));
+      return;
+    }
+    for (const [key, child] of Object.entries(v as Record<string, unknown>)) {
+      const at = path === '' ? key : `${path}.${key}`;
+      if (typeof child === 'string') {
+        if (REFERENCE_KEY.test(key)) out.push({ path: at, value: child });
+      } else walk(child, at, depth + 1);
+    }
+  };
+  walk(parsed, '', 0);
+  return out;
+}
+
+/**
+ * The reference a 403/404 blames, or undefined when it blames the deployment. Evidence, in
+ * order: a code for the deployment's own model/key/region (never the caller's); the field the
+ * upstream names (`param`, or Anthropic's "field: " prefix) unless it is the model; a code for a
+ * missing object; an id the request sent under a reference field that the message names. A 404
+ * naming none of these (a misrouted base URL, Azure's missing deployment, an unknown model) is
+ * the deployment's, as before.
+ */
+export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedReference | undefined {
+  if (e.status !== 403 && e.status !== 404) return undefined;
+  if (e.code !== undefined && DEPLOYMENT_CODES.has(e.code)) return undefined;
+  const named = e.param ?? prefixField(e.message);
+  if (named !== undefined) {
+    const root = named.split(/[.[]/, 1)[0]!;
+    return DEPLOYMENT_PARAMS.has(root) ? undefined : { param: named };
+  }
+  for (const ref of mayName(e.message, sent.body) ? sentReferences(sent.body) : []) {
+    if (ref.value === sent.upstreamModel) continue;
+    const id = forms(ref.value).find((f) => f !== sent.upstreamModel && mentions(e.message, f));
+    if (id !== undefined) return { param: ref.path, id };
+  }
+  if (e.code !== undefined && OBJECT_CODES.test(e.code)) return {};
+  return undefined;
+}
+
+/**
+ * The error as the router should judge it: a request too large for the deployment becomes
+ * `too_large`, a 403/404 blaming a reference becomes `bad_reference` (neither counts against
+ * the deployment, neither is retried or failed over); anything else is returned as it was.
+ */
+export function blameRequest(e: UpstreamError, sent: SentRequest): UpstreamError {
+  const big = tooLarge(e);
+  if (big) {
+    const { retryAfterMs: _wait, ...rest } = e;
+    return { ...rest, kind: 'too_large', message: tooLargeMessage(big, e.message) };
+  }
+  const ref = blamedReference(e, sent);
+  if (ref) {
+    const out: UpstreamError = { ...e, kind: 'bad_reference' };
+    if (ref.param !== undefined) out.param = ref.param;
+    return out;
+  }
+  return e;
+}
+
+/**
+ * Names the limit and the request's size, without the provider's wording around them, which
+ * names the upstream organisation the gateway's key belongs to.
+ */
+function tooLargeMessage(big: TooLarge, upstream: string): string {
+  if (big.limit !== undefined && big.requested !== undefined) {
+    const unit = /tokens per min|\bTPM\b/i.test(upstream) ? ' tokens per minute' : '';
+    return (
+      `request too large for the deployment's rate limit: it needs ${big.requested} tokens, ` +
+      `more than the limit of ${big.limit}${unit}; shorten the input or lower max_tokens`
+    );
+  }
+  return `request too large for the upstream: ${upstream}`;
+}

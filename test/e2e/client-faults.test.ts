@@ -1,0 +1,218 @@
+/**
+ * An upstream refusal the caller's own request caused never counts against a deployment every
+ * tenant shares. A 429 saying this one request needs more tokens than the deployment's whole
+ * per-minute limit (OpenAI's "Request too large … Limit L, Requested R"), or Anthropic's 413 over
+ * its byte limit, is a 413 naming the limit: not retried, not failed over, no cool-down. A
+ * 403/404 naming something the request refers to (a Gemini file the key may not read, an
+ * Anthropic container id) is a 404 naming the field, and the circuit stays closed. Real load
+ * 429s still cool the deployment down, and a 403 blaming the deployment's key still opens it.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+import { failure } from '../harness/resources.ts';
+
+const KEY = 'sk-test-client-faults';
+/** The breaker opens at three faults: each scenario repeats its request three times. */
+const TRIES = 3;
+const GEMINI_FILE = 'https://generativelanguage.googleapis.com/v1beta/files/abc-123xyz';
+
+let stack: Stack;
+let openai: OpenAI;
+let anthropic: Anthropic;
+const fake = () => stack.fakes[0]!;
+
+beforeAll(async () => {
+  stack = await startStack(
+    ([url]) =>
+      [
+        deployment({ name: 'gpt', model: 'gpt', baseUrl: fakeBase(url!) }),
+        deployment({
+          name: 'claude',
+          model: 'claude',
+          provider: 'anthropic',
+          baseUrl: fakeBase(url!, 'anthropic'),
+          contextWindow: 200_000,
+          fallbacks: ['claude-big'],
+        }),
+        deployment({
+          name: 'claude-big',
+          model: 'claude-big',
+          provider: 'anthropic',
+          baseUrl: fakeBase(url!, 'anthropic'),
+          contextWindow: 1_000_000,
+        }),
+        deployment({
+          name: 'gem',
+          model: 'gem',
+          provider: 'gemini',
+          baseUrl: fakeBase(url!, 'gemini'),
+          capabilities: ['chat', 'vision'],
+        }),
+        tenant('acme'),
+        apiKey('k', KEY, 'acme'),
+      ].join(''),
+    { breaker: { failureThreshold: TRIES, baseOpenMs: 60_000, maxOpenMs: 60_000 } },
+  );
+  openai = new OpenAI({ baseURL: stack.baseURL, apiKey: KEY, maxRetries: 0 });
+  anthropic = new Anthropic({ baseURL: stack.gateway.url, apiKey: KEY, maxRetries: 0 });
+});
+afterAll(() => stack.close());
+beforeEach(() => {
+  fake().reset();
+  stack.gateway.health.reset();
+});
+
+const ask = (model = 'gpt') =>
+  openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+
+/** Upstream calls so far that named `model` in their body (Anthropic's and OpenAI's wire). */
+const callsTo = (model: string): number =>
+  fake().requests.filter((r) => (r.body as { model?: unknown } | undefined)?.model === model).length;
+
+describe('a request too large for the deployment', () => {
+  it('three OpenAI "Request too large" 429s are 413s naming the limit, and the deployment keeps serving', async () => {
+    fake().setFaults([
+      {
+        fault: {
+          type: 'status',
+          status: 429,
+          retryAfterSeconds: 30,
+          tokens: { limit: 30000, requested: 50000 },
+        },
+      },
+    ]);
+    for (let i = 0; i < TRIES; i++) {
+      const err = await failure(ask());
+      expect(err.status).toBe(413);
+      expect(err.error).toMatchObject({ type: 'request_too_large', code: 413 });
+      const message = String(err.error.message);
+      expect(message).toContain('30000');
+      expect(message).toContain('50000');
+      // The provider's words name the organisation behind the gateway's key.
+      expect(message).not.toContain('org-fake');
+    }
+    // One upstream call per request: not retried on the same deployment.
+    expect(fake().requests).toHaveLength(TRIES);
+    fake().setFaults([]);
+    expect(stack.gateway.health.circuitState('gpt')).toBe('closed');
+    // Not cooled down: the next request reaches the deployment at once.
+    expect((await ask()).choices[0]?.message.content).toBeTruthy();
+    expect(fake().requests).toHaveLength(TRIES + 1);
+  });
+
+  it('three real load 429s still cool the deployment down (the check can fail)', async () => {
+    fake().setFaults([
+      {
+        times: TRIES,
+        fault: {
+          type: 'status',
+          status: 429,
+          retryAfterSeconds: 30,
+          tokens: { limit: 30000, requested: 2000, used: 29000 },
+        },
+      },
+    ]);
+    for (let i = 0; i < TRIES; i++) expect((await failure(ask())).status).toBe(429);
+    const upstream = fake().requests.length;
+    // Cooling down: refused without an upstream call, though the provider would answer now.
+    const err = await failure(ask());
+    expect(err.status).toBe(429);
+    expect(String(err.error.message)).toContain('rate limited upstream');
+    expect(fake().requests).toHaveLength(upstream);
+  });
+
+  it("Anthropic's 413 request_too_large is the caller's 413, not failed over to a larger model", async () => {
+    fake().setFaults([{ match: { model: 'claude' }, fault: { type: 'status', status: 413 } }]);
+    for (let i = 0; i < TRIES; i++) {
+      const err = await failure(
+        anthropic.messages.create({
+          model: 'claude',
+          max_tokens: 20,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      );
+      expect(err.status).toBe(413);
+      expect(err.error).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
+      expect(JSON.stringify(err.error)).toContain('maximum allowed number of bytes');
+    }
+    expect(callsTo('claude-big')).toBe(0);
+    expect(fake().requests).toHaveLength(TRIES);
+    expect(stack.gateway.health.circuitState('claude')).toBe('closed');
+  });
+});
+
+describe('a 403/404 naming something the request refers to', () => {
+  const withGeminiFile = () =>
+    openai.chat.completions.create({
+      model: 'gem',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in this picture?' },
+            { type: 'image_url', image_url: { url: GEMINI_FILE } },
+          ],
+        },
+      ],
+    });
+
+  it('a Gemini file the key may not read (403) is a 404 naming the field, and the circuit stays closed', async () => {
+    fake().setFaults([{ fault: { type: 'status', status: 403, missing: 'abc-123xyz' } }]);
+    for (let i = 0; i < TRIES; i++) {
+      const err = await failure(withGeminiFile());
+      expect(err.status).toBe(404);
+      // The field as the request reached Gemini; the message names the file the caller sent.
+      expect(err.error).toMatchObject({
+        type: 'not_found',
+        code: 404,
+        param: 'contents[0].parts[1].fileData.fileUri',
+      });
+      expect(String(err.error.message)).toContain('abc-123xyz');
+    }
+    expect(fake().requests).toHaveLength(TRIES);
+    expect(stack.gateway.health.circuitState('gem')).toBe('closed');
+    fake().setFaults([]);
+    expect((await ask('gem')).choices[0]?.message.content).toBeTruthy();
+  });
+
+  it('a bogus Anthropic container id (404) is a 404 naming container, and the circuit stays closed', async () => {
+    const container = 'container_011bogus42';
+    // The rule reads only that the 404 names the id the request sent, not these words.
+    fake().setFaults([
+      { fault: { type: 'status', status: 404, message: `Container not found: ${container}` } },
+    ]);
+    for (let i = 0; i < TRIES; i++) {
+      const err = await failure(
+        anthropic.messages.create({
+          model: 'claude',
+          max_tokens: 20,
+          messages: [{ role: 'user', content: 'run it' }],
+          container,
+        } as Anthropic.MessageCreateParamsNonStreaming),
+      );
+      expect(err.status).toBe(404);
+      expect(err.error).toMatchObject({ type: 'error', error: { type: 'not_found', param: 'container' } });
+      expect(JSON.stringify(err.error)).toContain(container);
+    }
+    expect(callsTo('claude-big')).toBe(0);
+    expect(stack.gateway.health.circuitState('claude')).toBe('closed');
+  });
+
+  it("a 403 blaming the deployment's key still opens the circuit (the check can fail)", async () => {
+    fake().setFaults([
+      { fault: { type: 'status', status: 403, message: 'The caller does not have permission' } },
+    ]);
+    for (let i = 0; i < TRIES; i++) expect((await failure(withGeminiFile())).status).toBe(502);
+    expect(stack.gateway.health.circuitState('gem')).toBe('open');
+  });
+
+  it("a 404 naming none of the request's references (a misrouted base URL) still opens the circuit", async () => {
+    fake().setFaults([
+      { fault: { type: 'status', status: 404, message: 'Invalid URL (POST /v1/v1/chat/completions)' } },
+    ]);
+    for (let i = 0; i < TRIES; i++) expect((await failure(ask())).status).toBe(502);
+    expect(stack.gateway.health.circuitState('gpt')).toBe('open');
+  });
+});
