@@ -7,10 +7,10 @@ import type { KindName } from '@gantry/crds';
 import { compilePublished } from '@gantry/dataplane/config/published';
 import { describe, expect, it } from 'vitest';
 import type { ObservedObject, World } from '../world.ts';
+import { PlanMemo } from './memo.ts';
 import {
   CREDENTIALS_LABEL,
   MAX_SNAPSHOT_BYTES,
-  overLimitSelectionsComputed,
   plan,
   snapshotBytes,
   snapshotText,
@@ -186,7 +186,7 @@ describe('over the limit', () => {
     expect(verdict(p, 'ApiKey', 'greedy')?.reason).toBe('SnapshotTooLarge');
   });
 
-  it('remembers its selection, so an unchanged world costs no gzip bisection', () => {
+  describe('remembering', () => {
     // Five tenants that do not fit, each skipped in its own round of gzips, and keys that do.
     const keys = Array.from({ length: 300 }, (_, i) =>
       obj('ApiKey', `k${i}`, {
@@ -196,17 +196,34 @@ describe('over the limit', () => {
     );
     const huge = ['u1', 'u2', 'u3', 'u4'].map((t) => tenant(t, names(t)));
     const over = world([gpt, acme, ci, ...bigs, t4, ...keys, ...huge], secrets, before);
-    const computed = overLimitSelectionsComputed();
-    const first = plan(over);
-    expect(overLimitSelectionsComputed()).toBe(computed + 1);
-    const again = plan(structuredClone(over));
-    expect(overLimitSelectionsComputed()).toBe(computed + 1);
-    expect(first.tooLarge).toBeDefined();
-    expect(verdict(first, 'ApiKey', 'k299')?.reason).toBe('Published');
-    expect(again).toEqual(first);
-    // A changed world is computed again.
-    plan(world([gpt, acme, ci, ...bigs, t4, ...keys.slice(1), ...huge], secrets, before));
-    expect(overLimitSelectionsComputed()).toBe(computed + 2);
+
+    it('remembers its selection, so an unchanged world costs no gzip bisection', () => {
+      const memo = new PlanMemo();
+      const first = plan(over, memo);
+      expect(memo.work().selections).toBe(1);
+      const again = plan(structuredClone(over), memo);
+      expect(memo.work().selections).toBe(1);
+      expect(first.tooLarge).toBeDefined();
+      expect(verdict(first, 'ApiKey', 'k299')?.reason).toBe('Published');
+      expect(again).toEqual(first);
+      // A changed world is computed again.
+      plan(world([gpt, acme, ci, ...bigs, t4, ...keys.slice(1), ...huge], secrets, before), memo);
+      expect(memo.work().selections).toBe(2);
+    });
+
+    it("is each operator's own: two in one process do not share what they remember", () => {
+      const a = new PlanMemo();
+      const b = new PlanMemo();
+      const fromA = plan(over, a);
+      expect(a.work().selections).toBe(1);
+      // b has not seen this world: it computes (a module-wide memo answered from a's).
+      const fromB = plan(over, b);
+      expect(b.work().selections).toBe(1);
+      expect(fromB).toEqual(fromA);
+      // Without a memo, nothing is remembered and nothing is counted anywhere.
+      expect(plan(over)).toEqual(fromA);
+      expect([a.work().selections, b.work().selections]).toEqual([1, 1]);
+    });
   });
 
   describe('an edit whose old version no longer compiles', () => {

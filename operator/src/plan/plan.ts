@@ -8,6 +8,7 @@ import { compileValidators, formatAjvErrors, type KindName, type Manifest } from
 import { createHash } from 'node:crypto';
 import { compile, type LocatedManifest } from '@gantry/dataplane/config/compile';
 import { objectKey, type ObservedObject, type World } from '../world.ts';
+import { PlanMemo } from './memo.ts';
 import {
   MAX_SNAPSHOT_BYTES,
   publication,
@@ -75,7 +76,11 @@ interface Candidate {
   manifest: Manifest;
 }
 
-export function plan(world: World): Plan {
+/**
+ * `memo` is what this operator remembers from its previous plans (the controller keeps one);
+ * without it nothing is remembered, and the result is the same.
+ */
+export function plan(world: World, memo: PlanMemo = new PlanMemo()): Plan {
   const verdicts = new Map<string, ReadyVerdict>();
   const fail = (obj: ObservedObject, reason: string, message: string) =>
     verdicts.set(objectKey(obj.kind, obj.metadata.name), {
@@ -166,12 +171,10 @@ export function plan(world: World): Plan {
       );
       return new Set(kept.map((c) => objectKey(c.obj.kind, c.obj.metadata.name)));
     };
-    const inputs = selectionInputs(world, desired, created);
-    if (lastSelection?.inputs !== inputs) {
-      lastSelection = { inputs, entries: withinLimit(world, desired, created, compiling) };
-      selectionsComputed++;
-    }
-    out = publication(lastSelection.entries);
+    const entries = memo.select(selectionInputs(world, desired, created), () =>
+      withinLimit(world, desired, created, compiling),
+    );
+    out = publication(entries);
     const published = new Map(out.manifests.map((m) => [objectKey(m.kind, m.metadata.name), m]));
     const includedByKey = new Map(included.map((c) => [objectKey(c.obj.kind, c.obj.metadata.name), c.obj]));
     const wasPublished = new Set(
@@ -205,18 +208,6 @@ export function plan(world: World): Plan {
     ...(tooLarge ? { tooLarge } : {}),
   };
 }
-
-/**
- * The last over-the-limit selection and the hash of what decides it. Every resync (30 s)
- * reconciles an unchanged world, and the selection costs a bisection of full gzips (about 9 s
- * of CPU for 28,000 keys, blocking the event loop and the Lease renewal); remembered, an
- * unchanged world costs one hash. The result is the same either way, so plan stays pure.
- */
-let lastSelection: { inputs: string; entries: Entry[] } | undefined;
-let selectionsComputed = 0;
-
-/** How many over-the-limit selections were computed rather than remembered (tests, logs). */
-export const overLimitSelectionsComputed = (): number => selectionsComputed;
 
 /** Hash of everything withinLimit reads: the desired entries, their age, the last published. */
 function selectionInputs(
