@@ -130,6 +130,7 @@ export class Controller {
 
   private async reconcile(): Promise<void> {
     const objects = this.informers.objects();
+    const snapshot = this.informers.rawSecret(this.snapshotName());
     const p = plan(
       {
         namespace: this.opts.kube.namespace,
@@ -138,7 +139,11 @@ export class Controller {
         secretLabels: this.informers.secretLabels(),
         snapshotSecret: this.snapshotName(),
         generatedKeys: this.informers.generatedKeys(FIELD_MANAGER),
-        published: readPublished(this.informers.rawSecretData(this.snapshotName())),
+        // Read only when the plan is over the limit, and once per version of the Secret.
+        published: () =>
+          snapshot?.resourceVersion === undefined
+            ? readPublished(snapshot?.data)
+            : this.memo.published(snapshot.resourceVersion, () => readPublished(snapshot.data)),
       },
       this.memo,
     );

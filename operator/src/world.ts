@@ -47,13 +47,19 @@ export interface World {
   snapshotSecret: string;
   /** Secret name → uid of the ApiKey whose generated key it holds (the operator made it). */
   generatedKeys: ReadonlyMap<string, string>;
-  /** What the snapshot Secret holds now, when it could be read: the base when over the limit. */
-  published?: Published | undefined;
+  /**
+   * What the snapshot Secret holds now, when it can be read: the base when over the limit, and
+   * needed only then. Reading it is a gunzip and a parse of the whole snapshot, so plan asks for
+   * it only over the limit.
+   */
+  published?: (() => Published | undefined) | undefined;
 }
 
 export interface Published {
   manifests: readonly Manifest[];
   credentials: Readonly<Record<string, string>>;
+  /** Content hash of the two (contentHash): what a remembered selection is keyed by. */
+  hash: string;
 }
 
 export const objectKey = (kind: KindName, name: string): string => `${kind}/${name}`;

@@ -531,7 +531,7 @@ describe('plan', () => {
     const secrets = [...baseSecrets, leakedSecret];
     const publishedBefore = plan(world([...base, leakedKey], secrets));
     const over = (objects: ObservedObject[], published = publishedBefore) =>
-      plan({ ...world(objects, secrets), published });
+      plan({ ...world(objects, secrets), published: () => published });
     const listed = (p: { manifests: { kind: string; metadata: { name: string } }[] }) =>
       p.manifests.map((m) => `${m.kind}/${m.metadata.name}`);
 
@@ -575,7 +575,7 @@ describe('plan', () => {
       const deleted = over([...base, big]);
       expect(listed(deleted)).not.toContain('ApiKey/leaked');
       expect(listed(deleted)).toContain('ApiKey/ci');
-      const secretGone = plan({ ...world([...base, leakedKey, big]), published: publishedBefore });
+      const secretGone = plan({ ...world([...base, leakedKey, big]), published: () => publishedBefore });
       expect(listed(secretGone)).not.toContain('ApiKey/leaked');
     });
 

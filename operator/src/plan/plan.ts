@@ -7,12 +7,12 @@
 import { compileValidators, formatAjvErrors, type KindName, type Manifest } from '@gantry/crds';
 import { createHash } from 'node:crypto';
 import { compile, type LocatedManifest } from '@gantry/dataplane/config/compile';
-import { objectKey, type ObservedObject, type World } from '../world.ts';
+import { objectKey, type ObservedObject, type Published, type World } from '../world.ts';
 import { PlanMemo } from './memo.ts';
 import {
+  fitted,
   MAX_SNAPSHOT_BYTES,
   publication,
-  sameJson,
   snapshotBytes,
   withinLimit,
   type Entry,
@@ -150,7 +150,8 @@ export function plan(world: World, memo: PlanMemo = new PlanMemo()): Plan {
   const desired = included.map((c) => entryOf(c, credentials));
   let out = publication(desired);
   let tooLarge: Plan['tooLarge'];
-  const bytes = snapshotBytes(out);
+  // Remembered by content hash: past about 1 MiB of plain JSON, measuring is a gzip of it all.
+  const bytes = memo.measure(out.hash, () => snapshotBytes(out));
   if (bytes > MAX_SNAPSHOT_BYTES) {
     const created = new Map(
       included.map((c) => [
@@ -171,35 +172,27 @@ export function plan(world: World, memo: PlanMemo = new PlanMemo()): Plan {
       );
       return new Set(kept.map((c) => objectKey(c.obj.kind, c.obj.metadata.name)));
     };
-    const entries = memo.select(selectionInputs(world, desired, created), () =>
-      withinLimit(world, desired, created, compiling),
+    const published = world.published?.();
+    const inputs = selectionInputs(world.namespace, out.hash, desired, created, published);
+    const chosen = memo.select(inputs, () =>
+      fitted(desired, withinLimit(published, desired, created, compiling), published),
     );
-    out = publication(entries);
-    const published = new Map(out.manifests.map((m) => [objectKey(m.kind, m.metadata.name), m]));
+    out = chosen.publication;
     const includedByKey = new Map(included.map((c) => [objectKey(c.obj.kind, c.obj.metadata.name), c.obj]));
-    const wasPublished = new Set(
-      (world.published?.manifests ?? []).map((m) => objectKey(m.kind, m.metadata.name)),
-    );
-    let leftOut = 0;
-    for (const d of desired) {
-      const now = published.get(d.key);
-      if (now !== undefined && sameJson(now, d.manifest)) continue;
-      leftOut++;
-      const obj = includedByKey.get(d.key)!;
+    for (const [key, why] of chosen.leftOut)
       // No byte count here: it changes with every edit, and each change re-patched every status.
       fail(
-        obj,
+        includedByKey.get(key)!,
         'SnapshotTooLarge',
         `the snapshot would be over the ${MAX_SNAPSHOT_BYTES} bytes a Secret holds (gzipped); ${
-          now !== undefined
+          why === 'previous'
             ? 'its previous version keeps serving'
-            : wasPublished.has(d.key)
+            : why === 'stale'
               ? 'its previous version no longer compiles beside the rest, so this object is not served'
               : 'this object is not served'
         } until older objects make room`,
       );
-    }
-    tooLarge = { bytes, leftOut };
+    tooLarge = { bytes, leftOut: chosen.leftOut.length };
   }
   return {
     ...out,
@@ -209,16 +202,21 @@ export function plan(world: World, memo: PlanMemo = new PlanMemo()): Plan {
   };
 }
 
-/** Hash of everything withinLimit reads: the desired entries, their age, the last published. */
+/**
+ * A hash of everything the over-limit selection reads: the desired entries (their content hash,
+ * computed for the plan anyway), their age and what is published. Remembered by it, an
+ * unchanged world costs this hash over keys and creation times instead of a gzip of the
+ * snapshot, a read of the published one and the search.
+ */
 function selectionInputs(
-  world: World,
+  namespace: string,
+  desiredHash: string,
   desired: readonly Entry[],
   created: ReadonlyMap<string, string>,
+  published: Published | undefined,
 ): string {
-  const h = createHash('sha256').update(world.namespace);
-  for (const d of desired)
-    h.update(`\0${d.key}\0${created.get(d.key) ?? ''}\0${d.credential ?? ''}\0${JSON.stringify(d.manifest)}`);
-  h.update(`\0published\0${JSON.stringify(world.published ?? null)}`);
+  const h = createHash('sha256').update(`${namespace}\0${desiredHash}\0${published?.hash ?? 'none'}`);
+  for (const d of desired) h.update(`\0${d.key}\0${created.get(d.key) ?? ''}`);
   return h.digest('hex');
 }
 

@@ -12,7 +12,7 @@ import {
   publishedText,
   type PublishedSnapshot,
 } from '@gantry/dataplane/config/published';
-import { objectKey, type Published, type World } from '../world.ts';
+import { objectKey, type Published } from '../world.ts';
 import { guessFitting, longestFitting } from './longest-fit.ts';
 
 /** What is published: manifests, the credentials beside them, and their content hash. */
@@ -69,7 +69,7 @@ export function readPublished(data: Readonly<Record<string, string>> | undefined
     if (!doc.manifests.every(wellFormed)) return undefined;
     const credentials =
       typeof doc.credentials === 'object' && doc.credentials !== null ? doc.credentials : {};
-    return { manifests: doc.manifests, credentials };
+    return { manifests: doc.manifests, credentials, hash: contentHash(doc.manifests, credentials) };
   } catch {
     return undefined;
   }
@@ -105,6 +105,39 @@ export function publication(entries: Iterable<Entry>): Publication {
   return { manifests, credentials, hash: contentHash(manifests, credentials) };
 }
 
+/** Why an object's current version is not in an over-the-limit publication. */
+export type LeftOut =
+  /** Its previous version keeps serving. */
+  | 'previous'
+  /** Its previous version no longer compiles beside the rest. */
+  | 'stale'
+  /** It was not published before. */
+  | 'new';
+
+/** What is published over the limit, and which objects' current versions are left out. */
+export interface Fitted {
+  publication: Publication;
+  leftOut: [key: string, why: LeftOut][];
+}
+
+/** The publication of an over-the-limit selection, and why each desired object not in it is left out. */
+export function fitted(
+  desired: readonly Entry[],
+  selected: readonly Entry[],
+  published: Published | undefined,
+): Fitted {
+  const out = publication(selected);
+  const now = new Map(out.manifests.map((m) => [objectKey(m.kind, m.metadata.name), m]));
+  const was = new Set((published?.manifests ?? []).map((m) => objectKey(m.kind, m.metadata.name)));
+  const leftOut: Fitted['leftOut'] = [];
+  for (const d of desired) {
+    const m = now.get(d.key);
+    if (m !== undefined && sameJson(m, d.manifest)) continue;
+    leftOut.push([d.key, m !== undefined ? 'previous' : was.has(d.key) ? 'stale' : 'new']);
+  }
+  return { publication: out, leftOut };
+}
+
 /** Changes skipped over for not fitting before the rest waits for room. */
 const MAX_SKIPS = 4;
 
@@ -124,7 +157,7 @@ const sameEntry = (a: Entry | undefined, b: Entry): boolean =>
  * oldest first, as many as fit. What is left out keeps its previous version, if it had one.
  */
 export function withinLimit(
-  world: Pick<World, 'published'>,
+  published: Published | undefined,
   desired: readonly Entry[],
   /** Object key → creationTimestamp. */
   created: ReadonlyMap<string, string>,
@@ -135,7 +168,7 @@ export function withinLimit(
   const base = new Map<string, Entry>();
   /** ApiKeys changed in the base other than by a revocation → their published version. */
   const grownKeys = new Map<string, Entry>();
-  for (const m of world.published?.manifests ?? []) {
+  for (const m of published?.manifests ?? []) {
     const key = objectKey(m.kind, m.metadata.name);
     const now = wanted.get(key);
     // Deleted, or not publishable now for a reason other than size (invalid, its Secret gone
