@@ -6,6 +6,7 @@ import type { Manifest } from '@gantry/crds';
 import {
   contentHash,
   packSnapshot,
+  parsePublished,
   PUBLISHED_DATA_KEY,
   PUBLISHED_FORMAT,
   PUBLISHED_GZIP_KEY,
@@ -54,25 +55,18 @@ export function snapshotSecretData(text: string): Record<string, string> {
   return data;
 }
 
-/** The snapshot Secret's current content, if it holds one this operator can read. */
+/**
+ * The snapshot Secret's current content, if it holds one a pod would accept: checked as a pod
+ * checks it (parsePublished), so the base of an over-the-limit plan is never something pods
+ * reject.
+ */
 export function readPublished(data: Readonly<Record<string, string>> | undefined): Published | undefined {
   const read = publishedText(data);
   if (!read.ok) return undefined;
-  try {
-    const doc = JSON.parse(read.text) as Partial<PublishedSnapshot> | null;
-    if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.manifests)) return undefined;
-    const wellFormed = (m: unknown): m is Manifest =>
-      typeof m === 'object' &&
-      m !== null &&
-      typeof (m as Manifest).kind === 'string' &&
-      typeof (m as Manifest).metadata?.name === 'string';
-    if (!doc.manifests.every(wellFormed)) return undefined;
-    const credentials =
-      typeof doc.credentials === 'object' && doc.credentials !== null ? doc.credentials : {};
-    return { manifests: doc.manifests, credentials, hash: contentHash(doc.manifests, credentials) };
-  } catch {
-    return undefined;
-  }
+  const parsed = parsePublished(read.text, 'the snapshot Secret');
+  if (!parsed.ok) return undefined;
+  const { manifests, credentials } = parsed.published;
+  return { manifests, credentials, hash: contentHash(manifests, credentials) };
 }
 
 /** One object as published: its manifest and, for a ModelDeployment, its credential. */
