@@ -63,3 +63,13 @@ export interface Published {
 }
 
 export const objectKey = (kind: KindName, name: string): string => `${kind}/${name}`;
+
+/** Code-unit order, as `<` compares (not the locale's collation, which may skip punctuation). */
+export const textOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Older first, by creationTimestamp: RFC 3339 in UTC, so text order is age order, to the second
+ * (ties are the caller's to break). A missing timestamp counts as oldest.
+ */
+export const olderFirst = (a: string | undefined, b: string | undefined): number =>
+  textOrder(a ?? '', b ?? '');

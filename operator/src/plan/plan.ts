@@ -7,7 +7,14 @@
 import { compileValidators, formatAjvErrors, type KindName, type Manifest } from '@gantry/crds';
 import { createHash } from 'node:crypto';
 import { compile, type LocatedManifest } from '@gantry/dataplane/config/compile';
-import { objectKey, type ObservedObject, type Published, type World } from '../world.ts';
+import {
+  objectKey,
+  olderFirst,
+  textOrder,
+  type ObservedObject,
+  type Published,
+  type World,
+} from '../world.ts';
 import { PlanMemo } from './memo.ts';
 import {
   fitted,
@@ -381,6 +388,9 @@ export function withGenerationFailures(
   });
 }
 
+const isApiKey = (c: Candidate): c is Candidate & { manifest: Extract<Manifest, { kind: 'ApiKey' }> } =>
+  c.manifest.kind === 'ApiKey';
+
 /**
  * Two ApiKeys with one key would make the key's tenant ambiguous: the one created first keeps
  * it (ties by uid). By name, an ApiKey named to sort first could take over a key someone else's
@@ -391,16 +401,14 @@ function rejectDuplicateKeys(
   fail: (obj: ObservedObject, reason: string, message: string) => void,
 ): void {
   const byHash = new Map<string, string>();
-  const age = (c: Candidate) => [c.obj.metadata.creationTimestamp ?? '', c.obj.metadata.uid] as const;
   const oldestFirst = candidates
-    .filter((c) => c.manifest.kind === 'ApiKey')
-    .sort((a, b) => {
-      const [at, au] = age(a);
-      const [bt, bu] = age(b);
-      return at < bt ? -1 : at > bt ? 1 : au < bu ? -1 : au > bu ? 1 : 0;
-    });
+    .filter(isApiKey)
+    .sort(
+      (a, b) =>
+        olderFirst(a.obj.metadata.creationTimestamp, b.obj.metadata.creationTimestamp) ||
+        textOrder(a.obj.metadata.uid, b.obj.metadata.uid),
+    );
   for (const c of oldestFirst) {
-    if (c.manifest.kind !== 'ApiKey') continue;
     const hash = c.manifest.spec.keyHash!;
     const first = byHash.get(hash);
     if (first === undefined) byHash.set(hash, c.obj.metadata.name);

@@ -13,7 +13,7 @@ import {
   publishedText,
   type PublishedSnapshot,
 } from '@gantry/dataplane/config/published';
-import { objectKey, type Published } from '../world.ts';
+import { objectKey, olderFirst, type Published } from '../world.ts';
 import { guessFitting, longestFitting } from './longest-fit.ts';
 
 /** What is published: manifests, the credentials beside them, and their content hash. */
@@ -194,11 +194,7 @@ export function withinLimit(
     for (const [key, old] of grownKeys)
       if (jsonLength(base.get(key)!.manifest) > jsonLength(old.manifest)) base.set(key, old);
   // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
-  const byAge = (a: Entry, b: Entry): number => {
-    const at = created.get(a.key) ?? '';
-    const bt = created.get(b.key) ?? '';
-    return at < bt ? -1 : at > bt ? 1 : 0;
-  };
+  const byAge = (a: Entry, b: Entry): number => olderFirst(created.get(a.key), created.get(b.key));
   const changes = desired.filter((d) => !sameEntry(base.get(d.key), d)).sort(byAge);
   // The size grows with each change taken (a change replaces a smaller or equal old version in
   // all but rare cases), so the longest run that fits is found by search, from a guess that
