@@ -12,7 +12,7 @@ import {
   CREDENTIALS_LABEL,
   MAX_SNAPSHOT_BYTES,
   plan,
-  snapshotBytes,
+  sizeAgainstLimit,
   snapshotText,
   type Plan,
 } from './plan.ts';
@@ -181,7 +181,7 @@ describe('over the limit', () => {
     const grown = { ...greedy, spec: { ...(greedy.spec as object), models: names('greedy', 9000) } };
     const p = plan(world([gpt, acme, ci, ...bigs, grown], sec, was));
     expect(p.tooLarge).toBeDefined();
-    expect(snapshotBytes(p)).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
+    expect(sizeAgainstLimit(p)).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
     expect(published(p, 'ApiKey', 'greedy')?.spec).toMatchObject({ models: ['a'] });
     expect(verdict(p, 'ApiKey', 'greedy')?.reason).toBe('SnapshotTooLarge');
   });

@@ -20,7 +20,7 @@ import {
   fitted,
   MAX_SNAPSHOT_BYTES,
   publication,
-  snapshotBytes,
+  sizeAgainstLimit,
   withinLimit,
   type Entry,
 } from './publication.ts';
@@ -28,7 +28,7 @@ import {
 export {
   MAX_SNAPSHOT_BYTES,
   readPublished,
-  snapshotBytes,
+  sizeAgainstLimit,
   snapshotSecretData,
   snapshotText,
 } from './publication.ts';
@@ -158,7 +158,7 @@ export function plan(world: World, memo: PlanMemo = new PlanMemo()): Plan {
   let out = publication(desired);
   let tooLarge: Plan['tooLarge'];
   // Remembered by content hash: past about 1 MiB of plain JSON, measuring is a gzip of it all.
-  const bytes = memo.measure(out.hash, () => snapshotBytes(out));
+  const bytes = memo.measure(out.hash, () => sizeAgainstLimit(out));
   if (bytes > MAX_SNAPSHOT_BYTES) {
     const created = new Map(
       included.map((c) => [

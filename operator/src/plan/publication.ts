@@ -1,6 +1,6 @@
 /**
- * The snapshot as it sits in its Secret: its text, its size there (gzipped), what the Secret
- * holds now, and, when everything does not fit, which part is published.
+ * The snapshot as it sits in its Secret: its text, its size against the Secret's limit, what
+ * the Secret holds now, and, when everything does not fit, which part is published.
  */
 import type { Manifest } from '@gantry/crds';
 import {
@@ -76,8 +76,14 @@ export interface Entry {
   credential?: string | undefined;
 }
 
-/** What a publication's bytes in the Secret are: the gzipped text (measured with the most digits). */
-export function snapshotBytes(p: Publication): number {
+/**
+ * A publication's size as held against MAX_SNAPSHOT_BYTES: its gzipped bytes (with the most
+ * digits a version can have), except where the plain text is small enough that even gzip's
+ * worst case fits. There it is the plain length, which is not the gzipped size but gives the
+ * same verdict without a gzip. So over the limit it is always the gzipped size; under it, only
+ * the comparison means anything (the search's guess interpolates such sizes too, as a guess).
+ */
+export function sizeAgainstLimit(p: Publication): number {
   const text = snapshotText(p, Number.MAX_SAFE_INTEGER);
   const raw = Buffer.byteLength(text);
   // gzip never grows a text by more than its few header bytes and 5 per 16 KB block.
@@ -190,7 +196,7 @@ export function withinLimit(
   }
   // ApiKey edits could grow the base past the limit (a budget added to every key): then only
   // revocations and changes that do not grow go in first, and the rest waits like any change.
-  if (grownKeys.size > 0 && snapshotBytes(publication(base.values())) > MAX_SNAPSHOT_BYTES)
+  if (grownKeys.size > 0 && sizeAgainstLimit(publication(base.values())) > MAX_SNAPSHOT_BYTES)
     for (const [key, old] of grownKeys)
       if (jsonLength(base.get(key)!.manifest) > jsonLength(old.manifest)) base.set(key, old);
   // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
@@ -203,7 +209,7 @@ export function withinLimit(
   // so one huge object does not hold back every small one after it; a few skips bound the work.
   let chosen = new Map(base);
   let rest = changes;
-  const bytesOf = (set: Map<string, Entry>): number => snapshotBytes(publication(set.values()));
+  const bytesOf = (set: Map<string, Entry>): number => sizeAgainstLimit(publication(set.values()));
   let sizeOfNone: number | undefined;
   for (let skips = 0; rest.length > 0 && skips <= MAX_SKIPS; skips++) {
     const withFirst = (n: number): Map<string, Entry> => {
@@ -234,7 +240,8 @@ export function withinLimit(
   // would take its object dark, its keys too: its new version is published instead if it fits.
   const stale = [...chosen.values()].filter((e) => !keptKeys.has(e.key) && !sameEntry(e, wanted.get(e.key)!));
   if (stale.length > 0) {
-    const fits = (set: Map<string, Entry>) => snapshotBytes(publication(set.values())) <= MAX_SNAPSHOT_BYTES;
+    const fits = (set: Map<string, Entry>) =>
+      sizeAgainstLimit(publication(set.values())) <= MAX_SNAPSHOT_BYTES;
     const all = new Map(chosen);
     for (const e of stale) all.set(e.key, wanted.get(e.key)!);
     if (fits(all)) chosen = all;

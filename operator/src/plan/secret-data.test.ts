@@ -1,11 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PUBLISHED_DATA_KEY, PUBLISHED_GZIP_KEY, publishedText } from '@gantry/dataplane/config/published';
+import {
+  packSnapshot,
+  PUBLISHED_DATA_KEY,
+  PUBLISHED_GZIP_KEY,
+  publishedText,
+} from '@gantry/dataplane/config/published';
 import { sharedValidators, type Manifest } from '@gantry/crds';
 import {
   MAX_SNAPSHOT_BYTES,
   publication,
   readPublished,
+  sizeAgainstLimit,
   snapshotSecretData,
   snapshotText,
 } from './publication.ts';
@@ -78,5 +84,33 @@ describe('readPublished', () => {
       readPublished(secret({ ...doc, manifests: [{ kind: 'Nope', metadata: { name: 'x' } }] })),
     ).toBeUndefined();
     expect(readPublished({ other: 'eA==' })).toBeUndefined();
+  });
+});
+
+describe('sizeAgainstLimit', () => {
+  const tenant = (models: string[]) =>
+    publication([
+      {
+        key: 'Tenant/t',
+        manifest: {
+          apiVersion: 'gantry.dev/v1alpha1',
+          kind: 'Tenant',
+          metadata: { name: 't', namespace: 'gantry' },
+          spec: { tier: 'pro', models },
+        } as Manifest,
+      },
+    ]);
+  const text = (p: ReturnType<typeof publication>) => snapshotText(p, Number.MAX_SAFE_INTEGER);
+
+  it('is the gzipped size whenever it is over the limit', () => {
+    const p = tenant(Array.from({ length: 40_000 }, () => randomBytes(32).toString('hex')));
+    expect(sizeAgainstLimit(p)).toBeGreaterThan(MAX_SNAPSHOT_BYTES);
+    expect(sizeAgainstLimit(p)).toBe(packSnapshot(text(p)).length);
+  });
+
+  it('is the plain length where even the worst gzip fits: the same verdict, no gzip', () => {
+    const p = tenant(['gpt-4o-mini']);
+    expect(sizeAgainstLimit(p)).toBe(Buffer.byteLength(text(p)));
+    expect(packSnapshot(text(p)).length).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
   });
 });
