@@ -21,6 +21,7 @@ import {
   type Plan,
   type ReadyVerdict,
 } from './plan/plan.ts';
+import { PlanMemo, type PlanWork } from './plan/memo.ts';
 import type { SpendReporter } from './spend/reporter.ts';
 import { WorkQueue } from './runtime/queue.ts';
 import type { Condition, ObservedObject } from './world.ts';
@@ -53,6 +54,8 @@ export class Controller {
   private readonly queue = new WorkQueue({ baseDelayMs: 200, maxDelayMs: 30_000 });
   private readonly informers: Informers;
   private readonly leader: LeaderElector;
+  /** This operator's own: what its plans remember of the previous ones. */
+  private readonly memo = new PlanMemo();
   private resync: NodeJS.Timeout | undefined;
   private worker: Promise<void> | undefined;
   /** Resolves after each reconcile; tests and readiness wait on it. */
@@ -96,6 +99,11 @@ export class Controller {
     return this.leader.isLeader();
   }
 
+  /** How much of its planning work this operator computed rather than remembered. */
+  planWork(): Readonly<PlanWork> {
+    return this.memo.work();
+  }
+
   /** What the probes decide on (health/verdict.ts). */
   healthFacts(): Omit<HealthFacts, 'now'> {
     return { syncedAt: this.syncedAt, reconcilingSince: this.reconcilingSince, running: this.running };
@@ -122,15 +130,23 @@ export class Controller {
 
   private async reconcile(): Promise<void> {
     const objects = this.informers.objects();
-    const p = plan({
-      namespace: this.opts.kube.namespace,
-      objects,
-      secrets: this.informers.secretData(),
-      secretLabels: this.informers.secretLabels(),
-      snapshotSecret: this.snapshotName(),
-      generatedKeys: this.informers.generatedKeys(FIELD_MANAGER),
-      published: readPublished(this.informers.rawSecretData(this.snapshotName())),
-    });
+    const snapshot = this.informers.rawSecret(this.snapshotName());
+    const p = plan(
+      {
+        namespace: this.opts.kube.namespace,
+        objects,
+        secrets: this.informers.secretData(),
+        secretLabels: this.informers.secretLabels(),
+        snapshotSecret: this.snapshotName(),
+        generatedKeys: this.informers.generatedKeys(FIELD_MANAGER),
+        // Read only when the plan is over the limit, and once per version of the Secret.
+        published: () =>
+          snapshot?.resourceVersion === undefined
+            ? readPublished(snapshot?.data)
+            : this.memo.published(snapshot.resourceVersion, () => readPublished(snapshot.data)),
+      },
+      this.memo,
+    );
     this.lastPlan = p;
     // One ApiKey whose Secret cannot be created must not stop the publish and every condition.
     let failed: unknown;

@@ -47,13 +47,29 @@ export interface World {
   snapshotSecret: string;
   /** Secret name → uid of the ApiKey whose generated key it holds (the operator made it). */
   generatedKeys: ReadonlyMap<string, string>;
-  /** What the snapshot Secret holds now, when it could be read: the base when over the limit. */
-  published?: Published | undefined;
+  /**
+   * What the snapshot Secret holds now, when it can be read: the base when over the limit, and
+   * needed only then. Reading it is a gunzip and a parse of the whole snapshot, so plan asks for
+   * it only over the limit.
+   */
+  published?: (() => Published | undefined) | undefined;
 }
 
 export interface Published {
   manifests: readonly Manifest[];
   credentials: Readonly<Record<string, string>>;
+  /** Content hash of the two (contentHash): what a remembered selection is keyed by. */
+  hash: string;
 }
 
 export const objectKey = (kind: KindName, name: string): string => `${kind}/${name}`;
+
+/** Code-unit order, as `<` compares (not the locale's collation, which may skip punctuation). */
+export const textOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Older first, by creationTimestamp: RFC 3339 in UTC, so text order is age order, to the second
+ * (ties are the caller's to break). A missing timestamp counts as oldest.
+ */
+export const olderFirst = (a: string | undefined, b: string | undefined): number =>
+  textOrder(a ?? '', b ?? '');

@@ -78,32 +78,35 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const isKind = (k: unknown): k is KindName => typeof k === 'string' && Object.hasOwn(Kinds, k);
 
-/** Parse, check and compile a published snapshot; any problem rejects it whole. */
-export function compilePublished(
+/**
+ * Parse and check a published snapshot: its fields, and each manifest against its kind's
+ * schema. Any problem rejects it whole. The operator reads its last snapshot through this too.
+ */
+export function parsePublished(
   text: string,
-  opts: Omit<CompileOptions, 'version' | 'source' | 'credentials'> & { source: string },
-): CompileResult & { published?: PublishedSnapshot } {
+  source: string,
+): { ok: true; published: PublishedSnapshot; items: LocatedManifest[] } | { ok: false; errors: string[] } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    return { ok: false, errors: [`${opts.source}: not JSON: ${(err as Error).message}`] };
+    return { ok: false, errors: [`${source}: not JSON: ${(err as Error).message}`] };
   }
   // Any throw below would escape into the Secret watch's callback instead of rejecting.
-  if (!isObject(parsed)) return { ok: false, errors: [`${opts.source}: the snapshot must be a JSON object`] };
+  if (!isObject(parsed)) return { ok: false, errors: [`${source}: the snapshot must be a JSON object`] };
   const doc = parsed as Partial<PublishedSnapshot>;
   if (doc.format !== PUBLISHED_FORMAT)
-    return { ok: false, errors: [`${opts.source}: format must be ${PUBLISHED_FORMAT}`] };
+    return { ok: false, errors: [`${source}: format must be ${PUBLISHED_FORMAT}`] };
   if (!Number.isSafeInteger(doc.version) || !Array.isArray(doc.manifests))
-    return { ok: false, errors: [`${opts.source}: version and manifests are required`] };
-  const credentialsMap = doc.credentials ?? {};
-  if (!isObject(credentialsMap) || !Object.values(credentialsMap).every((v) => typeof v === 'string'))
-    return { ok: false, errors: [`${opts.source}: credentials must map deployment names to strings`] };
+    return { ok: false, errors: [`${source}: version and manifests are required`] };
+  const credentials = doc.credentials ?? {};
+  if (!isObject(credentials) || !Object.values(credentials).every((v) => typeof v === 'string'))
+    return { ok: false, errors: [`${source}: credentials must map deployment names to strings`] };
   const errors: string[] = [];
   const items: LocatedManifest[] = [];
   for (const [i, m] of (doc.manifests as unknown[]).entries()) {
     if (!isObject(m)) {
-      errors.push(`${opts.source}: manifests[${i}] must be an object`);
+      errors.push(`${source}: manifests[${i}] must be an object`);
       continue;
     }
     const kind = (m as { kind?: unknown }).kind;
@@ -118,7 +121,18 @@ export function compilePublished(
     else items.push({ manifest: m as Manifest, where });
   }
   if (errors.length > 0) return { ok: false, errors };
-  const credentials = new Map(Object.entries(credentialsMap));
-  const result = compile(items, { ...opts, credentials, version: doc.version! });
-  return result.ok ? { ...result, published: doc as PublishedSnapshot } : result;
+  return { ok: true, published: { ...(doc as PublishedSnapshot), credentials }, items };
+}
+
+/** Parse, check and compile a published snapshot; any problem rejects it whole. */
+export function compilePublished(
+  text: string,
+  opts: Omit<CompileOptions, 'version' | 'source' | 'credentials'> & { source: string },
+): CompileResult & { published?: PublishedSnapshot } {
+  const parsed = parsePublished(text, opts.source);
+  if (!parsed.ok) return parsed;
+  const { published, items } = parsed;
+  const credentials = new Map(Object.entries(published.credentials));
+  const result = compile(items, { ...opts, credentials, version: published.version });
+  return result.ok ? { ...result, published } : result;
 }

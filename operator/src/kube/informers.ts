@@ -125,9 +125,13 @@ export class Informers {
     return out;
   }
 
-  /** One Secret's data as the API gives it (base64 values), e.g. the published snapshot's. */
-  rawSecretData(name: string): Record<string, string> | undefined {
-    return this.secrets?.list(this.kube.namespace).find((s) => s.metadata?.name === name)?.data;
+  /**
+   * One Secret's data as the API gives it (base64 values), e.g. the published snapshot's, and
+   * its resourceVersion, which changes whenever the data may have.
+   */
+  rawSecret(name: string): { resourceVersion: string | undefined; data: Record<string, string> } | undefined {
+    const s = this.secrets?.list(this.kube.namespace).find((x) => x.metadata?.name === name);
+    return s && { resourceVersion: s.metadata?.resourceVersion, data: s.data ?? {} };
   }
 
   /** Secret name → uid of the ApiKey that controls it, for the key Secrets the operator made. */

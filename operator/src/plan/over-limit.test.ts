@@ -7,12 +7,12 @@ import type { KindName } from '@gantry/crds';
 import { compilePublished } from '@gantry/dataplane/config/published';
 import { describe, expect, it } from 'vitest';
 import type { ObservedObject, World } from '../world.ts';
+import { PlanMemo } from './memo.ts';
 import {
   CREDENTIALS_LABEL,
   MAX_SNAPSHOT_BYTES,
-  overLimitSelectionsComputed,
   plan,
-  snapshotBytes,
+  sizeAgainstLimit,
   snapshotText,
   type Plan,
 } from './plan.ts';
@@ -61,7 +61,7 @@ const world = (
   ),
   snapshotSecret: 'gantry-snapshot',
   generatedKeys: new Map(),
-  published: before ? { manifests: before.manifests, credentials: before.credentials } : undefined,
+  published: before && (() => before),
 });
 const verdict = (p: Plan, kind: KindName, name: string) =>
   p.verdicts.find((x) => x.kind === kind && x.name === name);
@@ -181,12 +181,12 @@ describe('over the limit', () => {
     const grown = { ...greedy, spec: { ...(greedy.spec as object), models: names('greedy', 9000) } };
     const p = plan(world([gpt, acme, ci, ...bigs, grown], sec, was));
     expect(p.tooLarge).toBeDefined();
-    expect(snapshotBytes(p)).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
+    expect(sizeAgainstLimit(p)).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
     expect(published(p, 'ApiKey', 'greedy')?.spec).toMatchObject({ models: ['a'] });
     expect(verdict(p, 'ApiKey', 'greedy')?.reason).toBe('SnapshotTooLarge');
   });
 
-  it('remembers its selection, so an unchanged world costs no gzip bisection', () => {
+  describe('remembering', () => {
     // Five tenants that do not fit, each skipped in its own round of gzips, and keys that do.
     const keys = Array.from({ length: 300 }, (_, i) =>
       obj('ApiKey', `k${i}`, {
@@ -196,17 +196,71 @@ describe('over the limit', () => {
     );
     const huge = ['u1', 'u2', 'u3', 'u4'].map((t) => tenant(t, names(t)));
     const over = world([gpt, acme, ci, ...bigs, t4, ...keys, ...huge], secrets, before);
-    const computed = overLimitSelectionsComputed();
-    const first = plan(over);
-    expect(overLimitSelectionsComputed()).toBe(computed + 1);
-    const again = plan(structuredClone(over));
-    expect(overLimitSelectionsComputed()).toBe(computed + 1);
-    expect(first.tooLarge).toBeDefined();
-    expect(verdict(first, 'ApiKey', 'k299')?.reason).toBe('Published');
-    expect(again).toEqual(first);
-    // A changed world is computed again.
-    plan(world([gpt, acme, ci, ...bigs, t4, ...keys.slice(1), ...huge], secrets, before));
-    expect(overLimitSelectionsComputed()).toBe(computed + 2);
+    /** A deep copy: equal content, no object shared. */
+    const copy = (w: World): World => ({
+      ...structuredClone({ ...w, published: undefined }),
+      published: w.published && (() => structuredClone(w.published!())),
+    });
+    /** The published snapshot as the controller hands it: read once per Secret version. */
+    const readVia = (w: World, memo: PlanMemo, resourceVersion: string): World => ({
+      ...w,
+      published: () => memo.published(resourceVersion, () => structuredClone(before)),
+    });
+
+    it('an unchanged world costs no gzip, no read of the published snapshot and no selection', () => {
+      const memo = new PlanMemo();
+      const first = plan(readVia(over, memo, '7'), memo);
+      expect(first.tooLarge).toBeDefined();
+      expect(memo.work()).toEqual({ measures: 1, publishedReads: 1, selections: 1 });
+      // Before, every plan measured the whole snapshot (a gzip of all of its JSON) and read the
+      // published one (a gunzip and a parse) before it found the selection remembered.
+      const again = plan(readVia(copy(over), memo, '7'), memo);
+      expect(memo.work()).toEqual({ measures: 1, publishedReads: 1, selections: 1 });
+      expect(again).toEqual(first);
+      // A new version of the Secret is read again; with the same content, nothing else runs.
+      expect(plan(readVia(copy(over), memo, '8'), memo)).toEqual(first);
+      expect(memo.work()).toEqual({ measures: 1, publishedReads: 2, selections: 1 });
+    });
+
+    it('under the limit, the published snapshot is never read', () => {
+      let reads = 0;
+      const memo = new PlanMemo();
+      const fits = world([gpt, acme, ci, ...bigs], secrets);
+      const p = plan({ ...fits, published: () => (reads++, before) }, memo);
+      expect(p.tooLarge).toBeUndefined();
+      expect(reads).toBe(0);
+      plan({ ...copy(fits), published: () => (reads++, before) }, memo);
+      expect(reads).toBe(0);
+      expect(memo.work()).toEqual({ measures: 1, publishedReads: 0, selections: 0 });
+    });
+
+    it('remembers its selection, so an unchanged world costs no gzip bisection', () => {
+      const memo = new PlanMemo();
+      const first = plan(over, memo);
+      expect(memo.work().selections).toBe(1);
+      const again = plan(copy(over), memo);
+      expect(memo.work().selections).toBe(1);
+      expect(first.tooLarge).toBeDefined();
+      expect(verdict(first, 'ApiKey', 'k299')?.reason).toBe('Published');
+      expect(again).toEqual(first);
+      // A changed world is computed again.
+      plan(world([gpt, acme, ci, ...bigs, t4, ...keys.slice(1), ...huge], secrets, before), memo);
+      expect(memo.work().selections).toBe(2);
+    });
+
+    it("is each operator's own: two in one process do not share what they remember", () => {
+      const a = new PlanMemo();
+      const b = new PlanMemo();
+      const fromA = plan(over, a);
+      expect(a.work().selections).toBe(1);
+      // b has not seen this world: it computes (a module-wide memo answered from a's).
+      const fromB = plan(over, b);
+      expect(b.work().selections).toBe(1);
+      expect(fromB).toEqual(fromA);
+      // Without a memo, nothing is remembered and nothing is counted anywhere.
+      expect(plan(over)).toEqual(fromA);
+      expect([a.work().selections, b.work().selections]).toEqual([1, 1]);
+    });
   });
 
   describe('an edit whose old version no longer compiles', () => {

@@ -7,12 +7,20 @@
 import { compileValidators, formatAjvErrors, type KindName, type Manifest } from '@gantry/crds';
 import { createHash } from 'node:crypto';
 import { compile, type LocatedManifest } from '@gantry/dataplane/config/compile';
-import { objectKey, type ObservedObject, type World } from '../world.ts';
 import {
+  objectKey,
+  olderFirst,
+  textOrder,
+  type ObservedObject,
+  type Published,
+  type World,
+} from '../world.ts';
+import { PlanMemo } from './memo.ts';
+import {
+  fitted,
   MAX_SNAPSHOT_BYTES,
   publication,
-  sameJson,
-  snapshotBytes,
+  sizeAgainstLimit,
   withinLimit,
   type Entry,
 } from './publication.ts';
@@ -20,7 +28,7 @@ import {
 export {
   MAX_SNAPSHOT_BYTES,
   readPublished,
-  snapshotBytes,
+  sizeAgainstLimit,
   snapshotSecretData,
   snapshotText,
 } from './publication.ts';
@@ -75,7 +83,11 @@ interface Candidate {
   manifest: Manifest;
 }
 
-export function plan(world: World): Plan {
+/**
+ * `memo` is what this operator remembers from its previous plans (the controller keeps one);
+ * without it nothing is remembered, and the result is the same.
+ */
+export function plan(world: World, memo: PlanMemo = new PlanMemo()): Plan {
   const verdicts = new Map<string, ReadyVerdict>();
   const fail = (obj: ObservedObject, reason: string, message: string) =>
     verdicts.set(objectKey(obj.kind, obj.metadata.name), {
@@ -145,7 +157,8 @@ export function plan(world: World): Plan {
   const desired = included.map((c) => entryOf(c, credentials));
   let out = publication(desired);
   let tooLarge: Plan['tooLarge'];
-  const bytes = snapshotBytes(out);
+  // Remembered by content hash: past about 1 MiB of plain JSON, measuring is a gzip of it all.
+  const bytes = memo.measure(out.hash, () => sizeAgainstLimit(out));
   if (bytes > MAX_SNAPSHOT_BYTES) {
     const created = new Map(
       included.map((c) => [
@@ -166,37 +179,27 @@ export function plan(world: World): Plan {
       );
       return new Set(kept.map((c) => objectKey(c.obj.kind, c.obj.metadata.name)));
     };
-    const inputs = selectionInputs(world, desired, created);
-    if (lastSelection?.inputs !== inputs) {
-      lastSelection = { inputs, entries: withinLimit(world, desired, created, compiling) };
-      selectionsComputed++;
-    }
-    out = publication(lastSelection.entries);
-    const published = new Map(out.manifests.map((m) => [objectKey(m.kind, m.metadata.name), m]));
-    const includedByKey = new Map(included.map((c) => [objectKey(c.obj.kind, c.obj.metadata.name), c.obj]));
-    const wasPublished = new Set(
-      (world.published?.manifests ?? []).map((m) => objectKey(m.kind, m.metadata.name)),
+    const published = world.published?.();
+    const inputs = selectionInputs(world.namespace, out.hash, desired, created, published);
+    const chosen = memo.select(inputs, () =>
+      fitted(desired, withinLimit(published, desired, created, compiling), published),
     );
-    let leftOut = 0;
-    for (const d of desired) {
-      const now = published.get(d.key);
-      if (now !== undefined && sameJson(now, d.manifest)) continue;
-      leftOut++;
-      const obj = includedByKey.get(d.key)!;
+    out = chosen.publication;
+    const includedByKey = new Map(included.map((c) => [objectKey(c.obj.kind, c.obj.metadata.name), c.obj]));
+    for (const [key, why] of chosen.leftOut)
       // No byte count here: it changes with every edit, and each change re-patched every status.
       fail(
-        obj,
+        includedByKey.get(key)!,
         'SnapshotTooLarge',
         `the snapshot would be over the ${MAX_SNAPSHOT_BYTES} bytes a Secret holds (gzipped); ${
-          now !== undefined
+          why === 'previous'
             ? 'its previous version keeps serving'
-            : wasPublished.has(d.key)
+            : why === 'stale'
               ? 'its previous version no longer compiles beside the rest, so this object is not served'
               : 'this object is not served'
         } until older objects make room`,
       );
-    }
-    tooLarge = { bytes, leftOut };
+    tooLarge = { bytes, leftOut: chosen.leftOut.length };
   }
   return {
     ...out,
@@ -207,27 +210,20 @@ export function plan(world: World): Plan {
 }
 
 /**
- * The last over-the-limit selection and the hash of what decides it. Every resync (30 s)
- * reconciles an unchanged world, and the selection costs a bisection of full gzips (about 9 s
- * of CPU for 28,000 keys, blocking the event loop and the Lease renewal); remembered, an
- * unchanged world costs one hash. The result is the same either way, so plan stays pure.
+ * A hash of everything the over-limit selection reads: the desired entries (their content hash,
+ * computed for the plan anyway), their age and what is published. Remembered by it, an
+ * unchanged world costs this hash over keys and creation times instead of a gzip of the
+ * snapshot, a read of the published one and the search.
  */
-let lastSelection: { inputs: string; entries: Entry[] } | undefined;
-let selectionsComputed = 0;
-
-/** How many over-the-limit selections were computed rather than remembered (tests, logs). */
-export const overLimitSelectionsComputed = (): number => selectionsComputed;
-
-/** Hash of everything withinLimit reads: the desired entries, their age, the last published. */
 function selectionInputs(
-  world: World,
+  namespace: string,
+  desiredHash: string,
   desired: readonly Entry[],
   created: ReadonlyMap<string, string>,
+  published: Published | undefined,
 ): string {
-  const h = createHash('sha256').update(world.namespace);
-  for (const d of desired)
-    h.update(`\0${d.key}\0${created.get(d.key) ?? ''}\0${d.credential ?? ''}\0${JSON.stringify(d.manifest)}`);
-  h.update(`\0published\0${JSON.stringify(world.published ?? null)}`);
+  const h = createHash('sha256').update(`${namespace}\0${desiredHash}\0${published?.hash ?? 'none'}`);
+  for (const d of desired) h.update(`\0${d.key}\0${created.get(d.key) ?? ''}`);
   return h.digest('hex');
 }
 
@@ -392,6 +388,9 @@ export function withGenerationFailures(
   });
 }
 
+const isApiKey = (c: Candidate): c is Candidate & { manifest: Extract<Manifest, { kind: 'ApiKey' }> } =>
+  c.manifest.kind === 'ApiKey';
+
 /**
  * Two ApiKeys with one key would make the key's tenant ambiguous: the one created first keeps
  * it (ties by uid). By name, an ApiKey named to sort first could take over a key someone else's
@@ -402,16 +401,14 @@ function rejectDuplicateKeys(
   fail: (obj: ObservedObject, reason: string, message: string) => void,
 ): void {
   const byHash = new Map<string, string>();
-  const age = (c: Candidate) => [c.obj.metadata.creationTimestamp ?? '', c.obj.metadata.uid] as const;
   const oldestFirst = candidates
-    .filter((c) => c.manifest.kind === 'ApiKey')
-    .sort((a, b) => {
-      const [at, au] = age(a);
-      const [bt, bu] = age(b);
-      return at < bt ? -1 : at > bt ? 1 : au < bu ? -1 : au > bu ? 1 : 0;
-    });
+    .filter(isApiKey)
+    .sort(
+      (a, b) =>
+        olderFirst(a.obj.metadata.creationTimestamp, b.obj.metadata.creationTimestamp) ||
+        textOrder(a.obj.metadata.uid, b.obj.metadata.uid),
+    );
   for (const c of oldestFirst) {
-    if (c.manifest.kind !== 'ApiKey') continue;
     const hash = c.manifest.spec.keyHash!;
     const first = byHash.get(hash);
     if (first === undefined) byHash.set(hash, c.obj.metadata.name);

@@ -1,18 +1,19 @@
 /**
- * The snapshot as it sits in its Secret: its text, its size there (gzipped), what the Secret
- * holds now, and, when everything does not fit, which part is published.
+ * The snapshot as it sits in its Secret: its text, its size against the Secret's limit, what
+ * the Secret holds now, and, when everything does not fit, which part is published.
  */
 import type { Manifest } from '@gantry/crds';
 import {
   contentHash,
   packSnapshot,
+  parsePublished,
   PUBLISHED_DATA_KEY,
   PUBLISHED_FORMAT,
   PUBLISHED_GZIP_KEY,
   publishedText,
   type PublishedSnapshot,
 } from '@gantry/dataplane/config/published';
-import { objectKey, type Published, type World } from '../world.ts';
+import { objectKey, olderFirst, type Published } from '../world.ts';
 import { guessFitting, longestFitting } from './longest-fit.ts';
 
 /** What is published: manifests, the credentials beside them, and their content hash. */
@@ -54,25 +55,18 @@ export function snapshotSecretData(text: string): Record<string, string> {
   return data;
 }
 
-/** The snapshot Secret's current content, if it holds one this operator can read. */
+/**
+ * The snapshot Secret's current content, if it holds one a pod would accept: checked as a pod
+ * checks it (parsePublished), so the base of an over-the-limit plan is never something pods
+ * reject.
+ */
 export function readPublished(data: Readonly<Record<string, string>> | undefined): Published | undefined {
   const read = publishedText(data);
   if (!read.ok) return undefined;
-  try {
-    const doc = JSON.parse(read.text) as Partial<PublishedSnapshot> | null;
-    if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.manifests)) return undefined;
-    const wellFormed = (m: unknown): m is Manifest =>
-      typeof m === 'object' &&
-      m !== null &&
-      typeof (m as Manifest).kind === 'string' &&
-      typeof (m as Manifest).metadata?.name === 'string';
-    if (!doc.manifests.every(wellFormed)) return undefined;
-    const credentials =
-      typeof doc.credentials === 'object' && doc.credentials !== null ? doc.credentials : {};
-    return { manifests: doc.manifests, credentials };
-  } catch {
-    return undefined;
-  }
+  const parsed = parsePublished(read.text, 'the snapshot Secret');
+  if (!parsed.ok) return undefined;
+  const { manifests, credentials } = parsed.published;
+  return { manifests, credentials, hash: contentHash(manifests, credentials) };
 }
 
 /** One object as published: its manifest and, for a ModelDeployment, its credential. */
@@ -82,8 +76,14 @@ export interface Entry {
   credential?: string | undefined;
 }
 
-/** What a publication's bytes in the Secret are: the gzipped text (measured with the most digits). */
-export function snapshotBytes(p: Publication): number {
+/**
+ * A publication's size as held against MAX_SNAPSHOT_BYTES: its gzipped bytes (with the most
+ * digits a version can have), except where the plain text is small enough that even gzip's
+ * worst case fits. There it is the plain length, which is not the gzipped size but gives the
+ * same verdict without a gzip. So over the limit it is always the gzipped size; under it, only
+ * the comparison means anything (the search's guess interpolates such sizes too, as a guess).
+ */
+export function sizeAgainstLimit(p: Publication): number {
   const text = snapshotText(p, Number.MAX_SAFE_INTEGER);
   const raw = Buffer.byteLength(text);
   // gzip never grows a text by more than its few header bytes and 5 per 16 KB block.
@@ -105,6 +105,39 @@ export function publication(entries: Iterable<Entry>): Publication {
   return { manifests, credentials, hash: contentHash(manifests, credentials) };
 }
 
+/** Why an object's current version is not in an over-the-limit publication. */
+export type LeftOut =
+  /** Its previous version keeps serving. */
+  | 'previous'
+  /** Its previous version no longer compiles beside the rest. */
+  | 'stale'
+  /** It was not published before. */
+  | 'new';
+
+/** What is published over the limit, and which objects' current versions are left out. */
+export interface Fitted {
+  publication: Publication;
+  leftOut: [key: string, why: LeftOut][];
+}
+
+/** The publication of an over-the-limit selection, and why each desired object not in it is left out. */
+export function fitted(
+  desired: readonly Entry[],
+  selected: readonly Entry[],
+  published: Published | undefined,
+): Fitted {
+  const out = publication(selected);
+  const now = new Map(out.manifests.map((m) => [objectKey(m.kind, m.metadata.name), m]));
+  const was = new Set((published?.manifests ?? []).map((m) => objectKey(m.kind, m.metadata.name)));
+  const leftOut: Fitted['leftOut'] = [];
+  for (const d of desired) {
+    const m = now.get(d.key);
+    if (m !== undefined && sameJson(m, d.manifest)) continue;
+    leftOut.push([d.key, m !== undefined ? 'previous' : was.has(d.key) ? 'stale' : 'new']);
+  }
+  return { publication: out, leftOut };
+}
+
 /** Changes skipped over for not fitting before the rest waits for room. */
 const MAX_SKIPS = 4;
 
@@ -124,7 +157,7 @@ const sameEntry = (a: Entry | undefined, b: Entry): boolean =>
  * oldest first, as many as fit. What is left out keeps its previous version, if it had one.
  */
 export function withinLimit(
-  world: Pick<World, 'published'>,
+  published: Published | undefined,
   desired: readonly Entry[],
   /** Object key → creationTimestamp. */
   created: ReadonlyMap<string, string>,
@@ -135,7 +168,7 @@ export function withinLimit(
   const base = new Map<string, Entry>();
   /** ApiKeys changed in the base other than by a revocation → their published version. */
   const grownKeys = new Map<string, Entry>();
-  for (const m of world.published?.manifests ?? []) {
+  for (const m of published?.manifests ?? []) {
     const key = objectKey(m.kind, m.metadata.name);
     const now = wanted.get(key);
     // Deleted, or not publishable now for a reason other than size (invalid, its Secret gone
@@ -163,15 +196,11 @@ export function withinLimit(
   }
   // ApiKey edits could grow the base past the limit (a budget added to every key): then only
   // revocations and changes that do not grow go in first, and the rest waits like any change.
-  if (grownKeys.size > 0 && snapshotBytes(publication(base.values())) > MAX_SNAPSHOT_BYTES)
+  if (grownKeys.size > 0 && sizeAgainstLimit(publication(base.values())) > MAX_SNAPSHOT_BYTES)
     for (const [key, old] of grownKeys)
       if (jsonLength(base.get(key)!.manifest) > jsonLength(old.manifest)) base.set(key, old);
   // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
-  const byAge = (a: Entry, b: Entry): number => {
-    const at = created.get(a.key) ?? '';
-    const bt = created.get(b.key) ?? '';
-    return at < bt ? -1 : at > bt ? 1 : 0;
-  };
+  const byAge = (a: Entry, b: Entry): number => olderFirst(created.get(a.key), created.get(b.key));
   const changes = desired.filter((d) => !sameEntry(base.get(d.key), d)).sort(byAge);
   // The size grows with each change taken (a change replaces a smaller or equal old version in
   // all but rare cases), so the longest run that fits is found by search, from a guess that
@@ -180,7 +209,7 @@ export function withinLimit(
   // so one huge object does not hold back every small one after it; a few skips bound the work.
   let chosen = new Map(base);
   let rest = changes;
-  const bytesOf = (set: Map<string, Entry>): number => snapshotBytes(publication(set.values()));
+  const bytesOf = (set: Map<string, Entry>): number => sizeAgainstLimit(publication(set.values()));
   let sizeOfNone: number | undefined;
   for (let skips = 0; rest.length > 0 && skips <= MAX_SKIPS; skips++) {
     const withFirst = (n: number): Map<string, Entry> => {
@@ -211,7 +240,8 @@ export function withinLimit(
   // would take its object dark, its keys too: its new version is published instead if it fits.
   const stale = [...chosen.values()].filter((e) => !keptKeys.has(e.key) && !sameEntry(e, wanted.get(e.key)!));
   if (stale.length > 0) {
-    const fits = (set: Map<string, Entry>) => snapshotBytes(publication(set.values())) <= MAX_SNAPSHOT_BYTES;
+    const fits = (set: Map<string, Entry>) =>
+      sizeAgainstLimit(publication(set.values())) <= MAX_SNAPSHOT_BYTES;
     const all = new Map(chosen);
     for (const e of stale) all.set(e.key, wanted.get(e.key)!);
     if (fits(all)) chosen = all;

@@ -1,7 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { PUBLISHED_DATA_KEY, PUBLISHED_GZIP_KEY, publishedText } from '@gantry/dataplane/config/published';
-import { MAX_SNAPSHOT_BYTES, snapshotSecretData } from './publication.ts';
+import {
+  packSnapshot,
+  PUBLISHED_DATA_KEY,
+  PUBLISHED_GZIP_KEY,
+  publishedText,
+} from '@gantry/dataplane/config/published';
+import { sharedValidators, type Manifest } from '@gantry/crds';
+import {
+  MAX_SNAPSHOT_BYTES,
+  publication,
+  readPublished,
+  sizeAgainstLimit,
+  snapshotSecretData,
+  snapshotText,
+} from './publication.ts';
 
 const decodedBytes = (data: Record<string, string>): number =>
   Object.values(data).reduce((n, v) => n + Buffer.from(v, 'base64').length, 0);
@@ -34,5 +47,70 @@ describe('snapshotSecretData', () => {
       const data = snapshotSecretData(incompressible(bytes));
       expect(decodedBytes(data)).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
     }
+  });
+});
+
+describe('readPublished', () => {
+  const gpt = {
+    apiVersion: 'gantry.dev/v1alpha1',
+    kind: 'ModelDeployment',
+    metadata: { name: 'gpt-a', namespace: 'gantry' },
+    spec: {
+      model: 'gpt-4o-mini',
+      provider: 'openai',
+      upstreamModel: 'gpt-4o-mini',
+      baseUrl: 'http://127.0.0.1:1/v1',
+    },
+  } as Manifest;
+  // As plan publishes it: validated, so with the schema's defaults filled in.
+  sharedValidators().ModelDeployment(gpt);
+  const p = publication([{ key: 'ModelDeployment/gpt-a', manifest: gpt, credential: 'sk-up' }]);
+
+  it('reads back what was published, with its content hash', () => {
+    expect(readPublished(snapshotSecretData(snapshotText(p, 4)))).toEqual({
+      manifests: p.manifests,
+      credentials: { 'gpt-a': 'sk-up' },
+      hash: p.hash,
+    });
+  });
+
+  it('rejects what a pod would reject, so it never becomes the base of a plan', () => {
+    const doc = JSON.parse(snapshotText(p, 4)) as Record<string, unknown>;
+    const secret = (d: object) => snapshotSecretData(JSON.stringify(d));
+    expect(readPublished(secret({ ...doc, format: 'other' }))).toBeUndefined();
+    expect(readPublished(secret({ ...doc, credentials: { 'gpt-a': 5 } }))).toBeUndefined();
+    expect(readPublished(secret({ ...doc, manifests: [{ ...gpt, spec: { model: 'x' } }] }))).toBeUndefined();
+    expect(
+      readPublished(secret({ ...doc, manifests: [{ kind: 'Nope', metadata: { name: 'x' } }] })),
+    ).toBeUndefined();
+    expect(readPublished({ other: 'eA==' })).toBeUndefined();
+  });
+});
+
+describe('sizeAgainstLimit', () => {
+  const tenant = (models: string[]) =>
+    publication([
+      {
+        key: 'Tenant/t',
+        manifest: {
+          apiVersion: 'gantry.dev/v1alpha1',
+          kind: 'Tenant',
+          metadata: { name: 't', namespace: 'gantry' },
+          spec: { tier: 'pro', models },
+        } as Manifest,
+      },
+    ]);
+  const text = (p: ReturnType<typeof publication>) => snapshotText(p, Number.MAX_SAFE_INTEGER);
+
+  it('is the gzipped size whenever it is over the limit', () => {
+    const p = tenant(Array.from({ length: 40_000 }, () => randomBytes(32).toString('hex')));
+    expect(sizeAgainstLimit(p)).toBeGreaterThan(MAX_SNAPSHOT_BYTES);
+    expect(sizeAgainstLimit(p)).toBe(packSnapshot(text(p)).length);
+  });
+
+  it('is the plain length where even the worst gzip fits: the same verdict, no gzip', () => {
+    const p = tenant(['gpt-4o-mini']);
+    expect(sizeAgainstLimit(p)).toBe(Buffer.byteLength(text(p)));
+    expect(packSnapshot(text(p)).length).toBeLessThanOrEqual(MAX_SNAPSHOT_BYTES);
   });
 });
