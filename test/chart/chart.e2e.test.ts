@@ -103,6 +103,7 @@ describe('the rendered chart on a real apiserver', () => {
         redis: { url: 'redis://redis:6379/0', existingSecret: 'gantry-redis' },
         autoscaling: { enabled: true, targetInflightRequestsPerPod: 50 },
         providerSecrets: ['gantry-provider-keys'],
+        providerEnv: ['OPENAI_API_KEY'],
         ingress: {
           enabled: true,
           className: 'nginx',

@@ -277,6 +277,78 @@ describe('plan', () => {
     );
   });
 
+  describe('apiKeyEnv names only a provider variable the data-plane pods offer', () => {
+    // The chart puts GANTRY_REDIS_PASSWORD (and the admin key) in the pods' env; the key of an
+    // apiKeyEnv goes to the baseUrl the deployment's author picks.
+    const byEnv = (name: string) =>
+      deployment('evil', 'x', {
+        baseUrl: 'http://evil.example/v1',
+        credentialsSecretRef: undefined,
+        apiKeyEnv: name,
+      });
+    const served = (p: ReturnType<typeof plan>, env: Record<string, string>) => {
+      const doc = {
+        format: PUBLISHED_FORMAT,
+        version: 1,
+        hash: p.hash,
+        manifests: p.manifests,
+        credentials: p.credentials,
+      };
+      const r = compilePublished(JSON.stringify(doc), { env, source: 't' });
+      if (!r.ok) throw new Error(r.errors.join('; '));
+      return [...r.snapshot.models.values()].flatMap((m) => m.deployments.map((d) => d.target));
+    };
+
+    it.each(['GANTRY_REDIS_PASSWORD', 'GANTRY_ADMIN_KEY', 'gantry_compaction_secret'])(
+      '%s is EnvNotAllowed, listed or not, and not published',
+      (name) => {
+        const p = plan({ ...world([...healthy(), byEnv(name)]), providerEnv: new Set([name]) });
+        expect(verdict(p.verdicts, 'ModelDeployment', 'evil')).toMatchObject({
+          ready: false,
+          reason: 'EnvNotAllowed',
+          message: expect.stringContaining(
+            `spec.apiKeyEnv: GANTRY_* variables are the gateway's own settings`,
+          ),
+        });
+        expect(p.manifests.map((m) => m.metadata.name)).not.toContain('evil');
+        expect(served(p, { [name]: 'redis-pw' })).not.toContainEqual(
+          expect.objectContaining({ apiKey: 'redis-pw' }),
+        );
+        expect(verdict(p.verdicts, 'ModelDeployment', 'gpt-a')).toMatchObject({ ready: true });
+      },
+    );
+
+    it('a variable the pods do not offer (KUBERNETES_*, a cloud credential) is EnvNotAllowed', () => {
+      const p = plan({
+        ...world([...healthy(), byEnv('AWS_SECRET_ACCESS_KEY')]),
+        providerEnv: new Set(['OPENAI_API_KEY']),
+      });
+      expect(verdict(p.verdicts, 'ModelDeployment', 'evil')).toMatchObject({
+        ready: false,
+        reason: 'EnvNotAllowed',
+        message:
+          "spec.apiKeyEnv: AWS_SECRET_ACCESS_KEY is not a provider variable the data plane offers (GANTRY_PROVIDER_ENV, the chart's providerEnv; listed: OPENAI_API_KEY); list it there, or use spec.credentialsSecretRef",
+      });
+      // Without a list the pods offer nothing.
+      const none = plan(world([...healthy(), byEnv('OPENAI_API_KEY')]));
+      expect(verdict(none.verdicts, 'ModelDeployment', 'evil')?.message).toContain('listed: none');
+    });
+
+    it('a listed variable is published', () => {
+      const p = plan({
+        ...world([...healthy(), byEnv('OPENAI_API_KEY')]),
+        providerEnv: new Set(['OPENAI_API_KEY']),
+      });
+      expect(verdict(p.verdicts, 'ModelDeployment', 'evil')).toMatchObject({
+        ready: true,
+        reason: 'Published',
+      });
+      expect(served(p, { OPENAI_API_KEY: 'sk-listed' })).toContainEqual(
+        expect.objectContaining({ baseUrl: 'http://evil.example/v1', apiKey: 'sk-listed' }),
+      );
+    });
+  });
+
   describe('Secrets an object may not reach', () => {
     const snapshotDoc = (p: ReturnType<typeof plan>, version: number) =>
       JSON.stringify({

@@ -6,7 +6,13 @@
  */
 import { compileValidators, formatAjvErrors, type KindName, type Manifest } from '@gantry/crds';
 import { createHash } from 'node:crypto';
-import { compile, type LocatedManifest } from '@gantry/dataplane/config/compile';
+import {
+  API_KEY_ENV_NOT_ALLOWED,
+  compile,
+  isGatewaySetting,
+  type LocatedManifest,
+} from '@gantry/dataplane/config/compile';
+import { PROVIDER_ENV_VAR } from '@gantry/dataplane/config/provider-env';
 import { objectKey, type ObservedObject, type World } from '../world.ts';
 import {
   MAX_SNAPSHOT_BYTES,
@@ -292,6 +298,10 @@ function resolveSecrets(
   keyHolders: ReadonlyMap<string, ReadonlyMap<string, string>>,
 ): Resolved {
   if (manifest.kind === 'ModelDeployment') {
+    const env = manifest.spec.apiKeyEnv;
+    // GANTRY_* names are the data plane's compile error (EnvNotAllowed below, in every mode).
+    if (env !== undefined && !isGatewaySetting(env) && !world.providerEnv?.has(env))
+      return { ok: false, reason: 'EnvNotAllowed', message: envNotListed(env, world.providerEnv) };
     const ref = manifest.spec.credentialsSecretRef;
     if (ref === undefined) return { ok: true, manifest };
     // The credential travels to the deployment's baseUrl, which its author chooses: a gateway
@@ -360,6 +370,12 @@ function resolveSecrets(
       message: `Secret ${secretRef.name} has no key ${dataKey}`,
     };
   return { ok: true, manifest: { ...manifest, spec: { ...spec, keyHash: sha256(value) } } };
+}
+
+/** The data-plane pods see only the listed variables, so any other would be unset there. */
+function envNotListed(name: string, listed: ReadonlySet<string> | undefined): string {
+  const now = listed && listed.size > 0 ? [...listed].sort().join(', ') : 'none';
+  return `spec.apiKeyEnv: ${name} is not a provider variable the data plane offers (${PROVIDER_ENV_VAR}, the chart's providerEnv; listed: ${now}); list it there, or use spec.credentialsSecretRef`;
 }
 
 /** What the Secret lacks, and the command that grants it, for a person reading the condition. */
@@ -457,6 +473,7 @@ function reasonOf(error: string): string {
   if (/(GuardrailPolicy|CachePolicy) .* not found/.test(error)) return 'PolicyNotFound';
   if (/no ModelDeployment serves/.test(error)) return 'ModelNotFound';
   if (/already defined/.test(error)) return 'Duplicate';
+  if (error.includes(API_KEY_ENV_NOT_ALLOWED)) return 'EnvNotAllowed';
   return 'Invalid';
 }
 
