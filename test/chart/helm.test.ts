@@ -4,6 +4,8 @@
  * with assertions on the rendered objects. The operator e2e applies the same renderings to a
  * real kube-apiserver with --dry-run=server (test/harness/helm.ts renderChart).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KIND_INFO } from '../../crds/src/render.ts';
 import { helmBinary, lintChart, renderChart, renderNotes, type KubeObject } from '../harness/helm.ts';
@@ -15,6 +17,8 @@ interface EnvVar {
 }
 interface Container {
   name: string;
+  image?: string;
+  imagePullPolicy?: string;
   args?: string[];
   command?: string[];
   env?: EnvVar[];
@@ -165,6 +169,29 @@ describe('default install (operator mode)', () => {
     // No variable of the pod is offered to ModelDeployments' apiKeyEnv until listed.
     expect(env(c, 'GANTRY_PROVIDER_ENV')).toEqual({ name: 'GANTRY_PROVIDER_ENV', value: '' });
     expect(objs.some((o) => o.kind === 'ConfigMap')).toBe(false);
+  });
+
+  it('runs the image of this release: a changed operator is a new tag, never a cached old image', () => {
+    // 0.1.0 is the operator before the credentials opt-in; with IfNotPresent a node that has it
+    // cached would run it under chart 0.3.
+    const root = join(import.meta.dirname, '../..');
+    const appVersion = /^appVersion: "(.+)"$/m.exec(
+      readFileSync(join(root, 'charts/gantry/Chart.yaml'), 'utf8'),
+    )?.[1];
+    expect(appVersion).toBe('0.2.0');
+    for (const name of ['gantry', 'gantry-operator']) {
+      const c = container(find(objs, 'Deployment', name));
+      expect(c.image).toBe('gantry:0.2.0');
+      expect(c.imagePullPolicy).toBe('IfNotPresent');
+    }
+    // The build instructions push the tag the chart pulls.
+    for (const file of ['README.md', 'Dockerfile']) {
+      const tags = [...readFileSync(join(root, file), 'utf8').matchAll(/gantry:(\d+\.\d+\.\d+)/g)].map(
+        (m) => m[1],
+      );
+      expect(tags.length, file).toBeGreaterThan(0);
+      expect(new Set(tags), file).toEqual(new Set([appVersion]));
+    }
   });
 
   it('gives the data plane get/list/watch on the snapshot Secret and nothing else', () => {
