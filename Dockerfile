@@ -1,5 +1,6 @@
 # Gantry: one image for the data plane and the operator.
-#   docker build -t ghcr.io/<org>/gantry:0.1.0 . && docker push ghcr.io/<org>/gantry:0.1.0
+#   docker build -t ghcr.io/<org>/gantry:0.2.0 . && docker push ghcr.io/<org>/gantry:0.2.0
+# (the chart's appVersion: its image tag defaults to it)
 # Data plane (default command): node dataplane/dist/gantry.mjs --snapshot-secret <ns>/gantry-snapshot
 # Operator: node operator/dist/operator.mjs --namespace <ns>
 # test/image/dockerfile.test.ts runs these steps as a script in a clean directory.

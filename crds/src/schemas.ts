@@ -207,7 +207,13 @@ export const ModelDeploymentSpec = Type.Object(
     upstreamModel: Type.String({ minLength: 1, maxLength: 200 }),
     baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
     apiVersion: Type.Optional(Type.String({ description: 'azure-openai api-version' })),
-    apiKeyEnv: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' })),
+    apiKeyEnv: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+        description:
+          "The data plane's environment variable holding the provider key; never a GANTRY_* one. In a cluster, only a variable the chart lists in providerEnv (otherwise Ready=False EnvNotAllowed).",
+      }),
+    ),
     credentialsSecretRef: Type.Optional(CredentialsSecretRef),
     weight: Type.Optional(Type.Number({ minimum: 0, default: 1 })),
     priority: Type.Optional(Type.Integer({ minimum: 0, default: 1 })),

@@ -11,6 +11,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'f
 import type { Snapshot } from './config/snapshot.ts';
 import { loadConfigFile } from './config/load.ts';
 import { emptySnapshot, watchSnapshotSecret, type SnapshotSecretRef } from './config/kube-source.ts';
+import { providerEnvOnly } from './config/provider-env.ts';
 import { ConfigStore, watchConfigFile } from './config/store.ts';
 import { uncountedHangWarnings } from './config/hang-warnings.ts';
 import { Metrics } from './metrics.ts';
@@ -220,7 +221,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const env = opts.env ?? process.env;
   // Read first: a secret too short stops the start before anything is opened.
   const compactionSecret = compactionSecretFromEnv(env);
-  const loadOpts = { env, fakeBaseUrl: opts.fakeBaseUrl };
+  // A standalone file is its pod's own config; a published snapshot is anyone's who may write a
+  // ModelDeployment, so it sees only the provider variables the chart lists.
+  const loadOpts = { env: opts.snapshotSecret ? providerEnvOnly(env) : env, fakeBaseUrl: opts.fakeBaseUrl };
   const initial = opts.snapshotSecret
     ? { snapshot: emptySnapshot(opts.snapshotSecret), warnings: [] as string[], sha256: undefined }
     : await loadConfigFile(opts.configFile, { ...loadOpts, version: 1 });

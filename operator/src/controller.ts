@@ -37,6 +37,8 @@ export interface ControllerOptions {
   identity: string;
   log: ControllerLog;
   snapshotSecret?: string;
+  /** The variables the data-plane pods offer to apiKeyEnv (GANTRY_PROVIDER_ENV); default none. */
+  providerEnv?: readonly string[];
   leaseName?: string;
   leaseDurationSeconds?: number;
   /** Level-triggered safety net: reconcile even when no event arrived. */
@@ -138,6 +140,7 @@ export class Controller {
         secrets: this.informers.secretData(),
         secretLabels: this.informers.secretLabels(),
         snapshotSecret: this.snapshotName(),
+        providerEnv: new Set(this.opts.providerEnv ?? []),
         generatedKeys: this.informers.generatedKeys(FIELD_MANAGER),
         // Read only when the plan is over the limit, and once per version of the Secret.
         published: () =>

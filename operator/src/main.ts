@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { PROVIDER_ENV_VAR, providerEnvNames } from '@gantry/dataplane/config/provider-env';
 import { Controller } from './controller.ts';
 import { startHealthServer } from './health/server.ts';
 import { KubeClient } from './kube/client.ts';
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
     identity: o.identity,
     log,
     snapshotSecret: o['snapshot-secret'],
+    providerEnv: providerEnvNames(process.env[PROVIDER_ENV_VAR]),
     leaseName: o['lease-name'],
     leaseDurationSeconds: o.leaseDuration,
   });

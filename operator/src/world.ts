@@ -48,6 +48,11 @@ export interface World {
   /** Secret name → uid of the ApiKey whose generated key it holds (the operator made it). */
   generatedKeys: ReadonlyMap<string, string>;
   /**
+   * The variables the data-plane pods offer to `apiKeyEnv` (GANTRY_PROVIDER_ENV, which the chart
+   * renders into both Deployments); the pods see no other. Absent: none.
+   */
+  providerEnv?: ReadonlySet<string> | undefined;
+  /**
    * What the snapshot Secret holds now, when it can be read: the base when over the limit, and
    * needed only then. Reading it is a gunzip and a parse of the whole snapshot, so plan asks for
    * it only over the limit.

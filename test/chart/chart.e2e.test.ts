@@ -103,6 +103,7 @@ describe('the rendered chart on a real apiserver', () => {
         redis: { url: 'redis://redis:6379/0', existingSecret: 'gantry-redis' },
         autoscaling: { enabled: true, targetInflightRequestsPerPod: 50 },
         providerSecrets: ['gantry-provider-keys'],
+        providerEnv: ['OPENAI_API_KEY'],
         ingress: {
           enabled: true,
           className: 'nginx',
@@ -241,7 +242,8 @@ describe('a data plane with only its ServiceAccount token', () => {
       secrets,
       secretLabels: new Map([['gantry-provider-keys', { [CREDENTIALS_LABEL]: 'true' }]]),
       snapshotSecret: 'gantry-snapshot',
-      generatedKeys: new Map(),
+      // As the operator would have generated it for the ApiKey (no label needed).
+      generatedKeys: new Map([['team-a-app-key', observed.find((o) => o.kind === 'ApiKey')!.metadata.uid]]),
     });
     expect(p.verdicts.filter((v) => !v.ready)).toEqual([]);
     const published = {

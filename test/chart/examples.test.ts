@@ -110,7 +110,9 @@ describe('examples/', () => {
     ]);
 
     secrets.set('team-a-app-key', { key: 'sk-gantry-generated-example-0123456789' });
-    const second = plan({ ...world, secrets });
+    // Generated, so owned by its ApiKey: that Secret needs no label (one a user made would).
+    const owner = objects.find((o) => o.kind === 'ApiKey')!.metadata.uid;
+    const second = plan({ ...world, secrets, generatedKeys: new Map([['team-a-app-key', owner]]) });
     expect(second.generate).toEqual([]);
     expect(second.verdicts.filter((v) => !v.ready)).toEqual([]);
     expect(second.verdicts).toHaveLength(docs.length);

@@ -4,6 +4,8 @@
  * with assertions on the rendered objects. The operator e2e applies the same renderings to a
  * real kube-apiserver with --dry-run=server (test/harness/helm.ts renderChart).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KIND_INFO } from '../../crds/src/render.ts';
 import { helmBinary, lintChart, renderChart, renderNotes, type KubeObject } from '../harness/helm.ts';
@@ -15,6 +17,8 @@ interface EnvVar {
 }
 interface Container {
   name: string;
+  image?: string;
+  imagePullPolicy?: string;
   args?: string[];
   command?: string[];
   env?: EnvVar[];
@@ -66,6 +70,7 @@ const FEATURES = {
   },
   autoscaling: { enabled: true, targetInflightRequestsPerPod: 50 },
   providerSecrets: ['gantry-provider-keys'],
+  providerEnv: ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY'],
   ingress: {
     enabled: true,
     className: 'nginx',
@@ -161,7 +166,32 @@ describe('default install (operator mode)', () => {
     expect(c.args).toEqual(['--snapshot-secret', 'team-ns/gantry-snapshot', '--fake-provider', 'auto']);
     expect(podSpec(dataplane).automountServiceAccountToken).toBe(true);
     expect(podSpec(dataplane).volumes?.map((v) => v.name)).toEqual(['tmp']);
+    // No variable of the pod is offered to ModelDeployments' apiKeyEnv until listed.
+    expect(env(c, 'GANTRY_PROVIDER_ENV')).toEqual({ name: 'GANTRY_PROVIDER_ENV', value: '' });
     expect(objs.some((o) => o.kind === 'ConfigMap')).toBe(false);
+  });
+
+  it('runs the image of this release: a changed operator is a new tag, never a cached old image', () => {
+    // 0.1.0 is the operator before the credentials opt-in; with IfNotPresent a node that has it
+    // cached would run it under chart 0.3.
+    const root = join(import.meta.dirname, '../..');
+    const appVersion = /^appVersion: "(.+)"$/m.exec(
+      readFileSync(join(root, 'charts/gantry/Chart.yaml'), 'utf8'),
+    )?.[1];
+    expect(appVersion).toBe('0.2.0');
+    for (const name of ['gantry', 'gantry-operator']) {
+      const c = container(find(objs, 'Deployment', name));
+      expect(c.image).toBe('gantry:0.2.0');
+      expect(c.imagePullPolicy).toBe('IfNotPresent');
+    }
+    // The build instructions push the tag the chart pulls.
+    for (const file of ['README.md', 'Dockerfile']) {
+      const tags = [...readFileSync(join(root, file), 'utf8').matchAll(/gantry:(\d+\.\d+\.\d+)/g)].map(
+        (m) => m[1],
+      );
+      expect(tags.length, file).toBeGreaterThan(0);
+      expect(new Set(tags), file).toEqual(new Set([appVersion]));
+    }
   });
 
   it('gives the data plane get/list/watch on the snapshot Secret and nothing else', () => {
@@ -251,6 +281,8 @@ describe('standalone mode', () => {
     const d = find(objs, 'Deployment', 'gantry');
     expect(container(d).args).toEqual(['--config', '/etc/gantry/gantry.yaml', '--fake-provider', 'auto']);
     expect(podSpec(d).automountServiceAccountToken).toBe(false);
+    // The file is the pod's own config, written by whoever installs the chart: no list.
+    expect(env(container(d), 'GANTRY_PROVIDER_ENV')).toBeUndefined();
     expect(find(objs, 'ServiceAccount', 'gantry').automountServiceAccountToken).toBe(false);
     expect(container(d).volumeMounts).toContainEqual({
       name: 'config',
@@ -333,6 +365,11 @@ describe('every optional feature on', () => {
   it('wires provider Secrets and the admin key into the data plane', () => {
     const c = container(find(objs, 'Deployment', 'gantry'));
     expect(c.envFrom).toEqual([{ secretRef: { name: 'gantry-provider-keys' } }]);
+    // Published ModelDeployments may name these alone; the operator is told the same list.
+    for (const name of ['gantry', 'gantry-operator'])
+      expect(env(container(find(objs, 'Deployment', name)), 'GANTRY_PROVIDER_ENV')?.value).toBe(
+        'OPENAI_API_KEY,ANTHROPIC_API_KEY',
+      );
     expect(env(c, 'GANTRY_ADMIN_KEY')?.valueFrom?.secretKeyRef).toEqual({
       name: 'gantry-admin',
       key: 'admin-key',
@@ -378,6 +415,17 @@ describe('values', () => {
       /must not carry credentials/,
     ],
     ['two replicas without Redis', { replicaCount: 2 }, /needs shared state/],
+    [
+      'providerSecrets in operator mode without providerEnv',
+      { providerSecrets: ['gantry-provider-keys'] },
+      /list in providerEnv the variables/,
+    ],
+    [
+      'a GANTRY_* name in providerEnv',
+      { providerEnv: ['OPENAI_API_KEY', 'GANTRY_REDIS_PASSWORD'] },
+      /providerEnv: GANTRY_REDIS_PASSWORD is one of the gateway's own settings/,
+    ],
+    ['a providerEnv entry that is no variable name', { providerEnv: ['OPENAI-KEY'] }, /providerEnv/],
     [
       'a drain longer than the grace period',
       { shutdown: { preStopSeconds: 5, drainSeconds: 58 } },

@@ -402,7 +402,10 @@ describe('operator', () => {
   it('a broken reference sets Ready=False with a reason and the rest keeps serving', async () => {
     await core.createNamespacedSecret({
       namespace: NS,
-      body: { metadata: { name: 'stray-key' }, stringData: { key: 'sk-stray' } },
+      body: {
+        metadata: { name: 'stray-key', labels: { 'gantry.dev/credentials': 'true' } },
+        stringData: { key: 'sk-stray' },
+      },
     });
     await create('apikeys', 'stray', { tenantRef: { name: 'nobody' }, secretRef: { name: 'stray-key' } });
     const r = await until('stray not ready', async () => {
@@ -414,6 +417,23 @@ describe('operator', () => {
       expect(await modelsOn(pod, key)).toContain('gpt-4o-mini');
       expect(await modelsOn(pod, 'sk-stray')).toBeUndefined();
     }
+  });
+
+  it('a ModelDeployment whose apiKeyEnv names a GANTRY_* variable is EnvNotAllowed and not published', async () => {
+    await create('modeldeployments', 'exfil', {
+      model: 'gpt-exfil',
+      provider: 'openai',
+      upstreamModel: 'gpt-4o-mini',
+      baseUrl: `${fake.url}/v1`,
+      apiKeyEnv: 'GANTRY_REDIS_PASSWORD',
+    });
+    const c = await until('exfil EnvNotAllowed', async () => {
+      const r = (await readyOf('modeldeployments', 'exfil')).condition;
+      return r?.reason === 'EnvNotAllowed' ? r : undefined;
+    });
+    expect(c).toMatchObject({ status: 'False' });
+    expect(await publishedSnapshot()).not.toContain('gpt-exfil');
+    await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'modeldeployments', name: 'exfil' });
   });
 
   it('a Secret not labelled as credentials is SecretNotLabelled and not published; labelled, it serves', async () => {
@@ -429,20 +449,35 @@ describe('operator', () => {
       baseUrl: `${fake.url}/v1`,
       credentialsSecretRef: { name: 'team-db', key: 'password' },
     });
-    // Its own tenant and a key from a Secret its user made: key Secrets need no label.
+    // Its own tenant and a key from a Secret its user made: that Secret opts in the same way.
     await core.createNamespacedSecret({
       namespace: NS,
       body: { metadata: { name: 'labels-key' }, stringData: { key: 'sk-labels' } },
     });
     await create('tenants', 'labels', { models: ['gpt-late'] });
     await create('apikeys', 'labels', { tenantRef: { name: 'labels' }, secretRef: { name: 'labels-key' } });
-    const refused = await until('late-label SecretNotLabelled', async () => {
-      const c = (await readyOf('modeldeployments', 'late-label')).condition as
-        { status: string; reason: string; message: string } | undefined;
-      return c?.reason === 'SecretNotLabelled' ? c : undefined;
-    });
+    const notLabelled = (plural: string, name: string) =>
+      until(`${name} SecretNotLabelled`, async () => {
+        const c = (await readyOf(plural, name)).condition as
+          { status: string; reason: string; message: string } | undefined;
+        return c?.reason === 'SecretNotLabelled' ? c : undefined;
+      });
+    const refused = await notLabelled('modeldeployments', 'late-label');
     expect(refused.status).toBe('False');
     expect(refused.message).toContain(`kubectl -n ${NS} label secret team-db gantry.dev/credentials=true`);
+    const keyRefused = await notLabelled('apikeys', 'labels');
+    expect(keyRefused.message).toContain(
+      `kubectl -n ${NS} label secret labels-key gantry.dev/credentials=true`,
+    );
+    for (const pod of pods) expect(await modelsOn(pod, 'sk-labels')).toBeUndefined();
+    await core.patchNamespacedSecret(
+      {
+        name: 'labels-key',
+        namespace: NS,
+        body: { metadata: { labels: { 'gantry.dev/credentials': 'true' } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     for (const pod of pods)
       await until('labels key served', async () => ((await modelsOn(pod, 'sk-labels')) ? true : undefined));
     expect((await readyOf('apikeys', 'labels')).condition).toMatchObject({
@@ -745,7 +780,10 @@ describe('operator', () => {
     // The new leader publishes changes.
     await core.createNamespacedSecret({
       namespace: NS,
-      body: { metadata: { name: 'late-key' }, stringData: { key: 'sk-late' } },
+      body: {
+        metadata: { name: 'late-key', labels: { 'gantry.dev/credentials': 'true' } },
+        stringData: { key: 'sk-late' },
+      },
     });
     await create('apikeys', 'late', { tenantRef: { name: 'acme' }, secretRef: { name: 'late-key' } });
     for (const pod of pods)

@@ -112,6 +112,14 @@ Secret (secretKeyRef), never as a literal value in the pod spec.
 {{- if and .Values.redis.existingSecret (not .Values.redis.url) }}
 {{- fail "redis.existingSecret is set but redis.url is empty" }}
 {{- end }}
+{{- range .Values.providerEnv }}
+{{- if regexMatch "(?i)^gantry_" . }}
+{{- fail (printf "providerEnv: %s is one of the gateway's own settings, never a provider key" .) }}
+{{- end }}
+{{- end }}
+{{- if and (include "gantry.operatorMode" .) .Values.providerSecrets (not .Values.providerEnv) }}
+{{- fail "providerSecrets in operator mode: list in providerEnv the variables of those Secrets that ModelDeployments may name with apiKeyEnv (the data plane offers them no other; docs/chart.md, Upgrading to 0.3)" }}
+{{- end }}
 {{- if gt (add .Values.shutdown.preStopSeconds .Values.shutdown.drainSeconds 5) (int .Values.terminationGracePeriodSeconds) }}
 {{- fail "shutdown.preStopSeconds + shutdown.drainSeconds must leave at least 5 s of terminationGracePeriodSeconds (for settlement and exit)" }}
 {{- end }}

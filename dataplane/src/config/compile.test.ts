@@ -241,6 +241,24 @@ describe('credentials', () => {
     ]);
   });
 
+  it.each([
+    ['set', { GANTRY_REDIS_PASSWORD: 'redis-pw' }, undefined],
+    ['unset, even with the fake provider on', {}, () => 'http://127.0.0.1:9999/fake'],
+  ])('a GANTRY_* variable (%s) is never a provider key: an error naming the field', (_, env, fakeBaseUrl) => {
+    for (const name of ['GANTRY_REDIS_PASSWORD', 'gantry_admin_key']) {
+      const errs = errors(
+        compile(located(md('d', { apiKeyEnv: name, baseUrl: 'http://evil.example/v1' })), {
+          ...baseOpts,
+          env,
+          fakeBaseUrl,
+        }),
+      );
+      expect(errs).toEqual([
+        `gantry.yaml document 1 (ModelDeployment/d): spec.apiKeyEnv: GANTRY_* variables are the gateway's own settings (Redis password, admin key, compaction secret), never a provider key (${name})`,
+      ]);
+    }
+  });
+
   it('offline mode: a missing key switches the deployment to the fake provider, with a warning', () => {
     const asked: ProviderKind[] = [];
     const fakeBaseUrl = (p: ProviderKind) => {

@@ -34,6 +34,16 @@ export interface CompileOptions {
   now?: Date;
 }
 
+/**
+ * Part of the message for an apiKeyEnv naming a GANTRY_* variable; the operator matches it to
+ * report EnvNotAllowed.
+ */
+export const API_KEY_ENV_NOT_ALLOWED =
+  "GANTRY_* variables are the gateway's own settings (Redis password, admin key, compaction secret), never a provider key";
+
+/** GANTRY_* in any case: on a case-insensitive environment gantry_admin_key is the same variable. */
+export const isGatewaySetting = (name: string): boolean => /^gantry_/i.test(name);
+
 export type CompileResult =
   { ok: true; snapshot: Snapshot; warnings: string[] } | { ok: false; errors: string[] };
 
@@ -145,6 +155,12 @@ function compileDeployment(
     return undefined;
   }
   let apiKey: string | undefined;
+  if (s.apiKeyEnv !== undefined && isGatewaySetting(s.apiKeyEnv)) {
+    // The key goes to a baseUrl the deployment's author picks: GANTRY_REDIS_PASSWORD there is
+    // the Redis password sent upstream, set or not (the fake provider must not mask it either).
+    errors.push(`${where}: spec.apiKeyEnv: ${API_KEY_ENV_NOT_ALLOWED} (${s.apiKeyEnv})`);
+    return undefined;
+  }
   if (s.apiKeyEnv !== undefined) {
     apiKey = opts.env[s.apiKeyEnv];
     if (apiKey === undefined || apiKey === '') {

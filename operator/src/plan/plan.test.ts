@@ -39,6 +39,7 @@ const baseSecrets: [string, Record<string, string>][] = [
   ['openai', { apiKey: 'sk-upstream' }],
   ['ci-key', { key: 'sk-gantry-ci' }],
 ];
+const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
 const optedIn = { [CREDENTIALS_LABEL]: 'true' };
 /** Every Secret opted in unless `labels` says otherwise, so other rules are tested on their own. */
 const world = (
@@ -226,6 +227,7 @@ describe('plan', () => {
     const secrets: [string, Record<string, string>][] = [...baseSecrets, ['redis', { password: 'redis-pw' }]];
     const labelled = (redis: Record<string, string>): [string, Record<string, string>][] => [
       ['openai', optedIn],
+      ['ci-key', optedIn],
       ['redis', redis],
     ];
 
@@ -242,18 +244,24 @@ describe('plan', () => {
       // The rest keeps serving.
       expect(p.credentials).toEqual({ 'gpt-a': 'sk-upstream' });
       expect(verdict(p.verdicts, 'ModelDeployment', 'gpt-a')).toMatchObject({ ready: true });
-      // An ApiKey's key Secret (ci-key, unlabelled here) needs no label.
-      expect(verdict(p.verdicts, 'ApiKey', 'ci')).toMatchObject({ ready: true, reason: 'Published' });
     });
 
     it('a Secret without any labels is refused too; once labelled, the same deployment is published', () => {
-      const before = plan(world([...healthy(), other], secrets, [], [['openai', optedIn]]));
+      const before = plan(
+        world(
+          [...healthy(), other],
+          secrets,
+          [],
+          [
+            ['openai', optedIn],
+            ['ci-key', optedIn],
+          ],
+        ),
+      );
       expect(verdict(before.verdicts, 'ModelDeployment', 'gpt-b')?.reason).toBe('SecretNotLabelled');
       // The label does not open a Secret no ModelDeployment may name (an ApiKey's key).
       const thief = deployment('thief', 'steal', { credentialsSecretRef: { name: 'ci-key', key: 'key' } });
-      const after = plan(
-        world([...healthy(), other, thief], secrets, [], [...labelled(optedIn), ['ci-key', optedIn]]),
-      );
+      const after = plan(world([...healthy(), other, thief], secrets, [], labelled(optedIn)));
       expect(verdict(after.verdicts, 'ModelDeployment', 'thief')?.reason).toBe('SecretNotAllowed');
       expect(verdict(after.verdicts, 'ModelDeployment', 'gpt-b')).toMatchObject({
         ready: true,
@@ -275,6 +283,78 @@ describe('plan', () => {
         expect(p.credentials['gpt-b']).toBeUndefined();
       },
     );
+  });
+
+  describe('apiKeyEnv names only a provider variable the data-plane pods offer', () => {
+    // The chart puts GANTRY_REDIS_PASSWORD (and the admin key) in the pods' env; the key of an
+    // apiKeyEnv goes to the baseUrl the deployment's author picks.
+    const byEnv = (name: string) =>
+      deployment('evil', 'x', {
+        baseUrl: 'http://evil.example/v1',
+        credentialsSecretRef: undefined,
+        apiKeyEnv: name,
+      });
+    const served = (p: ReturnType<typeof plan>, env: Record<string, string>) => {
+      const doc = {
+        format: PUBLISHED_FORMAT,
+        version: 1,
+        hash: p.hash,
+        manifests: p.manifests,
+        credentials: p.credentials,
+      };
+      const r = compilePublished(JSON.stringify(doc), { env, source: 't' });
+      if (!r.ok) throw new Error(r.errors.join('; '));
+      return [...r.snapshot.models.values()].flatMap((m) => m.deployments.map((d) => d.target));
+    };
+
+    it.each(['GANTRY_REDIS_PASSWORD', 'GANTRY_ADMIN_KEY', 'gantry_compaction_secret'])(
+      '%s is EnvNotAllowed, listed or not, and not published',
+      (name) => {
+        const p = plan({ ...world([...healthy(), byEnv(name)]), providerEnv: new Set([name]) });
+        expect(verdict(p.verdicts, 'ModelDeployment', 'evil')).toMatchObject({
+          ready: false,
+          reason: 'EnvNotAllowed',
+          message: expect.stringContaining(
+            `spec.apiKeyEnv: GANTRY_* variables are the gateway's own settings`,
+          ),
+        });
+        expect(p.manifests.map((m) => m.metadata.name)).not.toContain('evil');
+        expect(served(p, { [name]: 'redis-pw' })).not.toContainEqual(
+          expect.objectContaining({ apiKey: 'redis-pw' }),
+        );
+        expect(verdict(p.verdicts, 'ModelDeployment', 'gpt-a')).toMatchObject({ ready: true });
+      },
+    );
+
+    it('a variable the pods do not offer (KUBERNETES_*, a cloud credential) is EnvNotAllowed', () => {
+      const p = plan({
+        ...world([...healthy(), byEnv('AWS_SECRET_ACCESS_KEY')]),
+        providerEnv: new Set(['OPENAI_API_KEY']),
+      });
+      expect(verdict(p.verdicts, 'ModelDeployment', 'evil')).toMatchObject({
+        ready: false,
+        reason: 'EnvNotAllowed',
+        message:
+          "spec.apiKeyEnv: AWS_SECRET_ACCESS_KEY is not a provider variable the data plane offers (GANTRY_PROVIDER_ENV, the chart's providerEnv; listed: OPENAI_API_KEY); list it there, or use spec.credentialsSecretRef",
+      });
+      // Without a list the pods offer nothing.
+      const none = plan(world([...healthy(), byEnv('OPENAI_API_KEY')]));
+      expect(verdict(none.verdicts, 'ModelDeployment', 'evil')?.message).toContain('listed: none');
+    });
+
+    it('a listed variable is published', () => {
+      const p = plan({
+        ...world([...healthy(), byEnv('OPENAI_API_KEY')]),
+        providerEnv: new Set(['OPENAI_API_KEY']),
+      });
+      expect(verdict(p.verdicts, 'ModelDeployment', 'evil')).toMatchObject({
+        ready: true,
+        reason: 'Published',
+      });
+      expect(served(p, { OPENAI_API_KEY: 'sk-listed' })).toContainEqual(
+        expect.objectContaining({ baseUrl: 'http://evil.example/v1', apiKey: 'sk-listed' }),
+      );
+    });
   });
 
   describe('Secrets an object may not reach', () => {
@@ -389,6 +469,78 @@ describe('plan', () => {
         // In the same second, the lower uid.
         const tie = plan(world([...healthy().slice(0, 2), at(victim, 1, 'uid-b'), hijack(1, 'uid-a')]));
         expect(verdict(tie.verdicts, 'ApiKey', 'ci')).toMatchObject({ reason: 'DuplicateKey' });
+      });
+
+      it('must be labelled like a credential: unlabelled, the ApiKey is SecretNotLabelled and nothing of it is read', () => {
+        const p = plan(world(healthy(), baseSecrets, [], [['openai', optedIn]]));
+        expect(verdict(p.verdicts, 'ApiKey', 'ci')).toMatchObject({
+          ready: false,
+          reason: 'SecretNotLabelled',
+          message:
+            "Secret ci-key is not labelled gantry.dev/credentials=true, so it may not serve as an ApiKey's key; if it is meant to: kubectl -n gantry label secret ci-key gantry.dev/credentials=true",
+        });
+        expect(p.manifests.some((m) => m.kind === 'ApiKey')).toBe(false);
+        expect(JSON.stringify(p)).not.toContain(sha256('sk-gantry-ci'));
+        // Not regenerated over either: the user's Secret exists.
+        expect(p.generate).toEqual([]);
+        const wrong = plan(
+          world(
+            healthy(),
+            baseSecrets,
+            [],
+            [
+              ['openai', optedIn],
+              ['ci-key', { [CREDENTIALS_LABEL]: 'yes' }],
+            ],
+          ),
+        );
+        expect(verdict(wrong.verdicts, 'ApiKey', 'ci')?.message).toContain('--overwrite');
+      });
+
+      it('the key the operator generated for this ApiKey needs no label', () => {
+        const p = plan(world([...healthy().slice(0, 2), victim], baseSecrets, [['ci-key', victimUid]], []));
+        expect(verdict(p.verdicts, 'ApiKey', 'ci')).toMatchObject({ ready: true, reason: 'Published' });
+      });
+
+      it('an ApiKey cannot test keyHash guesses against an unlabelled Secret (the Redis password)', () => {
+        const guess = (name: string, value: string, second: number) =>
+          at(obj('ApiKey', name, { tenantRef: { name: 'acme' }, keyHash: sha256(value) }), second);
+        const probe = at(
+          obj('ApiKey', 'probe', {
+            tenantRef: { name: 'acme' },
+            secretRef: { name: 'redis', key: 'password' },
+          }),
+          9,
+        );
+        const p = plan(
+          world(
+            [...healthy(), guess('g1', 'letmein', 1), guess('g2', 'redis-pw', 2), probe],
+            [...baseSecrets, ['redis', { password: 'redis-pw' }]],
+            [],
+            [
+              ['openai', optedIn],
+              ['ci-key', optedIn],
+            ],
+          ),
+        );
+        expect(verdict(p.verdicts, 'ApiKey', 'probe')).toMatchObject({
+          ready: false,
+          reason: 'SecretNotLabelled',
+        });
+        expect(verdict(p.verdicts, 'ApiKey', 'g2')).toMatchObject({ ready: true });
+        expect(JSON.stringify(p.verdicts)).not.toContain('DuplicateKey');
+      });
+
+      it('DuplicateKey names the older ApiKey only within its tenant', () => {
+        const rival = at(
+          obj('ApiKey', 'zzz', { tenantRef: { name: 'other' }, secretRef: { name: 'ci-key' } }),
+          2,
+        );
+        const p = plan(world([...healthy().slice(0, 2), tenant('other', ['*']), at(victim, 1), rival]));
+        expect(verdict(p.verdicts, 'ApiKey', 'zzz')).toMatchObject({
+          reason: 'DuplicateKey',
+          message: 'the same key is already used by an older ApiKey',
+        });
       });
 
       it("a ModelDeployment naming an ApiKey's key is SecretNotAllowed; another key of that Secret is not", () => {

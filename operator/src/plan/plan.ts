@@ -6,7 +6,13 @@
  */
 import { compileValidators, formatAjvErrors, type KindName, type Manifest } from '@gantry/crds';
 import { createHash } from 'node:crypto';
-import { compile, type LocatedManifest } from '@gantry/dataplane/config/compile';
+import {
+  API_KEY_ENV_NOT_ALLOWED,
+  compile,
+  isGatewaySetting,
+  type LocatedManifest,
+} from '@gantry/dataplane/config/compile';
+import { PROVIDER_ENV_VAR } from '@gantry/dataplane/config/provider-env';
 import {
   objectKey,
   olderFirst,
@@ -66,10 +72,11 @@ export interface Plan {
 export const API_VERSION = 'gantry.dev/v1alpha1';
 export const DEFAULT_KEY_FIELD = 'key';
 /**
- * The label a Secret's owner sets to let ModelDeployments use it as provider credentials. The
- * operator can read every Secret of its namespace; without this opt-in, whoever may write a
- * ModelDeployment could have any of them (a Redis password, a TLS key) sent to a baseUrl of
- * their choosing.
+ * The label a Secret's owner sets to let the operator read it for an object: a ModelDeployment's
+ * provider credentials or an ApiKey's key. The operator can read every Secret of its namespace;
+ * without this opt-in, whoever may write a ModelDeployment could have any of them (a Redis
+ * password, a TLS key) sent to a baseUrl of their choosing, and whoever may write ApiKeys could
+ * test guesses of one against DuplicateKey.
  */
 export const CREDENTIALS_LABEL = 'gantry.dev/credentials';
 export const CREDENTIALS_LABEL_VALUE = 'true';
@@ -288,6 +295,10 @@ function resolveSecrets(
   keyHolders: ReadonlyMap<string, ReadonlyMap<string, string>>,
 ): Resolved {
   if (manifest.kind === 'ModelDeployment') {
+    const env = manifest.spec.apiKeyEnv;
+    // GANTRY_* names are the data plane's compile error (EnvNotAllowed below, in every mode).
+    if (env !== undefined && !isGatewaySetting(env) && !world.providerEnv?.has(env))
+      return { ok: false, reason: 'EnvNotAllowed', message: envNotListed(env, world.providerEnv) };
     const ref = manifest.spec.credentialsSecretRef;
     if (ref === undefined) return { ok: true, manifest };
     // The credential travels to the deployment's baseUrl, which its author chooses: a gateway
@@ -307,13 +318,8 @@ function resolveSecrets(
       };
     const secret = world.secrets.get(ref.name);
     if (!secret) return { ok: false, reason: 'SecretNotFound', message: `Secret ${ref.name} not found` };
-    const optIn = world.secretLabels.get(ref.name)?.[CREDENTIALS_LABEL];
-    if (optIn !== CREDENTIALS_LABEL_VALUE)
-      return {
-        ok: false,
-        reason: 'SecretNotLabelled',
-        message: notLabelled(world.namespace, ref.name, optIn),
-      };
+    const unlabelled = refuseUnlabelled(world, ref.name, 'provider credentials');
+    if (unlabelled) return unlabelled;
     const value = secret[ref.key];
     if (value === undefined || value === '')
       return { ok: false, reason: 'SecretKeyNotFound', message: `Secret ${ref.name} has no key ${ref.key}` };
@@ -347,6 +353,12 @@ function resolveSecrets(
     generate.push({ apiKey: obj.metadata, secretName: secretRef.name, dataKey });
     return { ok: false, reason: 'KeyPending', message: `generating a key into Secret ${secretRef.name}` };
   }
+  // Hashed, its value is still told by DuplicateKey against a keyHash guess: a user's Secret
+  // opts in like a credential; only the one the operator generated for this ApiKey need not.
+  if (owner === undefined) {
+    const unlabelled = refuseUnlabelled(world, secretRef.name, "an ApiKey's key");
+    if (unlabelled) return unlabelled;
+  }
   const value = secret[dataKey];
   // Never overwrite a Secret someone else made: report instead.
   if (value === undefined || value === '')
@@ -358,14 +370,34 @@ function resolveSecrets(
   return { ok: true, manifest: { ...manifest, spec: { ...spec, keyHash: sha256(value) } } };
 }
 
+/** The data-plane pods see only the listed variables, so any other would be unset there. */
+function envNotListed(name: string, listed: ReadonlySet<string> | undefined): string {
+  const now = listed && listed.size > 0 ? [...listed].sort().join(', ') : 'none';
+  return `spec.apiKeyEnv: ${name} is not a provider variable the data plane offers (${PROVIDER_ENV_VAR}, the chart's providerEnv; listed: ${now}); list it there, or use spec.credentialsSecretRef`;
+}
+
+/**
+ * Every Secret the operator reads on an object's behalf must opt in (but the keys it generated
+ * itself): RBAC lets it read all of the namespace, the object's author only some.
+ */
+function refuseUnlabelled(world: World, secret: string, use: string): Resolved | undefined {
+  const optIn = world.secretLabels.get(secret)?.[CREDENTIALS_LABEL];
+  if (optIn === CREDENTIALS_LABEL_VALUE) return undefined;
+  return {
+    ok: false,
+    reason: 'SecretNotLabelled',
+    message: notLabelled(world.namespace, secret, optIn, use),
+  };
+}
+
 /** What the Secret lacks, and the command that grants it, for a person reading the condition. */
-function notLabelled(namespace: string, secret: string, value: string | undefined): string {
+function notLabelled(namespace: string, secret: string, value: string | undefined, use: string): string {
   const label = `${CREDENTIALS_LABEL}=${CREDENTIALS_LABEL_VALUE}`;
   const why =
     value === undefined
       ? `Secret ${secret} is not labelled ${label}`
       : `Secret ${secret} is labelled ${CREDENTIALS_LABEL}=${value}, not ${CREDENTIALS_LABEL_VALUE}`;
-  return `${why}, so it may not serve as provider credentials; if it is meant to: kubectl -n ${namespace} label secret ${secret} ${label}${value === undefined ? '' : ' --overwrite'}`;
+  return `${why}, so it may not serve as ${use}; if it is meant to: kubectl -n ${namespace} label secret ${secret} ${label}${value === undefined ? '' : ' --overwrite'}`;
 }
 
 /**
@@ -394,13 +426,14 @@ const isApiKey = (c: Candidate): c is Candidate & { manifest: Extract<Manifest, 
 /**
  * Two ApiKeys with one key would make the key's tenant ambiguous: the one created first keeps
  * it (ties by uid). By name, an ApiKey named to sort first could take over a key someone else's
- * ApiKey already serves, just by naming its Secret.
+ * ApiKey already serves, just by naming its Secret. The older one is named only within its
+ * tenant: across tenants the name told one tenant's writer which other tenant's key a guess hit.
  */
 function rejectDuplicateKeys(
   candidates: readonly Candidate[],
   fail: (obj: ObservedObject, reason: string, message: string) => void,
 ): void {
-  const byHash = new Map<string, string>();
+  const byHash = new Map<string, { name: string; tenant: string }>();
   const oldestFirst = candidates
     .filter(isApiKey)
     .sort(
@@ -410,9 +443,17 @@ function rejectDuplicateKeys(
     );
   for (const c of oldestFirst) {
     const hash = c.manifest.spec.keyHash!;
+    const tenant = c.manifest.spec.tenantRef.name;
     const first = byHash.get(hash);
-    if (first === undefined) byHash.set(hash, c.obj.metadata.name);
-    else fail(c.obj, 'DuplicateKey', `the same key is already used by ApiKey ${first}, which is older`);
+    if (first === undefined) byHash.set(hash, { name: c.obj.metadata.name, tenant });
+    else
+      fail(
+        c.obj,
+        'DuplicateKey',
+        first.tenant === tenant
+          ? `the same key is already used by ApiKey ${first.name}, which is older`
+          : 'the same key is already used by an older ApiKey',
+      );
   }
 }
 
@@ -454,6 +495,7 @@ function reasonOf(error: string): string {
   if (/(GuardrailPolicy|CachePolicy) .* not found/.test(error)) return 'PolicyNotFound';
   if (/no ModelDeployment serves/.test(error)) return 'ModelNotFound';
   if (/already defined/.test(error)) return 'Duplicate';
+  if (error.includes(API_KEY_ENV_NOT_ALLOWED)) return 'EnvNotAllowed';
   return 'Invalid';
 }
 
