@@ -57,7 +57,7 @@ export type UpstreamErrorKind =
   | 'too_large' // this request alone exceeds the deployment's limit (tokens per minute, bytes): caller, 413
   | 'bad_reference' // a 403/404 blaming an object the request names, not the deployment: caller, 404
   | 'network' // connection refused/reset before headers
-  | 'oversized' // a stream's line or event past the SSE parser's bound: the upstream's fault, fail over
+  | 'oversized' // a stream's line or event past the SSE parser's bound: stop, no deployment fault
   | 'timeout'; // connect/headers/total/first-token timeout
 
 export interface UpstreamError {

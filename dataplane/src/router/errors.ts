@@ -24,6 +24,16 @@ export function toGatewayError(e: UpstreamError, deployment: string): GatewayErr
       return new GatewayError('not_found', e.message, e.param === undefined ? {} : { param: e.param });
     case 'timeout':
       return new GatewayError('upstream_timeout', `deployment ${deployment}: ${e.message}`);
+    case 'oversized':
+      // A 502, since a broken upstream sends such an event too; but the same request would
+      // likely get the same event (it can be the request's doing: echo and logprobs of a long
+      // prompt), so the SDKs are told not to repeat it, each repeat reading 16 MiB again.
+      return new GatewayError(
+        'upstream_error',
+        `deployment ${deployment} failed: ${e.message}, the gateway's bound on one streamed event ` +
+          '(a request for echo or logprobs of a long prompt can reach it)',
+        { headers: { 'x-should-retry': 'false' } },
+      );
     case 'overloaded': {
       // The provider said "busy, come back" (503, Anthropic's 529): the caller hears the same,
       // not a 502 that reads as a broken answer.

@@ -121,10 +121,10 @@ describe('readChunks: one step per upstream read', () => {
     expect(textOf(steps)).toBe('a');
   });
 
-  it('an upstream line that never ends fails the stream as the upstream’s fault, not the process’s memory', async () => {
+  it('an upstream line that never ends fails the stream with its own kind, not the process’s memory', async () => {
     const endless = Buffer.from('x'.repeat(1024 * 1024));
     const reads = [Buffer.from(delta('a') + 'data: '), ...Array.from({ length: 17 }, () => endless)];
-    // Its own kind, not a broken connection's: logs, metrics and the failover say what happened.
+    // Its own kind, not a broken connection's: logs, metrics and the router say what happened.
     const failure = await run(reads).then(
       () => undefined,
       (err: unknown) => err,

@@ -76,12 +76,11 @@ describe('decide: the whole input space', () => {
   ): Decision {
     const callersFault =
       kind === 'bad_request' || kind === 'content_policy' || kind === 'too_large' || kind === 'bad_reference';
-    if (callersFault || exhausted) return STOP;
+    // An oversized event may be the request's doing: neither failed over nor retried.
+    if (callersFault || kind === 'oversized' || exhausted) return STOP;
     if (kind === 'context_length') return LARGER;
     if (hasAlternative) return NEXT;
-    // An oversized line is not retried either: the same upstream would likely send it again.
-    const brokenOrSilent =
-      kind === 'timeout' || kind === 'auth' || kind === 'not_found' || kind === 'oversized';
+    const brokenOrSilent = kind === 'timeout' || kind === 'auth' || kind === 'not_found';
     if (brokenOrSilent || sameRetries >= cfg.maxSameRetries) return STOP;
     if (kind === 'rate_limited' && retryAfterMs !== undefined) {
       if (retryAfterMs > cfg.maxRetryAfterMs || retryAfterMs >= remainingMs) return STOP;
@@ -247,7 +246,8 @@ describe('isDeploymentFault', () => {
     overloaded: true,
     network: true,
     timeout: true,
-    oversized: true,
+    // A caller can ask for an event past the bound (echo with logprobs of a long prompt).
+    oversized: false,
     auth: true,
     not_found: true,
     rate_limited: false,
@@ -395,7 +395,7 @@ describe('retryable', () => {
     network: true,
     rate_limited: true,
     timeout: false,
-    // The same upstream would likely send the same line again: failed over instead.
+    // The same upstream would likely send the same event again (decide stops before asking).
     oversized: false,
     auth: false,
     not_found: false,
@@ -492,11 +492,12 @@ describe('cutByDeadline', () => {
 describe('isStreamFault: what a stream’s end counts against its deployment', () => {
   const e = (kind: UpstreamErrorKind): UpstreamError => ({ kind, status: 0, message: kind });
   it('a cut or the provider’s own failure', () => {
-    for (const kind of ['server', 'overloaded', 'network', 'timeout', 'oversized'] as const)
+    for (const kind of ['server', 'overloaded', 'network', 'timeout'] as const)
       expect(isStreamFault(e(kind))).toBe(true);
   });
-  it('not an error about the request, a rate limit, or credentials that already worked', () => {
+  it('not an error about the request, a rate limit, credentials that already worked, or an event past the bound', () => {
     for (const kind of [
+      'oversized',
       'bad_request',
       'content_policy',
       'context_length',

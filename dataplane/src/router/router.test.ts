@@ -818,6 +818,51 @@ describe('a stream’s verdict at its end', () => {
   });
 });
 
+describe('an event past the SSE bound (oversized)', () => {
+  const a = dep('a', 'm', 1);
+  const b = dep('b', 'm', 2);
+  const c = dep('c', 'm', 3);
+  const snap = snapshot([{ model: 'm', deployments: [a, b, c] }]);
+  const LIMIT = 'upstream sent an event-stream line longer than 16777216 bytes';
+  const big = () => failure('oversized', undefined, LIMIT);
+
+  it('one deployment is read, the caller gets the limit, and no circuit opens however often it is asked', async () => {
+    // A caller can shape such an event (echo and logprobs of a long prompt): failed over, each
+    // request read 16 MiB from every deployment and three of them opened every circuit.
+    for (let i = 0; i < breakerCfg.failureThreshold + 2; i++) {
+      const { calls, attempt } = script({ a: [big()], b: ['B'], c: ['C'] });
+      const err = await gatewayError(makeRouter().execute(request(snap, 'm'), attempt));
+      expect(calls).toEqual(['a']);
+      expect(err.status).toBe(502);
+      expect(err.message).toContain('16777216 bytes');
+      expect(err.headers['x-should-retry']).toBe('false');
+      expect(err.headers['x-gantry-failed']).toBe('a');
+    }
+    for (const d of [a, b, c]) {
+      expect(health.circuitState(d.name)).toBe('closed');
+      expect(inflight(d)).toBe(0);
+    }
+    expect(observed.map((o) => o.outcome)).toEqual(Array(breakerCfg.failureThreshold + 2).fill('oversized'));
+    const next = await makeRouter().execute(request(snap, 'm'), script({ a: ['A'] }).attempt);
+    expect(next.value).toBe('A');
+  });
+
+  it('after the first token it is no verdict: the deployment’s past faults neither grow nor clear', async () => {
+    const router = makeRouter();
+    const streaming = { ...request(snap, 'm'), verdictAtEnd: true };
+    const cut = { kind: 'network', status: 0, message: 'reset' } as const;
+    for (let i = 0; i < breakerCfg.failureThreshold - 1; i++)
+      router.streamEnded(await router.execute(streaming, script({ a: ['s'] }).attempt), cut);
+    for (let i = 0; i < breakerCfg.failureThreshold; i++) {
+      router.streamEnded(await router.execute(streaming, script({ a: ['s'] }).attempt), big().upstream);
+      expect(health.circuitState('a')).toBe('closed');
+    }
+    // Not cleared either: one more cut is the threshold's.
+    router.streamEnded(await router.execute(streaming, script({ a: ['s'] }).attempt), cut);
+    expect(health.circuitState('a')).toBe('open');
+  });
+});
+
 describe('a create cut by the request deadline', () => {
   const a = dep('a', 'm', 1);
   const b = dep('b', 'm', 2);
