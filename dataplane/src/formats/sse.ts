@@ -25,6 +25,8 @@ export class SseParser {
   private first: string | undefined;
   /** Its further data lines, when there are any. */
   private more: string[] | undefined;
+  /** How many of the event's data lines (`first`, then `more`) are copies already (`detachOpen`). */
+  private detached = 0;
   private eventUnits = 0;
   private eventBytes = -1;
   /**
@@ -69,7 +71,27 @@ export class SseParser {
     }
     if (loneCr) this.anyBreaks(buf, start, out);
     else this.lfBreaks(buf, start, first + buf.length - text.length, out);
+    if (this.first !== undefined) this.detachOpen();
     return out;
+  }
+
+  /**
+   * The data lines of an event still open when a read ends wait for a later read; as slices
+   * they would each keep alive the whole read they came in (V8 keeps a slice as a view of its
+   * parent), comments and all, which the event's bound does not see: 4,000 reads of a 16-byte
+   * data line and a 64 KiB comment kept 262 MB for 68 KB of data. So each is copied here, once;
+   * an event that ends within its read (nearly all) copies nothing. A line that has not ended
+   * and the event's name keep at most one read each, as they are replaced by the next.
+   */
+  private detachOpen(): void {
+    if (this.detached === 0) {
+      this.first = detach(this.first!);
+      this.detached = 1;
+    }
+    const more = this.more;
+    if (more === undefined) return;
+    for (let i = this.detached - 1; i < more.length; i++) more[i] = detach(more[i]!);
+    this.detached = more.length + 1;
   }
 
   /** The lines of `buf` from `start`, the first ending at the LF at `lf`; no lone CR is in it. */
@@ -141,6 +163,7 @@ export class SseParser {
       this.event = undefined;
       this.first = undefined;
       this.more = undefined;
+      this.detached = 0;
       this.eventUnits = 0;
       this.eventBytes = -1;
       return;
@@ -185,6 +208,12 @@ export class SseTooLong extends Error {
  * text of 3-byte characters is bounded at the same size as ASCII.
  */
 export const MAX_SSE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A copy of `s` that shares no memory with the string it was sliced from: V8 flattens the
+ * concatenation into a new string before slicing it (about 0.1 µs for 1 KB).
+ */
+const detach = (s: string): string => ` ${s}`.slice(1);
 
 const utf8Bytes = (pieces: readonly string[]): number => {
   let n = 0;
