@@ -270,6 +270,30 @@ describe('OpenAI', () => {
     expect(stream.events.at(-1)?.data).toBe('[DONE]');
   });
 
+  it('streams an echoed legacy prompt first, whole, with its logprobs as vLLM sends them', async () => {
+    const prompt = 'abcdefghij'.repeat(1000);
+    const stream = await readEvents(
+      await post('/v1/completions', { model: 'm', prompt, stream: true, echo: true, logprobs: 20 }),
+    );
+    const [first, ...rest] = jsonEvents(stream);
+    const choice = first!.choices[0];
+    expect(choice.text).toBe(prompt);
+    expect(choice.logprobs.tokens.join('')).toBe(prompt);
+    expect(choice.logprobs.tokens).toHaveLength(countTokens(prompt));
+    expect(Object.keys(choice.logprobs.top_logprobs[1] as object)).toHaveLength(20);
+    // The size that lets a caller make an event past a gateway's bound with a long prompt.
+    const perToken = Buffer.byteLength(stream.events[0]!.data) / countTokens(prompt);
+    expect(perToken).toBeGreaterThan(500);
+    expect(rest.map((c) => c.choices[0]?.text ?? '').join('')).toBe(fakeAnswer(prompt));
+    // Without logprobs, the prompt alone.
+    const plain = jsonEvents(
+      await readEvents(
+        await post('/v1/completions', { model: 'm', prompt: 'Say hi', stream: true, echo: true }),
+      ),
+    );
+    expect(plain[0]!.choices[0]).toMatchObject({ text: 'Say hi', logprobs: null });
+  });
+
   it('embeds with dimensions and base64', async () => {
     const body = (await (
       await post('/v1/embeddings', { model: 'text-embedding-3-small', input: ['hello world', 'bye'] })

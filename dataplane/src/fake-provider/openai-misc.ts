@@ -1,5 +1,5 @@
 /** OpenAI legacy completions, embeddings and the model list (Azure speaks the first two). */
-import { countTokens, isRecord, nowSeconds, plan, randomId, splitWords } from './behaviour.ts';
+import { countTokens, isRecord, nowSeconds, plan, randomId, splitFixed, splitWords } from './behaviour.ts';
 import { DEFAULT_EMBEDDING_DIMS, fakeEmbedding, toBase64 } from './embedding.ts';
 import { OPENAI_GARBAGE } from './openai-chat.ts';
 import { openaiError } from './openai-errors.ts';
@@ -45,6 +45,35 @@ export function validateCompletion(
   return undefined;
 }
 
+/** The most alternatives a token's logprobs list, as vLLM's default `max_logprobs`. */
+const MAX_LOGPROBS = 20;
+
+/**
+ * The legacy logprobs of `text`, as vLLM gives them for an echoed prompt: each fake token (4
+ * characters, as `countTokens` counts) with its own logprob and `n` alternatives, about 600
+ * bytes a token at 20 alternatives.
+ */
+function echoLogprobs(text: string, n: number): Record<string, unknown> {
+  const tokens = splitFixed(text, 4);
+  let offset = 0;
+  const textOffset = tokens.map((t) => (offset += t.length) - t.length);
+  const top = tokens.map((t) =>
+    Object.fromEntries(Array.from({ length: n }, (_, k) => [`${t}#${k}`, -0.0123456789 * (k + 1)])),
+  );
+  return {
+    tokens,
+    token_logprobs: tokens.map((_, i) => (i === 0 ? null : -0.0123456789)),
+    top_logprobs: top.map((alternatives, i) => (i === 0 ? null : alternatives)),
+    text_offset: textOffset,
+  };
+}
+
+/** `logprobs` as a count of alternatives, when the request asks for them. */
+const logprobsAsked = (body: Record<string, unknown>): number | undefined =>
+  typeof body.logprobs === 'number' && Number.isInteger(body.logprobs) && body.logprobs >= 0
+    ? Math.min(body.logprobs, MAX_LOGPROBS)
+    : undefined;
+
 export function answerCompletion(body: Record<string, unknown>, model: string, usage: boolean): Outcome {
   const prompts = texts(body.prompt)?.texts ?? [''];
   const replies = prompts.map(completionReply);
@@ -76,7 +105,17 @@ export function answerCompletion(body: Record<string, unknown>, model: string, u
     return `data: ${JSON.stringify({ ...base, ...extra })}\n\n`;
   };
   const frames: Frame[] = [];
+  const alternatives = logprobsAsked(body);
   replies.forEach((r, index) => {
+    // `echo`: the prompt comes first, whole in one event, with its logprobs when they are asked.
+    if (body.echo === true) {
+      const prompt = prompts[index] ?? '';
+      const logprobs = alternatives === undefined ? null : echoLogprobs(prompt, alternatives);
+      frames.push({
+        role: 'content',
+        data: chunk([{ text: prompt, index, logprobs, finish_reason: null }]),
+      });
+    }
     for (const w of splitWords(textOf(r))) {
       frames.push({
         role: 'content',
