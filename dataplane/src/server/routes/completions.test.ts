@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
+import { SseParser } from '../../formats/sse.ts';
 import { STREAM_STATUS } from '../../pipeline/simple.ts';
 import { completionsStreamEvent } from '../../providers/openai/stream.ts';
-import { LegacyStreamTally, legacyStreamEnding } from './completions.ts';
+import { interruption, LegacyStreamTally, legacyStreamEnding } from './completions.ts';
 
 describe('legacyStreamEnding: how a piped legacy stream ended', () => {
   it('is complete only with the provider end marker and the client still there', () => {
@@ -16,6 +17,39 @@ describe('legacyStreamEnding: how a piped legacy stream ended', () => {
 
   it('records each ending with its own status', () => {
     expect(STREAM_STATUS).toEqual({ complete: 200, client_gone: 499, failed: 502 });
+  });
+});
+
+describe('interruption: the error event ending a failed legacy stream', () => {
+  const errorOf = (piped: string): unknown => {
+    const parser = new SseParser();
+    const events = [...parser.push(piped), ...parser.end()];
+    return (JSON.parse(events.at(-1)!.data) as { error: unknown }).error;
+  };
+  const oversized = {
+    kind: 'oversized',
+    status: 0,
+    message: 'upstream sent an event-stream line longer than 8 bytes',
+  } as const;
+
+  it('is an event of its own after a line or an event the cut left open, or after whole ones', () => {
+    for (const piped of [
+      'data: {"choices":[{"te',
+      'data: {"a":1}\ndata: {"b"',
+      'data: {"a":1}\n\n',
+      'data: x\r',
+    ])
+      expect(errorOf(piped + interruption(undefined))).toMatchObject({
+        message: 'stream interrupted',
+        type: 'upstream_error',
+      });
+  });
+
+  it('names the bound when an event past it ended the stream', () => {
+    expect(errorOf(`data: {"x":"${'y'.repeat(20)}` + interruption(oversized))).toMatchObject({
+      message: 'stream interrupted: upstream sent an event-stream line longer than 8 bytes',
+      type: 'upstream_error',
+    });
   });
 });
 

@@ -3,7 +3,7 @@ import { ResponseHeaders } from '../../brand.ts';
 import { formatUsd } from '../../accounting/cost.ts';
 import type { CompletionRequest, Usage } from '../../formats/openai/types.ts';
 import { Utf8Reads } from '../../formats/utf8-reads.ts';
-import { SseParser, sseData } from '../../formats/sse.ts';
+import { SseParser, SseTooLong, sseData } from '../../formats/sse.ts';
 import { GatewayError } from '../../errors.ts';
 import type { CompletionStreamEvent, UpstreamError } from '../../providers/types.ts';
 import { drained, openStream } from '../stream-writer.ts';
@@ -29,22 +29,25 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     const reads = new Utf8Reads();
     const tally = new LegacyStreamTally(outcome.readEvent);
     let broken = false;
+    /** The event past the parser's bound that ended the stream, when one did. */
+    let oversized: UpstreamError | undefined;
     try {
       for await (const buf of outcome.upstream.body) {
         for (const event of parser.push(reads.decode(buf as Buffer))) tally.push(event.data);
         if (res.destroyed) break;
         if (!res.write(buf)) await drained(res);
       }
-    } catch {
+    } catch (err) {
       broken = true;
+      // Its own kind, as on chat streams: no fault of the deployment, the caller told why.
+      if (err instanceof SseTooLong) oversized = { kind: 'oversized', status: 0, message: err.message };
     }
     outcome.upstream.body.destroy();
     const ending = legacyStreamEnding(res.destroyed, broken, tally.done);
     // Legacy streams are piped byte for byte, so they settle after the provider's end marker.
-    const cost = await outcome.settle(tally.usage, tally.text, ending, tally.failure);
+    const cost = await outcome.settle(tally.usage, tally.text, ending, oversized ?? tally.failure);
     if (!res.destroyed) {
-      if (ending === 'failed')
-        res.write(sseData(JSON.stringify(new GatewayError('upstream_error', 'stream interrupted').toBody())));
+      if (ending === 'failed') res.write(interruption(oversized));
       // Every stream that reaches its end tells the client what it was charged, $0 for a failed
       // one; HTTP/1.0 has no trailers.
       if (trailers) res.addTrailers({ [ResponseHeaders.cost]: formatUsd(cost) });
@@ -56,6 +59,16 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
       firstChunkAt: undefined,
     });
   });
+}
+
+/**
+ * The event that ends a failed legacy stream. The cut may have left the upstream's last line
+ * or event open (an event past the bound always does): two line breaks end it first, so the
+ * error is an event of its own rather than the tail of that line.
+ */
+export function interruption(oversized: UpstreamError | undefined): string {
+  const message = oversized ? `stream interrupted: ${oversized.message}` : 'stream interrupted';
+  return `\n\n${sseData(JSON.stringify(new GatewayError('upstream_error', message).toBody()))}`;
 }
 
 /**

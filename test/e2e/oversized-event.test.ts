@@ -1,0 +1,84 @@
+/**
+ * An event past the gateway's SSE bound (16 MiB) can be the caller's doing: a legacy
+ * completion streamed with `echo` and `logprobs: 20` on a vLLM-style deployment carries the
+ * whole prompt with its logprobs in its first event, ~640 bytes a token in the fake (as in
+ * vLLM), so a 40k-token prompt makes a ~25 MB event. It must not count against the
+ * deployment (three such requests ejected it, and then the next one, until the model had
+ * none), and the caller must read why its stream ended.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_SSE_BYTES } from '../../dataplane/src/formats/sse.ts';
+import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+
+const KEY = 'sk-test-oversized-event';
+const THRESHOLD = 3;
+const CAPABILITIES = ['chat', 'completions', 'streaming'];
+let stack: Stack;
+const first = () => stack.fakes[0]!;
+const second = () => stack.fakes[1]!;
+
+beforeAll(async () => {
+  stack = await startStack(
+    ([a, b]) =>
+      [
+        deployment({
+          name: 'first',
+          model: 'm',
+          baseUrl: fakeBase(a!),
+          priority: 1,
+          capabilities: CAPABILITIES,
+        }),
+        deployment({
+          name: 'second',
+          model: 'm',
+          baseUrl: fakeBase(b!),
+          priority: 2,
+          capabilities: CAPABILITIES,
+        }),
+        tenant('acme'),
+        apiKey('k', KEY, 'acme'),
+      ].join(''),
+    { fakes: 2, breaker: { failureThreshold: THRESHOLD, baseOpenMs: 60_000, maxOpenMs: 60_000 } },
+  );
+});
+afterAll(() => stack.close());
+beforeEach(() => {
+  for (const f of stack.fakes) f.reset();
+  stack.gateway.health.reset();
+});
+
+/** 160,000 characters: 40,000 of the fake's 4-character tokens. */
+const LONG_PROMPT = 'abcdefghij'.repeat(16_000);
+
+/** A legacy stream read whole over HTTP: who served it, and its last `data:` line. */
+async function echoed(): Promise<{ status: number; provider: string | null; last: string; bytes: number }> {
+  const res = await fetch(`${stack.baseURL}/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', prompt: LONG_PROMPT, stream: true, echo: true, logprobs: 20 }),
+  });
+  const text = await res.text();
+  const last = text.slice(text.lastIndexOf('\ndata: ') + 1).trim();
+  return { status: res.status, provider: res.headers.get('x-gantry-provider'), last, bytes: text.length };
+}
+
+describe('a legacy stream whose first event passes the SSE bound', () => {
+  it('ends with an error naming the bound, and never counts against the deployment', async () => {
+    for (let i = 0; i < THRESHOLD + 1; i++) {
+      const { status, provider, last, bytes } = await echoed();
+      expect(status).toBe(200);
+      expect(provider).toBe('first');
+      // Piped as it came up to the bound, then ended by the gateway's error event.
+      expect(bytes).toBeGreaterThan(MAX_SSE_BYTES / 2);
+      // Its own event, not glued to the end of the line the bound cut.
+      expect(last.slice(0, 100)).toMatch(/^data: \{"error":/);
+      const error = (JSON.parse(last.slice('data: '.length)) as { error: { message: string; type: string } })
+        .error;
+      expect(error.type).toBe('upstream_error');
+      expect(error.message).toContain(`longer than ${MAX_SSE_BYTES} bytes`);
+    }
+    expect(stack.gateway.health.circuitState('first')).toBe('closed');
+    expect(second().requests).toHaveLength(0);
+    expect(first().requests).toHaveLength(THRESHOLD + 1);
+  }, 60_000);
+});
