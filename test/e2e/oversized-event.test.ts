@@ -4,8 +4,10 @@
  * whole prompt with its logprobs in its first event, ~640 bytes a token in the fake (as in
  * vLLM), so a 40k-token prompt makes a ~25 MB event. It must not count against the
  * deployment (three such requests ejected it, and then the next one, until the model had
- * none), and the caller must read why its stream ended.
+ * none), and the caller must read why its stream ended. A chat stream is not failed over
+ * for one either: each deployment would be read 16 MiB for the same request.
  */
+import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_SSE_BYTES } from '../../dataplane/src/formats/sse.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
@@ -80,5 +82,47 @@ describe('a legacy stream whose first event passes the SSE bound', () => {
     expect(stack.gateway.health.circuitState('first')).toBe('closed');
     expect(second().requests).toHaveLength(0);
     expect(first().requests).toHaveLength(THRESHOLD + 1);
+  }, 60_000);
+});
+
+describe('a chat stream whose upstream sends a line past the SSE bound', () => {
+  // The SDK's own retries left on: the gateway's answer must stop them too.
+  const sdk = () => new OpenAI({ baseURL: stack.baseURL, apiKey: KEY });
+  const chat = () =>
+    sdk().chat.completions.create({
+      model: 'm',
+      stream: true,
+      messages: [{ role: 'user', content: 'tell me a story' }],
+    });
+
+  it('before the first token: a 502 naming the bound, one deployment read, no retry, no fault', async () => {
+    first().setFaults([{ fault: { type: 'endless-line', afterChunks: 0 } }]);
+    for (let i = 0; i < THRESHOLD + 1; i++) {
+      const err = await chat().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(OpenAI.APIError);
+      expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+      expect((err as Error).message).toContain(`longer than ${MAX_SSE_BYTES} bytes`);
+    }
+    expect(first().requests).toHaveLength(THRESHOLD + 1);
+    expect(second().requests).toHaveLength(0);
+    expect(stack.gateway.health.circuitState('first')).toBe('closed');
+  }, 60_000);
+
+  it('after the first token: the stream ends naming the bound, and the deployment is not blamed', async () => {
+    first().setFaults([{ fault: { type: 'endless-line', afterChunks: 2 } }]);
+    for (let i = 0; i < THRESHOLD + 1; i++) {
+      const stream = await chat();
+      let text = '';
+      const read = async () => {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      };
+      await expect(read()).rejects.toThrow(`longer than ${MAX_SSE_BYTES} bytes`);
+      expect(text.length).toBeGreaterThan(0);
+    }
+    expect(second().requests).toHaveLength(0);
+    expect(stack.gateway.health.circuitState('first')).toBe('closed');
   }, 60_000);
 });

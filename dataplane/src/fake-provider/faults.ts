@@ -8,6 +8,7 @@ const STREAM_ONLY = new Set<Fault['type']>([
   'break-stream',
   'no-done',
   'malformed-chunk',
+  'endless-line',
   'stream-error',
 ]);
 

@@ -73,11 +73,39 @@ type StreamOutcome = Extract<Outcome, { kind: 'stream' }>;
 
 /** Where stall/break/stream-error cut: after `n` content frames, before anything but preamble. */
 function cutAfter(fault: Fault | undefined): number | undefined {
-  if (fault?.type === 'stall-stream' || fault?.type === 'break-stream' || fault?.type === 'stream-error') {
+  if (
+    fault?.type === 'stall-stream' ||
+    fault?.type === 'break-stream' ||
+    fault?.type === 'stream-error' ||
+    fault?.type === 'endless-line'
+  ) {
     return Math.max(0, fault.afterChunks);
   }
   return undefined;
 }
+
+/** Past a gateway's 16 MiB bound on one SSE line. */
+const ENDLESS_LINE_BYTES = 17 * 1024 * 1024;
+
+/** A `data:` line of `bytes` without its end, in 1 MiB writes as the client takes them. */
+async function writeEndlessLine(res: ServerResponse, bytes: number, signal: AbortSignal): Promise<void> {
+  const piece = 'x'.repeat(1024 * 1024);
+  res.write('data: ');
+  for (let sent = 0; sent < bytes && !signal.aborted && !res.destroyed; sent += piece.length)
+    if (!res.write(piece.slice(0, Math.min(piece.length, bytes - sent)))) await writable(res);
+}
+
+/** Resolves once `res` drains or closes, leaving no listener behind. */
+const writable = (res: ServerResponse): Promise<void> =>
+  new Promise((done) => {
+    const go = () => {
+      res.off('drain', go);
+      res.off('close', go);
+      done();
+    };
+    res.on('drain', go);
+    res.on('close', go);
+  });
 
 /**
  * Writes a stream frame by frame. `streamError` renders the provider's in-stream error
@@ -112,6 +140,11 @@ export async function writeStream(
         await flushed;
         await sleep(BREAK_GRACE_MS, signal);
         res.socket?.destroy();
+        return;
+      }
+      if (fault?.type === 'endless-line') {
+        await writeEndlessLine(res, fault.bytes ?? ENDLESS_LINE_BYTES, signal);
+        res.end();
         return;
       }
       if (fault?.type === 'stream-error') {

@@ -43,6 +43,8 @@ export type Fault =
   | { type: 'break-stream'; afterChunks: number }
   | { type: 'no-done'; keepOpen?: boolean }
   | { type: 'malformed-chunk'; atChunk: number }
+  /** Addition: N content chunks, then a `data:` line of `bytes` (default 17 MiB) that never ends. */
+  | { type: 'endless-line'; afterChunks: number; bytes?: number }
   | { type: 'no-usage' }
   /** Addition: N content chunks, then the provider's in-stream error event, then the end of the body. */
   | {
