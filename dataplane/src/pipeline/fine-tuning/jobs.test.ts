@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
-import { MAX_EPOCHS, trainingCharge, trainingHoldUsd, worstCaseEpochs } from './jobs.ts';
+import {
+  clientView,
+  createdOn,
+  creatorOf,
+  jobSettlementId,
+  MAX_EPOCHS,
+  OWNER_KEYS,
+  ownedMetadata,
+  trainingCharge,
+  trainingHoldUsd,
+  worstCaseEpochs,
+} from './jobs.ts';
 
 describe('trainingCharge', () => {
   it.each([
@@ -69,5 +80,24 @@ describe("a job's worst case", () => {
     expect(trainingHoldUsd(1_000, 3, 25_000)).toBeCloseTo(75, 10);
     expect(trainingHoldUsd(1_000, 3, undefined)).toBe(0);
     expect(trainingHoldUsd(1e300, 1e300, 1e300)).toBe(MAX_ESTIMATE_USD);
+  });
+});
+
+describe("a job's creating deployment", () => {
+  const owner = { tenant: 'acme', keyId: 'default/k' };
+
+  it('is written at create, reserved from the caller, and hidden from it', () => {
+    const sent = createdOn({ model: 'm', metadata: ownedMetadata({ team: 'x' }, owner, 'm') }, 'tuner-a');
+    expect(sent.metadata).toMatchObject({ team: 'x', [OWNER_KEYS.deployment]: 'tuner-a' });
+    expect(() => ownedMetadata({ [OWNER_KEYS.deployment]: 'tuner-b' }, owner, 'm')).toThrow(/reserved/);
+    const view = clientView({ id: 'ftjob-1', ...sent }, 'tuner-b');
+    expect(view.metadata).toEqual({ team: 'x' });
+  });
+
+  it('names the settlement whichever deployment of its account reads it; older jobs fall back to the reader', () => {
+    const job = { id: 'ftjob-1', metadata: { [OWNER_KEYS.deployment]: 'tuner-a' } };
+    expect(creatorOf(job, 'tuner-b')).toBe('tuner-a');
+    expect(jobSettlementId(job, 'tuner-b')).toBe(jobSettlementId(job, 'tuner-a'));
+    expect(jobSettlementId({ id: 'ftjob-1', metadata: null }, 'tuner-b')).toBe('tuner-b/ftjob-1');
   });
 });

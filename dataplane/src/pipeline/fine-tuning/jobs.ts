@@ -8,7 +8,16 @@ import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
 import { invalidParam } from '../../errors.ts';
 import { isPlainId } from '../resources/references.ts';
 
-export const OWNER_KEYS = { tenant: 'gantry_tenant', key: 'gantry_key', model: 'gantry_model' } as const;
+export const OWNER_KEYS = {
+  tenant: 'gantry_tenant',
+  key: 'gantry_key',
+  model: 'gantry_model',
+  /**
+   * The deployment that created the job. Deployments sharing one provider account all list and
+   * retrieve it; its settlement is named by this one, so it is charged once whichever reads it.
+   */
+  deployment: 'gantry_deployment',
+} as const;
 
 export interface Owner {
   tenant: string;
@@ -39,7 +48,13 @@ export function parseJobId(id: string): JobRef | undefined {
   return undefined;
 }
 
-/** The caller's metadata plus the owner's; the owner keys are Gantry's alone. */
+const metadataOf = (job: Record<string, unknown>): Record<string, unknown> =>
+  typeof job.metadata === 'object' && job.metadata !== null ? (job.metadata as Record<string, unknown>) : {};
+
+/**
+ * The caller's metadata plus the owner's; the owner keys are Gantry's alone. The creating
+ * deployment is added per attempt (`createdOn`), once the router has chosen it.
+ */
 export function ownedMetadata(
   metadata: Record<string, unknown> | undefined,
   owner: Owner,
@@ -55,8 +70,10 @@ export function ownedMetadata(
   };
 }
 
-const metadataOf = (job: Record<string, unknown>): Record<string, unknown> =>
-  typeof job.metadata === 'object' && job.metadata !== null ? (job.metadata as Record<string, unknown>) : {};
+/** A create's body as sent to `deployment`: its metadata names the deployment creating the job. */
+export function createdOn(body: Record<string, unknown>, deployment: string): Record<string, unknown> {
+  return { ...body, metadata: { ...metadataOf(body), [OWNER_KEYS.deployment]: deployment } };
+}
 
 export function ownedBy(job: Record<string, unknown>, owner: Owner): boolean {
   const m = metadataOf(job);
@@ -101,6 +118,20 @@ export function isFinishedJob(job: Record<string, unknown>): boolean {
 
 /** The claim that settles a job once, across requests and pods; the id of its hold and its record too. */
 export const settlementId = (deployment: string, upstreamId: string): string => `${deployment}/${upstreamId}`;
+
+/**
+ * The deployment a job's settlement is named by: the one that created it (its metadata says),
+ * whichever deployment on the same provider account read it now. Jobs created before the
+ * metadata carried it fall back to the reader, as their holds were named then.
+ */
+export function creatorOf(job: Record<string, unknown>, reader: string): string {
+  const named = metadataOf(job)[OWNER_KEYS.deployment];
+  return typeof named === 'string' && named !== '' ? named : reader;
+}
+
+/** The once-only settlement of `job` as read on `reader`. */
+export const jobSettlementId = (job: Record<string, unknown>, reader: string): string =>
+  settlementId(creatorOf(job, reader), String(job.id));
 
 /** OpenAI's ceiling on `n_epochs`; `auto` (or none given) may go that far, so it is held at that. */
 export const MAX_EPOCHS = 50;

@@ -23,7 +23,10 @@ import { heldRefusal, outstanding } from '../resources/batches.ts';
 import { chargeThenClaim, retainHold } from '../resources/held-work.ts';
 import {
   clientView,
+  createdOn,
+  creatorOf,
   isFinishedJob,
+  jobSettlementId,
   OWNER_KEYS,
   ownedBy,
   ownedMetadata,
@@ -116,7 +119,7 @@ export async function createJob(
           missingObject: missingObjects(ctx, holder.objects),
         }
       : { ...routing, createsObject: true },
-    (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', body),
+    (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', createdOn(body, d.name)),
   );
   // Held under the job's id before the request settles (which would release it). The job
   // exists upstream whatever happens here: hiding it behind a 5xx would leave it running unseen
@@ -254,7 +257,9 @@ async function chargeFor(
   deployment: Deployment,
 ): Promise<number> {
   if (!isFinishedJob(job)) return 0;
-  const id = settlementId(deployment.name, String(job.id));
+  // Named by the creating deployment, not the reader: deployments sharing a provider account
+  // all see the job, and it is charged once.
+  const id = jobSettlementId(job, deployment.name);
   const due = trainingCharge(job, deployment.pricing?.trainingPerMillionTokens);
   const work = {
     scope: 'fine_tuning_job' as const,
@@ -296,19 +301,26 @@ export async function listJobs(
   const owner = ownerOf(ctx);
   const filter = `metadata[${OWNER_KEYS.tenant}]=${encodeURIComponent(owner.tenant)}&metadata[${OWNER_KEYS.key}]=${encodeURIComponent(owner.keyId)}`;
   const seen = new Set<string>();
-  const jobs: Record<string, unknown>[] = [];
-  let costUsd = 0;
+  // Deployments sharing one provider account list the same jobs: each is shown and settled
+  // once, by its settlement id, under the deployment that created it when that one lists it.
+  const found = new Map<string, { job: Record<string, unknown>; d: Deployment }>();
   for (const d of fineTuningDeployments(ctx)) {
     if (seen.has(d.name)) continue;
     seen.add(d.name);
     const body = await onDeployment(deps, ctx, d, 'GET', `fine_tuning/jobs?limit=100&${filter}`, 'list');
     const data = Array.isArray(body.data) ? (body.data as Record<string, unknown>[]) : [];
     // The filter is asked for, and checked again: an upstream that ignores it must not leak.
-    for (const job of data)
-      if (ownedBy(job, owner)) {
-        costUsd += await chargeFor(deps, ctx, job, d);
-        jobs.push(clientView(job, d.name));
-      }
+    for (const job of data) {
+      if (!ownedBy(job, owner)) continue;
+      const id = jobSettlementId(job, d.name);
+      if (!found.has(id) || creatorOf(job, d.name) === d.name) found.set(id, { job, d });
+    }
+  }
+  const jobs: Record<string, unknown>[] = [];
+  let costUsd = 0;
+  for (const { job, d } of found.values()) {
+    costUsd += await chargeFor(deps, ctx, job, d);
+    jobs.push(clientView(job, d.name));
   }
   jobs.sort((a, b) => Number(b.created_at ?? 0) - Number(a.created_at ?? 0));
   const start = page.after === undefined ? 0 : jobs.findIndex((j) => j.id === page.after) + 1;

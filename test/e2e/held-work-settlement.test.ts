@@ -1,0 +1,120 @@
+/**
+ * Held work settled exactly once, whoever sees it finished: deployments sharing one provider
+ * account (same base URL and key, as load balancing has them) all list a fine-tuning job, and a
+ * caller may address it through any of them; the sweeps settle jobs and batches nobody reads,
+ * a failed charge leaves the work to the next tick, and a batch gone upstream frees its hold.
+ * In process and with real Redis; the sweeps are driven by calling them, never by a timer.
+ */
+import { randomUUID } from 'node:crypto';
+import OpenAI, { toFile } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobId, parseJobId } from '../../dataplane/src/pipeline/fine-tuning/jobs.ts';
+import { testRedisUrl } from '../harness/redis.ts';
+import { costMicros } from '../harness/resources.ts';
+import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+
+const MODEL = 'shared-account-model';
+/** $0.01 an output token, $0.025 a trained token. */
+const PRICES = { inputPerMillionTokens: 1, outputPerMillionTokens: 10_000, trainingPerMillionTokens: 25_000 };
+const BUDGET = { limitUsd: 1, period: 'monthly' as const };
+const KEYS = ['list', 'crafted'] as const;
+type KeyName = (typeof KEYS)[number];
+
+const backends = [
+  { name: 'in-process', tag: 'mem', opts: {} },
+  { name: 'redis', tag: 'redis', opts: { redisUrl: testRedisUrl(), redisPrefix: `settle-${randomUUID()}` } },
+];
+
+describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
+  let stack: Stack;
+  const clients = {} as Record<KeyName, OpenAI>;
+
+  beforeAll(async () => {
+    stack = await startStack(
+      ([url]) =>
+        [
+          // Two deployments of one model on one provider account.
+          ...['tuner-a', 'tuner-b'].map((name) =>
+            deployment({
+              name,
+              model: MODEL,
+              baseUrl: fakeBase(url!),
+              capabilities: ['chat', 'fine_tuning', 'files', 'batches'],
+              pricing: PRICES,
+            }),
+          ),
+          tenant('acme'),
+          ...KEYS.map((k) => apiKey(`${k}-${tag}`, `sk-settle-${k}-${tag}`, 'acme', { budget: BUDGET })),
+        ].join(''),
+      { ...opts, batchSweepMs: 0 },
+    );
+    for (const k of KEYS)
+      clients[k] = new OpenAI({ baseURL: stack.baseURL, apiKey: `sk-settle-${k}-${tag}`, maxRetries: 0 });
+  });
+  afterAll(() => stack.close());
+
+  const state = (k: KeyName) =>
+    stack.gateway.stores.budgets.state({ tenant: 'acme', keyId: `default/${k}-${tag}` }, BUDGET);
+
+  /** Moves work a step on the fake itself (one step per read), unseen by the gateway. */
+  async function advanceUpstream(path: string, steps: number): Promise<Record<string, unknown>> {
+    let body: Record<string, unknown> = {};
+    for (let i = 0; i < steps; i++) {
+      const res = await fetch(`${stack.fakes[0]!.url}/v1/${path}`, {
+        headers: { authorization: 'Bearer sk-fake' },
+      });
+      expect(res.status).toBe(200);
+      body = (await res.json()) as Record<string, unknown>;
+    }
+    return body;
+  }
+
+  /** A 3-epoch job on one short line (~$0.98 held), taken to succeeded upstream; its training in µ$. */
+  async function succeededJob(k: KeyName) {
+    const client = clients[k];
+    const file = await client.files.create({
+      file: await toFile(Buffer.from('{"messages":[{"role":"user","content":"hi"}]}\n'), 'train.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const job = await client.fineTuning.jobs.create({
+      model: MODEL,
+      training_file: file.id,
+      hyperparameters: { n_epochs: 3 },
+    });
+    expect((await state(k)).heldUsd).toBeGreaterThan(0.9);
+    const upstream = await advanceUpstream(`fine_tuning/jobs/${parseJobId(job.id)!.upstreamId}`, 2);
+    expect(upstream.status).toBe('succeeded');
+    const dueMicros = Math.round(Number(upstream.trained_tokens) * PRICES.trainingPerMillionTokens);
+    expect(dueMicros).toBeGreaterThan(0);
+    return { job, dueMicros };
+  }
+
+  it('charges a job once when both deployments of its provider account list it, and lists it once', async () => {
+    const { job, dueMicros } = await succeededJob('list');
+    const listed = await clients.list.fineTuning.jobs.list().withResponse();
+    expect(listed.data.data.map((j) => j.id)).toEqual([job.id]);
+    expect(costMicros(listed.response.headers)).toBe(dueMicros);
+    const after = await state('list');
+    expect(Math.round(after.spentUsd * 1e6)).toBe(dueMicros);
+    expect(after.heldUsd).toBe(0);
+    // Listed again: nothing more.
+    await clients.list.fineTuning.jobs.list();
+    expect(Math.round((await state('list')).spentUsd * 1e6)).toBe(dueMicros);
+  });
+
+  it('charges a job once when it is retrieved through the other deployment of its account too', async () => {
+    const { job, dueMicros } = await succeededJob('crafted');
+    const ref = parseJobId(job.id)!;
+    const other = jobId({
+      deployment: ref.deployment === 'tuner-a' ? 'tuner-b' : 'tuner-a',
+      upstreamId: ref.upstreamId,
+    });
+    const viaOther = await clients.crafted.fineTuning.jobs.retrieve(other).withResponse();
+    expect(viaOther.data.status).toBe('succeeded');
+    const viaOwn = await clients.crafted.fineTuning.jobs.retrieve(job.id).withResponse();
+    expect(costMicros(viaOther.response.headers) + costMicros(viaOwn.response.headers)).toBe(dueMicros);
+    const after = await state('crafted');
+    expect(Math.round(after.spentUsd * 1e6)).toBe(dueMicros);
+    expect(after.heldUsd).toBe(0);
+  });
+});
