@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobId, parseJobId } from '../../dataplane/src/pipeline/fine-tuning/jobs.ts';
+import { StoreUnavailableError } from '../../dataplane/src/stores/errors.ts';
 import { testRedisUrl } from '../harness/redis.ts';
 import { costMicros } from '../harness/resources.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
@@ -17,7 +18,7 @@ const MODEL = 'shared-account-model';
 /** $0.01 an output token, $0.025 a trained token. */
 const PRICES = { inputPerMillionTokens: 1, outputPerMillionTokens: 10_000, trainingPerMillionTokens: 25_000 };
 const BUDGET = { limitUsd: 1, period: 'monthly' as const };
-const KEYS = ['list', 'crafted'] as const;
+const KEYS = ['list', 'crafted', 'sweep-fail'] as const;
 type KeyName = (typeof KEYS)[number];
 
 const backends = [
@@ -116,5 +117,63 @@ describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
     const after = await state('crafted');
     expect(Math.round(after.spentUsd * 1e6)).toBe(dueMicros);
     expect(after.heldUsd).toBe(0);
+  });
+
+  /** A batch of one request of up to 97 output tokens (~$0.97 held), taken to completed upstream; its cost in µ$. */
+  async function completedBatch(k: KeyName) {
+    const client = clients[k];
+    const line = JSON.stringify({
+      custom_id: 'r',
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: MODEL, messages: [{ role: 'user', content: 'hi' }], max_tokens: 97 },
+    });
+    const file = await client.files.create({
+      file: await toFile(Buffer.from(line), 'in.jsonl'),
+      purpose: 'batch',
+    });
+    const batch = await client.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    expect((await state(k)).heldUsd).toBeGreaterThan(0.9);
+    const upstream = await advanceUpstream(`batches/${batch.id}`, 3);
+    expect(upstream.status).toBe('completed');
+    const usage = upstream.usage as { input_tokens: number; output_tokens: number };
+    const dueMicros = Math.round(
+      usage.input_tokens * PRICES.inputPerMillionTokens + usage.output_tokens * PRICES.outputPerMillionTokens,
+    );
+    return { batch, dueMicros };
+  }
+
+  /** Runs `f` while the budget store refuses every charge (the real store, one fault injected). */
+  async function withChargesFailing<T>(f: () => Promise<T>): Promise<T> {
+    const budgets = stack.gateway.stores.budgets;
+    const charge = budgets.charge.bind(budgets);
+    budgets.charge = () => Promise.reject(new StoreUnavailableError('budget.charge'));
+    try {
+      return await f();
+    } finally {
+      budgets.charge = charge;
+    }
+  }
+
+  it('leaves a batch the sweep could not charge unsettled: a read (or a restarted pod) settles it once', async () => {
+    const { batch, dueMicros } = await completedBatch('sweep-fail');
+    const failed = await withChargesFailing(() => stack.gateway.sweepBatches());
+    expect(failed.failed).toBeGreaterThanOrEqual(1);
+    // Nothing charged, the hold still there, and no claim taken: nothing lives only in this pod.
+    expect(await state('sweep-fail')).toMatchObject({ spentUsd: 0 });
+    expect((await state('sweep-fail')).heldUsd).toBeGreaterThan(0.9);
+    const read = await clients['sweep-fail'].batches.retrieve(batch.id).withResponse();
+    expect(read.data.status).toBe('completed');
+    expect(costMicros(read.response.headers)).toBe(dueMicros);
+    const after = await state('sweep-fail');
+    expect(after.heldUsd).toBe(0);
+    expect(Math.round(after.spentUsd * 1e6)).toBe(dueMicros);
+    // The next sweep finds it settled and charges nothing more.
+    expect((await stack.gateway.sweepBatches()).costUsd).toBe(0);
+    expect(Math.round((await state('sweep-fail')).spentUsd * 1e6)).toBe(dueMicros);
   });
 });

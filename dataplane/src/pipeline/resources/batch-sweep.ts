@@ -2,8 +2,10 @@
  * The settlement sweep: a batch that finishes upstream is charged even when nobody reads it
  * through Gantry again. Each tick takes the batches least recently looked at from the
  * ownership store's queue (shared by the pods with Redis), reads each from its deployment,
- * adopts its output files, and charges a finished one through the same once-only claim the
- * read path uses, so a sweep on one pod and a client read on another charge it once.
+ * adopts its output files, and settles a finished one as a read does (`chargeThenClaim`: the
+ * charge first, idempotent by the batch, then the once-only claim), so a sweep on one pod and a
+ * client read on another charge it once, and a charge the store refuses is retried by the next
+ * tick or read, not remembered in this process.
  *
  * The sweep calls deployments directly, never through the router: nothing it meets (a slow
  * provider, a local error) counts against a deployment's health or trips its breaker.
@@ -15,13 +17,13 @@ import type { Metrics } from '../../metrics.ts';
 import type { ProviderAdapter } from '../../providers/types.ts';
 import { readJsonObject, type CallContext } from '../../router/calls.ts';
 import { UpstreamFailure, type UpstreamClient } from '../../router/upstream.ts';
-import type { ChargeRequest } from '../../stores/budget.ts';
+import type { BudgetLimit } from '../../stores/budget.ts';
 import type { Stores } from '../../stores/index.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
 import type { UsageRecorder } from '../../stores/usage/index.ts';
 import { batchCostUsd, finishedBatchUsage, isFinishedBatch } from './batch.ts';
 import { adoptOutputFiles, heldBatch } from './batches.ts';
-import { settlementCharge } from './held-work.ts';
+import { chargeThenClaim } from './held-work.ts';
 import { FAMILY } from './families.ts';
 import { objectPath } from './owned.ts';
 import { sendResource } from './proxy.ts';
@@ -50,10 +52,8 @@ export interface SweepReport {
   /** Finished batches this sweep charged (the others were charged by a read, or had no usage). */
   charged: number;
   costUsd: number;
-  /** Reads that failed; those batches are tried again on a later sweep. */
+  /** Reads or settlements that failed; those batches stay queued for a later sweep. */
   failed: number;
-  /** Budget charges the store refused so far, retried (idempotently) on every later sweep. */
-  owed: number;
 }
 
 export interface BatchSweeper {
@@ -64,22 +64,10 @@ export interface BatchSweeper {
 }
 
 export function batchSweeper(deps: SweepDeps, limit = DEFAULT_SWEEP_LIMIT): BatchSweeper {
-  // Charges claimed but not yet taken by the budget store: the claim is spent, so the money
-  // must still arrive. Each is idempotent by its id, so a retry that repeats one is harmless.
-  const owed = new Map<string, ChargeRequest>();
   let running: Promise<SweepReport> | undefined;
-  const run = async (): Promise<SweepReport> => {
-    for (const [id, req] of owed)
-      await deps.stores.budgets.charge(req).then(
-        () => owed.delete(id),
-        () => undefined,
-      );
-    const report = await sweepBatches(deps, limit, owed);
-    return { ...report, owed: owed.size };
-  };
   return {
     tick() {
-      running ??= run().finally(() => (running = undefined));
+      running ??= sweepBatches(deps, limit).finally(() => (running = undefined));
       return running;
     },
     async idle() {
@@ -91,15 +79,11 @@ export function batchSweeper(deps: SweepDeps, limit = DEFAULT_SWEEP_LIMIT): Batc
 type Outcome =
   { kind: 'running' } | { kind: 'gone' } | { kind: 'failed' } | { kind: 'finished'; costUsd?: number };
 
-async function sweepBatches(
-  deps: SweepDeps,
-  limit: number,
-  owed: Map<string, ChargeRequest>,
-): Promise<SweepReport> {
-  const report: SweepReport = { checked: 0, charged: 0, costUsd: 0, failed: 0, owed: 0 };
+async function sweepBatches(deps: SweepDeps, limit: number): Promise<SweepReport> {
+  const report: SweepReport = { checked: 0, charged: 0, costUsd: 0, failed: 0 };
   const owned = deps.stores.ownership;
   for (const record of await owned.unsettled(limit)) {
-    const outcome = await sweepOne(deps, record, owed).catch((err: unknown): Outcome => {
+    const outcome = await sweepOne(deps, record).catch((err: unknown): Outcome => {
       deps.log.warn({ batch: record.id, err: (err as Error).message }, 'batch sweep: not settled this time');
       return { kind: 'failed' };
     });
@@ -118,11 +102,7 @@ function holderOf(snapshot: Snapshot, record: OwnedRecord): Deployment | undefin
   return snapshot.models.get(record.model)?.deployments.find((d) => d.name === record.deployment);
 }
 
-async function sweepOne(
-  deps: SweepDeps,
-  record: OwnedRecord,
-  owed: Map<string, ChargeRequest>,
-): Promise<Outcome> {
+async function sweepOne(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> {
   const snapshot = deps.snapshot();
   const holder = holderOf(snapshot, record);
   // A deployment taken out of the config may come back; its batches wait in the queue.
@@ -155,12 +135,20 @@ async function sweepOne(
   await adoptOutputFiles(deps, record, object);
   if (!isFinishedBatch(object)) return { kind: 'running' };
   const usage = finishedBatchUsage(object, holder);
-  // Claimed even without usage: its hold is released then (a charge of nothing).
-  if (!(await deps.stores.ownership.claim(record.tenant, 'batch', record, 'settled')))
-    return { kind: 'finished' };
   const costUsd = usage ? batchCostUsd(holder.pricing, usage) : 0;
-  await chargeBudget(deps, snapshot, record, costUsd, owed);
-  if (!usage) return { kind: 'finished' };
+  // Settled even without usage: its hold is released then (a charge of nothing). Charged first,
+  // idempotently by the batch, then claimed, as a read settles it: a store that fails leaves the
+  // batch unclaimed and queued, for the next tick or a read, with nothing kept in this process.
+  const settled = await chargeThenClaim(
+    deps.stores,
+    budgetOf(snapshot, record),
+    heldBatch(record),
+    costUsd,
+  ).catch((err: unknown) => {
+    deps.metrics.accountingFailures.inc({ operation: 'budget.charge' });
+    throw err;
+  });
+  if (!settled || !usage) return { kind: 'finished' };
   await recordSpend(deps, record, holder, { costUsd, ...usage }, now);
   deps.log.info(
     { batch: record.id, tenant: record.tenant, costUsd, ...usage },
@@ -169,27 +157,10 @@ async function sweepOne(
   return { kind: 'finished', costUsd };
 }
 
-/**
- * The key's budget: the batch's charge in place of its hold (a charge of nothing releases it),
- * under the id a read settles it by. The claim is spent, so a charge the store cannot take now
- * is owed and retried on every later sweep (idempotent by its id).
- */
-async function chargeBudget(
-  deps: SweepDeps,
-  snapshot: Snapshot,
-  record: OwnedRecord,
-  costUsd: number,
-  owed: Map<string, ChargeRequest>,
-): Promise<void> {
+/** The budget of the key that started the work, if it still has one. */
+function budgetOf(snapshot: Snapshot, record: OwnedRecord): BudgetLimit | undefined {
   const key = [...snapshot.keys.values()].find((k) => k.id === record.keyId && k.tenant === record.tenant);
-  const budget = key?.spec.budget;
-  if (!budget) return;
-  const req = settlementCharge(heldBatch(record), budget, costUsd);
-  await deps.stores.budgets.charge(req).catch((err: unknown) => {
-    owed.set(req.id, req);
-    deps.metrics.accountingFailures.inc({ operation: 'budget.charge' });
-    deps.log.warn({ batch: record.id, err: (err as Error).message }, 'batch sweep: budget charge deferred');
-  });
+  return key?.spec.budget;
 }
 
 /** What a read would have recorded: a usage record and the spend metrics. */
