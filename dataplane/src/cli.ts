@@ -265,7 +265,7 @@ export const FLAGS: Record<string, Flag> = {
     key: 'batchSweepMs',
     env: 'GANTRY_BATCH_SWEEP_MS',
     fallback: '60000',
-    help: 'pause between sweeps that charge batches finished upstream but never read again (0: off)',
+    help: 'pause between sweeps that charge batches and fine-tuning jobs finished upstream but never read again (0: off)',
     check: integer(0),
     expects: 'a non-negative integer (milliseconds)',
   },

@@ -41,6 +41,7 @@ import { RetryingUsageRecorder } from './stores/usage/index.ts';
 import { SettlementJournal } from './stores/journal/journal.ts';
 import { SettlementsInFlight } from './pipeline/settlements-in-flight.ts';
 import { batchSweeper, DEFAULT_BATCH_SWEEP_MS, type SweepReport } from './pipeline/resources/batch-sweep.ts';
+import { jobSweeper } from './pipeline/fine-tuning/sweep.ts';
 import { OtlpTracer, otlpFromEnv, type OtlpOptions } from './telemetry/otlp.ts';
 import { loadStartupAssets, minilmCheckForNewSnapshots, needsMinilm } from './startup-assets.ts';
 
@@ -88,7 +89,10 @@ export interface GatewayOptions {
   journalDir?: string | undefined;
   /** Delay between replays of the journal while Redis stays unreachable (default 1 s). */
   journalRetryMs?: number | undefined;
-  /** Pause between batch settlement sweeps (default 60 s; 0: only `sweepBatches()` runs one). */
+  /**
+   * Pause between settlement sweeps of batches and fine-tuning jobs (default 60 s; 0: only
+   * `sweepBatches()` and `sweepJobs()` run one).
+   */
   batchSweepMs?: number | undefined;
   /** Milvus `host:port` for semantic-cache vectors; in process when absent. */
   milvusAddress?: string | undefined;
@@ -119,6 +123,8 @@ export interface Gateway {
   connections: ConnectionGuard;
   /** One batch settlement sweep now (the timer runs them every `batchSweepMs`). */
   sweepBatches(): Promise<SweepReport>;
+  /** One fine-tuning job settlement sweep now (the same timer runs them). */
+  sweepJobs(): Promise<SweepReport>;
   /** Graceful: readiness fails, the pre-stop window, the drain, then everything is released. */
   close(opts?: { preStopMs?: number }): Promise<void>;
 }
@@ -313,7 +319,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   for (const w of initial.warnings) app.log.warn(w);
   const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   for (const w of uncountedHangWarnings(initial.snapshot, requestTimeoutMs)) app.log.warn(w);
-  const batches = batchSweeper({
+  const sweepDeps = {
     stores,
     upstream,
     adapters,
@@ -322,17 +328,21 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     snapshot: () => config.current(),
     log: app.log,
     now: opts.clock,
-  });
+  };
+  const batches = batchSweeper(sweepDeps);
+  const jobs = jobSweeper(sweepDeps);
   const batchSweepMs = opts.batchSweepMs ?? DEFAULT_BATCH_SWEEP_MS;
   const batchTimer =
     batchSweepMs > 0
-      ? setInterval(
-          () =>
-            void batches.tick().catch((err: unknown) => {
-              app.log.warn({ err: (err as Error).message }, 'batch sweep failed');
-            }),
-          batchSweepMs,
-        ).unref()
+      ? setInterval(() => {
+          for (const [what, sweep] of [
+            ['batch', batches],
+            ['fine-tuning job', jobs],
+          ] as const)
+            void sweep.tick().catch((err: unknown) => {
+              app.log.warn({ err: (err as Error).message }, `${what} sweep failed`);
+            });
+        }, batchSweepMs).unref()
       : undefined;
   await syncWallets(stores, initial.snapshot, app.log);
   if (metersTokens(initial.snapshot)) warmTokenizer();
@@ -382,7 +392,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     clearTimeout(deadline);
     clearInterval(batchTimer);
     // A sweep under way finishes before the upstream client and the stores it uses close.
-    await batches.idle();
+    await Promise.all([batches.idle(), jobs.idle()]);
     await admin.close();
     await upstream.close();
     await tracer?.close();
@@ -421,6 +431,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     journal,
     connections,
     sweepBatches: () => batches.tick(),
+    sweepJobs: () => jobs.tick(),
     close(closeOpts = {}) {
       closed ??= shutDown(closeOpts.preStopMs ?? opts.preStopMs ?? 0);
       return closed;

@@ -18,7 +18,7 @@ const MODEL = 'shared-account-model';
 /** $0.01 an output token, $0.025 a trained token. */
 const PRICES = { inputPerMillionTokens: 1, outputPerMillionTokens: 10_000, trainingPerMillionTokens: 25_000 };
 const BUDGET = { limitUsd: 1, period: 'monthly' as const };
-const KEYS = ['list', 'crafted', 'sweep-fail'] as const;
+const KEYS = ['list', 'crafted', 'sweep-fail', 'job-sweep', 'job-sweep-cancel'] as const;
 type KeyName = (typeof KEYS)[number];
 
 const backends = [
@@ -70,8 +70,8 @@ describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
     return body;
   }
 
-  /** A 3-epoch job on one short line (~$0.98 held), taken to succeeded upstream; its training in µ$. */
-  async function succeededJob(k: KeyName) {
+  /** A 3-epoch job on one short line (~$0.98 held). */
+  async function startJob(k: KeyName) {
     const client = clients[k];
     const file = await client.files.create({
       file: await toFile(Buffer.from('{"messages":[{"role":"user","content":"hi"}]}\n'), 'train.jsonl'),
@@ -83,6 +83,12 @@ describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
       hyperparameters: { n_epochs: 3 },
     });
     expect((await state(k)).heldUsd).toBeGreaterThan(0.9);
+    return job;
+  }
+
+  /** A job taken to succeeded upstream, unseen by the gateway; its training in µ$. */
+  async function succeededJob(k: KeyName) {
+    const job = await startJob(k);
     const upstream = await advanceUpstream(`fine_tuning/jobs/${parseJobId(job.id)!.upstreamId}`, 2);
     expect(upstream.status).toBe('succeeded');
     const dueMicros = Math.round(Number(upstream.trained_tokens) * PRICES.trainingPerMillionTokens);
@@ -175,5 +181,34 @@ describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
     // The next sweep finds it settled and charges nothing more.
     expect((await stack.gateway.sweepBatches()).costUsd).toBe(0);
     expect(Math.round((await state('sweep-fail')).spentUsd * 1e6)).toBe(dueMicros);
+  });
+
+  it('settles a succeeded job nobody reads on the job sweep, once, and a later read or sweep charges nothing', async () => {
+    const { job, dueMicros } = await succeededJob('job-sweep');
+    const sweep = await stack.gateway.sweepJobs();
+    expect(Math.round(sweep.costUsd * 1e6)).toBe(dueMicros);
+    const after = await state('job-sweep');
+    expect(after.heldUsd).toBe(0);
+    expect(Math.round(after.spentUsd * 1e6)).toBe(dueMicros);
+    const read = await clients['job-sweep'].fineTuning.jobs.retrieve(job.id).withResponse();
+    expect(read.data.status).toBe('succeeded');
+    expect(costMicros(read.response.headers)).toBe(0);
+    expect((await stack.gateway.sweepJobs()).costUsd).toBe(0);
+    expect(Math.round((await state('job-sweep')).spentUsd * 1e6)).toBe(dueMicros);
+  });
+
+  it('releases the hold of a job cancelled upstream on the job sweep, charging nothing', async () => {
+    const job = await startJob('job-sweep-cancel');
+    const cancelled = await fetch(
+      `${stack.fakes[0]!.url}/v1/fine_tuning/jobs/${parseJobId(job.id)!.upstreamId}/cancel`,
+      {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-fake', 'content-type': 'application/json' },
+        body: '{}',
+      },
+    );
+    expect(cancelled.status).toBe(200);
+    await stack.gateway.sweepJobs();
+    expect(await state('job-sweep-cancel')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
   });
 });

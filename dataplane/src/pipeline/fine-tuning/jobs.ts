@@ -6,6 +6,7 @@
  */
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
 import { invalidParam } from '../../errors.ts';
+import type { HeldWork } from '../resources/held-work.ts';
 import { isPlainId } from '../resources/references.ts';
 
 export const OWNER_KEYS = {
@@ -115,6 +116,21 @@ export function trainingCharge(
 export function isFinishedJob(job: Record<string, unknown>): boolean {
   return job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled';
 }
+
+/** The job's upstream creation time (ms), as every settlement claim of it names it. */
+export const jobCreatedAtMs = (job: Record<string, unknown>): number =>
+  typeof job.created_at === 'number' ? job.created_at * 1000 : Number.NaN;
+
+/** A job as held work: the claim and hold a read and the sweep settle it by (`id`: its settlement id). */
+export const heldJob = (owner: Owner, id: string, job: Record<string, unknown>): HeldWork => ({
+  scope: 'fine_tuning_job',
+  tenant: owner.tenant,
+  keyId: owner.keyId,
+  // The upstream's creation time, the same on every read: the in-process store refuses jobs
+  // created before claims it had to forget (NaN, unknown, is refused then too).
+  claim: { id, createdAt: jobCreatedAtMs(job) },
+  noun: 'fine-tuning job',
+});
 
 /** The claim that settles a job once, across requests and pods; the id of its hold and its record too. */
 export const settlementId = (deployment: string, upstreamId: string): string => `${deployment}/${upstreamId}`;

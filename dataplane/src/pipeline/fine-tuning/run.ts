@@ -4,9 +4,10 @@
  * only the tenant and key that created it (anyone else gets the 404 an unknown id gets).
  * Training is billed when it has happened: the first read (retrieve or list, on any pod) that
  * sees a job succeeded charges its trained tokens at the deployment's training price, once
- * per job; every other call is recorded at zero cost (see docs/decisions.md). Until a read
- * sees a budgeted job finished, its worst case stays held against the key's budget (every
- * endpoint's spend), as an unsettled batch's does: the create's hold, kept under the job's id.
+ * per job; every other call is recorded at zero cost (see docs/decisions.md). Until a read or
+ * the job sweep (sweep.ts) sees a budgeted job finished, its worst case stays held against the
+ * key's budget (every endpoint's spend), as an unsettled batch's does: the create's hold, kept
+ * under the job's id.
  */
 import type { Deployment } from '../../config/snapshot.ts';
 import { GatewayError, invalidParam } from '../../errors.ts';
@@ -24,8 +25,10 @@ import { chargeThenClaim, retainHold } from '../resources/held-work.ts';
 import {
   clientView,
   createdOn,
+  heldJob,
   creatorOf,
   isFinishedJob,
+  jobCreatedAtMs,
   jobSettlementId,
   OWNER_KEYS,
   ownedBy,
@@ -137,10 +140,6 @@ export async function createJob(
   return clientView(routed.value, routed.deployment.name);
 }
 
-/** The job's upstream creation time (ms), as every read's settlement claim names it. */
-const createdAtMs = (job: Record<string, unknown>): number =>
-  typeof job.created_at === 'number' ? job.created_at * 1000 : Number.NaN;
-
 async function recordWorstCase(
   deps: PipelineDeps,
   ctx: RequestContext,
@@ -148,7 +147,7 @@ async function recordWorstCase(
   model: string,
   worstCaseUsd: number,
 ): Promise<void> {
-  const createdAt = createdAtMs(routed.value);
+  const createdAt = jobCreatedAtMs(routed.value);
   await deps.stores.ownership.put({
     family: 'fine_tuning_job',
     id: settlementId(routed.deployment.name, String(routed.value.id)),
@@ -261,14 +260,7 @@ async function chargeFor(
   // all see the job, and it is charged once.
   const id = jobSettlementId(job, deployment.name);
   const due = trainingCharge(job, deployment.pricing?.trainingPerMillionTokens);
-  const work = {
-    scope: 'fine_tuning_job' as const,
-    ...ownerOf(ctx),
-    // The upstream's creation time, the same on every read: the in-process store refuses jobs
-    // created before claims it had to forget (NaN, unknown, is refused then too).
-    claim: { id, createdAt: createdAtMs(job) },
-    noun: 'fine-tuning job',
-  };
+  const work = heldJob(ownerOf(ctx), id, job);
   if (!(await chargeThenClaim(deps.stores, ctx.key.spec.budget, work, due?.costUsd ?? 0)) || !due) return 0;
   ctx.log.info({ job: id, ...due }, 'fine-tuning job succeeded; training charged');
   return due.costUsd;

@@ -12,13 +12,16 @@ import { systemClock, type Clock } from '../types.ts';
 import {
   keptUntil,
   MAX_LISTED_PER_OWNER,
+  isSwept,
   MAX_UNSETTLED_BATCHES,
+  SWEPT_FAMILIES,
   type Claimable,
   type ClaimScope,
   type Family,
   type Owner,
   type OwnedRecord,
   type OwnershipStore,
+  type SweptFamily,
 } from './types.ts';
 
 export const DEFAULT_MAX_OWNED_RECORDS = 200_000;
@@ -36,8 +39,10 @@ export class MemoryOwnershipStore implements OwnershipStore {
   private readonly claims = new Map<string, { until: number; createdAt: number; scope: string }>();
   /** Per tenant, scope and mark: the newest creation time among objects whose claims were evicted. */
   private readonly forgotten = new Map<string, number>();
-  /** Batch record keys awaiting the sweep, least recently looked at first (a Set keeps insertion order). */
-  private readonly queue = new Set<string>();
+  /** Per swept family, record keys awaiting the sweep, least recently looked at first (a Set keeps insertion order). */
+  private readonly queues = new Map<SweptFamily, Set<string>>(
+    SWEPT_FAMILIES.map((f) => [f, new Set<string>()]),
+  );
   /** Records are a few small strings each: counted, not sized. */
   private readonly recordBound: TenantBound;
   private readonly claimBound: TenantBound;
@@ -58,9 +63,10 @@ export class MemoryOwnershipStore implements OwnershipStore {
     ids.add(record.id);
     this.index.set(indexKey(record, record.family), ids);
     if (ids.size > MAX_LISTED_PER_OWNER) ids.delete(ids.values().next().value!);
-    if (record.family === 'batch' && !this.queue.has(key)) {
-      this.queue.add(key);
-      if (this.queue.size > MAX_UNSETTLED_BATCHES) this.queue.delete(this.queue.values().next().value!);
+    const queue = isSwept(record.family) ? this.queues.get(record.family) : undefined;
+    if (queue && !queue.has(key)) {
+      queue.add(key);
+      if (queue.size > MAX_UNSETTLED_BATCHES) queue.delete(queue.values().next().value!);
     }
     for (const victim of this.recordBound.added(record.tenant, key, 0)) this.drop(victim.key);
   }
@@ -117,21 +123,23 @@ export class MemoryOwnershipStore implements OwnershipStore {
     return watermark !== undefined && !(object.createdAt > watermark);
   }
 
-  async unsettled(limit: number): Promise<OwnedRecord[]> {
+  async unsettled(limit: number, family: SweptFamily = 'batch'): Promise<OwnedRecord[]> {
+    const queue = this.queues.get(family)!;
     const out: OwnedRecord[] = [];
-    for (const key of [...this.queue]) {
+    for (const key of [...queue]) {
       if (out.length >= limit) break;
       const r = this.live(key);
       if (r) out.push(r);
-      else this.queue.delete(key);
+      else queue.delete(key);
     }
     return out;
   }
 
-  async swept(record: Pick<OwnedRecord, 'tenant' | 'id'>, finished: boolean): Promise<void> {
-    const key = recordKey(record.tenant, 'batch', record.id);
-    if (!this.queue.delete(key) || finished) return;
-    this.queue.add(key);
+  async swept(record: Pick<OwnedRecord, 'tenant' | 'id' | 'family'>, finished: boolean): Promise<void> {
+    const queue = isSwept(record.family) ? this.queues.get(record.family) : undefined;
+    const key = recordKey(record.tenant, record.family, record.id);
+    if (!queue?.delete(key) || finished) return;
+    queue.add(key);
   }
 
   private live(key: string): OwnedRecord | undefined {

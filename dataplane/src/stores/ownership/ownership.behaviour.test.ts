@@ -92,15 +92,34 @@ describe.each(backends)('owned store ($name)', (backend) => {
     expect(await ids()).toEqual(['acme/batch_1', 'globex/batch_2', 'acme/batch_3']);
     expect(await ids(2)).toEqual(['acme/batch_1', 'globex/batch_2']);
     // Still running: to the back. Finished: gone. Rewriting the record does not queue it twice.
-    await owned.swept({ tenant: 'acme', id: 'batch_1' }, false);
-    await owned.swept({ tenant: 'globex', id: 'batch_2' }, true);
+    await owned.swept({ tenant: 'acme', id: 'batch_1', family: 'batch' }, false);
+    await owned.swept({ tenant: 'globex', id: 'batch_2', family: 'batch' }, true);
     await owned.put(batch('batch_3', 'acme', 3));
     expect(await ids()).toEqual(['acme/batch_3', 'acme/batch_1']);
     // A finished batch is not queued again by a late "still running".
-    await owned.swept({ tenant: 'globex', id: 'batch_2' }, false);
+    await owned.swept({ tenant: 'globex', id: 'batch_2', family: 'batch' }, false);
     // A deleted record leaves the queue.
     await owned.delete(batch('batch_3', 'acme', 3));
     expect(await ids()).toEqual(['acme/batch_1']);
+  });
+
+  it('queues fine-tuning job records for their own sweep, apart from batches', async () => {
+    fixture = await backend.create({});
+    const { ownership: owned } = await fixture.open();
+    const job = (id: string, createdAt: number) =>
+      record(id, { family: 'fine_tuning_job', createdAt, purpose: undefined });
+    await owned.put(job('tuner/ftjob-1', 1));
+    await owned.put(record('batch_1', { family: 'batch', createdAt: 2, purpose: undefined }));
+    await owned.put(job('tuner/ftjob-2', 3));
+    const ids = async (family: 'batch' | 'fine_tuning_job') =>
+      (await owned.unsettled(10, family)).map((r) => r.id);
+    expect(await ids('fine_tuning_job')).toEqual(['tuner/ftjob-1', 'tuner/ftjob-2']);
+    expect(await ids('batch')).toEqual(['batch_1']);
+    await owned.swept({ tenant: 'acme', id: 'tuner/ftjob-1', family: 'fine_tuning_job' }, false);
+    expect(await ids('fine_tuning_job')).toEqual(['tuner/ftjob-2', 'tuner/ftjob-1']);
+    await owned.swept({ tenant: 'acme', id: 'tuner/ftjob-2', family: 'fine_tuning_job' }, true);
+    expect(await ids('fine_tuning_job')).toEqual(['tuner/ftjob-1']);
+    expect(await ids('batch')).toEqual(['batch_1']);
   });
 
   if (backend.name === 'memory')

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from '../types.ts';
 import {
   keptUntil,
   MAX_LISTED_PER_OWNER,
+  isSwept,
   MAX_UNSETTLED_BATCHES,
   OWNED_MAX_AGE_MS,
   type Claimable,
@@ -18,6 +19,7 @@ import {
   type Owner,
   type OwnedRecord,
   type OwnershipStore,
+  type SweptFamily,
 } from './types.ts';
 
 const enc = encodeURIComponent;
@@ -38,11 +40,12 @@ export class RedisOwnershipStore implements OwnershipStore {
   }
 
   /**
-   * ZSET of `tenant:id` (each part encoded) → when the sweep last looked (creation at first).
-   * Across tenants, so outside any tenant's hash tag: written apart from the tenant's keys.
+   * Per swept family, a ZSET of `tenant:id` (each part encoded) → when the sweep last looked
+   * (creation at first). Across tenants, so outside any tenant's hash tag: written apart from
+   * the tenant's keys.
    */
-  private queueKey(): string {
-    return `${this.keys.prefix}:held:batch:unsettled`;
+  private queueKey(family: SweptFamily): string {
+    return `${this.keys.prefix}:held:${family}:unsettled`;
   }
 
   private fail(operation: string): (err: unknown) => never {
@@ -65,11 +68,11 @@ export class RedisOwnershipStore implements OwnershipStore {
       .catch(this.fail('put'));
     const failed = results?.find(([err]) => err);
     if (failed) this.fail('put')(failed[0]);
-    if (record.family === 'batch')
+    if (isSwept(record.family))
       await this.redis
         .multi()
-        .zadd(this.queueKey(), 'NX', record.createdAt, `${enc(record.tenant)}:${enc(record.id)}`)
-        .zremrangebyrank(this.queueKey(), 0, -(MAX_UNSETTLED_BATCHES + 1))
+        .zadd(this.queueKey(record.family), 'NX', record.createdAt, `${enc(record.tenant)}:${enc(record.id)}`)
+        .zremrangebyrank(this.queueKey(record.family), 0, -(MAX_UNSETTLED_BATCHES + 1))
         .exec()
         .catch(this.fail('put'));
   }
@@ -109,29 +112,33 @@ export class RedisOwnershipStore implements OwnershipStore {
     return out;
   }
 
-  async unsettled(limit: number): Promise<OwnedRecord[]> {
-    const members = await this.redis.zrange(this.queueKey(), 0, limit - 1).catch(this.fail('unsettled'));
+  async unsettled(limit: number, family: SweptFamily = 'batch'): Promise<OwnedRecord[]> {
+    const members = await this.redis
+      .zrange(this.queueKey(family), 0, limit - 1)
+      .catch(this.fail('unsettled'));
     const out: OwnedRecord[] = [];
     const gone: string[] = [];
     // One GET each: the records sit in their tenants' slots.
     const found = await Promise.all(
       members.map((m) => {
         const [tenant = '', id = ''] = m.split(':').map(decodeURIComponent);
-        return this.get(tenant, 'batch', id);
+        return this.get(tenant, family, id);
       }),
     );
     found.forEach((r, i) => (r ? out.push(r) : gone.push(members[i]!)));
-    if (gone.length > 0) await this.redis.zrem(this.queueKey(), ...gone).catch(this.fail('unsettled'));
+    if (gone.length > 0) await this.redis.zrem(this.queueKey(family), ...gone).catch(this.fail('unsettled'));
     return out;
   }
 
-  async swept(record: Pick<OwnedRecord, 'tenant' | 'id'>, finished: boolean): Promise<void> {
+  async swept(record: Pick<OwnedRecord, 'tenant' | 'id' | 'family'>, finished: boolean): Promise<void> {
+    if (!isSwept(record.family)) return;
+    const queue = this.queueKey(record.family);
     const member = `${enc(record.tenant)}:${enc(record.id)}`;
     await (
       finished
-        ? this.redis.zrem(this.queueKey(), member)
-        : // XX: a batch another pod has just finished is not queued again.
-          this.redis.zadd(this.queueKey(), 'XX', this.clock(), member)
+        ? this.redis.zrem(queue, member)
+        : // XX: work another pod has just finished is not queued again.
+          this.redis.zadd(queue, 'XX', this.clock(), member)
     ).catch(this.fail('swept'));
   }
 

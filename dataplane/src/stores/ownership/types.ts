@@ -81,15 +81,23 @@ export interface OwnershipStore {
   /** Which of `objects` a `claim` would refuse (claimed, or possibly forgotten), without claiming any. */
   claimed(tenant: string, scope: ClaimScope, objects: readonly Claimable[], mark: string): Promise<boolean[]>;
   /**
-   * The settlement sweep's queue, across tenants: batches recorded and not yet seen finished,
-   * least recently looked at first, at most `limit`. A batch enters it when it is `put`.
+   * A settlement sweep's queue, across tenants: records of `family` (batches; fine-tuning
+   * jobs, whose records exist only while they hold a worst case) not yet seen finished, least
+   * recently looked at first, at most `limit`. A record enters its queue when it is `put`.
    */
-  unsettled(limit: number): Promise<OwnedRecord[]>;
-  /** The sweep looked at a batch: a finished (or vanished) one leaves the queue, any other goes to its back. */
-  swept(record: Pick<OwnedRecord, 'tenant' | 'id'>, finished: boolean): Promise<void>;
+  unsettled(limit: number, family?: SweptFamily): Promise<OwnedRecord[]>;
+  /** The sweep looked at a record: a finished (or vanished) one leaves the queue, any other goes to its back. */
+  swept(record: Pick<OwnedRecord, 'tenant' | 'id' | 'family'>, finished: boolean): Promise<void>;
 }
 
-/** The sweep queue keeps this many batches (the oldest queued first out); older ones settle when read. */
+/** Families whose records queue for a settlement sweep: work that holds budget until it settles. */
+export const SWEPT_FAMILIES = ['batch', 'fine_tuning_job'] as const satisfies readonly Family[];
+export type SweptFamily = (typeof SWEPT_FAMILIES)[number];
+
+export const isSwept = (family: Family): family is SweptFamily =>
+  (SWEPT_FAMILIES as readonly Family[]).includes(family);
+
+/** Each sweep queue keeps this many records (the oldest queued first out); older ones settle when read. */
 export const MAX_UNSETTLED_BATCHES = 100_000;
 
 /** A record without an upstream expiry is forgotten a year after it was written. */

@@ -1,0 +1,71 @@
+/**
+ * The fine-tuning job sweep: a budgeted job holds its worst case (50 epochs when the provider
+ * chooses) until it settles, and nobody may read it again, or a list may not reach it (100
+ * newest per deployment). Each tick reads the queued jobs (the ownership records a budgeted
+ * create writes, one per job that holds money) from their deployments and settles a finished
+ * one as a read does: a succeeded job's training charged in place of its hold, a failed or
+ * cancelled one's hold released, once whoever sees it first (`chargeThenClaim`). It runs on the
+ * batch sweep's timer, with the same queue rules (resources/sweep.ts).
+ */
+import { passthroughCall } from '../passthrough/call.ts';
+import { UpstreamFailure } from '../../router/upstream.ts';
+import type { OwnedRecord } from '../../stores/ownership/types.ts';
+import { chargeThenClaim } from '../resources/held-work.ts';
+import {
+  budgetOf,
+  DEFAULT_SWEEP_LIMIT,
+  holderOf,
+  recordSpend,
+  settlementFailed,
+  sweepCall,
+  sweeper,
+  type Outcome,
+  type Sweeper,
+  type SweepDeps,
+} from '../resources/sweep.ts';
+import { heldJob, isFinishedJob, trainingCharge } from './jobs.ts';
+
+export function jobSweeper(deps: SweepDeps, limit = DEFAULT_SWEEP_LIMIT): Sweeper {
+  return sweeper(deps, 'fine_tuning_job', limit, (record) => sweepJob(deps, record));
+}
+
+/** The upstream id within a record's id (`<creating deployment>/<upstream id>`). */
+const upstreamIdOf = (record: OwnedRecord): string | undefined =>
+  record.id.startsWith(`${record.deployment}/`) ? record.id.slice(record.deployment.length + 1) : undefined;
+
+async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> {
+  const snapshot = deps.snapshot();
+  const holder = holderOf(snapshot, record);
+  const upstreamId = upstreamIdOf(record);
+  // A deployment taken out of the config may come back; its jobs wait in the queue.
+  if (!holder || upstreamId === undefined) return { kind: 'failed' };
+  const now = deps.now?.() ?? Date.now();
+  const call = sweepCall(deps, holder, now);
+  const budget = budgetOf(snapshot, record);
+  const path = `fine_tuning/jobs/${encodeURIComponent(upstreamId)}`;
+  let job: Record<string, unknown>;
+  try {
+    job = await passthroughCall(call, 'GET', path, undefined, false);
+  } catch (err) {
+    if (!(err instanceof UpstreamFailure && err.upstream.status === 404)) throw err;
+    // Gone upstream: nothing will ever settle it, so its hold goes now, not after 30 days.
+    const work = heldJob(record, record.id, { created_at: record.createdAt / 1000 });
+    await chargeThenClaim(deps.stores, budget, work, 0).catch(settlementFailed(deps));
+    await deps.stores.ownership.delete(record);
+    return { kind: 'gone' };
+  }
+  if (!isFinishedJob(job)) return { kind: 'running' };
+  const due = trainingCharge(job, holder.pricing?.trainingPerMillionTokens);
+  const costUsd = due?.costUsd ?? 0;
+  // The claim names the upstream's creation time, as every read's does.
+  const work = heldJob(record, record.id, job);
+  const settled = await chargeThenClaim(deps.stores, budget, work, costUsd).catch(settlementFailed(deps));
+  if (!settled || !due) return { kind: 'finished' };
+  const spent = { endpoint: 'fine_tuning' as const, costUsd, prompt_tokens: 0, completion_tokens: 0 };
+  await recordSpend(deps, record, holder, spent, now);
+  deps.log.info(
+    { job: record.id, tenant: record.tenant, ...due },
+    'fine-tuning job finished; training charged by the sweep',
+  );
+  return { kind: 'finished', costUsd };
+}

@@ -1,0 +1,171 @@
+/**
+ * What the settlement sweeps share (batches: resources/batch-sweep.ts; fine-tuning jobs:
+ * fine-tuning/sweep.ts): each tick takes the records least recently looked at from the
+ * ownership store's queue of its family (shared by the pods with Redis, so pods running the
+ * same tick spread over it and a record is settled once by its claim whoever looks), reads
+ * each from its deployment, and settles finished work as a read does (`chargeThenClaim`).
+ *
+ * The sweeps call deployments directly, never through the router: nothing they meet (a slow
+ * provider, a local error) counts against a deployment's health or trips its breaker.
+ */
+import type { ProviderKind } from '@gantry/crds';
+import type { UsageEndpoint, UsageRecord } from '../../accounting/usage.ts';
+import type { Deployment, Snapshot } from '../../config/snapshot.ts';
+import type { Metrics } from '../../metrics.ts';
+import type { ProviderAdapter } from '../../providers/types.ts';
+import type { CallContext } from '../../router/calls.ts';
+import type { UpstreamClient } from '../../router/upstream.ts';
+import type { BudgetLimit } from '../../stores/budget.ts';
+import type { Stores } from '../../stores/index.ts';
+import type { OwnedRecord, SweptFamily } from '../../stores/ownership/types.ts';
+import type { UsageRecorder } from '../../stores/usage/index.ts';
+
+/** Records looked at per sweep, so one tick stays a bounded amount of upstream reads. */
+export const DEFAULT_SWEEP_LIMIT = 200;
+/** One upstream read may take this long. */
+const READ_TIMEOUT_MS = 30_000;
+
+export interface SweepDeps {
+  stores: Stores;
+  upstream: UpstreamClient;
+  adapters: Readonly<Record<ProviderKind, ProviderAdapter>>;
+  metrics: Metrics;
+  recorder: UsageRecorder;
+  snapshot: () => Snapshot;
+  log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  now?: () => number;
+}
+
+export interface SweepReport {
+  /** Records read upstream. */
+  checked: number;
+  /** Finished work this sweep charged (the rest was charged by a read, or owed nothing). */
+  charged: number;
+  costUsd: number;
+  /** Reads or settlements that failed; that work stays queued for a later sweep. */
+  failed: number;
+}
+
+export interface Sweeper {
+  /** One sweep; a tick while one runs waits for it instead of starting another. */
+  tick(): Promise<SweepReport>;
+  /** Resolves once no sweep is running (shutdown waits for it). */
+  idle(): Promise<void>;
+}
+
+export type Outcome =
+  { kind: 'running' } | { kind: 'gone' } | { kind: 'failed' } | { kind: 'finished'; costUsd?: number };
+
+/** A sweeper over `family`'s queue, settling each record with `one`. */
+export function sweeper(
+  deps: SweepDeps,
+  family: SweptFamily,
+  limit: number,
+  one: (record: OwnedRecord) => Promise<Outcome>,
+): Sweeper {
+  let running: Promise<SweepReport> | undefined;
+  return {
+    tick() {
+      running ??= sweepQueue(deps, family, limit, one).finally(() => (running = undefined));
+      return running;
+    },
+    async idle() {
+      await running?.catch(() => undefined);
+    },
+  };
+}
+
+async function sweepQueue(
+  deps: SweepDeps,
+  family: SweptFamily,
+  limit: number,
+  one: (record: OwnedRecord) => Promise<Outcome>,
+): Promise<SweepReport> {
+  const report: SweepReport = { checked: 0, charged: 0, costUsd: 0, failed: 0 };
+  const owned = deps.stores.ownership;
+  for (const record of await owned.unsettled(limit, family)) {
+    const outcome = await one(record).catch((err: unknown): Outcome => {
+      deps.log.warn(
+        { [family]: record.id, err: (err as Error).message },
+        `${family} sweep: not settled this time`,
+      );
+      return { kind: 'failed' };
+    });
+    if (outcome.kind !== 'failed') report.checked++;
+    else report.failed++;
+    if (outcome.kind === 'finished' && outcome.costUsd !== undefined) {
+      report.charged++;
+      report.costUsd += outcome.costUsd;
+    }
+    await owned.swept(record, outcome.kind === 'finished' || outcome.kind === 'gone');
+  }
+  return report;
+}
+
+/** The deployment holding the record's work, if it is still configured. */
+export function holderOf(snapshot: Snapshot, record: OwnedRecord): Deployment | undefined {
+  return snapshot.models.get(record.model)?.deployments.find((d) => d.name === record.deployment);
+}
+
+/** The budget of the key that started the work, if it still has one. */
+export function budgetOf(snapshot: Snapshot, record: OwnedRecord): BudgetLimit | undefined {
+  const key = [...snapshot.keys.values()].find((k) => k.id === record.keyId && k.tenant === record.tenant);
+  return key?.spec.budget;
+}
+
+/** A bounded read on the holder, outside the router. */
+export function sweepCall(deps: SweepDeps, holder: Deployment, now: number): CallContext {
+  return {
+    upstream: deps.upstream,
+    adapter: deps.adapters[holder.provider],
+    deployment: holder,
+    signal: AbortSignal.timeout(READ_TIMEOUT_MS),
+    deadline: now + READ_TIMEOUT_MS,
+  };
+}
+
+/** Counts a settlement the store refused (the work stays queued), then fails the record's sweep. */
+export function settlementFailed(deps: SweepDeps): (err: unknown) => never {
+  return (err) => {
+    deps.metrics.accountingFailures.inc({ operation: 'settlement' });
+    throw err;
+  };
+}
+
+/** What a read would have recorded: a usage record and the spend metrics. */
+export async function recordSpend(
+  deps: SweepDeps,
+  record: OwnedRecord,
+  holder: Deployment,
+  spent: { endpoint: UsageEndpoint; costUsd: number; prompt_tokens: number; completion_tokens: number },
+  now: number,
+): Promise<void> {
+  const { endpoint, costUsd, prompt_tokens: prompt, completion_tokens: completion } = spent;
+  const rec: UsageRecord = {
+    id: `${record.family}-sweep:${record.id}`,
+    at: now,
+    tenant: record.tenant,
+    keyId: record.keyId,
+    endpoint,
+    requestedModel: record.model,
+    model: holder.model,
+    deployment: holder.name,
+    provider: holder.provider,
+    euResident: holder.euResident,
+    status: 200,
+    errorType: undefined,
+    stream: false,
+    attempts: 1,
+    promptTokens: prompt,
+    completionTokens: completion,
+    totalTokens: prompt + completion,
+    costUsd,
+    latencyMs: 0,
+    cache: undefined,
+    guardrails: undefined,
+    compression: undefined,
+    routing: undefined,
+  };
+  await deps.stores.usage.record(rec).catch(() => deps.recorder.record(rec));
+  deps.metrics.charged(record.tenant, holder.model, holder.provider, costUsd, prompt, completion);
+}
