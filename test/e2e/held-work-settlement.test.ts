@@ -9,16 +9,25 @@ import { randomUUID } from 'node:crypto';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobId, parseJobId } from '../../dataplane/src/pipeline/fine-tuning/jobs.ts';
+import { heldWorkId, HOLD_TTL_MS } from '../../dataplane/src/pipeline/resources/held-work.ts';
 import { StoreUnavailableError } from '../../dataplane/src/stores/errors.ts';
 import { testRedisUrl } from '../harness/redis.ts';
-import { costMicros } from '../harness/resources.ts';
+import { costMicros, failure } from '../harness/resources.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const MODEL = 'shared-account-model';
 /** $0.01 an output token, $0.025 a trained token. */
 const PRICES = { inputPerMillionTokens: 1, outputPerMillionTokens: 10_000, trainingPerMillionTokens: 25_000 };
 const BUDGET = { limitUsd: 1, period: 'monthly' as const };
-const KEYS = ['list', 'crafted', 'sweep-fail', 'job-sweep', 'job-sweep-cancel'] as const;
+const KEYS = [
+  'list',
+  'crafted',
+  'sweep-fail',
+  'job-sweep',
+  'job-sweep-cancel',
+  'gone-sweep',
+  'gone-read',
+] as const;
 type KeyName = (typeof KEYS)[number];
 
 const backends = [
@@ -210,5 +219,44 @@ describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
     expect(cancelled.status).toBe(200);
     await stack.gateway.sweepJobs();
     expect(await state('job-sweep-cancel')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
+  });
+
+  /**
+   * A batch the upstream no longer has, holding $0.90 of the key's budget: the record and hold
+   * a create leaves, for an id the fake does not know (its batches never vanish on their own).
+   */
+  async function vanishedBatch(k: KeyName): Promise<string> {
+    const id = `batch_gone_${randomUUID()}`;
+    const stores = stack.gateway.stores;
+    const keyRef = { tenant: 'acme', keyId: `default/${k}-${tag}` };
+    const reserved = await stores.budgets.reserve({ ...keyRef, budget: BUDGET, estimateUsd: 0.9 });
+    if (!reserved.ok) throw new Error('reserve refused');
+    await stores.budgets.retain(reserved.reservation, heldWorkId('batch', 'acme', id), HOLD_TTL_MS.batch);
+    await stores.ownership.put({
+      family: 'batch',
+      id,
+      ...keyRef,
+      deployment: 'tuner-a',
+      model: MODEL,
+      createdAt: Date.now(),
+      estimateUsd: 0.9,
+    });
+    expect((await state(k)).heldUsd).toBeCloseTo(0.9, 6);
+    return id;
+  }
+
+  it('releases the hold of a batch the sweep finds gone upstream, and drops its record', async () => {
+    const id = await vanishedBatch('gone-sweep');
+    await stack.gateway.sweepBatches();
+    expect(await state('gone-sweep')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
+    expect(await stack.gateway.stores.ownership.get('acme', 'batch', id)).toBeUndefined();
+  });
+
+  it('releases the hold of a batch a read finds gone upstream (404), and drops its record', async () => {
+    const id = await vanishedBatch('gone-read');
+    const read = await failure(clients['gone-read'].batches.retrieve(id));
+    expect(read.status).toBe(404);
+    expect(await state('gone-read')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
+    expect(await stack.gateway.stores.ownership.get('acme', 'batch', id)).toBeUndefined();
   });
 });

@@ -10,8 +10,8 @@ import { readJsonObject } from '../../router/calls.ts';
 import { UpstreamFailure } from '../../router/upstream.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
 import { batchCostUsd, finishedBatchUsage, isFinishedBatch } from './batch.ts';
-import { adoptOutputFiles, heldBatch } from './batches.ts';
-import { chargeThenClaim } from './held-work.ts';
+import { adoptOutputFiles } from './batches.ts';
+import { chargeThenClaim, heldBatch, releaseGone } from './held-work.ts';
 import { FAMILY } from './families.ts';
 import { objectPath } from './owned.ts';
 import { sendResource } from './proxy.ts';
@@ -59,7 +59,7 @@ async function sweepBatch(deps: SweepDeps, record: OwnedRecord): Promise<Outcome
     object = await readJsonObject(call, res);
   } catch (err) {
     if (err instanceof UpstreamFailure && err.upstream.status === 404) {
-      await deps.stores.ownership.delete(record);
+      await releaseGone(deps.stores, budgetOf(snapshot, record), record).catch(settlementFailed(deps));
       return { kind: 'gone' };
     }
     throw err;

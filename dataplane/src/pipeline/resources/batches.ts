@@ -20,7 +20,7 @@ import {
 } from './batch.ts';
 import { holderOf, ownerOf, type Json } from './owned.ts';
 import { FAMILY } from './families.ts';
-import { chargeThenClaim, retainHold, type HeldWork } from './held-work.ts';
+import { chargeThenClaim, heldBatch, retainHold } from './held-work.ts';
 import { createResource, type Charge, type Observer } from './operations.ts';
 import { checkObjectId } from './references.ts';
 
@@ -175,12 +175,3 @@ export function batchObserver(deps: PipelineDeps, ctx: RequestContext): Observer
     return { costUsd, usage, deployment: holder, finished: true };
   };
 }
-
-/** A batch as held work: the claim and hold a read and the sweep settle it by. */
-export const heldBatch = (record: OwnedRecord): HeldWork => ({
-  scope: 'batch',
-  tenant: record.tenant,
-  keyId: record.keyId,
-  claim: record,
-  noun: 'batch',
-});

@@ -9,7 +9,7 @@
 import { GatewayError } from '../../errors.ts';
 import type { BudgetLimit, ChargeRequest, Stores } from '../../stores/index.ts';
 import { isStoreUnavailable } from '../../stores/index.ts';
-import type { Claimable } from '../../stores/ownership/types.ts';
+import type { Claimable, OwnedRecord } from '../../stores/ownership/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
 
@@ -46,6 +46,15 @@ export interface HeldWork {
   /** What a 503 calls it: `batch`, `fine-tuning job`. */
   noun: string;
 }
+
+/** A batch as held work: the claim and hold a read and the sweep settle it by. */
+export const heldBatch = (record: OwnedRecord): HeldWork => ({
+  scope: 'batch',
+  tenant: record.tenant,
+  keyId: record.keyId,
+  claim: record,
+  noun: 'batch',
+});
 
 /** The charge that settles `work` at `costUsd` (0 releases its hold). */
 export function settlementCharge(
@@ -123,4 +132,18 @@ export async function chargeThenClaim(
   if (done) return false;
   if (budget) await guard('budget store', stores.budgets.charge(settlementCharge(work, budget, costUsd)));
   return guard('ownership store', owned.claim(work.tenant, work.scope, work.claim, 'settled'));
+}
+
+/**
+ * A batch the upstream no longer has (404): nothing will settle it, so its hold is released
+ * now (a charge of nothing under its id, once) instead of lasting its TTL, then its record
+ * goes. A store that fails keeps the record, so the sweep meets the 404 again and retries.
+ */
+export async function releaseGone(
+  stores: Pick<Stores, 'budgets' | 'ownership'>,
+  budget: BudgetLimit | undefined,
+  record: OwnedRecord,
+): Promise<void> {
+  if (record.family === 'batch') await chargeThenClaim(stores, budget, heldBatch(record), 0);
+  await stores.ownership.delete(record);
 }

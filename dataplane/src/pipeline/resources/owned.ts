@@ -16,6 +16,7 @@ import { admit, admitRequest } from '../admission.ts';
 import { mayUse, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { FAMILY, type FamilySpec } from './families.ts';
+import { releaseGone } from './held-work.ts';
 import { pageOf, type ListQuery } from './paging.ts';
 import { sendResource, type HttpMethod, type ResourceBody } from './proxy.ts';
 import { checkObjectId, type Reference } from './references.ts';
@@ -301,7 +302,14 @@ export async function onHolder(
     if (!(err instanceof UpstreamFailure)) throw err;
     if (err.upstream.status === 404) {
       // Only the object itself vanishing drops the record, not a sub-resource missing.
-      if (operation === objectPath(spec, record.id)) await deps.stores.ownership.delete(record);
+      if (operation === objectPath(spec, record.id))
+        await releaseGone(deps.stores, ctx.key.spec.budget, record).catch((cause: unknown) => {
+          // The 404 stands; the record stays for the sweep, which meets the 404 again.
+          ctx.log.warn(
+            { [spec.family]: record.id, err: String(cause) },
+            'gone upstream, but not released yet',
+          );
+        });
       throw new GatewayError(
         'not_found',
         `${spec.noun} ${record.id}: ${err.upstream.message || 'not found'}`,
