@@ -9,7 +9,7 @@
 import { GatewayError } from '../../errors.ts';
 import type { BudgetLimit, ChargeRequest, Stores } from '../../stores/index.ts';
 import { isStoreUnavailable } from '../../stores/index.ts';
-import type { Claimable, OwnedRecord } from '../../stores/ownership/types.ts';
+import { OWNED_MAX_AGE_MS, type Claimable, type OwnedRecord } from '../../stores/ownership/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
 
@@ -27,10 +27,13 @@ export const HOLD_TTL_MS: Readonly<Record<HeldScope, number>> = {
 
 /**
  * How long a settlement's id is remembered against a second charge: a read that charged and
- * died before its claim leaves the work to a later read or the sweep, which must find the
- * charge made. As long as the longest hold, so it also outlives any retain still to come.
+ * died before its claim leaves the work to a later read or a sweep, which must find the charge
+ * made however late it comes. A job can be read for as long as its claim could be taken (a
+ * record's year), and not every job is queued for the sweep (one held at $0 is not), so the
+ * marker lives as long as a claim: one small key per settled batch or job. It outlives every
+ * hold too, so any retain still to come finds it.
  */
-export const SETTLED_MEMORY_MS = HOLD_TTL_MS.fine_tuning_job;
+export const SETTLED_MEMORY_MS = OWNED_MAX_AGE_MS;
 
 /** Work's hold and charge id in the budget store; the batch form is the one charges used before holds. */
 export const heldWorkId = (scope: HeldScope, tenant: string, id: string): string =>
