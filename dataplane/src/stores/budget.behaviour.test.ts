@@ -229,6 +229,26 @@ describe.each(backends)('budget ($name)', (backend) => {
       expect(await budgets.retain(r, JOB, LONG)).toBe(true);
       expect(await budgets.state(key, monthly)).toMatchObject({ heldUsd: 4, remainingUsd: 6 });
     });
+
+    it("leave a request reserved after them to lapse on the request's own TTL", async () => {
+      const { budgets } = await open();
+      await budgets.retain(
+        reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 2 })),
+        JOB,
+        LONG,
+      );
+      // A scan once the request TTL has passed leaves the 30-day hold as the earliest expiry.
+      clock.advance(TTL + 1);
+      await budgets.release(
+        reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 0.000001 })),
+      );
+      // A request's reservation that is never settled (its pod died) must still lapse after its TTL,
+      // not wait for the hold's 30 days.
+      reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 7 }));
+      expect((await budgets.reserve({ ...key, budget: monthly, estimateUsd: 8 })).ok).toBe(false);
+      clock.advance(TTL);
+      expect((await budgets.reserve({ ...key, budget: monthly, estimateUsd: 8 })).ok).toBe(true);
+    });
   });
 
   it('keeps keys and tenants apart', async () => {
