@@ -10,6 +10,7 @@ import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJobId } from '../../dataplane/src/pipeline/fine-tuning/jobs.ts';
 import { StoreUnavailableError } from '../../dataplane/src/stores/errors.ts';
+import { formatUsd } from '../../dataplane/src/stores/money.ts';
 import { testRedisUrl } from '../harness/redis.ts';
 import { costMicros, failure } from '../harness/resources.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
@@ -71,11 +72,19 @@ describe.each(backends)('work held against the whole budget ($name)', ({ tag, op
       max_tokens: 5,
     });
 
-  /** Refused for the budget, with the budget's 402. */
+  /** Refused for the budget, with the budget's 402, which says what the key's started work holds. */
   async function expectRefused(k: KeyName): Promise<void> {
     const refused = await failure(chat(k));
     expect(refused.status).toBe(402);
     expect(refused.error).toMatchObject({ type: 'budget_exceeded' });
+    const held = await stack.gateway.stores.budgets.heldForWork({
+      tenant: 'acme',
+      keyId: `default/${k}-${tag}`,
+    });
+    expect(held).toBeGreaterThan(0.9);
+    expect(String(refused.error.message)).toContain(
+      `(${formatUsd(held)} of it is held for this key's unsettled batches and fine-tuning jobs until they settle)`,
+    );
   }
 
   /** A job of 3 epochs over one short line: about 13 tokens a pass, held at ~$0.98 of the $1. */

@@ -19,7 +19,7 @@ import {
   type ReserveRequest,
   type Reservation,
 } from '../stores/index.ts';
-import { budgetExceeded } from './budget-refusal.ts';
+import { budgetRefusal } from './budget-refusal.ts';
 import type { RequestContext } from './context.ts';
 
 export interface Admission {
@@ -106,7 +106,14 @@ export async function admit(
     }
     applyRateDecision(ctx, spec.rateLimit, both.decision, tokens);
     if (both.reserve && !both.reserve.ok)
-      throw budgetExceeded(reserveRequest.budget, estimate.costUsd, both.reserve.remainingUsd, 'request');
+      throw await budgetRefusal(
+        stores.budgets,
+        reserveRequest,
+        reserveRequest.budget,
+        reserveRequest.estimateUsd,
+        both.reserve.remainingUsd,
+        'request',
+      );
     admission.ticket = both.decision.ticket;
     admission.reservation = both.reserve?.ok ? both.reserve.reservation : undefined;
     return admission;
@@ -201,7 +208,15 @@ async function countRate(
 /** Holds the request's estimate against its key's budget; a 402 when it does not fit. */
 async function holdBudget(stores: Stores, req: ReserveRequest): Promise<Reservation> {
   const result = await stores.budgets.reserve(req).catch(budgetStoreDown);
-  if (!result.ok) throw budgetExceeded(req.budget, req.estimateUsd, result.remainingUsd, 'request');
+  if (!result.ok)
+    throw await budgetRefusal(
+      stores.budgets,
+      req,
+      req.budget,
+      req.estimateUsd,
+      result.remainingUsd,
+      'request',
+    );
   return result.reservation;
 }
 

@@ -23,4 +23,14 @@ describe('budgetExceeded', () => {
       "budget exceeded: $0.01 remaining of this key's total budget of $1000000000.00, and this request is estimated at $2000000000.00",
     );
   });
+
+  it('names what unsettled batches and fine-tuning jobs hold, when they hold anything', () => {
+    const e = budgetExceeded({ limitUsd: 1, period: 'monthly' }, 0.05, 0.02, 'request', 0.98);
+    expect(e.message).toBe(
+      "budget exceeded: $0.02 remaining of this key's monthly budget of $1.00 ($0.98 of it is held for this key's unsettled batches and fine-tuning jobs until they settle), and this request is estimated at $0.05",
+    );
+    expect(
+      budgetExceeded({ limitUsd: 1, period: 'monthly' }, 0.05, 0.02, 'request', 0).message,
+    ).not.toContain('held');
+  });
 });

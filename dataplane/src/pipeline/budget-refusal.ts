@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors.ts';
-import type { BudgetLimit } from '../stores/budget.ts';
+import type { BudgetLimit, BudgetStore } from '../stores/budget.ts';
 import { formatUsd } from '../stores/money.ts';
+import type { KeyRef } from '../stores/types.ts';
 
 /**
  * The 402 for a hold the key's budget cannot cover. Amounts are stated from the micro-dollars
@@ -15,10 +16,34 @@ export function budgetExceeded(
   estimateUsd: number,
   remainingUsd: number,
   what: 'request' | 'response',
+  /** What started work not yet settled holds of the budget, when known (named only when > 0). */
+  workHeldUsd = 0,
 ): GatewayError {
+  const held =
+    workHeldUsd > 0
+      ? ` (${formatUsd(workHeldUsd)} of it is held for this key's unsettled batches and fine-tuning jobs until they settle)`
+      : '';
   return new GatewayError(
     'budget_exceeded',
-    `budget exceeded: ${formatUsd(remainingUsd)} remaining of this key's ${budget.period} budget of ${formatUsd(budget.limitUsd)}, ` +
+    `budget exceeded: ${formatUsd(remainingUsd)} remaining of this key's ${budget.period} budget of ${formatUsd(budget.limitUsd)}${held}, ` +
       `and this ${what} is estimated at ${formatUsd(estimateUsd, 'up')}`,
   );
+}
+
+/**
+ * The 402 for a refused reservation, naming what the key's unsettled work holds when it holds
+ * anything: a caller refused for a batch or job it started should not have to guess why a
+ * small request does not fit. Asked of the store only here, on the refusal; a store that
+ * cannot say leaves it out (the refusal stands either way).
+ */
+export async function budgetRefusal(
+  budgets: Pick<BudgetStore, 'heldForWork'>,
+  key: KeyRef,
+  budget: BudgetLimit,
+  estimateUsd: number,
+  remainingUsd: number,
+  what: 'request' | 'response',
+): Promise<GatewayError> {
+  const workHeldUsd = await budgets.heldForWork(key).catch(() => 0);
+  return budgetExceeded(budget, estimateUsd, remainingUsd, what, workHeldUsd);
 }

@@ -230,6 +230,26 @@ describe.each(backends)('budget ($name)', (backend) => {
       expect(await budgets.state(key, monthly)).toMatchObject({ heldUsd: 4, remainingUsd: 6 });
     });
 
+    it('are what heldForWork reports, apart from requests in flight, until they settle', async () => {
+      const { budgets } = await open();
+      expect(await budgets.heldForWork(key)).toBe(0);
+      await budgets.retain(
+        reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 3 })),
+        JOB,
+        LONG,
+      );
+      await budgets.retain(
+        reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 2.5 })),
+        'job:2',
+        LONG,
+      );
+      reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 4 }));
+      expect(await budgets.heldForWork(key)).toBe(5.5);
+      expect(await budgets.heldForWork({ ...key, keyId: 'other' })).toBe(0);
+      await budgets.charge({ ...key, budget: monthly, amountUsd: 1, id: JOB, rememberMs: LONG });
+      expect(await budgets.heldForWork(key)).toBe(2.5);
+    });
+
     it("leave a request reserved after them to lapse on the request's own TTL", async () => {
       const { budgets } = await open();
       await budgets.retain(

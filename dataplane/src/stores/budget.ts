@@ -113,6 +113,12 @@ export interface BudgetStore {
    */
   retain(reservation: Reservation, holdId: string, ttlMs: number): Promise<boolean>;
   state(key: KeyRef, budget: BudgetLimit): Promise<BudgetState>;
+  /**
+   * What the key's retained holds (started work not yet settled, see `retain`) hold now, in
+   * USD: the holds that outlive any request's reservation. For a refusal to say how much of the
+   * budget unsettled work takes; read on that path only (a range of the key's holds by expiry).
+   */
+  heldForWork(key: KeyRef): Promise<number>;
 }
 
 export interface BudgetStoreOptions {

@@ -189,6 +189,16 @@ export class MemoryBudgetStore implements BudgetStore {
     );
   }
 
+  async heldForWork(key: KeyRef): Promise<number> {
+    const b = this.mem.budgets.get(JSON.stringify([key.tenant, key.keyId]));
+    if (!b) return 0;
+    // A request's reservation expires within the reservation TTL; a retained hold, after days.
+    const requestsUntil = this.clock() + this.ttlMs;
+    let micros = 0;
+    for (const r of b.reservations.values()) if (r.expiresAt > requestsUntil) micros += r.amount;
+    return fromMicros(micros);
+  }
+
   async retain(reservation: Reservation, holdId: string, ttlMs: number): Promise<boolean> {
     const now = this.clock();
     const b = this.mem.budget(reservation.tenant, reservation.keyId);

@@ -18,6 +18,7 @@ import { fromMicros, toMicros } from '../money.ts';
 import { monthKey, periodRetentionMs, periodWindow } from '../period.ts';
 import { rechargeMicros, type RechargeMicros } from '../recharge.ts';
 import { systemClock, type Clock, type KeyRef } from '../types.ts';
+import { toStoreError } from './client.ts';
 import type { KeySpace } from './keys.ts';
 import { budgetReserve, budgetRetain, budgetSettle, budgetState } from './lua/budget.ts';
 import { arg, bindScript, int, type BoundScript } from './script.ts';
@@ -75,7 +76,7 @@ export class RedisBudgetStore implements BudgetStore {
   private readonly settledMemoryMs: number;
 
   constructor(
-    client: Redis,
+    private readonly client: Redis,
     private readonly keys: KeySpace,
     private readonly clock: Clock = systemClock,
     opts: BudgetStoreOptions = {},
@@ -262,6 +263,21 @@ export class RedisBudgetStore implements BudgetStore {
       [reservation.id, holdId, arg(toMicros(reservation.amountUsd, 'up')), arg(now + ttlMs), arg(now)],
     );
     return int(raw, 'budget retain') === 1;
+  }
+
+  async heldForWork(key: KeyRef): Promise<number> {
+    // A request's reservation expires within the reservation TTL; a retained hold, after days:
+    // the holds past it are found by the expiry index alone, then their amounts.
+    const from = Math.floor(this.clock()) + this.ttlMs;
+    const fail = (err: unknown): never => {
+      throw toStoreError('budget.heldForWork', err);
+    };
+    const ids = await this.client
+      .zrangebyscore(this.keys.reservationExpiry(key), `(${from}`, '+inf')
+      .catch(fail);
+    if (ids.length === 0) return 0;
+    const amounts = await this.client.hmget(this.keys.reservations(key), ...ids).catch(fail);
+    return fromMicros(amounts.reduce((sum, v) => sum + (v === null ? 0 : Number(v)), 0));
   }
 
   async state(key: KeyRef, budget: BudgetLimit): Promise<BudgetState> {
