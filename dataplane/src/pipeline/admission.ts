@@ -17,6 +17,7 @@ import {
   type RateLimits,
   type RateTicket,
   type ReserveRequest,
+  type ReserveResult,
   type Reservation,
 } from '../stores/index.ts';
 import { budgetRefusal } from './budget-refusal.ts';
@@ -207,7 +208,13 @@ async function countRate(
 
 /** Holds the request's estimate against its key's budget; a 402 when it does not fit. */
 async function holdBudget(stores: Stores, req: ReserveRequest): Promise<Reservation> {
-  const result = await stores.budgets.reserve(req).catch(budgetStoreDown);
+  let result: ReserveResult;
+  // try/await, not `.catch`: a store that throws before returning a promise fails closed too.
+  try {
+    result = await stores.budgets.reserve(req);
+  } catch (err) {
+    return budgetStoreDown(err);
+  }
   if (!result.ok)
     throw await budgetRefusal(
       stores.budgets,
