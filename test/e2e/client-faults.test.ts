@@ -177,6 +177,32 @@ describe('a 403/404 naming something the request refers to', () => {
     expect((await ask('gem')).choices[0]?.message.content).toBeTruthy();
   });
 
+  it("a file name of any shape (all letters, short) is the caller's too: three such 403s leave the circuit closed", async () => {
+    for (const name of ['abcdefgh', 'zzz', 'ab1']) {
+      fake().setFaults([{ fault: { type: 'status', status: 403, missing: name } }]);
+      const err = await failure(
+        openai.chat.completions.create({
+          model: 'gem',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'x' },
+                {
+                  type: 'image_url',
+                  image_url: { url: `https://generativelanguage.googleapis.com/v1beta/files/${name}` },
+                },
+              ],
+            },
+          ],
+        }),
+      );
+      expect(err.status).toBe(404);
+      expect(err.error).toMatchObject({ type: 'not_found', param: 'contents[0].parts[1].fileData.fileUri' });
+    }
+    expect(stack.gateway.health.circuitState('gem')).toBe('closed');
+  });
+
   it('a bogus Anthropic container id (404) is a 404 naming container, and the circuit stays closed', async () => {
     const container = 'container_011bogus42';
     // The rule reads only that the 404 names the id the request sent, not these words.

@@ -160,6 +160,51 @@ describe('blamedReference: the caller’s reference', () => {
   ])('%s', (_name, e, s, expected) => {
     expect(blamedReference(e, s)).toEqual(expected);
   });
+
+  // A caller chooses its fake id's shape: all letters, or short, must be read as well as `file-1`.
+  const geminiFile = (name: string) => ({
+    contents: [
+      {
+        role: 'user',
+        parts: [
+          { text: 'x' },
+          {
+            fileData: {
+              mimeType: 'image/jpeg',
+              fileUri: `https://generativelanguage.googleapis.com/v1beta/files/${name}`,
+            },
+          },
+        ],
+      },
+    ],
+  });
+  it.each(['abcdefgh', 'ab1', 'zzzzzzzzzz', 'abc', 'gemini-2.0-flash'])(
+    'a Gemini file named %s (403, any shape, even the model name)',
+    (name) => {
+      const e = error(403, `You do not have permission to access the File ${name} or it may not exist.`);
+      expect(blamedReference(e, sent(geminiFile(name), 'gemini-2.0-flash'))).toEqual({
+        param: 'contents[0].parts[1].fileData.fileUri',
+        id: name,
+      });
+    },
+  );
+
+  it("Gemini's file wording is the caller's even when the body cannot be read", () => {
+    const e = error(403, 'You do not have permission to access the File qq or it may not exist.');
+    expect(blamedReference(e, { body: undefined, upstreamModel: 'g' })).toEqual({ id: 'qq' });
+  });
+
+  it.each(['abcdefgh', 'abc', 'Found'])('an Anthropic file_id %s named by the 404', (id) => {
+    const e = error(404, `File not found: ${id}`, { code: 'not_found_error' });
+    const body = {
+      model: 'claude-x',
+      messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: id } }] }],
+    };
+    expect(blamedReference(e, sent(body, 'claude-x'))).toEqual({
+      param: 'messages[0].content[0].source.file_id',
+      id,
+    });
+  });
 });
 
 describe('blamedReference: the deployment’s fault', () => {
@@ -222,7 +267,7 @@ describe('blamedReference: the deployment’s fault', () => {
       error(404, 'user-12345 not found'),
       sent({ model: 'm', user: 'user-12345' }),
     ],
-    ['a short value', error(404, 'abc not found'), sent({ model: 'm', file_id: 'abc' })],
+    ['a value too short to be read', error(404, 'ab not found'), sent({ model: 'm', file_id: 'ab' })],
     [
       'a body that is not JSON',
       error(404, 'file-Abc123 missing'),

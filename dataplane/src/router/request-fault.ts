@@ -99,10 +99,14 @@ function mentions(text: string, id: string): boolean {
 }
 
 /**
- * An id is something no prose or route is made of: long enough, with a digit or a separator in
- * it, so that a 404's words ("Not Found", "POST") never match a value the caller sent.
+ * Shortest value read as a reference. Below it a word of the upstream's prose ("is", "a") could
+ * match; any value from three characters on counts, whatever its shape: a rule that wanted digits
+ * or separators let a caller choose an all-letter id ("abcdefgh") the rule would not read, so that
+ * three such 404s ejected a deployment every tenant shares.
  */
-const idLike = (s: string): boolean => s.length >= 6 && /[0-9_-]/.test(s) && !/\s/.test(s);
+const MIN_REFERENCE = 3;
+
+const referenceLike = (s: string): boolean => s.length >= MIN_REFERENCE && !/\s/.test(s);
 
 /** The forms a referenced value may take in the upstream's words: itself, or its URL's last segments. */
 function forms(value: string): string[] {
@@ -117,17 +121,24 @@ function forms(value: string): string[] {
     if (last !== undefined) out.push(last);
     if (last !== undefined && parent !== undefined) out.push(`${parent}/${last}`);
   }
-  return out.filter(idLike);
+  return out.filter(referenceLike);
 }
 
 /**
- * Whether the message holds an id-like word the body contains at all: the body (a prompt with
- * images may be megabytes) is parsed only then, so an ordinary 404 costs a substring search.
+ * Whether the message holds a word the body contains at all: the body (a prompt with images may
+ * be megabytes) is parsed only then, so an ordinary 404 costs a few substring searches.
  */
 function mayName(message: string, body: SentRequest['body']): boolean {
   if (typeof body !== 'string') return false;
-  return (message.match(/[A-Za-z0-9_-]{6,}/g) ?? []).some((w) => idLike(w) && body.includes(w));
+  return (message.match(/[A-Za-z0-9_-]{3,}/g) ?? []).some((w) => body.includes(w));
 }
+
+/**
+ * Gemini's answer for a file the key may not read, whether or not it exists: the words name a
+ * file, never the deployment's key or model (those are "API key not valid", "models/x is not
+ * found"), so they are the caller's whatever the file's name looks like.
+ */
+const GEMINI_FILE = /\bpermission to access the File (\S+?) or it may not exist\b/i;
 
 interface SentReference {
   path: string;
@@ -176,6 +187,11 @@ export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedRefe
   if (named !== undefined) {
     const root = named.split(/[.[]/, 1)[0]!;
     return DEPLOYMENT_PARAMS.has(root) ? undefined : { param: named };
+  }
+  const file = GEMINI_FILE.exec(e.message)?.[1];
+  if (file !== undefined) {
+    const ref = sentReferences(sent.body).find((r) => forms(r.value).includes(file));
+    return ref ? { param: ref.path, id: file } : { id: file };
   }
   for (const ref of mayName(e.message, sent.body) ? sentReferences(sent.body) : []) {
     if (ref.value === sent.upstreamModel) continue;
