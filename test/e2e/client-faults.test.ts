@@ -2,7 +2,8 @@
  * An upstream refusal the caller's own request caused never counts against a deployment every
  * tenant shares. A 429 saying this one request needs more tokens than the deployment's whole
  * per-minute limit (OpenAI's "Request too large … Limit L, Requested R"), or Anthropic's 413 over
- * its byte limit, is a 413 naming the limit: not retried, not failed over, no cool-down. A
+ * its byte limit, is failed over (a higher tier may fit it) and, when no deployment takes it, a
+ * 413 naming the limit: never retried, no cool-down, no fault. A
  * 403/404 naming something the request refers to (a Gemini file the key may not read, an
  * Anthropic container id) is a 404 naming the field, and the circuit stays closed. Real load
  * 429s still cool the deployment down, and a 403 blaming the deployment's key still opens it.
@@ -28,6 +29,21 @@ beforeAll(async () => {
     ([url]) =>
       [
         deployment({ name: 'gpt', model: 'gpt', baseUrl: fakeBase(url!) }),
+        // A mixed-tier pool: a free tier whose per-minute limit fits almost nothing, then a paid one.
+        deployment({
+          name: 'tier-free',
+          model: 'tiered',
+          upstreamModel: 'tiered-free',
+          baseUrl: fakeBase(url!),
+          priority: 1,
+        }),
+        deployment({
+          name: 'tier-paid',
+          model: 'tiered',
+          upstreamModel: 'tiered-paid',
+          baseUrl: fakeBase(url!),
+          priority: 2,
+        }),
         deployment({
           name: 'claude',
           model: 'claude',
@@ -123,23 +139,60 @@ describe('a request too large for the deployment', () => {
     expect(fake().requests).toHaveLength(upstream);
   });
 
-  it("Anthropic's 413 request_too_large is the caller's 413, not failed over to a larger model", async () => {
+  it("a pool whose first deployment's limit fits almost nothing is served by the next, circuits closed", async () => {
+    // Groq's free tier answers 413 with the same words: a small prompt plus tools is over it.
+    fake().setFaults([
+      {
+        match: { model: 'tiered-free' },
+        fault: { type: 'status', status: 413, tokens: { limit: 10000, requested: 15088 } },
+      },
+    ]);
+    for (let i = 0; i < TRIES; i++) expect((await ask('tiered')).choices[0]?.message.content).toBeTruthy();
+    expect(callsTo('tiered-free')).toBe(TRIES);
+    expect(callsTo('tiered-paid')).toBe(TRIES);
+    expect(stack.gateway.health.circuitState('tier-free')).toBe('closed');
+    expect(stack.gateway.health.circuitState('tier-paid')).toBe('closed');
+  });
+
+  it('too large for every deployment of the pool: the caller gets the 413, each tried once', async () => {
+    fake().setFaults([{ fault: { type: 'status', status: 429, tokens: { limit: 0, requested: 12 } } }]);
+    const err = await failure(ask('tiered'));
+    expect(err.status).toBe(413);
+    expect(err.error).toMatchObject({ type: 'request_too_large', code: 413 });
+    expect(callsTo('tiered-free')).toBe(1);
+    expect(callsTo('tiered-paid')).toBe(1);
+    expect(stack.gateway.health.circuitState('tier-free')).toBe('closed');
+  });
+
+  it("Anthropic's 413 request_too_large is failed over to the next model, and held against no one", async () => {
     fake().setFaults([{ match: { model: 'claude' }, fault: { type: 'status', status: 413 } }]);
     for (let i = 0; i < TRIES; i++) {
-      const err = await failure(
-        anthropic.messages.create({
-          model: 'claude',
-          max_tokens: 20,
-          messages: [{ role: 'user', content: 'hi' }],
-        }),
-      );
-      expect(err.status).toBe(413);
-      expect(err.error).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
-      expect(JSON.stringify(err.error)).toContain('maximum allowed number of bytes');
+      const answer = await anthropic.messages.create({
+        model: 'claude',
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      expect(answer.content.length).toBeGreaterThan(0);
     }
-    expect(callsTo('claude-big')).toBe(0);
-    expect(fake().requests).toHaveLength(TRIES);
+    expect(callsTo('claude')).toBe(TRIES);
+    expect(callsTo('claude-big')).toBe(TRIES);
     expect(stack.gateway.health.circuitState('claude')).toBe('closed');
+  });
+
+  it("Anthropic's 413 with nothing left to try is the caller's 413", async () => {
+    fake().setFaults([{ fault: { type: 'status', status: 413 } }]);
+    const err = await failure(
+      anthropic.messages.create({
+        model: 'claude',
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
+    expect(err.status).toBe(413);
+    expect(err.error).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
+    expect(JSON.stringify(err.error)).toContain('maximum allowed number of bytes');
+    expect(stack.gateway.health.circuitState('claude')).toBe('closed');
+    expect(stack.gateway.health.circuitState('claude-big')).toBe('closed');
   });
 });
 

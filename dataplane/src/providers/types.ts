@@ -54,7 +54,7 @@ export type UpstreamErrorKind =
   | 'context_length' // prompt too long for this model: larger-context fallback or caller
   | 'content_policy' // provider refused the content: caller
   | 'bad_request' // caller's fault, another attempt cannot fix it
-  | 'too_large' // this request alone exceeds the deployment's limit (tokens per minute, bytes): caller, 413
+  | 'too_large' // this request alone exceeds the deployment's limit (tokens per minute, bytes): fail over, else caller's 413
   | 'bad_reference' // a 403/404 blaming an object the request names, not the deployment: caller, 404
   | 'network' // connection refused/reset before headers
   | 'oversized' // a stream's line or event past the SSE parser's bound: stop, no deployment fault

@@ -74,11 +74,12 @@ describe('decide: the whole input space', () => {
     sameRetries: number,
     remainingMs: number,
   ): Decision {
-    const callersFault =
-      kind === 'bad_request' || kind === 'content_policy' || kind === 'too_large' || kind === 'bad_reference';
+    const callersFault = kind === 'bad_request' || kind === 'content_policy' || kind === 'bad_reference';
     // An oversized event may be the request's doing: neither failed over nor retried.
     if (callersFault || kind === 'oversized' || exhausted) return STOP;
     if (kind === 'context_length') return LARGER;
+    // Too large for this deployment's limit: another may have a higher one, this one never will.
+    if (kind === 'too_large') return hasAlternative ? NEXT : STOP;
     if (hasAlternative) return NEXT;
     const brokenOrSilent = kind === 'timeout' || kind === 'auth' || kind === 'not_found';
     if (brokenOrSilent || sameRetries >= cfg.maxSameRetries) return STOP;
@@ -132,12 +133,20 @@ describe('decide: the whole input space', () => {
 describe('decide: the rules by name', () => {
   const base = { attemptsMade: 1, sameRetries: 0, remainingMs: 30_000, hasAlternative: false, random: 0.5 };
 
-  it.each(['bad_request', 'content_policy', 'too_large', 'bad_reference'] as const)(
+  it.each(['bad_request', 'content_policy', 'bad_reference'] as const)(
     '%s stops even with alternatives and budget',
     (kind) => {
       expect(decide({ ...base, error: err(kind), hasAlternative: true }, cfg)).toEqual(STOP);
     },
   );
+
+  it('too_large fails over to a deployment that may have a higher limit, and is never retried', () => {
+    expect(decide({ ...base, error: err('too_large'), hasAlternative: true }, cfg)).toEqual(NEXT);
+    expect(decide({ ...base, error: err('too_large') }, cfg)).toEqual(STOP);
+    expect(
+      decide({ ...base, error: err('too_large'), hasAlternative: true, attemptsMade: cfg.maxAttempts }, cfg),
+    ).toEqual(STOP);
+  });
 
   it('context_length asks for a larger model whether or not an alternative exists', () => {
     expect(decide({ ...base, error: err('context_length') }, cfg)).toEqual(LARGER);

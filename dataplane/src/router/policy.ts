@@ -68,12 +68,12 @@ export type Decision =
 /**
  * Failures the request itself caused: the same request fails the same way on every attempt and
  * every deployment, so it is neither retried nor failed over, and never held against health.
+ * A request too large for one deployment's limit (`too_large`) is not one of them: limits differ
+ * by tier, so it is failed over (never retried, never held against health) and is the caller's
+ * only when no deployment takes it.
  */
 export const isRequestFault = (e: UpstreamError): boolean =>
-  e.kind === 'bad_request' ||
-  e.kind === 'content_policy' ||
-  e.kind === 'too_large' ||
-  e.kind === 'bad_reference';
+  e.kind === 'bad_request' || e.kind === 'content_policy' || e.kind === 'bad_reference';
 
 export function decide(ctx: FailureContext, cfg: RetryConfig = DEFAULT_RETRY): Decision {
   const { error, policy } = ctx;
@@ -85,6 +85,7 @@ export function decide(ctx: FailureContext, cfg: RetryConfig = DEFAULT_RETRY): D
   // The request's own deadline bounds failover too, not only waits.
   if (ctx.remainingMs <= 0) return { kind: 'stop' };
   if (error.kind === 'context_length') return { kind: 'larger-context' };
+  if (error.kind === 'too_large') return ctx.hasAlternative ? { kind: 'next' } : { kind: 'stop' };
   if (ctx.hasAlternative) {
     if (policy === undefined || ctx.sameRetries >= policy.attempts - 1 || !retryable(error, policy))
       return { kind: 'next' };

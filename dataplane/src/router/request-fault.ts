@@ -3,8 +3,8 @@
  * a 429 (or 413) saying this one request is larger than the deployment's whole per-minute limit,
  * or a 403/404 naming something the request refers to (a file, a container) rather than the
  * deployment's own key, model or URL. Counted as the deployment's, such answers let one caller
- * cool down or eject a deployment every tenant shares; retried or failed over, they only repeat
- * a request that cannot succeed. Pure: decides from the normalised error and the bytes sent.
+ * cool down or eject a deployment every tenant shares; retried, they only repeat a request that
+ * cannot succeed there. Pure: decides from the normalised error and the bytes sent.
  */
 import type { UpstreamError } from '../providers/types.ts';
 
@@ -204,8 +204,9 @@ export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedRefe
 
 /**
  * The error as the router should judge it: a request too large for the deployment becomes
- * `too_large`, a 403/404 blaming a reference becomes `bad_reference` (neither counts against
- * the deployment, neither is retried or failed over); anything else is returned as it was.
+ * `too_large` (failed over, never retried), a 403/404 blaming a reference becomes
+ * `bad_reference` (neither retried nor failed over); neither counts against the deployment.
+ * Anything else is returned as it was.
  */
 export function blameRequest(e: UpstreamError, sent: SentRequest): UpstreamError {
   const big = tooLarge(e);
