@@ -157,6 +157,28 @@ describe('blamedReference: the caller’s reference', () => {
       {},
     ],
     ['a container code', error(404, 'gone', { code: 'container_not_found' }), sent(undefined), {}],
+    [
+      'a vector store id in a list',
+      error(404, "Vector store with id 'vs_bogus123' not found."),
+      sent({
+        model: 'gpt-4o',
+        input: 'x',
+        tools: [{ type: 'file_search', vector_store_ids: ['vs_ok1', 'vs_bogus123'] }],
+      }),
+      { param: 'tools[0].vector_store_ids[1]', id: 'vs_bogus123' },
+    ],
+    [
+      'a file id in a list',
+      error(404, 'No file with id abcdef'),
+      sent({ model: 'gpt-4o', attachments: { file_ids: ['abcdef'] } }),
+      { param: 'attachments.file_ids[0]', id: 'abcdef' },
+    ],
+    [
+      'an image URL in a list',
+      error(404, 'Image img_42 not found'),
+      sent({ model: 'gpt-4o', image_urls: ['https://files.example/v1/img_42'] }),
+      { param: 'image_urls[0]', id: 'img_42' },
+    ],
   ])('%s', (_name, e, s, expected) => {
     expect(blamedReference(e, s)).toEqual(expected);
   });
@@ -286,6 +308,11 @@ describe('blamedReference: the deployment’s fault', () => {
       sent({ model_id: 'ft-model-0123' }, 'ft-model-0123'),
     ],
     ['a nested model param', error(404, 'gone', { param: 'model.name' }), sent(undefined)],
+    [
+      'a string in a list that is no reference list',
+      error(404, 'stop_seq not found'),
+      sent({ model: 'm', stop: ['stop_seq'], input: ['stop_seq'] }),
+    ],
   ])('%s', (_name, e, s) => {
     expect(blamedReference(e, s)).toBeUndefined();
   });

@@ -86,6 +86,9 @@ function prefixField(message: string): string | undefined {
 /** Keys whose string values refer to objects held upstream (ids, file URIs, containers). */
 const REFERENCE_KEY = /(?:^|_)(?:id|uri|url|container)$|^(?:fileUri|file_uri|container)$/i;
 
+/** Keys whose arrays list such references (`vector_store_ids`, `file_ids`, `image_urls`). */
+const REFERENCE_LIST_KEY = /(?:^|_)(?:ids|uris|urls|containers)$|^(?:fileUris|file_uris)$/i;
+
 const ID_CHAR = /[A-Za-z0-9_-]/;
 
 /** `id` stands in `text` as a whole id: not inside a longer one, not a segment of a URL path. */
@@ -155,20 +158,25 @@ function sentReferences(body: SentRequest['body']): SentReference[] {
     return [];
   }
   const out: SentReference[] = [];
-  const walk = (v: unknown, path: string, depth: number): void => {
+  // `listed`: the array being walked sits under a reference key, so its strings are references.
+  const walk = (v: unknown, path: string, depth: number, listed: boolean): void => {
     if (depth > 64 || typeof v !== 'object' || v === null) return;
     if (Array.isArray(v)) {
-      v.forEach((item, i) => walk(item, `${path}[${i}]`, depth + 1));
+      v.forEach((item, i) => {
+        if (typeof item === 'string') {
+          if (listed) out.push({ path: `${path}[${i}]`, value: item });
+        } else walk(item, `${path}[${i}]`, depth + 1, false);
+      });
       return;
     }
     for (const [key, child] of Object.entries(v as Record<string, unknown>)) {
       const at = path === '' ? key : `${path}.${key}`;
       if (typeof child === 'string') {
         if (REFERENCE_KEY.test(key)) out.push({ path: at, value: child });
-      } else walk(child, at, depth + 1);
+      } else walk(child, at, depth + 1, REFERENCE_KEY.test(key) || REFERENCE_LIST_KEY.test(key));
     }
   };
-  walk(parsed, '', 0);
+  walk(parsed, '', 0, false);
   return out;
 }
 
