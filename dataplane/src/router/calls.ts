@@ -62,7 +62,11 @@ export async function sendOk(
   const text = await readErrorBody(res.body);
   const classified = ctx.adapter.error(res.status, res.headers, text);
   throw new UpstreamFailure(
-    blameRequest(classified, { body: req.body, upstreamModel: ctx.deployment.target.upstreamModel }),
+    blameRequest(classified, {
+      body: req.body,
+      upstreamModel: ctx.deployment.target.upstreamModel,
+      url: req.url,
+    }),
   );
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UpstreamError, UpstreamErrorKind } from '../providers/types.ts';
+import { classifyError as geminiError } from '../providers/gemini/errors.ts';
 import { blamedReference, blameRequest, tooLarge, type SentRequest } from './request-fault.ts';
 
 const error = (status: number, message: string, extra: Partial<UpstreamError> = {}): UpstreamError => ({
@@ -216,17 +217,22 @@ describe('blamedReference: the caller’s reference', () => {
     expect(blamedReference(e, { body: undefined, upstreamModel: 'g' })).toEqual({ id: 'qq' });
   });
 
-  it.each(['abcdefgh', 'abc', 'Found'])('an Anthropic file_id %s named by the 404', (id) => {
-    const e = error(404, `File not found: ${id}`, { code: 'not_found_error' });
-    const body = {
-      model: 'claude-x',
-      messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: id } }] }],
-    };
-    expect(blamedReference(e, sent(body, 'claude-x'))).toEqual({
-      param: 'messages[0].content[0].source.file_id',
-      id,
-    });
-  });
+  it.each(['abcdefgh', 'abc', 'Found', 'claude-x', 'messages'])(
+    'an Anthropic file_id %s named by the 404',
+    (id) => {
+      const e = error(404, `File not found: ${id}`, { code: 'not_found_error' });
+      const body = {
+        model: 'claude-x',
+        messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: id } }] }],
+      };
+      // The model's name and the route's words are the caller's too when the route does not hold them.
+      const s = { ...sent(body, 'claude-x'), url: 'https://api.anthropic.com/v1/messages' };
+      expect(blamedReference(e, s)).toEqual({
+        param: 'messages[0].content[0].source.file_id',
+        id,
+      });
+    },
+  );
 });
 
 describe('blamedReference: the deployment’s fault', () => {
@@ -315,6 +321,55 @@ describe('blamedReference: the deployment’s fault', () => {
     ],
   ])('%s', (_name, e, s) => {
     expect(blamedReference(e, s)).toBeUndefined();
+  });
+
+  const GEMINI_URL = 'https://generativelanguage.googleapis.com/v1beta/models/gemini-1.5-pro-typo';
+  it.each([`${GEMINI_URL}:generateContent`, `${GEMINI_URL}:streamGenerateContent?alt=sse`])(
+    "Gemini's unknown model, though the caller sent a URL ending in models/<it> (%s)",
+    (url) => {
+      const e = error(
+        404,
+        'models/gemini-1.5-pro-typo is not found for API version v1beta, or is not supported for generateContent.',
+      );
+      const body = {
+        contents: [
+          {
+            role: 'user',
+            parts: [
+              {
+                fileData: {
+                  mimeType: 'image/png',
+                  fileUri: 'https://example.com/models/gemini-1.5-pro-typo',
+                },
+              },
+            ],
+          },
+        ],
+      };
+      expect(blamedReference(e, { ...sent(body, 'gemini-1.5-pro-typo'), url })).toBeUndefined();
+    },
+  );
+
+  it.each([
+    ['SERVICE_DISABLED', 403, 'PERMISSION_DENIED'],
+    ['API_KEY_INVALID', 403, 'PERMISSION_DENIED'],
+  ])("Gemini's %s reason, though the message names a word the caller sent", (reason, status, rpc) => {
+    const e = geminiError(
+      status,
+      {},
+      JSON.stringify({
+        error: {
+          code: status,
+          message: 'Generative Language API has not been used in project 1234 before or it is disabled.',
+          status: rpc,
+          details: [
+            { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com' },
+          ],
+        },
+      }),
+    );
+    const body = { contents: [{ parts: [{ fileData: { fileUri: 'https://x.example/files/project' } }] }] };
+    expect(blamedReference(e, sent(body, 'gemini-2.0-flash'))).toBeUndefined();
   });
 
   it.each([400, 401, 409, 410, 429, 500])('only 403 and 404 are read (%d is not)', (status) => {

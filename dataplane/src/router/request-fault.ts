@@ -14,6 +14,8 @@ export interface SentRequest {
   body: string | Uint8Array | undefined;
   /** The deployment's own model name: a 404 naming it blames the deployment. */
   upstreamModel: string;
+  /** The upstream URL the attempt went to: a 404 naming its model segment blames the deployment. */
+  url?: string | undefined;
 }
 
 /** A request larger than the deployment's limit: `limit`/`requested` when the provider says them. */
@@ -143,8 +145,45 @@ function mayName(message: string, body: SentRequest['body']): boolean {
  */
 const GEMINI_FILE = /\bpermission to access the File (\S+?) or it may not exist\b/i;
 
+/** The URL's path, decoded, or '' when it is none. */
+function pathOf(url: string | undefined): string {
+  if (url === undefined) return '';
+  try {
+    return decodeURIComponent(new URL(url).pathname);
+  } catch {
+    return '';
+  }
+}
+
+/** `form` is a run of whole segments of `path` (segments end at '/' or, Gemini's method, ':'). */
+function inPath(path: string, form: string): boolean {
+  for (let at = path.indexOf(`/${form}`); at !== -1; at = path.indexOf(`/${form}`, at + 1)) {
+    const after = path[at + form.length + 1] ?? '';
+    if (after === '' || after === '/' || after === ':') return true;
+  }
+  return false;
+}
+
+/**
+ * A form that may be the deployment's model rather than the caller's reference: it is the
+ * model, or holds it as a segment (Gemini's "models/gemini-x is not found"), and the upstream
+ * route names it too. Both are asked: the model alone would let a caller whose file is named
+ * like the model (`file_id: "claude-x"`, answered "File not found: claude-x") make its 404 the
+ * deployment's; the route alone would do the same for a file named `messages`.
+ */
+function namesModel(form: string, sent: SentRequest, path: string): boolean {
+  const model = sent.upstreamModel;
+  if (model === '' || !(form === model || form.split('/').includes(model))) return false;
+  return inPath(path, form);
+}
+
+/** Keys whose values name a model: the adapter's, as the deployment's own, never a reference. */
+const MODEL_KEY = /model/i;
+
 interface SentReference {
   path: string;
+  /** The key it was found under (a list's key for its items). */
+  key: string;
   value: string;
 }
 
@@ -159,24 +198,27 @@ function sentReferences(body: SentRequest['body']): SentReference[] {
   }
   const out: SentReference[] = [];
   // `listed`: the array being walked sits under a reference key, so its strings are references.
-  const walk = (v: unknown, path: string, depth: number, listed: boolean): void => {
+  const walk = (v: unknown, path: string, depth: number, listedUnder: string | undefined): void => {
     if (depth > 64 || typeof v !== 'object' || v === null) return;
     if (Array.isArray(v)) {
       v.forEach((item, i) => {
         if (typeof item === 'string') {
-          if (listed) out.push({ path: `${path}[${i}]`, value: item });
-        } else walk(item, `${path}[${i}]`, depth + 1, false);
+          if (listedUnder !== undefined) out.push({ path: `${path}[${i}]`, key: listedUnder, value: item });
+        } else walk(item, `${path}[${i}]`, depth + 1, undefined);
       });
       return;
     }
     for (const [key, child] of Object.entries(v as Record<string, unknown>)) {
       const at = path === '' ? key : `${path}.${key}`;
       if (typeof child === 'string') {
-        if (REFERENCE_KEY.test(key)) out.push({ path: at, value: child });
-      } else walk(child, at, depth + 1, REFERENCE_KEY.test(key) || REFERENCE_LIST_KEY.test(key));
+        if (REFERENCE_KEY.test(key)) out.push({ path: at, key, value: child });
+      } else {
+        const listed = REFERENCE_KEY.test(key) || REFERENCE_LIST_KEY.test(key);
+        walk(child, at, depth + 1, listed ? key : undefined);
+      }
     }
   };
-  walk(parsed, '', 0, false);
+  walk(parsed, '', 0, undefined);
   return out;
 }
 
@@ -201,9 +243,10 @@ export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedRefe
     const ref = sentReferences(sent.body).find((r) => forms(r.value).includes(file));
     return ref ? { param: ref.path, id: file } : { id: file };
   }
+  const path = pathOf(sent.url);
   for (const ref of mayName(e.message, sent.body) ? sentReferences(sent.body) : []) {
-    if (ref.value === sent.upstreamModel) continue;
-    const id = forms(ref.value).find((f) => f !== sent.upstreamModel && mentions(e.message, f));
+    if (MODEL_KEY.test(ref.key)) continue;
+    const id = forms(ref.value).find((f) => !namesModel(f, sent, path) && mentions(e.message, f));
     if (id !== undefined) return { param: ref.path, id };
   }
   if (e.code !== undefined && OBJECT_CODES.test(e.code)) return {};

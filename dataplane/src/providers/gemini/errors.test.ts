@@ -130,3 +130,34 @@ describe('gemini error classification', () => {
     expect(geminiAdapter.error(503, { 'retry-after': '5' }, '').retryAfterMs).toBeUndefined();
   });
 });
+
+describe('gemini error code', () => {
+  it("is ErrorInfo's reason, so the router can tell a bad key or a disabled API from the caller's fault", () => {
+    const e = geminiAdapter.error(
+      403,
+      {},
+      body(403, 'PERMISSION_DENIED', 'Generative Language API has not been used in project 1 before.', [
+        { '@type': 'type.googleapis.com/google.rpc.Help', links: [] },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'SERVICE_DISABLED',
+          domain: 'googleapis.com',
+        },
+      ]),
+    );
+    expect(e).toMatchObject({ kind: 'auth', code: 'SERVICE_DISABLED' });
+    expect(
+      geminiAdapter.error(
+        400,
+        {},
+        body(400, 'INVALID_ARGUMENT', 'API key not valid.', [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' },
+        ]),
+      ).code,
+    ).toBe('API_KEY_INVALID');
+  });
+
+  it('is absent without an ErrorInfo', () => {
+    expect(geminiAdapter.error(404, {}, body(404, 'NOT_FOUND', 'gone')).code).toBeUndefined();
+  });
+});

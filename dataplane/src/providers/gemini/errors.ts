@@ -62,6 +62,16 @@ export function retryInfoMs(details: unknown[]): number | undefined {
   return undefined;
 }
 
+/** google.rpc.ErrorInfo's reason: an UPPER_SNAKE_CASE name of the cause. */
+function errorReason(details: unknown[]): string | undefined {
+  for (const d of details) {
+    if (!isRecord(d) || typeof d['@type'] !== 'string' || !d['@type'].endsWith('google.rpc.ErrorInfo'))
+      continue;
+    if (typeof d.reason === 'string' && d.reason !== '') return d.reason;
+  }
+  return undefined;
+}
+
 export function classifyError(status: number, headers: Headers, body: string): UpstreamError {
   return fromGoogleError(status, readGoogleError(tryParseJson(body)), headers);
 }
@@ -80,6 +90,10 @@ export function fromGoogleError(
     // A body that is not Google's error JSON (a proxy's HTML page) is not shown to callers.
     message: e?.message ?? `Gemini answered HTTP ${httpStatus}`,
   };
+  // ErrorInfo's reason (API_KEY_INVALID, SERVICE_DISABLED) says whose fault it is more surely
+  // than the words do: the router reads it as the error's code.
+  const reason = errorReason(e?.details ?? []);
+  if (reason !== undefined) error.code = reason;
   if (kind === 'rate_limited') {
     const delay = retryInfoMs(e?.details ?? []) ?? retryAfterMs(headers);
     if (delay !== undefined) error.retryAfterMs = delay;
