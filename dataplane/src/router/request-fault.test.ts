@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { UpstreamError, UpstreamErrorKind } from '../providers/types.ts';
 import { classifyError as geminiError } from '../providers/gemini/errors.ts';
-import { blamedReference, blameRequest, tooLarge, type SentRequest } from './request-fault.ts';
+import { blamedReference, blameRequest, candidates, tooLarge, type SentRequest } from './request-fault.ts';
 
 const error = (status: number, message: string, extra: Partial<UpstreamError> = {}): UpstreamError => ({
   kind:
@@ -379,6 +379,44 @@ describe('blamedReference: the deployment’s fault', () => {
         sent(openaiBody),
       ),
     ).toBeUndefined();
+  });
+});
+
+describe('bounded work on a large message', () => {
+  const huge = JSON.stringify({ messages: [{ role: 'user', content: 'a'.repeat(1_000_000) }] });
+  const words = Array.from({ length: 8000 }, (_, i) => `w${i}_x`).join(' ');
+
+  it('looks up at most 16 words of a 404 in a large body, whatever the message holds', () => {
+    const includes = vi.spyOn(String.prototype, 'includes');
+    try {
+      blameRequest(error(404, words), { body: huge, upstreamModel: 'm' });
+      expect(includes.mock.calls.length).toBeLessThanOrEqual(16);
+    } finally {
+      includes.mockRestore();
+    }
+  });
+
+  it('candidates are distinct, at most 16, most id-like first', () => {
+    expect(candidates(words)).toHaveLength(16);
+    expect(candidates('File not found: abcdefgh file-1 file-1')).toEqual([
+      'file-1',
+      'abcdefgh',
+      'found',
+      'File',
+      'not',
+    ]);
+  });
+
+  it('reads only the start of a message', () => {
+    const late = `${'x'.repeat(2000)} Limit 100, Requested 200`;
+    expect(tooLarge(error(429, late))).toBeUndefined();
+    const lateFile = `${'x '.repeat(1000)}No such File object: file-Abc123`;
+    expect(blamedReference(error(404, lateFile), sent(openaiBody))).toBeUndefined();
+  });
+
+  it('reads Limit and Requested only close together', () => {
+    expect(tooLarge(error(429, `Limit 100, ${'y'.repeat(100)} Requested 200`))).toBeUndefined();
+    expect(tooLarge(error(429, 'Limit 100 '.repeat(8000)))).toBeUndefined();
   });
 });
 

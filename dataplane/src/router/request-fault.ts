@@ -34,7 +34,17 @@ export interface BlamedReference {
  * "Limit 30000, Requested 50000" (OpenAI's and Groq's token-rate 429/413, "Used N" present or
  * not): the request alone needs more than the limit, so no wait makes room for it.
  */
-const LIMIT_REQUESTED = /\bLimit:? ([\d,]+)\b[^.]*?\bRequested:? ([\d,]+)/i;
+const LIMIT_REQUESTED = /\bLimit:? ([\d,]{1,24})\b[^.]{0,64}?\bRequested:? ([\d,]{1,24})/i;
+
+/**
+ * How much of an upstream's message is read: every wording this file knows says what it says in
+ * its first sentences, and an error body may be 64 KiB, on which an unbounded regex or a search
+ * of the request per word of the message costs a tenth of a second to seconds.
+ */
+const SCAN_CHARS = 1024;
+
+/** Most words of a message looked up in the sent body (each lookup scans the body). */
+const MAX_CANDIDATES = 16;
 
 const count = (digits: string): number => Number(digits.replace(/,/g, ''));
 
@@ -43,7 +53,7 @@ export function tooLarge(e: UpstreamError): TooLarge | undefined {
   if (e.status !== 429 && e.status !== 413) return undefined;
   // Anthropic's (Cloudflare's) 413 for a body over the endpoint's byte limit.
   if (e.status === 413 && e.code === 'request_too_large') return {};
-  const m = LIMIT_REQUESTED.exec(e.message);
+  const m = LIMIT_REQUESTED.exec(e.message.slice(0, SCAN_CHARS));
   if (!m) return undefined;
   const limit = count(m[1]!);
   const requested = count(m[2]!);
@@ -130,12 +140,26 @@ function forms(value: string): string[] {
 }
 
 /**
- * Whether the message holds a word the body contains at all: the body (a prompt with images may
- * be megabytes) is parsed only then, so an ordinary 404 costs a few substring searches.
+ * Whether the message holds a word the body contains at all: a large body (a prompt with images
+ * may be megabytes) is parsed only then, so an ordinary 404 costs a few substring searches. At most
+ * MAX_CANDIDATES distinct words are looked up, those most like an id first (a digit or a
+ * separator in them, then the longest), so the cost is bounded whatever the message.
  */
 function mayName(message: string, body: SentRequest['body']): boolean {
   if (typeof body !== 'string') return false;
-  return (message.match(/[A-Za-z0-9_-]{3,}/g) ?? []).some((w) => body.includes(w));
+  // A small body is parsed whatever the message says: cheap, and no word of it is missed.
+  if (body.length <= SMALL_BODY) return true;
+  return candidates(message).some((w) => body.includes(w));
+}
+
+/** A body this short (chars) costs less to parse than to search per word (~0.1 ms). */
+const SMALL_BODY = 64 * 1024;
+
+/** The message's distinct words worth looking up, most id-like first, at most MAX_CANDIDATES. */
+export function candidates(message: string): string[] {
+  const words = [...new Set(message.match(/[A-Za-z0-9_-]{3,}/g) ?? [])];
+  const marked = (w: string): number => (/[0-9_-]/.test(w) ? 1 : 0);
+  return words.sort((a, b) => marked(b) - marked(a) || b.length - a.length).slice(0, MAX_CANDIDATES);
 }
 
 /**
@@ -233,20 +257,21 @@ function sentReferences(body: SentRequest['body']): SentReference[] {
 export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedReference | undefined {
   if (e.status !== 403 && e.status !== 404) return undefined;
   if (e.code !== undefined && DEPLOYMENT_CODES.has(e.code)) return undefined;
-  const named = e.param ?? prefixField(e.message);
+  const message = e.message.slice(0, SCAN_CHARS);
+  const named = e.param ?? prefixField(message);
   if (named !== undefined) {
     const root = named.split(/[.[]/, 1)[0]!;
     return DEPLOYMENT_PARAMS.has(root) ? undefined : { param: named };
   }
-  const file = GEMINI_FILE.exec(e.message)?.[1];
+  const file = GEMINI_FILE.exec(message)?.[1];
   if (file !== undefined) {
     const ref = sentReferences(sent.body).find((r) => forms(r.value).includes(file));
     return ref ? { param: ref.path, id: file } : { id: file };
   }
   const path = pathOf(sent.url);
-  for (const ref of mayName(e.message, sent.body) ? sentReferences(sent.body) : []) {
+  for (const ref of mayName(message, sent.body) ? sentReferences(sent.body) : []) {
     if (MODEL_KEY.test(ref.key)) continue;
-    const id = forms(ref.value).find((f) => !namesModel(f, sent, path) && mentions(e.message, f));
+    const id = forms(ref.value).find((f) => !namesModel(f, sent, path) && mentions(message, f));
     if (id !== undefined) return { param: ref.path, id };
   }
   if (e.code !== undefined && OBJECT_CODES.test(e.code)) return {};
