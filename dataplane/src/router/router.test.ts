@@ -601,6 +601,54 @@ describe('errors that stop at once', () => {
   });
 });
 
+describe('a pinned request', () => {
+  const a = dep('a', 'm', 1);
+  const snap = snapshot([{ model: 'm', deployments: [a] }]);
+  const objects = [{ param: 'training_file', upstreamId: 'file-up1', kind: 'file' }];
+
+  const run = async (error: UpstreamFailure) => {
+    const logged: string[] = [];
+    const { attempt } = script({ a: [error] });
+    const req = request(snap, 'm', {
+      missingObject: { objects, log: (_fields, message) => logged.push(message) },
+    });
+    const err = await gatewayError(makeRouter().execute(req, attempt));
+    return { err, logged };
+  };
+
+  it("a 404 naming another reference the request sent: logged as the caller's, and not counted", async () => {
+    for (let i = 0; i < breakerCfg.failureThreshold; i++) {
+      const { err, logged } = await run(
+        new UpstreamFailure({
+          kind: 'bad_reference',
+          status: 404,
+          message: 'No such File object: abcdef',
+          param: 'validation_file',
+        }),
+      );
+      expect(err.status).toBe(404);
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).not.toContain('deployment failure');
+      expect(logged[0]).toContain("the caller's");
+    }
+    expect(health.circuitState('a')).toBe('closed');
+  });
+
+  it('a 404 naming nothing: logged as a deployment failure, and counted (the check can fail)', async () => {
+    for (let i = 0; i < breakerCfg.failureThreshold; i++) {
+      const { logged } = await run(
+        new UpstreamFailure({
+          kind: 'not_found',
+          status: 404,
+          message: 'Invalid URL (POST /v1/v1/fine_tuning/jobs)',
+        }),
+      );
+      expect(logged[0]).toContain('a deployment failure');
+    }
+    expect(health.circuitState('a')).toBe('open');
+  });
+});
+
 describe('nothing to try', () => {
   const a = dep('a', 'm', 1);
   const b = dep('b', 'm', 2);

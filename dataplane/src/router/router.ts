@@ -156,7 +156,10 @@ export class Router {
             },
             lost
               ? 'upstream no longer holds a named object'
-              : 'upstream 404 names none of the objects: a deployment failure',
+              : // The general rule already judged it (sendOk): the log says what health is told.
+                err.upstream.kind === 'bad_reference'
+                ? "upstream 404 names none of the objects but a reference the request sent: the caller's"
+                : 'upstream 404 names none of the objects: a deployment failure',
           );
           if (lost) {
             this.deps.health.release(deployment, claim);
