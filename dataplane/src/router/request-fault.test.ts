@@ -217,6 +217,21 @@ describe('blamedReference: the caller’s reference', () => {
     expect(blamedReference(e, { body: undefined, upstreamModel: 'g' })).toEqual({ id: 'qq' });
   });
 
+  const ANTHROPIC = 'https://api.anthropic.com/v1/messages';
+  const fileBody = (id: string) => ({ model: 'claude-x', container: id });
+  it.each([
+    ['with a space', 'my file', 'File not found: my file'],
+    ['case-folded by the upstream', 'ABCdefgh', 'File not found: abcdefgh'],
+    ['named as the upstream resource path', 'abcdefgh', 'File not found: files/abcdefgh'],
+    ['padded', ' abcdefgh ', 'Container abcdefgh not found'],
+  ])('a container id %s', (_name, id, message) => {
+    const e = error(404, message);
+    expect(blamedReference(e, { ...sent(fileBody(id), 'claude-x'), url: ANTHROPIC })).toEqual({
+      param: 'container',
+      id: id.trim(),
+    });
+  });
+
   it.each(['abcdefgh', 'abc', 'Found', 'claude-x', 'messages'])(
     'an Anthropic file_id %s named by the 404',
     (id) => {
@@ -266,6 +281,16 @@ describe('blamedReference: the deployment’s fault', () => {
       'a route echo naming a path id',
       error(404, 'Route POST:/v1/videos/file-Abc123/remix not found'),
       sent(openaiBody),
+    ],
+    [
+      'a route echo naming a path id, the route known',
+      error(404, 'Route POST:/v1/videos/file-Abc123/remix not found'),
+      { ...sent(openaiBody), url: 'http://u/v1/videos/file-Abc123/remix' },
+    ],
+    [
+      'a misrouted base URL echoing a route word the caller also sent',
+      error(404, 'Invalid URL (POST /v1/v1/chat/completions)'),
+      { ...sent({ model: 'm', file_id: 'completions' }), url: 'http://u/v1/v1/chat/completions' },
     ],
     [
       'a bare Not Found',

@@ -103,12 +103,20 @@ const REFERENCE_LIST_KEY = /(?:^|_)(?:ids|uris|urls|containers)$|^(?:fileUris|fi
 
 const ID_CHAR = /[A-Za-z0-9_-]/;
 
-/** `id` stands in `text` as a whole id: not inside a longer one, not a segment of a URL path. */
-function mentions(text: string, id: string): boolean {
+/**
+ * `id` stands in `text` as a whole word, not inside a longer one (`file-1` in `file-12`); case is
+ * ignored, as an upstream may fold it (both come lower-cased). A mention right after '/' is a path
+ * segment: the upstream naming its own resource path ("files/abc") when `route`, the path the
+ * attempt was sent to, does not hold it, but a route echo ("Invalid URL (POST
+ * /v1/v1/chat/completions)", "Route POST:/v1/videos/video_abc/remix not found") when it does or
+ * when the route is not known.
+ */
+function mentions(text: string, id: string, route: string | undefined): boolean {
   for (let at = text.indexOf(id); at !== -1; at = text.indexOf(id, at + 1)) {
     const before = at === 0 ? '' : text[at - 1]!;
     const after = text[at + id.length] ?? '';
-    if (!ID_CHAR.test(before) && before !== '/' && !ID_CHAR.test(after)) return true;
+    if (ID_CHAR.test(before) || ID_CHAR.test(after)) continue;
+    if (before !== '/' || (route !== undefined && !inPath(route, id))) return true;
   }
   return false;
 }
@@ -121,22 +129,33 @@ function mentions(text: string, id: string): boolean {
  */
 const MIN_REFERENCE = 3;
 
-const referenceLike = (s: string): boolean => s.length >= MIN_REFERENCE && !/\s/.test(s);
-
-/** The forms a referenced value may take in the upstream's words: itself, or its URL's last segments. */
+/**
+ * The forms a referenced value may take in the upstream's words: itself (trimmed),
+ * or its URL's last segments, also percent-decoded. A space in a value is no reason to skip it:
+ * the caller chooses the value, and one the rule does not read would again count.
+ */
 function forms(value: string): string[] {
-  const out = [value];
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    const segments = value
+  const v = value.trim();
+  const out = [v];
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) {
+    const segments = v
       .split(/[?#]/, 1)[0]!
       .split('/')
       .filter((s) => s !== '');
     const last = segments.at(-1);
     const parent = segments.at(-2);
-    if (last !== undefined) out.push(last);
+    if (last !== undefined) out.push(last, decoded(last));
     if (last !== undefined && parent !== undefined) out.push(`${parent}/${last}`);
   }
-  return out.filter(referenceLike);
+  return [...new Set(out)].filter((f) => f.length >= MIN_REFERENCE);
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /**
@@ -169,18 +188,19 @@ export function candidates(message: string): string[] {
  */
 const GEMINI_FILE = /\bpermission to access the File (\S+?) or it may not exist\b/i;
 
-/** The URL's path, decoded, or '' when it is none. */
-function pathOf(url: string | undefined): string {
-  if (url === undefined) return '';
+/** The URL's path, decoded and lower-cased, or undefined when it is not known. */
+function pathOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
   try {
-    return decodeURIComponent(new URL(url).pathname);
+    return decoded(new URL(url).pathname).toLowerCase();
   } catch {
-    return '';
+    return undefined;
   }
 }
 
 /** `form` is a run of whole segments of `path` (segments end at '/' or, Gemini's method, ':'). */
-function inPath(path: string, form: string): boolean {
+function inPath(path: string | undefined, form: string): boolean {
+  if (path === undefined) return false;
   for (let at = path.indexOf(`/${form}`); at !== -1; at = path.indexOf(`/${form}`, at + 1)) {
     const after = path[at + form.length + 1] ?? '';
     if (after === '' || after === '/' || after === ':') return true;
@@ -189,14 +209,14 @@ function inPath(path: string, form: string): boolean {
 }
 
 /**
- * A form that may be the deployment's model rather than the caller's reference: it is the
+ * A form (lower-cased) that may be the deployment's model rather than the caller's reference: it is the
  * model, or holds it as a segment (Gemini's "models/gemini-x is not found"), and the upstream
  * route names it too. Both are asked: the model alone would let a caller whose file is named
  * like the model (`file_id: "claude-x"`, answered "File not found: claude-x") make its 404 the
  * deployment's; the route alone would do the same for a file named `messages`.
  */
-function namesModel(form: string, sent: SentRequest, path: string): boolean {
-  const model = sent.upstreamModel;
+function namesModel(form: string, sent: SentRequest, path: string | undefined): boolean {
+  const model = sent.upstreamModel.toLowerCase();
   if (model === '' || !(form === model || form.split('/').includes(model))) return false;
   return inPath(path, form);
 }
@@ -265,13 +285,18 @@ export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedRefe
   }
   const file = GEMINI_FILE.exec(message)?.[1];
   if (file !== undefined) {
-    const ref = sentReferences(sent.body).find((r) => forms(r.value).includes(file));
+    const named = file.toLowerCase();
+    const ref = sentReferences(sent.body).find((r) => forms(r.value).some((f) => f.toLowerCase() === named));
     return ref ? { param: ref.path, id: file } : { id: file };
   }
   const path = pathOf(sent.url);
+  const text = message.toLowerCase();
   for (const ref of mayName(message, sent.body) ? sentReferences(sent.body) : []) {
     if (MODEL_KEY.test(ref.key)) continue;
-    const id = forms(ref.value).find((f) => !namesModel(f, sent, path) && mentions(message, f));
+    const id = forms(ref.value).find((f) => {
+      const lower = f.toLowerCase();
+      return !namesModel(lower, sent, path) && mentions(text, lower, path);
+    });
     if (id !== undefined) return { param: ref.path, id };
   }
   if (e.code !== undefined && OBJECT_CODES.test(e.code)) return {};
