@@ -349,7 +349,7 @@ describe('blamedReference: the deployment’s fault', () => {
   });
 
   const GEMINI_URL = 'https://generativelanguage.googleapis.com/v1beta/models/gemini-1.5-pro-typo';
-  it.each([`${GEMINI_URL}:generateContent`, `${GEMINI_URL}:streamGenerateContent?alt=sse`])(
+  it.each([`${GEMINI_URL}:generateContent`, `${GEMINI_URL}:streamGenerateContent?alt=sse`, undefined])(
     "Gemini's unknown model, though the caller sent a URL ending in models/<it> (%s)",
     (url) => {
       const e = error(

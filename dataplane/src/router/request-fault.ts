@@ -218,7 +218,8 @@ function inPath(path: string | undefined, form: string): boolean {
 function namesModel(form: string, sent: SentRequest, path: string | undefined): boolean {
   const model = sent.upstreamModel.toLowerCase();
   if (model === '' || !(form === model || form.split('/').includes(model))) return false;
-  return inPath(path, form);
+  // Not knowing the route, the model's own 404 is the likelier reading.
+  return path === undefined || inPath(path, form);
 }
 
 /** Keys whose values name a model: the adapter's, as the deployment's own, never a reference. */
