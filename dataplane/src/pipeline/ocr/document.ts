@@ -6,6 +6,7 @@
  */
 import { GatewayError, invalidParam } from '../../errors.ts';
 import { checkMediaType, IMAGE_TYPES } from '../media/sniff.ts';
+import { countPdfPages, PDF_COUNT_BOUNDS } from './pdf-pages.ts';
 
 /** Mistral's own ceiling on pages per document: the estimate when the count is unknown. */
 export const MAX_OCR_PAGES = 1000;
@@ -54,14 +55,9 @@ export function parseDataUrl(url: string, param: string, maxBytes: number): Data
   return { declared: m[1] ?? '', bytes };
 }
 
-/**
- * Pages of a PDF, counted from its page objects; undefined when none are visible (page
- * objects inside compressed object streams), so the caller falls back to the ceiling.
- */
-export function pdfPageCount(bytes: Buffer): number | undefined {
-  const text = bytes.toString('latin1');
-  const n = text.match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
-  return n > 0 ? Math.min(n, MAX_OCR_PAGES) : undefined;
+/** Pages an inline PDF may have (see pdf-pages.ts): from 1 to MAX_OCR_PAGES, the ceiling when unknown. */
+export function pdfPageCount(bytes: Buffer): number {
+  return countPdfPages(bytes, { ceiling: MAX_OCR_PAGES, ...PDF_COUNT_BOUNDS });
 }
 
 function checkUrl(url: unknown, param: string): string {
