@@ -1,4 +1,5 @@
 /** `POST /v1/ocr` over raw HTTP: Mistral's OCR API proxied to ocr deployments, charged per page. */
+import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_URL_PAGES, fakeOcrMarkdown } from '../../dataplane/src/fake-provider/agents.ts';
 import { FAKE_PNG } from '../../dataplane/src/fake-provider/openai-media.ts';
@@ -9,6 +10,7 @@ import { usageRecord } from '../harness/usage-record.ts';
 const KEY = 'sk-ocr';
 const POOR_KEY = 'sk-ocr-poor';
 const OTHER_KEY = 'sk-ocr-other';
+const ONE_PAGE_KEY = 'sk-ocr-one-page';
 const PER_PAGE = 0.001;
 const BUDGET = { limitUsd: 5, period: 'monthly' as const };
 const MAX_UPLOAD = 64 * 1024;
@@ -34,6 +36,10 @@ beforeAll(async () => {
         apiKey('ocr', KEY, 'acme', { budget: BUDGET }),
         // Enough for a counted 2-page PDF, not for a URL document of unknown length.
         apiKey('ocr-poor', POOR_KEY, 'acme', { budget: { limitUsd: 10 * PER_PAGE, period: 'monthly' } }),
+        // Room for one page and a half: a 1-page PDF fits, a PDF of 21 pages does not.
+        apiKey('ocr-one-page', ONE_PAGE_KEY, 'acme', {
+          budget: { limitUsd: 1.5 * PER_PAGE, period: 'monthly' },
+        }),
         apiKey('globex', OTHER_KEY, 'globex'),
       ].join(''),
     { maxUploadBytes: MAX_UPLOAD },
@@ -67,6 +73,26 @@ const pdf = (n: number): string => {
   ).join('\n');
   const text = `%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Count ${n} >> endobj\n${pages}\n%%EOF`;
   return `data:application/pdf;base64,${Buffer.from(text).toString('base64')}`;
+};
+
+/**
+ * A PDF showing one page object (a decoy) and keeping `hidden` more in a Flate-compressed
+ * object stream, as PDF 1.5+ writers do: readers (and the provider's bill) see 1 + hidden pages.
+ */
+const hiddenPagesPdf = (hidden: number): string => {
+  let objects = '';
+  const pairs: string[] = [];
+  for (let i = 0; i < hidden; i++) {
+    pairs.push(`${i + 5} ${objects.length}`);
+    objects += '<< /Type /Page /Parent 2 0 R >>\n';
+  }
+  const header = `${pairs.join(' ')}\n`;
+  const data = deflateSync(Buffer.from(header + objects));
+  const text =
+    `%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R >> endobj\n` +
+    `4 0 obj << /Type /ObjStm /N ${hidden} /First ${header.length} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`;
+  const tail = '\nendstream\nendobj\n%%EOF';
+  return `data:application/pdf;base64,${Buffer.concat([Buffer.from(text), data, Buffer.from(tail)]).toString('base64')}`;
 };
 
 describe('ocr', () => {
@@ -132,6 +158,21 @@ describe('ocr', () => {
     );
     expect(unknown.res.status).toBe(402);
     expect(unknown.json.error?.message).toContain(`estimated at $${(MAX_OCR_PAGES * PER_PAGE).toFixed(1)}`);
+  });
+
+  it('holds the pages a PDF keeps in compressed object streams: a key with room for 1 page is refused a 21-page PDF that shows 1', async () => {
+    const hidden = await ocr(
+      { model: 'mistral-ocr-latest', document: { type: 'document_url', document_url: hiddenPagesPdf(20) } },
+      ONE_PAGE_KEY,
+    );
+    expect(hidden.res.status).toBe(402);
+    expect(hidden.json.error?.type).toBe('budget_exceeded');
+    expect(hidden.json.error?.message).toContain(`estimated at $${(21 * PER_PAGE).toFixed(3)}`);
+    const plain = await ocr(
+      { model: 'mistral-ocr-latest', document: { type: 'document_url', document_url: pdf(1) } },
+      ONE_PAGE_KEY,
+    );
+    expect(plain.res.status).toBe(200);
   });
 
   it('refuses wrong media types (400) and oversized inline documents (413), naming the field', async () => {
