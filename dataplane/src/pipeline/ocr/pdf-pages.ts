@@ -36,9 +36,16 @@ const STREAM = /stream(?:\r\n|\n|\r)/;
 // find it from the xref) is still cut off at its stream's `endstream`.
 const SEGMENT_END = /endstream|endobj/;
 
+// Every name looked for here is letters only, so one spelt with escapes has only letters
+// before its first `#`: a cheap test that spares decoding the binary data of most streams.
+const ESCAPED_NAME = /\/[A-Za-z]*#[0-9A-Fa-f]{2}/;
+
+// What every pattern here needs: a /Type, a /First, or a name spelt with escapes.
+const RELEVANT = /\/(?:Type|First|[A-Za-z]*#[0-9A-Fa-f]{2})/;
+
 /** `#xx` escapes decoded, as a PDF reader does: `/P#61ge` is `/Page`. */
 function names(s: string): string {
-  return s.includes('#')
+  return ESCAPED_NAME.test(s)
     ? s.replace(/#([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
     : s;
 }
@@ -90,12 +97,16 @@ function objectsOf(body: string, segment: string): string[] {
 export function countPdfPages(bytes: Buffer, bounds: PdfCountBounds): number {
   const { ceiling } = bounds;
   const text = bytes.toString('latin1');
-  let pages = occurrences(names(text), PAGE);
+  let pages = 0;
   let tree = 0;
   let streams = 0;
   let room = bounds.maxInflatedBytes;
   for (const raw of text.split(SEGMENT_END)) {
+    // Binary stream data mostly: one scan rules out everything looked for below.
+    if (!RELEVANT.test(raw)) continue;
+    // The segments cover the text: page objects anywhere in it are counted, once.
     const segment = names(raw);
+    pages += occurrences(segment, PAGE);
     tree = Math.max(tree, treeCount(segment));
     // Plain object streams were counted with the rest of the text.
     if (!OBJECT_STREAM.test(segment)) continue;
@@ -116,8 +127,10 @@ export function countPdfPages(bytes: Buffer, bounds: PdfCountBounds): number {
     room -= body.length;
     // Offsets in the header count raw bytes, so cut before decoding names.
     const objects = body.toString('latin1');
-    pages += occurrences(names(objects), PAGE);
-    for (const o of objectsOf(objects, segment)) tree = Math.max(tree, treeCount(names(o)));
+    const decoded = names(objects);
+    pages += occurrences(decoded, PAGE);
+    if (PAGE_TREE.test(decoded))
+      for (const o of objectsOf(objects, segment)) tree = Math.max(tree, treeCount(names(o)));
     if (Math.max(pages, tree) >= ceiling) return ceiling;
   }
   const n = Math.max(pages, tree);
