@@ -46,7 +46,8 @@ describe('PDF page count for the OCR hold', () => {
     expect(count(decoyPdf(objStm(10, pageObjects(5)), objStm(100, pageObjects(7))))).toBe(13);
     // An object stream needs no /Type to be read as one: /First marks it.
     expect(count(decoyPdf(objStm(10, pageObjects(4), { dict: '/Filter /FlateDecode' })))).toBe(5);
-    // Names with #xx escapes are the names they spell.
+    // Names with #xx escapes are the names they spell, plain or compressed.
+    expect(count(decoyPdf('5 0 obj << /#54ype /P#61ge >> endobj\n'))).toBe(2);
     expect(count(decoyPdf(objStm(10, ['<< /Type /P#61ge >>', '<< /Type /Page >>'])))).toBe(3);
   });
 
