@@ -7,14 +7,14 @@
 import type { Redis } from 'ioredis';
 import { toStoreError } from '../redis/client.ts';
 import type { KeySpace } from '../redis/keys.ts';
-import { bindScript, type BoundScript } from '../redis/script.ts';
-import { GET_WITHIN_LUA, luaMaxBytes, SIZE_HEAD_CHARS, type OversizedRecord } from '../size-head.ts';
+import { bindGetWithin, type GetWithin } from '../redis/get-within.ts';
+import type { OversizedRecord } from '../size-head.ts';
 import type { Owner, OwnedStore } from './types.ts';
 
 const enc = encodeURIComponent;
 
 export class RedisOwnedStore<T> implements OwnedStore<T> {
-  private readonly getWithinScript: BoundScript;
+  private readonly readWithin: GetWithin;
 
   constructor(
     private readonly redis: Redis,
@@ -22,11 +22,7 @@ export class RedisOwnedStore<T> implements OwnedStore<T> {
     private readonly namespace: string,
     private readonly ttlMs: number,
   ) {
-    this.getWithinScript = bindScript(
-      redis,
-      { name: 'gantrySizedGetWithin', numberOfKeys: 1, lua: GET_WITHIN_LUA },
-      `${namespace}.get`,
-    );
+    this.readWithin = bindGetWithin(redis, `${namespace}.get`);
   }
 
   private key(owner: Owner, id: string): string {
@@ -52,13 +48,8 @@ export class RedisOwnedStore<T> implements OwnedStore<T> {
     id: string,
     maxConversationBytes: number,
   ): Promise<T | OversizedRecord | undefined> {
-    const reply = (await this.getWithinScript(
-      [this.key(owner, id)],
-      [SIZE_HEAD_CHARS, luaMaxBytes(maxConversationBytes)],
-    )) as string | number | null;
-    if (reply === null) return undefined;
-    if (typeof reply === 'number') return { oversized: true, conversationBytes: reply };
-    return JSON.parse(reply) as T;
+    const reply = await this.readWithin(this.key(owner, id), maxConversationBytes);
+    return typeof reply === 'string' ? (JSON.parse(reply) as T) : reply;
   }
 
   async putIfAbsent(owner: Owner, id: string, value: T): Promise<boolean> {

@@ -10,7 +10,7 @@ import type { KeySpace } from '../redis/keys.ts';
 import { bindScript, type BoundScript } from '../redis/script.ts';
 import { DEFAULT_RESPONSE_TTL_MS } from './memory.ts';
 import type { ResponseObject } from '../../formats/responses/types.ts';
-import { GET_WITHIN_LUA, luaMaxBytes, SIZE_HEAD_CHARS } from '../size-head.ts';
+import { bindGetWithin, type GetWithin } from '../redis/get-within.ts';
 import { encodeRecord, parseResponse, RECORD_HEAD_CHARS } from './record.ts';
 import type { OversizedResponse, ResponseOwner, ResponseStore, StoredResponse } from './types.ts';
 
@@ -24,7 +24,7 @@ if not last then return {0, redis.call('GET', KEYS[1])} end
 return {1, redis.call('GETRANGE', KEYS[1], last, last + tonumber(chars) - 1)}`;
 
 export class RedisResponseStore implements ResponseStore {
-  private readonly getWithinScript: BoundScript;
+  private readonly readWithin: GetWithin;
   private readonly getResponseScript: BoundScript;
 
   constructor(
@@ -32,11 +32,7 @@ export class RedisResponseStore implements ResponseStore {
     private readonly keys: KeySpace,
     private readonly ttlMs = DEFAULT_RESPONSE_TTL_MS,
   ) {
-    this.getWithinScript = bindScript(
-      redis,
-      { name: 'gantrySizedGetWithin', numberOfKeys: 1, lua: GET_WITHIN_LUA },
-      'responses.get',
-    );
+    this.readWithin = bindGetWithin(redis, 'responses.get');
     this.getResponseScript = bindScript(
       redis,
       { name: 'gantryResponseGetResponse', numberOfKeys: 1, lua: GET_RESPONSE_LUA },
@@ -68,13 +64,8 @@ export class RedisResponseStore implements ResponseStore {
     id: string,
     maxConversationBytes: number,
   ): Promise<StoredResponse | OversizedResponse | undefined> {
-    const reply = (await this.getWithinScript(
-      [this.key(owner, id)],
-      [SIZE_HEAD_CHARS, luaMaxBytes(maxConversationBytes)],
-    )) as string | number | null;
-    if (reply === null) return undefined;
-    if (typeof reply === 'number') return { oversized: true, conversationBytes: reply };
-    return JSON.parse(reply) as StoredResponse;
+    const reply = await this.readWithin(this.key(owner, id), maxConversationBytes);
+    return typeof reply === 'string' ? (JSON.parse(reply) as StoredResponse) : reply;
   }
 
   async getResponse(owner: ResponseOwner, id: string): Promise<ResponseObject | undefined> {
