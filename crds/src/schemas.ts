@@ -33,7 +33,7 @@ const CredentialsSecretRef = Type.Object(
   {
     additionalProperties: false,
     description:
-      'Secret (this namespace) and data key holding the provider key; the Secret must be labelled gantry.dev/credentials=true',
+      'Secret (this namespace) and data key holding the provider key; the Secret must be labelled gantry.dev/credentials=provider',
   },
 );
 

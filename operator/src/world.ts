@@ -36,8 +36,9 @@ export interface World {
   /** Secret name → decoded data (key → UTF-8 value). */
   secrets: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /**
-   * Secret name → its labels. A Secret serves as provider credentials only when its owner
-   * labelled it so (CREDENTIALS_LABEL); a missing entry is a Secret without labels.
+   * Secret name → its labels. A Secret serves as provider credentials, or as an ApiKey's key,
+   * only when its owner labelled it for that use (CREDENTIALS_LABEL); a missing entry is a
+   * Secret without labels.
    */
   secretLabels: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /**

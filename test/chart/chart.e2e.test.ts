@@ -240,7 +240,7 @@ describe('a data plane with only its ServiceAccount token', () => {
       namespace: NS,
       objects: observed,
       secrets,
-      secretLabels: new Map([['gantry-provider-keys', { [CREDENTIALS_LABEL]: 'true' }]]),
+      secretLabels: new Map([['gantry-provider-keys', { [CREDENTIALS_LABEL]: 'provider' }]]),
       snapshotSecret: 'gantry-snapshot',
       // As the operator would have generated it for the ApiKey (no label needed).
       generatedKeys: new Map([['team-a-app-key', observed.find((o) => o.kind === 'ApiKey')!.metadata.uid]]),

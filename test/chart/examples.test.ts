@@ -80,7 +80,7 @@ describe('examples/', () => {
     expect(deployments.map((d) => d.priority).sort()).toEqual([1, 2]);
     const secret = commentedSecret();
     // Without its opt-in label the operator would not use it (SecretNotLabelled).
-    expect(secret.metadata.labels).toEqual({ [CREDENTIALS_LABEL]: 'true' });
+    expect(secret.metadata.labels).toEqual({ [CREDENTIALS_LABEL]: 'provider' });
     for (const d of deployments) {
       const ref = d.credentialsSecretRef as { name: string; key: string };
       expect(ref.name).toBe(secret.metadata.name);

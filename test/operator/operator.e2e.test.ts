@@ -178,7 +178,7 @@ beforeAll(async () => {
   await core.createNamespacedSecret({
     namespace: NS,
     body: {
-      metadata: { name: 'openai', labels: { 'gantry.dev/credentials': 'true' } },
+      metadata: { name: 'openai', labels: { 'gantry.dev/credentials': 'provider' } },
       stringData: { apiKey: 'sk-upstream-secret' },
     },
   });
@@ -403,7 +403,7 @@ describe('operator', () => {
     await core.createNamespacedSecret({
       namespace: NS,
       body: {
-        metadata: { name: 'stray-key', labels: { 'gantry.dev/credentials': 'true' } },
+        metadata: { name: 'stray-key', labels: { 'gantry.dev/credentials': 'apikey' } },
         stringData: { key: 'sk-stray' },
       },
     });
@@ -464,17 +464,19 @@ describe('operator', () => {
       });
     const refused = await notLabelled('modeldeployments', 'late-label');
     expect(refused.status).toBe('False');
-    expect(refused.message).toContain(`kubectl -n ${NS} label secret team-db gantry.dev/credentials=true`);
+    expect(refused.message).toContain(
+      `kubectl -n ${NS} label secret team-db gantry.dev/credentials=provider`,
+    );
     const keyRefused = await notLabelled('apikeys', 'labels');
     expect(keyRefused.message).toContain(
-      `kubectl -n ${NS} label secret labels-key gantry.dev/credentials=true`,
+      `kubectl -n ${NS} label secret labels-key gantry.dev/credentials=apikey`,
     );
     for (const pod of pods) expect(await modelsOn(pod, 'sk-labels')).toBeUndefined();
     await core.patchNamespacedSecret(
       {
         name: 'labels-key',
         namespace: NS,
-        body: { metadata: { labels: { 'gantry.dev/credentials': 'true' } } },
+        body: { metadata: { labels: { 'gantry.dev/credentials': 'apikey' } } },
       },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
@@ -485,6 +487,29 @@ describe('operator', () => {
       reason: 'Published',
     });
     expect(await publishedSnapshot()).not.toContain('db-password');
+    // A key Secret labelled apikey that no ApiKey names (yet) is still no provider credential.
+    await core.createNamespacedSecret({
+      namespace: NS,
+      body: {
+        metadata: { name: 'orphan-key', labels: { 'gantry.dev/credentials': 'apikey' } },
+        stringData: { key: 'sk-orphan' },
+      },
+    });
+    await create('modeldeployments', 'squat', {
+      model: 'gpt-squat',
+      provider: 'openai',
+      upstreamModel: 'gpt-4o-mini',
+      baseUrl: `${fake.url}/v1`,
+      credentialsSecretRef: { name: 'orphan-key', key: 'key' },
+    });
+    const squat = await until('squat SecretNotAllowed', async () => {
+      const c = (await readyOf('modeldeployments', 'squat')).condition as
+        { reason: string; message: string } | undefined;
+      return c?.reason === 'SecretNotAllowed' ? c : undefined;
+    });
+    expect(squat.message).toContain('labelled gantry.dev/credentials=apikey');
+    expect(await publishedSnapshot()).not.toContain('sk-orphan');
+    await custom.deleteNamespacedCustomObject({ ...GROUP, plural: 'modeldeployments', name: 'squat' });
     for (const pod of pods) {
       expect(await modelsOn(pod, 'sk-labels')).toEqual([]);
       expect(await modelsOn(pod, key)).toContain('gpt-4o-mini');
@@ -494,7 +519,7 @@ describe('operator', () => {
       {
         name: 'team-db',
         namespace: NS,
-        body: { metadata: { labels: { 'gantry.dev/credentials': 'true' } } },
+        body: { metadata: { labels: { 'gantry.dev/credentials': 'provider' } } },
       },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
@@ -781,7 +806,7 @@ describe('operator', () => {
     await core.createNamespacedSecret({
       namespace: NS,
       body: {
-        metadata: { name: 'late-key', labels: { 'gantry.dev/credentials': 'true' } },
+        metadata: { name: 'late-key', labels: { 'gantry.dev/credentials': 'apikey' } },
         stringData: { key: 'sk-late' },
       },
     });

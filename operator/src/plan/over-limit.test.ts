@@ -44,7 +44,7 @@ const md = (name: string, secret = 'openai', key = 'apiKey', baseUrl = 'http://1
 const tenant = (name: string, models: string[], extra: object = {}) =>
   obj('Tenant', name, { tier: 'pro', models, ...extra });
 type Secrets = [string, Record<string, string>][];
-/** Every Secret opted in as provider credentials unless `unlabelled` names it. */
+/** Every Secret opted in for its use (*-key an ApiKey's key, others provider) unless `unlabelled` names it. */
 const world = (
   objects: ObservedObject[],
   secrets: Secrets,
@@ -57,7 +57,7 @@ const world = (
   secretLabels: new Map(
     secrets
       .filter(([name]) => !unlabelled.includes(name))
-      .map(([name]) => [name, { [CREDENTIALS_LABEL]: 'true' }]),
+      .map(([name]) => [name, { [CREDENTIALS_LABEL]: name.endsWith('-key') ? 'apikey' : 'provider' }]),
   ),
   snapshotSecret: 'gantry-snapshot',
   generatedKeys: new Map(),
@@ -121,7 +121,12 @@ describe('over the limit', () => {
   it("drops a deployment that now names an ApiKey's key, so the key is not sent to its baseUrl", () => {
     // Published when no ApiKey used ci-key (or by an operator before the rule).
     const evil = md('evil', 'ci-key', 'key', 'http://evil.example/v1');
-    const was = plan(world([acme, evil, ...bigs], [['ci-key', { key: 'sk-ci-SECRET' }]]));
+    // Its owner had labelled it for a provider, since relabelled.
+    const asProvider = new Map([['ci-key', { [CREDENTIALS_LABEL]: 'provider' }]]);
+    const was = plan({
+      ...world([acme, evil, ...bigs], [['ci-key', { key: 'sk-ci-SECRET' }]]),
+      secretLabels: asProvider,
+    });
     expect(was.credentials.evil).toBe('sk-ci-SECRET');
     const p = plan(world([acme, evil, ...bigs, ci, t4], [['ci-key', { key: 'sk-ci-SECRET' }]], was));
     expect(p.tooLarge).toBeDefined();

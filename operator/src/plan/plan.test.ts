@@ -40,13 +40,22 @@ const baseSecrets: [string, Record<string, string>][] = [
   ['ci-key', { key: 'sk-gantry-ci' }],
 ];
 const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
-const optedIn = { [CREDENTIALS_LABEL]: 'true' };
-/** Every Secret opted in unless `labels` says otherwise, so other rules are tested on their own. */
+const asProvider = { [CREDENTIALS_LABEL]: 'provider' };
+const asKey = { [CREDENTIALS_LABEL]: 'apikey' };
+/** A Secret an ApiKey names (or named *-key) holds a key here, any other provider credentials. */
+const optedIn = (name: string, objects: readonly ObservedObject[]) =>
+  name.endsWith('-key') ||
+  objects.some(
+    (o) => o.kind === 'ApiKey' && (o.spec as { secretRef?: { name: string } }).secretRef?.name === name,
+  )
+    ? asKey
+    : asProvider;
+/** Every Secret opted in for its use unless `labels` says otherwise, so other rules are tested on their own. */
 const world = (
   objects: ObservedObject[],
   secrets = baseSecrets,
   generatedKeys: [string, string][] = [],
-  labels: [string, Record<string, string>][] = secrets.map(([name]) => [name, optedIn]),
+  labels: [string, Record<string, string>][] = secrets.map(([name]) => [name, optedIn(name, objects)]),
 ): World => ({
   namespace: 'gantry',
   objects,
@@ -222,12 +231,12 @@ describe('plan', () => {
     expect(compilePublished(JSON.stringify(doc), { env: {}, source: 't' }).ok).toBe(true);
   });
 
-  describe('a credentials Secret opts in with the label gantry.dev/credentials=true', () => {
+  describe('a credentials Secret opts in with the label gantry.dev/credentials=provider', () => {
     const other = deployment('gpt-b', 'gpt-4o', { credentialsSecretRef: { name: 'redis', key: 'password' } });
     const secrets: [string, Record<string, string>][] = [...baseSecrets, ['redis', { password: 'redis-pw' }]];
     const labelled = (redis: Record<string, string>): [string, Record<string, string>][] => [
-      ['openai', optedIn],
-      ['ci-key', optedIn],
+      ['openai', asProvider],
+      ['ci-key', asKey],
       ['redis', redis],
     ];
 
@@ -237,7 +246,7 @@ describe('plan', () => {
         ready: false,
         reason: 'SecretNotLabelled',
         message:
-          'Secret redis is not labelled gantry.dev/credentials=true, so it may not serve as provider credentials; if it is meant to: kubectl -n gantry label secret redis gantry.dev/credentials=true',
+          'Secret redis is not labelled gantry.dev/credentials=provider, so it may not serve as provider credentials; if it is meant to: kubectl -n gantry label secret redis gantry.dev/credentials=provider',
       });
       expect(p.manifests.map((m) => m.metadata.name)).not.toContain('gpt-b');
       expect(JSON.stringify(p)).not.toContain('redis-pw');
@@ -253,15 +262,15 @@ describe('plan', () => {
           secrets,
           [],
           [
-            ['openai', optedIn],
-            ['ci-key', optedIn],
+            ['openai', asProvider],
+            ['ci-key', asKey],
           ],
         ),
       );
       expect(verdict(before.verdicts, 'ModelDeployment', 'gpt-b')?.reason).toBe('SecretNotLabelled');
       // The label does not open a Secret no ModelDeployment may name (an ApiKey's key).
       const thief = deployment('thief', 'steal', { credentialsSecretRef: { name: 'ci-key', key: 'key' } });
-      const after = plan(world([...healthy(), other, thief], secrets, [], labelled(optedIn)));
+      const after = plan(world([...healthy(), other, thief], secrets, [], labelled(asProvider)));
       expect(verdict(after.verdicts, 'ModelDeployment', 'thief')?.reason).toBe('SecretNotAllowed');
       expect(verdict(after.verdicts, 'ModelDeployment', 'gpt-b')).toMatchObject({
         ready: true,
@@ -271,18 +280,79 @@ describe('plan', () => {
       expect(after.hash).not.toBe(before.hash);
     });
 
-    it.each(['True', 'yes', '1', ''])(
-      'the label with the value %o is refused (only "true" opts in)',
+    it.each(['true', 'Provider', 'yes', ''])(
+      'the label with the value %o is refused (only "provider" opts in)',
       (value) => {
         const p = plan(world([...healthy(), other], secrets, [], labelled({ [CREDENTIALS_LABEL]: value })));
         expect(verdict(p.verdicts, 'ModelDeployment', 'gpt-b')).toMatchObject({
           ready: false,
           reason: 'SecretNotLabelled',
-          message: `Secret redis is labelled gantry.dev/credentials=${value}, not true, so it may not serve as provider credentials; if it is meant to: kubectl -n gantry label secret redis gantry.dev/credentials=true --overwrite`,
+          message: `Secret redis is labelled gantry.dev/credentials=${value}, not provider, so it may not serve as provider credentials; if it is meant to: kubectl -n gantry label secret redis gantry.dev/credentials=provider --overwrite`,
         });
         expect(p.credentials['gpt-b']).toBeUndefined();
       },
     );
+  });
+
+  describe('one use per Secret: provider for a ModelDeployment, apikey for an ApiKey', () => {
+    it('a ModelDeployment waiting for a Secret labelled apikey never gets it, though no ApiKey names it yet', () => {
+      // The reviewer's order: the attacker's deployment waits (SecretNotFound); the victim makes
+      // and labels the key Secret before (or while GitOps replaces) the ApiKey naming it.
+      const evil = deployment('evil', 'm', {
+        baseUrl: 'https://attacker.example/v1',
+        credentialsSecretRef: { name: 'team-a-key', key: 'key' },
+      });
+      const objects = [deployment('gpt-a', 'gpt-4o-mini'), tenant('mallory', ['*']), evil];
+      const secrets: [string, Record<string, string>][] = [
+        ['openai', { apiKey: 'sk-upstream' }],
+        ['team-a-key', { key: 'gw-key-of-team-a' }],
+      ];
+      const p = plan(
+        world(
+          objects,
+          secrets,
+          [],
+          [
+            ['openai', asProvider],
+            ['team-a-key', asKey],
+          ],
+        ),
+      );
+      expect(verdict(p.verdicts, 'ModelDeployment', 'evil')).toMatchObject({
+        ready: false,
+        reason: 'SecretNotAllowed',
+        message:
+          "Secret team-a-key is labelled gantry.dev/credentials=apikey, for an ApiKey's key only; spec.credentialsSecretRef may not name it. If it holds provider credentials instead: kubectl -n gantry label secret team-a-key gantry.dev/credentials=provider --overwrite",
+      });
+      expect(JSON.stringify(p)).not.toContain('gw-key-of-team-a');
+      expect(p.credentials).toEqual({ 'gpt-a': 'sk-upstream' });
+    });
+
+    it('an ApiKey naming a Secret labelled provider is refused before anything of it is hashed', () => {
+      // Else a keyHash guess told the provider key through DuplicateKey.
+      const guess = obj('ApiKey', 'guess', { tenantRef: { name: 'acme' }, keyHash: sha256('sk-upstream') });
+      const probe = apiKey('probe', 'acme', 'openai');
+      const p = plan(
+        world(
+          [...healthy(), guess, probe],
+          baseSecrets,
+          [],
+          [
+            ['openai', asProvider],
+            ['ci-key', asKey],
+          ],
+        ),
+      );
+      expect(verdict(p.verdicts, 'ApiKey', 'probe')).toMatchObject({
+        ready: false,
+        reason: 'SecretNotAllowed',
+        message:
+          "Secret openai is labelled gantry.dev/credentials=provider, for provider credentials only; spec.secretRef may not name it. If it holds an ApiKey's key instead: kubectl -n gantry label secret openai gantry.dev/credentials=apikey --overwrite",
+      });
+      expect(verdict(p.verdicts, 'ApiKey', 'guess')).toMatchObject({ ready: true });
+      expect(JSON.stringify(p.verdicts)).not.toContain('DuplicateKey');
+      expect(verdict(p.verdicts, 'ModelDeployment', 'gpt-a')).toMatchObject({ ready: true });
+    });
   });
 
   describe('apiKeyEnv names only a provider variable the data-plane pods offer', () => {
@@ -471,13 +541,13 @@ describe('plan', () => {
         expect(verdict(tie.verdicts, 'ApiKey', 'ci')).toMatchObject({ reason: 'DuplicateKey' });
       });
 
-      it('must be labelled like a credential: unlabelled, the ApiKey is SecretNotLabelled and nothing of it is read', () => {
-        const p = plan(world(healthy(), baseSecrets, [], [['openai', optedIn]]));
+      it('must be labelled gantry.dev/credentials=apikey: unlabelled, the ApiKey is SecretNotLabelled and nothing of it is read', () => {
+        const p = plan(world(healthy(), baseSecrets, [], [['openai', asProvider]]));
         expect(verdict(p.verdicts, 'ApiKey', 'ci')).toMatchObject({
           ready: false,
           reason: 'SecretNotLabelled',
           message:
-            "Secret ci-key is not labelled gantry.dev/credentials=true, so it may not serve as an ApiKey's key; if it is meant to: kubectl -n gantry label secret ci-key gantry.dev/credentials=true",
+            "Secret ci-key is not labelled gantry.dev/credentials=apikey, so it may not serve as an ApiKey's key; if it is meant to: kubectl -n gantry label secret ci-key gantry.dev/credentials=apikey",
         });
         expect(p.manifests.some((m) => m.kind === 'ApiKey')).toBe(false);
         expect(JSON.stringify(p)).not.toContain(sha256('sk-gantry-ci'));
@@ -489,12 +559,14 @@ describe('plan', () => {
             baseSecrets,
             [],
             [
-              ['openai', optedIn],
+              ['openai', asProvider],
               ['ci-key', { [CREDENTIALS_LABEL]: 'yes' }],
             ],
           ),
         );
-        expect(verdict(wrong.verdicts, 'ApiKey', 'ci')?.message).toContain('--overwrite');
+        expect(verdict(wrong.verdicts, 'ApiKey', 'ci')?.message).toContain(
+          'label secret ci-key gantry.dev/credentials=apikey --overwrite',
+        );
       });
 
       it('the key the operator generated for this ApiKey needs no label', () => {
@@ -518,8 +590,8 @@ describe('plan', () => {
             [...baseSecrets, ['redis', { password: 'redis-pw' }]],
             [],
             [
-              ['openai', optedIn],
-              ['ci-key', optedIn],
+              ['openai', asProvider],
+              ['ci-key', asKey],
             ],
           ),
         );
@@ -543,7 +615,7 @@ describe('plan', () => {
         });
       });
 
-      it("a ModelDeployment naming an ApiKey's key is SecretNotAllowed; another key of that Secret is not", () => {
+      it("a ModelDeployment naming an ApiKey's key is SecretNotAllowed, and so is another key of that Secret", () => {
         const thief = deployment('thief', 'steal', {
           baseUrl: 'http://attacker.example/v1',
           credentialsSecretRef: { name: 'ci-key', key: 'key' },
@@ -566,7 +638,11 @@ describe('plan', () => {
           message: "key key of Secret ci-key is ApiKey ci's key; spec.credentialsSecretRef may not name it",
         });
         expect(Object.values(p.credentials)).not.toContain('sk-gantry-ci');
-        expect(p.credentials.neighbour).toBe('sk-up-2');
+        // Labelled apikey, none of the Secret serves a provider, whichever key.
+        expect(verdict(p.verdicts, 'ModelDeployment', 'neighbour')).toMatchObject({
+          reason: 'SecretNotAllowed',
+        });
+        expect(p.credentials.neighbour).toBeUndefined();
         expect(verdict(p.verdicts, 'ApiKey', 'ci')).toMatchObject({ ready: true });
       });
     });

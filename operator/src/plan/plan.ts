@@ -72,14 +72,18 @@ export interface Plan {
 export const API_VERSION = 'gantry.dev/v1alpha1';
 export const DEFAULT_KEY_FIELD = 'key';
 /**
- * The label a Secret's owner sets to let the operator read it for an object: a ModelDeployment's
- * provider credentials or an ApiKey's key. The operator can read every Secret of its namespace;
- * without this opt-in, whoever may write a ModelDeployment could have any of them (a Redis
- * password, a TLS key) sent to a baseUrl of their choosing, and whoever may write ApiKeys could
- * test guesses of one against DuplicateKey.
+ * The label a Secret's owner sets to let the operator read it for an object, its value the one
+ * use allowed: `provider` for a ModelDeployment's provider credentials, `apikey` for a user-made
+ * ApiKey key. The operator can read every Secret of its namespace; without this opt-in, whoever
+ * may write a ModelDeployment could have any of them (a Redis password, a TLS key) sent to a
+ * baseUrl of their choosing, and whoever may write ApiKeys could test guesses of one against
+ * DuplicateKey. One value for both let a ModelDeployment take a labelled gateway key as its
+ * provider credential whenever no ApiKey named that Secret at the moment (created before its
+ * ApiKey, or during a GitOps replace), and send it upstream.
  */
 export const CREDENTIALS_LABEL = 'gantry.dev/credentials';
-export const CREDENTIALS_LABEL_VALUE = 'true';
+export const CREDENTIALS_USE = { provider: 'provider', apikey: 'apikey' } as const;
+export type CredentialsUse = keyof typeof CREDENTIALS_USE;
 
 const validators = compileValidators();
 
@@ -318,7 +322,7 @@ function resolveSecrets(
       };
     const secret = world.secrets.get(ref.name);
     if (!secret) return { ok: false, reason: 'SecretNotFound', message: `Secret ${ref.name} not found` };
-    const unlabelled = refuseUnlabelled(world, ref.name, 'provider credentials');
+    const unlabelled = refuseUnlabelled(world, ref.name, 'provider');
     if (unlabelled) return unlabelled;
     const value = secret[ref.key];
     if (value === undefined || value === '')
@@ -356,7 +360,7 @@ function resolveSecrets(
   // Hashed, its value is still told by DuplicateKey against a keyHash guess: a user's Secret
   // opts in like a credential; only the one the operator generated for this ApiKey need not.
   if (owner === undefined) {
-    const unlabelled = refuseUnlabelled(world, secretRef.name, "an ApiKey's key");
+    const unlabelled = refuseUnlabelled(world, secretRef.name, 'apikey');
     if (unlabelled) return unlabelled;
   }
   const value = secret[dataKey];
@@ -376,28 +380,65 @@ function envNotListed(name: string, listed: ReadonlySet<string> | undefined): st
   return `spec.apiKeyEnv: ${name} is not a provider variable the data plane offers (${PROVIDER_ENV_VAR}, the chart's providerEnv; listed: ${now}); list it there, or use spec.credentialsSecretRef`;
 }
 
+const USE_TEXT: Record<CredentialsUse, string> = {
+  provider: 'provider credentials',
+  apikey: "an ApiKey's key",
+};
+const REF_FIELD: Record<CredentialsUse, string> = {
+  provider: 'spec.credentialsSecretRef',
+  apikey: 'spec.secretRef',
+};
+
 /**
- * Every Secret the operator reads on an object's behalf must opt in (but the keys it generated
- * itself): RBAC lets it read all of the namespace, the object's author only some.
+ * Every Secret the operator reads on an object's behalf must opt in for that use (but the keys
+ * it generated itself): RBAC lets it read all of the namespace, the object's author only some.
  */
-function refuseUnlabelled(world: World, secret: string, use: string): Resolved | undefined {
-  const optIn = world.secretLabels.get(secret)?.[CREDENTIALS_LABEL];
-  if (optIn === CREDENTIALS_LABEL_VALUE) return undefined;
+function refuseUnlabelled(world: World, secret: string, use: CredentialsUse): Resolved | undefined {
+  const value = world.secretLabels.get(secret)?.[CREDENTIALS_LABEL];
+  if (value === CREDENTIALS_USE[use]) return undefined;
+  const other = use === 'provider' ? 'apikey' : 'provider';
+  if (value === CREDENTIALS_USE[other])
+    return {
+      ok: false,
+      reason: 'SecretNotAllowed',
+      message: labelledForOther(world.namespace, secret, use, other),
+    };
   return {
     ok: false,
     reason: 'SecretNotLabelled',
-    message: notLabelled(world.namespace, secret, optIn, use),
+    message: notLabelled(world.namespace, secret, value, use),
   };
 }
 
+const labelCommand = (namespace: string, secret: string, use: CredentialsUse, overwrite: boolean): string =>
+  `kubectl -n ${namespace} label secret ${secret} ${CREDENTIALS_LABEL}=${CREDENTIALS_USE[use]}${overwrite ? ' --overwrite' : ''}`;
+
 /** What the Secret lacks, and the command that grants it, for a person reading the condition. */
-function notLabelled(namespace: string, secret: string, value: string | undefined, use: string): string {
-  const label = `${CREDENTIALS_LABEL}=${CREDENTIALS_LABEL_VALUE}`;
+function notLabelled(
+  namespace: string,
+  secret: string,
+  value: string | undefined,
+  use: CredentialsUse,
+): string {
+  const label = `${CREDENTIALS_LABEL}=${CREDENTIALS_USE[use]}`;
   const why =
     value === undefined
       ? `Secret ${secret} is not labelled ${label}`
-      : `Secret ${secret} is labelled ${CREDENTIALS_LABEL}=${value}, not ${CREDENTIALS_LABEL_VALUE}`;
-  return `${why}, so it may not serve as ${use}; if it is meant to: kubectl -n ${namespace} label secret ${secret} ${label}${value === undefined ? '' : ' --overwrite'}`;
+      : `Secret ${secret} is labelled ${CREDENTIALS_LABEL}=${value}, not ${CREDENTIALS_USE[use]}`;
+  return `${why}, so it may not serve as ${USE_TEXT[use]}; if it is meant to: ${labelCommand(namespace, secret, use, value !== undefined)}`;
+}
+
+/**
+ * Its owner said it is for the other use: a gateway key sent to a baseUrl is a stolen key, and
+ * a provider key as an ApiKey's would be told by DuplicateKey. Relabelling is the owner's call.
+ */
+function labelledForOther(
+  namespace: string,
+  secret: string,
+  use: CredentialsUse,
+  other: CredentialsUse,
+): string {
+  return `Secret ${secret} is labelled ${CREDENTIALS_LABEL}=${CREDENTIALS_USE[other]}, for ${USE_TEXT[other]} only; ${REF_FIELD[use]} may not name it. If it holds ${USE_TEXT[use]} instead: ${labelCommand(namespace, secret, use, true)}`;
 }
 
 /**
