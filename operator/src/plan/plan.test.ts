@@ -530,7 +530,7 @@ describe('plan', () => {
         expect(verdict(p.verdicts, 'ApiKey', 'aaa')).toMatchObject({
           ready: false,
           reason: 'DuplicateKey',
-          message: 'the same key is already used by ApiKey ci, which is older',
+          message: 'the same key is already used by an older ApiKey',
         });
         expect(p.manifests.filter((m) => m.kind === 'ApiKey').map((m) => m.metadata.name)).toEqual(['ci']);
         // By age, not by name: created first, 'aaa' would keep it.
@@ -603,7 +603,20 @@ describe('plan', () => {
         expect(JSON.stringify(p.verdicts)).not.toContain('DuplicateKey');
       });
 
-      it('DuplicateKey names the older ApiKey only within its tenant', () => {
+      it('DuplicateKey never names the older ApiKey, whichever tenant the newer one claims', () => {
+        // The review's probe: a keyHash guess written with the victim's tenantRef.
+        const probe = at(
+          obj('ApiKey', 'probe', { tenantRef: { name: 'acme' }, keyHash: sha256('sk-gantry-ci') }),
+          2,
+        );
+        const same = plan(world([...healthy().slice(0, 2), at(victim, 1), probe]));
+        expect(verdict(same.verdicts, 'ApiKey', 'probe')).toMatchObject({
+          reason: 'DuplicateKey',
+          message: 'the same key is already used by an older ApiKey',
+        });
+      });
+
+      it('across tenants too', () => {
         const rival = at(
           obj('ApiKey', 'zzz', { tenantRef: { name: 'other' }, secretRef: { name: 'ci-key' } }),
           2,

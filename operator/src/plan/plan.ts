@@ -467,14 +467,15 @@ const isApiKey = (c: Candidate): c is Candidate & { manifest: Extract<Manifest, 
 /**
  * Two ApiKeys with one key would make the key's tenant ambiguous: the one created first keeps
  * it (ties by uid). By name, an ApiKey named to sort first could take over a key someone else's
- * ApiKey already serves, just by naming its Secret. The older one is named only within its
- * tenant: across tenants the name told one tenant's writer which other tenant's key a guess hit.
+ * ApiKey already serves, just by naming its Secret. The older one is never named: the newer
+ * one's tenantRef is whatever its writer chose, so no tenant check makes the name safe to tell
+ * (a keyHash guess naming the victim's tenant learnt which of its ApiKeys holds the key).
  */
 function rejectDuplicateKeys(
   candidates: readonly Candidate[],
   fail: (obj: ObservedObject, reason: string, message: string) => void,
 ): void {
-  const byHash = new Map<string, { name: string; tenant: string }>();
+  const seen = new Set<string>();
   const oldestFirst = candidates
     .filter(isApiKey)
     .sort(
@@ -484,17 +485,8 @@ function rejectDuplicateKeys(
     );
   for (const c of oldestFirst) {
     const hash = c.manifest.spec.keyHash!;
-    const tenant = c.manifest.spec.tenantRef.name;
-    const first = byHash.get(hash);
-    if (first === undefined) byHash.set(hash, { name: c.obj.metadata.name, tenant });
-    else
-      fail(
-        c.obj,
-        'DuplicateKey',
-        first.tenant === tenant
-          ? `the same key is already used by ApiKey ${first.name}, which is older`
-          : 'the same key is already used by an older ApiKey',
-      );
+    if (!seen.has(hash)) seen.add(hash);
+    else fail(c.obj, 'DuplicateKey', 'the same key is already used by an older ApiKey');
   }
 }
 
