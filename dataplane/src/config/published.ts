@@ -86,6 +86,25 @@ export function parsePublished(
   text: string,
   source: string,
 ): { ok: true; published: PublishedSnapshot; items: LocatedManifest[] } | { ok: false; errors: string[] } {
+  const parts = parsePublishedParts(text, source);
+  if (!parts.ok) return parts;
+  if (parts.errors.length > 0) return { ok: false, errors: parts.errors };
+  return { ok: true, published: parts.published, items: parts.items };
+}
+
+/**
+ * parsePublished's checks with the manifests kept apart: a snapshot whose fields are wrong is
+ * refused (ok: false); otherwise `items` are the manifests that pass their schema and `errors`
+ * say why each other one does not. A pod refuses a snapshot with any such error; the operator,
+ * reading its last snapshot as the base of an over-the-limit plan, keeps what still validates
+ * (a schema that tightened since should not throw away every other object's last version).
+ */
+export function parsePublishedParts(
+  text: string,
+  source: string,
+):
+  | { ok: true; published: PublishedSnapshot; items: LocatedManifest[]; errors: string[] }
+  | { ok: false; errors: string[] } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -120,8 +139,7 @@ export function parsePublished(
     if (!validate(m)) for (const e of formatAjvErrors(validate.errors ?? [])) errors.push(`${where}: ${e}`);
     else items.push({ manifest: m as Manifest, where });
   }
-  if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, published: { ...(doc as PublishedSnapshot), credentials }, items };
+  return { ok: true, published: { ...(doc as PublishedSnapshot), credentials }, items, errors };
 }
 
 /** Parse, check and compile a published snapshot; any problem rejects it whole. */

@@ -12,7 +12,9 @@ import {
   CREDENTIALS_LABEL,
   MAX_SNAPSHOT_BYTES,
   plan,
+  readPublished,
   sizeAgainstLimit,
+  snapshotSecretData,
   snapshotText,
   type Plan,
 } from './plan.ts';
@@ -145,6 +147,29 @@ describe('over the limit', () => {
     expect(published(p, 'Tenant', 't1')).toEqual(published(before, 'Tenant', 't1'));
     expect(verdict(p, 'Tenant', 't2')?.reason).toBe('InvalidSpec');
     expect(published(p, 'Tenant', 't2')).toBeUndefined();
+  });
+
+  it("a published base with one manifest today's schema refuses still keeps the others' last versions", () => {
+    // As the controller reads it back from the snapshot Secret, t2 as an older schema allowed.
+    const doc = JSON.parse(snapshotText(before, 3)) as {
+      manifests: { kind: string; metadata: { name: string } }[];
+    };
+    const t2 = doc.manifests.findIndex((m) => m.kind === 'Tenant' && m.metadata.name === 't2');
+    doc.manifests[t2] = {
+      ...doc.manifests[t2]!,
+      spec: { tier: 'nope', models: [] },
+    } as (typeof doc.manifests)[number];
+    const base = readPublished(snapshotSecretData(JSON.stringify(doc)));
+    expect(base).toBeDefined();
+    const grown = { ...bigs[0]!, spec: { tier: 'pro', models: names('t1', 24000) } };
+    const w = world([gpt, acme, ci, grown, bigs[1]!, bigs[2]!, t4], secrets);
+    const p = plan({ ...w, published: () => base! });
+    expect(p.tooLarge).toBeDefined();
+    // t1's last version keeps serving, from the base.
+    expect(verdict(p, 'Tenant', 't1')?.reason).toBe('SnapshotTooLarge');
+    expect(published(p, 'Tenant', 't1')).toEqual(published(before, 'Tenant', 't1'));
+    expect(published(p, 'ModelDeployment', 'gpt-a')).toBeDefined();
+    servable(p);
   });
 
   it('applies privilege reductions and changes that do not grow, behind frozen larger ones', () => {

@@ -6,7 +6,7 @@ import type { Manifest } from '@gantry/crds';
 import {
   contentHash,
   packSnapshot,
-  parsePublished,
+  parsePublishedParts,
   PUBLISHED_DATA_KEY,
   PUBLISHED_FORMAT,
   PUBLISHED_GZIP_KEY,
@@ -56,16 +56,24 @@ export function snapshotSecretData(text: string): Record<string, string> {
 }
 
 /**
- * The snapshot Secret's current content, if it holds one a pod would accept: checked as a pod
- * checks it (parsePublished), so the base of an over-the-limit plan is never something pods
- * reject.
+ * The snapshot Secret's current content, checked as a pod checks it (parsePublishedParts), so
+ * the base of an over-the-limit plan is never something pods reject: undefined if the snapshot
+ * itself is not one a pod reads; otherwise its manifests that pass today's schemas, with the
+ * credentials of the deployments kept. One manifest a newer schema refuses drops that object
+ * alone (the plan republishes or leaves it out as it is now), not every other one's last version.
  */
 export function readPublished(data: Readonly<Record<string, string>> | undefined): Published | undefined {
   const read = publishedText(data);
   if (!read.ok) return undefined;
-  const parsed = parsePublished(read.text, 'the snapshot Secret');
+  const parsed = parsePublishedParts(read.text, 'the snapshot Secret');
   if (!parsed.ok) return undefined;
-  const { manifests, credentials } = parsed.published;
+  const manifests = parsed.items.map((i) => i.manifest);
+  const deployments = new Set(
+    manifests.filter((m) => m.kind === 'ModelDeployment').map((m) => m.metadata.name),
+  );
+  const credentials = Object.fromEntries(
+    Object.entries(parsed.published.credentials).filter(([name]) => deployments.has(name)),
+  );
   return { manifests, credentials, hash: contentHash(manifests, credentials) };
 }
 

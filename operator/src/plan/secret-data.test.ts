@@ -79,11 +79,33 @@ describe('readPublished', () => {
     const secret = (d: object) => snapshotSecretData(JSON.stringify(d));
     expect(readPublished(secret({ ...doc, format: 'other' }))).toBeUndefined();
     expect(readPublished(secret({ ...doc, credentials: { 'gpt-a': 5 } }))).toBeUndefined();
-    expect(readPublished(secret({ ...doc, manifests: [{ ...gpt, spec: { model: 'x' } }] }))).toBeUndefined();
-    expect(
-      readPublished(secret({ ...doc, manifests: [{ kind: 'Nope', metadata: { name: 'x' } }] })),
-    ).toBeUndefined();
     expect(readPublished({ other: 'eA==' })).toBeUndefined();
+  });
+
+  it("keeps the manifests that pass today's schema when one does not, and only their credentials", () => {
+    const tenant = {
+      apiVersion: 'gantry.dev/v1alpha1',
+      kind: 'Tenant',
+      metadata: { name: 't', namespace: 'gantry' },
+      spec: { tier: 'pro', models: ['gpt-4o-mini'] },
+    } as Manifest;
+    sharedValidators().Tenant(tenant);
+    const both = publication([
+      { key: 'ModelDeployment/gpt-a', manifest: gpt, credential: 'sk-up' },
+      { key: 'Tenant/t', manifest: tenant },
+    ]);
+    const doc = JSON.parse(snapshotText(both, 4)) as { manifests: object[] };
+    const secret = (manifests: object[]) => snapshotSecretData(JSON.stringify({ ...doc, manifests }));
+    const badTenant = { ...tenant, spec: { tier: 'nope', models: [] } };
+    const kept = readPublished(secret([gpt, badTenant]));
+    expect(kept?.manifests).toEqual([gpt]);
+    expect(kept?.credentials).toEqual({ 'gpt-a': 'sk-up' });
+    expect(kept?.hash).toBe(p.hash);
+    const badGpt = { ...gpt, spec: { model: 'x' } };
+    expect(readPublished(secret([badGpt, tenant]))).toMatchObject({ manifests: [tenant], credentials: {} });
+    expect(readPublished(secret([{ kind: 'Nope', metadata: { name: 'x' } }, tenant]))?.manifests).toEqual([
+      tenant,
+    ]);
   });
 });
 
