@@ -31,6 +31,13 @@ export interface CompileOptions {
   fakeBaseUrl?: ((provider: ProviderKind) => string) | undefined;
   /** In a cluster: provider credentials the operator resolved from Secrets, by deployment name. */
   credentials?: ReadonlyMap<string, string> | undefined;
+  /**
+   * A deployment whose apiKeyEnv is unset (and no fake serves it): an error (a config file,
+   * checked at start-up by whoever wrote it), or left out with a warning (a published snapshot:
+   * the operator cannot see a pod's env, and one such deployment rejecting the snapshot whole
+   * would stall every later change, revocations included, on that pod).
+   */
+  unsetEnv?: 'error' | 'leave-out';
   now?: Date;
 }
 
@@ -73,15 +80,17 @@ export function compile(items: readonly LocatedManifest[], opts: CompileOptions)
   const deployments: Deployment[] = [];
   // model → fallback → where it was first declared (errors name the file and document)
   const fallbacksByModel = new Map<string, Map<string, string>>();
+  const leftOut = new Set<string>();
   for (const { manifest, where } of byKind.ModelDeployment) {
     const d = compileDeployment(manifest, where, opts, errors, warnings);
-    if (!d) continue;
+    if (d === LEFT_OUT) leftOut.add(manifest.spec.model);
+    if (!d || d === LEFT_OUT) continue;
     deployments.push(d);
     const fb = fallbacksByModel.get(d.model) ?? new Map<string, string>();
     for (const f of manifest.spec.fallbacks ?? []) if (!fb.has(f)) fb.set(f, where);
     fallbacksByModel.set(d.model, fb);
   }
-  const models = buildModels(deployments, fallbacksByModel, errors);
+  const models = buildModels(deployments, fallbacksByModel, leftOut, errors, warnings);
 
   const tenants = new Map<string, TenantRecord>();
   for (const { manifest, where } of byKind.Tenant) {
@@ -141,13 +150,16 @@ function groupByKind(items: readonly LocatedManifest[], errors: string[]): KindL
   return lists;
 }
 
+/** compileDeployment's answer for a deployment left out of this pod's snapshot (unsetEnv). */
+const LEFT_OUT = Symbol('left out');
+
 function compileDeployment(
   m: ModelDeployment,
   where: string,
   opts: CompileOptions,
   errors: string[],
   warnings: string[],
-): Deployment | undefined {
+): Deployment | typeof LEFT_OUT | undefined {
   const s = m.spec;
   let baseUrl = s.baseUrl ?? DEFAULT_BASE_URL[s.provider];
   if (baseUrl === undefined) {
@@ -170,6 +182,11 @@ function compileDeployment(
         warnings.push(
           `${where}: ${s.apiKeyEnv} is not set; served by the built-in fake provider at ${baseUrl}`,
         );
+      } else if (opts.unsetEnv === 'leave-out') {
+        warnings.push(
+          `${where}: spec.apiKeyEnv: environment variable ${s.apiKeyEnv} is not set in this pod; deployment ${m.metadata.name} is left out, the rest loads`,
+        );
+        return LEFT_OUT;
       } else {
         errors.push(`${where}: spec.apiKeyEnv: environment variable ${s.apiKeyEnv} is not set`);
         return undefined;
@@ -272,10 +289,13 @@ function compileBreaker(
   return { ...out, baseOpenMs: openMs, maxOpenMs };
 }
 
+/** `leftOut`: models some deployment of which was left out (unsetEnv), so a fallback to one that none serves now is dropped, not an error. */
 function buildModels(
   deployments: Deployment[],
   fallbacksByModel: Map<string, Map<string, string>>,
+  leftOut: ReadonlySet<string>,
   errors: string[],
+  warnings: string[],
 ): Map<string, ModelRoute> {
   const grouped = new Map<string, Deployment[]>();
   for (const d of deployments) grouped.set(d.model, [...(grouped.get(d.model) ?? []), d]);
@@ -283,10 +303,15 @@ function buildModels(
   for (const [model, list] of grouped) {
     list.sort((a, b) => a.priority - b.priority || a.name.localeCompare(b.name));
     const declared = fallbacksByModel.get(model) ?? new Map<string, string>();
-    const fallbacks = [...declared.keys()];
+    const fallbacks: string[] = [];
     for (const [f, where] of declared) {
       if (f === model) errors.push(`${where}: spec.fallbacks: a model cannot fall back to itself`);
-      else if (!grouped.has(f)) errors.push(`${where}: spec.fallbacks: no ModelDeployment serves ${f}`);
+      else if (grouped.has(f)) fallbacks.push(f);
+      else if (leftOut.has(f))
+        warnings.push(
+          `${where}: spec.fallbacks: ${f} is not served in this pod (its deployments are left out); skipped`,
+        );
+      else errors.push(`${where}: spec.fallbacks: no ModelDeployment serves ${f}`);
     }
     const capabilities = new Set<Capability>();
     for (const d of list) for (const c of d.capabilities) capabilities.add(c);

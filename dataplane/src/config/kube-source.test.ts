@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { emptySnapshot, loadSnapshotSecret, neverThrows } from './kube-source.ts';
-import { MAX_INFLATED_BYTES, packSnapshot, PUBLISHED_FORMAT, PUBLISHED_GZIP_KEY } from './published.ts';
+import {
+  MAX_INFLATED_BYTES,
+  packSnapshot,
+  PUBLISHED_DATA_KEY,
+  PUBLISHED_FORMAT,
+  PUBLISHED_GZIP_KEY,
+} from './published.ts';
 import { ConfigStore } from './store.ts';
+import { providerEnvOnly } from './provider-env.ts';
+import { KEY, POD_ENV, unsetEnvSnapshot } from './unset-env-fixture.ts';
+import { createHash } from 'node:crypto';
 
 describe('the snapshot Secret callback', () => {
   it('turns a throwing load into a logged rejection, and later loads still run', () => {
@@ -55,5 +64,32 @@ describe('a snapshot Secret that inflates too far', () => {
     const padded = doc(5).slice(0, -1) + ' '.repeat(31 * 1024 * 1024) + '}';
     loadSnapshotSecret(gz(padded), store, { env: {}, source: 's' }, log);
     expect(store.current().version).toBe(5);
+  });
+});
+
+describe('a snapshot with a deployment whose apiKeyEnv this pod lacks (fake provider off)', () => {
+  it('loads without it, logs a warning naming it, and a later revocation still lands', () => {
+    const ref = { namespace: 'gantry', name: 'gantry-snapshot' };
+    const store = new ConfigStore(emptySnapshot(ref));
+    const warnings: string[] = [];
+    const errors: string[] = [];
+    const log = {
+      info: () => undefined,
+      warn: (_: object, m: string) => warnings.push(m),
+      error: (_: object, m: string) => errors.push(m),
+    };
+    const opts = { env: providerEnvOnly(POD_ENV), source: 'secret gantry/gantry-snapshot' };
+    const plain = (text: string) => ({ [PUBLISHED_DATA_KEY]: Buffer.from(text).toString('base64') });
+    const hash = createHash('sha256').update(KEY).digest('hex');
+    loadSnapshotSecret(plain(unsetEnvSnapshot(2)), store, opts, log);
+    expect(store.current().version).toBe(2);
+    expect([...store.current().models.keys()]).toEqual(['gpt-4o-mini']);
+    expect(warnings.some((w) => w.includes('deployment claude is left out'))).toBe(true);
+    expect(store.current().keys.has(hash)).toBe(true);
+    loadSnapshotSecret(plain(unsetEnvSnapshot(3, true)), store, opts, log);
+    expect(store.current().version).toBe(3);
+    // Disabled: the key is gone from this pod's snapshot.
+    expect(store.current().keys.has(hash)).toBe(false);
+    expect(errors).toEqual([]);
   });
 });

@@ -62,8 +62,11 @@ export function loadSnapshotSecret(
   if (result.ok && result.snapshot.version === store.current().version) return;
   // The operator's content hash stands for the file hash standalone pods report.
   const event = store.apply(result.ok ? { ...result, sha256: result.published?.hash } : result);
-  if (event.ok) log.info({ version: event.version, source }, 'snapshot loaded');
-  else log.error({ errors: event.errors, source }, 'snapshot rejected; previous snapshot keeps serving');
+  if (event.ok) {
+    // A deployment this pod cannot serve (its apiKeyEnv unset here) is named, not fatal.
+    if (result.ok) for (const w of result.warnings) log.warn({ source, version: event.version }, w);
+    log.info({ version: event.version, source }, 'snapshot loaded');
+  } else log.error({ errors: event.errors, source }, 'snapshot rejected; previous snapshot keeps serving');
 }
 
 export async function watchSnapshotSecret(

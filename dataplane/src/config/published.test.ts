@@ -7,6 +7,8 @@ import {
   PUBLISHED_GZIP_KEY,
   publishedText,
 } from './published.ts';
+import { providerEnvOnly } from './provider-env.ts';
+import { POD_ENV, unsetEnvSnapshot } from './unset-env-fixture.ts';
 
 const opts = { env: {}, source: 'secret gantry/snapshot', fakeBaseUrl: () => 'http://127.0.0.1:1' };
 const doc = (fields: object) =>
@@ -43,6 +45,43 @@ describe('compilePublished', () => {
   it('still loads a well-formed empty snapshot', () => {
     const r = compilePublished(doc({ credentials: {} }), opts);
     expect(r.ok && r.snapshot.version).toBe(3);
+  });
+});
+
+describe('a deployment whose apiKeyEnv this pod does not have (fake provider off)', () => {
+  const env = providerEnvOnly(POD_ENV);
+
+  it('is left out with a warning naming it; the rest of the snapshot loads', () => {
+    const r = compilePublished(unsetEnvSnapshot(7), { env, source: 'secret gantry/snapshot' });
+    if (!r.ok) throw new Error(r.errors.join('; '));
+    expect(r.snapshot.version).toBe(7);
+    expect([...r.snapshot.models.keys()]).toEqual(['gpt-4o-mini']);
+    // The fallback to the model no one serves here is skipped, not an error.
+    expect(r.snapshot.models.get('gpt-4o-mini')?.fallbacks).toEqual([]);
+    expect(r.snapshot.keys.size).toBe(1);
+    expect(r.warnings).toEqual([
+      'ModelDeployment/claude: spec.apiKeyEnv: environment variable ANTHROPIC_API_KEY is not set in this pod; deployment claude is left out, the rest loads',
+      'ModelDeployment/gpt: spec.fallbacks: claude-3 is not served in this pod (its deployments are left out); skipped',
+      'Tenant/acme: spec.models: no ModelDeployment serves claude-3 yet',
+    ]);
+  });
+
+  it('a fallback to a model nothing declares is still an error', () => {
+    const doc = JSON.parse(unsetEnvSnapshot(7)) as { manifests: { spec: { fallbacks?: string[] } }[] };
+    doc.manifests[0]!.spec.fallbacks = ['nowhere'];
+    const r = compilePublished(JSON.stringify(doc), { env, source: 's' });
+    expect(r.ok ? [] : r.errors).toEqual([
+      'ModelDeployment/gpt: spec.fallbacks: no ModelDeployment serves nowhere',
+    ]);
+  });
+
+  it('with the variable set, both are served', () => {
+    const r = compilePublished(unsetEnvSnapshot(7), {
+      env: providerEnvOnly({ ...POD_ENV, ANTHROPIC_API_KEY: 'sk-ant' }),
+      source: 's',
+    });
+    expect(r.ok && [...r.snapshot.models.keys()].sort()).toEqual(['claude-3', 'gpt-4o-mini']);
+    expect(r.ok && r.warnings).toEqual([]);
   });
 });
 

@@ -142,7 +142,12 @@ export function parsePublishedParts(
   return { ok: true, published: { ...(doc as PublishedSnapshot), credentials }, items, errors };
 }
 
-/** Parse, check and compile a published snapshot; any problem rejects it whole. */
+/**
+ * Parse, check and compile a published snapshot; any problem rejects it whole, but for a
+ * ModelDeployment whose apiKeyEnv this pod does not have: that one is left out with a warning
+ * (the operator cannot see a pod's env; rejecting the whole snapshot for it stalled every
+ * later change on the pod, revocations included).
+ */
 export function compilePublished(
   text: string,
   opts: Omit<CompileOptions, 'version' | 'source' | 'credentials'> & { source: string },
@@ -151,6 +156,6 @@ export function compilePublished(
   if (!parsed.ok) return parsed;
   const { published, items } = parsed;
   const credentials = new Map(Object.entries(published.credentials));
-  const result = compile(items, { ...opts, credentials, version: published.version });
+  const result = compile(items, { unsetEnv: 'leave-out', ...opts, credentials, version: published.version });
   return result.ok ? { ...result, published } : result;
 }
