@@ -358,7 +358,7 @@ function resolveSecrets(
     return { ok: false, reason: 'KeyPending', message: `generating a key into Secret ${secretRef.name}` };
   }
   // Hashed, its value is still told by DuplicateKey against a keyHash guess: a user's Secret
-  // opts in like a credential; only the one the operator generated for this ApiKey need not.
+  // opts in as an ApiKey's key (apikey); only the one generated for this ApiKey need not.
   if (owner === undefined) {
     const unlabelled = refuseUnlabelled(world, secretRef.name, 'apikey');
     if (unlabelled) return unlabelled;
