@@ -175,10 +175,28 @@ describe('blamedReference: the caller’s reference', () => {
       { param: 'attachments.file_ids[0]', id: 'abcdef' },
     ],
     [
-      'an image URL in a list',
-      error(404, 'Image img_42 not found'),
-      sent({ model: 'gpt-4o', image_urls: ['https://files.example/v1/img_42'] }),
-      { param: 'image_urls[0]', id: 'img_42' },
+      'an Anthropic container given as {id}',
+      error(404, 'Container cntr_9 not found'),
+      sent({ model: 'claude-x', container: { id: 'cntr_9', skills: [] } }, 'claude-x'),
+      { param: 'container.id', id: 'cntr_9' },
+    ],
+    [
+      'an Anthropic skill',
+      error(404, 'Skill skill_01abc not found'),
+      sent(
+        { model: 'claude-x', container: { skills: [{ type: 'custom', skill_id: 'skill_01abc' }] } },
+        'claude-x',
+      ),
+      { param: 'container.skills[0].skill_id', id: 'skill_01abc' },
+    ],
+    [
+      "an MCP server's URL",
+      error(403, 'MCP server https://mcp.example/sse refused the connection'),
+      sent(
+        { model: 'claude-x', mcp_servers: [{ type: 'url', url: 'https://mcp.example/sse', name: 'm' }] },
+        'claude-x',
+      ),
+      { param: 'mcp_servers[0].url', id: 'https://mcp.example/sse' },
     ],
   ])('%s', (_name, e, s, expected) => {
     expect(blamedReference(e, s)).toEqual(expected);
@@ -494,4 +512,101 @@ describe('blameRequest', () => {
     expect(kinds(error(500, 'boom', { kind: 'server' }))).toBe('server');
     expect(kinds(error(400, 'bad', { kind: 'bad_request' }))).toBe('bad_request');
   });
+});
+
+// A deployment's own 403/404 must not read as the caller's because a value the caller chose, under
+// a key that names no upstream object, happens to be a word of it.
+describe('blamedReference: only known reference fields are read', () => {
+  const ANTHROPIC = 'https://api.anthropic.com/v1/messages';
+  it.each(['api', 'key', 'resource', 'permission'])(
+    "Anthropic's key without permission, the caller's `user` (metadata.user_id) being %s",
+    (user) => {
+      const e = error(403, 'Your API key does not have permission to use the specified resource.', {
+        code: 'permission_error',
+      });
+      const body = {
+        model: 'claude-x',
+        metadata: { user_id: user },
+        messages: [{ role: 'user', content: 'hi' }],
+      };
+      expect(blamedReference(e, { ...sent(body, 'claude-x'), url: ANTHROPIC })).toBeUndefined();
+    },
+  );
+
+  it("Azure's wrong base URL, a metadata value being 'resource'", () => {
+    const e = error(404, 'Resource not found', { code: '404' });
+    const body = { messages: [{ role: 'user', content: 'hi' }], metadata: { session_id: 'resource' } };
+    const url = 'https://r.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2099-01-01';
+    expect(blamedReference(e, { ...sent(body), url })).toBeUndefined();
+  });
+
+  it("vLLM's unknown model, the caller echoing the model in a tool_call_id or a file_id", () => {
+    const e = error(404, 'The model `llama-3.1-8b` does not exist.', { code: '404' });
+    const url = 'http://vllm:8000/v1/chat/completions';
+    const tool = {
+      model: 'llama-3.1-8b',
+      messages: [{ role: 'tool', tool_call_id: 'llama-3.1-8b', content: 'x' }],
+    };
+    const file = {
+      model: 'llama-3.1-8b',
+      messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'llama-3.1-8b' } }] }],
+    };
+    expect(blamedReference(e, { ...sent(tool, 'llama-3.1-8b'), url })).toBeUndefined();
+    expect(blamedReference(e, { ...sent(file, 'llama-3.1-8b'), url })).toBeUndefined();
+  });
+
+  it('an image URL ending in a word of the message', () => {
+    const e = error(404, 'Resource not found');
+    const body = {
+      model: 'gpt-4o',
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'image_url', image_url: { url: 'https://img.example/resource' } }],
+        },
+      ],
+    };
+    expect(blamedReference(e, sent(body))).toBeUndefined();
+  });
+
+  it.each([
+    ['CONSUMER_SUSPENDED', "Permission denied: Consumer 'api_key:AIzaXX' has been suspended.", 'suspended'],
+    [
+      'API_KEY_SERVICE_BLOCKED',
+      'Requests to this API generativelanguage.googleapis.com method GenerateContent are blocked.',
+      'blocked',
+    ],
+    ['API_KEY_HTTP_REFERRER_BLOCKED', 'Requests from referer <empty> are blocked.', 'blocked'],
+    ['BILLING_DISABLED', 'This API method requires billing to be enabled.', 'billing'],
+    ['ACCESS_TOKEN_SCOPE_INSUFFICIENT', 'Request had insufficient authentication scopes.', 'scopes'],
+    ['IAM_PERMISSION_DENIED', "Permission 'aiplatform.endpoints.predict' denied on resource.", 'resource'],
+    ['USER_PROJECT_DENIED', 'Caller does not have required permission to use project p1.', 'project'],
+  ])(
+    "Gemini's %s reason, though a file the caller sent ends in a word of the message",
+    (reason, message, word) => {
+      const e = geminiError(
+        403,
+        {},
+        JSON.stringify({
+          error: {
+            code: 403,
+            message,
+            status: 'PERMISSION_DENIED',
+            details: [
+              { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com' },
+            ],
+          },
+        }),
+      );
+      const body = {
+        contents: [
+          {
+            role: 'user',
+            parts: [{ fileData: { mimeType: 'image/jpeg', fileUri: `https://img.example/${word}` } }],
+          },
+        ],
+      };
+      expect(blamedReference(e, sent(body, 'gemini-2.0-flash'))).toBeUndefined();
+    },
+  );
 });

@@ -70,9 +70,34 @@ const DEPLOYMENT_CODES = new Set([
   'DeploymentNotFound',
   'invalid_api_key',
   'unsupported_country_region_territory',
+  // google.rpc ErrorInfo reasons (googleapis.com and iam.googleapis.com domains) naming the
+  // deployment's key, project, billing or credentials.
   'API_KEY_INVALID',
   'SERVICE_DISABLED',
+  'BILLING_DISABLED',
+  'CONSUMER_SUSPENDED',
+  'CONSUMER_INVALID',
+  'API_KEY_SERVICE_BLOCKED',
+  'API_KEY_HTTP_REFERRER_BLOCKED',
+  'API_KEY_IP_ADDRESS_BLOCKED',
+  'API_KEY_ANDROID_APP_BLOCKED',
+  'API_KEY_IOS_APP_BLOCKED',
+  'ACCESS_TOKEN_EXPIRED',
+  'ACCESS_TOKEN_SCOPE_INSUFFICIENT',
+  'ACCESS_TOKEN_TYPE_UNSUPPORTED',
+  'CREDENTIALS_MISSING',
+  'IAM_PERMISSION_DENIED',
+  'USER_PROJECT_DENIED',
+  'SERVICE_NOT_VISIBLE',
+  'GCP_SUSPENDED',
 ]);
+
+/**
+ * OpenAI's and vLLM's words for an unknown model ("The model `x` does not exist"): about the
+ * model the deployment sends, whatever value of the caller's the name also equals. vLLM's numeric
+ * code never reads as model_not_found, so the words are the only sign.
+ */
+const MODEL_MISSING = /\bThe model `[^`]{1,256}` does not exist\b/i;
 
 /** Fields that name the deployment, not something the caller refers to. */
 const DEPLOYMENT_PARAMS = new Set(['model', 'deployment', 'api-version', 'api_key', 'key']);
@@ -94,12 +119,6 @@ function prefixField(message: string): string | undefined {
   if (path === undefined) return undefined;
   return /[.[]/.test(path) || TOP_FIELDS.has(path) ? path : undefined;
 }
-
-/** Keys whose string values refer to objects held upstream (ids, file URIs, containers). */
-const REFERENCE_KEY = /(?:^|_)(?:id|uri|url|container)$|^(?:fileUri|file_uri|container)$/i;
-
-/** Keys whose arrays list such references (`vector_store_ids`, `file_ids`, `image_urls`). */
-const REFERENCE_LIST_KEY = /(?:^|_)(?:ids|uris|urls|containers)$|^(?:fileUris|file_uris)$/i;
 
 const ID_CHAR = /[A-Za-z0-9_-]/;
 
@@ -222,17 +241,52 @@ function namesModel(form: string, sent: SentRequest, path: string | undefined): 
   return path === undefined || inPath(path, form);
 }
 
-/** Keys whose values name a model: the adapter's, as the deployment's own, never a reference. */
-const MODEL_KEY = /model/i;
-
 interface SentReference {
   path: string;
-  /** The key it was found under (a list's key for its items). */
-  key: string;
   value: string;
 }
 
-/** Reference-like string values of a JSON body, with their paths (bounded: a body is walked once). */
+/**
+ * Keys whose string values name an object held upstream, wherever they stand: a file (OpenAI
+ * `file_id`/`file_url`, Anthropic's `source.file_id`, Gemini's `fileData.fileUri`), a skill, a
+ * stored response. Only these, not any `*_id`/`*url`: a value the caller chooses under another
+ * key (`metadata.user_id`, which Anthropic's adapter makes of OpenAI's `user`; a `tool_call_id`;
+ * an image URL) would otherwise let a common word ("api", "resource", the model's name) in the
+ * deployment's own 403/404 read as the caller's reference and hide the fault.
+ */
+const REFERENCE_KEYS = new Set([
+  'file_id',
+  'file_url',
+  'fileUri',
+  'file_uri',
+  'skill_id',
+  'previous_response_id',
+  'vector_store_id',
+]);
+
+/** Keys whose string lists are references (`tools[].vector_store_ids`, `container.file_ids`). */
+const REFERENCE_LIST_KEYS = new Set(['vector_store_ids', 'file_ids']);
+
+/**
+ * Keys naming an object either as a string or as `{id}` (Anthropic's and OpenAI's `container`, a
+ * Responses `conversation`).
+ */
+const OBJECT_KEYS = new Set(['container', 'conversation']);
+
+/** Objects whose `url` is a reference: Anthropic's MCP connector servers. */
+const URL_OWNERS = new Set(['mcp_servers']);
+
+/** Caller-chosen labels, never references, however their keys are spelled. */
+const SKIPPED_KEYS = new Set(['metadata']);
+
+/** Whether a string under `key`, in an object that sits under `owner`, is a reference. */
+function isReference(key: string, owner: string | undefined): boolean {
+  if (REFERENCE_KEYS.has(key) || OBJECT_KEYS.has(key)) return true;
+  if (owner === undefined) return false;
+  return (key === 'id' && OBJECT_KEYS.has(owner)) || (key === 'url' && URL_OWNERS.has(owner));
+}
+
+/** The references a JSON body sends, with their paths (bounded: a body is walked once). */
 function sentReferences(body: SentRequest['body']): SentReference[] {
   if (typeof body !== 'string' || body === '') return [];
   let parsed: unknown;
@@ -242,25 +296,22 @@ function sentReferences(body: SentRequest['body']): SentReference[] {
     return [];
   }
   const out: SentReference[] = [];
-  // `listed`: the array being walked sits under a reference key, so its strings are references.
-  const walk = (v: unknown, path: string, depth: number, listedUnder: string | undefined): void => {
+  // `owner`: the key the object or array being walked sits under (an array's items share it).
+  const walk = (v: unknown, path: string, depth: number, owner: string | undefined): void => {
     if (depth > 64 || typeof v !== 'object' || v === null) return;
     if (Array.isArray(v)) {
       v.forEach((item, i) => {
-        if (typeof item === 'string') {
-          if (listedUnder !== undefined) out.push({ path: `${path}[${i}]`, key: listedUnder, value: item });
-        } else walk(item, `${path}[${i}]`, depth + 1, undefined);
+        const at = `${path}[${i}]`;
+        if (typeof item !== 'string') walk(item, at, depth + 1, owner);
+        else if (owner !== undefined && REFERENCE_LIST_KEYS.has(owner)) out.push({ path: at, value: item });
       });
       return;
     }
     for (const [key, child] of Object.entries(v as Record<string, unknown>)) {
+      if (SKIPPED_KEYS.has(key)) continue;
       const at = path === '' ? key : `${path}.${key}`;
-      if (typeof child === 'string') {
-        if (REFERENCE_KEY.test(key)) out.push({ path: at, key, value: child });
-      } else {
-        const listed = REFERENCE_KEY.test(key) || REFERENCE_LIST_KEY.test(key);
-        walk(child, at, depth + 1, listed ? key : undefined);
-      }
+      if (typeof child !== 'string') walk(child, at, depth + 1, key);
+      else if (isReference(key, owner)) out.push({ path: at, value: child });
     }
   };
   walk(parsed, '', 0, undefined);
@@ -284,6 +335,7 @@ export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedRefe
     const root = named.split(/[.[]/, 1)[0]!;
     return DEPLOYMENT_PARAMS.has(root) ? undefined : { param: named };
   }
+  if (MODEL_MISSING.test(message)) return undefined;
   const file = GEMINI_FILE.exec(message)?.[1];
   if (file !== undefined) {
     const named = file.toLowerCase();
@@ -293,7 +345,6 @@ export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedRefe
   const path = pathOf(sent.url);
   const text = message.toLowerCase();
   for (const ref of mayName(message, sent.body) ? sentReferences(sent.body) : []) {
-    if (MODEL_KEY.test(ref.key)) continue;
     const id = forms(ref.value).find((f) => {
       const lower = f.toLowerCase();
       return !namesModel(lower, sent, path) && mentions(text, lower, path);
