@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { UpstreamError, UpstreamErrorKind } from '../providers/types.ts';
 import { classifyError as geminiError } from '../providers/gemini/errors.ts';
-import { blamedReference, blameRequest, candidates, tooLarge, type SentRequest } from './request-fault.ts';
+import { blamedReference, blameRequest, tooLarge, type SentRequest } from './request-fault.ts';
 
 const error = (status: number, message: string, extra: Partial<UpstreamError> = {}): UpstreamError => ({
   kind:
@@ -429,25 +429,14 @@ describe('bounded work on a large message', () => {
   const huge = JSON.stringify({ messages: [{ role: 'user', content: 'a'.repeat(1_000_000) }] });
   const words = Array.from({ length: 8000 }, (_, i) => `w${i}_x`).join(' ');
 
-  it('looks up at most 16 words of a 404 in a large body, whatever the message holds', () => {
-    const includes = vi.spyOn(String.prototype, 'includes');
+  it('does not parse a large body that names no reference field, whatever the message holds', () => {
+    const parse = vi.spyOn(JSON, 'parse');
     try {
       blameRequest(error(404, words), { body: huge, upstreamModel: 'm' });
-      expect(includes.mock.calls.length).toBeLessThanOrEqual(16);
+      expect(parse).not.toHaveBeenCalled();
     } finally {
-      includes.mockRestore();
+      parse.mockRestore();
     }
-  });
-
-  it('candidates are distinct, at most 16, most id-like first', () => {
-    expect(candidates(words)).toHaveLength(16);
-    expect(candidates('File not found: abcdefgh file-1 file-1')).toEqual([
-      'file-1',
-      'abcdefgh',
-      'found',
-      'File',
-      'not',
-    ]);
   });
 
   it('reads only the start of a message', () => {
@@ -609,4 +598,59 @@ describe('blamedReference: only known reference fields are read', () => {
       expect(blamedReference(e, sent(body, 'gemini-2.0-flash'))).toBeUndefined();
     },
   );
+});
+
+// A body over 64 KiB is read as a small one is: a pre-filter on the message's exact words missed
+// what the upstream case-folded or what only a decoded URL segment holds, and the 404 counted.
+describe('blamedReference: a large body', () => {
+  const PAD = 'x'.repeat(70 * 1024);
+  const ANTHROPIC = 'https://api.anthropic.com/v1/messages';
+  const anthropicFile = (id: string, pad: string) => ({
+    model: 'claude-x',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: pad },
+          { type: 'document', source: { type: 'file', file_id: id } },
+        ],
+      },
+    ],
+  });
+  it.each([
+    ['case-folded', 'ABCDEFGH', 'File not found: abcdefgh'],
+    ['no word of three letters or more', 'ab.cd.ef', 'File not found: ab.cd.ef'],
+    ['as sent', 'abcdefgh', 'File not found: abcdefgh'],
+  ])('an Anthropic file_id %s, padded past 64 KiB', (_name, id, message) => {
+    const e = error(404, message, { code: 'not_found_error' });
+    for (const pad of ['', PAD])
+      expect(blameRequest(e, { ...sent(anthropicFile(id, pad), 'claude-x'), url: ANTHROPIC }).kind).toBe(
+        'bad_reference',
+      );
+  });
+
+  it('a file URL named by its percent-decoded last segment, padded past 64 KiB', () => {
+    const e = error(404, 'No such File object: ab-cd');
+    const body = (pad: string) => ({
+      model: 'gpt-4o',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: pad },
+            { type: 'file', file: { file_url: 'https://h.example/f/ab%2Dcd' } },
+          ],
+        },
+      ],
+    });
+    const url = 'https://api.openai.com/v1/chat/completions';
+    for (const pad of ['', PAD])
+      expect(blameRequest(e, { ...sent(body(pad)), url }).kind).toBe('bad_reference');
+  });
+
+  it('a reference field spelled with escaped letters is still read', () => {
+    const e = error(404, 'File not found: abcdefgh');
+    const body = `{"model":"claude-x","pad":"${PAD}","source":{"file\\u005fid":"ABCDEFGH"}}`;
+    expect(blameRequest(e, { body, upstreamModel: 'claude-x', url: ANTHROPIC }).kind).toBe('bad_reference');
+  });
 });

@@ -43,9 +43,6 @@ const LIMIT_REQUESTED = /\bLimit:? ([\d,]{1,24})\b[^.]{0,64}?\bRequested:? ([\d,
  */
 const SCAN_CHARS = 1024;
 
-/** Most words of a message looked up in the sent body (each lookup scans the body). */
-const MAX_CANDIDATES = 16;
-
 const count = (digits: string): number => Number(digits.replace(/,/g, ''));
 
 /** The request is too large for the deployment whatever its load, or undefined. */
@@ -178,26 +175,18 @@ function decoded(segment: string): string {
 }
 
 /**
- * Whether the message holds a word the body contains at all: a large body (a prompt with images
- * may be megabytes) is parsed only then, so an ordinary 404 costs a few substring searches. At most
- * MAX_CANDIDATES distinct words are looked up, those most like an id first (a digit or a
- * separator in them, then the longest), so the cost is bounded whatever the message.
+ * Whether the body may send a reference: one of the reference fields' names stands in it as a
+ * JSON key, or an escaped ASCII character (`\u005f`) might spell one. Bodies sent upstream are
+ * JSON.stringify's, which escapes no ASCII letter, so the names stand as written. A large body (a
+ * prompt with images may be megabytes) with none of them is not parsed; one with them is parsed
+ * once, linear in its size, and then read as a small one is, case-folding and percent-decoding
+ * alike: a pre-filter on the message's exact words missed a reference the upstream folded.
  */
-function mayName(message: string, body: SentRequest['body']): boolean {
-  if (typeof body !== 'string') return false;
-  // A small body is parsed whatever the message says: cheap, and no word of it is missed.
-  if (body.length <= SMALL_BODY) return true;
-  return candidates(message).some((w) => body.includes(w));
-}
+const REFERENCE_KEY_TEXT =
+  /"(?:file_id|file_url|fileUri|file_uri|skill_id|previous_response_id|vector_store_ids?|file_ids|container|conversation|mcp_servers)"|\\u00[2-7][0-9a-f]/i;
 
-/** A body this short (chars) costs less to parse than to search per word (~0.1 ms). */
-const SMALL_BODY = 64 * 1024;
-
-/** The message's distinct words worth looking up, most id-like first, at most MAX_CANDIDATES. */
-export function candidates(message: string): string[] {
-  const words = [...new Set(message.match(/[A-Za-z0-9_-]{3,}/g) ?? [])];
-  const marked = (w: string): number => (/[0-9_-]/.test(w) ? 1 : 0);
-  return words.sort((a, b) => marked(b) - marked(a) || b.length - a.length).slice(0, MAX_CANDIDATES);
+function mayReference(body: SentRequest['body']): body is string {
+  return typeof body === 'string' && REFERENCE_KEY_TEXT.test(body);
 }
 
 /**
@@ -344,7 +333,7 @@ export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedRefe
   }
   const path = pathOf(sent.url);
   const text = message.toLowerCase();
-  for (const ref of mayName(message, sent.body) ? sentReferences(sent.body) : []) {
+  for (const ref of mayReference(sent.body) ? sentReferences(sent.body) : []) {
     const id = forms(ref.value).find((f) => {
       const lower = f.toLowerCase();
       return !namesModel(lower, sent, path) && mentions(text, lower, path);
