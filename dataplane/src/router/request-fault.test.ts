@@ -654,3 +654,37 @@ describe('blamedReference: a large body', () => {
     expect(blameRequest(e, { body, upstreamModel: 'claude-x', url: ANTHROPIC }).kind).toBe('bad_reference');
   });
 });
+
+// A path in the message is a route echo only when the whole path is part of the route: a fake
+// id equal to a route word, named as the upstream's resource path, is still the caller's.
+describe('blamedReference: route echoes and resource paths', () => {
+  const fileBody = (id: string) => ({
+    model: 'claude-x',
+    messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: id } }] }],
+  });
+  it.each([
+    ['messages', 'File not found: files/messages', 'https://api.anthropic.com/v1/messages'],
+    ['messages', 'File not found: files/messages.', 'https://api.anthropic.com/v1/messages'],
+    ['v1/messages', 'File not found: files/v1/messages', 'https://api.anthropic.com/v1/messages'],
+    [
+      'completions',
+      'No such File object: /v1/files/completions',
+      'https://api.openai.com/v1/chat/completions',
+    ],
+  ])('a file_id %s named as %s is the caller’s', (id, message, url) => {
+    const e = error(404, message);
+    expect(blamedReference(e, { ...sent(fileBody(id), 'claude-x'), url })).toEqual({
+      param: 'messages[0].content[0].source.file_id',
+      id,
+    });
+  });
+
+  it.each([
+    ['Invalid URL (POST /v1/v1/chat/completions)', 'http://u/v1/v1/chat/completions'],
+    ['Route POST:/v1/v1/chat/completions not found', 'http://u/v1/v1/chat/completions'],
+    ['Not found: https://u/v1/v1/chat/completions?x=1.', 'http://u/v1/v1/chat/completions'],
+  ])('a route echo (%s) naming a route word the caller also sent is the deployment’s', (message, url) => {
+    const e = error(404, message);
+    expect(blamedReference(e, { ...sent(fileBody('completions'), 'claude-x'), url })).toBeUndefined();
+  });
+});

@@ -122,19 +122,42 @@ const ID_CHAR = /[A-Za-z0-9_-]/;
 /**
  * `id` stands in `text` as a whole word, not inside a longer one (`file-1` in `file-12`); case is
  * ignored, as an upstream may fold it (both come lower-cased). A mention right after '/' is a path
- * segment: the upstream naming its own resource path ("files/abc") when `route`, the path the
- * attempt was sent to, does not hold it, but a route echo ("Invalid URL (POST
- * /v1/v1/chat/completions)", "Route POST:/v1/videos/video_abc/remix not found") when it does or
- * when the route is not known.
+ * segment: a route echo ("Invalid URL (POST /v1/v1/chat/completions)", "Route
+ * POST:/v1/videos/video_abc/remix not found") when the whole path around it is part of `route`,
+ * the path the attempt was sent to, or the route is not known; otherwise the upstream naming its
+ * own resource path ("files/abc"). The whole path is asked, not the id alone: a fake id equal to
+ * a route word (`file_id: "messages"` on /v1/messages, answered "File not found: files/messages")
+ * would otherwise be an echo and count against the deployment.
  */
 function mentions(text: string, id: string, route: string | undefined): boolean {
   for (let at = text.indexOf(id); at !== -1; at = text.indexOf(id, at + 1)) {
     const before = at === 0 ? '' : text[at - 1]!;
     const after = text[at + id.length] ?? '';
     if (ID_CHAR.test(before) || ID_CHAR.test(after)) continue;
-    if (before !== '/' || (route !== undefined && !inPath(route, id))) return true;
+    if (before !== '/' || (route !== undefined && !route.includes(pathAround(text, at, id.length))))
+      return true;
   }
   return false;
+}
+
+/** Characters that end a path in an upstream's prose. */
+const PATH_END = /[\s"'`()<>[\]{},]/;
+
+/**
+ * The path the match at `at` stands in, without a leading `METHOD:` or `scheme://host`, a query,
+ * or the sentence's closing punctuation. Bounded by SCAN_CHARS, as `text` is.
+ */
+function pathAround(text: string, at: number, length: number): string {
+  let start = at;
+  while (start > 0 && !PATH_END.test(text[start - 1]!)) start--;
+  let end = at + length;
+  while (end < text.length && !PATH_END.test(text[end]!)) end++;
+  return text
+    .slice(start, end)
+    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/, '')
+    .replace(/^[a-z]+:(?=\/)/, '')
+    .replace(/[?#].*$/, '')
+    .replace(/[.,;:!]+$/, '');
 }
 
 /**
