@@ -688,3 +688,33 @@ describe('blamedReference: route echoes and resource paths', () => {
     expect(blamedReference(e, { ...sent(fileBody('completions'), 'claude-x'), url })).toBeUndefined();
   });
 });
+
+// Only a message's first 1,024 characters are read; ids in request bodies are not capped there.
+describe('blamedReference: an id longer than the message read', () => {
+  const ANTHROPIC = 'https://api.anthropic.com/v1/messages';
+  const fileBody = (id: string) => ({
+    model: 'claude-x',
+    messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: id } }] }],
+  });
+  it.each([
+    ['all one letter', 'f'.repeat(1100)],
+    ['mixed', `file_${'Ab9-'.repeat(300)}`],
+  ])('a file_id of over 1,024 characters (%s), echoed in full, is the caller’s', (_name, id) => {
+    const e = error(404, `File not found: ${id}`);
+    expect(blamedReference(e, { ...sent(fileBody(id), 'claude-x'), url: ANTHROPIC })).toMatchObject({
+      param: 'messages[0].content[0].source.file_id',
+    });
+  });
+
+  it('but not a cut message ending in a start of the id shorter than 64 characters', () => {
+    const id = `${'g'.repeat(60)}${'h'.repeat(1100)}`;
+    const e = error(404, `${'x '.repeat(500)}File not found: ${id}`);
+    expect(blamedReference(e, { ...sent(fileBody(id), 'claude-x'), url: ANTHROPIC })).toBeUndefined();
+  });
+
+  it('nor a message that was not cut, naming only a start of the id', () => {
+    const id = 'k'.repeat(200);
+    const e = error(404, `File not found: ${id.slice(0, 100)}`);
+    expect(blamedReference(e, { ...sent(fileBody(id), 'claude-x'), url: ANTHROPIC })).toBeUndefined();
+  });
+});

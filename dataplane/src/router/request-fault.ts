@@ -129,13 +129,34 @@ const ID_CHAR = /[A-Za-z0-9_-]/;
  * a route word (`file_id: "messages"` on /v1/messages, answered "File not found: files/messages")
  * would otherwise be an echo and count against the deployment.
  */
-function mentions(text: string, id: string, route: string | undefined): boolean {
-  for (let at = text.indexOf(id); at !== -1; at = text.indexOf(id, at + 1)) {
+function mentions(text: string, id: string, route: string | undefined, cut: boolean): boolean {
+  const named = (at: number, length: number): boolean => {
     const before = at === 0 ? '' : text[at - 1]!;
+    if (ID_CHAR.test(before)) return false;
+    return before !== '/' || (route !== undefined && !route.includes(pathAround(text, at, length)));
+  };
+  for (let at = text.indexOf(id); at !== -1; at = text.indexOf(id, at + 1)) {
     const after = text[at + id.length] ?? '';
-    if (ID_CHAR.test(before) || ID_CHAR.test(after)) continue;
-    if (before !== '/' || (route !== undefined && !route.includes(pathAround(text, at, id.length))))
-      return true;
+    if (!ID_CHAR.test(after) && named(at, id.length)) return true;
+  }
+  return cut && endsInPrefix(text, id, named);
+}
+
+/** Shortest start of a value that, ending a cut message, is read as naming the whole value. */
+const MIN_CUT_PREFIX = 64;
+
+/**
+ * The cut message ends in the first MIN_CUT_PREFIX or more characters of `id`: a value longer than
+ * what is read (the caller chooses its length; file ids are not capped) is named as far as the
+ * message is read. Without this, a 1,100-character fake id was never seen whole and its 404 counted.
+ */
+function endsInPrefix(text: string, id: string, named: (at: number, length: number) => boolean): boolean {
+  if (id.length < MIN_CUT_PREFIX) return false;
+  const head = id.slice(0, MIN_CUT_PREFIX);
+  for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, at + 1)) {
+    // `named` first: it refuses in O(1) the overlapping matches inside a run (`ffff…`).
+    const length = text.length - at;
+    if (length < id.length && named(at, length) && id.startsWith(text.slice(at))) return true;
   }
   return false;
 }
@@ -356,10 +377,11 @@ export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedRefe
   }
   const path = pathOf(sent.url);
   const text = message.toLowerCase();
+  const cut = e.message.length > SCAN_CHARS;
   for (const ref of mayReference(sent.body) ? sentReferences(sent.body) : []) {
     const id = forms(ref.value).find((f) => {
       const lower = f.toLowerCase();
-      return !namesModel(lower, sent, path) && mentions(text, lower, path);
+      return !namesModel(lower, sent, path) && mentions(text, lower, path, cut);
     });
     if (id !== undefined) return { param: ref.path, id };
   }
