@@ -973,3 +973,52 @@ describe('a timeout cut by the request deadline', () => {
     expect(health.circuitState('a')).toBe('open');
   });
 });
+
+describe('a byte-limit refusal is not re-uploaded to the same endpoint', () => {
+  const bytes = () =>
+    new UpstreamFailure({
+      kind: 'too_large',
+      status: 413,
+      code: 'request_too_large',
+      message: 'request too large for the upstream: Request exceeds the maximum allowed number of bytes.',
+    });
+  const anthropic = (name: string, priority: number, baseUrl: string): Deployment =>
+    dep(name, 'm', priority, {
+      provider: 'anthropic',
+      target: testTarget({ provider: 'anthropic', baseUrl, upstreamModel: 'm' }),
+    });
+
+  it('skips later deployments of the same provider and host, and tries another host', async () => {
+    const a1 = anthropic('a1', 1, 'https://api.anthropic.com');
+    const a2 = anthropic('a2', 2, 'https://API.anthropic.com/v1');
+    const a3 = anthropic('a3', 3, 'https://proxy.example');
+    const snap = snapshot([{ model: 'm', deployments: [a1, a2, a3] }]);
+    const { calls, attempt } = script({ a1: [bytes()], a2: [bytes()], a3: ['ok'] });
+    const out = await makeRouter().execute(request(snap, 'm'), attempt);
+    expect(out.value).toBe('ok');
+    expect(calls).toEqual(['a1', 'a3']);
+  });
+
+  it('gives the caller the 413 after one upload when every deployment shares the endpoint', async () => {
+    const snap = snapshot([
+      {
+        model: 'm',
+        deployments: [1, 2, 3, 4, 5].map((i) => anthropic(`a${i}`, i, 'https://api.anthropic.com')),
+      },
+    ]);
+    const { calls, attempt } = script({ a1: [bytes()], a2: [bytes()], a3: [bytes()] });
+    const err = await gatewayError(makeRouter().execute(request(snap, 'm'), attempt));
+    expect(err.status).toBe(413);
+    expect(calls).toEqual(['a1']);
+  });
+
+  it('a token-rate too_large still fails over to the same host (limits differ by key and tier)', async () => {
+    const a1 = anthropic('a1', 1, 'https://api.anthropic.com');
+    const a2 = anthropic('a2', 2, 'https://api.anthropic.com');
+    const snap = snapshot([{ model: 'm', deployments: [a1, a2] }]);
+    const rate = new UpstreamFailure({ kind: 'too_large', status: 429, message: 'Limit 10, Requested 20' });
+    const { calls, attempt } = script({ a1: [rate], a2: ['ok'] });
+    expect((await makeRouter().execute(request(snap, 'm'), attempt)).value).toBe('ok');
+    expect(calls).toEqual(['a1', 'a2']);
+  });
+});

@@ -215,7 +215,9 @@ export class Router {
         sameRetries = 0;
         if (decision.kind === 'stop') break;
         index =
-          decision.kind === 'next' ? index + 1 : nextLargerContext(candidates, index, modelIndex, deployment);
+          decision.kind === 'next'
+            ? nextAfter(candidates, index, deployment, error)
+            : nextLargerContext(candidates, index, modelIndex, deployment);
       }
     }
     if (last) throw withLog(toGatewayError(last.error, last.deployment.name), log);
@@ -263,6 +265,31 @@ export class Router {
       health.coolDown(d, error.retryAfterMs ?? backoffMs(sameRetries, this.random(), this.retry), claim);
     } else if (isDeploymentFault(error)) health.fail(d, claim);
     else health.release(d, claim);
+  }
+}
+
+/**
+ * The next candidate after a failover. After a byte-limit refusal (Anthropic's 413
+ * `request_too_large`, the endpoint's own limit, the same for every key) candidates of the same
+ * provider at the same host are skipped: each would take the whole upload (up to 32 MB) only to
+ * refuse it alike, up to maxAttempts times. A token-rate `too_large` differs by tier and is not.
+ */
+function nextAfter(candidates: Candidate[], index: number, failed: Deployment, error: UpstreamError): number {
+  if (error.kind !== 'too_large' || error.code !== 'request_too_large') return index + 1;
+  const host = hostOf(failed.target.baseUrl);
+  for (let i = index + 1; i < candidates.length; i++) {
+    const d = candidates[i]!.deployment;
+    if (d.provider !== failed.provider || hostOf(d.target.baseUrl) !== host) return i;
+  }
+  return candidates.length;
+}
+
+/** A base URL's host (with port); a URL that does not parse is compared whole. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return url;
   }
 }
 
