@@ -718,3 +718,17 @@ describe('blamedReference: an id longer than the message read', () => {
     expect(blamedReference(e, { ...sent(fileBody(id), 'claude-x'), url: ANTHROPIC })).toBeUndefined();
   });
 });
+
+describe('a key with no quota ("Limit 0")', () => {
+  it.each([
+    error(429, 'Request too large for gpt-4o on tokens per min (TPM): Limit 0, Requested 50.', {
+      retryAfterMs: 1000,
+    }),
+    error(413, 'Request too large for model `x` on tokens per minute (TPM): Limit 0, Requested 7591'),
+  ])('is the deployment’s, counted as a key without the model, not too_large', (e) => {
+    const out = blameRequest(e, sent(openaiBody));
+    expect(out.kind).toBe('auth');
+    expect(out.retryAfterMs).toBeUndefined();
+    expect(tooLarge(e)).toBeUndefined();
+  });
+});

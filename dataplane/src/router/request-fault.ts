@@ -54,7 +54,18 @@ export function tooLarge(e: UpstreamError): TooLarge | undefined {
   if (!m) return undefined;
   const limit = count(m[1]!);
   const requested = count(m[2]!);
-  return requested > limit ? { limit, requested } : undefined;
+  return limit > 0 && requested > limit ? { limit, requested } : undefined;
+}
+
+/**
+ * "Limit 0, Requested N": the deployment's key has no quota for the model at all (a tier or
+ * project without it), which no request fits however small: the deployment's fault, counted as
+ * a key without the model is, not the request's size (failed over uncounted, it was never ejected).
+ */
+export function noQuota(e: UpstreamError): boolean {
+  if (e.status !== 429 && e.status !== 413) return false;
+  const m = LIMIT_REQUESTED.exec(e.message.slice(0, SCAN_CHARS));
+  return m !== null && count(m[1]!) === 0;
 }
 
 /**
@@ -393,9 +404,13 @@ export function blamedReference(e: UpstreamError, sent: SentRequest): BlamedRefe
  * The error as the router should judge it: a request too large for the deployment becomes
  * `too_large` (failed over, never retried), a 403/404 blaming a reference becomes
  * `bad_reference` (neither retried nor failed over); neither counts against the deployment.
- * Anything else is returned as it was.
+ * A key with no quota ("Limit 0") becomes `auth`, which counts. Anything else is returned as it was.
  */
 export function blameRequest(e: UpstreamError, sent: SentRequest): UpstreamError {
+  if (noQuota(e)) {
+    const { retryAfterMs: _wait, ...rest } = e;
+    return { ...rest, kind: 'auth' };
+  }
   const big = tooLarge(e);
   if (big) {
     const { retryAfterMs: _wait, ...rest } = e;
