@@ -1,9 +1,9 @@
 /**
  * An upstream refusal the caller's own request caused never counts against a deployment every
  * tenant shares. A 429 saying this one request needs more tokens than the deployment's whole
- * per-minute limit (OpenAI's "Request too large … Limit L, Requested R"), or Anthropic's 413 over
- * its byte limit, is failed over (a higher tier may fit it) and, when no deployment takes it, a
- * 413 naming the limit: never retried, no cool-down, no fault. A
+ * per-minute limit (OpenAI's "Request too large … Limit L, Requested R") is failed over (a higher
+ * tier may fit it), Anthropic's 413 over its byte limit only to another endpoint, and, when no
+ * deployment takes it, it is a 413 naming the limit: never retried, no cool-down, no fault. A
  * 403/404 naming something the request refers to (a Gemini file the key may not read, an
  * Anthropic container id) is a 404 naming the field, and the circuit stays closed. Real load
  * 429s still cool the deployment down, and a 403 blaming the deployment's key still opens it.
@@ -155,7 +155,7 @@ describe('a request too large for the deployment', () => {
   });
 
   it('too large for every deployment of the pool: the caller gets the 413, each tried once', async () => {
-    fake().setFaults([{ fault: { type: 'status', status: 429, tokens: { limit: 0, requested: 12 } } }]);
+    fake().setFaults([{ fault: { type: 'status', status: 429, tokens: { limit: 10, requested: 12 } } }]);
     const err = await failure(ask('tiered'));
     expect(err.status).toBe(413);
     expect(err.error).toMatchObject({ type: 'request_too_large', code: 413 });
@@ -164,19 +164,29 @@ describe('a request too large for the deployment', () => {
     expect(stack.gateway.health.circuitState('tier-free')).toBe('closed');
   });
 
-  it("Anthropic's 413 request_too_large is failed over to the next model, and held against no one", async () => {
+  it("Anthropic's 413 request_too_large is not sent again to the same endpoint: one upload, the caller's 413, held against no one", async () => {
+    // claude-big is a fallback at the same provider and host: its byte limit is the same, so
+    // re-sending the body (up to 32 MB) could only be refused alike.
     fake().setFaults([{ match: { model: 'claude' }, fault: { type: 'status', status: 413 } }]);
     for (let i = 0; i < TRIES; i++) {
-      const answer = await anthropic.messages.create({
-        model: 'claude',
-        max_tokens: 20,
-        messages: [{ role: 'user', content: 'hi' }],
-      });
-      expect(answer.content.length).toBeGreaterThan(0);
+      const err = await failure(
+        anthropic.messages.create({
+          model: 'claude',
+          max_tokens: 20,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      );
+      expect(err.status).toBe(413);
     }
     expect(callsTo('claude')).toBe(TRIES);
-    expect(callsTo('claude-big')).toBe(TRIES);
+    expect(callsTo('claude-big')).toBe(0);
     expect(stack.gateway.health.circuitState('claude')).toBe('closed');
+  });
+
+  it('a 429 "Limit 0" (a key with no quota for the model) counts against the deployment and opens its circuit', async () => {
+    fake().setFaults([{ fault: { type: 'status', status: 429, tokens: { limit: 0, requested: 12 } } }]);
+    for (let i = 0; i < TRIES; i++) expect((await failure(ask())).status).toBe(502);
+    expect(stack.gateway.health.circuitState('gpt')).toBe('open');
   });
 
   it("Anthropic's 413 with nothing left to try is the caller's 413", async () => {
@@ -285,6 +295,32 @@ describe('a 403/404 naming something the request refers to', () => {
     ]);
     for (let i = 0; i < TRIES; i++) expect((await failure(withGeminiFile())).status).toBe(502);
     expect(stack.gateway.health.circuitState('gem')).toBe('open');
+  });
+
+  it("Anthropic's 403 for the deployment's key opens the circuit, though the caller's `user` is a word of it", async () => {
+    // The adapter sends OpenAI's `user` as Anthropic's metadata.user_id: a label, no reference.
+    fake().setFaults([
+      {
+        fault: {
+          type: 'status',
+          status: 403,
+          message: 'Your API key does not have permission to use the specified resource.',
+        },
+      },
+    ]);
+    for (const user of ['api', 'key', 'resource'])
+      expect(
+        (
+          await failure(
+            openai.chat.completions.create({
+              model: 'claude',
+              user,
+              messages: [{ role: 'user', content: 'hi' }],
+            }),
+          )
+        ).status,
+      ).toBe(502);
+    expect(stack.gateway.health.circuitState('claude')).toBe('open');
   });
 
   it("a 404 naming none of the request's references (a misrouted base URL) still opens the circuit", async () => {
