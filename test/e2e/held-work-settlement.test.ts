@@ -2,7 +2,8 @@
  * Held work settled exactly once, whoever sees it finished: deployments sharing one provider
  * account (same base URL and key, as load balancing has them) all list a fine-tuning job, and a
  * caller may address it through any of them; the sweeps settle jobs and batches nobody reads,
- * a failed charge leaves the work to the next tick, and a batch gone upstream frees its hold.
+ * a failed charge leaves the work to the next tick, and an upstream 404 (not found now) neither
+ * settles nor drops held work: it is charged when it is found again.
  * In process and with real Redis; the sweeps are driven by calling them, never by a timer.
  */
 import { randomUUID } from 'node:crypto';
@@ -27,6 +28,9 @@ const KEYS = [
   'job-sweep-cancel',
   'gone-sweep',
   'gone-read',
+  'glitch-job',
+  'glitch-batch',
+  'glitch-batch-sweep',
 ] as const;
 type KeyName = (typeof KEYS)[number];
 
@@ -245,18 +249,70 @@ describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
     return id;
   }
 
-  it('releases the hold of a batch the sweep finds gone upstream, and drops its record', async () => {
+  it('keeps the hold and record of a batch the sweep does not find upstream (404): nothing released or dropped', async () => {
     const id = await vanishedBatch('gone-sweep');
     await stack.gateway.sweepBatches();
-    expect(await state('gone-sweep')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
-    expect(await stack.gateway.stores.ownership.get('acme', 'batch', id)).toBeUndefined();
+    expect((await state('gone-sweep')).heldUsd).toBeCloseTo(0.9, 6);
+    expect((await state('gone-sweep')).spentUsd).toBe(0);
+    expect(await stack.gateway.stores.ownership.get('acme', 'batch', id)).toMatchObject({ id });
+    // Still queued: the next sweep asks again.
+    const queued = await stack.gateway.stores.ownership.unsettled(1000, 'batch');
+    expect(queued.map((r) => r.id)).toContain(id);
   });
 
-  it('releases the hold of a batch a read finds gone upstream (404), and drops its record', async () => {
+  it('answers 404 to a read of a batch not found upstream, keeping its hold and record', async () => {
     const id = await vanishedBatch('gone-read');
     const read = await failure(clients['gone-read'].batches.retrieve(id));
     expect(read.status).toBe(404);
-    expect(await state('gone-read')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
-    expect(await stack.gateway.stores.ownership.get('acme', 'batch', id)).toBeUndefined();
+    expect((await state('gone-read')).heldUsd).toBeCloseTo(0.9, 6);
+    expect(await stack.gateway.stores.ownership.get('acme', 'batch', id)).toMatchObject({ id });
+  });
+
+  it('charges a job whose sweep met one transient 404 when it is read succeeded later', async () => {
+    const job = await startJob('glitch-job');
+    const up = parseJobId(job.id)!.upstreamId;
+    stack.fakes[0]!.setFaults([
+      { times: 1, match: { path: `/fine_tuning/jobs/${up}` }, fault: { type: 'status', status: 404 } },
+    ]);
+    await stack.gateway.sweepJobs();
+    stack.fakes[0]!.setFaults([]);
+    // The 404 released nothing: the worst case is still held.
+    expect((await state('glitch-job')).heldUsd).toBeGreaterThan(0.9);
+    const done = await advanceUpstream(`fine_tuning/jobs/${up}`, 2);
+    expect(done.status).toBe('succeeded');
+    const dueMicros = Math.round(Number(done.trained_tokens) * PRICES.trainingPerMillionTokens);
+    const read = await clients['glitch-job'].fineTuning.jobs.retrieve(job.id).withResponse();
+    expect(read.data.status).toBe('succeeded');
+    expect(costMicros(read.response.headers)).toBe(dueMicros);
+    expect(await state('glitch-job')).toMatchObject({ heldUsd: 0 });
+    expect(Math.round((await state('glitch-job')).spentUsd * 1e6)).toBe(dueMicros);
+  });
+
+  it('still serves and charges a batch after a read met one transient 404', async () => {
+    const { batch, dueMicros } = await completedBatch('glitch-batch');
+    stack.fakes[0]!.setFaults([
+      { times: 1, match: { path: `/batches/${batch.id}` }, fault: { type: 'status', status: 404 } },
+    ]);
+    expect((await failure(clients['glitch-batch'].batches.retrieve(batch.id))).status).toBe(404);
+    stack.fakes[0]!.setFaults([]);
+    expect((await state('glitch-batch')).heldUsd).toBeGreaterThan(0.9);
+    const read = await clients['glitch-batch'].batches.retrieve(batch.id).withResponse();
+    expect(read.data.status).toBe('completed');
+    expect(costMicros(read.response.headers)).toBe(dueMicros);
+    expect(await state('glitch-batch')).toMatchObject({ heldUsd: 0 });
+    expect(Math.round((await state('glitch-batch')).spentUsd * 1e6)).toBe(dueMicros);
+  });
+
+  it('charges a batch on the sweep after an earlier tick met one transient 404', async () => {
+    const { batch, dueMicros } = await completedBatch('glitch-batch-sweep');
+    stack.fakes[0]!.setFaults([
+      { times: 1, match: { path: `/batches/${batch.id}` }, fault: { type: 'status', status: 404 } },
+    ]);
+    await stack.gateway.sweepBatches();
+    stack.fakes[0]!.setFaults([]);
+    expect((await state('glitch-batch-sweep')).heldUsd).toBeGreaterThan(0.9);
+    await stack.gateway.sweepBatches();
+    expect(await state('glitch-batch-sweep')).toMatchObject({ heldUsd: 0 });
+    expect(Math.round((await state('glitch-batch-sweep')).spentUsd * 1e6)).toBe(dueMicros);
   });
 });

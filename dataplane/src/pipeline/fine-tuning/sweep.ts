@@ -10,7 +10,7 @@
 import { passthroughCall } from '../passthrough/call.ts';
 import { UpstreamFailure } from '../../router/upstream.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
-import { chargeThenClaim } from '../resources/held-work.ts';
+import { chargeThenClaim, pastHold } from '../resources/held-work.ts';
 import {
   budgetOf,
   DEFAULT_SWEEP_LIMIT,
@@ -48,11 +48,11 @@ async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> 
     job = await passthroughCall(call, 'GET', path, undefined, false);
   } catch (err) {
     if (!(err instanceof UpstreamFailure && err.upstream.status === 404)) throw err;
-    // Gone upstream: nothing will ever settle it, so its hold goes now, not after 30 days.
-    const work = heldJob(record, record.id, { created_at: record.createdAt / 1000 });
-    await chargeThenClaim(deps.stores, budget, work, 0).catch(settlementFailed(deps));
-    await deps.stores.ownership.delete(record);
-    return { kind: 'gone' };
+    // Not found now (a transient 404, a deployment re-pointed to another account) is not gone:
+    // settling it at $0 would use up its settlement id and claim, and lose the training charge
+    // when it is found again. It stays queued and held; its hold lapses at its TTL, after which
+    // the sweep stops asking.
+    return { kind: pastHold('fine_tuning_job', record.createdAt, now) ? 'gone' : 'running' };
   }
   if (!isFinishedJob(job)) return { kind: 'running' };
   const due = trainingCharge(job, holder.pricing?.trainingPerMillionTokens);

@@ -11,7 +11,7 @@ import { UpstreamFailure } from '../../router/upstream.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
 import { batchCostUsd, finishedBatchUsage, isFinishedBatch } from './batch.ts';
 import { adoptOutputFiles } from './batches.ts';
-import { chargeThenClaim, heldBatch, releaseGone } from './held-work.ts';
+import { chargeThenClaim, heldBatch, pastHold } from './held-work.ts';
 import { FAMILY } from './families.ts';
 import { objectPath } from './owned.ts';
 import { sendResource } from './proxy.ts';
@@ -58,10 +58,11 @@ async function sweepBatch(deps: SweepDeps, record: OwnedRecord): Promise<Outcome
     );
     object = await readJsonObject(call, res);
   } catch (err) {
-    if (err instanceof UpstreamFailure && err.upstream.status === 404) {
-      await releaseGone(deps.stores, budgetOf(snapshot, record), record).catch(settlementFailed(deps));
-      return { kind: 'gone' };
-    }
+    // Not found now is not gone for good (a transient 404, a re-pointed deployment): nothing is
+    // released or dropped, so a later tick or read that finds it settles it. Once its hold has
+    // lapsed anyway, the sweep stops asking.
+    if (err instanceof UpstreamFailure && err.upstream.status === 404)
+      return { kind: pastHold('batch', record.createdAt, now) ? 'gone' : 'running' };
     throw err;
   }
   await adoptOutputFiles(deps, record, object);

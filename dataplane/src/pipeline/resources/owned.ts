@@ -16,7 +16,7 @@ import { admit, admitRequest } from '../admission.ts';
 import { mayUse, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { FAMILY, type FamilySpec } from './families.ts';
-import { releaseGone } from './held-work.ts';
+import { missingUpstream } from './held-work.ts';
 import { pageOf, type ListQuery } from './paging.ts';
 import { sendResource, type HttpMethod, type ResourceBody } from './proxy.ts';
 import { checkObjectId, type Reference } from './references.ts';
@@ -301,14 +301,11 @@ export async function onHolder(
   } catch (err) {
     if (!(err instanceof UpstreamFailure)) throw err;
     if (err.upstream.status === 404) {
-      // Only the object itself vanishing drops the record, not a sub-resource missing.
+      // Only the object itself missing may drop the record, not a sub-resource missing; held
+      // work (a batch) keeps it, and its hold, so a later read that finds it still settles it.
       if (operation === objectPath(spec, record.id))
-        await releaseGone(deps.stores, ctx.key.spec.budget, record).catch((cause: unknown) => {
-          // The 404 stands; the record stays for the sweep, which meets the 404 again.
-          ctx.log.warn(
-            { [spec.family]: record.id, err: String(cause) },
-            'gone upstream, but not released yet',
-          );
+        await missingUpstream(deps.stores, record).catch((cause: unknown) => {
+          ctx.log.warn({ [spec.family]: record.id, err: String(cause) }, 'not found upstream; record kept');
         });
       throw new GatewayError(
         'not_found',
