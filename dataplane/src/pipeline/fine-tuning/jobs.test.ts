@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
 import {
+  pricedTraining,
   clientView,
   createdOn,
   creatorOf,
@@ -99,5 +100,23 @@ describe("a job's creating deployment", () => {
     expect(creatorOf(job, 'tuner-b')).toBe('tuner-a');
     expect(jobSettlementId(job, 'tuner-b')).toBe(jobSettlementId(job, 'tuner-a'));
     expect(jobSettlementId({ id: 'ftjob-1', metadata: null }, 'tuner-b')).toBe('tuner-b/ftjob-1');
+  });
+});
+
+describe("a job's training price", () => {
+  const at = (name: string, price?: number) => ({
+    name,
+    pricing: price === undefined ? undefined : { trainingPerMillionTokens: price },
+  });
+  const configured = [at('dear', 25), at('cheap', 1), at('free')];
+
+  it("is the creating deployment's wherever the caller reads it", () => {
+    expect(pricedTraining(configured, 'dear', [at('cheap', 1)])).toBe(25);
+    expect(pricedTraining(configured, 'free', [at('cheap', 1)])).toBeUndefined();
+  });
+
+  it('is the dearest the caller may read it through when its creator left the config', () => {
+    expect(pricedTraining(configured, 'removed', [at('cheap', 1), at('dear', 25), at('free')])).toBe(25);
+    expect(pricedTraining(configured, 'removed', [at('free')])).toBeUndefined();
   });
 });

@@ -149,6 +149,33 @@ export function creatorOf(job: Record<string, unknown>, reader: string): string 
 export const jobSettlementId = (job: Record<string, unknown>, reader: string): string =>
   settlementId(creatorOf(job, reader), String(job.id));
 
+interface Priced {
+  name: string;
+  pricing?: { trainingPerMillionTokens?: number | undefined } | undefined;
+}
+
+/**
+ * The training price a job is charged at: its creating deployment's, wherever in the config
+ * (`configured`) it is. The caller chooses the reader, so the reader's price would let it
+ * pick the cheapest deployment on the same provider account. A creator no longer configured
+ * is priced at the dearest training price among `readable` (the deployments the caller may
+ * read it through, the reader among them), so no choice of reader lowers it.
+ */
+export function pricedTraining(
+  configured: readonly Priced[],
+  creator: string,
+  readable: readonly Priced[],
+): number | undefined {
+  const own = configured.find((d) => d.name === creator);
+  if (own) return own.pricing?.trainingPerMillionTokens;
+  let max: number | undefined;
+  for (const d of readable) {
+    const p = d.pricing?.trainingPerMillionTokens;
+    if (p !== undefined && (max === undefined || p > max)) max = p;
+  }
+  return max;
+}
+
 /** OpenAI's ceiling on `n_epochs`; `auto` (or none given) may go that far, so it is held at that. */
 export const MAX_EPOCHS = 50;
 

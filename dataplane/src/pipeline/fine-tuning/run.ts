@@ -35,6 +35,7 @@ import {
   ownedMetadata,
   MAX_EPOCHS,
   parseJobId,
+  pricedTraining,
   settlementId,
   trainingCharge,
   trainingHoldUsd,
@@ -242,6 +243,14 @@ async function ownedJob(
   return { job, deployment, upstreamId: ref.upstreamId };
 }
 
+/** The training price a job is charged at (`pricedTraining`), for a read on `reader`. */
+const trainingPrice = (ctx: RequestContext, job: Record<string, unknown>, reader: Deployment) =>
+  pricedTraining(
+    [...ctx.snapshot.models.values()].flatMap((r) => r.deployments),
+    creatorOf(job, reader.name),
+    [reader, ...fineTuningDeployments(ctx)],
+  );
+
 /**
  * The training charge a read of `job` settles: due the first time any read sees it succeeded
  * (a claim in the shared store makes it once across requests and pods), else nothing. A job
@@ -259,7 +268,7 @@ async function chargeFor(
   // Named by the creating deployment, not the reader: deployments sharing a provider account
   // all see the job, and it is charged once.
   const id = jobSettlementId(job, deployment.name);
-  const due = trainingCharge(job, deployment.pricing?.trainingPerMillionTokens);
+  const due = trainingCharge(job, trainingPrice(ctx, job, deployment));
   const work = heldJob(ownerOf(ctx), id, job);
   if (!(await chargeThenClaim(deps.stores, ctx.key.spec.budget, work, due?.costUsd ?? 0)) || !due) return 0;
   ctx.log.info({ job: id, ...due }, 'fine-tuning job succeeded; training charged');
