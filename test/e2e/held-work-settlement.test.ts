@@ -31,6 +31,8 @@ const KEYS = [
   'glitch-job',
   'glitch-batch',
   'glitch-batch-sweep',
+  'legacy-list',
+  'legacy-record',
 ] as const;
 type KeyName = (typeof KEYS)[number];
 
@@ -314,5 +316,77 @@ describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
     await stack.gateway.sweepBatches();
     expect(await state('glitch-batch-sweep')).toMatchObject({ heldUsd: 0 });
     expect(Math.round((await state('glitch-batch-sweep')).spentUsd * 1e6)).toBe(dueMicros);
+  });
+
+  /**
+   * A job as the gateway created it before its metadata named the creating deployment: owner
+   * keys only, made on the fake directly, and taken to succeeded; its training in µ$.
+   */
+  async function legacyJob(k: KeyName) {
+    const file = await clients[k].files.create({
+      file: await toFile(Buffer.from('{"messages":[{"role":"user","content":"hi"}]}\n'), 'train.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const res = await fetch(`${stack.fakes[0]!.url}/v1/fine_tuning/jobs`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-fake', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: MODEL,
+        training_file: file.id,
+        hyperparameters: { n_epochs: 1 },
+        metadata: { gantry_tenant: 'acme', gantry_key: `default/${k}-${tag}`, gantry_model: MODEL },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const created = (await res.json()) as { id: string; created_at: number };
+    const done = await advanceUpstream(`fine_tuning/jobs/${created.id}`, 2);
+    expect(done.status).toBe('succeeded');
+    const dueMicros = Math.round(Number(done.trained_tokens) * PRICES.trainingPerMillionTokens);
+    expect(dueMicros).toBeGreaterThan(0);
+    return { up: created.id, createdAt: created.created_at * 1000, dueMicros };
+  }
+
+  it('lists and charges a job whose metadata names no creator once across the deployments of its account', async () => {
+    const { up, dueMicros } = await legacyJob('legacy-list');
+    const listed = await clients['legacy-list'].fineTuning.jobs.list().withResponse();
+    expect(listed.data.data.map((j) => parseJobId(j.id)!.upstreamId)).toEqual([up]);
+    expect(costMicros(listed.response.headers)).toBe(dueMicros);
+    // Through each deployment's id, then listed again: nothing more.
+    for (const d of ['tuner-a', 'tuner-b'])
+      await clients['legacy-list'].fineTuning.jobs.retrieve(jobId({ deployment: d, upstreamId: up }));
+    await clients['legacy-list'].fineTuning.jobs.list();
+    expect(Math.round((await state('legacy-list')).spentUsd * 1e6)).toBe(dueMicros);
+  });
+
+  it("settles a job naming no creator under its ownership record's deployment, releasing that hold", async () => {
+    const { up, createdAt, dueMicros } = await legacyJob('legacy-record');
+    // Its hold and record, as the old create on tuner-b left them.
+    const stores = stack.gateway.stores;
+    const keyRef = { tenant: 'acme', keyId: `default/legacy-record-${tag}` };
+    const reserved = await stores.budgets.reserve({ ...keyRef, budget: BUDGET, estimateUsd: 0.5 });
+    if (!reserved.ok) throw new Error('reserve refused');
+    const settlement = `tuner-b/${up}`;
+    await stores.budgets.retain(
+      reserved.reservation,
+      heldWorkId('fine_tuning_job', 'acme', settlement),
+      HOLD_TTL_MS.fine_tuning_job,
+    );
+    await stores.ownership.put({
+      family: 'fine_tuning_job',
+      id: settlement,
+      ...keyRef,
+      deployment: 'tuner-b',
+      model: MODEL,
+      createdAt,
+      estimateUsd: 0.5,
+    });
+    const read = await clients['legacy-record'].fineTuning.jobs
+      .retrieve(jobId({ deployment: 'tuner-a', upstreamId: up }))
+      .withResponse();
+    expect(costMicros(read.response.headers)).toBe(dueMicros);
+    expect(await state('legacy-record')).toMatchObject({ heldUsd: 0 });
+    await clients['legacy-record'].fineTuning.jobs.retrieve(jobId({ deployment: 'tuner-b', upstreamId: up }));
+    await stack.gateway.sweepJobs();
+    expect(Math.round((await state('legacy-record')).spentUsd * 1e6)).toBe(dueMicros);
   });
 });

@@ -119,4 +119,14 @@ describe("a job's training price", () => {
     expect(pricedTraining(configured, 'removed', [at('cheap', 1), at('dear', 25), at('free')])).toBe(25);
     expect(pricedTraining(configured, 'removed', [at('free')])).toBeUndefined();
   });
+
+  it("is the dearest of the job's model when its creator is unknown", () => {
+    const readable = [
+      { ...at('other-model', 99), model: 'other' },
+      { ...at('cheap', 1), model: 'big' },
+      { ...at('dear', 25), model: 'big' },
+    ];
+    expect(pricedTraining(configured, undefined, readable, 'big')).toBe(25);
+    expect(pricedTraining(configured, undefined, readable, 'gone-model')).toBe(99);
+  });
 });

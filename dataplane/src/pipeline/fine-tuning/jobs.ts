@@ -151,30 +151,45 @@ export const jobSettlementId = (job: Record<string, unknown>, reader: string): s
 
 interface Priced {
   name: string;
+  model?: string;
   pricing?: { trainingPerMillionTokens?: number | undefined } | undefined;
 }
 
 /**
  * The training price a job is charged at: its creating deployment's, wherever in the config
  * (`configured`) it is. The caller chooses the reader, so the reader's price would let it
- * pick the cheapest deployment on the same provider account. A creator no longer configured
- * is priced at the dearest training price among `readable` (the deployments the caller may
- * read it through, the reader among them), so no choice of reader lowers it.
+ * pick the cheapest deployment on the same provider account. A creator unknown (a job older
+ * than the metadata naming it, with no ownership record) or no longer configured is priced at
+ * the dearest training price among `readable` (the deployments the caller may read it
+ * through, the reader among them) that serve the job's `model`, else among all of them, so no
+ * choice of reader lowers it.
  */
 export function pricedTraining(
   configured: readonly Priced[],
-  creator: string,
+  creator: string | undefined,
   readable: readonly Priced[],
+  model?: string,
 ): number | undefined {
-  const own = configured.find((d) => d.name === creator);
+  const own = creator === undefined ? undefined : configured.find((d) => d.name === creator);
   if (own) return own.pricing?.trainingPerMillionTokens;
+  const sameModel = readable.filter((d) => model !== undefined && d.model === model);
+  return dearest(sameModel.length > 0 ? sameModel : readable);
+}
+
+function dearest(ds: readonly Priced[]): number | undefined {
   let max: number | undefined;
-  for (const d of readable) {
+  for (const d of ds) {
     const p = d.pricing?.trainingPerMillionTokens;
     if (p !== undefined && (max === undefined || p > max)) max = p;
   }
   return max;
 }
+
+/** The gateway model a job was created for, as its metadata says. */
+export const jobModelOf = (job: Record<string, unknown>): string | undefined => {
+  const m = metadataOf(job)[OWNER_KEYS.model];
+  return typeof m === 'string' ? m : undefined;
+};
 
 /** OpenAI's ceiling on `n_epochs`; `auto` (or none given) may go that far, so it is held at that. */
 export const MAX_EPOCHS = 50;

@@ -22,6 +22,7 @@ import { namedObjects, resolveReferences } from '../resources/owned.ts';
 import type { NamedObject } from '../../router/lost-object.ts';
 import { heldRefusal, outstanding } from '../resources/batches.ts';
 import { chargeThenClaim, retainHold } from '../resources/held-work.ts';
+import { jobCreator, namesCreator } from './creator.ts';
 import {
   clientView,
   createdOn,
@@ -29,6 +30,7 @@ import {
   creatorOf,
   isFinishedJob,
   jobCreatedAtMs,
+  jobModelOf,
   jobSettlementId,
   OWNER_KEYS,
   ownedBy,
@@ -243,13 +245,11 @@ async function ownedJob(
   return { job, deployment, upstreamId: ref.upstreamId };
 }
 
-/** The training price a job is charged at (`pricedTraining`), for a read on `reader`. */
-const trainingPrice = (ctx: RequestContext, job: Record<string, unknown>, reader: Deployment) =>
-  pricedTraining(
-    [...ctx.snapshot.models.values()].flatMap((r) => r.deployments),
-    creatorOf(job, reader.name),
-    [reader, ...fineTuningDeployments(ctx)],
-  );
+/** Every fine-tuning deployment in the config, whoever may use it. */
+const allFineTuning = (ctx: RequestContext): Deployment[] =>
+  [...ctx.snapshot.models.values()]
+    .flatMap((r) => r.deployments)
+    .filter((d) => d.capabilities.has('fine_tuning'));
 
 /**
  * The training charge a read of `job` settles: due the first time any read sees it succeeded
@@ -265,11 +265,30 @@ async function chargeFor(
   deployment: Deployment,
 ): Promise<number> {
   if (!isFinishedJob(job)) return 0;
-  // Named by the creating deployment, not the reader: deployments sharing a provider account
-  // all see the job, and it is charged once.
-  const id = jobSettlementId(job, deployment.name);
-  const due = trainingCharge(job, trainingPrice(ctx, job, deployment));
-  const work = heldJob(ownerOf(ctx), id, job);
+  // Named and priced by the creating deployment, not the reader: deployments sharing a
+  // provider account all see the job, and it is charged once, at its creator's price.
+  const owner = ownerOf(ctx);
+  const { settledBy, creator, alsoSettledAs } = await jobCreator(
+    deps.stores,
+    owner,
+    job,
+    deployment.name,
+    allFineTuning(ctx),
+  );
+  const id = settlementId(settledBy, String(job.id));
+  const work = heldJob(owner, id, job);
+  if (alsoSettledAs.length > 0) {
+    const others = alsoSettledAs.map((other) => ({ ...work.claim, id: other }));
+    const taken = await deps.stores.ownership.claimed(owner.tenant, 'fine_tuning_job', others, 'settled');
+    if (taken.some(Boolean)) return 0;
+  }
+  const price = pricedTraining(
+    [...ctx.snapshot.models.values()].flatMap((r) => r.deployments),
+    creator,
+    [deployment, ...fineTuningDeployments(ctx)],
+    jobModelOf(job),
+  );
+  const due = trainingCharge(job, price);
   if (!(await chargeThenClaim(deps.stores, ctx.key.spec.budget, work, due?.costUsd ?? 0)) || !due) return 0;
   ctx.log.info({ job: id, ...due }, 'fine-tuning job succeeded; training charged');
   return due.costUsd;
@@ -313,7 +332,9 @@ export async function listJobs(
     // The filter is asked for, and checked again: an upstream that ignores it must not leak.
     for (const job of data) {
       if (!ownedBy(job, owner)) continue;
-      const id = jobSettlementId(job, d.name);
+      // A job naming no creator (created before its metadata did) is the same job under every
+      // deployment of its account: one entry by its upstream id.
+      const id = namesCreator(job) ? jobSettlementId(job, d.name) : `unnamed:${String(job.id)}`;
       if (!found.has(id) || creatorOf(job, d.name) === d.name) found.set(id, { job, d });
     }
   }
