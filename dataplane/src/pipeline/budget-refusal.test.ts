@@ -25,12 +25,24 @@ describe('budgetExceeded', () => {
   });
 
   it('names what unsettled batches and fine-tuning jobs hold, when they hold anything', () => {
-    const e = budgetExceeded({ limitUsd: 1, period: 'monthly' }, 0.05, 0.02, 'request', 0.98);
+    const e = budgetExceeded({ limitUsd: 1, period: 'monthly' }, 0.05, 0.02, 'request', {
+      usd: 0.98,
+      partial: false,
+    });
     expect(e.message).toBe(
       "budget exceeded: $0.02 remaining of this key's monthly budget of $1.00 ($0.98 of it is held for this key's unsettled batches and fine-tuning jobs until they settle), and this request is estimated at $0.05",
     );
     expect(
-      budgetExceeded({ limitUsd: 1, period: 'monthly' }, 0.05, 0.02, 'request', 0).message,
+      budgetExceeded({ limitUsd: 1, period: 'monthly' }, 0.05, 0.02, 'request', { usd: 0, partial: false })
+        .message,
     ).not.toContain('held');
+  });
+
+  it('says at least when the key holds more than were summed', () => {
+    const e = budgetExceeded({ limitUsd: 1, period: 'monthly' }, 0.05, 0.02, 'request', {
+      usd: 0.5,
+      partial: true,
+    });
+    expect(e.message).toContain("(at least $0.50 of it is held for this key's unsettled batches");
   });
 });

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.ts';
-import type { BudgetLimit, BudgetStore } from '../stores/budget.ts';
+import type { BudgetLimit, BudgetStore, WorkHeld } from '../stores/budget.ts';
 import { formatUsd } from '../stores/money.ts';
 import type { KeyRef } from '../stores/types.ts';
 
@@ -17,11 +17,11 @@ export function budgetExceeded(
   remainingUsd: number,
   what: 'request' | 'response',
   /** What started work not yet settled holds of the budget, when known (named only when > 0). */
-  workHeldUsd = 0,
+  workHeld: WorkHeld = { usd: 0, partial: false },
 ): GatewayError {
   const held =
-    workHeldUsd > 0
-      ? ` (${formatUsd(workHeldUsd)} of it is held for this key's unsettled batches and fine-tuning jobs until they settle)`
+    workHeld.usd > 0
+      ? ` (${workHeld.partial ? 'at least ' : ''}${formatUsd(workHeld.usd)} of it is held for this key's unsettled batches and fine-tuning jobs until they settle)`
       : '';
   return new GatewayError(
     'budget_exceeded',
@@ -44,6 +44,6 @@ export async function budgetRefusal(
   remainingUsd: number,
   what: 'request' | 'response',
 ): Promise<GatewayError> {
-  const workHeldUsd = await budgets.heldForWork(key).catch(() => 0);
-  return budgetExceeded(budget, estimateUsd, remainingUsd, what, workHeldUsd);
+  const workHeld = await budgets.heldForWork(key).catch(() => undefined);
+  return budgetExceeded(budget, estimateUsd, remainingUsd, what, workHeld);
 }

@@ -1,6 +1,6 @@
 /** One behavioural suite, run against the in-process and the Redis budget store (with wallets). */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BudgetLimit, Reservation, ReserveResult } from './budget.ts';
+import { WORK_HOLDS_SUMMED, type BudgetLimit, type Reservation, type ReserveResult } from './budget.ts';
 import type { Stores } from './index.ts';
 import { toMicros } from './money.ts';
 import { backends, fakeClock, type FakeClock, type StoreFixture } from './testing/backends.ts';
@@ -232,7 +232,7 @@ describe.each(backends)('budget ($name)', (backend) => {
 
     it('are what heldForWork reports, apart from requests in flight, until they settle', async () => {
       const { budgets } = await open();
-      expect(await budgets.heldForWork(key)).toBe(0);
+      expect(await budgets.heldForWork(key)).toEqual({ usd: 0, partial: false });
       await budgets.retain(
         reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 3 })),
         JOB,
@@ -244,10 +244,27 @@ describe.each(backends)('budget ($name)', (backend) => {
         LONG,
       );
       reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 4 }));
-      expect(await budgets.heldForWork(key)).toBe(5.5);
-      expect(await budgets.heldForWork({ ...key, keyId: 'other' })).toBe(0);
+      expect(await budgets.heldForWork(key)).toEqual({ usd: 5.5, partial: false });
+      expect(await budgets.heldForWork({ ...key, keyId: 'other' })).toEqual({ usd: 0, partial: false });
       await budgets.charge({ ...key, budget: monthly, amountUsd: 1, id: JOB, rememberMs: LONG });
-      expect(await budgets.heldForWork(key)).toBe(2.5);
+      expect(await budgets.heldForWork(key)).toEqual({ usd: 2.5, partial: false });
+    });
+
+    it('are summed up to WORK_HOLDS_SUMMED, and a sum of more says it is partial', async () => {
+      const { budgets } = await open();
+      const big = { limitUsd: 1000, period: 'monthly' as const };
+      const hold = async (i: number) =>
+        budgets.retain(
+          reserved(await budgets.reserve({ ...key, budget: big, estimateUsd: 0.01 })),
+          `job:${i}`,
+          LONG,
+        );
+      for (let i = 0; i < WORK_HOLDS_SUMMED; i += 100)
+        await Promise.all(Array.from({ length: 100 }, (_, j) => hold(i + j)));
+      // Exactly the bound: all of it, and complete.
+      expect(await budgets.heldForWork(key)).toEqual({ usd: WORK_HOLDS_SUMMED * 0.01, partial: false });
+      await hold(WORK_HOLDS_SUMMED);
+      expect(await budgets.heldForWork(key)).toEqual({ usd: WORK_HOLDS_SUMMED * 0.01, partial: true });
     });
 
     it("leave a request reserved after them to lapse on the request's own TTL", async () => {

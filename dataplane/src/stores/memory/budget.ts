@@ -10,6 +10,8 @@ import {
   type ReserveRequest,
   type ReserveResult,
   type SettleResult,
+  type WorkHeld,
+  WORK_HOLDS_SUMMED,
 } from '../budget.ts';
 import { available, fits, splitCharge } from '../budget-math.ts';
 import { newId } from '../ids.ts';
@@ -189,14 +191,21 @@ export class MemoryBudgetStore implements BudgetStore {
     );
   }
 
-  async heldForWork(key: KeyRef): Promise<number> {
+  async heldForWork(key: KeyRef): Promise<WorkHeld> {
     const b = this.mem.budgets.get(JSON.stringify([key.tenant, key.keyId]));
-    if (!b) return 0;
+    if (!b) return { usd: 0, partial: false };
     // A request's reservation expires within the reservation TTL; a retained hold, after days.
+    // As many holds are summed as Redis sums (WORK_HOLDS_SUMMED), so both stores say the same.
     const requestsUntil = this.clock() + this.ttlMs;
     let micros = 0;
-    for (const r of b.reservations.values()) if (r.expiresAt > requestsUntil) micros += r.amount;
-    return fromMicros(micros);
+    let summed = 0;
+    for (const r of b.reservations.values()) {
+      if (r.expiresAt <= requestsUntil) continue;
+      if (summed === WORK_HOLDS_SUMMED) return { usd: fromMicros(micros), partial: true };
+      micros += r.amount;
+      summed++;
+    }
+    return { usd: fromMicros(micros), partial: false };
   }
 
   async retain(reservation: Reservation, holdId: string, ttlMs: number): Promise<boolean> {

@@ -11,6 +11,8 @@ import {
   type ReserveRequest,
   type ReserveResult,
   type SettleResult,
+  type WorkHeld,
+  WORK_HOLDS_SUMMED,
 } from '../budget.ts';
 import { available } from '../budget-math.ts';
 import { newId } from '../ids.ts';
@@ -265,19 +267,22 @@ export class RedisBudgetStore implements BudgetStore {
     return int(raw, 'budget retain') === 1;
   }
 
-  async heldForWork(key: KeyRef): Promise<number> {
+  async heldForWork(key: KeyRef): Promise<WorkHeld> {
     // A request's reservation expires within the reservation TTL; a retained hold, after days:
     // the holds past it are found by the expiry index alone, then their amounts.
     const from = Math.floor(this.clock()) + this.ttlMs;
     const fail = (err: unknown): never => {
       throw toStoreError('budget.heldForWork', err);
     };
+    // One more than summed, to know whether there were more.
     const ids = await this.client
-      .zrangebyscore(this.keys.reservationExpiry(key), `(${from}`, '+inf')
+      .zrangebyscore(this.keys.reservationExpiry(key), `(${from}`, '+inf', 'LIMIT', 0, WORK_HOLDS_SUMMED + 1)
       .catch(fail);
-    if (ids.length === 0) return 0;
-    const amounts = await this.client.hmget(this.keys.reservations(key), ...ids).catch(fail);
-    return fromMicros(amounts.reduce((sum, v) => sum + (v === null ? 0 : Number(v)), 0));
+    if (ids.length === 0) return { usd: 0, partial: false };
+    const partial = ids.length > WORK_HOLDS_SUMMED;
+    const summed = partial ? ids.slice(0, WORK_HOLDS_SUMMED) : ids;
+    const amounts = await this.client.hmget(this.keys.reservations(key), ...summed).catch(fail);
+    return { usd: fromMicros(amounts.reduce((sum, v) => sum + (v === null ? 0 : Number(v)), 0)), partial };
   }
 
   async state(key: KeyRef, budget: BudgetLimit): Promise<BudgetState> {
