@@ -145,6 +145,8 @@ describe('fine-tuning on a budget', () => {
     const second = await failure(create());
     expect(second.status).toBe(402);
     expect(String(second.error.message)).toContain('1 unsettled fine-tuning job');
+    // The held amount is stated once (the store's), the count beside it.
+    expect(String(second.error.message).match(/\$[0-9.]+ of (it|the budget) is held/g)).toHaveLength(1);
     expect(jobPosts()).toBe(posts);
     // A cancelled job trains no more: seeing it so releases its hold, and the next one starts.
     expect((await jobsClient.fineTuning.jobs.cancel(first.id)).status).toBe('cancelled');

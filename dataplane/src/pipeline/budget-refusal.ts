@@ -23,12 +23,22 @@ export function budgetExceeded(
     workHeld.usd > 0
       ? ` (${workHeld.partial ? 'at least ' : ''}${formatUsd(workHeld.usd)} of it is held for this key's unsettled batches and fine-tuning jobs until they settle)`
       : '';
-  return new GatewayError(
+  const err = new GatewayError(
     'budget_exceeded',
     `budget exceeded: ${formatUsd(remainingUsd)} remaining of this key's ${budget.period} budget of ${formatUsd(budget.limitUsd)}${held}, ` +
       `and this ${what} is estimated at ${formatUsd(estimateUsd, 'up')}`,
   );
+  if (held) statingWorkHeld.add(err);
+  return err;
 }
+
+const statingWorkHeld = new WeakSet<GatewayError>();
+
+/**
+ * Whether a budget 402 already states what the key's started work holds, so a create's
+ * refusal naming its unsettled batches or jobs does not state the amount a second time.
+ */
+export const statesWorkHeld = (err: GatewayError): boolean => statingWorkHeld.has(err);
 
 /**
  * The 402 for a refused reservation, naming what the key's unsettled work holds when it holds

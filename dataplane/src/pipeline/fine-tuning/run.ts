@@ -18,6 +18,7 @@ import { accessibleRoute, mayUse, type RequestContext } from '../context.ts';
 import { callContext, missingObjects, routeRequest, type PipelineDeps } from '../forward.ts';
 import { passthroughCall } from '../passthrough/call.ts';
 import { settle, settleAnswered } from '../settlement.ts';
+import { statesWorkHeld } from '../budget-refusal.ts';
 import { namedObjects, resolveReferences } from '../resources/owned.ts';
 import type { NamedObject } from '../../router/lost-object.ts';
 import { heldRefusal, outstanding } from '../resources/batches.ts';
@@ -110,7 +111,9 @@ export async function createJob(
           )
         : err;
     const held = await outstanding(deps, ctx, 'fine_tuning_job').catch(() => ({ count: 0, usd: 0 }));
-    throw heldRefusal(refusal, held, 'fine-tuning job', 'fine-tuning jobs', 'a read sees them finished');
+    // The epochs' note wraps the store's refusal: whether that stated the held amount is asked of it.
+    const until = 'a read sees them finished';
+    throw heldRefusal(refusal, held, 'fine-tuning job', 'fine-tuning jobs', until, statesWorkHeld(err));
   });
   const routing = routeRequest(ctx, req.model, ['fine_tuning']);
   const routed = await deps.router.execute(

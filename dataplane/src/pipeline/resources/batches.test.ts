@@ -28,6 +28,20 @@ describe('a batch refusal', () => {
     expect(message).toContain("$80.000001 of the budget is held for this key's 2 unsettled batches");
   });
 
+  it('names the count alone when the refusal states what started work holds already', () => {
+    const message = heldRefusal(
+      inner,
+      { count: 1, usd: 0.9 },
+      'batch',
+      'batches',
+      'they finish',
+      true,
+    ).message;
+    expect(message).toBe(
+      `${inner.message}; the held part includes this key's 1 unsettled batch, which count until they finish`,
+    );
+  });
+
   it('is the budget refusal alone when nothing else is held', () => {
     expect(heldRefusal(inner, { count: 0, usd: 0 }, 'batch', 'batches', 'never')).toBe(inner);
   });

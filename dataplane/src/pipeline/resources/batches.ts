@@ -11,6 +11,7 @@ import { formatUsd, toMicros } from '../../stores/money.ts';
 import { ownedBy, type OwnedRecord } from '../../stores/ownership/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
+import { statesWorkHeld } from '../budget-refusal.ts';
 import {
   BATCH_ENDPOINTS,
   batchCostUsd,
@@ -79,12 +80,17 @@ export function heldRefusal(
   noun: string,
   plural: string,
   until: string,
+  /** The refusal states what started work holds already: name the count alone. */
+  amountStated = statesWorkHeld(err),
 ): GatewayError {
   if (held.count === 0) return err;
+  const these = `${held.count} unsettled ${held.count === 1 ? noun : plural}`;
   return new GatewayError(
     'budget_exceeded',
-    `${err.message}; ${formatUsd(toMicros(held.usd, 'up') / 1_000_000)} of the budget is held for this key's ` +
-      `${held.count} unsettled ${held.count === 1 ? noun : plural}, which count until ${until}`,
+    amountStated
+      ? `${err.message}; the held part includes this key's ${these}, which count until ${until}`
+      : `${err.message}; ${formatUsd(toMicros(held.usd, 'up') / 1_000_000)} of the budget is held for this key's ` +
+          `${these}, which count until ${until}`,
     { headers: err.headers },
   );
 }
