@@ -1,9 +1,10 @@
 /**
  * What the settlement sweeps share (batches: resources/batch-sweep.ts; fine-tuning jobs:
- * fine-tuning/sweep.ts): each tick takes the records least recently looked at from the
- * ownership store's queue of its family (shared by the pods with Redis, so pods running the
- * same tick spread over it and a record is settled once by its claim whoever looks), reads
- * each from its deployment, and settles finished work as a read does (`chargeThenClaim`).
+ * fine-tuning/sweep.ts): each tick takes, and leases, the records least recently looked at
+ * from the ownership store's queue of its family (shared by the pods with Redis: the lease
+ * makes pods ticking together take different records, and the claim settles a record once
+ * whoever looks), reads each from its deployment, settles finished work as a read does
+ * (`chargeThenClaim`), and marks each looked at, which ends its lease.
  *
  * The sweeps call deployments directly, never through the router: nothing they meet (a slow
  * provider, a local error) counts against a deployment's health or trips its breaker.

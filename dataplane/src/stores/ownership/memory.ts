@@ -14,6 +14,7 @@ import {
   MAX_LISTED_PER_OWNER,
   isSwept,
   MAX_UNSETTLED_BATCHES,
+  SWEEP_LEASE_MS,
   SWEPT_FAMILIES,
   type Claimable,
   type ClaimScope,
@@ -43,6 +44,8 @@ export class MemoryOwnershipStore implements OwnershipStore {
   private readonly queues = new Map<SweptFamily, Set<string>>(
     SWEPT_FAMILIES.map((f) => [f, new Set<string>()]),
   );
+  /** Queued record keys a sweep has taken, until when (`unsettled`'s lease); ended by `swept`. */
+  private readonly leased = new Map<string, number>();
   /** Records are a few small strings each: counted, not sized. */
   private readonly recordBound: TenantBound;
   private readonly claimBound: TenantBound;
@@ -66,7 +69,11 @@ export class MemoryOwnershipStore implements OwnershipStore {
     const queue = isSwept(record.family) ? this.queues.get(record.family) : undefined;
     if (queue && !queue.has(key)) {
       queue.add(key);
-      if (queue.size > MAX_UNSETTLED_BATCHES) queue.delete(queue.values().next().value!);
+      if (queue.size > MAX_UNSETTLED_BATCHES) {
+        const oldest = queue.values().next().value!;
+        queue.delete(oldest);
+        this.leased.delete(oldest);
+      }
     }
     for (const victim of this.recordBound.added(record.tenant, key, 0)) this.drop(victim.key);
   }
@@ -125,12 +132,19 @@ export class MemoryOwnershipStore implements OwnershipStore {
 
   async unsettled(limit: number, family: SweptFamily = 'batch'): Promise<OwnedRecord[]> {
     const queue = this.queues.get(family)!;
+    const now = this.clock();
     const out: OwnedRecord[] = [];
     for (const key of [...queue]) {
       if (out.length >= limit) break;
+      if ((this.leased.get(key) ?? 0) > now) continue;
       const r = this.live(key);
-      if (r) out.push(r);
-      else queue.delete(key);
+      if (!r) {
+        queue.delete(key);
+        this.leased.delete(key);
+        continue;
+      }
+      out.push(r);
+      this.leased.set(key, now + SWEEP_LEASE_MS);
     }
     return out;
   }
@@ -138,6 +152,7 @@ export class MemoryOwnershipStore implements OwnershipStore {
   async swept(record: Pick<OwnedRecord, 'tenant' | 'id' | 'family'>, finished: boolean): Promise<void> {
     const queue = isSwept(record.family) ? this.queues.get(record.family) : undefined;
     const key = recordKey(record.tenant, record.family, record.id);
+    this.leased.delete(key);
     if (!queue?.delete(key) || finished) return;
     queue.add(key);
   }

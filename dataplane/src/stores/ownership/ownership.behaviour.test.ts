@@ -1,7 +1,7 @@
 /** One behavioural suite for ownership records, run against the in-process and the Redis store. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { backends, fakeClock, type StoreFixture } from '../testing/backends.ts';
-import { OWNED_MAX_AGE_MS, ownedBy, type OwnedRecord } from './types.ts';
+import { OWNED_MAX_AGE_MS, ownedBy, SWEEP_LEASE_MS, type OwnedRecord } from './types.ts';
 
 /** A claim target; the creation time only matters once claims are evicted. */
 const claimable = (id: string) => ({ id, createdAt: 1_000 });
@@ -80,7 +80,8 @@ describe.each(backends)('owned store ($name)', (backend) => {
   });
 
   it('queues batches for the settlement sweep, across tenants, least recently looked at first', async () => {
-    fixture = await backend.create({});
+    const clock = fakeClock();
+    fixture = await backend.create({ clock: clock.now });
     const { ownership: owned } = await fixture.open();
     const batch = (id: string, tenant: string, createdAt: number) =>
       record(id, { family: 'batch', tenant, createdAt, purpose: undefined });
@@ -89,22 +90,32 @@ describe.each(backends)('owned store ($name)', (backend) => {
     await owned.put(batch('batch_3', 'acme', 3));
     await owned.put(record('file-1'));
     const ids = async (limit = 10) => (await owned.unsettled(limit)).map((r) => `${r.tenant}/${r.id}`);
-    expect(await ids()).toEqual(['acme/batch_1', 'globex/batch_2', 'acme/batch_3']);
     expect(await ids(2)).toEqual(['acme/batch_1', 'globex/batch_2']);
-    // Still running: to the back. Finished: gone. Rewriting the record does not queue it twice.
+    // Those two are leased: a second sweep meanwhile (another pod) takes the rest, then nothing.
+    expect(await ids()).toEqual(['acme/batch_3']);
+    expect(await ids()).toEqual([]);
+    // Still running: to the back, free again. Finished: gone. Rewriting the record does not queue it twice.
+    clock.advance(1);
+    await owned.swept({ tenant: 'acme', id: 'batch_3', family: 'batch' }, false);
+    clock.advance(1);
     await owned.swept({ tenant: 'acme', id: 'batch_1', family: 'batch' }, false);
     await owned.swept({ tenant: 'globex', id: 'batch_2', family: 'batch' }, true);
     await owned.put(batch('batch_3', 'acme', 3));
     expect(await ids()).toEqual(['acme/batch_3', 'acme/batch_1']);
+    // A lease runs out on its own: a pod that died mid-sweep leaves its records to the next one.
+    clock.advance(SWEEP_LEASE_MS + 1);
+    expect((await ids()).sort()).toEqual(['acme/batch_1', 'acme/batch_3']);
     // A finished batch is not queued again by a late "still running".
     await owned.swept({ tenant: 'globex', id: 'batch_2', family: 'batch' }, false);
     // A deleted record leaves the queue.
     await owned.delete(batch('batch_3', 'acme', 3));
+    clock.advance(SWEEP_LEASE_MS + 1);
     expect(await ids()).toEqual(['acme/batch_1']);
   });
 
   it('queues fine-tuning job records for their own sweep, apart from batches', async () => {
-    fixture = await backend.create({});
+    const clock = fakeClock();
+    fixture = await backend.create({ clock: clock.now });
     const { ownership: owned } = await fixture.open();
     const job = (id: string, createdAt: number) =>
       record(id, { family: 'fine_tuning_job', createdAt, purpose: undefined });
@@ -115,9 +126,13 @@ describe.each(backends)('owned store ($name)', (backend) => {
       (await owned.unsettled(10, family)).map((r) => r.id);
     expect(await ids('fine_tuning_job')).toEqual(['tuner/ftjob-1', 'tuner/ftjob-2']);
     expect(await ids('batch')).toEqual(['batch_1']);
+    clock.advance(1);
+    await owned.swept({ tenant: 'acme', id: 'tuner/ftjob-2', family: 'fine_tuning_job' }, false);
+    clock.advance(1);
     await owned.swept({ tenant: 'acme', id: 'tuner/ftjob-1', family: 'fine_tuning_job' }, false);
     expect(await ids('fine_tuning_job')).toEqual(['tuner/ftjob-2', 'tuner/ftjob-1']);
     await owned.swept({ tenant: 'acme', id: 'tuner/ftjob-2', family: 'fine_tuning_job' }, true);
+    clock.advance(SWEEP_LEASE_MS + 1);
     expect(await ids('fine_tuning_job')).toEqual(['tuner/ftjob-1']);
     expect(await ids('batch')).toEqual(['batch_1']);
   });

@@ -5,6 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { toStoreError } from '../redis/client.ts';
+import { bindScript, type BoundScript } from '../redis/script.ts';
 import type { KeySpace } from '../redis/keys.ts';
 import { systemClock, type Clock } from '../types.ts';
 import {
@@ -13,6 +14,7 @@ import {
   isSwept,
   MAX_UNSETTLED_BATCHES,
   OWNED_MAX_AGE_MS,
+  SWEEP_LEASE_MS,
   type Claimable,
   type ClaimScope,
   type Family,
@@ -24,12 +26,31 @@ import {
 
 const enc = encodeURIComponent;
 
+/**
+ * Takes up to ARGV[2] queue members free at ARGV[1] (score: when last looked at, or until when
+ * leased), least recently looked at first, and leases them until ARGV[3], in one step: two pods
+ * ticking at once take different records.
+ */
+const LEASE_LUA = `
+local taken = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, m in ipairs(taken) do redis.call('ZADD', KEYS[1], 'XX', ARGV[3], m) end
+return taken
+`;
+
 export class RedisOwnershipStore implements OwnershipStore {
+  private readonly lease: BoundScript;
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: KeySpace,
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    this.lease = bindScript(
+      redis,
+      { name: 'gantryOwnedLease', numberOfKeys: 1, lua: LEASE_LUA },
+      'owned.unsettled',
+    );
+  }
 
   private recordKey(tenant: string, family: ClaimScope, id: string): string {
     return `${this.keys.tenant(tenant)}:held:${family}:${enc(id)}`;
@@ -113,9 +134,11 @@ export class RedisOwnershipStore implements OwnershipStore {
   }
 
   async unsettled(limit: number, family: SweptFamily = 'batch'): Promise<OwnedRecord[]> {
-    const members = await this.redis
-      .zrange(this.queueKey(family), 0, limit - 1)
-      .catch(this.fail('unsettled'));
+    const now = Math.floor(this.clock());
+    const members = (await this.lease(
+      [this.queueKey(family)],
+      [now, limit, now + SWEEP_LEASE_MS],
+    )) as string[];
     const out: OwnedRecord[] = [];
     const gone: string[] = [];
     // One GET each: the records sit in their tenants' slots.
@@ -137,8 +160,8 @@ export class RedisOwnershipStore implements OwnershipStore {
     await (
       finished
         ? this.redis.zrem(queue, member)
-        : // XX: work another pod has just finished is not queued again.
-          this.redis.zadd(queue, 'XX', this.clock(), member)
+        : // XX: work another pod has just finished is not queued again. Now: the lease ends.
+          this.redis.zadd(queue, 'XX', Math.floor(this.clock()), member)
     ).catch(this.fail('swept'));
   }
 

@@ -84,9 +84,13 @@ export interface OwnershipStore {
    * A settlement sweep's queue, across tenants: records of `family` (batches; fine-tuning
    * jobs, whose records exist only while they hold a worst case) not yet seen finished, least
    * recently looked at first, at most `limit`. A record enters its queue when it is `put`.
+   * The records taken are leased in the same atomic step for `SWEEP_LEASE_MS`: a sweep on
+   * another pod meanwhile takes the next ones, so pods split the queue instead of all reading
+   * its head. `swept` ends the lease; a pod that dies mid-tick leaves its records to the next
+   * sweep once their lease runs out.
    */
   unsettled(limit: number, family?: SweptFamily): Promise<OwnedRecord[]>;
-  /** The sweep looked at a record: a finished (or vanished) one leaves the queue, any other goes to its back. */
+  /** The sweep looked at a record: a finished (or vanished) one leaves the queue, any other goes to its back, free to take. */
   swept(record: Pick<OwnedRecord, 'tenant' | 'id' | 'family'>, finished: boolean): Promise<void>;
 }
 
@@ -96,6 +100,12 @@ export type SweptFamily = (typeof SWEPT_FAMILIES)[number];
 
 export const isSwept = (family: Family): family is SweptFamily =>
   (SWEPT_FAMILIES as readonly Family[]).includes(family);
+
+/**
+ * How long a sweep's records are its own (`unsettled`): longer than a tick reading them takes
+ * as a rule; a slower tick may see another pod read some again, which their claims make harmless.
+ */
+export const SWEEP_LEASE_MS = 5 * 60_000;
 
 /** Each sweep queue keeps this many records (the oldest queued first out); older ones settle when read. */
 export const MAX_UNSETTLED_BATCHES = 100_000;
