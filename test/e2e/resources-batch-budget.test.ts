@@ -160,9 +160,12 @@ describe('batches on a budget', () => {
     expect(charged).toBeGreaterThan(0);
     expect(Math.round((await s.spentMicros()) - spent)).toBe(Math.round(charged * 1e6));
     // `b` left the sweep queue; `a` (not settled) is still in it, and charged by the next read.
-    const queued = (await store.unsettled(1000)).map((r) => r.id);
+    const taken = await store.unsettled(1000);
+    const queued = taken.map((r) => r.id);
     expect(queued).toContain(a.id);
     expect(queued).not.toContain(b.id);
+    // Taking them leased them; looked at and still running, as a sweep's tick ends, frees them.
+    for (const r of taken) await store.swept(r, false);
     const { response } = await s.owner.batches.retrieve(a.id).withResponse();
     expect(Number(response.headers.get('x-gantry-cost'))).toBeGreaterThan(0);
     expect((await store.unsettled(1000)).map((r) => r.id)).not.toContain(a.id);
