@@ -3,7 +3,7 @@ import { OWNED_MAX_AGE_MS } from '../../stores/ownership/types.ts';
 import { StoreUnavailableError } from '../../stores/errors.ts';
 import type { BudgetLimit } from '../../stores/budget.ts';
 import { backends, fakeClock, type StoreFixture } from '../../stores/testing/backends.ts';
-import { chargeThenClaim, HOLD_TTL_MS, SETTLED_MEMORY_MS, type HeldWork } from './held-work.ts';
+import { chargeThenClaim, HOLD_TTL_MS, pastHold, SETTLED_MEMORY_MS, type HeldWork } from './held-work.ts';
 
 const budget: BudgetLimit = { limitUsd: 100, period: 'monthly' };
 const DAY = 86_400_000;
@@ -43,4 +43,13 @@ describe.each(backends)('settling held work ($name)', (backend) => {
 it('keeps settlement markers at least as long as claims and every hold', () => {
   expect(SETTLED_MEMORY_MS).toBeGreaterThanOrEqual(OWNED_MAX_AGE_MS);
   expect(SETTLED_MEMORY_MS).toBeGreaterThanOrEqual(Math.max(...Object.values(HOLD_TTL_MS)));
+});
+
+describe('pastHold', () => {
+  it('is true only once the hold of work created then has lapsed, so a sweep stops asking after a 404', () => {
+    expect(pastHold('batch', 1_000, 1_000 + HOLD_TTL_MS.batch)).toBe(false);
+    expect(pastHold('batch', 1_000, 1_001 + HOLD_TTL_MS.batch)).toBe(true);
+    expect(pastHold('fine_tuning_job', 1_000, 1_001 + HOLD_TTL_MS.batch)).toBe(false);
+    expect(pastHold('fine_tuning_job', 1_000, 1_001 + HOLD_TTL_MS.fine_tuning_job)).toBe(true);
+  });
 });
