@@ -326,3 +326,44 @@ describe('over the limit', () => {
     });
   });
 });
+
+describe('over the limit, behind five skips', () => {
+  // Five older tenants whose growth (models added) does not fit: five skips, then every later
+  // change waits.
+  const hs = ['h1', 'h2', 'h3', 'h4', 'h5'].map((h) => tenant(h, ['gpt-4o-mini']));
+  const grown = hs.map((h) => ({
+    ...h,
+    spec: { tier: 'pro', models: ['gpt-4o-mini', ...names(h.metadata.name)] },
+  }));
+  const gpt = md('gpt', 'old', 'apiKey', 'http://vllm.old.internal/v1');
+  const acme = tenant('acme', ['*']);
+  const beta = tenant('beta', ['gpt-4o-mini']);
+  const bigs = ['t1', 't2', 't3'].map((t) => tenant(t, names(t)));
+  const secrets: Secrets = [
+    ['old', { apiKey: 'sk-OLD' }],
+    ['new', { apiKey: 'sk-NEW-PROVIDER' }],
+  ];
+  const before = plan(world([...hs, gpt, acme, beta, ...bigs], secrets));
+
+  it('fits before the tenants grow', () => {
+    expect(before.tooLarge).toBeUndefined();
+    expect(before.credentials.gpt).toBe('sk-OLD');
+  });
+
+  it("never pairs today's credential with the old manifest's host: the move is applied", () => {
+    const moved = {
+      ...gpt,
+      spec: {
+        ...(gpt.spec as object),
+        baseUrl: 'https://api.openai.com/v1/with-a-longer-path',
+        credentialsSecretRef: { name: 'new', key: 'apiKey' },
+      },
+    };
+    const p = plan(world([...grown, moved, acme, beta, ...bigs], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    const m = published(p, 'ModelDeployment', 'gpt') as { spec: { baseUrl: string } } | undefined;
+    expect(m?.spec.baseUrl).toBe('https://api.openai.com/v1/with-a-longer-path');
+    expect(p.credentials.gpt).toBe('sk-NEW-PROVIDER');
+    servable(p);
+  });
+});

@@ -157,12 +157,22 @@ const jsonLength = (v: unknown): number => JSON.stringify(v).length;
 const sameEntry = (a: Entry | undefined, b: Entry): boolean =>
   a !== undefined && a.credential === b.credential && sameJson(a.manifest, b.manifest);
 
+type DeploymentSpec = Extract<Manifest, { kind: 'ModelDeployment' }>['spec'];
+/** Where a deployment sends its credential, and which credential: all of it, or none. */
+const sameTarget = (a: DeploymentSpec, b: DeploymentSpec): boolean =>
+  a.baseUrl === b.baseUrl &&
+  a.provider === b.provider &&
+  a.apiKeyEnv === b.apiKeyEnv &&
+  sameJson(a.credentialsSecretRef ?? null, b.credentialsSecretRef ?? null);
+
 /**
  * Everything does not fit: start from the last published snapshot with what only shrinks it
  * applied (an object deleted, or failing now for any reason but size, gone; an ApiKey disabled
  * or given another key follows its object now; a ModelDeployment's rotated credential is the
- * new one), so a revocation is never held back by size; then add the new and changed objects
- * oldest first, as many as fit. What is left out keeps its previous version, if it had one.
+ * new one, and a deployment moved to another host, provider or credential is its new version),
+ * so a revocation is never held back by size; then add the new and changed objects oldest
+ * first, as many as fit. What is left out keeps its previous version, if it had one and it is
+ * safe to keep.
  */
 export function withinLimit(
   published: Published | undefined,
@@ -176,6 +186,8 @@ export function withinLimit(
   const base = new Map<string, Entry>();
   /** ApiKeys changed in the base other than by a revocation → their published version. */
   const grownKeys = new Map<string, Entry>();
+  /** Grown changes that must not wait behind size (a moved deployment) → growth. */
+  const mustApply = new Map<string, number>();
   for (const m of published?.manifests ?? []) {
     const key = objectKey(m.kind, m.metadata.name);
     const now = wanted.get(key);
@@ -198,15 +210,36 @@ export function withinLimit(
       }
       continue;
     }
-    // A change that does not grow the snapshot (a narrowed tenant, a shorter policy) cannot
-    // push it over the limit, so it need not wait for room either.
+    // Today's credential goes only where today's manifest sends it: an old manifest beside it
+    // would send a key rotated for a new host to the old one.
+    const retargeted =
+      m.kind === 'ModelDeployment' && !sameTarget(m.spec, now.manifest.spec as typeof m.spec);
+    if (retargeted) {
+      base.set(key, now);
+      const growth = jsonLength(now.manifest) - jsonLength(m);
+      if (growth > 0) mustApply.set(key, growth);
+      continue;
+    }
+    // A change that does not grow the snapshot (a shorter policy) cannot push it over the
+    // limit, so it need not wait for room either.
     base.set(key, jsonLength(now.manifest) <= jsonLength(m) ? now : old);
   }
+  const baseBytes = (): number => sizeAgainstLimit(publication(base.values()));
   // ApiKey edits could grow the base past the limit (a budget added to every key): then only
   // revocations and changes that do not grow go in first, and the rest waits like any change.
-  if (grownKeys.size > 0 && sizeAgainstLimit(publication(base.values())) > MAX_SNAPSHOT_BYTES)
+  if (grownKeys.size > 0 && baseBytes() > MAX_SNAPSHOT_BYTES)
     for (const [key, old] of grownKeys)
       if (jsonLength(base.get(key)!.manifest) > jsonLength(old.manifest)) base.set(key, old);
+  // A moved deployment whose growth does not fit has no safe old version
+  // to fall back to: the largest growths are left out (their keys or model unserved) until
+  // the base fits. Each check is a gzip, but only grown revocations pay for it.
+  if (mustApply.size > 0) {
+    const largestFirst = [...mustApply].sort(([, a], [, b]) => b - a);
+    for (const [key] of largestFirst) {
+      if (baseBytes() <= MAX_SNAPSHOT_BYTES) break;
+      base.delete(key);
+    }
+  }
   // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
   const byAge = (a: Entry, b: Entry): number => olderFirst(created.get(a.key), created.get(b.key));
   const changes = desired.filter((d) => !sameEntry(base.get(d.key), d)).sort(byAge);
