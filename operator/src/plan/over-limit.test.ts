@@ -366,4 +366,44 @@ describe('over the limit, behind five skips', () => {
     expect(p.credentials.gpt).toBe('sk-NEW-PROVIDER');
     servable(p);
   });
+
+  it("applies a tenant narrowed from '*' to one model, though its JSON grew", () => {
+    const narrowed = { ...acme, spec: { tier: 'pro', models: ['gpt-4o-mini'] } };
+    const p = plan(world([...grown, gpt, narrowed, beta, ...bigs], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect((published(p, 'Tenant', 'acme') as { spec: { models: string[] } }).spec.models).toEqual([
+      'gpt-4o-mini',
+    ]);
+    servable(p);
+  });
+
+  it('applies a wallet added to a tenant', () => {
+    const walled = { ...acme, spec: { tier: 'pro', models: ['*'], wallet: { balanceUsd: 5 } } };
+    const p = plan(world([...grown, gpt, walled, beta, ...bigs], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect(published(p, 'Tenant', 'acme')?.spec).toEqual(walled.spec);
+    servable(p);
+  });
+
+  it('lets a tenant that only gains models wait like any change', () => {
+    const wider = { ...beta, spec: { tier: 'pro', models: ['gpt-4o-mini', '*'] } };
+    const p = plan(world([...grown, gpt, acme, wider, ...bigs], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect(verdict(p, 'Tenant', 'beta')?.reason).toBe('SnapshotTooLarge');
+    expect((published(p, 'Tenant', 'beta') as { spec: { models: string[] } }).spec.models).toEqual([
+      'gpt-4o-mini',
+    ]);
+  });
+
+  it('leaves out a narrowed tenant whose growth does not fit, rather than keep its wider version', () => {
+    // '*' replaced by a long list: narrower, and too large to go in; the other narrowing fits.
+    const huge = { ...acme, spec: { tier: 'pro', models: names('acme', 30000) } };
+    const small = { ...hs[0]!, spec: { tier: 'free', models: ['gpt-4o-mini'] } };
+    const p = plan(world([small, ...grown.slice(1), gpt, huge, beta, ...bigs], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect(published(p, 'Tenant', 'acme')).toBeUndefined();
+    expect(verdict(p, 'Tenant', 'acme')?.reason).toBe('SnapshotTooLarge');
+    expect(published(p, 'Tenant', 'h1')?.spec).toEqual(small.spec);
+    servable(p);
+  });
 });

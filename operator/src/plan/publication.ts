@@ -158,6 +158,8 @@ const sameEntry = (a: Entry | undefined, b: Entry): boolean =>
   a !== undefined && a.credential === b.credential && sameJson(a.manifest, b.manifest);
 
 type DeploymentSpec = Extract<Manifest, { kind: 'ModelDeployment' }>['spec'];
+type TenantSpec = Extract<Manifest, { kind: 'Tenant' }>['spec'];
+
 /** Where a deployment sends its credential, and which credential: all of it, or none. */
 const sameTarget = (a: DeploymentSpec, b: DeploymentSpec): boolean =>
   a.baseUrl === b.baseUrl &&
@@ -166,13 +168,41 @@ const sameTarget = (a: DeploymentSpec, b: DeploymentSpec): boolean =>
   sameJson(a.credentialsSecretRef ?? null, b.credentialsSecretRef ?? null);
 
 /**
+ * A tenant edit that can only give more: models added (or '*' gained), nothing else touched.
+ * Anything else (a model or '*' taken away, a guardrail, wallet, cache or routing change) is
+ * judged as possibly taking something away: telling tightening from loosening field by field
+ * would have to follow every later field added to the schema.
+ */
+const onlyWidens = (was: TenantSpec, is: TenantSpec): boolean => {
+  const { models: before, ...restWas } = was;
+  const { models: after, ...restIs } = is;
+  if (!sameJson(sortedKeys(restWas), sortedKeys(restIs))) return false;
+  if (after.includes('*')) return true;
+  if (before.includes('*')) return false;
+  const now = new Set(after);
+  return before.every((m) => now.has(m));
+};
+
+/** Key order is not meaning: compare objects whatever order their fields were written in. */
+const sortedKeys = (v: unknown): unknown =>
+  Array.isArray(v)
+    ? v.map(sortedKeys)
+    : v !== null && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([k, x]) => [k, sortedKeys(x)]),
+        )
+      : v;
+
+/**
  * Everything does not fit: start from the last published snapshot with what only shrinks it
  * applied (an object deleted, or failing now for any reason but size, gone; an ApiKey disabled
  * or given another key follows its object now; a ModelDeployment's rotated credential is the
- * new one, and a deployment moved to another host, provider or credential is its new version),
- * so a revocation is never held back by size; then add the new and changed objects oldest
- * first, as many as fit. What is left out keeps its previous version, if it had one and it is
- * safe to keep.
+ * new one, and a deployment moved to another host, provider or credential is its new version;
+ * a tenant edit that may take something away is its new version), so a revocation is never
+ * held back by size; then add the new and changed objects oldest first, as many as fit. What
+ * is left out keeps its previous version, if it had one and it is safe to keep.
  */
 export function withinLimit(
   published: Published | undefined,
@@ -186,7 +216,7 @@ export function withinLimit(
   const base = new Map<string, Entry>();
   /** ApiKeys changed in the base other than by a revocation → their published version. */
   const grownKeys = new Map<string, Entry>();
-  /** Grown changes that must not wait behind size (a moved deployment) → growth. */
+  /** Grown changes that must not wait behind size (a tightened tenant, a moved deployment) → growth. */
   const mustApply = new Map<string, number>();
   for (const m of published?.manifests ?? []) {
     const key = objectKey(m.kind, m.metadata.name);
@@ -214,7 +244,9 @@ export function withinLimit(
     // would send a key rotated for a new host to the old one.
     const retargeted =
       m.kind === 'ModelDeployment' && !sameTarget(m.spec, now.manifest.spec as typeof m.spec);
-    if (retargeted) {
+    // A tenant change that may take something away is a revocation too, even when it grows.
+    const tightened = m.kind === 'Tenant' && !onlyWidens(m.spec, now.manifest.spec as typeof m.spec);
+    if (retargeted || tightened) {
       base.set(key, now);
       const growth = jsonLength(now.manifest) - jsonLength(m);
       if (growth > 0) mustApply.set(key, growth);
@@ -230,7 +262,7 @@ export function withinLimit(
   if (grownKeys.size > 0 && baseBytes() > MAX_SNAPSHOT_BYTES)
     for (const [key, old] of grownKeys)
       if (jsonLength(base.get(key)!.manifest) > jsonLength(old.manifest)) base.set(key, old);
-  // A moved deployment whose growth does not fit has no safe old version
+  // A tightened tenant or moved deployment whose growth does not fit has no safe old version
   // to fall back to: the largest growths are left out (their keys or model unserved) until
   // the base fits. Each check is a gzip, but only grown revocations pay for it.
   if (mustApply.size > 0) {
