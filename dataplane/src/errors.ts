@@ -25,6 +25,8 @@ export const ErrorStatus = {
   internal_error: 500,
   upstream_error: 502,
   service_unavailable: 503,
+  /** A configured model this gateway instance does not serve (its deployments are left out). */
+  model_unavailable: 503,
   upstream_timeout: 504,
   /** The gateway's own storage is full for every tenant (RFC 4918). */
   insufficient_storage: 507,

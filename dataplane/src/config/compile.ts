@@ -15,7 +15,14 @@ import type {
 import { Buffer } from 'node:buffer';
 import { DEFAULT_BREAKER, type BreakerConfig } from '../router/breaker.ts';
 import { TRANSIENT_STATUSES, type DeploymentRetry } from '../router/policy.ts';
-import type { Deployment, KeyRecord, ModelRoute, Snapshot, TenantRecord } from './snapshot.ts';
+import type {
+  Deployment,
+  KeyRecord,
+  LeftOutDeployment,
+  ModelRoute,
+  Snapshot,
+  TenantRecord,
+} from './snapshot.ts';
 
 export interface LocatedManifest {
   manifest: Manifest;
@@ -80,16 +87,22 @@ export function compile(items: readonly LocatedManifest[], opts: CompileOptions)
   const deployments: Deployment[] = [];
   // model → fallback → where it was first declared (errors name the file and document)
   const fallbacksByModel = new Map<string, Map<string, string>>();
-  const leftOut = new Set<string>();
+  const leftOutDeployments: LeftOutDeployment[] = [];
   for (const { manifest, where } of byKind.ModelDeployment) {
     const d = compileDeployment(manifest, where, opts, errors, warnings);
-    if (d === LEFT_OUT) leftOut.add(manifest.spec.model);
+    if (d === LEFT_OUT)
+      leftOutDeployments.push({
+        deployment: manifest.metadata.name,
+        model: manifest.spec.model,
+        env: manifest.spec.apiKeyEnv ?? '',
+      });
     if (!d || d === LEFT_OUT) continue;
     deployments.push(d);
     const fb = fallbacksByModel.get(d.model) ?? new Map<string, string>();
     for (const f of manifest.spec.fallbacks ?? []) if (!fb.has(f)) fb.set(f, where);
     fallbacksByModel.set(d.model, fb);
   }
+  const leftOut = new Set(leftOutDeployments.map((l) => l.model));
   const models = buildModels(deployments, fallbacksByModel, leftOut, errors, warnings);
 
   const tenants = new Map<string, TenantRecord>();
@@ -119,6 +132,7 @@ export function compile(items: readonly LocatedManifest[], opts: CompileOptions)
       models,
       keys,
       tenants,
+      ...(leftOutDeployments.length > 0 && { leftOut: leftOutDeployments }),
     },
   };
 }

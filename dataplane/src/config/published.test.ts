@@ -59,6 +59,10 @@ describe('a deployment whose apiKeyEnv this pod does not have (fake provider off
     // The fallback to the model no one serves here is skipped, not an error.
     expect(r.snapshot.models.get('gpt-4o-mini')?.fallbacks).toEqual([]);
     expect(r.snapshot.keys.size).toBe(1);
+    // Recorded, so requests for claude-3 answer 503 (not 404) and /readyz shows it.
+    expect(r.snapshot.leftOut).toEqual([
+      { deployment: 'claude', model: 'claude-3', env: 'ANTHROPIC_API_KEY' },
+    ]);
     expect(r.warnings).toEqual([
       'ModelDeployment/claude: spec.apiKeyEnv: environment variable ANTHROPIC_API_KEY is not set in this pod; deployment claude is left out, the rest loads',
       'ModelDeployment/gpt: spec.fallbacks: claude-3 is not served in this pod (its deployments are left out); skipped',

@@ -107,4 +107,21 @@ export interface Snapshot {
   /** hex SHA-256 of the key → record. */
   keys: ReadonlyMap<string, KeyRecord>;
   tenants: ReadonlyMap<string, TenantRecord>;
+  /** Published deployments this pod does not serve (absent: none). */
+  leftOut?: readonly LeftOutDeployment[] | undefined;
 }
+
+/** A published deployment left out of this pod's snapshot: the variable its key is in is unset here. */
+export interface LeftOutDeployment {
+  deployment: string;
+  model: string;
+  /** The apiKeyEnv name (the operator's configuration, not a secret). */
+  env: string;
+}
+
+/**
+ * A model the snapshot configures but this pod does not serve: every deployment of it was left
+ * out. Requests for it are not for an unknown model, and not for the built-in moderation.
+ */
+export const notServedHere = (s: Pick<Snapshot, 'models' | 'leftOut'>, model: string): boolean =>
+  !s.models.has(model) && (s.leftOut ?? []).some((l) => l.model === model);

@@ -1,5 +1,12 @@
 /** What every stage of a request sees: who is calling, on which snapshot, and how to stop. */
-import type { Deployment, KeyRecord, ModelRoute, Snapshot, TenantRecord } from '../config/snapshot.ts';
+import {
+  notServedHere,
+  type Deployment,
+  type KeyRecord,
+  type ModelRoute,
+  type Snapshot,
+  type TenantRecord,
+} from '../config/snapshot.ts';
 import type { UsageRecord } from '../accounting/usage.ts';
 import { GatewayError } from '../errors.ts';
 import { estimatePromptTokens } from '../accounting/tokens.ts';
@@ -124,22 +131,42 @@ export function promptTokensOf(ctx: Pick<RequestContext, 'promptTokens'>, req: C
   return (ctx.promptTokens ??= estimatePromptTokens(req));
 }
 
-/** The model's route when the caller may use it; else 404 naming the model. */
+/** The model's route when the caller may use it; else unknownModel's answer. */
 export function accessibleRoute(
   ctx: Pick<RequestContext, 'key' | 'tenant' | 'snapshot'>,
   model: string,
 ): ModelRoute {
   const route = ctx.snapshot.models.get(model);
-  if (!route || !mayUse(ctx, model))
-    throw new GatewayError(
-      'model_not_found',
-      `model ${model} does not exist or is not enabled for this key`,
-      {
-        param: 'model',
-      },
-    );
+  if (!route || !mayUse(ctx, model)) throw unknownModel(ctx, model);
   return route;
 }
+
+/**
+ * The answer for a model the caller cannot be served: 404, except for a model the caller's
+ * lists allow that this pod left out (its deployments' variable unset here), which is a 503
+ * naming it: the model exists, another pod may serve it, and a 404 (or a built-in stand-in)
+ * would hide a pod misconfiguration. The variable's name stays in /readyz and the logs; a
+ * caller cannot act on it.
+ */
+export function unknownModel(
+  ctx: Pick<RequestContext, 'key' | 'tenant' | 'snapshot'>,
+  model: string,
+): GatewayError {
+  if (notServedHere(ctx.snapshot, model) && listed(ctx, model))
+    return new GatewayError(
+      'model_unavailable',
+      `model ${model} is configured but not served in this pod: its deployments are left out here (their credential is not set in this pod)`,
+      { param: 'model' },
+    );
+  return new GatewayError('model_not_found', `model ${model} does not exist or is not enabled for this key`, {
+    param: 'model',
+  });
+}
+
+/** The tenant's and key's allow lists, whatever the snapshot serves. */
+const listed = (ctx: Pick<RequestContext, 'key' | 'tenant'>, model: string): boolean =>
+  (ctx.tenant.models === undefined || ctx.tenant.models.has(model)) &&
+  (ctx.key.models === undefined || ctx.key.models.has(model));
 
 /** Model access = tenant allow list ∩ key restriction. */
 export function mayUse(ctx: Pick<RequestContext, 'key' | 'tenant' | 'snapshot'>, model: string): boolean {

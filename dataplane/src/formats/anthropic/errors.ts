@@ -28,6 +28,7 @@ const BY_GANTRY_TYPE: Readonly<Record<ErrorType, AnthropicErrorType>> = {
   internal_error: 'api_error',
   upstream_error: 'api_error',
   service_unavailable: 'overloaded_error',
+  model_unavailable: 'api_error',
   upstream_timeout: 'timeout_error',
   insufficient_storage: 'api_error',
 };

@@ -6,11 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { costUsd } from '../../accounting/cost.ts';
 import { estimateTextTokens } from '../../accounting/tokens.ts';
-import type { Deployment } from '../../config/snapshot.ts';
-import { GatewayError } from '../../errors.ts';
+import { notServedHere, type Deployment } from '../../config/snapshot.ts';
 import type { AttemptLog } from '../../router/router.ts';
 import { admit } from '../admission.ts';
-import { accessibleRoute, reachableRoutes, type RequestContext } from '../context.ts';
+import { accessibleRoute, reachableRoutes, unknownModel, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { resolvePolicy } from '../guardrails/index.ts';
 import { passthroughCall } from '../passthrough/call.ts';
@@ -55,14 +54,9 @@ export type ModerationPlan = { kind: 'builtin' } | { kind: 'proxy' };
 export function planModeration(ctx: RequestContext, model: string): ModerationPlan {
   const configured = ctx.snapshot.models.has(model);
   if (!configured) {
-    if (KNOWN_MODERATION_MODELS.has(model)) return { kind: 'builtin' };
-    throw new GatewayError(
-      'model_not_found',
-      `model ${model} does not exist or is not enabled for this key`,
-      {
-        param: 'model',
-      },
-    );
+    // A moderation model configured but left out of this pod is not answered by heuristics.
+    if (KNOWN_MODERATION_MODELS.has(model) && !notServedHere(ctx.snapshot, model)) return { kind: 'builtin' };
+    throw unknownModel(ctx, model);
   }
   const route = accessibleRoute(ctx, model);
   return route.capabilities.has('moderations') ? { kind: 'proxy' } : { kind: 'builtin' };

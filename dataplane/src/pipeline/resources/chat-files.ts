@@ -8,7 +8,7 @@ import type { Capability } from '@gantry/crds';
 import type { Deployment } from '../../config/snapshot.ts';
 import { invalidParam } from '../../errors.ts';
 import type { ChatRequest } from '../../formats/openai/types.ts';
-import { mayUse, type RequestContext } from '../context.ts';
+import { mayUse, unknownModel, type RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
 import type { NamedObject } from '../../router/lost-object.ts';
 import { contentFileReferences } from './content-references.ts';
@@ -37,6 +37,7 @@ export async function holderOfReferencedFiles(
   placement({
     models: ctx.snapshot.models,
     allowed: (m) => mayUse(ctx, m),
+    unknown: (m) => unknownModel(ctx, m),
     capability: 'chat',
     what: 'chat requests',
     requestedModel: req.model,

@@ -13,7 +13,7 @@ import { UpstreamFailure, type UpstreamResponse } from '../../router/upstream.ts
 import { lostObject, type NamedObject } from '../../router/lost-object.ts';
 import { ownedBy, type Family, type Owner, type OwnedRecord } from '../../stores/ownership/types.ts';
 import { admit, admitRequest } from '../admission.ts';
-import { mayUse, type RequestContext } from '../context.ts';
+import { mayUse, unknownModel, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { FAMILY, type FamilySpec } from './families.ts';
 import { missingUpstream } from './held-work.ts';
@@ -202,6 +202,7 @@ export async function createOwned(
   const place = placement({
     models: ctx.snapshot.models,
     allowed: (m) => mayUse(ctx, m),
+    unknown: (m) => unknownModel(ctx, m),
     capability: spec.capability,
     what: `${spec.noun}s`,
     requestedModel: req.model,

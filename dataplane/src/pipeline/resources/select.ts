@@ -24,6 +24,8 @@ export interface PlacementInput {
   requestedModel?: string | undefined;
   /** The deployment the referenced objects are on, and the first field that named one. */
   pinned?: { deployment: Deployment; field: string } | undefined;
+  /** The error for a requested model with no route the caller may use (default: a 404). */
+  unknown?: ((model: string) => GatewayError) | undefined;
 }
 
 const capable = (d: Deployment, c: Capability) => d.capabilities.has(c);
@@ -33,10 +35,13 @@ export function placement(input: PlacementInput): Placement {
   if (requestedModel !== undefined) {
     const route = models.get(requestedModel);
     if (!route || !allowed(requestedModel))
-      throw new GatewayError(
-        'model_not_found',
-        `model ${requestedModel} does not exist or is not enabled for this key`,
-        { param: 'model' },
+      throw (
+        input.unknown?.(requestedModel) ??
+        new GatewayError(
+          'model_not_found',
+          `model ${requestedModel} does not exist or is not enabled for this key`,
+          { param: 'model' },
+        )
       );
     if (!route.deployments.some((d) => capable(d, capability)))
       throw invalidParam(

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from '../../errors.ts';
 import type { ModelList } from '../../formats/openai/types.ts';
-import { mayUse, type RequestContext } from '../../pipeline/context.ts';
+import { mayUse, unknownModel, type RequestContext } from '../../pipeline/context.ts';
 import { checkModelName } from '../model-name.ts';
 import type { RouteHooks } from './hooks.ts';
 
@@ -26,10 +25,7 @@ export function modelsRoute(app: FastifyInstance, hooks: RouteHooks): void {
     checkModelName('model', id);
     const route = ctx.snapshot.models.get(id);
     // A model the key may not use is reported exactly like one that does not exist.
-    if (!route || !mayUse(ctx, id))
-      throw new GatewayError('model_not_found', `model ${id} does not exist or is not enabled for this key`, {
-        param: 'model',
-      });
+    if (!route || !mayUse(ctx, id)) throw unknownModel(ctx, id);
     return modelObject(ctx, route.model, route.ownedBy);
   });
 }
