@@ -238,6 +238,11 @@ export class Metrics implements RouterObserver {
     labelNames: ['sha256'] as const,
     registers: [this.registry],
   });
+  readonly configLeftOut = new Gauge({
+    name: 'gantry_config_left_out_deployments',
+    help: 'Published deployments this pod does not serve (their apiKeyEnv is unset here); /readyz names them',
+    registers: [this.registry],
+  });
   readonly configRevokedKeys = new Counter({
     name: 'gantry_config_revoked_keys_total',
     help: 'Keys revoked by config files that were otherwise rejected',
@@ -354,6 +359,7 @@ export class Metrics implements RouterObserver {
       const status = store.status();
       this.configVersion.set(status.version);
       this.configReloadRejected.set(status.status === 'rejected' ? 1 : 0);
+      this.configLeftOut.set(status.leftOut.length);
       this.configInfo.reset();
       if (status.sha256) this.configInfo.set({ sha256: status.sha256 }, 1);
     };

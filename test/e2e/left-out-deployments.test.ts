@@ -93,3 +93,21 @@ describe('a model whose every deployment is left out of this pod', () => {
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(404);
   });
 });
+
+describe('what the pod reports serving less', () => {
+  it('/readyz names each left-out deployment and its variable', async () => {
+    const res = await fetch(`${stack.gateway.adminUrl}/readyz`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { config: { status: string; leftOut: unknown } };
+    expect(body.config.status).toBe('ok');
+    expect(body.config.leftOut).toEqual([
+      { deployment: 'big', env: 'MODERATION_API_KEY' },
+      { deployment: 'mod', env: 'MODERATION_API_KEY' },
+    ]);
+  });
+
+  it('gantry_config_left_out_deployments counts them', async () => {
+    const text = await (await fetch(`${stack.gateway.adminUrl}/metrics`)).text();
+    expect(text).toMatch(/^gantry_config_left_out_deployments 2$/m);
+  });
+});

@@ -142,6 +142,8 @@ describe('admin port', () => {
         version: 1,
         sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
         loadedAt: expect.any(String),
+        // A config file loads whole or not at all: nothing is left out.
+        leftOut: [],
       },
     });
   });

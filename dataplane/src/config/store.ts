@@ -22,8 +22,14 @@ export interface ConfigLogger {
 export type ReloadEvent =
   { ok: true; version: number } | { ok: false; errors: string[]; version: number; revoked: string[] };
 
-/** What /readyz and the metrics say about the newest config file. */
-export type ConfigStatus =
+/** A deployment the serving snapshot leaves out of this pod, and the unset variable why. */
+export interface LeftOutStatus {
+  deployment: string;
+  env: string;
+}
+
+/** What /readyz and the metrics say about the newest config file, and what this pod serves less. */
+export type ConfigStatus = (
   | { status: 'ok'; version: number; loadedAt: Date; sha256: string | undefined }
   | {
       status: 'rejected';
@@ -39,7 +45,11 @@ export type ConfigStatus =
       since: Date;
       /** Key ids revoked from rejected files since then. */
       revokedKeys: string[];
-    };
+    }
+) & {
+  /** Published deployments this pod does not serve: otherwise only its log would tell. */
+  leftOut: LeftOutStatus[];
+};
 
 export class ConfigStore {
   private snapshot: Snapshot;
@@ -61,9 +71,13 @@ export class ConfigStore {
   status(): ConfigStatus {
     const { version, loadedAt } = this.snapshot;
     const sha256 = this.sha256;
+    // By name, so pods' bodies compare whatever order the snapshot lists them in.
+    const leftOut = (this.snapshot.leftOut ?? [])
+      .map(({ deployment, env }) => ({ deployment, env }))
+      .sort((a, b) => a.deployment.localeCompare(b.deployment));
     return this.rejection
-      ? { status: 'rejected', version, sha256, ...this.rejection }
-      : { status: 'ok', version, loadedAt, sha256 };
+      ? { status: 'rejected', version, sha256, ...this.rejection, leftOut }
+      : { status: 'ok', version, loadedAt, sha256, leftOut };
   }
 
   /**

@@ -23,7 +23,13 @@ const MAX_REASONS = 20;
 
 function configStatusBody(status: ConfigStatus): Record<string, unknown> {
   if (status.status === 'ok')
-    return { status: 'ok', version: status.version, sha256: status.sha256, loadedAt: status.loadedAt };
+    return {
+      status: 'ok',
+      version: status.version,
+      sha256: status.sha256,
+      loadedAt: status.loadedAt,
+      leftOut: status.leftOut,
+    };
   return {
     status: 'rejected',
     version: status.version,
@@ -33,6 +39,7 @@ function configStatusBody(status: ConfigStatus): Record<string, unknown> {
     reason: status.reason.slice(0, MAX_REASONS),
     ...(status.reason.length > MAX_REASONS && { moreReasons: status.reason.length - MAX_REASONS }),
     revokedKeys: status.revokedKeys,
+    leftOut: status.leftOut,
   };
 }
 
