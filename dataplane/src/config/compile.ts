@@ -96,11 +96,13 @@ export function compile(items: readonly LocatedManifest[], opts: CompileOptions)
         model: manifest.spec.model,
         env: manifest.spec.apiKeyEnv ?? '',
       });
-    if (!d || d === LEFT_OUT) continue;
-    deployments.push(d);
-    const fb = fallbacksByModel.get(d.model) ?? new Map<string, string>();
+    if (!d) continue;
+    // Fallbacks are the model's, whichever deployment declares them: one left out here still
+    // gives its model the chain every other pod routes by (collected in the same order).
+    const fb = fallbacksByModel.get(manifest.spec.model) ?? new Map<string, string>();
     for (const f of manifest.spec.fallbacks ?? []) if (!fb.has(f)) fb.set(f, where);
-    fallbacksByModel.set(d.model, fb);
+    fallbacksByModel.set(manifest.spec.model, fb);
+    if (d !== LEFT_OUT) deployments.push(d);
   }
   const leftOut = new Set(leftOutDeployments.map((l) => l.model));
   const models = buildModels(deployments, fallbacksByModel, leftOut, errors, warnings);

@@ -79,6 +79,40 @@ describe('a deployment whose apiKeyEnv this pod does not have (fake provider off
     ]);
   });
 
+  it("a left-out deployment's fallbacks stay its model's, as on a pod that has the variable", () => {
+    const md = (name: string, model: string, apiKeyEnv: string, fallbacks?: string[]) => ({
+      apiVersion: 'gantry.dev/v1alpha1',
+      kind: 'ModelDeployment',
+      metadata: { name, namespace: 'gantry' },
+      spec: {
+        model,
+        upstreamModel: model,
+        provider: 'openai',
+        baseUrl: 'https://x.example/v1',
+        apiKeyEnv,
+        ...(fallbacks && { fallbacks }),
+      },
+    });
+    // a and b serve m, only a (left out here) declares m's fallback to n.
+    const text = doc({
+      credentials: {},
+      manifests: [
+        md('a', 'm', 'ANTHROPIC_API_KEY', ['n']),
+        md('b', 'm', 'OPENAI_API_KEY'),
+        md('c', 'n', 'OPENAI_API_KEY'),
+      ],
+    });
+    const without = compilePublished(text, { env, source: 's' });
+    const withVar = compilePublished(text, {
+      env: providerEnvOnly({ ...POD_ENV, ANTHROPIC_API_KEY: 'sk-ant' }),
+      source: 's',
+    });
+    if (!without.ok || !withVar.ok) throw new Error('both load');
+    expect(without.snapshot.models.get('m')?.deployments.map((d) => d.name)).toEqual(['b']);
+    expect(without.snapshot.models.get('m')?.fallbacks).toEqual(['n']);
+    expect(withVar.snapshot.models.get('m')?.fallbacks).toEqual(['n']);
+  });
+
   it('with the variable set, both are served', () => {
     const r = compilePublished(unsetEnvSnapshot(7), {
       env: providerEnvOnly({ ...POD_ENV, ANTHROPIC_API_KEY: 'sk-ant' }),
