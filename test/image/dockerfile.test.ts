@@ -5,7 +5,8 @@
  * broken step fails this test; the final stage must then start and serve.
  */
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -72,7 +73,8 @@ async function runDockerfile(): Promise<Stage[]> {
           const path = source ? join(source.root, src) : join(repo, src);
           const target =
             dest.endsWith('/') || parts.length > 1 ? join(inStage(dest), basename(src)) : inStage(dest);
-          cpSync(path, target, { recursive: true, filter: source ? undefined : keep });
+          // Async: a synchronous copy of node_modules blocks the worker past vitest's 60 s RPC timeout.
+          await cp(path, target, { recursive: true, filter: source ? undefined : keep });
         }
         break;
       }
@@ -102,8 +104,9 @@ async function runDockerfile(): Promise<Stage[]> {
   return stages;
 }
 
-// Removing a production install's node_modules can pass the 60 s hook default on a loaded machine.
-afterAll(() => rmSync(work, { recursive: true, force: true }), 300_000);
+// Removing a production install's node_modules can pass the 60 s hook default on a loaded machine,
+// and done synchronously it blocks the worker past vitest's 60 s RPC timeout (an unhandled error).
+afterAll(() => rm(work, { recursive: true, force: true }), 300_000);
 
 describe('Dockerfile', () => {
   let final: Stage;
