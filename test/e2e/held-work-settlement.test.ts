@@ -33,6 +33,7 @@ const KEYS = [
   'glitch-batch-sweep',
   'legacy-list',
   'legacy-record',
+  'legacy-race',
 ] as const;
 type KeyName = (typeof KEYS)[number];
 
@@ -358,6 +359,16 @@ describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
       await clients['legacy-list'].fineTuning.jobs.retrieve(jobId({ deployment: d, upstreamId: up }));
     await clients['legacy-list'].fineTuning.jobs.list();
     expect(Math.round((await state('legacy-list')).spentUsd * 1e6)).toBe(dueMicros);
+  });
+
+  it('charges a job naming no creator and held by no record once when read through two deployments at once', async () => {
+    const { up, dueMicros } = await legacyJob('legacy-race');
+    await Promise.all(
+      ['tuner-a', 'tuner-b'].map((d) =>
+        clients['legacy-race'].fineTuning.jobs.retrieve(jobId({ deployment: d, upstreamId: up })),
+      ),
+    );
+    expect(Math.round((await state('legacy-race')).spentUsd * 1e6)).toBe(dueMicros);
   });
 
   it("settles a job naming no creator under its ownership record's deployment, releasing that hold", async () => {

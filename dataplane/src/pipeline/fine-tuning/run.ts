@@ -271,14 +271,11 @@ async function chargeFor(
   // Named and priced by the creating deployment, not the reader: deployments sharing a
   // provider account all see the job, and it is charged once, at its creator's price.
   const owner = ownerOf(ctx);
-  const { settledBy, creator, alsoSettledAs } = await jobCreator(
-    deps.stores,
-    owner,
-    job,
-    deployment.name,
-    allFineTuning(ctx),
-  );
-  const id = settlementId(settledBy, String(job.id));
+  const {
+    settlement: id,
+    creator,
+    alsoSettledAs,
+  } = await jobCreator(deps.stores, owner, job, deployment.name, allFineTuning(ctx));
   const work = heldJob(owner, id, job);
   if (alsoSettledAs.length > 0) {
     const others = alsoSettledAs.map((other) => ({ ...work.claim, id: other }));
