@@ -9,8 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobId, parseJobId } from '../../dataplane/src/pipeline/fine-tuning/jobs.ts';
-import { heldWorkId, HOLD_TTL_MS } from '../../dataplane/src/pipeline/resources/held-work.ts';
+import { heldJob, jobId, parseJobId } from '../../dataplane/src/pipeline/fine-tuning/jobs.ts';
+import {
+  chargeThenClaim,
+  heldWorkId,
+  HOLD_TTL_MS,
+} from '../../dataplane/src/pipeline/resources/held-work.ts';
 import { StoreUnavailableError } from '../../dataplane/src/stores/errors.ts';
 import { testRedisUrl } from '../harness/redis.ts';
 import { costMicros, failure } from '../harness/resources.ts';
@@ -34,6 +38,8 @@ const KEYS = [
   'legacy-list',
   'legacy-record',
   'legacy-race',
+  'legacy-upgrade-read',
+  'legacy-upgrade-sweep',
 ] as const;
 type KeyName = (typeof KEYS)[number];
 
@@ -401,5 +407,70 @@ describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
     await clients['legacy-record'].fineTuning.jobs.retrieve(jobId({ deployment: 'tuner-b', upstreamId: up }));
     await stack.gateway.sweepJobs();
     expect(Math.round((await state('legacy-record')).spentUsd * 1e6)).toBe(dueMicros);
+  });
+
+  /**
+   * A job naming no creator, held under its record on tuner-b, and settled by a read before
+   * budget-holds-4 under its reader's name (tuner-a), as that code did.
+   */
+  async function settledBeforeUpgrade(k: KeyName) {
+    const { up, createdAt, dueMicros } = await legacyJob(k);
+    const stores = stack.gateway.stores;
+    const keyRef = { tenant: 'acme', keyId: `default/${k}-${tag}` };
+    const reserved = await stores.budgets.reserve({ ...keyRef, budget: BUDGET, estimateUsd: 0.5 });
+    if (!reserved.ok) throw new Error('reserve refused');
+    const settlement = `tuner-b/${up}`;
+    await stores.budgets.retain(
+      reserved.reservation,
+      heldWorkId('fine_tuning_job', 'acme', settlement),
+      HOLD_TTL_MS.fine_tuning_job,
+    );
+    const record = {
+      family: 'fine_tuning_job' as const,
+      id: settlement,
+      ...keyRef,
+      deployment: 'tuner-b',
+      model: MODEL,
+      createdAt,
+      estimateUsd: 0.5,
+    };
+    await stores.ownership.put(record);
+    const old = heldJob(keyRef, `tuner-a/${up}`, { created_at: createdAt / 1000 });
+    expect(await chargeThenClaim(stores, BUDGET, old, dueMicros / 1e6)).toBe(true);
+    expect(await state(k)).toMatchObject({ heldUsd: 0.5 });
+    expect(Math.round((await state(k)).spentUsd * 1e6)).toBe(dueMicros);
+    return { up, dueMicros, record };
+  }
+
+  it('releases, uncharged, the hold of a job a read settled under its reader before the upgrade', async () => {
+    const { up, dueMicros } = await settledBeforeUpgrade('legacy-upgrade-read');
+    const read = await clients['legacy-upgrade-read'].fineTuning.jobs
+      .retrieve(jobId({ deployment: 'tuner-a', upstreamId: up }))
+      .withResponse();
+    expect(costMicros(read.response.headers)).toBe(0);
+    await stack.gateway.sweepJobs();
+    const after = await state('legacy-upgrade-read');
+    expect({ held: after.heldUsd, spent: Math.round(after.spentUsd * 1e6) }).toEqual({
+      held: 0,
+      spent: dueMicros,
+    });
+  });
+
+  it('does not charge again on the sweep a job a read settled under its reader before the upgrade', async () => {
+    const { dueMicros, record } = await settledBeforeUpgrade('legacy-upgrade-sweep');
+    await stack.gateway.sweepJobs();
+    const after = await state('legacy-upgrade-sweep');
+    expect({ held: after.heldUsd, spent: Math.round(after.spentUsd * 1e6) }).toEqual({
+      held: 0,
+      spent: dueMicros,
+    });
+    // Its record is finished: settled for every pod, so no later tick or read looks at it again.
+    const [settled] = await stack.gateway.stores.ownership.claimed(
+      'acme',
+      'fine_tuning_job',
+      [record],
+      'settled',
+    );
+    expect(settled).toBe(true);
   });
 });

@@ -276,12 +276,7 @@ async function chargeFor(
     creator,
     alsoSettledAs,
   } = await jobCreator(deps.stores, owner, job, deployment.name, allFineTuning(ctx));
-  const work = heldJob(owner, id, job);
-  if (alsoSettledAs.length > 0) {
-    const others = alsoSettledAs.map((other) => ({ ...work.claim, id: other }));
-    const taken = await deps.stores.ownership.claimed(owner.tenant, 'fine_tuning_job', others, 'settled');
-    if (taken.some(Boolean)) return 0;
-  }
+  const work = { ...heldJob(owner, id, job), alsoSettledAs };
   const price = pricedTraining(
     [...ctx.snapshot.models.values()].flatMap((r) => r.deployments),
     creator,

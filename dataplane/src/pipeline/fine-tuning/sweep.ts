@@ -23,7 +23,16 @@ import {
   type Sweeper,
   type SweepDeps,
 } from '../resources/sweep.ts';
+import type { Snapshot } from '../../config/snapshot.ts';
+import { formerSettlements, namesCreator } from './creator.ts';
 import { heldJob, isFinishedJob, trainingCharge } from './jobs.ts';
+
+/** Every fine-tuning deployment's name in the config. */
+const fineTuningNames = (snapshot: Snapshot): string[] =>
+  [...snapshot.models.values()]
+    .flatMap((r) => r.deployments)
+    .filter((d) => d.capabilities.has('fine_tuning'))
+    .map((d) => d.name);
 
 export function jobSweeper(deps: SweepDeps, limit = DEFAULT_SWEEP_LIMIT): Sweeper {
   return sweeper(deps, 'fine_tuning_job', limit, (record) => sweepJob(deps, record));
@@ -57,8 +66,12 @@ async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> 
   if (!isFinishedJob(job)) return { kind: 'running' };
   const due = trainingCharge(job, holder.pricing?.trainingPerMillionTokens);
   const costUsd = due?.costUsd ?? 0;
-  // The claim names the upstream's creation time, as every read's does.
-  const work = heldJob(record, record.id, job);
+  // The claim names the upstream's creation time, as every read's does. A job naming no
+  // creator may have been settled under a reader's name before its record's was used.
+  const alsoSettledAs = namesCreator(job)
+    ? []
+    : formerSettlements(upstreamId, fineTuningNames(snapshot), record.id);
+  const work = { ...heldJob(record, record.id, job), alsoSettledAs };
   const settled = await chargeThenClaim(deps.stores, budget, work, costUsd).catch(settlementFailed(deps));
   if (!settled || !due) return { kind: 'finished' };
   const spent = { endpoint: 'fine_tuning' as const, costUsd, prompt_tokens: 0, completion_tokens: 0 };

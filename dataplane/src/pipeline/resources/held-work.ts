@@ -48,6 +48,12 @@ export interface HeldWork {
   claim: Claimable;
   /** What a 503 calls it: `batch`, `fine-tuning job`. */
   noun: string;
+  /**
+   * Other claim ids it may already be settled under (a job naming no creator was settled under
+   * its reader's name before budget-holds-4). One of them taken means it was charged: its own
+   * hold is then released, not charged again.
+   */
+  alsoSettledAs?: readonly string[];
 }
 
 /** A batch as held work: the claim and hold a read and the sweep settle it by. */
@@ -114,8 +120,10 @@ const unavailable = (store: string, work: HeldWork, cause: unknown): GatewayErro
  * that makes it settled for every pod. The charge comes first and is idempotent by the work's
  * id, so a store failing between the two leaves the work to the next read or the sweep without
  * losing or doubling the money. True when this call took the claim (its read reports the
- * cost); false when another read or the sweep settled it. A store that cannot be reached is a
- * 503 naming it.
+ * cost); false when another read or the sweep settled it. Work settled under one of its
+ * `alsoSettledAs` ids is settled here at nothing, in the same `claimed` look-up, read or sweep
+ * alike: its hold is released and its own claim taken, so nothing charges it again. A store
+ * that cannot be reached is a 503 naming it.
  */
 export async function chargeThenClaim(
   stores: Pick<Stores, 'budgets' | 'ownership'>,
@@ -128,13 +136,17 @@ export async function chargeThenClaim(
       throw isStoreUnavailable(err) ? unavailable(store, work, err) : err;
     });
   const owned = stores.ownership;
-  const [done] = await guard(
+  const others = (work.alsoSettledAs ?? []).map((id) => ({ ...work.claim, id }));
+  const [done, ...elsewhere] = await guard(
     'ownership store',
-    owned.claimed(work.tenant, work.scope, [work.claim], 'settled'),
+    owned.claimed(work.tenant, work.scope, [work.claim, ...others], 'settled'),
   );
   if (done) return false;
-  if (budget) await guard('budget store', stores.budgets.charge(settlementCharge(work, budget, costUsd)));
-  return guard('ownership store', owned.claim(work.tenant, work.scope, work.claim, 'settled'));
+  const settledElsewhere = elsewhere.some(Boolean);
+  const due = settledElsewhere ? 0 : costUsd;
+  if (budget) await guard('budget store', stores.budgets.charge(settlementCharge(work, budget, due)));
+  const took = await guard('ownership store', owned.claim(work.tenant, work.scope, work.claim, 'settled'));
+  return took && !settledElsewhere;
 }
 
 /**
