@@ -112,7 +112,11 @@ describe("a job's training price", () => {
 
   it("is the creating deployment's wherever the caller reads it", () => {
     expect(pricedTraining(configured, 'dear', [at('cheap', 1)])).toBe(25);
-    expect(pricedTraining(configured, 'free', [at('cheap', 1)])).toBeUndefined();
+  });
+
+  it('is the dearest the caller may read it through when its creator has no training price', () => {
+    expect(pricedTraining(configured, 'free', [at('cheap', 1), at('dear', 25)])).toBe(25);
+    expect(pricedTraining(configured, 'free', [at('free')])).toBeUndefined();
   });
 
   it('is the dearest the caller may read it through when its creator left the config', () => {

@@ -162,7 +162,9 @@ interface Priced {
  * than the metadata naming it, with no ownership record) or no longer configured is priced at
  * the dearest training price among `readable` (the deployments the caller may read it
  * through, the reader among them) that serve the job's `model`, else among all of them, so no
- * choice of reader lowers it.
+ * choice of reader lowers it; so is one whose creator is configured without a training price
+ * (the reader's price was charged then, so a read through a priced deployment of the same
+ * account was not free). The prices at settlement apply, not those at create.
  */
 export function pricedTraining(
   configured: readonly Priced[],
@@ -171,7 +173,8 @@ export function pricedTraining(
   model?: string,
 ): number | undefined {
   const own = creator === undefined ? undefined : configured.find((d) => d.name === creator);
-  if (own) return own.pricing?.trainingPerMillionTokens;
+  const ownPrice = own?.pricing?.trainingPerMillionTokens;
+  if (ownPrice !== undefined) return ownPrice;
   const sameModel = readable.filter((d) => model !== undefined && d.model === model);
   return dearest(sameModel.length > 0 ? sameModel : readable);
 }

@@ -23,16 +23,34 @@ import {
   type Sweeper,
   type SweepDeps,
 } from '../resources/sweep.ts';
-import type { Snapshot } from '../../config/snapshot.ts';
+import type { Deployment, Snapshot } from '../../config/snapshot.ts';
 import { formerSettlements, namesCreator } from './creator.ts';
-import { heldJob, isFinishedJob, trainingCharge } from './jobs.ts';
+import { mayUse } from '../context.ts';
+import { heldJob, isFinishedJob, jobModelOf, pricedTraining, trainingCharge } from './jobs.ts';
+
+const allDeployments = (snapshot: Snapshot): Deployment[] =>
+  [...snapshot.models.values()].flatMap((r) => r.deployments);
 
 /** Every fine-tuning deployment's name in the config. */
 const fineTuningNames = (snapshot: Snapshot): string[] =>
-  [...snapshot.models.values()]
-    .flatMap((r) => r.deployments)
+  allDeployments(snapshot)
     .filter((d) => d.capabilities.has('fine_tuning'))
     .map((d) => d.name);
+
+/**
+ * The fine-tuning deployments the record's key may read its job through, as a read's caller
+ * could: the prices a job is charged at when its creator has none (`pricedTraining`).
+ */
+function readableBy(snapshot: Snapshot, record: OwnedRecord): Deployment[] {
+  const key = [...snapshot.keys.values()].find((k) => k.id === record.keyId && k.tenant === record.tenant);
+  const tenant = snapshot.tenants.get(record.tenant);
+  const may = (model: string): boolean =>
+    key !== undefined && tenant !== undefined && mayUse({ key, tenant, snapshot }, model);
+  return [...snapshot.models.values()]
+    .filter((r) => may(r.model))
+    .flatMap((r) => r.deployments)
+    .filter((d) => d.capabilities.has('fine_tuning'));
+}
 
 export function jobSweeper(deps: SweepDeps, limit = DEFAULT_SWEEP_LIMIT): Sweeper {
   return sweeper(deps, 'fine_tuning_job', limit, (record) => sweepJob(deps, record));
@@ -64,7 +82,13 @@ async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> 
     return { kind: pastHold('fine_tuning_job', record.createdAt, now) ? 'gone' : 'running' };
   }
   if (!isFinishedJob(job)) return { kind: 'running' };
-  const due = trainingCharge(job, holder.pricing?.trainingPerMillionTokens);
+  const price = pricedTraining(
+    allDeployments(snapshot),
+    record.deployment,
+    readableBy(snapshot, record),
+    jobModelOf(job) ?? record.model,
+  );
+  const due = trainingCharge(job, price);
   const costUsd = due?.costUsd ?? 0;
   // The claim names the upstream's creation time, as every read's does. A job naming no
   // creator may have been settled under a reader's name before its record's was used.
