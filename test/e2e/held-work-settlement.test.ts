@@ -40,6 +40,8 @@ const KEYS = [
   'legacy-race',
   'legacy-upgrade-read',
   'legacy-upgrade-sweep',
+  'creator-gone',
+  'creator-gone-expired',
 ] as const;
 type KeyName = (typeof KEYS)[number];
 
@@ -472,5 +474,81 @@ describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
       'settled',
     );
     expect(settled).toBe(true);
+  });
+
+  /** Holds 0.5 and writes the record a create on `deployment` (of `model`) left for job `up`. */
+  async function heldRecord(k: KeyName, deployment: string, model: string, up: string, createdAt: number) {
+    const stores = stack.gateway.stores;
+    const keyRef = { tenant: 'acme', keyId: `default/${k}-${tag}` };
+    const reserved = await stores.budgets.reserve({ ...keyRef, budget: BUDGET, estimateUsd: 0.5 });
+    if (!reserved.ok) throw new Error('reserve refused');
+    const id = `${deployment}/${up}`;
+    await stores.budgets.retain(
+      reserved.reservation,
+      heldWorkId('fine_tuning_job', 'acme', id),
+      HOLD_TTL_MS.fine_tuning_job,
+    );
+    const record = {
+      family: 'fine_tuning_job' as const,
+      id,
+      ...keyRef,
+      deployment,
+      model,
+      createdAt,
+      estimateUsd: 0.5,
+    };
+    await stores.ownership.put(record);
+    return record;
+  }
+
+  it('charges on the sweep, at the dearest price, a job whose creator left the config, read through its account', async () => {
+    const k = 'creator-gone';
+    const file = await clients[k].files.create({
+      file: await toFile(Buffer.from('{"messages":[{"role":"user","content":"hi"}]}\n'), 'train.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const res = await fetch(`${stack.fakes[0]!.url}/v1/fine_tuning/jobs`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-fake', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: MODEL,
+        training_file: file.id,
+        hyperparameters: { n_epochs: 1 },
+        metadata: {
+          gantry_tenant: 'acme',
+          gantry_key: `default/${k}-${tag}`,
+          gantry_model: MODEL,
+          gantry_deployment: 'tuner-gone',
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const created = (await res.json()) as { id: string; created_at: number };
+    const done = await advanceUpstream(`fine_tuning/jobs/${created.id}`, 2);
+    expect(done.status).toBe('succeeded');
+    const dueMicros = Math.round(Number(done.trained_tokens) * PRICES.trainingPerMillionTokens);
+    await heldRecord(k, 'tuner-gone', MODEL, created.id, created.created_at * 1000);
+    await stack.gateway.sweepJobs();
+    const after = await state(k);
+    expect({ held: after.heldUsd, spent: Math.round(after.spentUsd * 1e6) }).toEqual({
+      held: 0,
+      spent: dueMicros,
+    });
+    // A read through the account's deployment finds it settled.
+    const read = await clients[k].fineTuning.jobs
+      .retrieve(jobId({ deployment: 'tuner-a', upstreamId: created.id }))
+      .withResponse();
+    expect(costMicros(read.response.headers)).toBe(0);
+  });
+
+  it('stops sweeping a job nothing configured can read once its hold has lapsed', async () => {
+    const k = 'creator-gone-expired';
+    const createdAt = Date.now() - HOLD_TTL_MS.fine_tuning_job - 60_000;
+    const record = await heldRecord(k, 'tuner-gone', 'model-gone', 'ftjob-nowhere', createdAt);
+    await stack.gateway.sweepJobs();
+    const store = stack.gateway.stores.ownership;
+    const taken = await store.unsettled(1000, 'fine_tuning_job');
+    for (const r of taken) await store.swept(r, false);
+    expect(taken.map((r) => r.id)).not.toContain(record.id);
   });
 });

@@ -9,6 +9,7 @@
  */
 import { passthroughCall } from '../passthrough/call.ts';
 import { UpstreamFailure } from '../../router/upstream.ts';
+import type { CallContext } from '../../router/calls.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
 import { chargeThenClaim, pastHold } from '../resources/held-work.ts';
 import {
@@ -26,7 +27,7 @@ import {
 import type { Deployment, Snapshot } from '../../config/snapshot.ts';
 import { formerSettlements, namesCreator } from './creator.ts';
 import { mayUse } from '../context.ts';
-import { heldJob, isFinishedJob, jobModelOf, pricedTraining, trainingCharge } from './jobs.ts';
+import { heldJob, isFinishedJob, jobModelOf, ownedBy, pricedTraining, trainingCharge } from './jobs.ts';
 
 const allDeployments = (snapshot: Snapshot): Deployment[] =>
   [...snapshot.models.values()].flatMap((r) => r.deployments);
@@ -60,27 +61,61 @@ export function jobSweeper(deps: SweepDeps, limit = DEFAULT_SWEEP_LIMIT): Sweepe
 const upstreamIdOf = (record: OwnedRecord): string | undefined =>
   record.id.startsWith(`${record.deployment}/`) ? record.id.slice(record.deployment.length + 1) : undefined;
 
+/**
+ * The deployments a record's job is read through: its creator, or when the creator left the
+ * config, the fine-tuning deployments of its model the key may use (deployments sharing the
+ * creator's provider account see the job too; a read prices it the same way).
+ */
+function readersOf(snapshot: Snapshot, record: OwnedRecord): Deployment[] {
+  const holder = holderOf(snapshot, record);
+  if (holder) return [holder];
+  return readableBy(snapshot, record).filter((d) => d.model === record.model);
+}
+
+/**
+ * The job as the first of `readers` that has it answers; undefined when every one answers 404.
+ * One timeout covers them all, so a record costs the tick one read's time at most.
+ */
+async function readJob(
+  deps: SweepDeps,
+  readers: readonly Deployment[],
+  record: OwnedRecord,
+  upstreamId: string,
+  now: number,
+): Promise<{ job: Record<string, unknown>; reader: Deployment } | undefined> {
+  const path = `fine_tuning/jobs/${encodeURIComponent(upstreamId)}`;
+  let bounds: Pick<CallContext, 'signal' | 'deadline'> | undefined;
+  for (const reader of readers) {
+    const call = { ...sweepCall(deps, reader, now), ...bounds };
+    bounds = { signal: call.signal, deadline: call.deadline };
+    try {
+      const job = await passthroughCall(call, 'GET', path, undefined, false);
+      // Another account's deployment could answer for an id it reuses: only the key's job counts.
+      if (reader.name === record.deployment || ownedBy(job, record)) return { job, reader };
+    } catch (err) {
+      if (!(err instanceof UpstreamFailure && err.upstream.status === 404)) throw err;
+    }
+  }
+  return undefined;
+}
+
 async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> {
   const snapshot = deps.snapshot();
-  const holder = holderOf(snapshot, record);
-  const upstreamId = upstreamIdOf(record);
-  // A deployment taken out of the config may come back; its jobs wait in the queue.
-  if (!holder || upstreamId === undefined) return { kind: 'failed' };
   const now = deps.now?.() ?? Date.now();
-  const call = sweepCall(deps, holder, now);
+  const expired = pastHold('fine_tuning_job', record.createdAt, now);
+  const upstreamId = upstreamIdOf(record);
+  const readers = readersOf(snapshot, record);
+  // A creator taken out of the config with nothing else to read its job through may come back;
+  // its job waits in the queue until its hold has lapsed.
+  if (readers.length === 0 || upstreamId === undefined) return { kind: expired ? 'gone' : 'failed' };
   const budget = budgetOf(snapshot, record);
-  const path = `fine_tuning/jobs/${encodeURIComponent(upstreamId)}`;
-  let job: Record<string, unknown>;
-  try {
-    job = await passthroughCall(call, 'GET', path, undefined, false);
-  } catch (err) {
-    if (!(err instanceof UpstreamFailure && err.upstream.status === 404)) throw err;
-    // Not found now (a transient 404, a deployment re-pointed to another account) is not gone:
-    // settling it at $0 would use up its settlement id and claim, and lose the training charge
-    // when it is found again. It stays queued and held; its hold lapses at its TTL, after which
-    // the sweep stops asking.
-    return { kind: pastHold('fine_tuning_job', record.createdAt, now) ? 'gone' : 'running' };
-  }
+  const found = await readJob(deps, readers, record, upstreamId, now);
+  // Not found now (a transient 404, a deployment re-pointed to another account) is not gone:
+  // settling it at $0 would use up its settlement id and claim, and lose the training charge
+  // when it is found again. It stays queued and held; its hold lapses at its TTL, after which
+  // the sweep stops asking.
+  if (!found) return { kind: expired ? 'gone' : 'running' };
+  const { job, reader } = found;
   if (!isFinishedJob(job)) return { kind: 'running' };
   const price = pricedTraining(
     allDeployments(snapshot),
@@ -99,7 +134,7 @@ async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> 
   const settled = await chargeThenClaim(deps.stores, budget, work, costUsd).catch(settlementFailed(deps));
   if (!settled || !due) return { kind: 'finished' };
   const spent = { endpoint: 'fine_tuning' as const, costUsd, prompt_tokens: 0, completion_tokens: 0 };
-  await recordSpend(deps, record, holder, spent, now);
+  await recordSpend(deps, record, reader, spent, now);
   deps.log.info(
     { job: record.id, tenant: record.tenant, ...due },
     'fine-tuning job finished; training charged by the sweep',
