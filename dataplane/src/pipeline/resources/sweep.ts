@@ -18,13 +18,21 @@ import type { CallContext } from '../../router/calls.ts';
 import type { UpstreamClient } from '../../router/upstream.ts';
 import type { BudgetLimit } from '../../stores/budget.ts';
 import type { Stores } from '../../stores/index.ts';
-import type { OwnedRecord, SweptFamily } from '../../stores/ownership/types.ts';
+import { SWEEP_LEASE_MS, type OwnedRecord, type SweptFamily } from '../../stores/ownership/types.ts';
 import type { UsageRecorder } from '../../stores/usage/index.ts';
 
 /** Records looked at per sweep, so one tick stays a bounded amount of upstream reads. */
 export const DEFAULT_SWEEP_LIMIT = 200;
 /** One upstream read may take this long. */
-const READ_TIMEOUT_MS = 30_000;
+export const READ_TIMEOUT_MS = 30_000;
+
+/**
+ * Records a tick takes (and leases) at once: as many as it can read within their lease
+ * (`SWEEP_LEASE_MS`) at one read timeout each, less one read's time left for the store calls,
+ * so no other pod takes a record this tick is still reading. A tick takes its `limit` in
+ * such batches, one after another (200 records at 30 s each once outlasted the lease).
+ */
+export const PER_LEASE = Math.max(1, Math.floor(SWEEP_LEASE_MS / READ_TIMEOUT_MS) - 1);
 
 export interface SweepDeps {
   stores: Stores;
@@ -59,7 +67,7 @@ export type Outcome =
 
 /** A sweeper over `family`'s queue, settling each record with `one`. */
 export function sweeper(
-  deps: SweepDeps,
+  deps: QueueDeps,
   family: SweptFamily,
   limit: number,
   one: (record: OwnedRecord) => Promise<Outcome>,
@@ -76,31 +84,60 @@ export function sweeper(
   };
 }
 
+/** What walking the queue needs; reading and settling each record is `one`'s. */
+type QueueDeps = Pick<SweepDeps, 'log'> & { stores: Pick<Stores, 'ownership'> };
+
 async function sweepQueue(
-  deps: SweepDeps,
+  deps: QueueDeps,
   family: SweptFamily,
   limit: number,
   one: (record: OwnedRecord) => Promise<Outcome>,
 ): Promise<SweepReport> {
   const report: SweepReport = { checked: 0, charged: 0, costUsd: 0, failed: 0 };
   const owned = deps.stores.ownership;
-  for (const record of await owned.unsettled(limit, family)) {
-    const outcome = await one(record).catch((err: unknown): Outcome => {
-      deps.log.warn(
-        { [family]: record.id, err: (err as Error).message },
-        `${family} sweep: not settled this time`,
-      );
-      return { kind: 'failed' };
-    });
-    if (outcome.kind !== 'failed') report.checked++;
-    else report.failed++;
-    if (outcome.kind === 'finished' && outcome.costUsd !== undefined) {
-      report.charged++;
-      report.costUsd += outcome.costUsd;
+  const seen = new Set<string>();
+  while (seen.size < limit) {
+    const want = Math.min(PER_LEASE, limit - seen.size);
+    const batch = await owned.unsettled(want, family);
+    let fresh = 0;
+    for (const record of batch) {
+      const key = `${record.tenant}\n${record.id}`;
+      // The queue came round to work this tick already read: it waits for the next tick.
+      if (seen.has(key)) {
+        await owned.swept(record, false);
+        continue;
+      }
+      seen.add(key);
+      fresh++;
+      await sweepOne(deps, family, one, record, report);
     }
-    await owned.swept(record, outcome.kind === 'finished' || outcome.kind === 'gone');
+    if (batch.length < want || fresh < batch.length) break;
   }
   return report;
+}
+
+async function sweepOne(
+  deps: QueueDeps,
+  family: SweptFamily,
+  one: (record: OwnedRecord) => Promise<Outcome>,
+  record: OwnedRecord,
+  report: SweepReport,
+): Promise<void> {
+  const owned = deps.stores.ownership;
+  const outcome = await one(record).catch((err: unknown): Outcome => {
+    deps.log.warn(
+      { [family]: record.id, err: (err as Error).message },
+      `${family} sweep: not settled this time`,
+    );
+    return { kind: 'failed' };
+  });
+  if (outcome.kind !== 'failed') report.checked++;
+  else report.failed++;
+  if (outcome.kind === 'finished' && outcome.costUsd !== undefined) {
+    report.charged++;
+    report.costUsd += outcome.costUsd;
+  }
+  await owned.swept(record, outcome.kind === 'finished' || outcome.kind === 'gone');
 }
 
 /** The deployment holding the record's work, if it is still configured. */

@@ -102,8 +102,9 @@ export const isSwept = (family: Family): family is SweptFamily =>
   (SWEPT_FAMILIES as readonly Family[]).includes(family);
 
 /**
- * How long a sweep's records are its own (`unsettled`): longer than a tick reading them takes
- * as a rule; a slower tick may see another pod read some again, which their claims make harmless.
+ * How long a sweep's records are its own (`unsettled`): a tick takes no more at once than it
+ * can read in this time (`PER_LEASE` in pipeline/resources/sweep.ts); a pod dying mid-tick may
+ * see another pod read some again, which their claims make harmless.
  */
 export const SWEEP_LEASE_MS = 5 * 60_000;
 
