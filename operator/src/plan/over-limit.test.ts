@@ -407,3 +407,62 @@ describe('over the limit, behind five skips', () => {
     servable(p);
   });
 });
+
+describe('over the limit, a tenant edit that only loosens', () => {
+  /** Incompressible filler of exactly len characters. */
+  const filler = (len: number) => {
+    let s = '';
+    for (let i = 0; s.length < len; i++) s += createHash('sha256').update(`pad-${i}`).digest('base64url');
+    return s.slice(0, len);
+  };
+  const gpt = md('gpt-a');
+  const acme = tenant('acme', ['gpt-4o-mini'], { wallet: { balanceUsd: 1 } });
+  const ci = obj('ApiKey', 'ci', { tenantRef: { name: 'acme' }, secretRef: { name: 'ci-key' } });
+  const secrets: Secrets = [
+    ['openai', { apiKey: 'sk-1' }],
+    ['ci-key', { key: 'gk-ci-0123456789abcdef' }],
+  ];
+  const pad = (len: number) => tenant('pad', ['gpt-4o-mini', filler(len)]);
+  const fits = (len: number) => plan(world([gpt, acme, ci, pad(len)], secrets)).tooLarge === undefined;
+  // The largest pad that still fits: the published snapshot sits at the limit, so any growth
+  // of acme's JSON does not fit.
+  let lo = 0;
+  let hi = 4_000_000;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  const before = plan(world([gpt, acme, ci, pad(lo)], secrets));
+  const withSpec = (spec: object) => ({ ...acme, spec: { ...(acme.spec as object), ...spec } });
+
+  it('a wallet top-up that does not fit keeps the tenant and its key served at the old version', () => {
+    expect(before.tooLarge).toBeUndefined();
+    expect(published(before, 'ApiKey', 'ci')).toBeDefined();
+    const toppedUp = withSpec({ wallet: { balanceUsd: 1000000.123456 } });
+    const p = plan(world([gpt, toppedUp, ci, pad(lo)], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    // Before, the top-up was applied like a revocation and, not fitting, took acme and ci dark.
+    expect(published(p, 'Tenant', 'acme')?.spec).toEqual(acme.spec);
+    expect(verdict(p, 'Tenant', 'acme')?.reason).toBe('SnapshotTooLarge');
+    expect(published(p, 'ApiKey', 'ci')).toBeDefined();
+    servable(p);
+  });
+
+  it('a top-up with models added waits at the old version too', () => {
+    const looser = withSpec({ models: ['gpt-4o-mini', ...names('acme', 3)], wallet: { balanceUsd: 50 } });
+    const p = plan(world([gpt, looser, ci, pad(lo)], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect(published(p, 'Tenant', 'acme')?.spec).toEqual(acme.spec);
+    expect(published(p, 'ApiKey', 'ci')).toBeDefined();
+  });
+
+  it('a lowered balance is applied, and takes the tenant out when it does not fit', () => {
+    const lowered = withSpec({ wallet: { balanceUsd: 0.000001 } });
+    const p = plan(world([gpt, lowered, ci, pad(lo)], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect(published(p, 'Tenant', 'acme')).toBeUndefined();
+    expect(verdict(p, 'Tenant', 'acme')?.reason).toBe('SnapshotTooLarge');
+    servable(p);
+  });
+});

@@ -168,19 +168,29 @@ const sameTarget = (a: DeploymentSpec, b: DeploymentSpec): boolean =>
   sameJson(a.credentialsSecretRef ?? null, b.credentialsSecretRef ?? null);
 
 /**
- * A tenant edit that can only give more: models added (or '*' gained), nothing else touched.
- * Anything else (a model or '*' taken away, a guardrail, wallet, cache or routing change) is
- * judged as possibly taking something away: telling tightening from loosening field by field
- * would have to follow every later field added to the schema.
+ * A tenant edit that can only give more: models added (or '*' gained) and/or the wallet's
+ * balance raised, nothing else touched. Anything else (a model or '*' taken away, a wallet
+ * added, removed or lowered, a guardrail, cache or routing change) is judged as possibly taking
+ * something away: telling tightening from loosening field by field would have to follow every
+ * later field added to the schema, so only these two are known to loosen.
  */
-const onlyWidens = (was: TenantSpec, is: TenantSpec): boolean => {
-  const { models: before, ...restWas } = was;
-  const { models: after, ...restIs } = is;
+const loosensOnly = (was: TenantSpec, is: TenantSpec): boolean => {
+  const { models: before, wallet: walletWas, ...restWas } = was;
+  const { models: after, wallet: walletIs, ...restIs } = is;
   if (!sameJson(sortedKeys(restWas), sortedKeys(restIs))) return false;
+  if (!walletLoosens(walletWas, walletIs)) return false;
   if (after.includes('*')) return true;
   if (before.includes('*')) return false;
   const now = new Set(after);
   return before.every((m) => now.has(m));
+};
+
+/** No wallet on either side, or the same wallet with a balance at least as high. */
+const walletLoosens = (was: TenantSpec['wallet'], is: TenantSpec['wallet']): boolean => {
+  if (was === undefined || is === undefined) return was === is;
+  const { balanceUsd: a, ...restWas } = was;
+  const { balanceUsd: b, ...restIs } = is;
+  return b >= a && sameJson(sortedKeys(restWas), sortedKeys(restIs));
 };
 
 /** Key order is not meaning: compare objects whatever order their fields were written in. */
@@ -245,7 +255,7 @@ export function withinLimit(
     const retargeted =
       m.kind === 'ModelDeployment' && !sameTarget(m.spec, now.manifest.spec as typeof m.spec);
     // A tenant change that may take something away is a revocation too, even when it grows.
-    const tightened = m.kind === 'Tenant' && !onlyWidens(m.spec, now.manifest.spec as typeof m.spec);
+    const tightened = m.kind === 'Tenant' && !loosensOnly(m.spec, now.manifest.spec as typeof m.spec);
     if (retargeted || tightened) {
       base.set(key, now);
       const growth = jsonLength(now.manifest) - jsonLength(m);
