@@ -42,6 +42,11 @@ const KEYS = [
   'legacy-upgrade-sweep',
   'creator-gone',
   'creator-gone-expired',
+  'legacy-gone-sweep-first',
+  'legacy-gone-read-first',
+  'legacy-gone-race',
+  'creator-gone-forbidden',
+  'creator-gone-failing',
 ] as const;
 type KeyName = (typeof KEYS)[number];
 
@@ -546,6 +551,83 @@ describe.each(backends)('held work settled once ($name)', ({ tag, opts }) => {
     const createdAt = Date.now() - HOLD_TTL_MS.fine_tuning_job - 60_000;
     const record = await heldRecord(k, 'tuner-gone', 'model-gone', 'ftjob-nowhere', createdAt);
     await stack.gateway.sweepJobs();
+    const store = stack.gateway.stores.ownership;
+    const taken = await store.unsettled(1000, 'fine_tuning_job');
+    for (const r of taken) await store.swept(r, false);
+    expect(taken.map((r) => r.id)).not.toContain(record.id);
+  });
+
+  /** A job naming no creator whose record (and hold) is under `tuner-old`, since gone from the config. */
+  async function legacyOnGoneCreator(k: KeyName) {
+    const { up, createdAt, dueMicros } = await legacyJob(k);
+    await heldRecord(k, 'tuner-old', MODEL, up, createdAt);
+    const spent = async () => {
+      const s = await state(k);
+      return { held: s.heldUsd, spent: Math.round(s.spentUsd * 1e6) };
+    };
+    return { up, dueMicros, spent };
+  }
+
+  it('charges once a job naming no creator, recorded under a creator gone from the config, swept then read', async () => {
+    const { up, dueMicros, spent } = await legacyOnGoneCreator('legacy-gone-sweep-first');
+    await stack.gateway.sweepJobs();
+    expect(await spent()).toEqual({ held: 0, spent: dueMicros });
+    const read = await clients['legacy-gone-sweep-first'].fineTuning.jobs
+      .retrieve(jobId({ deployment: 'tuner-b', upstreamId: up }))
+      .withResponse();
+    expect(costMicros(read.response.headers)).toBe(0);
+    expect(await spent()).toEqual({ held: 0, spent: dueMicros });
+  });
+
+  it('charges once a job naming no creator, recorded under a creator gone from the config, read then swept', async () => {
+    const { up, dueMicros, spent } = await legacyOnGoneCreator('legacy-gone-read-first');
+    const read = await clients['legacy-gone-read-first'].fineTuning.jobs
+      .retrieve(jobId({ deployment: 'tuner-b', upstreamId: up }))
+      .withResponse();
+    expect(costMicros(read.response.headers)).toBe(dueMicros);
+    // Settled under the record's id: that hold is released by the read itself.
+    expect(await spent()).toEqual({ held: 0, spent: dueMicros });
+    await stack.gateway.sweepJobs();
+    expect(await spent()).toEqual({ held: 0, spent: dueMicros });
+  });
+
+  it('charges once a job naming no creator, recorded under a creator gone from the config, read and swept at once', async () => {
+    const { up, dueMicros, spent } = await legacyOnGoneCreator('legacy-gone-race');
+    await Promise.all([
+      stack.gateway.sweepJobs(),
+      clients['legacy-gone-race'].fineTuning.jobs.retrieve(jobId({ deployment: 'tuner-a', upstreamId: up })),
+    ]);
+    expect(await spent()).toEqual({ held: 0, spent: dueMicros });
+  });
+
+  it('reads on through the next deployment when one that is not the creator answers 403 on the sweep', async () => {
+    const k = 'creator-gone-forbidden';
+    const { up, createdAt, dueMicros } = await legacyJob(k);
+    await heldRecord(k, 'tuner-gone', MODEL, up, createdAt);
+    // The first deployment asked (tuner-a) refuses; tuner-b has the job.
+    stack.fakes[0]!.setFaults([
+      { times: 1, match: { path: `/fine_tuning/jobs/${up}` }, fault: { type: 'status', status: 403 } },
+    ]);
+    await stack.gateway.sweepJobs();
+    stack.fakes[0]!.setFaults([]);
+    const after = await state(k);
+    expect({ held: after.heldUsd, spent: Math.round(after.spentUsd * 1e6) }).toEqual({
+      held: 0,
+      spent: dueMicros,
+    });
+  });
+
+  it('stops sweeping a job whose reads keep failing once its hold has lapsed', async () => {
+    const k = 'creator-gone-failing';
+    // A job the fake has (it answers 404 for others before any fault), held past its hold.
+    const { up } = await legacyJob(k);
+    const createdAt = Date.now() - HOLD_TTL_MS.fine_tuning_job - 60_000;
+    const record = await heldRecord(k, 'tuner-gone', MODEL, up, createdAt);
+    stack.fakes[0]!.setFaults([
+      { match: { path: `/fine_tuning/jobs/${up}` }, fault: { type: 'status', status: 500 } },
+    ]);
+    await stack.gateway.sweepJobs();
+    stack.fakes[0]!.setFaults([]);
     const store = stack.gateway.stores.ownership;
     const taken = await store.unsettled(1000, 'fine_tuning_job');
     for (const r of taken) await store.swept(r, false);

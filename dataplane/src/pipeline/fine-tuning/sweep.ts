@@ -73,8 +73,11 @@ function readersOf(snapshot: Snapshot, record: OwnedRecord): Deployment[] {
 }
 
 /**
- * The job as the first of `readers` that has it answers; undefined when every one answers 404.
- * One timeout covers them all, so a record costs the tick one read's time at most.
+ * The job as the first of `readers` that has it answers; undefined when none has it. A 404, or
+ * any 4xx from a deployment other than the record's (one sharing the gone creator's account, or
+ * not: a 403 or 400 there says only that the job is not readable through it), is "not here":
+ * the next reader is asked. Other errors end the walk. One timeout covers them all, so a record
+ * costs the tick one read's time at most.
  */
 async function readJob(
   deps: SweepDeps,
@@ -93,7 +96,11 @@ async function readJob(
       // Another account's deployment could answer for an id it reuses: only the key's job counts.
       if (reader.name === record.deployment || ownedBy(job, record)) return { job, reader };
     } catch (err) {
-      if (!(err instanceof UpstreamFailure && err.upstream.status === 404)) throw err;
+      const status = err instanceof UpstreamFailure ? err.upstream.status : undefined;
+      const notHere =
+        status === 404 ||
+        (reader.name !== record.deployment && status !== undefined && status >= 400 && status < 500);
+      if (!notHere) throw err;
     }
   }
   return undefined;
@@ -109,7 +116,13 @@ async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> 
   // its job waits in the queue until its hold has lapsed.
   if (readers.length === 0 || upstreamId === undefined) return { kind: expired ? 'gone' : 'failed' };
   const budget = budgetOf(snapshot, record);
-  const found = await readJob(deps, readers, record, upstreamId, now);
+  // A read that fails (a 5xx, a timeout) keeps the record queued while its hold stands; after
+  // that, as with nothing to read it through, the sweep stops asking.
+  const found = await readJob(deps, readers, record, upstreamId, now).catch((err: unknown) => {
+    if (expired) return 'gone' as const;
+    throw err;
+  });
+  if (found === 'gone') return { kind: 'gone' };
   // Not found now (a transient 404, a deployment re-pointed to another account) is not gone:
   // settling it at $0 would use up its settlement id and claim, and lose the training charge
   // when it is found again. It stays queued and held; its hold lapses at its TTL, after which
@@ -129,7 +142,7 @@ async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> 
   // creator may have been settled under a reader's name before its record's was used.
   const alsoSettledAs = namesCreator(job)
     ? []
-    : formerSettlements(upstreamId, fineTuningNames(snapshot), record.id);
+    : formerSettlements(upstreamId, record.keyId, fineTuningNames(snapshot), record.id);
   const work = { ...heldJob(record, record.id, job), alsoSettledAs };
   const settled = await chargeThenClaim(deps.stores, budget, work, costUsd).catch(settlementFailed(deps));
   if (!settled || !due) return { kind: 'finished' };
