@@ -47,8 +47,14 @@ describe('interruption: the error event ending a failed legacy stream', () => {
 
   it('names the bound when an event past it ended the stream', () => {
     expect(errorOf(`data: {"x":"${'y'.repeat(20)}` + interruption(oversized))).toMatchObject({
-      message: 'stream interrupted: upstream sent an event-stream line longer than 8 bytes',
+      message:
+        "stream interrupted: upstream sent an event-stream line longer than 8 bytes, the gateway's bound on one streamed event",
       type: 'upstream_error',
+    });
+    // Worded for this route: only echo can make one on a legacy completion.
+    const asked = { ...oversized, requestCause: 'echo of the prompt' };
+    expect(errorOf(interruption(asked))).toMatchObject({
+      message: expect.stringMatching(/\(this request's echo of the prompt can reach it\)$/) as unknown,
     });
   });
 });

@@ -10,6 +10,8 @@ import { drained, openStream } from '../stream-writer.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { runCompletions, STREAM_STATUS } from '../../pipeline/simple.ts';
 import { CompletionRequestSchema } from '../schemas.ts';
+import { legacyOversizedCause } from '../../router/oversized-cause.ts';
+import { oversizedMessage } from '../../router/errors.ts';
 import { replyServedHeaders, streamHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
 
@@ -17,7 +19,8 @@ import type { RouteHooks } from './hooks.ts';
 export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
   app.post('/v1/completions', { schema: { body: CompletionRequestSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
-    const outcome = await runCompletions(deps, ctx, request.body as CompletionRequest);
+    const body = request.body as CompletionRequest;
+    const outcome = await runCompletions(deps, ctx, body);
     if (outcome.kind === 'completion') {
       replyServedHeaders(reply, ctx, outcome, outcome.costUsd);
       return outcome.response;
@@ -39,8 +42,14 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
       }
     } catch (err) {
       broken = true;
-      // Its own kind, as on chat streams: no fault of the deployment, the caller told why.
-      if (err instanceof SseTooLong) oversized = { kind: 'oversized', status: 0, message: err.message };
+      // Its own kind, as on chat streams: the deployment's fault unless the request asked for echo.
+      if (err instanceof SseTooLong)
+        oversized = {
+          kind: 'oversized',
+          status: 0,
+          message: err.message,
+          requestCause: legacyOversizedCause(body),
+        };
     }
     outcome.upstream.body.destroy();
     const ending = legacyStreamEnding(res.destroyed, broken, tally.done);
@@ -67,7 +76,7 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
  * error is an event of its own rather than the tail of that line.
  */
 export function interruption(oversized: UpstreamError | undefined): string {
-  const message = oversized ? `stream interrupted: ${oversized.message}` : 'stream interrupted';
+  const message = oversized ? `stream interrupted: ${oversizedMessage(oversized)}` : 'stream interrupted';
   return `\n\n${sseData(JSON.stringify(new GatewayError('upstream_error', message).toBody()))}`;
 }
 
