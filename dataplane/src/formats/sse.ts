@@ -29,6 +29,9 @@ export class SseParser {
   private detached = 0;
   private eventUnits = 0;
   private eventBytes = -1;
+  /** A line of an event (any field, a comment) was read since the last blank line. */
+  private open = false;
+  private lastBoundary = -1;
   /**
    * Up to this many UTF-16 code units no text can pass `maxBytes` in UTF-8 (a code unit is 3
    * bytes at most), so the bound costs a comparison per line until a line or event is this
@@ -44,6 +47,15 @@ export class SseParser {
     this.safeUnits = Math.floor(maxBytes / 3);
   }
 
+  /**
+   * Where in the text last pushed the stream last stood between events: no line held, no
+   * event open, no CR waiting for its LF; -1 when nowhere in it. A relay that passes the bytes
+   * on writes up to there, so a stream cut later never leaves its reader half an event.
+   */
+  get boundary(): number {
+    return this.lastBoundary;
+  }
+
   push(text: string): SseEvent[] {
     const out: SseEvent[] = [];
     let start = 0;
@@ -51,6 +63,7 @@ export class SseParser {
       this.afterCr = false;
       if (text.charCodeAt(0) === LF) start = 1;
     }
+    this.lastBoundary = !this.open && this.pendingUnits === 0 && !this.afterCr ? start : -1;
     // Lines end with LF or CR LF in every provider's streams; a lone CR is rare, so a text
     // without one is read by LF alone (a failed CR search when it has no CR at all), and only a
     // text with one takes the slower way that looks for both.
@@ -69,8 +82,10 @@ export class SseParser {
       this.pendingUnits = 0;
       this.pendingBytes = -1;
     }
-    if (loneCr) this.anyBreaks(buf, start, out);
-    else this.lfBreaks(buf, start, first + buf.length - text.length, out);
+    // The text is the end of `buf` (held pieces may open it): `shift` maps buf to text.
+    const shift = buf.length - text.length;
+    if (loneCr) this.anyBreaks(buf, start, shift, out);
+    else this.lfBreaks(buf, start, first + shift, shift, out);
     if (this.first !== undefined) this.detachOpen();
     return out;
   }
@@ -95,19 +110,20 @@ export class SseParser {
   }
 
   /** The lines of `buf` from `start`, the first ending at the LF at `lf`; no lone CR is in it. */
-  private lfBreaks(buf: string, start: number, lf: number, out: SseEvent[]): void {
+  private lfBreaks(buf: string, start: number, lf: number, shift: number, out: SseEvent[]): void {
     let at = start;
     let nl = lf;
     while (nl !== -1) {
       this.line(buf, at, nl > at && buf.charCodeAt(nl - 1) === CR ? nl - 1 : nl, out);
       at = nl + 1;
+      if (!this.open) this.lastBoundary = at - shift;
       nl = buf.indexOf('\n', at);
     }
     if (at < buf.length) this.hold(buf.slice(at));
   }
 
   /** The lines of `buf` from `start`, ended by CR LF, LF or CR. */
-  private anyBreaks(buf: string, start: number, out: SseEvent[]): void {
+  private anyBreaks(buf: string, start: number, shift: number, out: SseEvent[]): void {
     let at = start;
     let lf = buf.indexOf('\n', at);
     let cr = buf.indexOf('\r', at);
@@ -126,6 +142,7 @@ export class SseParser {
         at = lf + 1;
         lf = buf.indexOf('\n', at);
       } else break;
+      if (!this.open) this.lastBoundary = at - shift;
     }
     if (at < buf.length) this.hold(buf.slice(at));
   }
@@ -155,6 +172,7 @@ export class SseParser {
 
   /** The line `text[start, end)`, its line ending excluded. */
   private line(text: string, start: number, end: number, out: SseEvent[]): void {
+    this.open = start !== end;
     if (start === end) {
       if (this.first !== undefined) {
         const data = this.more === undefined ? this.first : [this.first, ...this.more].join('\n');
