@@ -40,8 +40,8 @@ export class SseParser {
   private readonly safeUnits: number;
 
   /**
-   * `maxBytes` bounds one line and one event's data, in UTF-8 bytes as the upstream sent them:
-   * beyond it the upstream is at fault.
+   * `maxBytes` bounds one line and one event's data, in UTF-8 bytes as the upstream sent them,
+   * each data line charged `DATA_LINE_OVERHEAD` more: beyond it the upstream is at fault.
    */
   constructor(private readonly maxBytes = MAX_SSE_BYTES) {
     this.safeUnits = Math.floor(maxBytes / 3);
@@ -175,7 +175,8 @@ export class SseParser {
     this.open = start !== end;
     if (start === end) {
       if (this.first !== undefined) {
-        const data = this.more === undefined ? this.first : [this.first, ...this.more].join('\n');
+        // No spread of `more` into a new array: an event of many lines would hold it twice.
+        const data = this.more === undefined ? this.first : `${this.first}\n${this.more.join('\n')}`;
         out.push({ event: this.event, data });
       }
       this.event = undefined;
@@ -190,7 +191,7 @@ export class SseParser {
     // for: a line without a colon costs nothing however long the read is.
     if (isField(text, start, end, 'data')) {
       const value = text.slice(valueStart(text, start + 4, end), end);
-      this.eventUnits += value.length + 1;
+      this.eventUnits += value.length + 1 + (this.first === undefined ? 0 : DATA_LINE_OVERHEAD);
       if (this.eventUnits > this.safeUnits) this.countEventBytes(value);
       if (this.first === undefined) this.first = value;
       else (this.more ??= []).push(value);
@@ -199,14 +200,18 @@ export class SseParser {
     }
   }
 
-  /** Adds the data line `value` (and the LF joining it) to the event's bytes, past `safeUnits`. */
+  /**
+   * Adds the data line `value` (the LF joining it, and `DATA_LINE_OVERHEAD` unless it is the
+   * first) to the event's bytes, past `safeUnits`.
+   */
   private countEventBytes(value: string): void {
     if (this.eventBytes === -1) {
       this.eventBytes = 0;
       if (this.first !== undefined) this.eventBytes += Buffer.byteLength(this.first) + 1;
-      if (this.more !== undefined) this.eventBytes += utf8Bytes(this.more) + this.more.length;
+      if (this.more !== undefined)
+        this.eventBytes += utf8Bytes(this.more) + this.more.length * (1 + DATA_LINE_OVERHEAD);
     }
-    this.eventBytes += Buffer.byteLength(value) + 1;
+    this.eventBytes += Buffer.byteLength(value) + 1 + (this.first === undefined ? 0 : DATA_LINE_OVERHEAD);
     if (this.eventBytes > this.maxBytes)
       throw new SseTooLong(`upstream sent an event-stream event longer than ${this.maxBytes} bytes`);
   }
@@ -226,6 +231,18 @@ export class SseTooLong extends Error {
  * text of 3-byte characters is bounded at the same size as ASCII.
  */
 export const MAX_SSE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * What each data line of an event after its first costs against the bound besides its bytes:
+ * an open event keeps those lines as strings in an array, each a string header and a slot
+ * (~10-30 bytes), so counted by their bytes alone 16.7M empty `data:` lines (96 MB sent) held
+ * 170 MB, ~11 times the bound. Charged 32 bytes each, an event holds at most ~508k lines. The
+ * first line is held alone, so an event of one line is bounded by its bytes as before. 32 is
+ * also more than a line's own `data: ` prefix and LF, so an event's data lines on the wire
+ * exceed the bound by at most the first line's prefix (a relay keeping them, whole-events.ts,
+ * relies on it).
+ */
+export const DATA_LINE_OVERHEAD = 32;
 
 /**
  * A copy of `s` that shares no memory with the string it was sliced from: V8 flattens the
