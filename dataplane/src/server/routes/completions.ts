@@ -48,7 +48,7 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
         if (res.destroyed) break;
         if (ready.length > 0 && !res.write(ready)) await drained(res);
       }
-      for (const event of parser.end()) tally.push(event.data);
+      if (!res.destroyed) for (const event of parser.end()) tally.push(event.data);
     } catch (err) {
       broken = true;
       // Its own kind, as on chat streams: the deployment's fault unless the request asked for echo.
