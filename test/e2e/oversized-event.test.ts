@@ -70,8 +70,8 @@ describe('a legacy stream whose first event passes the SSE bound', () => {
       const { status, provider, last, bytes } = await echoed();
       expect(status).toBe(200);
       expect(provider).toBe('first');
-      // Piped as it came up to the bound, then ended by the gateway's error event.
-      expect(bytes).toBeGreaterThan(MAX_SSE_BYTES / 2);
+      // Only whole events are piped: the open one is dropped, the gateway's error event ends it.
+      expect(bytes).toBeLessThan(4096);
       // Its own event, not glued to the end of the line the bound cut.
       expect(last.slice(0, 100)).toMatch(/^data: \{"error":/);
       const error = (JSON.parse(last.slice('data: '.length)) as { error: { message: string; type: string } })
@@ -85,36 +85,73 @@ describe('a legacy stream whose first event passes the SSE bound', () => {
   }, 60_000);
 });
 
+describe('a legacy stream past the SSE bound that no echo asked for', () => {
+  it('counts against the deployment: ejected at the threshold', async () => {
+    first().setFaults([{ fault: { type: 'endless-line', afterChunks: 1 } }]);
+    for (let i = 0; i < THRESHOLD; i++) {
+      const res = await fetch(`${stack.baseURL}/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', prompt: 'hello', stream: true }),
+      });
+      expect(res.headers.get('x-gantry-provider')).toBe('first');
+      const text = await res.text();
+      expect(text).toContain(
+        `longer than ${MAX_SSE_BYTES} bytes, the gateway's bound on one streamed event"`,
+      );
+    }
+    expect(stack.gateway.health.circuitState('first')).toBe('open');
+  }, 60_000);
+});
+
 describe('a chat stream whose upstream sends a line past the SSE bound', () => {
   // The SDK's own retries left on: the gateway's answer must stop them too.
   const sdk = () => new OpenAI({ baseURL: stack.baseURL, apiKey: KEY });
-  const chat = () =>
-    sdk().chat.completions.create({
+  const chat = (extra: Record<string, unknown> = {}) => {
+    const body = {
       model: 'm',
       stream: true,
       messages: [{ role: 'user', content: 'tell me a story' }],
-    });
+      ...extra,
+    };
+    return sdk().chat.completions.create(body as OpenAI.ChatCompletionCreateParamsStreaming);
+  };
 
-  it('before the first token: a 502 naming the bound, one deployment read, no retry, no fault', async () => {
+  it('before the first token, no request asking for it: failed over, and the deployment is ejected', async () => {
+    // The reviewer's case: a deployment that only ever sends endless lines kept its model down
+    // (every stream failed, the healthy second deployment was never asked).
+    first().setFaults([{ fault: { type: 'endless-line', afterChunks: 0 } }]);
+    for (let i = 0; i < 20; i++) {
+      let text = '';
+      for await (const chunk of await chat()) text += chunk.choices[0]?.delta.content ?? '';
+      expect(text.length).toBeGreaterThan(0);
+    }
+    expect(first().requests).toHaveLength(THRESHOLD);
+    expect(second().requests).toHaveLength(20);
+    expect(stack.gateway.health.circuitState('first')).toBe('open');
+  }, 120_000);
+
+  it('before the first token with echo asked for: a 502 naming the bound, one deployment read, no retry, no fault', async () => {
     first().setFaults([{ fault: { type: 'endless-line', afterChunks: 0 } }]);
     for (let i = 0; i < THRESHOLD + 1; i++) {
-      const err = await chat().then(
+      const err = await chat({ echo: true }).then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(err).toBeInstanceOf(OpenAI.APIError);
       expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
       expect((err as Error).message).toContain(`longer than ${MAX_SSE_BYTES} bytes`);
+      expect((err as Error).message).toContain("(this request's echo can reach it)");
     }
     expect(first().requests).toHaveLength(THRESHOLD + 1);
     expect(second().requests).toHaveLength(0);
     expect(stack.gateway.health.circuitState('first')).toBe('closed');
   }, 60_000);
 
-  it('after the first token: the stream ends naming the bound, and the deployment is not blamed', async () => {
+  it('after the first token, image output asked for: the stream ends naming the bound, the deployment is not blamed', async () => {
     first().setFaults([{ fault: { type: 'endless-line', afterChunks: 2 } }]);
     for (let i = 0; i < THRESHOLD + 1; i++) {
-      const stream = await chat();
+      const stream = await chat({ modalities: ['text', 'image'] });
       let text = '';
       const read = async () => {
         for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
@@ -124,5 +161,17 @@ describe('a chat stream whose upstream sends a line past the SSE bound', () => {
     }
     expect(second().requests).toHaveLength(0);
     expect(stack.gateway.health.circuitState('first')).toBe('closed');
+  }, 60_000);
+
+  it('after the first token, nothing asked for it: the deployment is blamed (ejected at the threshold)', async () => {
+    first().setFaults([{ fault: { type: 'endless-line', afterChunks: 2 } }]);
+    for (let i = 0; i < THRESHOLD; i++) {
+      const stream = await chat();
+      const read = async () => {
+        for await (const _ of stream) void _;
+      };
+      await expect(read()).rejects.toThrow(`longer than ${MAX_SSE_BYTES} bytes`);
+    }
+    expect(stack.gateway.health.circuitState('first')).toBe('open');
   }, 60_000);
 });

@@ -270,28 +270,48 @@ describe('OpenAI', () => {
     expect(stream.events.at(-1)?.data).toBe('[DONE]');
   });
 
-  it('streams an echoed legacy prompt first, whole, with its logprobs as vLLM sends them', async () => {
+  it('streams an echoed legacy prompt whole, in the first token’s event, with logprobs as vLLM sends them', async () => {
     const prompt = 'abcdefghij'.repeat(1000);
     const stream = await readEvents(
       await post('/v1/completions', { model: 'm', prompt, stream: true, echo: true, logprobs: 20 }),
     );
-    const [first, ...rest] = jsonEvents(stream);
+    const chunks = jsonEvents(stream).filter((c) => c.choices[0]?.finish_reason === null);
+    const [first, ...rest] = chunks;
     const choice = first!.choices[0];
-    expect(choice.text).toBe(prompt);
-    expect(choice.logprobs.tokens.join('')).toBe(prompt);
-    expect(choice.logprobs.tokens).toHaveLength(countTokens(prompt));
+    const answer = fakeAnswer(prompt);
+    const firstWord = answer.match(/^\s*\S+/)![0];
+    // vLLM: the echoed prompt and the first generated token travel in one event.
+    expect(choice.text).toBe(prompt + firstWord);
+    expect(choice.logprobs.tokens.join('')).toBe(prompt + firstWord);
+    expect(choice.logprobs.tokens).toHaveLength(countTokens(prompt) + countTokens(firstWord));
+    expect(choice.logprobs.token_logprobs[0]).toBeNull();
     expect(Object.keys(choice.logprobs.top_logprobs[1] as object)).toHaveLength(20);
     // The size that lets a caller make an event past a gateway's bound with a long prompt.
     const perToken = Buffer.byteLength(stream.events[0]!.data) / countTokens(prompt);
     expect(perToken).toBeGreaterThan(500);
-    expect(rest.map((c) => c.choices[0]?.text ?? '').join('')).toBe(fakeAnswer(prompt));
-    // Without logprobs, the prompt alone.
+    expect(rest.map((c) => c.choices[0]?.text ?? '').join('')).toBe(answer.slice(firstWord.length));
+    // Generated tokens carry their logprobs too, offsets running on from the prompt.
+    const second = rest[0]!.choices[0];
+    expect(second.logprobs.tokens.join('')).toBe(second.text);
+    expect(second.logprobs.text_offset[0]).toBe(prompt.length + firstWord.length);
+    expect(second.logprobs.token_logprobs.every((l: unknown) => typeof l === 'number')).toBe(true);
+    // Without logprobs, no logprobs; without echo, no prompt.
     const plain = jsonEvents(
       await readEvents(
         await post('/v1/completions', { model: 'm', prompt: 'Say hi', stream: true, echo: true }),
       ),
     );
-    expect(plain[0]!.choices[0]).toMatchObject({ text: 'Say hi', logprobs: null });
+    expect(plain[0]!.choices[0]).toMatchObject({ logprobs: null });
+    expect(plain[0]!.choices[0].text.startsWith('Say hi')).toBe(true);
+  });
+
+  it('refuses more logprobs alternatives than vLLM’s default max_logprobs (20) with a 400', async () => {
+    const res = await post('/v1/completions', { model: 'm', prompt: 'hi', logprobs: 21 });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Json).error).toMatchObject({
+      param: 'logprobs',
+      type: 'invalid_request_error',
+    });
   });
 
   it('embeds with dimensions and base64', async () => {

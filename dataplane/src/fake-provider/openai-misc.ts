@@ -42,36 +42,63 @@ export function validateCompletion(
   if (!texts(body.prompt)) {
     return openaiError(400, "Invalid value for 'prompt'.", 'invalid_request_error', null, 'prompt');
   }
+  // As vLLM at its default `max_logprobs`: more alternatives than it keeps are refused, not cut.
+  if (typeof body.logprobs === 'number' && body.logprobs > MAX_LOGPROBS) {
+    return openaiError(
+      400,
+      `logprobs ${body.logprobs} is more than the ${MAX_LOGPROBS} alternatives this server returns`,
+      'invalid_request_error',
+      null,
+      'logprobs',
+    );
+  }
   return undefined;
 }
 
 /** The most alternatives a token's logprobs list, as vLLM's default `max_logprobs`. */
 const MAX_LOGPROBS = 20;
 
+/** Legacy logprobs in their four parallel lists. */
+interface LegacyLogprobs {
+  tokens: string[];
+  token_logprobs: (number | null)[];
+  top_logprobs: (Record<string, number> | null)[];
+  text_offset: number[];
+}
+
 /**
- * The legacy logprobs of `text`, as vLLM gives them for an echoed prompt: each fake token (4
- * characters, as `countTokens` counts) with its own logprob and `n` alternatives, about 600
- * bytes a token at 20 alternatives.
+ * The legacy logprobs of `text`, as vLLM gives them: each fake token (4 characters, as
+ * `countTokens` counts) with its own logprob and `n` alternatives, about 600 bytes a token at
+ * 20 alternatives. The first token of an echoed prompt has none (nothing came before it);
+ * `offset` is where `text` starts in the choice's whole text.
  */
-function echoLogprobs(text: string, n: number): Record<string, unknown> {
+function legacyLogprobs(text: string, n: number, offset: number, opensPrompt: boolean): LegacyLogprobs {
   const tokens = splitFixed(text, 4);
-  let offset = 0;
-  const textOffset = tokens.map((t) => (offset += t.length) - t.length);
+  let at = offset;
+  const textOffset = tokens.map((t) => (at += t.length) - t.length);
   const top = tokens.map((t) =>
     Object.fromEntries(Array.from({ length: n }, (_, k) => [`${t}#${k}`, -0.0123456789 * (k + 1)])),
   );
+  const first = (i: number): boolean => opensPrompt && i === 0;
   return {
     tokens,
-    token_logprobs: tokens.map((_, i) => (i === 0 ? null : -0.0123456789)),
-    top_logprobs: top.map((alternatives, i) => (i === 0 ? null : alternatives)),
+    token_logprobs: tokens.map((_, i) => (first(i) ? null : -0.0123456789)),
+    top_logprobs: top.map((alternatives, i) => (first(i) ? null : alternatives)),
     text_offset: textOffset,
   };
 }
 
-/** `logprobs` as a count of alternatives, when the request asks for them. */
+const joinLogprobs = (a: LegacyLogprobs, b: LegacyLogprobs): LegacyLogprobs => ({
+  tokens: [...a.tokens, ...b.tokens],
+  token_logprobs: [...a.token_logprobs, ...b.token_logprobs],
+  top_logprobs: [...a.top_logprobs, ...b.top_logprobs],
+  text_offset: [...a.text_offset, ...b.text_offset],
+});
+
+/** `logprobs` as a count of alternatives, when the request asks for them (validated up to 20). */
 const logprobsAsked = (body: Record<string, unknown>): number | undefined =>
   typeof body.logprobs === 'number' && Number.isInteger(body.logprobs) && body.logprobs >= 0
-    ? Math.min(body.logprobs, MAX_LOGPROBS)
+    ? body.logprobs
     : undefined;
 
 export function answerCompletion(body: Record<string, unknown>, model: string, usage: boolean): Outcome {
@@ -107,20 +134,25 @@ export function answerCompletion(body: Record<string, unknown>, model: string, u
   const frames: Frame[] = [];
   const alternatives = logprobsAsked(body);
   replies.forEach((r, index) => {
-    // `echo`: the prompt comes first, whole in one event, with its logprobs when they are asked.
-    if (body.echo === true) {
-      const prompt = prompts[index] ?? '';
-      const logprobs = alternatives === undefined ? null : echoLogprobs(prompt, alternatives);
-      frames.push({
-        role: 'content',
-        data: chunk([{ text: prompt, index, logprobs, finish_reason: null }]),
-      });
-    }
-    for (const w of splitWords(textOf(r))) {
-      frames.push({
-        role: 'content',
-        data: chunk([{ text: w, index, logprobs: null, finish_reason: null }]),
-      });
+    const words = splitWords(textOf(r));
+    // `echo`, as vLLM sends it: the prompt, whole, in the same event as the first generated
+    // token, with the logprobs of both when they are asked.
+    const prompt = body.echo === true ? (prompts[index] ?? '') : '';
+    let offset = 0;
+    words.forEach((w, i) => {
+      const text = i === 0 ? prompt + w : w;
+      let logprobs: LegacyLogprobs | null = null;
+      if (alternatives !== undefined) {
+        logprobs = legacyLogprobs(w, alternatives, offset + text.length - w.length, false);
+        if (i === 0 && body.echo === true)
+          logprobs = joinLogprobs(legacyLogprobs(prompt, alternatives, 0, true), logprobs);
+      }
+      offset += text.length;
+      frames.push({ role: 'content', data: chunk([{ text, index, logprobs, finish_reason: null }]) });
+    });
+    if (words.length === 0 && body.echo === true) {
+      const logprobs = alternatives === undefined ? null : legacyLogprobs(prompt, alternatives, 0, true);
+      frames.push({ role: 'content', data: chunk([{ text: prompt, index, logprobs, finish_reason: null }]) });
     }
     frames.push({ role: 'post', data: chunk([{ text: '', index, logprobs: null, finish_reason: 'stop' }]) });
   });

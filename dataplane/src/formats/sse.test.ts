@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SSE_BYTES, SseParser, SseTooLong, sseData, sseEvent, type SseEvent } from './sse.ts';
+import {
+  DATA_LINE_OVERHEAD,
+  MAX_SSE_BYTES,
+  SseParser,
+  SseTooLong,
+  sseData,
+  sseEvent,
+  type SseEvent,
+} from './sse.ts';
 
 /** Feed `pieces` one by one, then end: every event, in order. */
 function parse(pieces: readonly string[]): SseEvent[] {
@@ -296,12 +304,33 @@ describe('SseParser: long lines and the bound on them', () => {
     expect(() => p.push('x')).toThrow(SseTooLong);
   });
 
-  it('an event’s data is counted in bytes, its earlier lines included', () => {
-    const p = new SseParser(300);
+  it('an event’s data is counted in bytes, its earlier lines included, each after the first charged its overhead', () => {
+    const p = new SseParser(400);
     const line = 'data: ' + 'é'.repeat(40) + '\n'; // 80 bytes of data and its LF
-    for (let i = 0; i < 3; i++) expect(p.push(line)).toEqual([]);
-    expect(p.push('data: ' + 'x'.repeat(56) + '\n')).toEqual([]); // 300
-    expect(() => p.push('data:\n')).toThrow('upstream sent an event-stream event longer than 300 bytes');
+    for (let i = 0; i < 3; i++) expect(p.push(line)).toEqual([]); // 81 + 2 × (81 + 32) = 307
+    expect(p.push('data: ' + 'x'.repeat(60) + '\n')).toEqual([]); // 307 + 61 + 32 = 400
+    expect(() => p.push('data:\n')).toThrow('upstream sent an event-stream event longer than 400 bytes');
+  });
+
+  it('an event of many empty data lines fails at the bound: each line after the first costs DATA_LINE_OVERHEAD', () => {
+    // Counted by bytes alone, 16.7M empty lines (96 MB sent) passed and held ~170 MB.
+    const p = new SseParser();
+    const perLine = 1 + DATA_LINE_OVERHEAD;
+    const lines = Math.floor((MAX_SSE_BYTES - 1) / perLine) + 1; // the first costs 1
+    const read = 'data:\n'.repeat(1000);
+    let sent = 0;
+    expect(() => {
+      for (; sent < lines; sent += 1000) p.push(read);
+    }).toThrow('upstream sent an event-stream event longer than 16777216 bytes');
+    // It failed within the read that passed the bound, not before.
+    expect(sent).toBeGreaterThan(lines - 1000);
+    expect(sent).toBeLessThanOrEqual(lines);
+  });
+
+  it('a one-line event is bounded by its bytes alone, and an event of many lines still reads whole', () => {
+    expect(new SseParser(10).push('data: 12345678\n\n')).toEqual([ev('12345678')]);
+    const p = new SseParser(1000);
+    expect(p.push('data: a\ndata:\ndata: b\n\n')).toEqual([ev('a\n\nb')]);
   });
 
   it('at the default bound, an endless line of 3-byte characters fails after 16 MiB, not 48', () => {

@@ -29,6 +29,9 @@ export class SseParser {
   private detached = 0;
   private eventUnits = 0;
   private eventBytes = -1;
+  /** A line of an event (any field, a comment) was read since the last blank line. */
+  private open = false;
+  private lastBoundary = -1;
   /**
    * Up to this many UTF-16 code units no text can pass `maxBytes` in UTF-8 (a code unit is 3
    * bytes at most), so the bound costs a comparison per line until a line or event is this
@@ -37,11 +40,20 @@ export class SseParser {
   private readonly safeUnits: number;
 
   /**
-   * `maxBytes` bounds one line and one event's data, in UTF-8 bytes as the upstream sent them:
-   * beyond it the upstream is at fault.
+   * `maxBytes` bounds one line and one event's data, in UTF-8 bytes as the upstream sent them,
+   * each data line charged `DATA_LINE_OVERHEAD` more: beyond it the upstream is at fault.
    */
   constructor(private readonly maxBytes = MAX_SSE_BYTES) {
     this.safeUnits = Math.floor(maxBytes / 3);
+  }
+
+  /**
+   * Where in the text last pushed the stream last stood between events: no line held, no
+   * event open, no CR waiting for its LF; -1 when nowhere in it. A relay that passes the bytes
+   * on writes up to there, so a stream cut later never leaves its reader half an event.
+   */
+  get boundary(): number {
+    return this.lastBoundary;
   }
 
   push(text: string): SseEvent[] {
@@ -51,6 +63,7 @@ export class SseParser {
       this.afterCr = false;
       if (text.charCodeAt(0) === LF) start = 1;
     }
+    this.lastBoundary = !this.open && this.pendingUnits === 0 && !this.afterCr ? start : -1;
     // Lines end with LF or CR LF in every provider's streams; a lone CR is rare, so a text
     // without one is read by LF alone (a failed CR search when it has no CR at all), and only a
     // text with one takes the slower way that looks for both.
@@ -69,8 +82,10 @@ export class SseParser {
       this.pendingUnits = 0;
       this.pendingBytes = -1;
     }
-    if (loneCr) this.anyBreaks(buf, start, out);
-    else this.lfBreaks(buf, start, first + buf.length - text.length, out);
+    // The text is the end of `buf` (held pieces may open it): `shift` maps buf to text.
+    const shift = buf.length - text.length;
+    if (loneCr) this.anyBreaks(buf, start, shift, out);
+    else this.lfBreaks(buf, start, first + shift, shift, out);
     if (this.first !== undefined) this.detachOpen();
     return out;
   }
@@ -95,19 +110,20 @@ export class SseParser {
   }
 
   /** The lines of `buf` from `start`, the first ending at the LF at `lf`; no lone CR is in it. */
-  private lfBreaks(buf: string, start: number, lf: number, out: SseEvent[]): void {
+  private lfBreaks(buf: string, start: number, lf: number, shift: number, out: SseEvent[]): void {
     let at = start;
     let nl = lf;
     while (nl !== -1) {
       this.line(buf, at, nl > at && buf.charCodeAt(nl - 1) === CR ? nl - 1 : nl, out);
       at = nl + 1;
+      if (!this.open) this.lastBoundary = at - shift;
       nl = buf.indexOf('\n', at);
     }
     if (at < buf.length) this.hold(buf.slice(at));
   }
 
   /** The lines of `buf` from `start`, ended by CR LF, LF or CR. */
-  private anyBreaks(buf: string, start: number, out: SseEvent[]): void {
+  private anyBreaks(buf: string, start: number, shift: number, out: SseEvent[]): void {
     let at = start;
     let lf = buf.indexOf('\n', at);
     let cr = buf.indexOf('\r', at);
@@ -126,6 +142,7 @@ export class SseParser {
         at = lf + 1;
         lf = buf.indexOf('\n', at);
       } else break;
+      if (!this.open) this.lastBoundary = at - shift;
     }
     if (at < buf.length) this.hold(buf.slice(at));
   }
@@ -155,9 +172,11 @@ export class SseParser {
 
   /** The line `text[start, end)`, its line ending excluded. */
   private line(text: string, start: number, end: number, out: SseEvent[]): void {
+    this.open = start !== end;
     if (start === end) {
       if (this.first !== undefined) {
-        const data = this.more === undefined ? this.first : [this.first, ...this.more].join('\n');
+        // No spread of `more` into a new array: an event of many lines would hold it twice.
+        const data = this.more === undefined ? this.first : `${this.first}\n${this.more.join('\n')}`;
         out.push({ event: this.event, data });
       }
       this.event = undefined;
@@ -172,7 +191,7 @@ export class SseParser {
     // for: a line without a colon costs nothing however long the read is.
     if (isField(text, start, end, 'data')) {
       const value = text.slice(valueStart(text, start + 4, end), end);
-      this.eventUnits += value.length + 1;
+      this.eventUnits += value.length + 1 + (this.first === undefined ? 0 : DATA_LINE_OVERHEAD);
       if (this.eventUnits > this.safeUnits) this.countEventBytes(value);
       if (this.first === undefined) this.first = value;
       else (this.more ??= []).push(value);
@@ -181,14 +200,18 @@ export class SseParser {
     }
   }
 
-  /** Adds the data line `value` (and the LF joining it) to the event's bytes, past `safeUnits`. */
+  /**
+   * Adds the data line `value` (the LF joining it, and `DATA_LINE_OVERHEAD` unless it is the
+   * first) to the event's bytes, past `safeUnits`.
+   */
   private countEventBytes(value: string): void {
     if (this.eventBytes === -1) {
       this.eventBytes = 0;
       if (this.first !== undefined) this.eventBytes += Buffer.byteLength(this.first) + 1;
-      if (this.more !== undefined) this.eventBytes += utf8Bytes(this.more) + this.more.length;
+      if (this.more !== undefined)
+        this.eventBytes += utf8Bytes(this.more) + this.more.length * (1 + DATA_LINE_OVERHEAD);
     }
-    this.eventBytes += Buffer.byteLength(value) + 1;
+    this.eventBytes += Buffer.byteLength(value) + 1 + (this.first === undefined ? 0 : DATA_LINE_OVERHEAD);
     if (this.eventBytes > this.maxBytes)
       throw new SseTooLong(`upstream sent an event-stream event longer than ${this.maxBytes} bytes`);
   }
@@ -208,6 +231,18 @@ export class SseTooLong extends Error {
  * text of 3-byte characters is bounded at the same size as ASCII.
  */
 export const MAX_SSE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * What each data line of an event after its first costs against the bound besides its bytes:
+ * an open event keeps those lines as strings in an array, each a string header and a slot
+ * (~10-30 bytes), so counted by their bytes alone 16.7M empty `data:` lines (96 MB sent) held
+ * 170 MB, ~11 times the bound. Charged 32 bytes each, an event holds at most ~508k lines. The
+ * first line is held alone, so an event of one line is bounded by its bytes as before. 32 is
+ * also more than a line's own `data: ` prefix and LF, so an event's data lines on the wire
+ * exceed the bound by at most the first line's prefix (a relay keeping them, whole-events.ts,
+ * relies on it).
+ */
+export const DATA_LINE_OVERHEAD = 32;
 
 /**
  * A copy of `s` that shares no memory with the string it was sliced from: V8 flattens the

@@ -57,7 +57,7 @@ export type UpstreamErrorKind =
   | 'too_large' // this request alone exceeds the deployment's limit (tokens per minute, bytes): fail over, else caller's 413
   | 'bad_reference' // a 403/404 blaming an object the request names, not the deployment: caller, 404
   | 'network' // connection refused/reset before headers
-  | 'oversized' // a stream's line or event past the SSE parser's bound: stop, no deployment fault
+  | 'oversized' // a stream's line or event past the SSE parser's bound: a deployment fault unless `requestCause`
   | 'timeout'; // connect/headers/total/first-token timeout
 
 export interface UpstreamError {
@@ -72,6 +72,13 @@ export interface UpstreamError {
    * the upstream, so repeating it cannot make anything twice.
    */
   unsent?: true | undefined;
+  /**
+   * On `oversized` only: what of the request may have asked for an event that large (`echo`,
+   * image output, its own size), in words for the caller. Set, the event is not held against
+   * the deployment nor failed over (every deployment would send it); unset, it is the
+   * deployment's fault (router/oversized-cause.ts).
+   */
+  requestCause?: string | undefined;
   /** The request field the provider blames, and its error code, when it names them (OpenAI's `param`, `code`). */
   param?: string | undefined;
   code?: string | undefined;

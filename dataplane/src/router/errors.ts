@@ -25,15 +25,14 @@ export function toGatewayError(e: UpstreamError, deployment: string): GatewayErr
     case 'timeout':
       return new GatewayError('upstream_timeout', `deployment ${deployment}: ${e.message}`);
     case 'oversized':
-      // A 502, since a broken upstream sends such an event too; but the same request would
-      // likely get the same event (it can be the request's doing: echo and logprobs of a long
-      // prompt), so the SDKs are told not to repeat it, each repeat reading 16 MiB again.
-      return new GatewayError(
-        'upstream_error',
-        `deployment ${deployment} failed: ${e.message}, the gateway's bound on one streamed event ` +
-          '(a request for echo or logprobs of a long prompt can reach it)',
-        { headers: { 'x-should-retry': 'false' } },
-      );
+      // A 502 either way. When the request may have asked for such an event, the same request
+      // would likely get it again, so the SDKs are told not to repeat it (each repeat reading
+      // 16 MiB), and the caller is told what of its request can do that.
+      return e.requestCause === undefined
+        ? new GatewayError('upstream_error', `deployment ${deployment} failed: ${oversizedMessage(e)}`)
+        : new GatewayError('upstream_error', `deployment ${deployment} failed: ${oversizedMessage(e)}`, {
+            headers: { 'x-should-retry': 'false' },
+          });
     case 'overloaded': {
       // The provider said "busy, come back" (503, Anthropic's 529): the caller hears the same,
       // not a 502 that reads as a broken answer.
@@ -46,4 +45,10 @@ export function toGatewayError(e: UpstreamError, deployment: string): GatewayErr
     default:
       return new GatewayError('upstream_error', `deployment ${deployment} failed: ${e.message}`);
   }
+}
+
+/** An `oversized` failure in words: the bound, and what of the request can reach it, if anything. */
+export function oversizedMessage(e: UpstreamError): string {
+  const bound = `${e.message}, the gateway's bound on one streamed event`;
+  return e.requestCause === undefined ? bound : `${bound} (this request's ${e.requestCause} can reach it)`;
 }

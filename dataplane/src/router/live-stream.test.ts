@@ -23,11 +23,11 @@ const usage = event({ choices: [], usage: USAGE });
 const DONE = 'data: [DONE]\n\n';
 
 /** Every step of the stream read from `reads`, and the translator's view at the end. */
-async function run(reads: readonly (string | Buffer)[]) {
+async function run(reads: readonly (string | Buffer)[], oversizedCause?: string) {
   const translator = new OpenAIStreamTranslator();
   const body = Readable.from(reads.map((r) => (typeof r === 'string' ? Buffer.from(r) : r)));
   const steps: ChatChunk[][] = [];
-  for await (const step of readChunks(body, translator)) steps.push(step);
+  for await (const step of readChunks(body, translator, oversizedCause)) steps.push(step);
   return { steps, translator };
 }
 
@@ -135,6 +135,9 @@ describe('readChunks: one step per upstream read', () => {
       status: 0,
       message: 'upstream sent an event-stream line longer than 16777216 bytes',
     });
+    // What of the request may have asked for it travels with it (the router then stops).
+    const asked = await run(reads, 'echo').catch((err: unknown) => err);
+    expect((asked as UpstreamFailure).upstream.requestCause).toBe('echo');
   });
 
   it('a stream that ends before the answer did fails', async () => {

@@ -10,6 +10,7 @@ import { SseParser, SseTooLong, type SseEvent } from '../formats/sse.ts';
 import { Utf8Reads } from '../formats/utf8-reads.ts';
 import type { StreamContext, StreamTranslator } from '../providers/types.ts';
 import { sendOk, type CallContext } from './calls.ts';
+import { chatOversizedCause } from './oversized-cause.ts';
 import { UpstreamFailure, type UpstreamResponse } from './upstream.ts';
 
 /** How long to wait for an end marker after the answer and its usage are complete. */
@@ -35,11 +36,8 @@ export async function openChatStream(
 ): Promise<LiveStream> {
   // The first-token limit runs from the send, so a silent upstream fails over on time.
   const sentAt = Date.now();
-  const res = await sendOk(
-    ctx,
-    ctx.adapter.chat.request({ ...req, stream: true }, ctx.deployment.target),
-    true,
-  );
+  const upstreamReq = ctx.adapter.chat.request({ ...req, stream: true }, ctx.deployment.target);
+  const res = await sendOk(ctx, upstreamReq, true);
   let translator: StreamTranslator;
   try {
     translator = ctx.adapter.chat.stream(ctx.deployment.target, stream);
@@ -48,7 +46,7 @@ export async function openChatStream(
     res.body.destroy();
     throw err;
   }
-  const rest = readChunks(res.body, translator);
+  const rest = readChunks(res.body, translator, chatOversizedCause(req, upstreamReq.body));
   const firstTokenMs = ctx.deployment.timeouts.firstTokenMs;
   const head = await untilFirstToken(
     rest,
@@ -65,6 +63,8 @@ export type ChunkSource = AsyncIterable<unknown> & { destroy(): unknown };
 export async function* readChunks(
   body: ChunkSource,
   translator: StreamTranslator,
+  /** What of the request may ask for an event past the SSE bound (oversized-cause.ts). */
+  oversizedCause?: string,
 ): AsyncGenerator<ChatChunk[], void> {
   const parser = new SseParser();
   const reads = new Utf8Reads();
@@ -91,7 +91,12 @@ export async function* readChunks(
       if (err instanceof UpstreamFailure) throw err;
       // Not a broken connection: the upstream kept sending, but nothing a stream should hold.
       if (err instanceof SseTooLong)
-        throw new UpstreamFailure({ kind: 'oversized', status: 0, message: err.message });
+        throw new UpstreamFailure({
+          kind: 'oversized',
+          status: 0,
+          message: err.message,
+          requestCause: oversizedCause,
+        });
       const code = (err as { code?: string }).code;
       const stalled = code === 'UND_ERR_BODY_TIMEOUT';
       throw new UpstreamFailure({

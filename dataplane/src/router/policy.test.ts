@@ -13,6 +13,7 @@ import {
   TRANSIENT_STATUSES,
   type Decision,
   type DeploymentRetry,
+  type FailureContext,
   type RetryConfig,
 } from './policy.ts';
 
@@ -75,8 +76,10 @@ describe('decide: the whole input space', () => {
     remainingMs: number,
   ): Decision {
     const callersFault = kind === 'bad_request' || kind === 'content_policy' || kind === 'bad_reference';
-    // An oversized event may be the request's doing: neither failed over nor retried.
-    if (callersFault || kind === 'oversized' || exhausted) return STOP;
+    if (callersFault || exhausted) return STOP;
+    // An event past the SSE bound no request asked for: the deployment's, failed over, never
+    // retried on it (the same upstream would likely send it again).
+    if (kind === 'oversized') return hasAlternative ? NEXT : STOP;
     if (kind === 'context_length') return LARGER;
     // Too large for this deployment's limit: another may have a higher one, this one never will.
     if (kind === 'too_large') return hasAlternative ? NEXT : STOP;
@@ -255,8 +258,8 @@ describe('isDeploymentFault', () => {
     overloaded: true,
     network: true,
     timeout: true,
-    // A caller can ask for an event past the bound (echo with logprobs of a long prompt).
-    oversized: false,
+    // No request asked for it (see below for one that may have).
+    oversized: true,
     auth: true,
     not_found: true,
     rate_limited: false,
@@ -273,6 +276,29 @@ describe('isDeploymentFault', () => {
 
   it.each(Object.entries(table))('%s → %s', (kind, fault) => {
     expect(isDeploymentFault(err(kind as UpstreamErrorKind))).toBe(fault);
+  });
+
+  it('not an event past the bound the request may have asked for (echo, image output, a huge body)', () => {
+    expect(isDeploymentFault({ ...err('oversized'), requestCause: 'echo' })).toBe(false);
+  });
+});
+
+describe('decide on an event past the SSE bound', () => {
+  const ctx = (requestCause: string | undefined, hasAlternative: boolean): FailureContext => ({
+    error: { kind: 'oversized', status: 0, message: 'line too long', requestCause },
+    attemptsMade: 1,
+    sameRetries: 0,
+    remainingMs: 60_000,
+    hasAlternative,
+    random: 0.5,
+  });
+  it('fails over when no request asked for it, and stops when nothing else is left', () => {
+    expect(decide(ctx(undefined, true))).toEqual(NEXT);
+    expect(decide(ctx(undefined, false))).toEqual(STOP);
+  });
+  it('stops when the request may have asked for it: every deployment would send it', () => {
+    expect(decide(ctx('echo', true))).toEqual(STOP);
+    expect(decide(ctx('image output', false))).toEqual(STOP);
   });
 });
 
@@ -500,13 +526,13 @@ describe('cutByDeadline', () => {
 
 describe('isStreamFault: what a stream’s end counts against its deployment', () => {
   const e = (kind: UpstreamErrorKind): UpstreamError => ({ kind, status: 0, message: kind });
-  it('a cut or the provider’s own failure', () => {
-    for (const kind of ['server', 'overloaded', 'network', 'timeout'] as const)
+  it('a cut, the provider’s own failure, or an event past the bound no request asked for', () => {
+    for (const kind of ['server', 'overloaded', 'network', 'timeout', 'oversized'] as const)
       expect(isStreamFault(e(kind))).toBe(true);
   });
-  it('not an error about the request, a rate limit, credentials that already worked, or an event past the bound', () => {
+  it('not an error about the request, a rate limit, credentials that already worked, or an event past the bound the request asked for', () => {
+    expect(isStreamFault({ ...e('oversized'), requestCause: 'echo of the prompt' })).toBe(false);
     for (const kind of [
-      'oversized',
       'bad_request',
       'content_policy',
       'context_length',

@@ -77,10 +77,11 @@ export const isRequestFault = (e: UpstreamError): boolean =>
 
 export function decide(ctx: FailureContext, cfg: RetryConfig = DEFAULT_RETRY): Decision {
   const { error, policy } = ctx;
-  // An event past the SSE bound is not failed over either: the request can be its cause (the
-  // echoed prompt's logprobs of a long legacy completion), so every deployment would be read
-  // 16 MiB; but it may be the upstream's too, so it is not counted as the caller's.
-  if (isRequestFault(error) || error.kind === 'oversized') return { kind: 'stop' };
+  // An event past the SSE bound that the request may have asked for (`requestCause`: echo,
+  // image output, a huge body) is not failed over either: every deployment would be read
+  // 16 MiB for it. Without a cause it is the deployment's fault and failed over (never retried
+  // on the same deployment: `retryable` leaves it out).
+  if (isRequestFault(error) || requestShapedOversize(error)) return { kind: 'stop' };
   if (ctx.attemptsMade >= cfg.maxAttempts) return { kind: 'stop' };
   // The request's own deadline bounds failover too, not only waits.
   if (ctx.remainingMs <= 0) return { kind: 'stop' };
@@ -226,12 +227,20 @@ export function cutByDeadline(a: TimedOutAttempt): boolean {
  * Failures ending a stream after its first token that count against its deployment: a cut
  * (reset, stall) or the provider's own failure. Its key and model already worked; any other
  * in-stream error (the prompt rejected mid-way, a rate limit) is no fault of the deployment,
- * and counting it let a caller eject a deployment with three crafted requests. Nor is an event
- * past the parser's bound (`oversized`): a caller can ask for one (echo with logprobs of a
- * long prompt), so it says nothing certain about the deployment.
+ * and counting it let a caller eject a deployment with three crafted requests. An event past
+ * the parser's bound (`oversized`) counts unless the request may have asked for it
+ * (`requestCause`: echo, image output, a huge body; see oversized-cause.ts).
  */
 export const isStreamFault = (e: UpstreamError): boolean =>
-  e.kind === 'server' || e.kind === 'overloaded' || e.kind === 'network' || e.kind === 'timeout';
+  e.kind === 'server' ||
+  e.kind === 'overloaded' ||
+  e.kind === 'network' ||
+  e.kind === 'timeout' ||
+  (e.kind === 'oversized' && !requestShapedOversize(e));
+
+/** An event past the SSE bound that the request itself may have asked for. */
+const requestShapedOversize = (e: UpstreamError): boolean =>
+  e.kind === 'oversized' && e.requestCause !== undefined;
 
 /**
  * Faults that count against the deployment's circuit breaker: a stream's faults, plus a key or

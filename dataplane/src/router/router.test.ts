@@ -872,9 +872,29 @@ describe('an event past the SSE bound (oversized)', () => {
   const c = dep('c', 'm', 3);
   const snap = snapshot([{ model: 'm', deployments: [a, b, c] }]);
   const LIMIT = 'upstream sent an event-stream line longer than 16777216 bytes';
-  const big = () => failure('oversized', undefined, LIMIT);
+  /** One the request may have asked for (its echo): see oversized-cause.ts. */
+  const big = () =>
+    new UpstreamFailure({ kind: 'oversized', status: 0, message: LIMIT, requestCause: 'echo' });
 
-  it('one deployment is read, the caller gets the limit, and no circuit opens however often it is asked', async () => {
+  it('no request asked for: the deployment is failed over, and ejected at the threshold', async () => {
+    const broken = () => failure('oversized', undefined, LIMIT);
+    for (let i = 0; i < breakerCfg.failureThreshold; i++) {
+      const { calls, attempt } = script({ a: [broken()], b: ['B'] });
+      expect((await makeRouter().execute(request(snap, 'm'), attempt)).value).toBe('B');
+      expect(calls).toEqual(['a', 'b']);
+    }
+    expect(health.circuitState('a')).toBe('open');
+    // Alone, it is the caller's 502, which the SDKs may repeat (another read may work).
+    const alone = snapshot([{ model: 'm', deployments: [c] }]);
+    const err = await gatewayError(
+      makeRouter().execute(request(alone, 'm'), script({ c: [broken()] }).attempt),
+    );
+    expect(err.status).toBe(502);
+    expect(err.message).toBe(`deployment c failed: ${LIMIT}, the gateway's bound on one streamed event`);
+    expect(err.headers['x-should-retry']).toBeUndefined();
+  });
+
+  it('one the request may have asked for: one deployment is read, the caller gets the limit, and no circuit opens however often it is asked', async () => {
     // A caller can shape such an event (echo and logprobs of a long prompt): failed over, each
     // request read 16 MiB from every deployment and three of them opened every circuit.
     for (let i = 0; i < breakerCfg.failureThreshold + 2; i++) {
@@ -882,7 +902,9 @@ describe('an event past the SSE bound (oversized)', () => {
       const err = await gatewayError(makeRouter().execute(request(snap, 'm'), attempt));
       expect(calls).toEqual(['a']);
       expect(err.status).toBe(502);
-      expect(err.message).toContain('16777216 bytes');
+      expect(err.message).toBe(
+        `deployment a failed: ${LIMIT}, the gateway's bound on one streamed event (this request's echo can reach it)`,
+      );
       expect(err.headers['x-should-retry']).toBe('false');
       expect(err.headers['x-gantry-failed']).toBe('a');
     }
@@ -895,7 +917,7 @@ describe('an event past the SSE bound (oversized)', () => {
     expect(next.value).toBe('A');
   });
 
-  it('after the first token it is no verdict: the deployment’s past faults neither grow nor clear', async () => {
+  it('after the first token, one the request may have asked for is no verdict: the deployment’s past faults neither grow nor clear', async () => {
     const router = makeRouter();
     const streaming = { ...request(snap, 'm'), verdictAtEnd: true };
     const cut = { kind: 'network', status: 0, message: 'reset' } as const;

@@ -10,7 +10,9 @@ import type { ClientStreamEncoder } from '../formats/encoder.ts';
 import type { ChatChunk } from '../formats/openai/types.ts';
 import type { StreamEnd, StreamSettlement } from '../pipeline/stream-relay.ts';
 import { formatUsd } from '../accounting/cost.ts';
+import { oversizedMessage } from '../router/errors.ts';
 import { attemptHeaders } from '../router/router.ts';
+import type { UpstreamError } from '../providers/types.ts';
 
 export interface StreamResult {
   /** How the request ended, for metrics and logs (the headers said 200 long before). */
@@ -112,7 +114,9 @@ export async function writeStream(
     if (end.outcome === 'complete') res.write(encoder.finish(settled.usage, settled.model));
     else if (cut) res.write(encoder.fail(new GatewayError('service_unavailable', SHUTTING_DOWN)));
     else
-      res.write(encoder.fail(new GatewayError('upstream_error', `stream interrupted: ${end.error.message}`)));
+      res.write(
+        encoder.fail(new GatewayError('upstream_error', `stream interrupted: ${interruptedBy(end.error)}`)),
+      );
     if (withTrailers) res.addTrailers(trailers(settled, end));
   } catch (err) {
     // A throw outside the relay (the encoder, a write) leaves it paused at a chunk, its
@@ -155,3 +159,7 @@ export function drained(res: ServerResponse): Promise<void> {
     res.once('close', done);
   });
 }
+
+/** Why a stream broke, in the words its 502 would have had. */
+const interruptedBy = (e: UpstreamError): string =>
+  e.kind === 'oversized' ? oversizedMessage(e) : e.message;

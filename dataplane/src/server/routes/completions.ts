@@ -10,14 +10,20 @@ import { drained, openStream } from '../stream-writer.ts';
 import type { PipelineDeps } from '../../pipeline/forward.ts';
 import { runCompletions, STREAM_STATUS } from '../../pipeline/simple.ts';
 import { CompletionRequestSchema } from '../schemas.ts';
+import { legacyOversizedCause } from '../../router/oversized-cause.ts';
+import { oversizedMessage } from '../../router/errors.ts';
+import { WholeEvents } from './whole-events.ts';
 import { replyServedHeaders, streamHeaders } from './headers.ts';
 import type { RouteHooks } from './hooks.ts';
+
+const EMPTY = Buffer.alloc(0);
 
 /** Legacy completions: non-streaming answers are canonical; streams are piped as they come. */
 export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks: RouteHooks): void {
   app.post('/v1/completions', { schema: { body: CompletionRequestSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
-    const outcome = await runCompletions(deps, ctx, request.body as CompletionRequest);
+    const body = request.body as CompletionRequest;
+    const outcome = await runCompletions(deps, ctx, body);
     if (outcome.kind === 'completion') {
       replyServedHeaders(reply, ctx, outcome, outcome.costUsd);
       return outcome.response;
@@ -31,22 +37,41 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
     let broken = false;
     /** The event past the parser's bound that ended the stream, when one did. */
     let oversized: UpstreamError | undefined;
+    // Only whole events are written: a stream that breaks mid-event is not left half an event
+    // before the error event (the SDKs parse the open part and throw a SyntaxError instead).
+    const whole = new WholeEvents();
     try {
       for await (const buf of outcome.upstream.body) {
-        for (const event of parser.push(reads.decode(buf as Buffer))) tally.push(event.data);
+        const text = reads.decode(buf as Buffer);
+        for (const event of parser.push(text)) tally.push(event.data);
+        const ready = whole.take(buf as Buffer, text, parser.boundary);
         if (res.destroyed) break;
-        if (!res.write(buf)) await drained(res);
+        if (ready.length > 0 && !res.write(ready)) await drained(res);
       }
+      if (!res.destroyed) for (const event of parser.end()) tally.push(event.data);
     } catch (err) {
       broken = true;
-      // Its own kind, as on chat streams: no fault of the deployment, the caller told why.
-      if (err instanceof SseTooLong) oversized = { kind: 'oversized', status: 0, message: err.message };
+      // Its own kind, as on chat streams: the deployment's fault unless the request asked for echo.
+      if (err instanceof SseTooLong)
+        oversized = {
+          kind: 'oversized',
+          status: 0,
+          message: err.message,
+          requestCause: legacyOversizedCause(body),
+        };
     }
     outcome.upstream.body.destroy();
-    const ending = legacyStreamEnding(res.destroyed, broken, tally.done);
-    // Legacy streams are piped byte for byte, so they settle after the provider's end marker.
-    const cost = await outcome.settle(tally.usage, tally.text, ending, oversized ?? tally.failure);
+    const ending = legacyStreamEnding(res.destroyed, tally.done);
+    // Legacy streams are piped byte for byte, so they settle after the provider's end marker;
+    // a break after it spoils nothing the caller was sent.
+    const failure = tally.done ? tally.failure : (oversized ?? tally.failure);
+    const cost = await outcome.settle(tally.usage, tally.text, ending, failure);
+    // A last event without its blank line is still the provider's; an open one of a failed
+    // stream is never written.
+    const rest = ending === 'complete' && !broken ? whole.rest() : EMPTY;
+    whole.drop();
     if (!res.destroyed) {
+      if (rest.length > 0) res.write(rest);
       if (ending === 'failed') res.write(interruption(oversized));
       // Every stream that reaches its end tells the client what it was charged, $0 for a failed
       // one; HTTP/1.0 has no trailers.
@@ -62,27 +87,26 @@ export function completionsRoute(app: FastifyInstance, deps: PipelineDeps, hooks
 }
 
 /**
- * The event that ends a failed legacy stream. The cut may have left the upstream's last line
- * or event open (an event past the bound always does): two line breaks end it first, so the
- * error is an event of its own rather than the tail of that line.
+ * The event that ends a failed legacy stream. Only whole events were written before it
+ * (WholeEvents), so it is an event of its own as it stands.
  */
 export function interruption(oversized: UpstreamError | undefined): string {
-  const message = oversized ? `stream interrupted: ${oversized.message}` : 'stream interrupted';
-  return `\n\n${sseData(JSON.stringify(new GatewayError('upstream_error', message).toBody()))}`;
+  const message = oversized ? `stream interrupted: ${oversizedMessage(oversized)}` : 'stream interrupted';
+  return sseData(JSON.stringify(new GatewayError('upstream_error', message).toBody()));
 }
 
 /**
  * A client that left decides first (it is billed for what was produced); otherwise a stream
- * is complete only when the provider sent its `[DONE]` marker: a body that broke, or ended
- * without the marker (an in-stream error event, a cut connection), failed.
+ * is complete when the provider sent its `[DONE]` marker, even if the body broke after it (the
+ * answer was whole); a body that ended without the marker (an in-stream error event, a cut
+ * connection) failed.
  */
 export function legacyStreamEnding(
   clientGone: boolean,
-  broken: boolean,
   sawDone: boolean,
 ): 'complete' | 'client_gone' | 'failed' {
   if (clientGone) return 'client_gone';
-  return broken || !sawDone ? 'failed' : 'complete';
+  return sawDone ? 'complete' : 'failed';
 }
 
 /** What a piped legacy stream has told so far: the last usage and error, the text, its end marker. */
