@@ -37,9 +37,16 @@ describe('chatOversizedCause: whether a chat-path request may ask for an event p
 });
 
 describe('legacyOversizedCause', () => {
-  it('only echo: true', () => {
+  it('echo in any form an upstream may read as true', () => {
     expect(legacyOversizedCause({ model: 'm', prompt: 'p', echo: true })).toBe('echo of the prompt');
+    // Forwarded as sent; vLLM's lax parsing reads these as true, so the event is the caller's doing.
+    for (const echo of [1, 'true', 'yes'])
+      expect(legacyOversizedCause({ model: 'm', prompt: 'p', echo })).toBe('echo of the prompt');
+  });
+
+  it('nothing without echo', () => {
     expect(legacyOversizedCause({ model: 'm', prompt: 'p', logprobs: 5 })).toBeUndefined();
-    expect(legacyOversizedCause({ model: 'm', prompt: 'p', echo: 'yes' })).toBeUndefined();
+    expect(legacyOversizedCause({ model: 'm', prompt: 'p', echo: false })).toBeUndefined();
+    expect(legacyOversizedCause({ model: 'm', prompt: 'p', echo: null })).toBeUndefined();
   });
 });

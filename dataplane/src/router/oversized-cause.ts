@@ -24,9 +24,13 @@ export function chatOversizedCause(req: ChatRequest, body: string | undefined): 
   return undefined;
 }
 
-/** Legacy completions: only `echo` makes such an event (the prompt, with its logprobs). */
+/**
+ * Legacy completions: only `echo` makes such an event (the prompt, with its logprobs). Any
+ * value but absent, null or false counts: the body is forwarded as sent, and vLLM's lax
+ * parsing reads `1`, "true" or "yes" as true.
+ */
 export function legacyOversizedCause(req: CompletionRequest): string | undefined {
-  return req.echo === true ? 'echo of the prompt' : undefined;
+  return req.echo !== undefined && req.echo !== null && req.echo !== false ? 'echo of the prompt' : undefined;
 }
 
 /** Whether the UTF-8 bytes of `s` reach `n`, counted only when its length cannot tell. */
