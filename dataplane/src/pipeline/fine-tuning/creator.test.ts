@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { backends, type StoreFixture } from '../../stores/testing/backends.ts';
 import { chargeThenClaim } from '../resources/held-work.ts';
 import { formerSettlements, jobCreator, legacyId } from './creator.ts';
-import { heldJob } from './jobs.ts';
+import { heldJob, settlementId } from './jobs.ts';
 
 const BUDGET = { limitUsd: 10, period: 'monthly' as const };
 const TUNERS = [{ name: 'tuner-a' }, { name: 'tuner-b' }];
@@ -46,5 +46,44 @@ describe.each(backends)('creator-less jobs of two keys with one upstream id ($na
       keys.map((keyId) => stores.budgets.state({ tenant: 't', keyId }, BUDGET)),
     );
     expect(spent.map((s) => s.spentUsd)).toEqual([0.25, 0.25]);
+  });
+});
+
+describe.each(backends)('a creator-less job the sweep settled under its record ($name)', (backend) => {
+  let fixture: StoreFixture | undefined;
+  afterEach(async () => {
+    await fixture?.close();
+    fixture = undefined;
+  });
+
+  it('is not charged again by a read that can no longer find the record (creator gone from config)', async () => {
+    fixture = await backend.create();
+    const stores = await fixture.open();
+    const owner = { tenant: 't', keyId: 'default/k' };
+    const job = { ...jobOf(owner.keyId), id: 'ftjob-1' };
+    const record = {
+      family: 'fine_tuning_job' as const,
+      id: settlementId('tuner-old', 'ftjob-1'),
+      ...owner,
+      deployment: 'tuner-old',
+      model: 'm',
+      createdAt: 1_700_000_000_000,
+      estimateUsd: 1,
+    };
+    await stores.ownership.put(record);
+    // The sweep settles it under the record's id, with the ids a reader might use beside it.
+    const swept = {
+      ...heldJob(record, record.id, job),
+      alsoSettledAs: formerSettlements('ftjob-1', owner.keyId, ['tuner-old', 'tuner-b'], record.id),
+      marksSettled: [legacyId(owner.keyId, 'ftjob-1')],
+    };
+    expect(await chargeThenClaim(stores, BUDGET, swept, 0.25)).toBe(true);
+    // The record drops out of the key's list (a year on, or 10,000 newer records), tuner-old leaves the config.
+    await stores.ownership.delete(record);
+    const named = await jobCreator(stores, owner, job, 'tuner-b', [{ name: 'tuner-b' }]);
+    expect(named.settlement).toBe(legacyId(owner.keyId, 'ftjob-1'));
+    const read = { ...heldJob(owner, named.settlement, job), alsoSettledAs: named.alsoSettledAs };
+    expect(await chargeThenClaim(stores, BUDGET, read, 0.25)).toBe(false);
+    expect((await stores.budgets.state(owner, BUDGET)).spentUsd).toBeCloseTo(0.25, 9);
   });
 });

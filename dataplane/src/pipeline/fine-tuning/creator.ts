@@ -25,6 +25,8 @@ export interface JobCreator {
   creator: string | undefined;
   /** Other settlement ids a job without a named creator may have been settled under. */
   alsoSettledAs: string[];
+  /** Its `~legacy` id when settled under its record's: a read that no longer finds the record names it so. */
+  marksSettled: string[];
 }
 
 /** Whether the job's metadata names its creating deployment. */
@@ -90,16 +92,22 @@ export async function jobCreator(
 ): Promise<JobCreator> {
   if (namesCreator(job)) {
     const creator = creatorOf(job, reader);
-    return { settlement: settlementId(creator, String(job.id)), creator, alsoSettledAs: [] };
+    return {
+      settlement: settlementId(creator, String(job.id)),
+      creator,
+      alsoSettledAs: [],
+      marksSettled: [],
+    };
   }
   const upstreamId = String(job.id);
   const names = [...new Set([reader, ...fineTuning.map((d) => d.name)])];
   const creator = await recordedCreator(stores, owner, upstreamId, names);
-  const settlement =
-    creator === undefined ? legacyId(owner.keyId, upstreamId) : settlementId(creator, upstreamId);
+  const legacy = legacyId(owner.keyId, upstreamId);
+  const settlement = creator === undefined ? legacy : settlementId(creator, upstreamId);
   return {
     settlement,
     creator,
     alsoSettledAs: formerSettlements(upstreamId, owner.keyId, names, settlement),
+    marksSettled: settlement === legacy ? [] : [legacy],
   };
 }

@@ -275,8 +275,9 @@ async function chargeFor(
     settlement: id,
     creator,
     alsoSettledAs,
+    marksSettled,
   } = await jobCreator(deps.stores, owner, job, deployment.name, allFineTuning(ctx));
-  const work = { ...heldJob(owner, id, job), alsoSettledAs };
+  const work = { ...heldJob(owner, id, job), alsoSettledAs, marksSettled };
   const price = pricedTraining(
     [...ctx.snapshot.models.values()].flatMap((r) => r.deployments),
     creator,

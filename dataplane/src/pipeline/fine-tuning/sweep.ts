@@ -25,7 +25,7 @@ import {
   type SweepDeps,
 } from '../resources/sweep.ts';
 import type { Deployment, Snapshot } from '../../config/snapshot.ts';
-import { formerSettlements, namesCreator } from './creator.ts';
+import { formerSettlements, legacyId, namesCreator } from './creator.ts';
 import { mayUse } from '../context.ts';
 import { heldJob, isFinishedJob, jobModelOf, ownedBy, pricedTraining, trainingCharge } from './jobs.ts';
 
@@ -143,7 +143,8 @@ async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> 
   const alsoSettledAs = namesCreator(job)
     ? []
     : formerSettlements(upstreamId, record.keyId, fineTuningNames(snapshot), record.id);
-  const work = { ...heldJob(record, record.id, job), alsoSettledAs };
+  const marksSettled = namesCreator(job) ? [] : [legacyId(record.keyId, upstreamId)];
+  const work = { ...heldJob(record, record.id, job), alsoSettledAs, marksSettled };
   const settled = await chargeThenClaim(deps.stores, budget, work, costUsd).catch(settlementFailed(deps));
   if (!settled || !due) return { kind: 'finished' };
   const spent = { endpoint: 'fine_tuning' as const, costUsd, prompt_tokens: 0, completion_tokens: 0 };

@@ -54,6 +54,11 @@ export interface HeldWork {
    * hold is then released, not charged again.
    */
   alsoSettledAs?: readonly string[];
+  /**
+   * Ids marked settled once this one is: a later settler that can name the work only by one of
+   * them (a creator-less job whose record is gone is read as `~legacy/…`) then finds it done.
+   */
+  marksSettled?: readonly string[];
 }
 
 /** A batch as held work: the claim and hold a read and the sweep settle it by. */
@@ -146,6 +151,13 @@ export async function chargeThenClaim(
   const due = settledElsewhere ? 0 : costUsd;
   if (budget) await guard('budget store', stores.budgets.charge(settlementCharge(work, budget, due)));
   const took = await guard('ownership store', owned.claim(work.tenant, work.scope, work.claim, 'settled'));
+  // Best effort: this id's claim already holds; a failure only leaves the narrower case open.
+  if (took && !settledElsewhere)
+    await Promise.all(
+      (work.marksSettled ?? []).map((id) =>
+        owned.claim(work.tenant, work.scope, { ...work.claim, id }, 'settled').catch(() => false),
+      ),
+    );
   return took && !settledElsewhere;
 }
 
