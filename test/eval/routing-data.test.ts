@@ -232,3 +232,66 @@ describe('parseCsv', () => {
     ]);
   });
 });
+
+describe('cascade evidence files (scripts/build-routing-cascade.ts)', () => {
+  interface CascadeManifest {
+    commit: string;
+    licence: string;
+    domains: { file: string; rows: number; weakFails: number; strongFails: number; files: string[] }[];
+  }
+  interface CascadeRow {
+    text: string;
+    weakFails: boolean;
+    strongFails: boolean;
+    tokenUnsure: number;
+    statedUnsure: number;
+    haikuStatedUnsure: number;
+  }
+  const cascade = JSON.parse(
+    readFileSync(new URL('../data/routing/outcomes/cascade/MANIFEST.json', import.meta.url), 'utf8'),
+  ) as CascadeManifest;
+  const rowsOf = (file: string): CascadeRow[] => loadOutcomes(`cascade/${file}`) as unknown as CascadeRow[];
+
+  it('match their manifest, pinned to a commit, with signals in [0, 1]', () => {
+    expect(cascade.domains.map((d) => d.file)).toEqual([
+      'sciq.jsonl',
+      'lsat-ar.jsonl',
+      'sat-en.jsonl',
+      'boolq.jsonl',
+    ]);
+    expect(cascade.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(cascade.licence).toBe('MIT');
+    for (const d of cascade.domains) {
+      const rows = rowsOf(d.file);
+      expect(rows).toHaveLength(d.rows);
+      expect(rows.filter((r) => r.weakFails)).toHaveLength(d.weakFails);
+      expect(rows.filter((r) => r.strongFails)).toHaveLength(d.strongFails);
+      // Both outcomes common enough for an AUC to mean something.
+      expect(d.weakFails).toBeGreaterThanOrEqual(40);
+      expect(d.rows - d.weakFails).toBeGreaterThanOrEqual(40);
+      for (const r of rows)
+        for (const s of [r.tokenUnsure, r.statedUnsure, r.haikuStatedUnsure]) {
+          expect(s).toBeGreaterThanOrEqual(0);
+          expect(s).toBeLessThanOrEqual(1);
+        }
+      expect(d.files.some((f) => /gsm|commonsense/i.test(f))).toBe(false);
+    }
+  });
+
+  it('share no prompt with any other routing data, unseen files included', () => {
+    const other = new Set<string>();
+    for (const file of [
+      'mmlu-dev.jsonl',
+      'mmlu-heldout.jsonl',
+      'vicuna-dev.jsonl',
+      'mt-bench.jsonl',
+      'wide/bbh.jsonl',
+      'wide/svamp.jsonl',
+      'wide/apps.jsonl',
+      ...UNSEEN_FILES,
+    ])
+      for (const r of loadOutcomes(file)) other.add(norm(r.text));
+    for (const d of cascade.domains)
+      expect(rowsOf(d.file).filter((r) => other.has(norm(r.text)))).toEqual([]);
+  });
+});
