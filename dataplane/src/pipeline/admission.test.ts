@@ -36,6 +36,8 @@ const ROUTE: ModelRoute = {
   ownedBy: 'openai',
 };
 const ADMIT_ESTIMATE_USD = 0.2;
+/** The tokens admit counts against the rate limit for that request. */
+const ADMIT_TOKENS = 200;
 const HOLD_ESTIMATE_USD = 0.3;
 
 type KeyShape = 'rate+budget' | 'rate' | 'budget';
@@ -346,13 +348,21 @@ describe.each<FailStyle>(['rejects', 'throws'])('admission entry points (a store
       // Admission never releases a hold: a refusal has none to give back.
       expect(calls.release).toBe(0);
 
-      // The headers come with the limiter's decision. A budget store failing inside the
-      // admitter's one step hands back no decision, so that 503 goes without them.
-      const decided =
-        acquires === 1 && (limiter === 'ok' || limiter === 'refusing') && outcome !== '503 budget store';
+      // The headers come with the limiter's decision, whatever the budget store does after it
+      // (a 503 from a budget store that is down included: the rate-limit state is known then).
+      const decided = acquires === 1 && (limiter === 'ok' || limiter === 'refusing');
       expect(rateLimitHeaderNames(ctx.responseHeaders)).toEqual(decided ? RATE_LIMIT_HEADERS : []);
-      if (decided)
+      if (decided) {
         expect(ctx.responseHeaders['x-ratelimit-limit-requests']).toBe(String(RATE.requestsPerMinute));
+        // The request counts; its tokens (admit's alone: the others count none) only when it
+        // was let through (a budget refusal or failure gives them back, a rate refusal counted none).
+        const counted = entry === 'admit' && outcome === 'passes' ? ADMIT_TOKENS : 0;
+        const requestsLeft = limiter === 'refusing' ? 0 : RATE.requestsPerMinute! - 1;
+        expect([
+          ctx.responseHeaders['x-ratelimit-remaining-requests'],
+          ctx.responseHeaders['x-ratelimit-remaining-tokens'],
+        ]).toEqual([String(requestsLeft), String(RATE.tokensPerMinute! - counted)]);
+      }
 
       const holds = outcome === 'passes' && reserves === 1;
       const estimate = entry === 'reserveHold' ? HOLD_ESTIMATE_USD : ADMIT_ESTIMATE_USD;

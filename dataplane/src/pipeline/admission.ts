@@ -51,6 +51,17 @@ export function rateLimitHeaders(d: RateDecision): Record<string, string> {
   return headers;
 }
 
+/**
+ * The decision as the window stands once a budget refusal or failure has given the request's
+ * estimate back (the admitter counts the request, not its tokens): remaining tokens are what
+ * they were before it. The request itself stays counted, and the window's reset with it.
+ */
+export function tokensGivenBack(d: RateDecision, tokens: number): RateDecision {
+  if (!d.tokens) return d;
+  const remaining = Math.min(d.tokens.limit, d.tokens.remaining + tokens);
+  return { ...d, tokens: { ...d.tokens, remaining } };
+}
+
 function unavailable(what: string, cause: unknown): GatewayError {
   return new GatewayError('service_unavailable', `${what} is unavailable; the request was not charged`, {
     cause,
@@ -103,9 +114,18 @@ export async function admit(
       both = await stores.admitter.admit(keyRef, spec.rateLimit, tokens, reserveRequest);
     } catch (err) {
       if (!(err instanceof AdmissionStoreError)) throw err;
+      // The rate limit had admitted before the budget store failed: its state is known, so the
+      // 503 carries it (clients pacing by these headers need them most when the gateway is degraded).
+      if (err.decision) applyRateDecision(ctx, spec.rateLimit, tokensGivenBack(err.decision, tokens), tokens);
       throw isStoreUnavailable(err.cause) ? unavailable(`the ${err.store}`, err.cause) : err.cause;
     }
-    applyRateDecision(ctx, spec.rateLimit, both.decision, tokens);
+    const refused = both.reserve !== undefined && !both.reserve.ok;
+    applyRateDecision(
+      ctx,
+      spec.rateLimit,
+      refused ? tokensGivenBack(both.decision, tokens) : both.decision,
+      tokens,
+    );
     if (both.reserve && !both.reserve.ok)
       throw await budgetRefusal(
         stores.budgets,

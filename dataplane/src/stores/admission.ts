@@ -14,11 +14,15 @@ export interface AdmitResult {
   reserve: ReserveResult | undefined;
 }
 
-/** Which store failed, for the 503 the caller sees. */
+/**
+ * Which store failed, for the 503 the caller sees; and, when the budget store failed after the
+ * rate limit admitted, that decision, so the 503 still carries the rate-limit headers.
+ */
 export class AdmissionStoreError extends Error {
   constructor(
     readonly store: 'rate limiter' | 'budget store',
     override readonly cause: unknown,
+    readonly decision?: RateDecision,
   ) {
     super(`${store}: ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'AdmissionStoreError';
@@ -63,7 +67,7 @@ export class SequentialAdmitter implements Admitter {
       result = await this.budgets.reserve(reserve);
     } catch (err) {
       await this.giveBack(decision);
-      throw new AdmissionStoreError('budget store', err);
+      throw new AdmissionStoreError('budget store', err, decision);
     }
     if (!result.ok) await this.giveBack(decision);
     return { decision, reserve: result };
