@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -14,6 +14,7 @@ import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
 import { fakeAnswer } from '../../dataplane/src/fake-provider/index.ts';
 import { realtimeCostUsd, splitUsage, type RealtimeUsage } from '../../dataplane/src/realtime/cost.ts';
 import { MAX_SECRET_SESSION_BYTES, MAX_SECRETS_PER_KEY } from '../../dataplane/src/realtime/secrets.ts';
+import { formatUsd } from '../../dataplane/src/stores/money.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
 
@@ -24,6 +25,8 @@ const LIMITED_KEY = 'sk-realtime-limited';
 const OTHER_KEY = 'sk-realtime-other';
 const MINT_LIMITED_KEY = 'sk-realtime-mint-limited';
 const MINTER_KEY = 'sk-realtime-minter';
+/** A $1 key whose batch holds ~$0.97 of it (`batch-model`: $0.01 an output token). */
+const HOLDING_KEY = 'sk-realtime-holding';
 /** For reports believed as sent: the gateway's own count plays no part. */
 const REPORTED = { inputTokens: 0, producedTokens: 0, maxOutputTokens: Number.MAX_SAFE_INTEGER };
 const PRICING = {
@@ -51,6 +54,13 @@ beforeAll(async () => {
           extra: { pricing: PRICING },
         }),
         deployment({ name: 'chat', model: 'chat-only', baseUrl: fakeBase(url!) }),
+        deployment({
+          name: 'batch',
+          model: 'batch-model',
+          baseUrl: fakeBase(url!),
+          capabilities: ['chat', 'files', 'batches'],
+          pricing: { inputPerMillionTokens: 1, outputPerMillionTokens: 10_000 },
+        }),
         tenant('acme'),
         apiKey('rt', KEY, 'acme', { budget: { limitUsd: 100, period: 'monthly' } }),
         apiKey('broke', BROKE_KEY, 'acme', { budget: { limitUsd: 0.01, period: 'monthly' } }),
@@ -58,10 +68,15 @@ beforeAll(async () => {
         apiKey('limited', LIMITED_KEY, 'acme', { rateLimit: { requestsPerMinute: 1 } }),
         apiKey('mint-limited', MINT_LIMITED_KEY, 'acme', { rateLimit: { requestsPerMinute: 1 } }),
         apiKey('minter', MINTER_KEY, 'acme'),
+        apiKey('holding', HOLDING_KEY, 'acme', { budget: { limitUsd: 1, period: 'monthly' } }),
         tenant('globex', ['chat-only']),
         apiKey('other', OTHER_KEY, 'globex'),
       ].join(''),
-    { realtime: { maxMessageBytes: MAX_MESSAGE_BYTES, idleTimeoutMs: IDLE_MS, maxSessionsPerKey: 2 } },
+    {
+      realtime: { maxMessageBytes: MAX_MESSAGE_BYTES, idleTimeoutMs: IDLE_MS, maxSessionsPerKey: 2 },
+      // The batch of the held-work test stays unsettled until the test is done with it.
+      batchSweepMs: 0,
+    },
   );
   wsBase = stack.gateway.url.replace(/^http/, 'ws');
 });
@@ -332,6 +347,42 @@ describe('Realtime over ws', () => {
     c.ws.close();
     const [record] = await recordsOf('default/broke', 1);
     expect(await spent('broke', 0.01)).toBeCloseTo(record!.costUsd, 9);
+  });
+
+  it("says in a response's 402 how much of the budget the key's unsettled batches hold, as HTTP does", async () => {
+    const client = new OpenAI({ baseURL: stack.baseURL, apiKey: HOLDING_KEY, maxRetries: 0 });
+    const line = {
+      custom_id: 'r',
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: 'batch-model', messages: [{ role: 'user', content: 'hi' }], max_tokens: 97 },
+    };
+    const file = await client.files.create({
+      file: await toFile(Buffer.from(JSON.stringify(line)), 'in.jsonl'),
+      purpose: 'batch',
+    });
+    const batch = await client.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    // With nothing else in flight, all the key holds is the batch's.
+    const budget = { limitUsd: 1, period: 'monthly' as const };
+    const keyRef = { tenant: 'acme', keyId: 'default/holding' };
+    const held = (await stack.gateway.stores.budgets.state(keyRef, budget)).heldUsd;
+    expect(held).toBeGreaterThan(0.9);
+
+    const c = await open(HOLDING_KEY);
+    await c.next('session.created');
+    c.send(say('A dear question'));
+    c.send({ type: 'response.create', event_id: 'evt_held', response: { max_output_tokens: 100_000 } });
+    const error = (await c.next('error')) as { error: { type: string; code: number; message: string } };
+    expect(error.error).toMatchObject({ type: 'budget_exceeded', code: 402 });
+    expect(error.error.message).toContain(
+      `(${formatUsd(held)} of it is held for this key's unsettled batches and fine-tuning jobs until they settle)`,
+    );
+    c.ws.close();
+    await client.batches.cancel(batch.id);
   });
 
   it('refuses a key whose budget is spent before the upgrade (402)', async () => {

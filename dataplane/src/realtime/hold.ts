@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deployment } from '../config/snapshot.ts';
 import { GatewayError } from '../errors.ts';
-import { budgetExceeded } from '../pipeline/budget-refusal.ts';
+import { budgetRefusal } from '../pipeline/budget-refusal.ts';
 import { freshMetering, type RequestContext } from '../pipeline/context.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
 import { settle } from '../pipeline/settlement.ts';
@@ -33,11 +33,12 @@ export async function holdResponse(
   const budget = ctx.key.spec.budget;
   ctx.admission = { ticket: undefined, reservation: undefined };
   if (!budget) return;
+  const key = { tenant: ctx.tenant.name, keyId: ctx.key.id };
   let result;
   try {
     result = await deps.stores.budgets.reserve({
-      tenant: ctx.tenant.name,
-      keyId: ctx.key.id,
+      tenant: key.tenant,
+      keyId: key.keyId,
       budget,
       estimateUsd,
       autoRecharge: ctx.key.spec.autoRecharge?.enabled ? ctx.key.spec.autoRecharge : undefined,
@@ -51,7 +52,9 @@ export async function holdResponse(
       );
     throw err;
   }
-  if (!result.ok) throw budgetExceeded(budget, estimateUsd, result.remainingUsd, 'response');
+  // The HTTP 402's helper: a response refused for money its batches or jobs hold says so too.
+  if (!result.ok)
+    throw await budgetRefusal(deps.stores.budgets, key, budget, estimateUsd, result.remainingUsd, 'response');
   ctx.admission.reservation = result.reservation;
 }
 
