@@ -10,13 +10,15 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_SSE_BYTES } from '../../dataplane/src/formats/sse.ts';
-import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+import { apiKey, deployment, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const KEY = 'sk-test-oversized-event';
 const THRESHOLD = 3;
 const CAPABILITIES = ['chat', 'completions', 'streaming'];
 let stack: Stack;
 const first = () => stack.fakes[0]!;
+/** The fake speaks as vLLM under `/vllm/` (its 20 legacy logprobs; OpenAI allows 5). */
+const vllmBase = (url: string) => `${url}/vllm/v1`;
 const second = () => stack.fakes[1]!;
 
 beforeAll(async () => {
@@ -26,14 +28,14 @@ beforeAll(async () => {
         deployment({
           name: 'first',
           model: 'm',
-          baseUrl: fakeBase(a!),
+          baseUrl: vllmBase(a!),
           priority: 1,
           capabilities: CAPABILITIES,
         }),
         deployment({
           name: 'second',
           model: 'm',
-          baseUrl: fakeBase(b!),
+          baseUrl: vllmBase(b!),
           priority: 2,
           capabilities: CAPABILITIES,
         }),

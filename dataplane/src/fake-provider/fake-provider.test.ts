@@ -273,7 +273,7 @@ describe('OpenAI', () => {
   it('streams an echoed legacy prompt whole, in the first token’s event, with logprobs as vLLM sends them', async () => {
     const prompt = 'abcdefghij'.repeat(1000);
     const stream = await readEvents(
-      await post('/v1/completions', { model: 'm', prompt, stream: true, echo: true, logprobs: 20 }),
+      await post('/vllm/v1/completions', { model: 'm', prompt, stream: true, echo: true, logprobs: 20 }),
     );
     const chunks = jsonEvents(stream).filter((c) => c.choices[0]?.finish_reason === null);
     const [first, ...rest] = chunks;
@@ -306,11 +306,44 @@ describe('OpenAI', () => {
   });
 
   it('refuses more logprobs alternatives than vLLM’s default max_logprobs (20) with a 400', async () => {
-    const res = await post('/v1/completions', { model: 'm', prompt: 'hi', logprobs: 21 });
+    const res = await post('/vllm/v1/completions', { model: 'm', prompt: 'hi', logprobs: 21 });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error).toMatchObject({
       param: 'logprobs',
       type: 'invalid_request_error',
+    });
+    expect((await post('/vllm/v1/completions', { model: 'm', prompt: 'hi', logprobs: 20 })).status).toBe(200);
+  });
+
+  it.each([
+    ['/v1/completions', 'logprobs', 0, 5, { prompt: 'hi' }],
+    [
+      '/v1/chat/completions',
+      'top_logprobs',
+      0,
+      20,
+      { messages: [{ role: 'user', content: 'hi' }], logprobs: true },
+    ],
+  ] as const)('as OpenAI, %s caps %s at %i–%i with its range error', async (path, param, min, max, base) => {
+    const ask = (value: number) => post(path, { model: 'm', ...base, [param]: value });
+    expect((await ask(max)).status).toBe(200);
+    expect((await ask(min)).status).toBe(200);
+    const above = await ask(max + 1);
+    expect(above.status).toBe(400);
+    expect(await above.json()).toEqual({
+      error: {
+        message: `Invalid '${param}': integer above maximum value. Expected a value <= ${max}, but got ${max + 1} instead.`,
+        type: 'invalid_request_error',
+        param,
+        code: 'integer_above_max_value',
+      },
+    });
+    const below = await ask(min - 1);
+    expect(below.status).toBe(400);
+    expect(((await below.json()) as Json).error).toMatchObject({
+      message: `Invalid '${param}': integer below minimum value. Expected a value >= ${min}, but got ${min - 1} instead.`,
+      param,
+      code: 'integer_below_min_value',
     });
   });
 

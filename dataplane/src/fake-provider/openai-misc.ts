@@ -42,21 +42,8 @@ export function validateCompletion(
   if (!texts(body.prompt)) {
     return openaiError(400, "Invalid value for 'prompt'.", 'invalid_request_error', null, 'prompt');
   }
-  // As vLLM at its default `max_logprobs`: more alternatives than it keeps are refused, not cut.
-  if (typeof body.logprobs === 'number' && body.logprobs > MAX_LOGPROBS) {
-    return openaiError(
-      400,
-      `logprobs ${body.logprobs} is more than the ${MAX_LOGPROBS} alternatives this server returns`,
-      'invalid_request_error',
-      null,
-      'logprobs',
-    );
-  }
   return undefined;
 }
-
-/** The most alternatives a token's logprobs list, as vLLM's default `max_logprobs`. */
-const MAX_LOGPROBS = 20;
 
 /** Legacy logprobs in their four parallel lists. */
 interface LegacyLogprobs {
@@ -95,7 +82,7 @@ const joinLogprobs = (a: LegacyLogprobs, b: LegacyLogprobs): LegacyLogprobs => (
   text_offset: [...a.text_offset, ...b.text_offset],
 });
 
-/** `logprobs` as a count of alternatives, when the request asks for them (validated up to 20). */
+/** `logprobs` as a count of alternatives, when the request asks for them (capped by `openai-caps.ts`). */
 const logprobsAsked = (body: Record<string, unknown>): number | undefined =>
   typeof body.logprobs === 'number' && Number.isInteger(body.logprobs) && body.logprobs >= 0
     ? body.logprobs

@@ -2,6 +2,7 @@
 import { asString } from './behaviour.ts';
 import { extraOpenaiRoute } from './openai-extra.ts';
 import { fineTuningRoute } from './fine-tuning.ts';
+import { chatLogprobsCap, flavourOf, legacyLogprobsCap, type OpenaiFlavour } from './openai-caps.ts';
 import { answerChat, validateChat } from './openai-chat.ts';
 import { azureErrors, openaiErrors } from './openai-errors.ts';
 import {
@@ -37,11 +38,22 @@ const validators: Record<
   embeddings: validateEmbeddings,
 };
 
-function openai(endpoint: Endpoint): Route {
+/** The flavour's numeric caps, checked after the shape: a real upstream names a missing field first. */
+function capsOf(
+  endpoint: Endpoint,
+  body: Record<string, unknown>,
+  flavour: OpenaiFlavour,
+): ErrorReply | undefined {
+  if (endpoint === 'chat') return chatLogprobsCap(body);
+  if (endpoint === 'completions') return legacyLogprobsCap(body, flavour);
+  return undefined;
+}
+
+function openai(endpoint: Endpoint, flavour: OpenaiFlavour): Route {
   return {
     errors: openaiErrors,
     authorized: hasBearer,
-    validate: (ctx) => validators[endpoint](ctx.body, true),
+    validate: (ctx) => validators[endpoint](ctx.body, true) ?? capsOf(endpoint, ctx.body, flavour),
     describe: (ctx) => ({
       model: asString(ctx.body.model),
       stream: ctx.body.stream === true && endpoint !== 'embeddings',
@@ -64,7 +76,8 @@ function azure(endpoint: Endpoint, deployment: string): Route {
       if (!ctx.url.searchParams.get('api-version')) {
         return { status: 404, body: { error: { code: '404', message: 'Resource not found' } } };
       }
-      return validators[endpoint](ctx.body, false);
+      // Azure's legacy cap is not modelled: it keeps the one the fake gave it before flavours (20).
+      return validators[endpoint](ctx.body, false) ?? capsOf(endpoint, ctx.body, 'vllm');
     },
     describe: (ctx) => ({ model: deployment, stream: ctx.body.stream === true && endpoint !== 'embeddings' }),
     answer: (ctx, { usage }) => {
@@ -124,5 +137,5 @@ export function openaiRoute(method: string, pathname: string): Route | undefined
   if (!endpoint) return undefined;
   const az = /\/openai\/deployments\/([^/]+)\//.exec(pathname);
   if (az?.[1]) return azure(endpoint, decodeURIComponent(az[1]));
-  return openai(endpoint);
+  return openai(endpoint, flavourOf(pathname));
 }
