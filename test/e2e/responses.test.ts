@@ -242,6 +242,35 @@ describe('request fields', () => {
     for (const field of Object.keys(hints)) expect(sent[field], field).toBeUndefined();
   });
 
+  it('refuses an image_generation tool (hosted, not translatable to chat) with a 400 naming it, before any upstream call', async () => {
+    const upstream = stack.fakes[0]!.requests.length;
+    const tools = [
+      { type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } },
+      { type: 'image_generation', quality: 'low', size: '1024x1024' },
+    ];
+    for (const [body, param] of [
+      [{ tools }, 'tools[1].type'],
+      [{ tools: tools.slice(0, 1), tool_choice: { type: 'image_generation' } }, 'tool_choice'],
+    ] as const) {
+      const err = await client.responses
+        .create({
+          model: 'gpt-test',
+          input: 'draw a cat',
+          ...body,
+        } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(err, param).toBeInstanceOf(OpenAI.BadRequestError);
+      const e = err as InstanceType<typeof OpenAI.BadRequestError>;
+      expect((e.error as { param?: string }).param).toBe(param);
+      expect(e.message).toContain('"image_generation"');
+    }
+    // Neither reached the upstream: not silently dropped from `tools`, not sent as an unknown tool.
+    expect(stack.fakes[0]!.requests).toHaveLength(upstream);
+  });
+
   it('refuses what it cannot honour with a 400 naming the field', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ input: 'x', tools: [{ type: 'web_search' }] }, 'tools[0].type'],
