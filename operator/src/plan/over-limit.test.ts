@@ -314,13 +314,15 @@ describe('over the limit', () => {
     });
 
     it('says so when the new version does not fit either', () => {
+      // Dropping a policyRef is not a loosening the plan knows, so the edit is withheld: its
+      // old version is not served (it would not compile anyway), nor the new one.
       const edited = { ...guarded, spec: { tier: 'pro', models: ['gpt-4o-mini', ...names('acme', 9000)] } };
       const p = plan(world([gpt, edited, ci, ...bigs, ...grown], secrets, was));
       expect(p.tooLarge).toBeDefined();
       expect(published(p, 'Tenant', 'acme')).toBeUndefined();
       expect(verdict(p, 'Tenant', 'acme')).toMatchObject({
         reason: 'SnapshotTooLarge',
-        message: expect.stringContaining('its previous version no longer compiles') as unknown,
+        message: expect.stringContaining('neither its previous version nor this one is served') as unknown,
       });
       servable(p);
     });
@@ -408,14 +410,73 @@ describe('over the limit, behind five skips', () => {
   });
 });
 
-describe('over the limit, a tenant edit that only loosens', () => {
+describe('over the limit, a ModelDeployment edit that keeps its target', () => {
+  // Five older tenants grow past what fits: five skips, then every later change waits.
+  const hs = ['h1', 'h2', 'h3', 'h4', 'h5'].map((h) => tenant(h, ['gpt-4o-mini']));
+  const grown = hs.map((h) => ({
+    ...h,
+    spec: { tier: 'pro', models: ['gpt-4o-mini', ...names(h.metadata.name)] },
+  }));
+  const priced = obj('ModelDeployment', 'gpt', {
+    ...(md('gpt').spec as object),
+    pricing: { inputPerMillionTokens: 1, outputPerMillionTokens: 2 },
+    rpm: 100,
+  });
+  const acme = tenant('acme', ['gpt-4o-mini']);
+  const bigs = ['t1', 't2', 't3'].map((t) => tenant(t, names(t)));
+  const secrets: Secrets = [['openai', { apiKey: 'sk-1' }]];
+  const before = plan(world([...hs, priced, acme, ...bigs], secrets));
+  const withSpec = (spec: object) => ({ ...priced, spec: { ...(priced.spec as object), ...spec } });
+  const specOf = (p: Plan) => published(p, 'ModelDeployment', 'gpt')?.spec;
+
+  it('fits before the tenants grow', () => {
+    expect(before.tooLarge).toBeUndefined();
+  });
+
+  it('applies a raised price at once, though its JSON grew', () => {
+    const dearer = withSpec({ pricing: { inputPerMillionTokens: 1.25, outputPerMillionTokens: 2.5 } });
+    const p = plan(world([...grown, dearer, acme, ...bigs], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    // Before, it waited behind the skipped tenants: every request charged the old price.
+    expect(specOf(p)).toEqual(dearer.spec);
+    expect(verdict(p, 'ModelDeployment', 'gpt')?.reason).toBe('Published');
+    servable(p);
+  });
+
+  it('applies an rpm lowered and a tpm added at once', () => {
+    const limited = withSpec({ rpm: 10, tpm: 100000 });
+    const p = plan(world([...grown, limited, acme, ...bigs], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect(specOf(p)).toEqual(limited.spec);
+    servable(p);
+  });
+
+  it('lets a lowered price or raised rpm wait at the old version, which serves', () => {
+    const cheaper = withSpec({
+      pricing: { inputPerMillionTokens: 0.999999, outputPerMillionTokens: 2 },
+      rpm: 1000,
+    });
+    const p = plan(world([...grown, cheaper, acme, ...bigs], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect(specOf(p)).toEqual(priced.spec);
+    expect(verdict(p, 'ModelDeployment', 'gpt')).toMatchObject({
+      reason: 'SnapshotTooLarge',
+      message: expect.stringContaining('its previous version keeps serving') as unknown,
+    });
+  });
+});
+
+describe('over the limit, with no room left: only loosening edits wait', () => {
   /** Incompressible filler of exactly len characters. */
   const filler = (len: number) => {
     let s = '';
     for (let i = 0; s.length < len; i++) s += createHash('sha256').update(`pad-${i}`).digest('base64url');
     return s.slice(0, len);
   };
-  const gpt = md('gpt-a');
+  const gpt = obj('ModelDeployment', 'gpt-a', {
+    ...(md('gpt-a').spec as object),
+    pricing: { inputPerMillionTokens: 1, outputPerMillionTokens: 2 },
+  });
   const acme = tenant('acme', ['gpt-4o-mini'], { wallet: { balanceUsd: 1 } });
   const ci = obj('ApiKey', 'ci', { tenantRef: { name: 'acme' }, secretRef: { name: 'ci-key' } });
   const secrets: Secrets = [
@@ -455,6 +516,37 @@ describe('over the limit, a tenant edit that only loosens', () => {
     expect(p.tooLarge).toBeDefined();
     expect(published(p, 'Tenant', 'acme')?.spec).toEqual(acme.spec);
     expect(published(p, 'ApiKey', 'ci')).toBeDefined();
+  });
+
+  it('a raised price that does not fit takes the deployment out, rather than undercharge at the old price', () => {
+    const dearer = {
+      ...gpt,
+      spec: { ...(gpt.spec as object), pricing: { inputPerMillionTokens: 1.5, outputPerMillionTokens: 2 } },
+    };
+    const p = plan(world([dearer, acme, ci, pad(lo)], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    // Before, the old price kept serving until the snapshot fit.
+    expect(published(p, 'ModelDeployment', 'gpt-a')).toBeUndefined();
+    expect(p.credentials['gpt-a']).toBeUndefined();
+    expect(verdict(p, 'ModelDeployment', 'gpt-a')).toMatchObject({
+      reason: 'SnapshotTooLarge',
+      message: expect.stringContaining('neither its previous version nor this one is served') as unknown,
+    });
+    servable(p);
+  });
+
+  it('a lowered price that does not fit waits at the old one', () => {
+    const cheaper = {
+      ...gpt,
+      spec: {
+        ...(gpt.spec as object),
+        pricing: { inputPerMillionTokens: 0.999999, outputPerMillionTokens: 2 },
+      },
+    };
+    const p = plan(world([cheaper, acme, ci, pad(lo)], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect(published(p, 'ModelDeployment', 'gpt-a')?.spec).toEqual(gpt.spec);
+    expect(verdict(p, 'ModelDeployment', 'gpt-a')?.reason).toBe('SnapshotTooLarge');
   });
 
   it('a lowered balance is applied, and takes the tenant out when it does not fit', () => {

@@ -207,7 +207,9 @@ export function plan(world: World, memo: PlanMemo = new PlanMemo()): Plan {
             ? 'its previous version keeps serving'
             : why === 'stale'
               ? 'its previous version no longer compiles beside the rest, so this object is not served'
-              : 'this object is not served'
+              : why === 'withheld'
+                ? 'its edit may take something away (a price raised, a limit lowered, models narrowed, a new target), so neither its previous version nor this one is served'
+                : 'this object is not served'
         } until older objects make room`,
       );
     tooLarge = { bytes, leftOut: chosen.leftOut.length };

@@ -15,6 +15,7 @@ import {
 } from '@gantry/dataplane/config/published';
 import { objectKey, olderFirst, type Published } from '../world.ts';
 import { guessFitting, longestFitting } from './longest-fit.ts';
+import { deploymentTightenings, sameJson, tenantLoosensOnly } from './loosening.ts';
 
 /** What is published: manifests, the credentials beside them, and their content hash. */
 export interface Publication {
@@ -120,7 +121,9 @@ export type LeftOut =
   /** Its previous version no longer compiles beside the rest. */
   | 'stale'
   /** It was not published before. */
-  | 'new';
+  | 'new'
+  /** Its edit may take something away, so its previous version is not served either. */
+  | 'withheld';
 
 /** What is published over the limit, and which objects' current versions are left out. */
 export interface Fitted {
@@ -131,25 +134,38 @@ export interface Fitted {
 /** The publication of an over-the-limit selection, and why each desired object not in it is left out. */
 export function fitted(
   desired: readonly Entry[],
-  selected: readonly Entry[],
+  selected: Selection,
   published: Published | undefined,
 ): Fitted {
-  const out = publication(selected);
+  const out = publication(selected.entries);
   const now = new Map(out.manifests.map((m) => [objectKey(m.kind, m.metadata.name), m]));
   const was = new Set((published?.manifests ?? []).map((m) => objectKey(m.kind, m.metadata.name)));
   const leftOut: Fitted['leftOut'] = [];
   for (const d of desired) {
     const m = now.get(d.key);
     if (m !== undefined && sameJson(m, d.manifest)) continue;
-    leftOut.push([d.key, m !== undefined ? 'previous' : was.has(d.key) ? 'stale' : 'new']);
+    const why: LeftOut =
+      m !== undefined
+        ? 'previous'
+        : selected.withheld.has(d.key)
+          ? 'withheld'
+          : was.has(d.key)
+            ? 'stale'
+            : 'new';
+    leftOut.push([d.key, why]);
   }
   return { publication: out, leftOut };
 }
 
+/** What goes into an over-the-limit publication, and which tightening edits did not fit. */
+export interface Selection {
+  entries: Entry[];
+  /** Keys whose tightening edit did not fit: out until it does, not at their previous version. */
+  withheld: ReadonlySet<string>;
+}
+
 /** Changes skipped over for not fitting before the rest waits for room. */
 const MAX_SKIPS = 4;
-
-export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 const jsonLength = (v: unknown): number => JSON.stringify(v).length;
 
@@ -158,7 +174,6 @@ const sameEntry = (a: Entry | undefined, b: Entry): boolean =>
   a !== undefined && a.credential === b.credential && sameJson(a.manifest, b.manifest);
 
 type DeploymentSpec = Extract<Manifest, { kind: 'ModelDeployment' }>['spec'];
-type TenantSpec = Extract<Manifest, { kind: 'Tenant' }>['spec'];
 
 /** Where a deployment sends its credential, and which credential: all of it, or none. */
 const sameTarget = (a: DeploymentSpec, b: DeploymentSpec): boolean =>
@@ -166,44 +181,6 @@ const sameTarget = (a: DeploymentSpec, b: DeploymentSpec): boolean =>
   a.provider === b.provider &&
   a.apiKeyEnv === b.apiKeyEnv &&
   sameJson(a.credentialsSecretRef ?? null, b.credentialsSecretRef ?? null);
-
-/**
- * A tenant edit that can only give more: models added (or '*' gained) and/or the wallet's
- * balance raised, nothing else touched. Anything else (a model or '*' taken away, a wallet
- * added, removed or lowered, a guardrail, cache or routing change) is judged as possibly taking
- * something away: telling tightening from loosening field by field would have to follow every
- * later field added to the schema, so only these two are known to loosen.
- */
-const loosensOnly = (was: TenantSpec, is: TenantSpec): boolean => {
-  const { models: before, wallet: walletWas, ...restWas } = was;
-  const { models: after, wallet: walletIs, ...restIs } = is;
-  if (!sameJson(sortedKeys(restWas), sortedKeys(restIs))) return false;
-  if (!walletLoosens(walletWas, walletIs)) return false;
-  if (after.includes('*')) return true;
-  if (before.includes('*')) return false;
-  const now = new Set(after);
-  return before.every((m) => now.has(m));
-};
-
-/** No wallet on either side, or the same wallet with a balance at least as high. */
-const walletLoosens = (was: TenantSpec['wallet'], is: TenantSpec['wallet']): boolean => {
-  if (was === undefined || is === undefined) return was === is;
-  const { balanceUsd: a, ...restWas } = was;
-  const { balanceUsd: b, ...restIs } = is;
-  return b >= a && sameJson(sortedKeys(restWas), sortedKeys(restIs));
-};
-
-/** Key order is not meaning: compare objects whatever order their fields were written in. */
-const sortedKeys = (v: unknown): unknown =>
-  Array.isArray(v)
-    ? v.map(sortedKeys)
-    : v !== null && typeof v === 'object'
-      ? Object.fromEntries(
-          Object.entries(v as Record<string, unknown>)
-            .sort(([a], [b]) => a.localeCompare(b))
-            .map(([k, x]) => [k, sortedKeys(x)]),
-        )
-      : v;
 
 /**
  * Everything does not fit: start from the last published snapshot with what only shrinks it
@@ -221,13 +198,15 @@ export function withinLimit(
   created: ReadonlyMap<string, string>,
   /** Which of these compile together (keys). */
   compiling: (entries: Entry[]) => Set<string>,
-): Entry[] {
+): Selection {
   const wanted = new Map(desired.map((d) => [d.key, d]));
   const base = new Map<string, Entry>();
   /** ApiKeys changed in the base other than by a revocation → their published version. */
   const grownKeys = new Map<string, Entry>();
   /** Grown changes that must not wait behind size (a tightened tenant, a moved deployment) → growth. */
   const mustApply = new Map<string, number>();
+  /** Of those, the ones left out for not fitting. */
+  const withheld = new Set<string>();
   for (const m of published?.manifests ?? []) {
     const key = objectKey(m.kind, m.metadata.name);
     const now = wanted.get(key);
@@ -254,8 +233,14 @@ export function withinLimit(
     // would send a key rotated for a new host to the old one.
     const retargeted =
       m.kind === 'ModelDeployment' && !sameTarget(m.spec, now.manifest.spec as typeof m.spec);
-    // A tenant change that may take something away is a revocation too, even when it grows.
-    const tightened = m.kind === 'Tenant' && !loosensOnly(m.spec, now.manifest.spec as typeof m.spec);
+    // A change that may take something away is a revocation too, even when it grows: a tenant
+    // narrowed, a deployment's price raised or limit lowered (its old version would undercharge
+    // every request, or leave the limit unenforced, until the snapshot fits).
+    const tightened =
+      m.kind === 'Tenant'
+        ? !tenantLoosensOnly(m.spec, now.manifest.spec as typeof m.spec)
+        : m.kind === 'ModelDeployment' &&
+          deploymentTightenings(m.spec, now.manifest.spec as typeof m.spec).length > 0;
     if (retargeted || tightened) {
       base.set(key, now);
       const growth = jsonLength(now.manifest) - jsonLength(m);
@@ -280,6 +265,7 @@ export function withinLimit(
     for (const [key] of largestFirst) {
       if (baseBytes() <= MAX_SNAPSHOT_BYTES) break;
       base.delete(key);
+      withheld.add(key);
     }
   }
   // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
@@ -336,5 +322,6 @@ export function withinLimit(
       }
     keptKeys = compiling([...chosen.values()]);
   }
-  return [...chosen.values()].filter((e) => keptKeys.has(e.key));
+  const entries = [...chosen.values()].filter((e) => keptKeys.has(e.key));
+  return { entries, withheld: new Set([...withheld].filter((k) => !chosen.has(k))) };
 }
