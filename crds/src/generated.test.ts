@@ -179,6 +179,16 @@ describe.each(renderCrds().map((crd) => [crd.spec.names.kind as KindName, crd] a
       }
     });
 
+    it('describes every Secret reference, for kubectl explain', () => {
+      const refs = Object.entries(schema?.properties?.spec?.properties ?? {}).filter(([name]) =>
+        /secretRef$/i.test(name),
+      );
+      for (const [name, node] of refs)
+        expect((node as { description?: string }).description, name).toMatch(
+          /Secret .*gantry\.dev\/credentials=/,
+        );
+    });
+
     it('has short names that collide with nothing well known', () => {
       for (const name of crd.spec.names.shortNames) expect(TAKEN_SHORT_NAMES.has(name), name).toBe(false);
     });

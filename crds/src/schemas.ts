@@ -324,7 +324,14 @@ export const ApiKeySpec = Type.Object(
     tenantRef: LocalObjectRef,
     keyHash: Type.Optional(Type.String({ pattern: '^[a-f0-9]{64}$', description: 'hex SHA-256 of the key' })),
     secretRef: Type.Optional(
-      Type.Object({ name: SecretName, key: Type.Optional(SecretDataKey) }, { additionalProperties: false }),
+      Type.Object(
+        { name: SecretName, key: Type.Optional(SecretDataKey) },
+        {
+          additionalProperties: false,
+          description:
+            'Secret (this namespace) and data key (default "key") holding the gateway key; published only as its SHA-256. If the Secret does not exist, the operator generates a key into it. A Secret made by someone else must be labelled gantry.dev/credentials=apikey',
+        },
+      ),
     ),
     budget: Type.Optional(
       Type.Object({ limitUsd: Usd, period: literalUnion(BudgetPeriods) }, { additionalProperties: false }),
