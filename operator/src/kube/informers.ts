@@ -14,6 +14,7 @@ import {
 import { Kinds, type KindName } from '@gantry/crds';
 import type { ObservedObject } from '../world.ts';
 import type { KubeClient } from './client.ts';
+import { DecodedSecrets } from './secret-data.ts';
 
 type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
@@ -30,6 +31,7 @@ export class Informers {
   private secrets: Watched<V1Secret> | undefined;
   private stopped = false;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly decoded = new DecodedSecrets();
 
   constructor(
     private readonly kube: KubeClient,
@@ -105,16 +107,9 @@ export class Informers {
     return out;
   }
 
-  /** Secret name → decoded data. */
-  secretData(): Map<string, Record<string, string>> {
-    const out = new Map<string, Record<string, string>>();
-    for (const s of this.secrets?.list(this.kube.namespace) ?? []) {
-      const data: Record<string, string> = {};
-      for (const [k, v] of Object.entries(s.data ?? {})) data[k] = Buffer.from(v, 'base64').toString('utf8');
-      for (const [k, v] of Object.entries(s.stringData ?? {})) data[k] = v;
-      out.set(s.metadata!.name!, data);
-    }
-    return out;
+  /** Secret name → decoded data; a Secret is decoded once per resourceVersion. */
+  secretData(): Map<string, Readonly<Record<string, string>>> {
+    return this.decoded.decode(this.secrets?.list(this.kube.namespace) ?? []);
   }
 
   /** Secret name → its labels (the opt-in of credential Secrets is one). */
