@@ -39,6 +39,8 @@ export interface ControllerOptions {
   snapshotSecret?: string;
   /** The variables the data-plane pods offer to apiKeyEnv (GANTRY_PROVIDER_ENV); default none. */
   providerEnv?: readonly string[];
+  /** The most one object may publish, in bytes of plain JSON; default MAX_OBJECT_BYTES (256 KiB). */
+  maxObjectBytes?: number;
   leaseName?: string;
   leaseDurationSeconds?: number;
   /** Level-triggered safety net: reconcile even when no event arrived. */
@@ -141,6 +143,7 @@ export class Controller {
         secretLabels: this.informers.secretLabels(),
         snapshotSecret: this.snapshotName(),
         providerEnv: new Set(this.opts.providerEnv ?? []),
+        maxObjectBytes: this.opts.maxObjectBytes,
         generatedKeys: this.informers.generatedKeys(FIELD_MANAGER),
         // Read only when the plan is over the limit, and once per version of the Secret.
         published: () =>

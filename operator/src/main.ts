@@ -10,6 +10,7 @@ import { PROVIDER_ENV_VAR, providerEnvNames } from '@gantry/dataplane/config/pro
 import { Controller } from './controller.ts';
 import { startHealthServer } from './health/server.ts';
 import { KubeClient } from './kube/client.ts';
+import { MAX_OBJECT_BYTES } from './plan/object-size.ts';
 import { SpendReporter } from './spend/reporter.ts';
 
 function withPassword(url: string, password: string | undefined): string | undefined {
@@ -43,12 +44,14 @@ function options() {
       'spend-interval': { type: 'string', default: '30' },
       // Where kubelet's probes reach /healthz and /readyz; 0 turns the listener off.
       'health-port': { type: 'string', default: process.env.GANTRY_OPERATOR_HEALTH_PORT ?? '8081' },
+      // The most one object may publish (plain JSON bytes): past it, Ready=False ObjectTooLarge.
+      'max-object-bytes': { type: 'string', default: String(MAX_OBJECT_BYTES) },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
     console.log(
-      'gantry-operator [--namespace NS] [--identity ID] [--snapshot-secret NAME] [--lease-name NAME] [--lease-duration SECONDS] [--health-port PORT]',
+      'gantry-operator [--namespace NS] [--identity ID] [--snapshot-secret NAME] [--lease-name NAME] [--lease-duration SECONDS] [--health-port PORT] [--max-object-bytes BYTES]',
     );
     process.exit(0);
   }
@@ -61,7 +64,12 @@ function options() {
   const healthPort = Number(values['health-port']);
   if (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65535)
     throw new Error(`--health-port must be a port number (0 to disable), got ${values['health-port']}`);
-  return { ...values, leaseDuration, spendInterval, healthPort };
+  const maxObjectBytes = Number(values['max-object-bytes']);
+  if (!Number.isInteger(maxObjectBytes) || maxObjectBytes < 1024)
+    throw new Error(
+      `--max-object-bytes must be a whole number of bytes, at least 1024, got ${values['max-object-bytes']}`,
+    );
+  return { ...values, leaseDuration, spendInterval, healthPort, maxObjectBytes };
 }
 
 async function main(): Promise<void> {
@@ -78,6 +86,7 @@ async function main(): Promise<void> {
     log,
     snapshotSecret: o['snapshot-secret'],
     providerEnv: providerEnvNames(process.env[PROVIDER_ENV_VAR]),
+    maxObjectBytes: o.maxObjectBytes,
     leaseName: o['lease-name'],
     leaseDurationSeconds: o.leaseDuration,
   });

@@ -53,6 +53,8 @@ export interface World {
    * renders into both Deployments); the pods see no other. Absent: none.
    */
   providerEnv?: ReadonlySet<string> | undefined;
+  /** The most one object may publish (MAX_OBJECT_BYTES when absent). */
+  maxObjectBytes?: number | undefined;
   /**
    * What the snapshot Secret holds now, when it can be read: the base when over the limit, and
    * needed only then. Reading it is a gunzip and a parse of the whole snapshot, so plan asks for

@@ -64,6 +64,9 @@ const world = (
   snapshotSecret: 'gantry-snapshot',
   generatedKeys: new Map(),
   published: before && (() => before),
+  // These build single objects of 0.5 to 1.6 MB to fill the Secret with few of them: the
+  // per-object cap (object-size.test.ts) is raised, as they test the selection among them.
+  maxObjectBytes: 8 * 1024 * 1024,
 });
 const verdict = (p: Plan, kind: KindName, name: string) =>
   p.verdicts.find((x) => x.kind === kind && x.name === name);

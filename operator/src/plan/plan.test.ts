@@ -750,7 +750,12 @@ describe('plan', () => {
 
   describe('a snapshot too large for its Secret', () => {
     // Hex names barely compress: 8,000 of them make a tenant of ~290 KB gzipped (~540 KB as JSON),
-    // each well under what the apiserver stores; three fit a Secret, four do not.
+    // each well under what the apiserver stores; three fit a Secret, four do not. Each is over
+    // the per-object cap, which is raised here: these test the selection among big objects.
+    const roomy = (...args: Parameters<typeof world>): World => ({
+      ...world(...args),
+      maxObjectBytes: 8 * 1024 * 1024,
+    });
     const names = (t: string) =>
       Array.from({ length: 8000 }, (_, i) => createHash('sha256').update(`${t}-${i}`).digest('hex'));
     let clock = 0;
@@ -770,9 +775,9 @@ describe('plan', () => {
     const big = aged(tenant('t4', names('t4')));
     const leakedKey = leaked();
     const secrets = [...baseSecrets, leakedSecret];
-    const publishedBefore = plan(world([...base, leakedKey], secrets));
+    const publishedBefore = plan(roomy([...base, leakedKey], secrets));
     const over = (objects: ObservedObject[], published = publishedBefore) =>
-      plan({ ...world(objects, secrets), published: () => published });
+      plan({ ...roomy(objects, secrets), published: () => published });
     const listed = (p: { manifests: { kind: string; metadata: { name: string } }[] }) =>
       p.manifests.map((m) => `${m.kind}/${m.metadata.name}`);
 
@@ -816,7 +821,7 @@ describe('plan', () => {
       const deleted = over([...base, big]);
       expect(listed(deleted)).not.toContain('ApiKey/leaked');
       expect(listed(deleted)).toContain('ApiKey/ci');
-      const secretGone = plan({ ...world([...base, leakedKey, big]), published: () => publishedBefore });
+      const secretGone = plan({ ...roomy([...base, leakedKey, big]), published: () => publishedBefore });
       expect(listed(secretGone)).not.toContain('ApiKey/leaked');
     });
 
@@ -829,7 +834,7 @@ describe('plan', () => {
     });
 
     it('with nothing published before, the oldest objects that fit are published', () => {
-      const p = plan({ ...world([...base, leakedKey, big], secrets), published: undefined });
+      const p = plan({ ...roomy([...base, leakedKey, big], secrets), published: undefined });
       expect(listed(p)).toEqual(listed(publishedBefore));
       expect(verdict(p.verdicts, 'Tenant', 't4')).toMatchObject({ reason: 'SnapshotTooLarge' });
     });

@@ -22,6 +22,7 @@ import {
   type World,
 } from '../world.ts';
 import { PlanMemo } from './memo.ts';
+import { MAX_OBJECT_BYTES, objectTooLarge } from './object-size.ts';
 import {
   fitted,
   MAX_SNAPSHOT_BYTES,
@@ -31,6 +32,7 @@ import {
   type Entry,
 } from './publication.ts';
 
+export { MAX_OBJECT_BYTES } from './object-size.ts';
 export {
   MAX_SNAPSHOT_BYTES,
   readPublished,
@@ -127,8 +129,16 @@ export function plan(world: World, memo: PlanMemo = new PlanMemo()): Plan {
       continue;
     }
     const resolved = resolveSecrets(world, obj, manifest, credentials, generate, keyHolders);
-    if (resolved.ok) candidates.push({ obj, manifest: resolved.manifest });
-    else fail(obj, resolved.reason, resolved.message);
+    if (!resolved.ok) {
+      fail(obj, resolved.reason, resolved.message);
+      continue;
+    }
+    // Measured as published (an ApiKey's hash, not its Secret's name), before compile, so what
+    // depends on it fails as on any other object left out (an ApiKey's TenantNotFound).
+    const credential = obj.kind === 'ModelDeployment' ? credentials[obj.metadata.name] : undefined;
+    const large = objectTooLarge(resolved.manifest, credential, world.maxObjectBytes ?? MAX_OBJECT_BYTES);
+    if (large !== undefined) fail(obj, 'ObjectTooLarge', large);
+    else candidates.push({ obj, manifest: resolved.manifest });
   }
   rejectDuplicateKeys(candidates, fail);
 
