@@ -390,6 +390,23 @@ describe('over the limit, behind five skips', () => {
     servable(p);
   });
 
+  it('publishes a new GuardrailPolicy with the tenant that starts naming it', () => {
+    // The policy is newer than the skipped tenants, so alone it would wait behind them; the
+    // tenant's edit is applied at once, and without its policy it did not compile: acme and its
+    // keys went dark until the policy fit.
+    const pii = obj('GuardrailPolicy', 'pii', { pii: { action: 'block' } });
+    const guarded = {
+      ...acme,
+      spec: { tier: 'pro', models: ['*'], guardrails: { policyRef: { name: 'pii' } } },
+    };
+    const p = plan(world([...grown, gpt, guarded, beta, ...bigs, pii], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect(published(p, 'Tenant', 'acme')?.spec).toEqual(guarded.spec);
+    expect(published(p, 'GuardrailPolicy', 'pii')).toBeDefined();
+    expect(verdict(p, 'Tenant', 'acme')?.reason).toBe('Published');
+    servable(p);
+  });
+
   it('lets a tenant that only gains models wait like any change', () => {
     const wider = { ...beta, spec: { tier: 'pro', models: ['gpt-4o-mini', '*'] } };
     const p = plan(world([...grown, gpt, acme, wider, ...bigs], secrets, before));
@@ -550,6 +567,21 @@ describe('over the limit, with no room left: only loosening edits wait', () => {
     expect(p.tooLarge).toBeDefined();
     expect(published(p, 'ModelDeployment', 'gpt-a')?.spec).toEqual(gpt.spec);
     expect(verdict(p, 'ModelDeployment', 'gpt-a')?.reason).toBe('SnapshotTooLarge');
+  });
+
+  it('a guardrail named with a new policy that does not fit takes the tenant out, and says why', () => {
+    const pii = obj('GuardrailPolicy', 'pii', { pii: { action: 'block' } });
+    const guarded = withSpec({ guardrails: { policyRef: { name: 'pii' } } });
+    const p = plan(world([gpt, guarded, ci, pad(lo), pii], secrets, before));
+    expect(p.tooLarge).toBeDefined();
+    expect(published(p, 'Tenant', 'acme')).toBeUndefined();
+    expect(published(p, 'GuardrailPolicy', 'pii')).toBeUndefined();
+    // Not that its previous version no longer compiles (as it said before 'withheld'): both are out.
+    expect(verdict(p, 'Tenant', 'acme')?.message).toContain(
+      'neither its previous version nor this one is served',
+    );
+    expect(verdict(p, 'GuardrailPolicy', 'pii')?.reason).toBe('SnapshotTooLarge');
+    servable(p);
   });
 
   it('a lowered balance is applied, and takes the tenant out when it does not fit', () => {

@@ -157,6 +157,24 @@ export function fitted(
   return { publication: out, leftOut };
 }
 
+/** Tenant key → the policies it names (keys) that the base lacks and that are publishable now. */
+function policiesNeeded(
+  base: ReadonlyMap<string, Entry>,
+  wanted: ReadonlyMap<string, Entry>,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [key, e] of base) {
+    if (e.manifest.kind !== 'Tenant') continue;
+    const { guardrails, cache } = e.manifest.spec;
+    const refs = [
+      guardrails?.policyRef && objectKey('GuardrailPolicy', guardrails.policyRef.name),
+      cache?.policyRef && objectKey('CachePolicy', cache.policyRef.name),
+    ].filter((k): k is string => k !== undefined && !base.has(k) && wanted.has(k));
+    if (refs.length > 0) out.set(key, refs);
+  }
+  return out;
+}
+
 /** What goes into an over-the-limit publication, and which tightening edits did not fit. */
 export interface Selection {
   entries: Entry[];
@@ -251,6 +269,19 @@ export function withinLimit(
     // limit, so it need not wait for room either.
     base.set(key, jsonLength(now.manifest) <= jsonLength(m) ? now : old);
   }
+  // A tenant in the base naming a policy the base lacks (new, or held back until now) would not
+  // compile beside it and go dark, its keys with it: the policy goes in with the tenant, as one
+  // change, and they are left out together if they do not fit.
+  const companions = policiesNeeded(base, wanted);
+  for (const [key, needs] of companions) {
+    let growth = mustApply.get(key) ?? 0;
+    for (const k of needs)
+      if (!base.has(k)) {
+        base.set(k, wanted.get(k)!);
+        growth += jsonLength(wanted.get(k)!.manifest);
+      }
+    if (growth > 0) mustApply.set(key, growth);
+  }
   const baseBytes = (): number => sizeAgainstLimit(publication(base.values()));
   // ApiKey edits could grow the base past the limit (a budget added to every key): then only
   // revocations and changes that do not grow go in first, and the rest waits like any change.
@@ -266,6 +297,8 @@ export function withinLimit(
       if (baseBytes() <= MAX_SNAPSHOT_BYTES) break;
       base.delete(key);
       withheld.add(key);
+      for (const k of companions.get(key) ?? [])
+        if (![...companions].some(([t, ks]) => base.has(t) && ks.includes(k))) base.delete(k);
     }
   }
   // Oldest first; within one second (the timestamps' grain), by kind and name (a stable sort).
