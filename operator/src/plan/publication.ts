@@ -205,9 +205,10 @@ const sameTarget = (a: DeploymentSpec, b: DeploymentSpec): boolean =>
  * applied (an object deleted, or failing now for any reason but size, gone; an ApiKey disabled
  * or given another key follows its object now; a ModelDeployment's rotated credential is the
  * new one, and a deployment moved to another host, provider or credential is its new version;
- * a tenant edit that may take something away is its new version), so a revocation is never
- * held back by size; then add the new and changed objects oldest first, as many as fit. What
- * is left out keeps its previous version, if it had one and it is safe to keep.
+ * a tenant or deployment edit that may take something away is its new version, with any policy
+ * a tenant now names), so a revocation is never held back by size; then add the new and
+ * changed objects oldest first, as many as fit. What is left out keeps its previous version,
+ * if it had one and it is safe to keep.
  */
 export function withinLimit(
   published: Published | undefined,
@@ -288,9 +289,9 @@ export function withinLimit(
   if (grownKeys.size > 0 && baseBytes() > MAX_SNAPSHOT_BYTES)
     for (const [key, old] of grownKeys)
       if (jsonLength(base.get(key)!.manifest) > jsonLength(old.manifest)) base.set(key, old);
-  // A tightened tenant or moved deployment whose growth does not fit has no safe old version
-  // to fall back to: the largest growths are left out (their keys or model unserved) until
-  // the base fits. Each check is a gzip, but only grown revocations pay for it.
+  // A tightened tenant or deployment, or a moved one, whose growth does not fit has no safe old
+  // version to fall back to: the largest growths are left out (their keys or model unserved)
+  // until the base fits. Each check is a gzip, but only grown revocations pay for it.
   if (mustApply.size > 0) {
     const largestFirst = [...mustApply].sort(([, a], [, b]) => b - a);
     for (const [key] of largestFirst) {
