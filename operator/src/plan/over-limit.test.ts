@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { KindName } from '@gantry/crds';
 import { compilePublished } from '@gantry/dataplane/config/published';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ObservedObject, World } from '../world.ts';
 import { PlanMemo } from './memo.ts';
 import {
@@ -74,6 +74,11 @@ const published = (p: Plan, kind: KindName, name: string) =>
   p.manifests.find((m) => m.kind === kind && m.metadata.name === name);
 const servable = (p: Plan) =>
   expect(compilePublished(snapshotText(p, 2), { env: {}, source: 't' }).ok).toBe(true);
+
+// Every test here is synchronous gzip work, seconds each: without a turn of the event loop
+// between them, the worker answered none of vitest's calls for over a minute on a loaded
+// machine, and the run failed with "Timeout calling onTaskUpdate" though every test passed.
+afterEach(() => new Promise<void>((resolve) => setImmediate(resolve)));
 
 describe('over the limit', () => {
   const gpt = md('gpt-a');
