@@ -20,13 +20,15 @@ const RICH = { budget: { limitUsd: 100, period: 'monthly' } };
 let stack: Stack;
 let plain: RealtimeUpstream;
 let vad: RealtimeUpstream;
+let racing: RealtimeUpstream;
 let stall: RealtimeUpstream;
 let wsBase: string;
 
 beforeAll(async () => {
-  [plain, vad, stall] = await Promise.all([
+  [plain, vad, racing, stall] = await Promise.all([
     startRealtimeUpstream(),
     startRealtimeUpstream({ vad: true }),
+    startRealtimeUpstream({ vad: 'racing' }),
     startRealtimeUpstream({ stall: true }),
   ]);
   const rt = (name: string, up: RealtimeUpstream) =>
@@ -35,11 +37,13 @@ beforeAll(async () => {
     [
       rt('rt', plain),
       rt('rt-vad', vad),
+      rt('rt-race', racing),
       rt('rt-stall', stall),
       tenant('acme'),
       apiKey('poor', 'sk-poor', 'acme', POOR),
       apiKey('poor-vad', 'sk-poor-vad', 'acme', POOR),
       apiKey('vad', 'sk-vad', 'acme', RICH),
+      apiKey('poor-race', 'sk-poor-race', 'acme', POOR),
       apiKey('leaver', 'sk-leaver', 'acme', RICH),
       apiKey('tpm', 'sk-tpm', 'acme', { rateLimit: { tokensPerMinute: 2_500 } }),
       apiKey('oob', 'sk-oob', 'acme', RICH),
@@ -56,7 +60,7 @@ afterEach(() => {
 });
 afterAll(async () => {
   await stack.close();
-  await Promise.all([plain.close(), vad.close(), stall.close()]);
+  await Promise.all([plain.close(), vad.close(), racing.close(), stall.close()]);
 });
 
 interface Event {
@@ -165,22 +169,47 @@ describe('Realtime money: caps from the upstream, not the client', () => {
     expect(await recordsOf('poor')).toEqual([]);
   });
 
-  it('bills a server-VAD response that took a client hold with a lower cap for what the upstream reported', async () => {
-    const c = await open('sk-vad', 'rt-vad');
+  it('bills a server-VAD response started while a client hold with a lower cap was queued for what the upstream reported', async () => {
+    const c = await open('sk-vad', 'rt-race');
     // Server VAD starts a response while the client's own create (cap 1) waits for its hold.
     c.send({ type: 'input_audio_buffer.commit' });
     c.send({ type: 'response.create', event_id: 'mine', response: { max_output_tokens: 1 } });
-    const done = await c.next<ResponseEvent>('response.done');
-    expect(done.response.usage.output_tokens).toBe(4_000);
     const refused = await c.next<ErrorEvent>('error');
     expect(refused.error).toMatchObject({
       code: 'conversation_already_has_active_response',
       event_id: 'mine',
     });
+    // The client's next event lets the VAD response finish.
+    c.send({ type: 'input_audio_buffer.clear' });
+    const done = await c.next<ResponseEvent>('response.done');
+    expect(done.response.usage.output_tokens).toBe(4_000);
     await closeAndSettle(c);
     const records = await recordsOf('vad');
-    expect(records.map((r) => [r.status, r.completionTokens])).toEqual([[200, 4_000]]);
-    expect(records[0]!.costUsd).toBeCloseTo((4_000 * 16) / 1e6, 9);
+    const served = records.filter((r) => r.status === 200);
+    expect(served.map((r) => r.completionTokens)).toEqual([4_000]);
+    expect(served[0]!.costUsd).toBeCloseTo((4_000 * 16) / 1e6, 9);
+    // The client's own create never ran: its hold is released, nothing charged.
+    expect(records.filter((r) => r.status !== 200).map((r) => [r.status, r.costUsd])).toEqual([[400, 0]]);
+  });
+
+  it('holds a server-VAD response on its own cap, not on a queued client hold it would otherwise take', async () => {
+    const c = await open('sk-poor-race', 'rt-race');
+    // The client's create (cap 1) fits $0.01; the VAD response (4,096 held) does not.
+    c.send({ type: 'input_audio_buffer.commit' });
+    c.send({ type: 'response.create', event_id: 'mine', response: { max_output_tokens: 1 } });
+    await c.next('response.created');
+    expect(
+      (await c.next<ErrorEvent>('error', (e) => (e as unknown as ErrorEvent).error.code === 402)).error,
+    ).toMatchObject({
+      type: 'budget_exceeded',
+      event_id: null,
+    });
+    expect(await c.closed).toBe(1008);
+    await closeAndSettle(c);
+    // At most the first delta before the cancel; before, all 4,000 tokens on a 1-token hold.
+    const charged = (await recordsOf('poor-race')).reduce((n, r) => n + r.costUsd, 0);
+    expect(charged).toBeLessThanOrEqual((10 * 4 + 250 * 16) / 1e6 + 1e-9);
+    expect((await budgetOf('poor-race', 0.01)).spentUsd).toBeCloseTo(charged, 9);
   });
 
   it('counts function-call arguments relayed: a client leaving mid-call pays for them', async () => {

@@ -17,8 +17,13 @@ export interface UpstreamOptions {
   argsChars?: number;
   /** Output tokens an uncapped response reports. */
   outputTokens?: number;
-  /** Server VAD: `input_audio_buffer.commit` starts a response, finished by the client's next event. */
-  vad?: boolean;
+  /**
+   * Server VAD: `input_audio_buffer.commit` starts a response of the upstream's own, finished by
+   * the client's next event. `'racing'`: it starts just as that next event arrives, before it is
+   * handled (a client's `response.create` sent with the commit then meets a response in progress,
+   * its hold already queued at the gateway), and finishes on the event after.
+   */
+  vad?: boolean | 'racing';
   /** Responses the client starts wait for `finish()` after their first delta. */
   stall?: boolean;
 }
@@ -48,6 +53,7 @@ export class UpstreamSession {
   /** Tokens of the conversation so far (items and answers). */
   private conversation = 0;
   private active: Active | undefined;
+  private vadDue = false;
   private readonly finishers: (() => void)[] = [];
   /** Runs once when the next `response.create` arrives, before it is answered. */
   beforeRespond: (() => void) | undefined;
@@ -82,7 +88,13 @@ export class UpstreamSession {
   }
 
   private onEvent(e: Json): void {
-    const serverStarted = this.active && this.active.id.startsWith('resp_vad');
+    // A racing VAD response outlives the event it raced, running until the one after.
+    const raced = this.vadDue;
+    if (raced) {
+      this.vadDue = false;
+      this.start(`resp_vad_${this.n++}`, {});
+    }
+    const serverStarted = !raced && this.active && this.active.id.startsWith('resp_vad');
     this.handle(e);
     // A server-started response runs until the client's next event has been answered.
     if (serverStarted && e.type !== 'response.cancel' && this.active) this.complete(this.active, 'completed');
@@ -117,7 +129,8 @@ export class UpstreamSession {
           item_id: `item_${this.n++}`,
           previous_item_id: null,
         });
-        if (this.opts.vad) this.start(`resp_vad_${this.n++}`, {});
+        if (this.opts.vad === 'racing') this.vadDue = true;
+        else if (this.opts.vad) this.start(`resp_vad_${this.n++}`, {});
         return;
       case 'response.create':
         if (this.active)

@@ -63,6 +63,16 @@ export class SessionCap {
 }
 
 /**
+ * Whether `echoed` (a `response.created`'s response) runs under a looser cap than `heldCap`:
+ * then it is not the response that hold was made for (server VAD started it while the client's
+ * create was queued), and it needs a hold of its own. An echo without a cap says nothing.
+ */
+export function outgrowsHold(heldCap: Cap, echoed: unknown): boolean {
+  const echo = statedCap(echoed);
+  return echo !== undefined && echo !== heldCap && looser(echo, heldCap) === echo;
+}
+
+/**
  * The output ceiling a response's bill is held to once its `response.created` arrives: the cap
  * its hold assumed when the upstream echoes exactly that number, else `unbounded` (the upstream's
  * report believed up to the ceiling of any answer).

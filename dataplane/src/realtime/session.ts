@@ -31,7 +31,7 @@ import {
 import { DoneIds } from './done-ids.ts';
 import { holdResponse, responseContext, settleResponse } from './hold.ts';
 import type { RealtimeLimits } from './limits.ts';
-import { billedCeiling, SessionCap, statedCap, type Cap } from './output-cap.ts';
+import { billedCeiling, outgrowsHold, SessionCap, statedCap, type Cap } from './output-cap.ts';
 import { relay } from './relay.ts';
 import { unmeteredReason, unmeteredSessionField } from './session-policy.ts';
 
@@ -310,14 +310,16 @@ export class RealtimeSession {
     const id =
       isRecord(event.response) && typeof event.response.id === 'string' ? event.response.id : undefined;
     if (id === undefined || this.live.has(id) || this.done.has(id)) return;
-    const queued = this.queued.shift();
-    if (queued) {
+    const queued = this.queued[0];
+    if (queued && !outgrowsHold(queued.heldCap, event.response)) {
+      this.queued.shift();
       queued.maxOutputTokens = billedCeiling(queued.heldCap, event.response, MAX_UNBOUNDED_OUTPUT_TOKENS);
       this.live.set(id, queued);
       return;
     }
-    // Started by the upstream itself (server voice activity detection): held now, and cancelled
-    // at once when the budget cannot cover it.
+    // Started by the upstream itself (server voice activity detection), or running under a
+    // looser cap than the queued hold (so not its response; that one stays queued for its own
+    // response.created or error): held now, and cancelled at once when the key cannot cover it.
     const input = this.conversationTokens + this.addedTokens;
     const heldCap = this.cap.forHold();
     const held = outputLimits([heldCap]).held;
