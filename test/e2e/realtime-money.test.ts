@@ -46,6 +46,7 @@ beforeAll(async () => {
       apiKey('poor-race', 'sk-poor-race', 'acme', POOR),
       apiKey('leaver', 'sk-leaver', 'acme', RICH),
       apiKey('tpm', 'sk-tpm', 'acme', { rateLimit: { tokensPerMinute: 2_500 } }),
+      apiKey('tpm-poor', 'sk-tpm-poor', 'acme', { ...POOR, rateLimit: { tokensPerMinute: 4_500 } }),
       apiKey('oob', 'sk-oob', 'acme', RICH),
       apiKey('dup', 'sk-dup', 'acme', RICH),
       apiKey('expiry', 'sk-expiry', 'acme', RICH),
@@ -240,6 +241,15 @@ describe('Realtime tokens per minute', () => {
     expect(answer.error.message).toContain('2500 tokens per minute');
     await closeAndSettle(c);
     expect((await recordsOf('tpm')).map((r) => r.status)).toEqual([200]);
+  });
+
+  it('gives a response refused by the budget its rate-limit tokens back', async () => {
+    const c = await open('sk-tpm-poor', 'rt');
+    // Each needs 4,000 of the minute's 4,500 tokens and $0.064 of the $0.01 left: both 402, not a 429.
+    for (const id of ['b1', 'b2']) {
+      c.send({ type: 'response.create', event_id: id, response: { max_output_tokens: 4_000 } });
+      expect((await c.next<ErrorEvent>('error')).error).toMatchObject({ code: 402, event_id: id });
+    }
   });
 });
 
