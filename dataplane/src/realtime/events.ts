@@ -56,11 +56,19 @@ export function itemTokens(item: unknown): number {
   return tokens + Math.ceil(JSON.stringify(rest).length / 4);
 }
 
-/** Text deltas count as text tokens, audio deltas by their bytes: what a cut response produced. */
+/**
+ * The gateway's own count of a response's output, from the deltas it relays: text and tool-call
+ * arguments at 4 characters a token, audio by its bytes. Audio transcripts are not counted: they
+ * shadow audio already counted. This count bounds a response cut short and is the least a
+ * `response.done` bills, so every output the upstream bills must be in it (a function call's
+ * arguments were not, and a 16,000-character call counted 0).
+ */
 export function deltaTokens(event: RealtimeEvent): number {
   switch (event.type) {
     case 'response.output_text.delta':
     case 'response.text.delta':
+    case 'response.function_call_arguments.delta':
+    case 'response.mcp_call_arguments.delta':
       return typeof event.delta === 'string' ? Math.ceil(event.delta.length / 4) : 0;
     case 'response.output_audio.delta':
     case 'response.audio.delta':

@@ -278,8 +278,8 @@ export class RealtimeProxy {
       this.sockets.add(client);
       client.once('close', () => this.sockets.delete(client));
       this.deps.metrics.inflight.inc();
-      // A session settles its responses as they finish and its rate-limit tokens when it ends,
-      // after the shutdown's closeAll: the stores stay open until then.
+      // A session settles its responses as they finish, the last after the shutdown's
+      // closeAll: the stores stay open until then.
       let sessionDone!: () => void;
       this.deps.pipeline.settlements?.track(new Promise<void>((resolve) => (sessionDone = resolve)));
       const session = new RealtimeSession({
@@ -306,16 +306,13 @@ export class RealtimeProxy {
     if (!handedOver) abandon();
   }
 
-  /** The session's tokens correct the rate limit's estimate; one log line and one metric per session. */
+  /** One log line and one metric per session (each response counted its own tokens: hold.ts). */
   private async ended(
     ctx: RequestContext,
     deployment: Deployment,
     summary: SessionSummary,
     started: number,
   ): Promise<void> {
-    const ticket = ctx.admission?.ticket;
-    if (ticket)
-      await this.deps.pipeline.stores.rateLimiter.adjust(ticket, summary.tokens).catch(() => undefined);
     const seconds = (Date.now() - started) / 1000;
     this.deps.metrics.answered(ROUTE, 101, seconds);
     this.deps.log.info(

@@ -10,6 +10,7 @@ import type { Deployment } from '../config/snapshot.ts';
 import { GatewayError } from '../errors.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
+import { MAX_UNBOUNDED_OUTPUT_TOKENS } from '../accounting/reported-usage.ts';
 import {
   outputLimits,
   realtimeCostUsd,
@@ -27,12 +28,15 @@ import {
   parseEvent,
   type RealtimeEvent,
 } from './events.ts';
+import { DoneIds } from './done-ids.ts';
 import { holdResponse, responseContext, settleResponse } from './hold.ts';
 import type { RealtimeLimits } from './limits.ts';
+import { billedCeiling, outgrowsHold, SessionCap, statedCap, type Cap } from './output-cap.ts';
 import { relay } from './relay.ts';
 import { unmeteredReason, unmeteredSessionField } from './session-policy.ts';
 
-export type SessionEnding = 'client_closed' | 'upstream_closed' | 'idle' | 'expired' | 'shutdown';
+export type SessionEnding =
+  'client_closed' | 'upstream_closed' | 'idle' | 'expired' | 'shutdown' | 'budget_exceeded';
 
 export interface SessionSummary {
   ending: SessionEnding;
@@ -65,8 +69,12 @@ interface Tracked {
   /** Input the hold assumed, charged with what was produced if the client leaves mid-response. */
   inputTokens: number;
   produced: number;
-  /** The response's output ceiling (`outputLimits`' `billed`): no report bills more output. */
+  /** The cap its hold assumed. */
+  heldCap: Cap;
+  /** The most output a report bills: the held cap once `response.created` echoes it (output-cap.ts). */
   maxOutputTokens: number;
+  /** `conversation: "none"`: its answer joins no conversation, so it says nothing of the next one's input. */
+  outOfBand: boolean;
   /** The hold is being made (a server-started response): settle after it. */
   holding?: Promise<void>;
 }
@@ -90,7 +98,10 @@ export class RealtimeSession {
   /** What the last response read (the conversation so far) plus what was added since. */
   private conversationTokens = 0;
   private addedTokens = 0;
-  private sessionMaxOutput: unknown;
+  private readonly cap = new SessionCap();
+  private readonly done = new DoneIds();
+  /** The upstream said the session reached its own duration limit: its close is no failure. */
+  private upstreamExpired = false;
   private readonly totals = { responses: 0, tokens: 0, costUsd: 0 };
   private ended = false;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -125,13 +136,10 @@ export class RealtimeSession {
     else shutdown.addEventListener('abort', this.onShutdown, { once: true });
     const initial = this.s.initialSession;
     if (initial && Object.keys(initial).length > 0) {
-      this.sessionMaxOutput = initial.max_output_tokens ?? initial.max_response_output_tokens;
+      const id = eventId();
+      this.cap.sent(id, initial);
       this.toUpstream(
-        JSON.stringify({
-          type: 'session.update',
-          event_id: eventId(),
-          session: { type: 'realtime', ...initial },
-        }),
+        JSON.stringify({ type: 'session.update', event_id: id, session: { type: 'realtime', ...initial } }),
       );
     }
     upstream.resume();
@@ -216,27 +224,31 @@ export class RealtimeSession {
       );
       return;
     }
-    if (session) {
-      this.sessionMaxOutput =
-        session.max_output_tokens ?? session.max_response_output_tokens ?? this.sessionMaxOutput;
-      if (model !== undefined) session.model = this.s.deployment.target.upstreamModel;
-    }
+    if (session && model !== undefined) session.model = this.s.deployment.target.upstreamModel;
+    // Its cap counts once the upstream confirms it; an id so that a refusal can name it.
+    if (typeof event.event_id !== 'string') event.event_id = eventId();
+    this.cap.sent(event.event_id as string, session);
     this.toUpstream(JSON.stringify(event));
   }
 
   private async responseCreate(event: RealtimeEvent): Promise<void> {
     const response = isRecord(event.response) ? event.response : {};
     const input = this.conversationTokens + this.addedTokens;
-    const limits = outputLimits([
-      response.max_output_tokens,
-      response.max_response_output_tokens,
-      this.sessionMaxOutput,
-    ]);
-    const maxOutputTokens = limits.billed;
-    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, limits.held);
+    const heldCap = statedCap(response) ?? this.cap.forHold();
+    const held = outputLimits([heldCap]).held;
+    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, held);
     const ctx = this.responseCtx();
+    const tracked: Tracked = {
+      ctx,
+      clientEventId: undefined,
+      inputTokens: input,
+      produced: 0,
+      heldCap,
+      maxOutputTokens: MAX_UNBOUNDED_OUTPUT_TOKENS,
+      outOfBand: response.conversation === 'none',
+    };
     try {
-      await holdResponse(this.s.deps, ctx, estimate);
+      await holdResponse(this.s.deps, ctx, estimate, input + held);
     } catch (err) {
       this.refuse(
         err instanceof GatewayError ? err : new GatewayError('internal_error', 'hold failed'),
@@ -245,24 +257,13 @@ export class RealtimeSession {
       return;
     }
     if (this.ended) {
-      void this.settle(
-        { ctx, clientEventId: undefined, inputTokens: 0, produced: 0, maxOutputTokens },
-        499,
-        0,
-        0,
-        0,
-      );
+      void this.settle(tracked, 499, 0, 0, 0);
       return;
     }
     // An id of our own when the client sent none, so an upstream error can name this event.
     if (typeof event.event_id !== 'string') event.event_id = eventId();
-    this.queued.push({
-      ctx,
-      clientEventId: event.event_id as string,
-      inputTokens: input,
-      produced: 0,
-      maxOutputTokens,
-    });
+    tracked.clientEventId = event.event_id as string;
+    this.queued.push(tracked);
     this.toUpstream(JSON.stringify(event));
   }
 
@@ -278,6 +279,7 @@ export class RealtimeSession {
     switch (event.type) {
       case 'session.created':
       case 'session.updated':
+        this.cap.confirmed(event.session, event.type === 'session.updated');
         // The client asked for Gantry's model name; the upstream's is an internal detail.
         if (isRecord(event.session) && typeof event.session.model === 'string') {
           event.session.model = this.s.model;
@@ -307,36 +309,58 @@ export class RealtimeSession {
   private responseCreated(event: RealtimeEvent): void {
     const id =
       isRecord(event.response) && typeof event.response.id === 'string' ? event.response.id : undefined;
-    if (id === undefined) return;
-    const queued = this.queued.shift();
-    if (queued) {
+    if (id === undefined || this.live.has(id) || this.done.has(id)) return;
+    const queued = this.queued[0];
+    if (queued && !outgrowsHold(queued.heldCap, event.response)) {
+      this.queued.shift();
+      queued.maxOutputTokens = billedCeiling(queued.heldCap, event.response, MAX_UNBOUNDED_OUTPUT_TOKENS);
       this.live.set(id, queued);
       return;
     }
-    // Started by the upstream itself (server voice activity detection): held now, and cancelled
-    // at once when the budget cannot cover it.
+    // Started by the upstream itself (server voice activity detection), or running under a
+    // looser cap than the queued hold (so not its response; that one stays queued for its own
+    // response.created or error): held now, and cancelled at once when the key cannot cover it.
     const input = this.conversationTokens + this.addedTokens;
-    const limits = outputLimits([this.sessionMaxOutput]);
+    const heldCap = this.cap.forHold();
+    const held = outputLimits([heldCap]).held;
     const tracked: Tracked = {
       ctx: this.responseCtx(),
       clientEventId: undefined,
       inputTokens: input,
       produced: 0,
-      maxOutputTokens: limits.billed,
+      heldCap,
+      maxOutputTokens: billedCeiling(heldCap, event.response, MAX_UNBOUNDED_OUTPUT_TOKENS),
+      outOfBand: false,
     };
-    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, limits.held);
-    tracked.holding = holdResponse(this.s.deps, tracked.ctx, estimate).catch((err: unknown) => {
-      this.toUpstream(JSON.stringify({ type: 'response.cancel', event_id: eventId(), response_id: id }));
-      this.refuse(err instanceof GatewayError ? err : new GatewayError('internal_error', 'hold failed'));
-    });
+    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, held);
+    tracked.holding = holdResponse(this.s.deps, tracked.ctx, estimate, input + held).catch((err: unknown) =>
+      this.serverResponseRefused(id, err),
+    );
     this.live.set(id, tracked);
+  }
+
+  /**
+   * A server-started response the key cannot hold is cancelled. Past its budget the session
+   * ends too: server VAD would start the next turn regardless, and each one's output before
+   * its cancel landed was charged unheld, turn after turn past the limit.
+   */
+  private serverResponseRefused(id: string, err: unknown): void {
+    const error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'hold failed');
+    this.toUpstream(JSON.stringify({ type: 'response.cancel', event_id: eventId(), response_id: id }));
+    this.refuse(error);
+    if (error.type === 'budget_exceeded')
+      this.end('budget_exceeded', 1008, 'budget exceeded: the key cannot pay for the next response');
   }
 
   private responseDone(event: RealtimeEvent): void {
     const response = isRecord(event.response) ? event.response : {};
     const id = typeof response.id === 'string' ? response.id : undefined;
-    const tracked = (id !== undefined ? this.live.get(id) : undefined) ?? this.queued.shift();
-    if (id !== undefined) this.live.delete(id);
+    // Without an id, or for one already settled, it names no response of ours: a queued hold
+    // belongs to another. An id never seen started is the oldest queued one's.
+    if (id === undefined || this.done.has(id)) return;
+    const tracked = this.live.get(id) ?? this.queued.shift();
+    this.live.delete(id);
+    this.done.add(id);
     if (!tracked) return;
     const usage = isRecord(response.usage) ? (response.usage as RealtimeUsage) : undefined;
     const split = splitUsage(usage, {
@@ -346,17 +370,23 @@ export class RealtimeSession {
     });
     const input = split.textIn + split.audioIn + split.cachedIn;
     const output = split.textOut + split.audioOut;
-    // The next response reads the whole conversation again, this answer included.
-    this.conversationTokens = input + output;
-    this.addedTokens = 0;
+    // The next response reads the whole conversation again, this answer included; an
+    // out-of-band one read only its own input and added nothing.
+    if (!tracked.outOfBand) {
+      this.conversationTokens = input + output;
+      this.addedTokens = 0;
+    }
     const cost = realtimeCostUsd(this.s.deployment.pricing, split);
     void this.settle(tracked, 200, input, output, cost);
   }
 
   /** An upstream error naming a `response.create` we held: that response never starts. */
   private upstreamError(event: RealtimeEvent): void {
-    const ref = isRecord(event.error) ? event.error.event_id : undefined;
+    const error = isRecord(event.error) ? event.error : {};
+    if (error.code === 'session_expired') this.upstreamExpired = true;
+    const ref = error.event_id;
     if (typeof ref !== 'string') return;
+    this.cap.refused(ref);
     const at = this.queued.findIndex((t) => t.clientEventId === ref);
     if (at === -1) return;
     const [tracked] = this.queued.splice(at, 1);
@@ -415,8 +445,10 @@ export class RealtimeSession {
     if (upstream.readyState === OPEN) upstream.close(1000);
     else upstream.terminate();
     // Responses cut short: the client that left pays for what was produced (as on streams);
-    // one the upstream broke is not charged. Holds never started are released.
-    const clientLeft = ending !== 'upstream_closed';
+    // one the upstream broke is not charged. The upstream ending the session on purpose (its
+    // own duration limit, a normal close) is no fault: charged as the gateway's own limit is.
+    // Holds never started are released.
+    const clientLeft = ending !== 'upstream_closed' || this.upstreamExpired || code === 1000 || code === 1001;
     for (const tracked of this.live.values()) {
       const cost = clientLeft
         ? realtimeCostUsd(deployment.pricing, {
