@@ -61,7 +61,10 @@ export interface GatewayOptions {
   watch?: boolean;
   retry?: RetryConfig;
   breaker?: BreakerConfig;
-  /** The breaker's clock (tests replay minutes of traffic without waiting); Date.now by default. */
+  /**
+   * The clock of the breaker, the sweeps and the upstream-404 marks (tests replay minutes of
+   * traffic, or days of 404s, without waiting); Date.now by default.
+   */
   clock?: () => number;
   bodyLimitBytes?: number;
   /** Largest file a media upload may carry; 25 MB when unset. */
@@ -303,7 +306,19 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     config,
     limits: opts.limits,
     shutdown: shutdown.signal,
-    pipeline: { router, upstream, adapters, stores, metrics, recorder, cache, journal, ccr, settlements },
+    pipeline: {
+      router,
+      upstream,
+      adapters,
+      stores,
+      metrics,
+      recorder,
+      cache,
+      journal,
+      ccr,
+      settlements,
+      now: opts.clock,
+    },
     metrics,
     logger: opts.logger,
     bodyLimitBytes: opts.bodyLimitBytes,

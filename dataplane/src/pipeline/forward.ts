@@ -29,6 +29,8 @@ export interface PipelineDeps extends ForwardDeps, AccountingDeps {
   cache: CacheDeps;
   /** Context recovery: what compression removed, per (team, key, session) scope. */
   ccr: CcrStore;
+  /** The time upstream 404s are marked at (resources/gone.ts); Date.now by default. */
+  now?: (() => number) | undefined;
 }
 
 export function routeRequest(ctx: RequestContext, model: string, needs: RouteRequest['needs']): RouteRequest {

@@ -11,7 +11,8 @@ import { passthroughCall } from '../passthrough/call.ts';
 import { UpstreamFailure } from '../../router/upstream.ts';
 import type { CallContext } from '../../router/calls.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
-import { chargeThenClaim, pastHold } from '../resources/held-work.ts';
+import { chargeThenClaim, pastHold, type HeldWork } from '../resources/held-work.ts';
+import { foundUpstream, missingUpstream } from '../resources/not-found.ts';
 import {
   budgetOf,
   DEFAULT_SWEEP_LIMIT,
@@ -106,6 +107,20 @@ async function readJob(
   return undefined;
 }
 
+/**
+ * A job gone for good, as held work settled at $0 under its record's id (the upstream's creation
+ * time, as every claim of it names it). Its `~legacy` id is marked too: were it a creator-less
+ * job found again after its record went, a read naming it so finds it settled, not owed.
+ */
+const releasedJob = (record: OwnedRecord, upstreamId: string): HeldWork => ({
+  scope: 'fine_tuning_job',
+  tenant: record.tenant,
+  keyId: record.keyId,
+  claim: { id: record.id, createdAt: record.createdAt },
+  noun: 'fine-tuning job',
+  marksSettled: [legacyId(record.keyId, upstreamId)],
+});
+
 async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> {
   const snapshot = deps.snapshot();
   const now = deps.now?.() ?? Date.now();
@@ -124,10 +139,26 @@ async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> 
   });
   if (found === 'gone') return { kind: 'gone' };
   // Not found now (a transient 404, a deployment re-pointed to another account) is not gone:
-  // settling it at $0 would use up its settlement id and claim, and lose the training charge
-  // when it is found again. It stays queued and held; its hold lapses at its TTL, after which
-  // the sweep stops asking.
-  if (!found) return { kind: expired ? 'gone' : 'running' };
+  // it stays queued and held. Only its creator's 404s count towards gone for good (gone.ts),
+  // which releases its hold at $0; others' say only that they cannot read it. Its hold lapses
+  // at its TTL anyway, after which the sweep stops asking.
+  if (!found) {
+    const gone =
+      readers[0]?.name === record.deployment &&
+      (await missingUpstream(deps.stores, record, now, {
+        work: releasedJob(record, upstreamId),
+        budget,
+      }).catch(settlementFailed(deps)));
+    if (gone)
+      deps.log.info(
+        { job: record.id, tenant: record.tenant },
+        'fine-tuning job gone upstream; its hold released',
+      );
+    return { kind: gone || expired ? 'gone' : 'running' };
+  }
+  await foundUpstream(deps.stores, record).catch((err: unknown) => {
+    deps.log.warn({ job: record.id, err: String(err) }, 'fine-tuning job found upstream; its 404 marks kept');
+  });
   const { job, reader } = found;
   if (!isFinishedJob(job)) return { kind: 'running' };
   const price = pricedTraining(

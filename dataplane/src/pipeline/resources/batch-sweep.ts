@@ -13,6 +13,7 @@ import { batchCostUsd, finishedBatchUsage, isFinishedBatch } from './batch.ts';
 import { adoptOutputFiles } from './batches.ts';
 import { chargeThenClaim, heldBatch, pastHold } from './held-work.ts';
 import { FAMILY } from './families.ts';
+import { foundUpstream, missingUpstream } from './not-found.ts';
 import { objectPath } from './owned.ts';
 import { sendResource } from './proxy.ts';
 import {
@@ -58,13 +59,20 @@ async function sweepBatch(deps: SweepDeps, record: OwnedRecord): Promise<Outcome
     );
     object = await readJsonObject(call, res);
   } catch (err) {
-    // Not found now is not gone for good (a transient 404, a re-pointed deployment): nothing is
-    // released or dropped, so a later tick or read that finds it settles it. Once its hold has
-    // lapsed anyway, the sweep stops asking.
-    if (err instanceof UpstreamFailure && err.upstream.status === 404)
-      return { kind: pastHold('batch', record.createdAt, now) ? 'gone' : 'running' };
-    throw err;
+    // Not found now is not gone for good (a transient 404, a re-pointed deployment): it is
+    // marked, and only 404s spread over a day (gone.ts) release its hold, at $0, and drop it;
+    // until then a later tick or read that finds it settles it. Once its hold has lapsed anyway,
+    // the sweep stops asking.
+    if (!(err instanceof UpstreamFailure && err.upstream.status === 404)) throw err;
+    const release = { work: heldBatch(record), budget: budgetOf(snapshot, record) };
+    const gone = await missingUpstream(deps.stores, record, now, release).catch(settlementFailed(deps));
+    if (gone)
+      deps.log.info({ batch: record.id, tenant: record.tenant }, 'batch gone upstream; its hold released');
+    return { kind: gone || pastHold('batch', record.createdAt, now) ? 'gone' : 'running' };
   }
+  await foundUpstream(deps.stores, record).catch((err: unknown) => {
+    deps.log.warn({ batch: record.id, err: String(err) }, 'batch found upstream; its 404 marks kept');
+  });
   await adoptOutputFiles(deps, record, object);
   if (!isFinishedBatch(object)) return { kind: 'running' };
   const usage = finishedBatchUsage(object, holder);

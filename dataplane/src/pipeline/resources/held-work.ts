@@ -161,20 +161,6 @@ export async function chargeThenClaim(
   return took && !settledElsewhere;
 }
 
-/**
- * Held work its upstream answered 404 for: not found *now*, which is not proof it is gone (a
- * provider's transient 404, a deployment re-pointed to another account). Nothing is settled,
- * claimed or dropped on it: a charge of nothing would use up the work's settlement id (and the
- * claim its one settlement), so the real charge could never land once the work is found again.
- * Its hold lapses at its TTL instead (`HOLD_TTL_MS`), and the sweep stops asking after that
- * (`pastHold`). Other owned objects (files, vector stores) have no money on them: their record
- * goes, as before.
- */
-export async function missingUpstream(stores: Pick<Stores, 'ownership'>, record: OwnedRecord): Promise<void> {
-  if (record.family === 'batch' || record.family === 'fine_tuning_job') return;
-  await stores.ownership.delete(record);
-}
-
 /** Whether held work created at `createdAtMs` has outlived its hold (so a sweep may stop looking). */
 export const pastHold = (scope: HeldScope, createdAtMs: number, now: number): boolean =>
   now > createdAtMs + HOLD_TTL_MS[scope];

@@ -16,7 +16,8 @@ import { admit, admitRequest } from '../admission.ts';
 import { mayUse, unknownModel, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { FAMILY, type FamilySpec } from './families.ts';
-import { missingUpstream } from './held-work.ts';
+import { heldBatch } from './held-work.ts';
+import { foundUpstream, missingUpstream, type Release } from './not-found.ts';
 import { pageOf, type ListQuery } from './paging.ts';
 import { sendResource, type HttpMethod, type ResourceBody } from './proxy.ts';
 import { checkObjectId, type Reference } from './references.ts';
@@ -275,8 +276,9 @@ export async function createOwned(
 
 /**
  * A call on the deployment holding an owned object. No failover (the object lives there
- * only) and no health penalty for a missing object: an upstream 404 means the object is gone,
- * so its record goes too and the caller gets the 404.
+ * only) and no health penalty for a missing object: the caller gets the upstream's 404, and it
+ * is marked on the record, which goes (releasing a batch's hold) only once the object is gone
+ * for good (gone.ts); an answer clears the marks.
  */
 export async function onHolder(
   deps: PipelineDeps,
@@ -298,16 +300,22 @@ export async function onHolder(
       spec.upstreamHeaders,
       stream,
     );
+    await foundUpstream(deps.stores, record).catch((cause: unknown) => {
+      ctx.log.warn({ [spec.family]: record.id, err: String(cause) }, 'found upstream; its 404 marks kept');
+    });
     return { res, deployment };
   } catch (err) {
     if (!(err instanceof UpstreamFailure)) throw err;
     if (err.upstream.status === 404) {
-      // Only the object itself missing may drop the record, not a sub-resource missing; held
-      // work (a batch) keeps it, and its hold, so a later read that finds it still settles it.
-      if (operation === objectPath(spec, record.id))
-        await missingUpstream(deps.stores, record).catch((cause: unknown) => {
+      // Only the object itself missing counts, not a sub-resource missing.
+      if (operation === objectPath(spec, record.id)) {
+        const release: Release | undefined =
+          record.family === 'batch' ? { work: heldBatch(record), budget: ctx.key.spec.budget } : undefined;
+        const now = deps.now?.() ?? Date.now();
+        await missingUpstream(deps.stores, record, now, release).catch((cause: unknown) => {
           ctx.log.warn({ [spec.family]: record.id, err: String(cause) }, 'not found upstream; record kept');
         });
+      }
       throw new GatewayError(
         'not_found',
         `${spec.noun} ${record.id}: ${err.upstream.message || 'not found'}`,

@@ -86,6 +86,25 @@ export class MemoryOwnershipStore implements OwnershipStore {
     this.drop(recordKey(record.tenant, record.family, record.id));
   }
 
+  async amend(
+    tenant: string,
+    family: Family,
+    id: string,
+    change: (record: OwnedRecord) => OwnedRecord | null,
+  ): Promise<OwnedRecord | null | undefined> {
+    const key = recordKey(tenant, family, id);
+    const current = this.live(key);
+    if (!current) return undefined;
+    const next = change(current);
+    if (next === null) {
+      this.drop(key);
+      return null;
+    }
+    // In place: its expiry, place in the index and in the sweep's queue stay as they were.
+    this.records.get(key)!.record = { ...next, tenant, family, id };
+    return { ...next, tenant, family, id };
+  }
+
   async list(owner: Owner, family: Family): Promise<OwnedRecord[]> {
     const ids = [...(this.index.get(indexKey(owner, family)) ?? [])].reverse();
     const out: OwnedRecord[] = [];

@@ -37,8 +37,28 @@ for _, m in ipairs(taken) do redis.call('ZADD', KEYS[1], 'XX', ARGV[3], m) end
 return taken
 `;
 
+/**
+ * Compare-and-set on one record: when it still reads ARGV[1], writes ARGV[2] keeping its expiry,
+ * or deletes it (and its index entry ARGV[3]) when ARGV[2] is empty. 1 when written, 0 when the
+ * record changed meanwhile (or went).
+ */
+const AMEND_LUA = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[1])
+  redis.call('ZREM', KEYS[2], ARGV[3])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+end
+return 1
+`;
+
+/** Compare-and-set rounds an amendment tries before it reports the record too busy to change. */
+const AMEND_ATTEMPTS = 8;
+
 export class RedisOwnershipStore implements OwnershipStore {
   private readonly lease: BoundScript;
+  private readonly cas: BoundScript;
 
   constructor(
     private readonly redis: Redis,
@@ -49,6 +69,11 @@ export class RedisOwnershipStore implements OwnershipStore {
       redis,
       { name: 'gantryOwnedLease', numberOfKeys: 1, lua: LEASE_LUA },
       'owned.unsettled',
+    );
+    this.cas = bindScript(
+      redis,
+      { name: 'gantryOwnedAmend', numberOfKeys: 2, lua: AMEND_LUA },
+      'owned.amend',
     );
   }
 
@@ -110,6 +135,32 @@ export class RedisOwnershipStore implements OwnershipStore {
       .zrem(this.indexKey(record, record.family), record.id)
       .exec()
       .catch(this.fail('delete'));
+  }
+
+  async amend(
+    tenant: string,
+    family: Family,
+    id: string,
+    change: (record: OwnedRecord) => OwnedRecord | null,
+  ): Promise<OwnedRecord | null | undefined> {
+    const key = this.recordKey(tenant, family, id);
+    // The change is the caller's TypeScript, so it runs here, not in Lua: read, change, then
+    // write only if nobody wrote in between, else again from what they wrote.
+    for (let attempt = 0; attempt < AMEND_ATTEMPTS; attempt++) {
+      const text = await this.redis.get(key).catch(this.fail('amend'));
+      if (text === null) return undefined;
+      const current = JSON.parse(text) as OwnedRecord;
+      const next = change(current);
+      const written = next === null ? '' : JSON.stringify({ ...next, tenant, family, id });
+      if (written === text) return current;
+      const index = this.indexKey({ tenant, keyId: current.keyId }, family);
+      if ((await this.cas([key, index], [text, written, id])) === 1)
+        return next === null ? null : (JSON.parse(written) as OwnedRecord);
+    }
+    throw toStoreError(
+      'owned.amend',
+      new Error(`record ${id} kept changing under ${AMEND_ATTEMPTS} attempts`),
+    );
   }
 
   async list(owner: Owner, family: Family): Promise<OwnedRecord[]> {

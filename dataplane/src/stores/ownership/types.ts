@@ -52,6 +52,12 @@ export interface OwnedRecord extends Owner {
    * a fine-tuning job on it holds these times its epochs at the training price.
    */
   trainingTokens?: number | undefined;
+  /**
+   * The upstream 404s seen on the object since it was last found (pipeline/resources/gone.ts):
+   * when the first was seen, and how many were counted. Absent while it is found.
+   */
+  first404At?: number | undefined;
+  count404?: number | undefined;
 }
 
 /** What a once-only claim is made on. */
@@ -70,6 +76,18 @@ export interface OwnershipStore {
   /** The record of `id` within the tenant, whichever of its keys owns it. */
   get(tenant: string, family: Family, id: string): Promise<OwnedRecord | undefined>;
   delete(record: Pick<OwnedRecord, 'tenant' | 'keyId' | 'family' | 'id'>): Promise<void>;
+  /**
+   * Rewrites the record of `id` as `change` makes it from the record as stored, atomically
+   * against every other write (another request's, another pod's): a record deleted meanwhile is
+   * not written back. Its expiry is kept; `null` from `change` deletes it. Returns what is
+   * stored afterwards: the record, `null` once deleted, `undefined` when there was none.
+   */
+  amend(
+    tenant: string,
+    family: Family,
+    id: string,
+    change: (record: OwnedRecord) => OwnedRecord | null,
+  ): Promise<OwnedRecord | null | undefined>;
   /** The owner's records of one family, newest first, at most `MAX_LISTED_PER_OWNER`. */
   list(owner: Owner, family: Family): Promise<OwnedRecord[]>;
   /**
