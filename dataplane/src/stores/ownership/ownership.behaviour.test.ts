@@ -57,6 +57,51 @@ describe.each(backends)('owned store ($name)', (backend) => {
     ]);
   });
 
+  it('amends a record in place: still listed, null deletes it, a deleted one is not written back', async () => {
+    fixture = await backend.create({});
+    const { ownership: owned } = await fixture.open();
+    await owned.put(record('file-amend'));
+    const marked = await owned.amend('acme', 'file', 'file-amend', (r) => ({
+      ...r,
+      first404At: 7,
+      count404: 1,
+    }));
+    expect(marked).toEqual({ ...record('file-amend'), first404At: 7, count404: 1 });
+    expect(await owned.get('acme', 'file', 'file-amend')).toEqual(marked);
+    expect(await owned.list({ tenant: 'acme', keyId: 'default/a' }, 'file')).toEqual([marked]);
+    // The change cannot move the record to another id or tenant.
+    await owned.amend('acme', 'file', 'file-amend', (r) => ({ ...r, id: 'elsewhere', tenant: 'globex' }));
+    expect(await owned.get('acme', 'file', 'file-amend')).toMatchObject({ id: 'file-amend', tenant: 'acme' });
+    expect(await owned.amend('acme', 'file', 'file-amend', () => null)).toBeNull();
+    expect(await owned.get('acme', 'file', 'file-amend')).toBeUndefined();
+    expect(await owned.list({ tenant: 'acme', keyId: 'default/a' }, 'file')).toEqual([]);
+    let asked = 0;
+    const none = await owned.amend('acme', 'file', 'file-amend', (r) => {
+      asked++;
+      return r;
+    });
+    expect(none).toBeUndefined();
+    expect(asked).toBe(0);
+    expect(await owned.get('acme', 'file', 'file-amend')).toBeUndefined();
+  });
+
+  it('applies amendments made at once (by two pods with Redis) one after another, none lost', async () => {
+    fixture = await backend.create({});
+    const first = await fixture.open();
+    // In process, one store is the pod's own; with Redis, two pods share the record.
+    const pods = [first, backend.name === 'redis' ? await fixture.open() : first];
+    await pods[0]!.ownership.put(record('file-race'));
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        pods[i % 2]!.ownership.amend('acme', 'file', 'file-race', (r) => ({
+          ...r,
+          count404: (r.count404 ?? 0) + 1,
+        })),
+      ),
+    );
+    expect((await pods[1]!.ownership.get('acme', 'file', 'file-race'))?.count404).toBe(6);
+  });
+
   it('claims once per mark', async () => {
     fixture = await backend.create({});
     const { ownership: owned } = await fixture.open();
@@ -147,6 +192,8 @@ describe.each(backends)('owned store ($name)', (backend) => {
       clock.set(5_000);
       expect(await owned.get('acme', 'file', 'short')).toBeUndefined();
       expect(await owned.get('acme', 'file', 'long')).toBeDefined();
+      // An amended record keeps its expiry.
+      await owned.amend('acme', 'file', 'long', (r) => ({ ...r, count404: 1, first404At: 0 }));
       clock.set(OWNED_MAX_AGE_MS);
       expect(await owned.get('acme', 'file', 'long')).toBeUndefined();
       expect(await owned.list({ tenant: 'acme', keyId: 'default/a' }, 'file')).toEqual([]);

@@ -54,7 +54,7 @@ return 1
 `;
 
 /** Compare-and-set rounds an amendment tries before it reports the record too busy to change. */
-const AMEND_ATTEMPTS = 8;
+const AMEND_ATTEMPTS = 16;
 
 export class RedisOwnershipStore implements OwnershipStore {
   private readonly lease: BoundScript;
