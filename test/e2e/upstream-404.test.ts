@@ -28,6 +28,7 @@ const KEYS = [
   'batch-read',
   'batch-burst',
   'job-sweep',
+  'job-read',
 ] as const;
 type KeyName = (typeof KEYS)[number];
 
@@ -261,16 +262,49 @@ describe.each(backends)('upstream 404s on owned objects ($name)', ({ tag, opts }
     reappear();
   });
 
-  it("releases a fine-tuning job's hold when the job sweep has not found it for a day; found succeeded later, it is not charged", async () => {
-    const file = await upload('job-sweep', 'fine-tune', '{"messages":[{"role":"user","content":"hi"}]}\n');
-    const job = await clients['job-sweep'].fineTuning.jobs.create({
+  /** A 3-epoch job on one short line: ~$0.98 held until it settles. */
+  async function startJob(k: KeyName) {
+    const file = await upload(k, 'fine-tune', '{"messages":[{"role":"user","content":"hi"}]}\n');
+    const job = await clients[k].fineTuning.jobs.create({
       model: MODEL,
       training_file: file.id,
       hyperparameters: { n_epochs: 3 },
     });
-    const held = (await state('job-sweep')).heldUsd;
+    const held = (await state(k)).heldUsd;
     expect(held).toBeGreaterThan(0.9);
-    const up = parseJobId(job.id)!.upstreamId;
+    return { job, held, up: parseJobId(job.id)!.upstreamId };
+  }
+
+  it("releases a fine-tuning job's hold on the caller's reads spread over a day, not on a burst, and a success between starts again", async () => {
+    const { job, held, up } = await startJob('job-read');
+    const read = () => clients['job-read'].fineTuning.jobs.retrieve(job.id);
+    vanish(`/fine_tuning/jobs/${up}`);
+    await Promise.all(Array.from({ length: 10 }, () => expect404(read(), job.id)));
+    clock += 12 * HOUR;
+    await expect404(read(), job.id);
+    expect(await record('fine_tuning_job', `holder/${up}`)).toMatchObject({ count404: 2 });
+    reappear();
+    await read();
+    expect((await record('fine_tuning_job', `holder/${up}`))?.count404).toBeUndefined();
+    vanish(`/fine_tuning/jobs/${up}`);
+    clock += 12 * HOUR;
+    await expect404(read(), job.id);
+    clock += 12 * HOUR;
+    await expect404(read(), job.id);
+    expect((await state('job-read')).heldUsd).toBeCloseTo(held, 6);
+    clock += 12 * HOUR;
+    await expect404(read(), job.id);
+    expect(await state('job-read')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
+    expect(await record('fine_tuning_job', `holder/${up}`)).toBeUndefined();
+    await expect404(read(), job.id);
+    await stack.gateway.sweepJobs();
+    expect(await state('job-read')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
+    expect(await charged('job-read')).toEqual([]);
+    reappear();
+  });
+
+  it("releases a fine-tuning job's hold when the job sweep has not found it for a day; found succeeded later, it is not charged", async () => {
+    const { job, held, up } = await startJob('job-sweep');
     vanish(`/fine_tuning/jobs/${up}`);
     await stack.gateway.sweepJobs();
     clock += 12 * HOUR;

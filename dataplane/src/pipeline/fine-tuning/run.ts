@@ -24,6 +24,7 @@ import type { NamedObject } from '../../router/lost-object.ts';
 import { heldRefusal, outstanding } from '../resources/batches.ts';
 import { chargeThenClaim, retainHold } from '../resources/held-work.ts';
 import { jobCreator, namesCreator } from './creator.ts';
+import { jobFound, jobMissing } from './held-record.ts';
 import {
   clientView,
   createdOn,
@@ -243,8 +244,20 @@ async function ownedJob(
   const deployment = ref && fineTuningDeployments(ctx).find((d) => d.name === ref.deployment);
   if (!ref || !deployment) throw notFound(id);
   const path = `fine_tuning/jobs/${encodeURIComponent(ref.upstreamId)}`;
-  const job = await onDeployment(deps, ctx, deployment, 'GET', path, id);
+  // Only a budgeted job has a record (its hold) for a 404 to count on, or an answer to clear.
+  const budget = ctx.key.spec.budget;
+  const job = await onDeployment(deps, ctx, deployment, 'GET', path, id).catch(async (err: unknown) => {
+    if (budget && err instanceof GatewayError && err.status === 404)
+      await jobMissing(deps.stores, ownerOf(ctx), ref, budget, deps.now?.() ?? Date.now()).catch(
+        (cause: unknown) => ctx.log.warn({ job: id, err: String(cause) }, 'not found upstream; record kept'),
+      );
+    throw err;
+  });
   if (!ownedBy(job, ownerOf(ctx))) throw notFound(id);
+  if (budget)
+    await jobFound(deps.stores, ownerOf(ctx), ref).catch((cause: unknown) =>
+      ctx.log.warn({ job: id, err: String(cause) }, 'found upstream; its 404 marks kept'),
+    );
   return { job, deployment, upstreamId: ref.upstreamId };
 }
 

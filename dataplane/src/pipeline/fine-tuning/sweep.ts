@@ -11,7 +11,8 @@ import { passthroughCall } from '../passthrough/call.ts';
 import { UpstreamFailure } from '../../router/upstream.ts';
 import type { CallContext } from '../../router/calls.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
-import { chargeThenClaim, pastHold, type HeldWork } from '../resources/held-work.ts';
+import { chargeThenClaim, pastHold } from '../resources/held-work.ts';
+import { releasedJob } from './held-record.ts';
 import { foundUpstream, missingUpstream } from '../resources/not-found.ts';
 import {
   budgetOf,
@@ -106,20 +107,6 @@ async function readJob(
   }
   return undefined;
 }
-
-/**
- * A job gone for good, as held work settled at $0 under its record's id (the upstream's creation
- * time, as every claim of it names it). Its `~legacy` id is marked too: were it a creator-less
- * job found again after its record went, a read naming it so finds it settled, not owed.
- */
-const releasedJob = (record: OwnedRecord, upstreamId: string): HeldWork => ({
-  scope: 'fine_tuning_job',
-  tenant: record.tenant,
-  keyId: record.keyId,
-  claim: { id: record.id, createdAt: record.createdAt },
-  noun: 'fine-tuning job',
-  marksSettled: [legacyId(record.keyId, upstreamId)],
-});
 
 async function sweepJob(deps: SweepDeps, record: OwnedRecord): Promise<Outcome> {
   const snapshot = deps.snapshot();
