@@ -19,6 +19,7 @@ const MODEL = 'gone-model';
 const PRICES = { inputPerMillionTokens: 1, outputPerMillionTokens: 10_000, trainingPerMillionTokens: 25_000 };
 const BUDGET = { limitUsd: 5, period: 'monthly' as const };
 const HOUR = 3_600_000;
+const PLATFORM_KEY = 'sk-gone-platform-admin';
 const KEYS = [
   'file-glitch',
   'file-burst',
@@ -29,6 +30,8 @@ const KEYS = [
   'batch-burst',
   'job-sweep',
   'job-read',
+  'admin-batch',
+  'admin-job',
 ] as const;
 type KeyName = (typeof KEYS)[number];
 
@@ -54,9 +57,15 @@ describe.each(backends)('upstream 404s on owned objects ($name)', ({ tag, opts }
             pricing: PRICES,
           }),
           tenant('acme'),
+          apiKey(`tenant-admin-${tag}`, `sk-gone-tenant-admin-${tag}`, 'acme', { role: 'admin' }),
           ...KEYS.map((k) => apiKey(`${k}-${tag}`, `sk-gone-${k}-${tag}`, 'acme', { budget: BUDGET })),
         ].join(''),
-      { ...opts, batchSweepMs: 0, clock: () => clock },
+      {
+        ...opts,
+        batchSweepMs: 0,
+        clock: () => clock,
+        env: { FAKE_PROVIDER_KEY: 'sk-fake', GANTRY_ADMIN_KEY: PLATFORM_KEY },
+      },
     );
     for (const k of KEYS)
       clients[k] = new OpenAI({ baseURL: stack.baseURL, apiKey: `sk-gone-${k}-${tag}`, maxRetries: 0 });
@@ -324,5 +333,51 @@ describe.each(backends)('upstream 404s on owned objects ($name)', ({ tag, opts }
     expect((await stack.gateway.sweepJobs()).costUsd).toBe(0);
     expect(await state('job-sweep')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
     expect(await charged('job-sweep')).toEqual([]);
+  });
+
+  /** The platform admin's release of held work, as `key` asks for it. */
+  const release = (key: string | undefined, body: unknown) =>
+    fetch(`${stack.gateway.url}/api/v1/held-work/release`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key && { authorization: `Bearer ${key}` }) },
+      body: JSON.stringify(body),
+    });
+
+  it("lets only the platform admin release a batch's hold, once; the batch is not charged when it finishes", async () => {
+    const { batch, held } = await startBatch('admin-batch');
+    const body = { tenant_id: 'acme', kind: 'batch', id: batch.id };
+    expect((await release(`sk-gone-tenant-admin-${tag}`, body)).status).toBe(403);
+    expect((await release(`sk-gone-admin-batch-${tag}`, body)).status).toBe(403);
+    expect((await release(undefined, body)).status).toBe(401);
+    expect((await state('admin-batch')).heldUsd).toBeCloseTo(held, 6);
+    const badKind = await release(PLATFORM_KEY, { ...body, kind: 'file' });
+    expect(badKind.status).toBe(400);
+    expect(await badKind.json()).toMatchObject({ error: { param: 'kind', code: 400 } });
+    const unknown = await release(PLATFORM_KEY, { ...body, id: 'batch_nope' });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { param: 'id', code: 404 } });
+    const first = await release(PLATFORM_KEY, body);
+    expect(first.status).toBe(200);
+    const answer = (await first.json()) as { released: boolean; key_id: string; held_usd: number };
+    expect(answer).toMatchObject({ released: true, key_id: keyId('admin-batch') });
+    expect(answer.held_usd).toBeCloseTo(held, 6);
+    expect(await state('admin-batch')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
+    expect(await (await release(PLATFORM_KEY, body)).json()).toMatchObject({ released: false });
+    // The caller still reads it; finished, neither the read nor the sweep charges it.
+    expect((await advanceUpstream(`batches/${batch.id}`, 3)).status).toBe('completed');
+    const read = await clients['admin-batch'].batches.retrieve(batch.id).withResponse();
+    expect(read.data.status).toBe('completed');
+    expect(costMicros(read.response.headers)).toBe(0);
+    expect((await stack.gateway.sweepBatches()).costUsd).toBe(0);
+    expect(await state('admin-batch')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
+    expect(await charged('admin-batch')).toEqual([]);
+  });
+
+  it("lets the platform admin release a fine-tuning job's hold by the id its caller sees", async () => {
+    const { job } = await startJob('admin-job');
+    const res = await release(PLATFORM_KEY, { tenant_id: 'acme', kind: 'fine_tuning_job', id: job.id });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ released: true, kind: 'fine_tuning_job', id: job.id });
+    expect(await state('admin-job')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
   });
 });

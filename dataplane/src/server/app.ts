@@ -61,6 +61,7 @@ import { mediaLimits } from './routes/media-scope.ts';
 import { resourceRoutes } from './routes/resources.ts';
 import { registerAnalyticsRoutes } from './routes/analytics.ts';
 import { registerCacheAdminRoutes } from './routes/cache-admin.ts';
+import { registerHeldAdminRoutes } from './routes/held-admin.ts';
 import { agentRoutes } from './routes/agents.ts';
 import type { RagIndexStore } from '../stores/rag/types.ts';
 import { realtimeRoutes } from './routes/realtime.ts';
@@ -364,6 +365,11 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   registerCacheAdminRoutes(app, {
     config: opts.config,
     cache: opts.pipeline.cache,
+    adminKeyHash: opts.adminKeyHash,
+  });
+  registerHeldAdminRoutes(app, {
+    config: opts.config,
+    stores: opts.pipeline.stores,
     adminKeyHash: opts.adminKeyHash,
   });
   deferredSchemas.set(app, deferred);

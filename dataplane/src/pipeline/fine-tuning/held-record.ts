@@ -12,6 +12,10 @@ import { foundUpstream, missingUpstream } from '../resources/not-found.ts';
 import { legacyId } from './creator.ts';
 import { settlementId, type JobRef, type Owner } from './jobs.ts';
 
+/** The upstream id within a record's id (`<creating deployment>/<upstream id>`). */
+export const upstreamIdOf = (record: OwnedRecord): string | undefined =>
+  record.id.startsWith(`${record.deployment}/`) ? record.id.slice(record.deployment.length + 1) : undefined;
+
 /**
  * A job gone for good, as held work settled at $0 under its record's id (the upstream's creation
  * time, as every claim of it names it). Its `~legacy` id is marked too: were it a creator-less

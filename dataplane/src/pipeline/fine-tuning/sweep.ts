@@ -12,7 +12,7 @@ import { UpstreamFailure } from '../../router/upstream.ts';
 import type { CallContext } from '../../router/calls.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
 import { chargeThenClaim, pastHold } from '../resources/held-work.ts';
-import { releasedJob } from './held-record.ts';
+import { releasedJob, upstreamIdOf } from './held-record.ts';
 import { foundUpstream, missingUpstream } from '../resources/not-found.ts';
 import {
   budgetOf,
@@ -58,10 +58,6 @@ function readableBy(snapshot: Snapshot, record: OwnedRecord): Deployment[] {
 export function jobSweeper(deps: SweepDeps, limit = DEFAULT_SWEEP_LIMIT): Sweeper {
   return sweeper(deps, 'fine_tuning_job', limit, (record) => sweepJob(deps, record));
 }
-
-/** The upstream id within a record's id (`<creating deployment>/<upstream id>`). */
-const upstreamIdOf = (record: OwnedRecord): string | undefined =>
-  record.id.startsWith(`${record.deployment}/`) ? record.id.slice(record.deployment.length + 1) : undefined;
 
 /**
  * The deployments a record's job is read through: its creator, or when the creator left the
