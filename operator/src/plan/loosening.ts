@@ -60,6 +60,9 @@ const anyChange = (): boolean => true;
 /** A limit, absent meaning none: removing or raising it loosens; adding or lowering it does not. */
 const limit = (was: number | undefined, is: number | undefined): boolean =>
   is === undefined || (was !== undefined && is >= was);
+/** Only entries appended: the routes tried before, in the same order, then new ones. */
+const appended = (was: string[] | undefined, is: string[] | undefined): boolean =>
+  (was ?? []).every((f, i) => (is ?? [])[i] === f);
 
 /**
  * Each price no higher, and the same prices set. An absent price is not simply zero: a cached
@@ -88,7 +91,7 @@ const prices = (was: Spec['pricing'], is: Spec['pricing']): boolean => {
  */
 export const DEPLOYMENT_RULES: { [K in keyof Spec]-?: Rule<K> } = {
   // What is sent where: the target (baseUrl, provider, credential) is applied before this
-  // judgement even runs; the model ids, region and residency decide which requests go there.
+  // judgement even runs; the model ids and region decide which requests go there.
   model: unchanged,
   provider: unchanged,
   upstreamModel: unchanged,
@@ -96,21 +99,36 @@ export const DEPLOYMENT_RULES: { [K in keyof Spec]-?: Rule<K> } = {
   apiKeyEnv: unchanged,
   credentialsSecretRef: unchanged,
   region: unchanged,
-  // Marked EU-resident gives more (EU-only traffic may go there); unmarked takes it away.
+  // The data plane routes no traffic by it: the flag is recorded on each usage record (and
+  // counted in EU-request totals), which a residency report reads. Marking it can wait (the old
+  // records only under-claim); clearing it applies now, or records keep claiming EU residency.
   euResident: (was, is) => was !== true || is === true,
   pricing: prices,
   // Absent is the data plane's default set: only a list that keeps every entry can wait.
   capabilities: (was, is) =>
     was === undefined || is === undefined ? was === is : was.every((c) => is.includes(c)),
-  // A fallback taken away is a route taken away (an expensive or non-EU one, say).
-  fallbacks: (was, is) => (was ?? []).every((f) => (is ?? []).includes(f)),
-  contextWindow: limit,
-  maxOutputTokens: limit,
+  // The order is the order of failover: a fallback taken away, or moved behind another, is an
+  // expensive, compromised or non-EU route someone is steering away from. Only one appended
+  // (tried after all the old ones) gives more and can wait.
+  fallbacks: appended,
+  // Billing caps, not only limits: reported usage is cut to contextWindow for the prompt, and to
+  // maxOutputTokens for output when the request sets no max_tokens (the hold is estimated from
+  // it too). The old, lower cap would keep undercharging a raised one, so any change applies now.
+  contextWindow: unchanged,
+  maxOutputTokens: unchanged,
+  // Not compiled into the data plane's deployment: nothing enforces them yet (the CRD says so).
+  // Judged as the limits they are meant to be, so the rule is right the day they are enforced.
   rpm: limit,
   tpm: limit,
   apiVersion: anyChange,
-  weight: anyChange,
-  priority: anyChange,
+  // Routing weights: 0 drains a deployment, and any other change shifts traffic between
+  // upstreams (away from an expensive or failing one). Draining a compromised upstream must not
+  // wait behind size, and a number grows the JSON by a few bytes at most: any change applies now.
+  weight: unchanged,
+  // Which deployment is tried first, and which model a file or batch request without a model
+  // goes to (the lowest priority wins): a change moves traffic, and uploads, elsewhere. Like
+  // weight, a few bytes, applied now.
+  priority: unchanged,
   timeoutMs: anyChange,
   connectTimeoutMs: anyChange,
   headersTimeoutMs: anyChange,
