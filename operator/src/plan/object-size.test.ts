@@ -72,14 +72,24 @@ describe('objectTooLarge', () => {
     expect(objectTooLarge(m, undefined, bytes - 1)).toBe(
       `its manifest would take ${bytes} bytes of the snapshot (plain JSON), over the ${bytes - 1} bytes one object may take; it is not served (nor its previous version) until it is smaller`,
     );
-    expect(publishedBytes(m, 'sk-€')).toBe(bytes + 6);
-    expect(objectTooLarge(m, 'sk-€', bytes + 5)).toMatch(/^its manifest and provider credential would take/);
+    // As the snapshot stores it: a JSON string, quotes included.
+    expect(publishedBytes(m, 'sk-€')).toBe(bytes + 8);
+    expect(objectTooLarge(m, 'sk-€', bytes + 7)).toMatch(/^its manifest and provider credential would take/);
+  });
+
+  it('measures a credential JSON-escaped, as the snapshot stores it', () => {
+    // Raw, 1 byte each; escaped, \u0001 is 6: measured raw, this passed at 6 times the cap.
+    const control = '\u0001'.repeat(1000);
+    expect(publishedBytes(m, control)).toBe(bytes + 6002);
+    expect(objectTooLarge(m, control, bytes + 6001)).toBeDefined();
+    expect(objectTooLarge(m, control, bytes + 6002)).toBeUndefined();
+    expect(publishedBytes(m, 'a"b\\')).toBe(bytes + 8);
   });
 
   it('is 256 KiB by default', () => {
     expect(MAX_OBJECT_BYTES).toBe(262144);
-    expect(objectTooLarge(m, 'x'.repeat(MAX_OBJECT_BYTES - bytes), undefined)).toBeUndefined();
-    expect(objectTooLarge(m, 'x'.repeat(MAX_OBJECT_BYTES - bytes + 1))).toBeDefined();
+    expect(objectTooLarge(m, 'x'.repeat(MAX_OBJECT_BYTES - bytes - 2), undefined)).toBeUndefined();
+    expect(objectTooLarge(m, 'x'.repeat(MAX_OBJECT_BYTES - bytes - 1))).toBeDefined();
   });
 });
 
@@ -108,6 +118,27 @@ describe('an object over the cap', () => {
     expect(verdict(p, 'ModelDeployment', 'gpt')).toMatchObject({ reason: 'ObjectTooLarge' });
     expect(verdict(p, 'ModelDeployment', 'gpt')?.message).toMatch(/^its manifest and provider credential/);
     expect(p.credentials).toEqual({});
+  });
+
+  it('a credential with a control character is InvalidCredential, not measured or published', () => {
+    // 200 KB of control characters: 1.2 MB escaped, over the Secret's own limit.
+    const p = plan(world([gpt, acme, ci], '\u0001'.repeat(200_000)));
+    expect(verdict(p, 'ModelDeployment', 'gpt')).toMatchObject({
+      ready: false,
+      reason: 'InvalidCredential',
+      message: expect.stringMatching(
+        /^key apiKey of Secret openai holds a control character \(U\+0001\)/,
+      ) as unknown,
+    });
+    expect(p.credentials).toEqual({});
+    const newline = plan(world([gpt, acme, ci], 'sk-1\n'));
+    expect(verdict(newline, 'ModelDeployment', 'gpt')?.message).toContain('(U+000A, at its end)');
+    expect(verdict(plan(world([gpt, acme, ci], 'sk-1\u007f2')), 'ModelDeployment', 'gpt')?.reason).toBe(
+      'InvalidCredential',
+    );
+    expect(verdict(plan(world([gpt, acme, ci], 'sk-ü€1')), 'ModelDeployment', 'gpt')?.reason).toBe(
+      'Published',
+    );
   });
 
   it('no longer pushes newer objects out of the snapshot', () => {

@@ -339,6 +339,13 @@ function resolveSecrets(
     const value = secret[ref.key];
     if (value === undefined || value === '')
       return { ok: false, reason: 'SecretKeyNotFound', message: `Secret ${ref.name} has no key ${ref.key}` };
+    const control = controlCharacter(value);
+    if (control !== undefined)
+      return {
+        ok: false,
+        reason: 'InvalidCredential',
+        message: `key ${ref.key} of Secret ${ref.name} holds a control character (${control}), which no HTTP header may carry, so every request upstream would fail; a trailing newline often comes from \`echo\` without -n`,
+      };
     credentials[manifest.metadata.name] = value;
     return { ok: true, manifest };
   }
@@ -384,6 +391,20 @@ function resolveSecrets(
       message: `Secret ${secretRef.name} has no key ${dataKey}`,
     };
   return { ok: true, manifest: { ...manifest, spec: { ...spec, keyHash: sha256(value) } } };
+}
+
+/**
+ * The first control character (C0 or DEL) of a provider credential, named by its code (never
+ * the credential), or undefined. The data plane sends the credential in a header (or a query
+ * parameter), where these are invalid: undici refuses the request. The snapshot also stores each
+ * as a 6-byte \\u00XX escape.
+ */
+function controlCharacter(value: string): string | undefined {
+  const at = value.search(/[\u0000-\u001f\u007f]/);
+  if (at < 0) return undefined;
+  const code = value.charCodeAt(at).toString(16).toUpperCase().padStart(4, '0');
+  // Where, only as "at its end": a position would tell the credential's length.
+  return `U+${code}${at === value.length - 1 ? ', at its end' : ''}`;
 }
 
 /** The data-plane pods see only the listed variables, so any other would be unset there. */
