@@ -200,15 +200,21 @@ export const CircuitBreakerPolicy = Type.Object(
  */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
+/**
+ * Every string bounded (a test walks the schema): over the snapshot limit, an edit that may take
+ * something away goes ahead of older waiting changes whole, so whatever rides along with it
+ * (a longer region, say) jumps the queue too. Bounded, that is a few kilobytes at most.
+ */
 export const ModelDeploymentSpec = Type.Object(
   {
     model: Type.String({ minLength: 1, maxLength: 200, description: 'The model id clients send' }),
     provider: literalUnion(ProviderKinds),
     upstreamModel: Type.String({ minLength: 1, maxLength: 200 }),
-    baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
-    apiVersion: Type.Optional(Type.String({ description: 'azure-openai api-version' })),
+    baseUrl: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 2048 })),
+    apiVersion: Type.Optional(Type.String({ maxLength: 64, description: 'azure-openai api-version' })),
     apiKeyEnv: Type.Optional(
       Type.String({
+        maxLength: 256,
         pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
         description:
           "The data plane's environment variable holding the provider key; never a GANTRY_* one. In a cluster, only a variable the chart lists in providerEnv (otherwise Ready=False EnvNotAllowed).",
@@ -217,8 +223,8 @@ export const ModelDeploymentSpec = Type.Object(
     credentialsSecretRef: Type.Optional(CredentialsSecretRef),
     weight: Type.Optional(Type.Number({ minimum: 0, default: 1 })),
     priority: Type.Optional(Type.Integer({ minimum: 0, default: 1 })),
-    fallbacks: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 8 })),
-    region: Type.Optional(Type.String()),
+    fallbacks: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 8 })),
+    region: Type.Optional(Type.String({ maxLength: 64 })),
     euResident: Type.Optional(Type.Boolean({ default: false })),
     pricing: Type.Optional(Pricing),
     capabilities: Type.Optional(Type.Array(literalUnion(Capabilities), { uniqueItems: true })),
@@ -252,8 +258,12 @@ export const ModelDeploymentSpec = Type.Object(
     streamIdleTimeoutMs: Type.Optional(
       Type.Integer({ minimum: 10, maximum: MAX_TIMEOUT_MS, default: 30000 }),
     ),
-    rpm: Type.Optional(Type.Integer({ minimum: 1 })),
-    tpm: Type.Optional(Type.Integer({ minimum: 1 })),
+    rpm: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Requests per minute; not enforced by the data plane yet' }),
+    ),
+    tpm: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Tokens per minute; not enforced by the data plane yet' }),
+    ),
     retry: Type.Optional(RetryPolicy),
     circuitBreaker: Type.Optional(CircuitBreakerPolicy),
   },

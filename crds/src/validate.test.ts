@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { compileValidators, formatAjvErrors, sharedValidators } from './index.ts';
-import type { KindName } from './schemas.ts';
+import { ModelDeploymentSpec, type KindName } from './schemas.ts';
 
 type Doc = Record<string, unknown> & { kind: KindName };
 
@@ -219,5 +219,41 @@ describe('deployment timeouts', () => {
       spec(fits)[field] = ok;
       expect(check(fits)).toEqual([]);
     }
+  });
+});
+
+describe('ModelDeployment string bounds', () => {
+  /** Paths of string nodes with no length bound and no fixed set of values. */
+  const unbounded = (node: unknown, path: string): string[] => {
+    if (Array.isArray(node)) return node.flatMap((n, i) => unbounded(n, `${path}/${i}`));
+    if (typeof node !== 'object' || node === null) return [];
+    const n = node as Record<string, unknown>;
+    const here =
+      n.type === 'string' && n.maxLength === undefined && n.enum === undefined && n.const === undefined
+        ? [path]
+        : [];
+    return [...here, ...Object.entries(n).flatMap(([k, v]) => unbounded(v, `${path}/${k}`))];
+  };
+
+  it('bounds every string of the spec (an edit that may take something away carries all of it ahead)', () => {
+    expect(unbounded(ModelDeploymentSpec, '')).toEqual([]);
+  });
+
+  it.each([
+    ['region', { region: 'r'.repeat(65) }],
+    ['apiVersion', { apiVersion: 'v'.repeat(65) }],
+    ['fallbacks', { fallbacks: ['m'.repeat(201)] }],
+    ['baseUrl', { baseUrl: `https://${'h'.repeat(2041)}` }],
+    ['apiKeyEnv', { apiKeyEnv: 'K'.repeat(257) }],
+  ])('rejects an over-long %s', (field, extra) => {
+    const doc = example('ModelDeployment');
+    Object.assign(spec(doc), extra);
+    expect(check(doc).join('\n')).toMatch(new RegExp(`${field}.*(more than|NOT have more)`));
+  });
+
+  it('accepts the longest allowed', () => {
+    const doc = example('ModelDeployment');
+    Object.assign(spec(doc), { region: 'r'.repeat(64), fallbacks: ['m'.repeat(200)] });
+    expect(check(doc)).toEqual([]);
   });
 });
