@@ -140,8 +140,9 @@ export const DEPLOYMENT_RULES: { [K in keyof Spec]-?: Rule<K> } = {
 
 /**
  * The fields of a ModelDeployment edit that may take something away (a price raised, a limit
- * added or lowered, a capability or fallback removed, the model or residency changed): empty
- * when the edit may wait at its previous version.
+ * added or lowered, a billing cap changed, a capability or fallback removed, traffic steered by
+ * weight, priority or fallback order, the model or residency changed): empty when the edit may
+ * wait at its previous version.
  */
 export function deploymentTightenings(was: Spec, is: Spec): (keyof Spec)[] {
   const out: (keyof Spec)[] = [];
