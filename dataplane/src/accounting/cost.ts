@@ -2,6 +2,7 @@
 import type { Pricing } from '../config/snapshot.ts';
 import type { Usage } from '../formats/openai/types.ts';
 import { MICROS_PER_USD } from '../stores/money.ts';
+import { chargedMicros, heldMicros, microsToUsd } from './micros.ts';
 
 export function costUsd(
   pricing: Pricing | undefined,
@@ -15,9 +16,34 @@ export function costUsd(
     cached * cachedRate +
     usage.completion_tokens * pricing.outputPerMillionTokens;
   // `scaled` is in micro-dollars. Whole micro-dollars make the header, the budget and
-  // analytics agree exactly; a paid request never rounds down to free.
-  if (scaled <= 0) return 0;
-  return Math.max(1, Math.round(scaled)) / 1_000_000;
+  // analytics agree exactly; rounded up, so no request is charged less than its tokens cost
+  // (to the nearest, a 1.48 µ$ embedding paid 1 µ$: a third of the spend went unbilled).
+  return microsToUsd(chargedMicros(scaled));
+}
+
+/**
+ * The most `costUsd` can charge at `pricing` for at most `promptTokens` in and
+ * `completionTokens` out, however many of the prompt's tokens the provider reports cached:
+ * every prompt token at the dearer of the input and cached rates. A hold at least this large
+ * is never exceeded by that deployment's charge (see micros.ts for the rounding).
+ */
+export function heldCostUsd(
+  pricing: Pricing | undefined,
+  promptTokens: number,
+  completionTokens: number,
+): number {
+  return microsToUsd(heldMicros(heldScaled(pricing, promptTokens, completionTokens)));
+}
+
+/** `heldCostUsd` before rounding, in µ$: the hold of several deployments is the largest of these. */
+export function heldScaled(
+  pricing: Pricing | undefined,
+  promptTokens: number,
+  completionTokens: number,
+): number {
+  if (!pricing) return 0;
+  const inputRate = Math.max(pricing.inputPerMillionTokens, pricing.cachedInputPerMillionTokens ?? 0);
+  return promptTokens * inputRate + completionTokens * pricing.outputPerMillionTokens;
 }
 
 /**

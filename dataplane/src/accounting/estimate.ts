@@ -1,12 +1,14 @@
 /**
  * What a request may cost, before it runs: real prompt tokens, the output it may produce
  * (`max_tokens`, else the deployment's limit, else a default) times every multiplier of
- * output (`n` choices, legacy `best_of` candidates, one completion per prompt), priced at
- * the dearest deployment of every model it may land on (the requested one, its fallbacks,
- * the model difficulty routing may choose), so a reservation is never too small.
+ * output (`n` choices, legacy `best_of` candidates, one completion per prompt), held at the
+ * most any deployment of any model it may land on (the requested one, its fallbacks, the model
+ * difficulty routing may choose) would charge for those tokens, so a reservation is never
+ * smaller than the charge, wherever routing or failover sends the request.
  */
 import type { ModelRoute, Pricing } from '../config/snapshot.ts';
-import { costUsd } from './cost.ts';
+import { heldScaled } from './cost.ts';
+import { heldMicros, microsToUsd } from './micros.ts';
 
 /** Output assumed when neither the request nor the deployment bounds it. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
@@ -35,12 +37,13 @@ export interface CostEstimate {
   costUsd: number;
 }
 
+/**
+ * The deployment with the highest input + output price: a representative price of a model (the
+ * cache's saving, the cheapest extraction model). Not a bound on a charge: a deployment dear on
+ * input and cheap on output is not "dearest" by the sum, yet charges more for a long prompt.
+ * Holds use `heldTokenCostUsd`.
+ */
 export function dearestPricing(...routes: readonly ModelRoute[]): Pricing | undefined {
-  return dearestOf(routes);
-}
-
-// Loops, not flatMap: these run on every metered request.
-function dearestOf(routes: readonly ModelRoute[]): Pricing | undefined {
   let worst: Pricing | undefined;
   for (const r of routes) {
     for (const d of r.deployments) {
@@ -54,6 +57,25 @@ function dearestOf(routes: readonly ModelRoute[]): Pricing | undefined {
     }
   }
   return worst;
+}
+
+/**
+ * The most any one deployment of `routes` can charge for at most `promptTokens` in and
+ * `completionTokens` out: the largest of each deployment's own worst case, not one deployment's
+ * prices (no single price table need be the dearest for every mix of tokens), nor the sum of
+ * per-price maxima (a charge is made at one deployment's prices, so that would hold more than
+ * any request can cost). Loops, not flatMap: this runs on every metered request.
+ */
+export function heldTokenCostUsd(
+  routes: readonly ModelRoute[],
+  promptTokens: number,
+  completionTokens: number,
+): number {
+  let worst = 0;
+  for (const r of routes)
+    for (const d of r.deployments)
+      worst = Math.max(worst, heldScaled(d.pricing, promptTokens, completionTokens));
+  return microsToUsd(heldMicros(worst));
 }
 
 export function maxOutputTokens(routes: readonly ModelRoute[], requested: number | undefined): number {
@@ -74,9 +96,7 @@ export function estimateCost(
   const sequences = Math.max(1, bound.sequences ?? 1);
   const prompt = Math.min(promptTokens, MAX_ESTIMATE_TOKENS);
   const output = Math.min(maxOutputTokens(routes, bound.maxTokens) * sequences, MAX_ESTIMATE_TOKENS);
-  const cost =
-    costUsd(dearestOf(routes), { prompt_tokens: prompt, completion_tokens: output }) +
-    (bound.unitCostUsd ?? 0);
+  const cost = heldTokenCostUsd(routes, prompt, output) + (bound.unitCostUsd ?? 0);
   return {
     promptTokens: prompt,
     maxOutputTokens: output,

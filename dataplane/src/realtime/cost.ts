@@ -5,6 +5,7 @@
  * at the dearer input rate and the output bound at the dearer output rate.
  */
 import { MAX_ESTIMATE_USD } from '../accounting/estimate.ts';
+import { chargedMicros, heldMicros, microsToUsd } from '../accounting/micros.ts';
 import { isTokenCount, MAX_UNBOUNDED_OUTPUT_TOKENS } from '../accounting/reported-usage.ts';
 import type { Pricing } from '../config/snapshot.ts';
 
@@ -72,36 +73,43 @@ export function splitUsage(usage: RealtimeUsage | undefined, own: OwnCount): Tok
   };
 }
 
-/** Micro-dollars to USD the way every endpoint rounds: whole µ$, a paid response never free. */
-function fromScaled(scaled: number): number {
-  if (scaled <= 0) return 0;
-  return Math.max(1, Math.round(scaled)) / 1_000_000;
-}
-
 export function realtimeCostUsd(pricing: Pricing | undefined, split: TokenSplit): number {
   if (!pricing) return 0;
   const audioIn = pricing.audioInputPerMillionTokens ?? pricing.inputPerMillionTokens;
   const audioOut = pricing.audioOutputPerMillionTokens ?? pricing.outputPerMillionTokens;
   const cached = pricing.cachedInputPerMillionTokens ?? pricing.inputPerMillionTokens;
-  return fromScaled(
-    split.textIn * pricing.inputPerMillionTokens +
-      split.audioIn * audioIn +
-      split.cachedIn * cached +
-      split.textOut * pricing.outputPerMillionTokens +
-      split.audioOut * audioOut,
+  return microsToUsd(
+    chargedMicros(
+      split.textIn * pricing.inputPerMillionTokens +
+        split.audioIn * audioIn +
+        split.cachedIn * cached +
+        split.textOut * pricing.outputPerMillionTokens +
+        split.audioOut * audioOut,
+    ),
   );
 }
 
-/** The hold for one response: input and output bounds at the dearer rate of each. */
+/**
+ * The hold for one response: every input token at the dearest of the text, audio and cached
+ * input rates, every output token at the dearer output rate, rounded so that no split of those
+ * tokens is charged more (micros.ts).
+ */
 export function responseEstimateUsd(
   pricing: Pricing | undefined,
   inputTokens: number,
   maxOutputTokens: number,
 ): number {
   if (!pricing) return 0;
-  const inRate = Math.max(pricing.inputPerMillionTokens, pricing.audioInputPerMillionTokens ?? 0);
+  const inRate = Math.max(
+    pricing.inputPerMillionTokens,
+    pricing.audioInputPerMillionTokens ?? 0,
+    pricing.cachedInputPerMillionTokens ?? 0,
+  );
   const outRate = Math.max(pricing.outputPerMillionTokens, pricing.audioOutputPerMillionTokens ?? 0);
-  return Math.min(fromScaled(inputTokens * inRate + maxOutputTokens * outRate), MAX_ESTIMATE_USD);
+  return Math.min(
+    microsToUsd(heldMicros(inputTokens * inRate + maxOutputTokens * outRate)),
+    MAX_ESTIMATE_USD,
+  );
 }
 
 /** PCM16 at 24 kHz is 48,000 bytes a second, and a second of audio is about 10 tokens. */

@@ -5,6 +5,7 @@
  * holds it, so any pod can find, check and answer it. Pure.
  */
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
+import { chargedMicros, heldMicros, microsToUsd } from '../../accounting/micros.ts';
 import { invalidParam } from '../../errors.ts';
 import type { HeldWork } from '../resources/held-work.ts';
 import { isPlainId } from '../resources/references.ts';
@@ -106,7 +107,8 @@ export function trainingCharge(
   if (job.status !== 'succeeded' || trainingPerMillionTokens === undefined) return undefined;
   const trained = job.trained_tokens;
   if (typeof trained !== 'number' || !Number.isFinite(trained) || trained < 0) return undefined;
-  return { trainedTokens: trained, costUsd: (trained * trainingPerMillionTokens) / 1_000_000 };
+  // Whole micro-dollars, up, as every charge (micros.ts).
+  return { trainedTokens: trained, costUsd: microsToUsd(chargedMicros(trained * trainingPerMillionTokens)) };
 }
 
 /**
@@ -224,6 +226,6 @@ export function trainingHoldUsd(
   trainingPerMillionTokens: number | undefined,
 ): number {
   if (trainingPerMillionTokens === undefined || trainingTokens <= 0) return 0;
-  const usd = (trainingTokens * epochs * trainingPerMillionTokens) / 1_000_000;
+  const usd = microsToUsd(heldMicros(trainingTokens * epochs * trainingPerMillionTokens));
   return Number.isFinite(usd) ? Math.min(usd, MAX_ESTIMATE_USD) : MAX_ESTIMATE_USD;
 }

@@ -4,6 +4,7 @@
  * functions, so a request is never charged more than it was admitted for on the same units.
  */
 import type { ModelRoute, Pricing } from '../../config/snapshot.ts';
+import { chargedMicros, microsToUsd } from '../../accounting/micros.ts';
 
 export type Unit = 'perImage' | 'perSecond' | 'perCharacter' | 'perPage' | 'perRequest';
 
@@ -25,13 +26,12 @@ export function imageUnits(size: string | undefined, quality: string | undefined
   return blocks * (quality && DOUBLE_QUALITY.has(quality) ? 2 : 1);
 }
 
-/** Whole micro-dollars, as token prices are: the header, the budget and analytics agree. */
+/** Whole micro-dollars rounded up, as token prices are: the header, the budget and analytics agree. */
 export function unitCostUsd(pricing: Pricing | undefined, unit: Unit, units: number): number {
   const price = pricing?.[unit];
   if (price === undefined || units <= 0) return 0;
-  const micro = price * units * 1_000_000;
-  if (micro <= 0) return 0;
-  return Math.max(1, Math.round(micro)) / 1_000_000;
+  // One product of the units, so more units never round to less (the estimate's bound rests on it).
+  return microsToUsd(chargedMicros(price * 1_000_000 * units));
 }
 
 /** The dearest unit price among every deployment the request may land on. */

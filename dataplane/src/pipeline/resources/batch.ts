@@ -3,7 +3,7 @@
  * reports. A batch runs one model (OpenAI's rule too), so the file names the model Gantry
  * checks the key against, places the file on, and prices the batch at. Pure.
  */
-import { costUsd } from '../../accounting/cost.ts';
+import { costUsd, heldCostUsd } from '../../accounting/cost.ts';
 import { MAX_ESTIMATE_TOKENS, MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
 import type { Pricing } from '../../config/snapshot.ts';
 import type { Usage } from '../../formats/openai/types.ts';
@@ -168,7 +168,8 @@ export function batchEstimateUsd(
     output = Math.min(output + max * n, MAX_ESTIMATE_TOKENS);
   }
   // One count over all bodies: the tokenizer remembers texts, and a file's lines are not worth remembering one by one.
-  const cost = costUsd(pricing, { prompt_tokens: countTokens(bodies.join('\n')), completion_tokens: output });
+  // Held, not charged: every prompt token at the dearer of the input and cached rates.
+  const cost = heldCostUsd(pricing, countTokens(bodies.join('\n')), output);
   return clampEstimateUsd(cost);
 }
 
