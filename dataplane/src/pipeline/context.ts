@@ -12,6 +12,7 @@ import { GatewayError } from '../errors.ts';
 import { estimatePromptTokens } from '../accounting/tokens.ts';
 import type { ChatRequest } from '../formats/openai/types.ts';
 import type { Admission } from './admission.ts';
+import type { Reservation } from '../stores/index.ts';
 import type { TraceContext } from '../telemetry/trace-context.ts';
 import type { ClientSignal } from '../router/client-signal.ts';
 
@@ -105,6 +106,8 @@ export interface SideCall {
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
+  /** The call's own budget hold, settled with `costUsd` beside the request's; none for a key without a budget. */
+  reservation?: Reservation | undefined;
 }
 
 /**

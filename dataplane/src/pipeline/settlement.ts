@@ -93,9 +93,10 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
     costUsd: outcome.costUsd,
   };
   // Calls stages made for the request (state extraction) are the caller's spend too, settled
-  // with it, but recorded apart under their own provider label.
+  // with it, but recorded apart under their own provider label. One made under a hold of its
+  // own is charged to that hold; the request's hold takes only the rest.
   const side = ctx.sideCalls ?? NO_SIDE_CALLS;
-  const sideUsd = side.length === 0 ? 0 : side.reduce((n, c) => n + c.costUsd, 0);
+  const sideUsd = side.length === 0 ? 0 : side.reduce((n, c) => (c.reservation ? n : n + c.costUsd), 0);
   const sideTokens =
     side.length === 0 ? 0 : side.reduce((n, c) => n + c.promptTokens + c.completionTokens, 0);
   const rec = requestRecord(ctx, outcome, prompt, completion);
@@ -116,7 +117,10 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
       settler && metered
         ? [settleTogether(deps, ctx, settler, costUsd, tokens, rec)]
         : [settleMoney(deps, ctx, costUsd, tokens), writeRecord(deps, ctx, rec)];
-    for (const c of side) jobs.push(recordSideCall(deps, ctx, c));
+    for (const c of side) {
+      jobs.push(recordSideCall(deps, ctx, c));
+      if (c.reservation) jobs.push(settleBudget(deps, ctx, c.reservation, c.costUsd));
+    }
     stored = Promise.all(jobs);
   }
   if (deps.settlements) deps.settlements.track(stored);

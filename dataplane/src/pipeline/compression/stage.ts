@@ -12,7 +12,9 @@ import type { Router } from '../../router/router.ts';
 import { chatCall } from '../../router/calls.ts';
 import type { RequestContext } from '../context.ts';
 import { callContext, type ForwardDeps } from '../forward.ts';
+import type { Stores } from '../../stores/index.ts';
 import type { CcrStore } from './ccr/types.ts';
+import { holdExtraction } from './hold.ts';
 import { assemble, worthIt, type Plan } from './decide.ts';
 import { extractFacts } from './facts.ts';
 import { setStateHeaders, type StateOutcome } from './headers.ts';
@@ -31,6 +33,8 @@ export interface CompressionDeps extends ForwardDeps {
   router: Router;
   metrics: Metrics;
   ccr: CcrStore;
+  /** The extraction's own budget hold (hold.ts). */
+  stores: Pick<Stores, 'budgets'>;
 }
 
 /** The provider label extraction spend is recorded under. */
@@ -151,7 +155,10 @@ function note(deps: CompressionDeps, ctx: RequestContext, req: ChatRequest, o: S
   deps.metrics.compressionSavedTokens.inc(labels, saved);
 }
 
-/** One extraction through the router; its spend is on the request whatever the answer. */
+/**
+ * One extraction through the router, under a budget hold of its own (none, no call); its spend
+ * is on the request whatever the answer, settled against that hold.
+ */
 async function extract(
   deps: CompressionDeps,
   ctx: RequestContext,
@@ -159,8 +166,13 @@ async function extract(
   xreq: ChatRequest,
 ): Promise<Extracted> {
   const started = performance.now();
-  const deadline = Math.min(ctx.deadline, Date.now() + EXTRACTION_TIMEOUT_MS);
   const elapsed = () => performance.now() - started;
+  const hold = await holdExtraction(deps.stores, ctx, model, xreq);
+  if (hold.kind === 'refused')
+    return { ok: false, problem: hold.problem, promptTokens: 0, completionTokens: 0, latencyMs: elapsed() };
+  const reservation = hold.kind === 'held' ? hold.reservation : undefined;
+  const deadline = Math.min(ctx.deadline, Date.now() + EXTRACTION_TIMEOUT_MS);
+  let spent = false;
   try {
     const routed = await deps.router.execute(
       {
@@ -180,8 +192,10 @@ async function extract(
       promptTokens: usage.prompt_tokens,
       completionTokens: usage.completion_tokens,
       costUsd: costUsd(routed.deployment.pricing, usage),
+      reservation,
     };
     (ctx.sideCalls ??= []).push(spend);
+    spent = true;
     const counts = {
       promptTokens: spend.promptTokens,
       completionTokens: spend.completionTokens,
@@ -192,6 +206,8 @@ async function extract(
       ? { ok: true, state: parsed.state, ...counts }
       : { ok: false, problem: parsed.problem, ...counts };
   } catch (err) {
+    // No answer, no charge: the hold goes now (one that cannot be released lapses with its TTL).
+    if (reservation && !spent) await deps.stores.budgets.release(reservation).catch(() => undefined);
     return {
       ok: false,
       problem: (err as Error).message,
