@@ -4,21 +4,29 @@ import type { Usage } from '../formats/openai/types.ts';
 import { MICROS_PER_USD } from '../stores/money.ts';
 import { chargedMicros, heldMicros, microsToUsd } from './micros.ts';
 
-export function costUsd(
-  pricing: Pricing | undefined,
-  usage: Pick<Usage, 'prompt_tokens' | 'completion_tokens'> & Partial<Usage>,
-): number {
+type ChargedUsage = Pick<Usage, 'prompt_tokens' | 'completion_tokens'> & Partial<Usage>;
+
+export function costUsd(pricing: Pricing | undefined, usage: ChargedUsage): number {
+  // Whole micro-dollars make the header, the budget and analytics agree exactly; rounded up,
+  // so no request is charged less than its tokens cost (to the nearest, a 1.48 µ$ embedding
+  // paid 1 µ$: a third of the spend went unbilled).
+  return microsToUsd(chargedMicros(scaledCost(pricing, usage)));
+}
+
+/**
+ * The cost in micro-dollars before rounding: for a charge made of several calls (a RAG
+ * ingest's embedding batches), summed and rounded once, so the sum stays within the hold of
+ * all their tokens rather than gaining a rounding per call.
+ */
+export function scaledCost(pricing: Pricing | undefined, usage: ChargedUsage): number {
   if (!pricing) return 0;
   const cached = Math.min(usage.prompt_tokens_details?.cached_tokens ?? 0, usage.prompt_tokens);
   const cachedRate = pricing.cachedInputPerMillionTokens ?? pricing.inputPerMillionTokens;
-  const scaled =
+  return (
     (usage.prompt_tokens - cached) * pricing.inputPerMillionTokens +
     cached * cachedRate +
-    usage.completion_tokens * pricing.outputPerMillionTokens;
-  // `scaled` is in micro-dollars. Whole micro-dollars make the header, the budget and
-  // analytics agree exactly; rounded up, so no request is charged less than its tokens cost
-  // (to the nearest, a 1.48 µ$ embedding paid 1 µ$: a third of the spend went unbilled).
-  return microsToUsd(chargedMicros(scaled));
+    usage.completion_tokens * pricing.outputPerMillionTokens
+  );
 }
 
 /**

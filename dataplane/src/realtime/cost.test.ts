@@ -121,3 +121,44 @@ describe('a realtime usage report is believed only when it can be true', () => {
     expect(splitUsage({ input_tokens: 100, output_tokens: 999_999_999 }, own).textOut).toBe(200);
   });
 });
+
+describe('the response hold bounds its charge', () => {
+  it('over random prices and every split of at most the held tokens into text, audio and cached', () => {
+    let a = 0x5eed;
+    const next = (): number => {
+      // mulberry32, seeded: a failure names its case and reproduces.
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const price = (): number => (next() < 0.5 ? Math.round(next() * 100_000) / 1000 : next() * 200);
+    for (let trial = 0; trial < 20_000; trial++) {
+      const p = {
+        inputPerMillionTokens: price(),
+        outputPerMillionTokens: price(),
+        // Sometimes above the input rate: the hold must take the dearest of the three.
+        cachedInputPerMillionTokens: next() < 0.5 ? price() : undefined,
+        audioInputPerMillionTokens: next() < 0.5 ? price() : undefined,
+        audioOutputPerMillionTokens: next() < 0.5 ? price() : undefined,
+      };
+      const input = Math.floor(next() * (next() < 0.3 ? 60 : 500_000));
+      const output = Math.floor(next() * (next() < 0.3 ? 60 : 50_000));
+      const hold = Math.round(responseEstimateUsd(p, input, output) * 1e6);
+      const cachedIn = Math.floor(next() * (input + 1));
+      const audioIn = Math.floor(next() * (input - cachedIn + 1));
+      const audioOut = Math.floor(next() * (output + 1));
+      const split = {
+        textIn: input - cachedIn - audioIn,
+        audioIn,
+        cachedIn,
+        textOut: output - audioOut,
+        audioOut,
+      };
+      const charge = Math.round(realtimeCostUsd(p, split) * 1e6);
+      if (charge > hold)
+        throw new Error(`trial ${trial}: ${JSON.stringify({ p, split })} ${charge} > ${hold}`);
+    }
+  });
+});

@@ -4,7 +4,8 @@
  * (batches of EMBED_BATCH inputs, each free to fail over), and one settlement for all
  * batches. A batch that fails after others were served still charges those served.
  */
-import { costUsd } from '../../accounting/cost.ts';
+import { scaledCost } from '../../accounting/cost.ts';
+import { chargedMicros, microsToUsd } from '../../accounting/micros.ts';
 import { estimateTextTokens } from '../../accounting/tokens.ts';
 import type { UsageEndpoint } from '../../accounting/usage.ts';
 import type { Deployment } from '../../config/snapshot.ts';
@@ -61,6 +62,8 @@ export async function embedTexts(
   );
   const vectors: number[][] = [];
   let promptTokens = 0;
+  // Summed before rounding, rounded once: one rounding per batch could pass the hold.
+  let scaled = 0;
   let cost = 0;
   let attempts = 0;
   const failed = new Set<string>();
@@ -80,7 +83,8 @@ export async function embedTexts(
       for (const [i, d] of data.entries()) vectors.push(vectorOf(d.embedding, at + i));
       const tokens = routed.value.usage.prompt_tokens || input.reduce((n, t) => n + estimateTextTokens(t), 0);
       promptTokens += tokens;
-      cost += costUsd(routed.deployment.pricing, { prompt_tokens: tokens, completion_tokens: 0 });
+      scaled += scaledCost(routed.deployment.pricing, { prompt_tokens: tokens, completion_tokens: 0 });
+      cost = microsToUsd(chargedMicros(scaled));
       attempts += routed.log.attempts;
       for (const f of routed.log.failed) failed.add(f);
       last = routed.deployment;
