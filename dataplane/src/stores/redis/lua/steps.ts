@@ -125,8 +125,8 @@ end
  *
  * budgetHold(budget, spent, holds, holdExpiry, nowArg, limit, cost, holdId, expiresAt, rc):
  * drops lapsed holds, auto-recharges from the wallet when `rc` is given ({month counter, wallet,
- * ledger, threshold, amount, cap, retention (the month counter's, ms), keyId, ref}), then holds
- * `cost` when it fits.
+ * ledger, threshold, amount, cap, retention (the month counter's, ms), keyId, ref}) and the hold
+ * then fits (a refusal writes no recharge), then holds `cost` when it fits.
  * Returns ok (1/0), available (after the hold when ok), recharged.
  *
  * budgetSettle(budget, spent, holds, holdExpiry, marker, holdId, amount, limit, retentionMs
@@ -177,8 +177,10 @@ local function budgetHold(b, spentKey, res, resexp, nowArg, limit, cost, holdId,
       local wallet = num(redis.call('HGET', rc.wallet, 'balance'))
       local walletRoom = math.floor(math.max(0, wallet) / rc.amount)
       local n = math.max(0, math.min(needed, capRoom, walletRoom))
-      if n > 0 then
-        recharged = n * rc.amount
+      -- Only for a hold it lets through: a refused request moves nothing (rechargeForHold).
+      local moved = n * rc.amount
+      if n > 0 and avail + moved > 0 and cost <= avail + moved then
+        recharged = moved
         redis.call('HINCRBY', b, 'credit', int(recharged))
         redis.call('INCRBY', rc.month, int(recharged))
         redis.call('PEXPIRE', rc.month, rc.retention)
