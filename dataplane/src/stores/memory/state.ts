@@ -4,6 +4,7 @@
  * synchronously between awaits, so each is atomic like a Redis script.
  */
 import type { LedgerKind } from '../wallet.ts';
+import { ExpiringIds } from './expiring-ids.ts';
 
 export interface MemoryRateEntry {
   id: string;
@@ -52,8 +53,8 @@ export interface MemoryWallet {
   balance: number;
   configured: number | undefined;
   ledger: MemoryLedgerEntry[];
-  /** idempotency key → entry id and when to forget it */
-  idempotency: Map<string, { id: string; until: number }>;
+  /** idempotency key → the id of the entry it booked, for a day */
+  idempotency: ExpiringIds<string>;
   lastIdMs: number;
   lastIdSeq: number;
 }
@@ -89,7 +90,7 @@ export class MemoryState {
         balance: 0,
         configured: undefined,
         ledger: [],
-        idempotency: new Map(),
+        idempotency: new ExpiringIds(),
         lastIdMs: 0,
         lastIdSeq: 0,
       };
@@ -124,6 +125,24 @@ export class MemoryState {
     w.ledger.push(entry);
     return entry;
   }
+}
+
+/** The entry with this id in a ledger (ids ascend, so a binary search), if it is still there. */
+export function findLedgerEntry(
+  ledger: readonly MemoryLedgerEntry[],
+  id: string,
+): MemoryLedgerEntry | undefined {
+  let lo = 0;
+  let hi = ledger.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const e = ledger[mid]!;
+    const c = compareLedgerIds(e.id, id);
+    if (c === 0) return e;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
 }
 
 /** Compares two `<ms>-<seq>` ids. */

@@ -9,7 +9,13 @@ import {
   type RebuildResult,
   type WalletStore,
 } from '../wallet.ts';
-import { compareLedgerIds, type MemoryLedgerEntry, type MemoryState, type MemoryWallet } from './state.ts';
+import {
+  compareLedgerIds,
+  findLedgerEntry,
+  type MemoryLedgerEntry,
+  type MemoryState,
+  type MemoryWallet,
+} from './state.ts';
 
 const IDEMPOTENCY_MS = 24 * 3_600_000;
 
@@ -44,17 +50,16 @@ export class MemoryWalletStore implements WalletStore {
   ): MoveResult {
     const now = this.clock();
     const w: MemoryWallet = this.mem.wallet(tenant);
-    for (const [k, v] of w.idempotency) if (v.until <= now) w.idempotency.delete(k);
+    w.idempotency.sweep(now);
     if (m.idempotencyKey !== undefined) {
-      const prior = w.idempotency.get(m.idempotencyKey);
-      const entry = prior && w.ledger.find((e) => e.id === prior.id);
+      const prior = w.idempotency.get(m.idempotencyKey, now);
+      const entry = prior === undefined ? undefined : findLedgerEntry(w.ledger, prior);
       if (entry) return { ok: true, entry: toLedgerEntry(entry), duplicate: true };
     }
     if (amount < 0 && !allowNegative && w.balance + amount < 0)
       return { ok: false, balanceUsd: fromMicros(w.balance) };
     const entry = this.mem.appendLedger(w, now, kind, amount, m.keyId, m.reference);
-    if (m.idempotencyKey !== undefined)
-      w.idempotency.set(m.idempotencyKey, { id: entry.id, until: now + IDEMPOTENCY_MS });
+    if (m.idempotencyKey !== undefined) w.idempotency.set(m.idempotencyKey, entry.id, now + IDEMPOTENCY_MS);
     return { ok: true, entry: toLedgerEntry(entry), duplicate: false };
   }
 
