@@ -3,8 +3,9 @@
  * which the behavioural tests use; a data plane creates one per process. Every operation runs
  * synchronously between awaits, so each is atomic like a Redis script.
  */
-import type { LedgerKind } from '../wallet.ts';
+import { DEFAULT_LEDGER_MAX_ENTRIES, type LedgerKind } from '../wallet.ts';
 import { ExpiringIds } from './expiring-ids.ts';
+import { MemoryLedger, type MemoryLedgerEntry } from './ledger.ts';
 
 export interface MemoryRateEntry {
   id: string;
@@ -39,27 +40,28 @@ export interface MemoryKeyBudget {
   settledLong: Map<string, number>;
 }
 
-export interface MemoryLedgerEntry {
-  id: string;
-  at: number;
-  kind: LedgerKind;
-  amount: number;
-  balance: number;
-  keyId: string | undefined;
-  reference: string | undefined;
-}
-
 export interface MemoryWallet {
   balance: number;
   configured: number | undefined;
-  ledger: MemoryLedgerEntry[];
+  ledger: MemoryLedger;
   /** idempotency key → the id of the entry it booked, for a day */
   idempotency: ExpiringIds<string>;
   lastIdMs: number;
   lastIdSeq: number;
 }
 
+export interface MemoryStateOptions {
+  /** Ledger entries kept per tenant (DEFAULT_LEDGER_MAX_ENTRIES). */
+  ledgerMaxEntries?: number | undefined;
+}
+
 export class MemoryState {
+  private readonly ledgerMaxEntries: number;
+
+  constructor(opts: MemoryStateOptions = {}) {
+    this.ledgerMaxEntries = opts.ledgerMaxEntries ?? DEFAULT_LEDGER_MAX_ENTRIES;
+  }
+
   readonly rateWindows = new Map<string, MemoryRateWindow>();
   readonly budgets = new Map<string, MemoryKeyBudget>();
   readonly wallets = new Map<string, MemoryWallet>();
@@ -89,7 +91,7 @@ export class MemoryState {
       w = {
         balance: 0,
         configured: undefined,
-        ledger: [],
+        ledger: new MemoryLedger(this.ledgerMaxEntries),
         idempotency: new ExpiringIds(),
         lastIdMs: 0,
         lastIdSeq: 0,
@@ -127,27 +129,4 @@ export class MemoryState {
   }
 }
 
-/** The entry with this id in a ledger (ids ascend, so a binary search), if it is still there. */
-export function findLedgerEntry(
-  ledger: readonly MemoryLedgerEntry[],
-  id: string,
-): MemoryLedgerEntry | undefined {
-  let lo = 0;
-  let hi = ledger.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const e = ledger[mid]!;
-    const c = compareLedgerIds(e.id, id);
-    if (c === 0) return e;
-    if (c < 0) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return undefined;
-}
-
-/** Compares two `<ms>-<seq>` ids. */
-export function compareLedgerIds(a: string, b: string): number {
-  const [am = 0, as = 0] = a.split('-').map(Number);
-  const [bm = 0, bs = 0] = b.split('-').map(Number);
-  return am - bm || as - bs;
-}
+export { compareLedgerIds, type MemoryLedgerEntry } from './ledger.ts';

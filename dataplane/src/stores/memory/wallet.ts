@@ -9,13 +9,8 @@ import {
   type RebuildResult,
   type WalletStore,
 } from '../wallet.ts';
-import {
-  compareLedgerIds,
-  findLedgerEntry,
-  type MemoryLedgerEntry,
-  type MemoryState,
-  type MemoryWallet,
-} from './state.ts';
+import type { MemoryLedgerEntry } from './ledger.ts';
+import type { MemoryState, MemoryWallet } from './state.ts';
 
 const IDEMPOTENCY_MS = 24 * 3_600_000;
 
@@ -53,8 +48,11 @@ export class MemoryWalletStore implements WalletStore {
     w.idempotency.sweep(now);
     if (m.idempotencyKey !== undefined) {
       const prior = w.idempotency.get(m.idempotencyKey, now);
-      const entry = prior === undefined ? undefined : findLedgerEntry(w.ledger, prior);
-      if (entry) return { ok: true, entry: toLedgerEntry(entry), duplicate: true };
+      // The ledger may have trimmed the entry since: still a repeat, never applied twice.
+      if (prior !== undefined) {
+        const entry = w.ledger.find(prior);
+        return { ok: true, entry: entry && toLedgerEntry(entry), duplicate: true };
+      }
     }
     if (amount < 0 && !allowNegative && w.balance + amount < 0)
       return { ok: false, balanceUsd: fromMicros(w.balance) };
@@ -92,16 +90,13 @@ export class MemoryWalletStore implements WalletStore {
   }
 
   async ledger(tenant: string, opts: { after?: string; limit?: number } = {}): Promise<LedgerEntry[]> {
-    const after = opts.after;
-    const all = this.mem.wallet(tenant).ledger;
-    const from = after === undefined ? all : all.filter((e) => compareLedgerIds(e.id, after) > 0);
-    return from.slice(0, opts.limit ?? from.length).map(toLedgerEntry);
+    return this.mem.wallet(tenant).ledger.page(opts.after, opts.limit).map(toLedgerEntry);
   }
 
   async rebuildBalance(tenant: string): Promise<RebuildResult> {
     const w = this.mem.wallet(tenant);
     const previous = w.balance;
-    w.balance = w.ledger.reduce((sum, e) => sum + e.amount, 0);
-    return { balanceUsd: fromMicros(w.balance), previousUsd: fromMicros(previous), entries: w.ledger.length };
+    w.balance = w.ledger.trimmedMicros + w.ledger.keptMicros();
+    return { balanceUsd: fromMicros(w.balance), previousUsd: fromMicros(previous), entries: w.ledger.size };
   }
 }
