@@ -37,6 +37,7 @@ import { warmTokenizer } from './accounting/tokens.ts';
 import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
 import { compactionSecretFromEnv } from './server/compaction-secret.ts';
 import { createStores, type Stores } from './stores/index.ts';
+import { ledgerBoundFromEnv } from './stores/ledger-bound-env.ts';
 import { RetryingUsageRecorder } from './stores/usage/index.ts';
 import { SettlementJournal } from './stores/journal/journal.ts';
 import { SettlementsInFlight } from './pipeline/settlements-in-flight.ts';
@@ -252,7 +253,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     (name) => health.circuitState(name),
   );
   const upstream = new UpstreamClient();
-  const stores = createStores({ redisUrl: opts.redisUrl, prefix: opts.redisPrefix });
+  const stores = createStores({
+    redisUrl: opts.redisUrl,
+    prefix: opts.redisPrefix,
+    ...ledgerBoundFromEnv(env),
+  });
   await stores.ready();
   const journal = await openJournal(stores, metrics, opts);
   const settlements = new SettlementsInFlight((err) =>

@@ -87,6 +87,23 @@ describe.each(backends)('admission: rate limit and budget together ($name)', (ba
     expect((await s.wallets.ledger('acme')).at(-1)).toMatchObject({ kind: 'recharge', reference: 'req-1' });
   });
 
+  it('moves nothing from the wallet when the budget refuses even after a recharge', async () => {
+    const s = await open();
+    await s.wallets.credit('acme', 'topup', { amountUsd: 100 });
+    const small: BudgetLimit = { limitUsd: 2, period: 'daily' };
+    const recharge = { thresholdUsd: 1, amountUsd: 5, monthlyCapUsd: 12 };
+    const r = await s.admitter.admit(
+      key,
+      { requestsPerMinute: 5 },
+      0,
+      reserve(20, { budget: small, autoRecharge: recharge, reference: 'req-big' }),
+    );
+    expect(r.reserve).toEqual({ ok: false, remainingUsd: 2, rechargedUsd: 0 });
+    expect(await s.wallets.balance('acme')).toBe(100);
+    expect((await s.wallets.ledger('acme')).map((e) => e.kind)).toEqual(['topup']);
+    expect(await s.budgets.state(key, small)).toMatchObject({ creditUsd: 0, rechargedThisMonthUsd: 0 });
+  });
+
   it('with no limit set, only reserves (nothing is counted)', async () => {
     const s = await open();
     const r = await s.admitter.admit(key, {}, 500, reserve(1));

@@ -429,6 +429,49 @@ describe.each(backends)('budget ($name)', (backend) => {
       expect(await budgets.state(key, small)).toMatchObject({ rechargedThisMonthUsd: 5 });
     });
 
+    it('moves nothing from the wallet when even the recharge would not make the hold fit', async () => {
+      const { budgets, wallets } = await open();
+      await wallets.credit('acme', 'topup', { amountUsd: 100 });
+      // The cap allows two recharges (10): 2 + 10 is still short of 20.
+      const refused = await budgets.reserve({
+        ...key,
+        budget: small,
+        estimateUsd: 20,
+        autoRecharge: recharge,
+        reference: 'req-big',
+      });
+      expect(refused).toEqual({ ok: false, remainingUsd: 2, rechargedUsd: 0 });
+      expect(await wallets.balance('acme')).toBe(100);
+      expect((await wallets.ledger('acme')).map((e) => e.kind)).toEqual(['topup']);
+      expect(await budgets.state(key, small)).toMatchObject({
+        creditUsd: 0,
+        heldUsd: 0,
+        remainingUsd: 2,
+        rechargedThisMonthUsd: 0,
+      });
+      // The cap is intact: a request the recharge does make fit still gets it.
+      expect(
+        await budgets.reserve({ ...key, budget: small, estimateUsd: 8, autoRecharge: recharge }),
+      ).toMatchObject({ ok: true, rechargedUsd: 10, remainingUsd: 4 });
+      expect(await wallets.balance('acme')).toBe(90);
+    });
+
+    it('moves nothing when the wallet alone is too small for the hold to fit', async () => {
+      const { budgets, wallets } = await open();
+      await wallets.credit('acme', 'topup', { amountUsd: 6 });
+      // One recharge of 5 (all the wallet pays for) leaves 7 for an estimate of 9.
+      const refused = await budgets.reserve({
+        ...key,
+        budget: small,
+        estimateUsd: 9,
+        autoRecharge: recharge,
+      });
+      expect(refused).toEqual({ ok: false, remainingUsd: 2, rechargedUsd: 0 });
+      expect(await wallets.balance('acme')).toBe(6);
+      expect(await wallets.ledger('acme')).toHaveLength(1);
+      expect(await budgets.state(key, small)).toMatchObject({ creditUsd: 0, rechargedThisMonthUsd: 0 });
+    });
+
     it('concurrent reserves from 3 clients never exceed the cap or overdraw the wallet, and the ledger adds up', async () => {
       const { wallets } = await open();
       const handles = await Promise.all([fixture!.open(), fixture!.open(), fixture!.open()]);

@@ -141,6 +141,8 @@ export interface BudgetStoreOptions {
   reservationTtlMs?: number;
   /** How long a settled reservation id is remembered to reject a duplicate settle. */
   settledMemoryMs?: number;
+  /** Wallet ledger entries kept per tenant (DEFAULT_LEDGER_MAX_ENTRIES): recharges append to it. */
+  ledgerMaxEntries?: number | undefined;
 }
 
 export const DEFAULT_RESERVATION_TTL_MS = 15 * 60_000;

@@ -104,8 +104,9 @@ export interface RedisStoresOptions extends StoresOptions {
   prefix?: string;
 }
 
+/** With a `state` given, its own ledger bound applies (`ledgerMaxEntries` is for a new one). */
 export function createMemoryStores(opts: StoresOptions & { state?: MemoryState } = {}): Stores {
-  const state = opts.state ?? new MemoryState();
+  const state = opts.state ?? new MemoryState({ ledgerMaxEntries: opts.ledgerMaxEntries });
   const clock = opts.clock ?? systemClock;
   const rateLimiter = new MemoryRateLimiter(state, clock);
   const budgets = new MemoryBudgetStore(state, clock, opts);
@@ -145,7 +146,7 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
     budgets,
     admitter: new RedisAdmitter(redis, rateLimiter, budgets, clock),
     settler: new RedisSettler(redis, rateLimiter, budgets, usage),
-    wallets: new RedisWalletStore(redis, keys, clock),
+    wallets: new RedisWalletStore(redis, keys, clock, opts.ledgerMaxEntries),
     usage,
     responses: new RedisResponseStore(redis, keys),
     owned: ownedStores(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planRecharge, rechargeMicros, type RechargeInput } from './recharge.ts';
+import { planRecharge, rechargeForHold, rechargeMicros, type RechargeInput } from './recharge.ts';
 
 const M = 1_000_000;
 const base: RechargeInput = {
@@ -65,5 +65,29 @@ describe('rechargeMicros', () => {
       amountMicros: 20.5 * M,
       monthlyCapMicros: 100 * M,
     });
+  });
+});
+
+describe('rechargeForHold', () => {
+  const hold = (over: Partial<RechargeInput>) => rechargeForHold({ ...base, ...over });
+
+  it('moves the planned amounts when the hold then fits, even if the key ends below its threshold', () => {
+    expect(hold({ availableMicros: 0, estimateMicros: 30 * M })).toBe(40 * M);
+    // The wallet pays for one amount: 0 + 20 holds 18, short of the threshold but admitted.
+    expect(hold({ availableMicros: 0, estimateMicros: 18 * M, walletMicros: 25 * M })).toBe(20 * M);
+    expect(hold({ availableMicros: 0, estimateMicros: 20 * M, walletMicros: 25 * M })).toBe(20 * M);
+  });
+
+  it('moves nothing when the hold would not fit even after the recharge', () => {
+    expect(hold({ availableMicros: 0, estimateMicros: 20 * M + 1, walletMicros: 25 * M })).toBe(0);
+    expect(hold({ availableMicros: 0, estimateMicros: 101 * M, monthlyCapMicros: 100 * M })).toBe(0);
+    expect(
+      hold({ availableMicros: -3 * M, estimateMicros: 0, amountMicros: 2 * M, walletMicros: 2 * M }),
+    ).toBe(0);
+  });
+
+  it('moves nothing when no recharge is planned', () => {
+    expect(hold({})).toBe(0);
+    expect(hold({ walletMicros: 0, availableMicros: 0 })).toBe(0);
   });
 });

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Stores } from './index.ts';
 import { toMicros } from './money.ts';
+import type { StoresOptions } from './index.ts';
 import { backends, fakeClock, type FakeClock, type StoreFixture } from './testing/backends.ts';
 import type { LedgerEntry } from './wallet.ts';
 
@@ -11,9 +12,9 @@ describe.each(backends)('wallet ($name)', (backend) => {
   let fixture: StoreFixture | undefined;
   let clock: FakeClock;
 
-  async function open(): Promise<Stores> {
+  async function open(opts: StoresOptions = {}): Promise<Stores> {
     clock = fakeClock(Date.parse('2025-03-14T12:00:00Z'));
-    fixture = await backend.create({ clock: clock.now });
+    fixture = await backend.create({ ...opts, clock: clock.now });
     return fixture.open();
   }
 
@@ -158,7 +159,7 @@ describe.each(backends)('wallet ($name)', (backend) => {
           : w.debit('acme', 'debit', { amountUsd, idempotencyKey: `d-${i % 150}` });
       }),
     );
-    expect(results.every((r) => !r.ok || r.entry.balanceUsd >= 0)).toBe(true);
+    expect(results.every((r) => !r.ok || r.entry!.balanceUsd >= 0)).toBe(true);
     const ledger = await wallets.ledger('acme');
     const balance = toMicros(await wallets.balance('acme'));
     expect(balance).toBeGreaterThanOrEqual(0);
@@ -172,6 +173,103 @@ describe.each(backends)('wallet ($name)', (backend) => {
       balanceUsd: balance / 1e6,
       previousUsd: balance / 1e6,
       entries: ledger.length,
+    });
+  });
+  describe('ledger retention (the newest ledgerMaxEntries entries are kept; below 20, exactly)', () => {
+    it('keeps the newest entries, and the balance and a rebuild still count the trimmed ones', async () => {
+      const { wallets } = await open({ ledgerMaxEntries: 5 });
+      for (let i = 1; i <= 12; i++) await wallets.credit('acme', 'topup', { amountUsd: i });
+      const ledger = await wallets.ledger('acme');
+      expect(ledger.map((e) => [e.amountUsd, e.balanceUsd])).toEqual([
+        [8, 36],
+        [9, 45],
+        [10, 55],
+        [11, 66],
+        [12, 78],
+      ]);
+      expect(await wallets.balance('acme')).toBe(78);
+      expect(await wallets.rebuildBalance('acme')).toEqual({ balanceUsd: 78, previousUsd: 78, entries: 5 });
+      await wallets.debit('acme', 'debit', { amountUsd: 0.5 });
+      expect(await wallets.balance('acme')).toBe(77.5);
+      expect((await wallets.ledger('acme')).map((e) => e.amountUsd)).toEqual([9, 10, 11, 12, -0.5]);
+      expect(await wallets.rebuildBalance('acme')).toEqual({
+        balanceUsd: 77.5,
+        previousUsd: 77.5,
+        entries: 5,
+      });
+      // Paging from an id that was trimmed starts at the oldest entry kept.
+      expect(
+        (await wallets.ledger('acme', { after: ledger[0]!.id, limit: 2 })).map((e) => e.amountUsd),
+      ).toEqual([9, 10]);
+    });
+
+    it('trims after recharges and configured funding too', async () => {
+      const { wallets, budgets } = await open({ ledgerMaxEntries: 3 });
+      await wallets.syncConfigured('acme', 100);
+      const policy = { thresholdUsd: 1, amountUsd: 2, monthlyCapUsd: 50 };
+      for (let i = 0; i < 4; i++) {
+        const r = await budgets.reserve({
+          tenant: 'acme',
+          keyId: 'ci',
+          budget: { limitUsd: 1, period: 'daily' },
+          estimateUsd: 2,
+          autoRecharge: policy,
+        });
+        expect(r).toMatchObject({ ok: true, rechargedUsd: 2 });
+      }
+      expect(await wallets.syncConfigured('acme', 90)).toMatchObject({ amountUsd: -10, balanceUsd: 82 });
+      const ledger = await wallets.ledger('acme');
+      expect(ledger.map((e) => [e.kind, e.amountUsd])).toEqual([
+        ['recharge', -2],
+        ['recharge', -2],
+        ['adjustment', -10],
+      ]);
+      expect(await wallets.rebuildBalance('acme')).toEqual({ balanceUsd: 82, previousUsd: 82, entries: 3 });
+    });
+
+    it('never applies a repeated movement again, even once its entry was trimmed', async () => {
+      const { wallets } = await open({ ledgerMaxEntries: 2 });
+      const m = { amountUsd: 1.5, idempotencyKey: 'req-1', keyId: 'ci' };
+      expect(await wallets.credit('acme', 'cache_credit', m)).toMatchObject({ ok: true, duplicate: false });
+      expect(await wallets.credit('acme', 'cache_credit', m)).toMatchObject({
+        ok: true,
+        duplicate: true,
+        entry: { amountUsd: 1.5 },
+      });
+      await wallets.credit('acme', 'topup', { amountUsd: 1 });
+      await wallets.credit('acme', 'topup', { amountUsd: 1 });
+      expect(await wallets.credit('acme', 'cache_credit', m)).toEqual({
+        ok: true,
+        duplicate: true,
+        entry: undefined,
+      });
+      expect(await wallets.balance('acme')).toBe(3.5);
+    });
+
+    it('rebuilds exactly while 3 clients keep moving money and trimming', async () => {
+      const { wallets } = await open({ ledgerMaxEntries: 40 });
+      const handles = await Promise.all([fixture!.open(), fixture!.open(), fixture!.open()]);
+      await wallets.credit('acme', 'topup', { amountUsd: 50 });
+      const moves = Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          handles[i % 3]!.wallets.credit('acme', 'cache_credit', {
+            amountUsd: ((i * 7919) % 1000) / 1000 + 0.000001,
+          }),
+        ),
+      );
+      const rebuilds = Promise.all(Array.from({ length: 10 }, () => wallets.rebuildBalance('acme')));
+      const [applied, rebuilt] = await Promise.all([moves, rebuilds]);
+      // Each rebuild wrote the balance it found: nothing was lost or counted twice.
+      for (const r of rebuilt) expect(r.balanceUsd).toBe(r.previousUsd);
+      const expected = applied.reduce((s, r) => s + (r.ok ? toMicros(r.entry!.amountUsd) : 0), toMicros(50));
+      expect(toMicros(await wallets.balance('acme'))).toBe(expected);
+      // 301 entries, bounded at 40 and trimmed back to it whenever 4 over: 40 + 261 % 4 kept.
+      expect(await wallets.ledger('acme')).toHaveLength(41);
+      expect(await wallets.rebuildBalance('acme')).toEqual({
+        balanceUsd: expected / 1e6,
+        previousUsd: expected / 1e6,
+        entries: 41,
+      });
     });
   });
 });

@@ -17,7 +17,7 @@ import { available, fits, splitCharge } from '../budget-math.ts';
 import { newId } from '../ids.ts';
 import { fromMicros, toMicros } from '../money.ts';
 import { monthKey, periodRetentionMs, periodWindow } from '../period.ts';
-import { planRecharge, rechargeMicros } from '../recharge.ts';
+import { rechargeForHold, rechargeMicros } from '../recharge.ts';
 import { systemClock, type Clock, type KeyRef } from '../types.ts';
 import type { MemoryKeyBudget, MemoryState } from './state.ts';
 
@@ -94,15 +94,14 @@ export class MemoryBudgetStore implements BudgetStore {
       const policy = rechargeMicros(req.autoRecharge);
       const month = monthKey(now);
       const wallet = this.mem.wallet(req.tenant);
-      const n = planRecharge({
+      recharged = rechargeForHold({
         ...policy,
         availableMicros: avail,
         estimateMicros: estimate,
         rechargedThisMonthMicros: b.rechargedByMonth.get(month) ?? 0,
         walletMicros: wallet.balance,
       });
-      if (n > 0) {
-        recharged = n * policy.amountMicros;
+      if (recharged > 0) {
         b.credit += recharged;
         b.rechargedByMonth.set(month, (b.rechargedByMonth.get(month) ?? 0) + recharged);
         this.mem.appendLedger(wallet, now, 'recharge', -recharged, req.keyId, req.reference);

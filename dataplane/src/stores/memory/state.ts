@@ -3,7 +3,9 @@
  * which the behavioural tests use; a data plane creates one per process. Every operation runs
  * synchronously between awaits, so each is atomic like a Redis script.
  */
-import type { LedgerKind } from '../wallet.ts';
+import { DEFAULT_LEDGER_MAX_ENTRIES, type LedgerKind } from '../wallet.ts';
+import { ExpiringIds } from './expiring-ids.ts';
+import { MemoryLedger, type MemoryLedgerEntry } from './ledger.ts';
 
 export interface MemoryRateEntry {
   id: string;
@@ -38,27 +40,28 @@ export interface MemoryKeyBudget {
   settledLong: Map<string, number>;
 }
 
-export interface MemoryLedgerEntry {
-  id: string;
-  at: number;
-  kind: LedgerKind;
-  amount: number;
-  balance: number;
-  keyId: string | undefined;
-  reference: string | undefined;
-}
-
 export interface MemoryWallet {
   balance: number;
   configured: number | undefined;
-  ledger: MemoryLedgerEntry[];
-  /** idempotency key → entry id and when to forget it */
-  idempotency: Map<string, { id: string; until: number }>;
+  ledger: MemoryLedger;
+  /** idempotency key → the id of the entry it booked, for a day */
+  idempotency: ExpiringIds<string>;
   lastIdMs: number;
   lastIdSeq: number;
 }
 
+export interface MemoryStateOptions {
+  /** Ledger entries kept per tenant (DEFAULT_LEDGER_MAX_ENTRIES). */
+  ledgerMaxEntries?: number | undefined;
+}
+
 export class MemoryState {
+  private readonly ledgerMaxEntries: number;
+
+  constructor(opts: MemoryStateOptions = {}) {
+    this.ledgerMaxEntries = opts.ledgerMaxEntries ?? DEFAULT_LEDGER_MAX_ENTRIES;
+  }
+
   readonly rateWindows = new Map<string, MemoryRateWindow>();
   readonly budgets = new Map<string, MemoryKeyBudget>();
   readonly wallets = new Map<string, MemoryWallet>();
@@ -88,8 +91,8 @@ export class MemoryState {
       w = {
         balance: 0,
         configured: undefined,
-        ledger: [],
-        idempotency: new Map(),
+        ledger: new MemoryLedger(this.ledgerMaxEntries),
+        idempotency: new ExpiringIds(),
         lastIdMs: 0,
         lastIdSeq: 0,
       };
@@ -126,9 +129,4 @@ export class MemoryState {
   }
 }
 
-/** Compares two `<ms>-<seq>` ids. */
-export function compareLedgerIds(a: string, b: string): number {
-  const [am = 0, as = 0] = a.split('-').map(Number);
-  const [bm = 0, bs = 0] = b.split('-').map(Number);
-  return am - bm || as - bs;
-}
+export { compareLedgerIds, type MemoryLedgerEntry } from './ledger.ts';

@@ -9,7 +9,8 @@ import {
   type RebuildResult,
   type WalletStore,
 } from '../wallet.ts';
-import { compareLedgerIds, type MemoryLedgerEntry, type MemoryState, type MemoryWallet } from './state.ts';
+import type { MemoryLedgerEntry } from './ledger.ts';
+import type { MemoryState, MemoryWallet } from './state.ts';
 
 const IDEMPOTENCY_MS = 24 * 3_600_000;
 
@@ -44,17 +45,19 @@ export class MemoryWalletStore implements WalletStore {
   ): MoveResult {
     const now = this.clock();
     const w: MemoryWallet = this.mem.wallet(tenant);
-    for (const [k, v] of w.idempotency) if (v.until <= now) w.idempotency.delete(k);
+    w.idempotency.sweep(now);
     if (m.idempotencyKey !== undefined) {
-      const prior = w.idempotency.get(m.idempotencyKey);
-      const entry = prior && w.ledger.find((e) => e.id === prior.id);
-      if (entry) return { ok: true, entry: toLedgerEntry(entry), duplicate: true };
+      const prior = w.idempotency.get(m.idempotencyKey, now);
+      // The ledger may have trimmed the entry since: still a repeat, never applied twice.
+      if (prior !== undefined) {
+        const entry = w.ledger.find(prior);
+        return { ok: true, entry: entry && toLedgerEntry(entry), duplicate: true };
+      }
     }
     if (amount < 0 && !allowNegative && w.balance + amount < 0)
       return { ok: false, balanceUsd: fromMicros(w.balance) };
     const entry = this.mem.appendLedger(w, now, kind, amount, m.keyId, m.reference);
-    if (m.idempotencyKey !== undefined)
-      w.idempotency.set(m.idempotencyKey, { id: entry.id, until: now + IDEMPOTENCY_MS });
+    if (m.idempotencyKey !== undefined) w.idempotency.set(m.idempotencyKey, entry.id, now + IDEMPOTENCY_MS);
     return { ok: true, entry: toLedgerEntry(entry), duplicate: false };
   }
 
@@ -87,16 +90,13 @@ export class MemoryWalletStore implements WalletStore {
   }
 
   async ledger(tenant: string, opts: { after?: string; limit?: number } = {}): Promise<LedgerEntry[]> {
-    const after = opts.after;
-    const all = this.mem.wallet(tenant).ledger;
-    const from = after === undefined ? all : all.filter((e) => compareLedgerIds(e.id, after) > 0);
-    return from.slice(0, opts.limit ?? from.length).map(toLedgerEntry);
+    return this.mem.wallet(tenant).ledger.page(opts.after, opts.limit).map(toLedgerEntry);
   }
 
   async rebuildBalance(tenant: string): Promise<RebuildResult> {
     const w = this.mem.wallet(tenant);
     const previous = w.balance;
-    w.balance = w.ledger.reduce((sum, e) => sum + e.amount, 0);
-    return { balanceUsd: fromMicros(w.balance), previousUsd: fromMicros(previous), entries: w.ledger.length };
+    w.balance = w.ledger.trimmedMicros + w.ledger.keptMicros();
+    return { balanceUsd: fromMicros(w.balance), previousUsd: fromMicros(previous), entries: w.ledger.size };
   }
 }

@@ -20,6 +20,7 @@ import { fromMicros, toMicros } from '../money.ts';
 import { monthKey, periodRetentionMs, periodWindow } from '../period.ts';
 import { rechargeMicros, type RechargeMicros } from '../recharge.ts';
 import { systemClock, type Clock, type KeyRef } from '../types.ts';
+import { DEFAULT_LEDGER_MAX_ENTRIES } from '../wallet.ts';
 import { toStoreError } from './client.ts';
 import type { KeySpace } from './keys.ts';
 import { budgetReserve, budgetRetain, budgetSettle, budgetState } from './lua/budget.ts';
@@ -76,6 +77,7 @@ export class RedisBudgetStore implements BudgetStore {
   private readonly retainScript: BoundScript;
   private readonly ttlMs: number;
   private readonly settledMemoryMs: number;
+  private readonly ledgerMaxEntries: number;
 
   constructor(
     private readonly client: Redis,
@@ -89,6 +91,7 @@ export class RedisBudgetStore implements BudgetStore {
     this.retainScript = bindScript(client, budgetRetain, 'budget.retain');
     this.ttlMs = opts.reservationTtlMs ?? DEFAULT_RESERVATION_TTL_MS;
     this.settledMemoryMs = opts.settledMemoryMs ?? DEFAULT_SETTLED_MEMORY_MS;
+    this.ledgerMaxEntries = opts.ledgerMaxEntries ?? DEFAULT_LEDGER_MAX_ENTRIES;
   }
 
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
@@ -124,6 +127,7 @@ export class RedisBudgetStore implements BudgetStore {
         arg(MONTH_RETENTION_MS),
         req.keyId,
         req.reference ?? '',
+        arg(this.ledgerMaxEntries),
       ],
       result: (raw) => this.reserved(raw, req, p),
     };
@@ -157,6 +161,7 @@ export class RedisBudgetStore implements BudgetStore {
         arg(MONTH_RETENTION_MS),
         req.keyId,
         req.reference ?? '',
+        arg(this.ledgerMaxEntries),
       );
     }
     return { keys, args, result: (raw) => this.reserved(raw, req, p) };

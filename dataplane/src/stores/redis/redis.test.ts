@@ -1,10 +1,11 @@
-/** Redis-only behaviour: key layout, rebuilding a corrupted balance, long ledgers. */
+/** Redis-only behaviour: key layout, rebuilding a corrupted balance, long and trimmed ledgers. */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from '../../../../test/harness/redis.ts';
 import { newId } from '../ids.ts';
 import { createRedisStores, type Stores } from '../index.ts';
 import { KeySpace } from './keys.ts';
+import { walletRebuildTail } from './lua/wallet.ts';
 
 describe('KeySpace', () => {
   const keys = new KeySpace('gantry');
@@ -72,6 +73,60 @@ describe('redis wallet', () => {
       entries: 2500,
     });
     expect(await wallets.balance('acme')).toBe(expected);
+  });
+
+  it('rebuilds a corrupted balance from a trimmed ledger longer than one read chunk', async () => {
+    const bounded = createRedisStores(raw, { prefix, ledgerMaxEntries: 1500 });
+    const writes = Array.from({ length: 2500 }, (_, i) =>
+      bounded.wallets.credit('trim', 'topup', { amountUsd: (i % 7) + 0.000001 }),
+    );
+    await Promise.all(writes);
+    const expected = await bounded.wallets.balance('trim');
+    const keys = new KeySpace(prefix);
+    expect(await raw.xlen(keys.ledger('trim'))).toBe(1500);
+    expect(await raw.hget(keys.wallet('trim'), 'trimmedCount')).toBe('1000');
+    await raw.hset(keys.wallet('trim'), 'balance', '42');
+    expect(await bounded.wallets.rebuildBalance('trim')).toEqual({
+      balanceUsd: expected,
+      previousUsd: 0.000042,
+      entries: 1500,
+    });
+  });
+
+  it('shrinks a ledger grown before its bound by at most 100 entries an append', async () => {
+    const keys = new KeySpace(prefix);
+    for (let i = 0; i < 250; i++) await stores.wallets.credit('grown', 'topup', { amountUsd: 1 });
+    const bounded = createRedisStores(raw, { prefix, ledgerMaxEntries: 10 });
+    const lengths: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await bounded.wallets.credit('grown', 'topup', { amountUsd: 1 });
+      lengths.push(await raw.xlen(keys.ledger('grown')));
+    }
+    expect(lengths).toEqual([151, 52, 10]);
+    expect(await bounded.wallets.rebuildBalance('grown')).toEqual({
+      balanceUsd: 253,
+      previousUsd: 253,
+      entries: 10,
+    });
+  });
+
+  it('refuses to finish a rebuild when entries it never read were trimmed meanwhile', async () => {
+    const bounded = createRedisStores(raw, { prefix, ledgerMaxEntries: 3 });
+    const keys = new KeySpace(prefix);
+    for (let i = 0; i < 3; i++) await bounded.wallets.credit('race', 'topup', { amountUsd: 1 });
+    // A rebuild read these 3 entries (none trimmed yet, sum 3), then 4 more arrived and one it never read went.
+    const last = (await raw.xrange(keys.ledger('race'), '-', '+')).at(-1)?.[0] ?? '';
+    for (let i = 0; i < 4; i++) await bounded.wallets.credit('race', 'topup', { amountUsd: 1 });
+    const tail = (args: (string | number)[]) =>
+      raw.eval(walletRebuildTail.lua, 2, keys.wallet('race'), keys.ledger('race'), ...args);
+    expect(await tail([last, 3_000_000, 3])).toEqual([0]);
+    expect(await raw.hget(keys.wallet('race'), 'balance')).toBe('7000000');
+    // Read again from the start, the same script agrees and writes the balance.
+    expect(await bounded.wallets.rebuildBalance('race')).toEqual({
+      balanceUsd: 7,
+      previousUsd: 7,
+      entries: 3,
+    });
   });
 
   it('stores amounts as integer micro-dollars', async () => {

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { fromMicros, toMicros } from '../money.ts';
 import { systemClock, type Clock } from '../types.ts';
 import {
+  DEFAULT_LEDGER_MAX_ENTRIES,
   LedgerKinds,
   signedMovement,
   type LedgerEntry,
@@ -18,6 +19,8 @@ import { arg, bindScript, int, type BoundScript } from './script.ts';
 
 const IDEMPOTENCY_MS = 24 * 3_600_000;
 const REBUILD_CHUNK = 1000;
+/** Reads of the ledger a rebuild makes before giving up on a ledger trimmed faster than it reads. */
+const REBUILD_ATTEMPTS = 5;
 
 function fieldMap(fields: unknown): Map<string, string> {
   const map = new Map<string, string>();
@@ -50,11 +53,15 @@ export class RedisWalletStore implements WalletStore {
   private readonly syncScript: BoundScript;
   private readonly rebuildScript: BoundScript;
 
+  private readonly maxEntries: number;
+
   constructor(
     private readonly client: Redis,
     private readonly keys: KeySpace,
     private readonly clock: Clock = systemClock,
+    ledgerMaxEntries: number = DEFAULT_LEDGER_MAX_ENTRIES,
   ) {
+    this.maxEntries = ledgerMaxEntries;
     this.moveScript = bindScript(client, walletMove, 'wallet.move');
     this.syncScript = bindScript(client, walletSyncConfigured, 'wallet.syncConfigured');
     this.rebuildScript = bindScript(client, walletRebuildTail, 'wallet.rebuildBalance');
@@ -95,6 +102,7 @@ export class RedisWalletStore implements WalletStore {
         m.reference ?? '',
         idem === undefined ? '0' : '1',
         arg(IDEMPOTENCY_MS),
+        arg(this.maxEntries),
       ],
     );
     if (!Array.isArray(raw)) throw new Error('wallet move script: unexpected reply');
@@ -102,6 +110,7 @@ export class RedisWalletStore implements WalletStore {
     if (status === 0) return { ok: false, balanceUsd: fromMicros(int(raw[1], 'balance')) };
     const id = String(raw[1]);
     if (status === 2) return { ok: true, entry: parseLedgerEntry(id, raw[2]), duplicate: true };
+    if (status === 3) return { ok: true, entry: undefined, duplicate: true };
     const entry: LedgerEntry = {
       id,
       at: now,
@@ -136,7 +145,7 @@ export class RedisWalletStore implements WalletStore {
     const now = Math.floor(this.clock());
     const raw = await this.syncScript(
       [this.keys.wallet(tenant), this.keys.ledger(tenant)],
-      [arg(toMicros(configuredUsd)), arg(now)],
+      [arg(toMicros(configuredUsd)), arg(now), arg(this.maxEntries)],
     );
     if (!Array.isArray(raw)) throw new Error('wallet sync script: unexpected reply');
     if (int(raw[0], 'status') === 0) return undefined;
@@ -163,31 +172,58 @@ export class RedisWalletStore implements WalletStore {
   }
 
   async rebuildBalance(tenant: string): Promise<RebuildResult> {
+    for (let attempt = 0; attempt < REBUILD_ATTEMPTS; attempt++) {
+      const result = await this.tryRebuild(tenant);
+      if (result) return result;
+    }
+    throw new Error(
+      `wallet rebuild of ${tenant}: the ledger was trimmed faster than it could be read; try again`,
+    );
+  }
+
+  /** One rebuild; undefined when entries were trimmed before it read them. */
+  private async tryRebuild(tenant: string): Promise<RebuildResult | undefined> {
+    const wallet = this.keys.wallet(tenant);
+    const ledger = this.keys.ledger(tenant);
+    // The trimmed sum and count are read with the first chunk, so they are exactly the entries before it.
+    const first = await this.read('wallet.rebuildBalance', () =>
+      this.client
+        .multi()
+        .hmget(wallet, 'trimmed', 'trimmedCount')
+        .xrange(ledger, '-', '+', 'COUNT', REBUILD_CHUNK)
+        .exec(),
+    );
+    const [trimmed, chunk] = first ?? [];
+    if (!trimmed || !chunk || trimmed[0] || chunk[0])
+      throw new Error('wallet rebuild: the first read failed');
+    const [trimmedSum, trimmedCount] = trimmed[1] as (string | null)[];
+    let rows = chunk[1] as [string, string[]][];
     // Sum the bulk in chunks without blocking Redis, then let one script add the tail and write.
-    let sum = 0;
+    let sum = Number(trimmedSum ?? 0);
     let entries = 0;
     let last = '';
     for (;;) {
-      const start = last === '' ? '-' : `(${last}`;
-      const rows = await this.read('wallet.rebuildBalance', () =>
-        this.client.xrange(this.keys.ledger(tenant), start, '+', 'COUNT', REBUILD_CHUNK),
-      );
       for (const [id, fields] of rows) {
         sum += Number(fieldMap(fields).get('amount') ?? 0);
         last = id;
       }
       entries += rows.length;
       if (rows.length < REBUILD_CHUNK) break;
+      const start = `(${last}`;
+      rows = await this.read('wallet.rebuildBalance', () =>
+        this.client.xrange(ledger, start, '+', 'COUNT', REBUILD_CHUNK),
+      );
     }
     const raw = await this.rebuildScript(
-      [this.keys.wallet(tenant), this.keys.ledger(tenant)],
-      [last, arg(sum)],
+      [wallet, ledger],
+      [last, arg(sum), arg(Number(trimmedCount ?? 0) + entries)],
     );
-    if (!Array.isArray(raw) || raw.length !== 3) throw new Error('wallet rebuild script: unexpected reply');
+    if (!Array.isArray(raw)) throw new Error('wallet rebuild script: unexpected reply');
+    if (int(raw[0], 'status') === 0) return undefined;
     return {
-      balanceUsd: fromMicros(int(raw[0], 'balance')),
-      previousUsd: fromMicros(int(raw[1], 'previous')),
-      entries: entries + int(raw[2], 'tail'),
+      balanceUsd: fromMicros(int(raw[1], 'balance')),
+      previousUsd: fromMicros(int(raw[2], 'previous')),
+      entries: entries + int(raw[3], 'tail'),
     };
   }
 }

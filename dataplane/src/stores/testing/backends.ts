@@ -41,7 +41,7 @@ export interface Backend {
 export const memoryBackend: Backend = {
   name: 'memory',
   async create(opts = {}) {
-    const state = new MemoryState();
+    const state = new MemoryState({ ledgerMaxEntries: opts.ledgerMaxEntries });
     return { open: async () => createMemoryStores({ ...opts, state }), close: async () => {} };
   },
 };

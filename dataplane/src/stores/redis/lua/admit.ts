@@ -13,14 +13,14 @@ import { BUDGET_BASE, BUDGET_HOLD, LUA_HELPERS, RATE_DECIDE } from './steps.ts';
 /** Keys of every admission, then the auto-recharge ones (only when the key recharges). */
 export const ADMIT_KEYS = { base: 6, recharge: 3 } as const;
 /** Arguments of every admission, then the auto-recharge ones. */
-export const ADMIT_ARGS = { base: 10, recharge: 6 } as const;
+export const ADMIT_ARGS = { base: 10, recharge: 7 } as const;
 
 /**
  * KEYS: rate window zset, rate token counter, budget hash, period spent, reservations hash,
  *       reservation expiry zset; with auto-recharge also month recharged, wallet hash, ledger.
  * ARGV: now, windowMs, rpm (0 = none), tpm (0 = none), token estimate, ticket id, limit,
  *       estimate (micro-dollars), reservation id, expiresAt; with auto-recharge also threshold,
- *       amount, monthly cap, month retention ms, key id, reference.
+ *       amount, monthly cap, month retention ms, key id, reference, ledger entries kept.
  * Returns {rate reply, budget reply} when the rate limit admitted, {rate reply, 0} when not:
  * rate reply {allowed, count, tokens, requestsRetryMs, tokensRetryMs, tokensExceedLimit,
  * newestAt (-1 = none)}, budget reply {ok, available (after the hold when ok), recharged}.
@@ -38,7 +38,8 @@ if rate[1] == 0 then return {rate, 0} end
 local rc = nil
 if #KEYS == 9 then
   rc = {month = KEYS[7], wallet = KEYS[8], ledger = KEYS[9], threshold = tonumber(ARGV[11]),
-    amount = tonumber(ARGV[12]), cap = tonumber(ARGV[13]), retention = ARGV[14], keyId = ARGV[15], ref = ARGV[16]}
+    amount = tonumber(ARGV[12]), cap = tonumber(ARGV[13]), retention = ARGV[14], keyId = ARGV[15], ref = ARGV[16],
+    maxLen = tonumber(ARGV[17])}
 end
 local ok, avail, recharged = budgetHold(KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[1], tonumber(ARGV[7]),
   tonumber(ARGV[8]), ARGV[9], ARGV[10], rc)

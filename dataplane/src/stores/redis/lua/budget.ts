@@ -10,7 +10,8 @@ import { BUDGET_BASE, BUDGET_HOLD, BUDGET_SETTLE, LUA_HELPERS } from './steps.ts
  * KEYS: budget hash, period spent, reservations hash, reservation expiry zset, month recharged,
  *       wallet hash, ledger stream.
  * ARGV: now, limit, estimate, reservation id, expiresAt, spent retention ms (0 = keep),
- *       recharge enabled (1/0), threshold, amount, monthly cap, month retention ms, key id, reference.
+ *       recharge enabled (1/0), threshold, amount, monthly cap, month retention ms, key id, reference,
+ *       ledger entries kept.
  * Returns {ok, available (after the hold when ok), recharged}.
  */
 export const budgetReserve: LuaScript = {
@@ -20,7 +21,8 @@ export const budgetReserve: LuaScript = {
 local rc = nil
 if ARGV[7] == '1' then
   rc = {month = KEYS[5], wallet = KEYS[6], ledger = KEYS[7], threshold = tonumber(ARGV[8]),
-    amount = tonumber(ARGV[9]), cap = tonumber(ARGV[10]), retention = ARGV[11], keyId = ARGV[12], ref = ARGV[13]}
+    amount = tonumber(ARGV[9]), cap = tonumber(ARGV[10]), retention = ARGV[11], keyId = ARGV[12], ref = ARGV[13],
+    maxLen = tonumber(ARGV[14])}
 end
 local ok, avail, recharged = budgetHold(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], tonumber(ARGV[2]),
   tonumber(ARGV[3]), ARGV[4], ARGV[5], rc)

@@ -37,6 +37,8 @@ const KEY_IDS = ['k1', 'k2', 'big'];
 const isBig = (keyId: string): boolean => keyId === 'big';
 /** The largest amount arg() sends. */
 const MAX = Number.MAX_SAFE_INTEGER;
+/** The ledger bound the new scripts get (the old ones keep every entry): more than a run appends. */
+const LEDGER_KEPT = 100_000;
 /** Holds that lapse at once: more than the 512 one call drops. */
 const LAPSED = 700;
 
@@ -287,6 +289,7 @@ describe('money scripts composed from shared steps, against the scripts before',
         62 * 86_400_000,
         keyId,
         ref,
+        LEDGER_KEPT,
       ];
 
       for (const s of sides) await admin.hset(s.keys.wallet(TENANT), 'balance', '20000000');
@@ -330,6 +333,7 @@ describe('money scripts composed from shared steps, against the scripts before',
             0,
             keyId,
             `r${n}`,
+            LEDGER_KEPT,
           ];
           await both('reserve', (s) => [...h.keys(s), ...rechargeKeys(s, keyId)], args);
           const left = await admin.zcount(sides[0].keys.reservationExpiry(ref), '-inf', clock.now());
@@ -352,7 +356,9 @@ describe('money scripts composed from shared steps, against the scripts before',
             clock.now() + 900_000,
             86_400_000,
             recharge ? '1' : '0',
-            ...(recharge ? rechargeArgs(keyId, `r${n}`) : [0, 0, 0, 62 * 86_400_000, keyId, `r${n}`]),
+            ...(recharge
+              ? rechargeArgs(keyId, `r${n}`)
+              : [0, 0, 0, 62 * 86_400_000, keyId, `r${n}`, LEDGER_KEPT]),
           ])) as number[];
           if (reply[0] === 1) holds.push({ keyId, id: h.id, period, limit: h.limit });
           if (reply[0] === 1 && h.cost >= 2 ** 52) seen.add('hold near 2^53');

@@ -14,6 +14,37 @@ local function int(x) return string.format('%d', x) end
 `;
 
 /**
+ * ledgerAppend(wallet, ledger, nowArg, kind, amount, balance, keyId, ref, maxLen): appends a
+ * movement to the tenant's ledger stream (amount and balance as integer strings), then trims
+ * the stream back to its newest `maxLen` entries once it is a tenth over (ledgerTrimCount in
+ * wallet.ts, at most 100 entries an append), adding what it takes out to the wallet hash's
+ * `trimmed` (µ$) and `trimmedCount`: trimmed sum + kept entries still equal the balance.
+ * Needs LUA_HELPERS. Returns the entry's id.
+ */
+export const LEDGER_APPEND = `
+local function ledgerAppend(wallet, ledger, nowArg, kind, amount, balance, keyId, ref, maxLen)
+  local id = redis.call('XADD', ledger, '*', 'at', nowArg, 'kind', kind, 'amount', amount,
+    'balance', balance, 'keyId', keyId, 'ref', ref)
+  local length = redis.call('XLEN', ledger)
+  local over = length - maxLen
+  if over >= math.min(100, math.max(1, math.floor(maxLen / 10))) then
+    local gone = redis.call('XRANGE', ledger, '-', '+', 'COUNT', math.min(over, 100))
+    local sum = 0
+    for i = 1, #gone do
+      local f = gone[i][2]
+      for j = 1, #f, 2 do
+        if f[j] == 'amount' then sum = sum + tonumber(f[j + 1]) end
+      end
+    end
+    redis.call('XTRIM', ledger, 'MAXLEN', length - #gone)
+    redis.call('HINCRBY', wallet, 'trimmed', int(sum))
+    redis.call('HINCRBY', wallet, 'trimmedCount', #gone)
+  end
+  return id
+end
+`;
+
+/**
  * The sliding window (mirrors sliding-window.ts): a sorted set of admitted requests as
  * `id:tokens` scored by admission time, and a counter of their tokens beside it.
  *
@@ -125,8 +156,9 @@ end
  *
  * budgetHold(budget, spent, holds, holdExpiry, nowArg, limit, cost, holdId, expiresAt, rc):
  * drops lapsed holds, auto-recharges from the wallet when `rc` is given ({month counter, wallet,
- * ledger, threshold, amount, cap, retention (the month counter's, ms), keyId, ref}), then holds
- * `cost` when it fits.
+ * ledger, threshold, amount, cap, retention (the month counter's, ms), keyId, ref, maxLen (the
+ * ledger's bound)}) and the hold then fits (a refusal writes no recharge), then holds `cost`
+ * when it fits.
  * Returns ok (1/0), available (after the hold when ok), recharged.
  *
  * budgetSettle(budget, spent, holds, holdExpiry, marker, holdId, amount, limit, retentionMs
@@ -158,8 +190,8 @@ local function available(limit, spent, credit, held)
 end
 `;
 
-/** See BUDGET_BASE; needs it. */
-export const BUDGET_HOLD = `
+/** See BUDGET_BASE; needs it (LEDGER_APPEND comes with it). */
+export const BUDGET_HOLD = `${LEDGER_APPEND}
 local function budgetHold(b, spentKey, res, resexp, nowArg, limit, cost, holdId, expiresAt, rc)
   local h = redis.call('HMGET', b, 'held', 'credit')
   local held0 = num(h[1])
@@ -177,14 +209,16 @@ local function budgetHold(b, spentKey, res, resexp, nowArg, limit, cost, holdId,
       local wallet = num(redis.call('HGET', rc.wallet, 'balance'))
       local walletRoom = math.floor(math.max(0, wallet) / rc.amount)
       local n = math.max(0, math.min(needed, capRoom, walletRoom))
-      if n > 0 then
-        recharged = n * rc.amount
+      -- Only for a hold it lets through: a refused request moves nothing (rechargeForHold).
+      local moved = n * rc.amount
+      if n > 0 and avail + moved > 0 and cost <= avail + moved then
+        recharged = moved
         redis.call('HINCRBY', b, 'credit', int(recharged))
         redis.call('INCRBY', rc.month, int(recharged))
         redis.call('PEXPIRE', rc.month, rc.retention)
         local balance = redis.call('HINCRBY', rc.wallet, 'balance', int(-recharged))
-        redis.call('XADD', rc.ledger, '*', 'at', nowArg, 'kind', 'recharge', 'amount', int(-recharged),
-          'balance', int(balance), 'keyId', rc.keyId, 'ref', rc.ref)
+        ledgerAppend(rc.wallet, rc.ledger, nowArg, 'recharge', int(-recharged), int(balance), rc.keyId, rc.ref,
+          rc.maxLen)
         avail = avail + recharged
       end
     end

@@ -122,7 +122,8 @@ if #KEYS == 9 then
     local wallet = num(redis.call('HGET', KEYS[8], 'balance'))
     local walletRoom = math.floor(math.max(0, wallet) / amount)
     local n = math.max(0, math.min(needed, capRoom, walletRoom))
-    if n > 0 then
+    -- Amended with the composed scripts (not frozen here): a recharge only for a hold that then fits.
+    if n > 0 and avail + n * amount > 0 and cost <= avail + n * amount then
       recharged = n * amount
       credit = redis.call('HINCRBY', KEYS[3], 'credit', int(recharged))
       redis.call('INCRBY', KEYS[7], int(recharged))
