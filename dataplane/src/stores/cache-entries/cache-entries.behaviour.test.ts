@@ -256,3 +256,24 @@ describe('cache entries (redis) stats and flush touch only the tenant’s own ke
     }
   });
 });
+
+describe('cache entries (redis) bookkeeping never outlives the entries', () => {
+  it('gives every bookkeeping key a TTL, also one Redis deleted when it emptied', async () => {
+    const backend = entryBackends.find((b) => b.name === 'redis');
+    const clock = fakeClock(Date.parse('2025-03-14T12:00:00Z'));
+    const fixture = await backend!.create(clock.now);
+    const raw = fixture.raw!;
+    try {
+      await fixture.store.put(entry({ id: 'a1' }), 'digest-of-a1-0123456789');
+      // The sizes hash empties (Redis deletes it) while the index still holds the digest.
+      await fixture.store.delete(P, 'a1');
+      await fixture.store.put(entry({ id: 'a2' }));
+      const keys = (await raw.keys(`${fixture.prefix}:{acme}:*`)).sort();
+      expect(keys.filter((k) => /:cache-(index|sizes|totals)$/.test(k))).toHaveLength(3);
+      for (const k of keys) expect(await raw.pttl(k)).toBeGreaterThan(3_000_000);
+      expect((await fixture.store.stats('acme')).entries).toBe(1);
+    } finally {
+      await fixture.close();
+    }
+  });
+});

@@ -44,7 +44,7 @@ end
 /**
  * KEYS: index, sizes, totals, entry[, digest].
  * ARGV: now, ttl ms, expiresAt, json, entry member, reap limit[, digest member, entry id].
- * Returns 1 when the tenant's bookkeeping was new (the caller adds it to the tenants set).
+ * Returns 1 when this is the tenant's only live entry (the caller adds it to the tenants set).
  */
 export const cachePut = {
   name: 'gantryCachePut',
@@ -52,7 +52,6 @@ export const cachePut = {
   lua: `${HELPERS}
 local idx, sizes, totals = KEYS[1], KEYS[2], KEYS[3]
 reap(idx, sizes, totals, ARGV[1], tonumber(ARGV[6]))
-local fresh = redis.call('EXISTS', totals) == 0 and 1 or 0
 local m = ARGV[5]
 local ttl = tonumber(ARGV[2])
 local len = string.len(ARGV[4])
@@ -64,13 +63,15 @@ if KEYS[5] then
   redis.call('SET', KEYS[5], ARGV[8], 'PX', ttl)
   redis.call('ZADD', idx, ARGV[3], ARGV[7])
 end
+local fresh = 0
 if old then
-  redis.call('HINCRBY', totals, 'entries', 0)
   redis.call('HINCRBY', totals, 'bytes', len - tonumber(old))
 else
-  redis.call('HINCRBY', totals, 'entries', 1)
+  -- The tenant's first live entry: its bookkeeping is new (or was emptied), name it in the set.
+  if redis.call('HINCRBY', totals, 'entries', 1) == 1 then fresh = 1 end
   redis.call('HINCRBY', totals, 'bytes', len)
 end
+-- Each key on its own: Redis deletes an emptied hash, which may come back without a TTL.
 for _, k in ipairs({idx, sizes, totals}) do
   if redis.call('PTTL', k) < ttl then redis.call('PEXPIRE', k, ttl) end
 end
