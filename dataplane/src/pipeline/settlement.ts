@@ -18,6 +18,7 @@ import type { UsageRecorder } from '../stores/usage/index.ts';
 import type { RequestContext, SideCall } from './context.ts';
 import type { SettlementsInFlight } from './settlements-in-flight.ts';
 import { servedModels } from './stream-charge.ts';
+import { recordedModel } from './unknown-model.ts';
 
 export interface AccountingDeps {
   stores: Stores;
@@ -349,7 +350,8 @@ function requestRecord(ctx: RequestContext, o: Outcome, prompt: number, completi
     keyId: ctx.key.id,
     endpoint: d.endpoint ?? 'chat',
     requestedModel: d.requestedModel ?? '',
-    model: o.deployment?.model ?? d.requestedModel ?? '',
+    // A name no deployment served is the caller's to choose: one label when the config does not know it.
+    model: o.deployment?.model ?? recordedModel(ctx.snapshot, d.requestedModel ?? ''),
     deployment: o.deployment?.name,
     provider: o.deployment?.provider,
     euResident: o.deployment?.euResident ?? false,

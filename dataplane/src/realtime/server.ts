@@ -35,6 +35,7 @@ import type { RealtimeLimits } from './limits.ts';
 import { RealtimeSession, type SessionSummary } from './session.ts';
 import { SessionCount } from './session-count.ts';
 import { openUpstream, servesRealtime, speaksRealtime } from './upstream.ts';
+import { countUnknownRefusal } from '../pipeline/unknown-model.ts';
 
 /** `fn` once, however many paths end up calling it. */
 const once = (fn: () => void): (() => void) => {
@@ -172,7 +173,9 @@ export class RealtimeProxy {
       this.upgrade(req, socket, head, ctx, model, routed, started, secretSession, releaseSlot);
     } catch (err) {
       releaseSlot?.();
-      const error = normaliseError(err);
+      const error = ctx
+        ? await countUnknownRefusal(this.deps.pipeline.stores, ctx, normaliseError(err))
+        : normaliseError(err);
       if (ctx) {
         Object.assign(error.headers, ctx.responseHeaders);
         await settle(this.deps.pipeline, ctx, { status: error.status, errorType: error.type, costUsd: 0 });

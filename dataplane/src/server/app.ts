@@ -16,6 +16,7 @@ import { GatewayError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
 import { settle } from '../pipeline/settlement.ts';
+import { countUnknownRefusal } from '../pipeline/unknown-model.ts';
 import { jsonDepthLimit } from '../formats/json-depth.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
@@ -293,13 +294,15 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   app.setErrorHandler(async (err, request, reply) => {
     // A request cut by the drain deadline is not the client's doing: it is told why.
-    const error =
-      shutdown.aborted && request.gantry?.signal.aborted
+    const ctx = request.gantry;
+    const normalised =
+      shutdown.aborted && ctx?.signal.aborted
         ? new GatewayError('service_unavailable', SHUTTING_DOWN)
         : normaliseError(err);
+    // A made-up model's 404 counts against the key's request rate (a 429 past it).
+    const error = ctx ? await countUnknownRefusal(opts.pipeline.stores, ctx, normalised) : normalised;
     if (error.status >= 500)
       request.log.error({ err: error.cause ?? error, type: error.type }, 'request failed');
-    const ctx = request.gantry;
     if (ctx) {
       // Release the hold and record the failure; a failed request is never charged. One
       // refused before its pipeline named the endpoint is recorded under its route's.

@@ -132,6 +132,29 @@ describe.each(entryBackends)('cache entries ($name)', (backend) => {
     expect((await store.stats()).entries).toBe(0);
   });
 
+  it('counts only live entries: expired, replaced and deleted ones drop out of stats', async () => {
+    const { store } = await open();
+    await store.put(entry({ id: 'short', expiresAt: clock.now() + 1000 }));
+    await store.put(entry({ id: 'long' }));
+    await store.put(entry({ id: 'gone' }));
+    const three = await store.stats('acme');
+    expect(three.entries).toBe(3);
+    // The same id again replaces its entry: counted once, at its new size.
+    await store.put(entry({ id: 'long', query: 'a longer question than the one before it' }));
+    const replaced = await store.stats('acme');
+    expect(replaced.entries).toBe(3);
+    expect(replaced.memoryBytes).toBeGreaterThan(three.memoryBytes);
+    await store.delete(P, 'gone');
+    expect((await store.stats('acme')).entries).toBe(2);
+    clock.advance(1000);
+    const live = await store.stats('acme');
+    expect(live.entries).toBe(1);
+    expect(live.memoryBytes).toBeLessThan(replaced.memoryBytes);
+    expect((await store.stats()).entries).toBe(1);
+    expect(await store.flush('acme')).toBe(1);
+    expect(await store.stats('acme')).toMatchObject({ entries: 0, memoryBytes: 0 });
+  });
+
   it('refuses malformed partition keys', async () => {
     const { store } = await open();
     await expect(store.get('acme/x', 'e1')).rejects.toBeInstanceOf(TypeError);
@@ -145,11 +168,15 @@ describe('cache entries (redis) expiry in Redis itself', () => {
     const fixture = await backend!.create(Date.now);
     try {
       await fixture.store.put(entry({ expiresAt: Date.now() + 150 }));
-      const keys = await fixture.raw!.keys(`${fixture.prefix}:*`);
-      expect(keys).toEqual([`${fixture.prefix}:{acme}:cache:openai/shape:e1`]);
-      expect(await fixture.raw!.pttl(keys[0]!)).toBeGreaterThan(0);
+      const key = `${fixture.prefix}:{acme}:cache:openai/shape:e1`;
+      // The entry and the tenant's bookkeeping beside it (index, sizes, totals), all with a TTL.
+      const keys = await fixture.raw!.keys(`${fixture.prefix}:{acme}:*`);
+      expect(keys.sort()).toEqual(
+        [key, ...['index', 'sizes', 'totals'].map((k) => `${fixture.prefix}:{acme}:cache-${k}`)].sort(),
+      );
+      for (const k of keys) expect(await fixture.raw!.pttl(k)).toBeGreaterThan(0);
       await new Promise((r) => setTimeout(r, 300));
-      expect(await fixture.raw!.exists(keys[0]!)).toBe(0);
+      expect(await fixture.raw!.keys(`${fixture.prefix}:{acme}:*`)).toEqual([]);
     } finally {
       await fixture.close();
     }
@@ -191,5 +218,62 @@ describe('cache entries (memory) bounds', () => {
     const stats = await small.stats();
     expect(stats.memoryBytes).toBeLessThanOrEqual(3000);
     expect(await small.get(P, 'c')).toBeDefined();
+  });
+});
+
+describe('cache entries (redis) stats and flush touch only the tenant’s own keys', () => {
+  it('reads and deletes by the tenant’s index, whatever else Redis holds', async () => {
+    const backend = entryBackends.find((b) => b.name === 'redis');
+    const clock = fakeClock(Date.parse('2025-03-14T12:00:00Z'));
+    const fixture = await backend!.create(clock.now);
+    const raw = fixture.raw!;
+    try {
+      await fixture.store.put(entry({ id: 'a1' }));
+      await fixture.store.put(entry({ id: 'a2' }), 'digest-of-a2-0123456789');
+      // Another tenant's entries, written behind the store's back: not indexed, never read.
+      const other = raw.pipeline();
+      for (let i = 0; i < 2000; i++)
+        other.set(`${fixture.prefix}:{globex}:cache:openai/shape:x${i}`, '{}', 'PX', 60_000);
+      await other.exec();
+      // What Redis would be asked: read through a proxy of the client, counting every call.
+      const called: string[] = [];
+      const original = raw.sendCommand.bind(raw);
+      raw.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+        called.push(command.name);
+        return (original as (...a: unknown[]) => unknown)(command, ...rest);
+      }) as typeof raw.sendCommand;
+      expect(await fixture.store.stats('acme')).toMatchObject({ entries: 2 });
+      expect(called).toEqual(['evalsha']);
+      called.length = 0;
+      expect(await fixture.store.flush('acme')).toBe(2);
+      expect(called).not.toContain('scan');
+      expect(called.length).toBeLessThanOrEqual(4);
+      raw.sendCommand = original;
+      expect(await raw.keys(`${fixture.prefix}:{acme}:*`)).toEqual([]);
+      expect(await raw.keys(`${fixture.prefix}:{globex}:*`)).toHaveLength(2000);
+    } finally {
+      await fixture.close();
+    }
+  });
+});
+
+describe('cache entries (redis) bookkeeping never outlives the entries', () => {
+  it('gives every bookkeeping key a TTL, also one Redis deleted when it emptied', async () => {
+    const backend = entryBackends.find((b) => b.name === 'redis');
+    const clock = fakeClock(Date.parse('2025-03-14T12:00:00Z'));
+    const fixture = await backend!.create(clock.now);
+    const raw = fixture.raw!;
+    try {
+      await fixture.store.put(entry({ id: 'a1' }), 'digest-of-a1-0123456789');
+      // The sizes hash empties (Redis deletes it) while the index still holds the digest.
+      await fixture.store.delete(P, 'a1');
+      await fixture.store.put(entry({ id: 'a2' }));
+      const keys = (await raw.keys(`${fixture.prefix}:{acme}:*`)).sort();
+      expect(keys.filter((k) => /:cache-(index|sizes|totals)$/.test(k))).toHaveLength(3);
+      for (const k of keys) expect(await raw.pttl(k)).toBeGreaterThan(3_000_000);
+      expect((await fixture.store.stats('acme')).entries).toBe(1);
+    } finally {
+      await fixture.close();
+    }
   });
 });
