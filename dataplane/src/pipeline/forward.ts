@@ -18,6 +18,7 @@ import type { CacheDeps } from './cache/stage.ts';
 import { prefilled } from './stream-charge.ts';
 import type { CcrStore } from './compression/ccr/types.ts';
 import type { Continue, StreamMeta } from './stream-relay.ts';
+import { watchSent, type SentCall } from './unanswered-call.ts';
 
 export interface ForwardDeps {
   router: Router;
@@ -69,10 +70,15 @@ export function openStream(
   route: RouteRequest,
   req: ChatRequest,
   meta: StreamMeta,
+  /** Note the attempt on the wire in `ctx.unanswered` (a first stream, not a continuation). */
+  watched = false,
 ): Promise<Routed<LiveStream>> {
+  const call: SentCall<LiveStream> = (d, onSent) =>
+    openChatStream({ ...callContext(deps, ctx, d), onSent }, req, meta);
   // The stream's verdict on its deployment comes at its end (stream-relay.ts reports it).
-  return deps.router.execute({ ...route, verdictAtEnd: true }, (d) =>
-    openChatStream(callContext(deps, ctx, d), req, meta),
+  return deps.router.execute(
+    { ...route, verdictAtEnd: true },
+    watched ? watchSent(ctx, req, call) : (d) => call(d, undefined),
   );
 }
 
