@@ -69,7 +69,7 @@ export async function forwardChat(
   if (!req.stream) {
     const routed = await deps.router.execute(
       routing,
-      watchSent(ctx, req, (d, onSent) => chatCall({ ...callContext(deps, ctx, d), onSent }, req)),
+      watchSent(ctx, req, (d, onSent) => chatCall(callContext(deps, ctx, d, onSent), req)),
     );
     const answer = { ...routed.value, model: routed.deployment.model };
     const bounds = chatUsageBounds(req, promptTokensOf(ctx, req), routed.deployment, hasContent(answer));

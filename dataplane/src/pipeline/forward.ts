@@ -53,7 +53,12 @@ export function missingObjects(
   return { objects, log: (fields, message) => ctx.log.warn(fields, message) };
 }
 
-export function callContext(deps: ForwardDeps, ctx: RequestContext, d: Deployment): CallContext {
+export function callContext(
+  deps: ForwardDeps,
+  ctx: RequestContext,
+  d: Deployment,
+  onSent?: () => void,
+): CallContext {
   return {
     upstream: deps.upstream,
     adapter: deps.adapters[d.provider],
@@ -61,6 +66,7 @@ export function callContext(deps: ForwardDeps, ctx: RequestContext, d: Deploymen
     signal: ctx.signal,
     deadline: ctx.deadline,
     headers: ctx.upstreamHeaders,
+    onSent,
   };
 }
 
@@ -74,7 +80,7 @@ export function openStream(
   watched = false,
 ): Promise<Routed<LiveStream>> {
   const call: SentCall<LiveStream> = (d, onSent) =>
-    openChatStream({ ...callContext(deps, ctx, d), onSent }, req, meta);
+    openChatStream(callContext(deps, ctx, d, onSent), req, meta);
   // The stream's verdict on its deployment comes at its end (stream-relay.ts reports it).
   return deps.router.execute(
     { ...route, verdictAtEnd: true },
