@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_PRE_STOP_MS, FLAGS, parseCli, usage } from './cli.ts';
+import {
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_JOURNAL_DRAIN_MS,
+  DEFAULT_PRE_STOP_MS,
+  FLAGS,
+  parseCli,
+  usage,
+} from './cli.ts';
 import { DEFAULT_LIMITS } from './server/limits.ts';
 
 const run = (argv: string[], env: Record<string, string> = {}) => {
@@ -35,6 +42,9 @@ describe('parseCli', () => {
     expect(run([]).journalDir).toBeUndefined();
     expect(run([], { GANTRY_JOURNAL_DIR: '/var/lib/gantry' }).journalDir).toBe('/var/lib/gantry');
     expect(run([]).journalRetryMs).toBe(1000);
+    expect(run([]).journalDrainMs).toBe(DEFAULT_JOURNAL_DRAIN_MS);
+    expect(run([], { GANTRY_JOURNAL_DRAIN_MS: '0' }).journalDrainMs).toBe(0);
+    expect(error(['--journal-drain-ms', 'soon'])).toMatch(/^--journal-drain-ms must be an integer ≥ 0/);
     expect(run([]).batchSweepMs).toBe(60_000);
     expect(run([], { GANTRY_BATCH_SWEEP_MS: '0' }).batchSweepMs).toBe(0);
     expect(error(['--batch-sweep-ms', 'often'])).toMatch(/^--batch-sweep-ms must be a non-negative integer/);

@@ -36,6 +36,7 @@ export interface CliOptions {
   drainTimeoutMs: number;
   journalDir: string | undefined;
   journalRetryMs: number;
+  journalDrainMs: number;
   batchSweepMs: number;
 }
 
@@ -74,9 +75,13 @@ const oneOf =
   (raw) =>
     values.includes(raw) ? raw : undefined;
 
-/** The chart's 60 s termination grace is pre-stop + drain + time to settle and exit. */
+/**
+ * The chart's 70 s termination grace is pre-stop + drain + the journal's drain + time to
+ * close the stores and exit.
+ */
 export const DEFAULT_PRE_STOP_MS = 5_000;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 50_000;
+export const DEFAULT_JOURNAL_DRAIN_MS = 10_000;
 
 const port = { check: integer(0, 65_535), expects: 'an integer from 0 to 65535' };
 const ms = { check: integer(1), expects: 'a positive integer (milliseconds)' };
@@ -249,7 +254,7 @@ export const FLAGS: Record<string, Flag> = {
     key: 'journalDir',
     env: 'GANTRY_JOURNAL_DIR',
     fallback: '',
-    help: 'settlement journal directory (default <tmpdir>/gantry-journal-<port>; keep it on a persistent volume)',
+    help: 'settlement journal directory (default <tmpdir>/gantry-journal-<port>; what is left in it at exit is replayed only by a gateway started on the same directory)',
     check: text,
     expects: 'a directory path',
     optional: true,
@@ -260,6 +265,14 @@ export const FLAGS: Record<string, Flag> = {
     fallback: '1000',
     help: 'delay between journal replays while Redis is unreachable',
     ...ms,
+  },
+  'journal-drain-ms': {
+    key: 'journalDrainMs',
+    env: 'GANTRY_JOURNAL_DRAIN_MS',
+    fallback: String(DEFAULT_JOURNAL_DRAIN_MS),
+    help: 'on shutdown, after the drain, journaled settlements keep being replayed this long; what is left stays in the journal directory and is logged (0: none)',
+    check: integer(0),
+    expects: 'an integer ≥ 0 (milliseconds)',
   },
   'batch-sweep-ms': {
     key: 'batchSweepMs',

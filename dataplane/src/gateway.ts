@@ -40,6 +40,7 @@ import { createStores, type Stores } from './stores/index.ts';
 import { ledgerBoundFromEnv } from './stores/ledger-bound-env.ts';
 import { RetryingUsageRecorder } from './stores/usage/index.ts';
 import { SettlementJournal } from './stores/journal/journal.ts';
+import { owedSummary } from './stores/journal/entries.ts';
 import { SettlementsInFlight } from './pipeline/settlements-in-flight.ts';
 import { batchSweeper, DEFAULT_BATCH_SWEEP_MS, type SweepReport } from './pipeline/resources/batch-sweep.ts';
 import { jobSweeper } from './pipeline/fine-tuning/sweep.ts';
@@ -93,6 +94,12 @@ export interface GatewayOptions {
   journalDir?: string | undefined;
   /** Delay between replays of the journal while Redis stays unreachable (default 1 s). */
   journalRetryMs?: number | undefined;
+  /**
+   * On close, how long settlements still in the journal keep being replayed before the process
+   * gives up on them (they stay in the journal directory, and are logged). Embedded default 0;
+   * the command line's is 10 s.
+   */
+  journalDrainMs?: number | undefined;
   /**
    * Pause between settlement sweeps of batches and fine-tuning jobs (default 60 s; 0: only
    * `sweepBatches()` and `sweepJobs()` run one).
@@ -225,6 +232,31 @@ async function openJournal(
   stores.onReconnect(() => void journal.replay());
   await journal.replay();
   return journal;
+}
+
+/**
+ * Charges journaled during a Redis outage belong to this process alone: once it exits they
+ * wait for the next process on the same directory, which on an emptyDir never comes. So the
+ * shutdown keeps replaying them for a bounded window and logs, at error level, whatever is
+ * still owed after it.
+ */
+async function drainJournal(
+  journal: SettlementJournal,
+  withinMs: number,
+  log: FastifyBaseLogger,
+): Promise<void> {
+  if (journal.pending === 0) return;
+  if (withinMs > 0)
+    log.warn({ pending: journal.pending, withinMs }, 'replaying journaled settlements before exit');
+  const left = await journal.drain(withinMs);
+  if (left.length === 0) {
+    log.info('journaled settlements applied before exit');
+    return;
+  }
+  log.error(
+    { ...owedSummary(left), journalDir: journal.dir },
+    'exiting with journaled settlements unapplied: they are replayed only by a gateway started on the same journal directory',
+  );
 }
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
@@ -419,6 +451,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     clearInterval(sweeper);
     // Answers went out before their settlements were acknowledged: those land first.
     await settlements.idle();
+    if (journal) await drainJournal(journal, opts.journalDrainMs ?? 0, app.log);
     await recorder.close();
     await journal?.close();
     await Promise.all([

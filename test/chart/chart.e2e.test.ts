@@ -114,6 +114,14 @@ describe('the rendered chart on a real apiserver', () => {
         fakeProvider: 'off',
       },
     ],
+    [
+      'journal persistence (StatefulSet, volume per pod)',
+      {
+        redis: { url: 'redis://redis:6379/0' },
+        autoscaling: { enabled: true },
+        journal: { persistence: { enabled: true, storageClassName: 'standard' } },
+      },
+    ],
   ])('accepts %s (server-side dry run)', async (_name, values) => {
     const rendered = await renderChart({ ...values, crds: { install: false } }, { namespace: 'gantry-dry' });
     expect(rendered.length).toBeGreaterThanOrEqual(4);

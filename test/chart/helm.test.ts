@@ -92,6 +92,7 @@ describe('helm lint --strict', () => {
     ['defaults', {}],
     ['standalone', { mode: 'standalone' }],
     ['every feature on', FEATURES],
+    ['journal persistence', { ...FEATURES, journal: { persistence: { enabled: true } } }],
   ])('passes with %s', async (_name, values) => {
     expect(await lintChart(values)).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
   });
@@ -166,6 +167,8 @@ describe('default install (operator mode)', () => {
     expect(c.args).toEqual(['--snapshot-secret', 'team-ns/gantry-snapshot', '--fake-provider', 'auto']);
     expect(podSpec(dataplane).automountServiceAccountToken).toBe(true);
     expect(podSpec(dataplane).volumes?.map((v) => v.name)).toEqual(['tmp']);
+    // The journal's default home is the pod's emptyDir (/tmp): no directory is set.
+    expect(env(c, 'GANTRY_JOURNAL_DIR')).toBeUndefined();
     // No variable of the pod is offered to ModelDeployments' apiKeyEnv until listed.
     expect(env(c, 'GANTRY_PROVIDER_ENV')).toEqual({ name: 'GANTRY_PROVIDER_ENV', value: '' });
     expect(objs.some((o) => o.kind === 'ConfigMap')).toBe(false);
@@ -248,8 +251,13 @@ describe('default install (operator mode)', () => {
     const c = container(d);
     const preStop = Number(env(c, 'GANTRY_PRE_STOP_MS')?.value);
     const drain = Number(env(c, 'GANTRY_DRAIN_TIMEOUT_MS')?.value);
+    // Then journaled charges are replayed: the whole sequence ends before the kubelet's SIGKILL.
+    const journalDrain = Number(env(c, 'GANTRY_JOURNAL_DRAIN_MS')?.value);
     expect(preStop).toBeGreaterThan(0);
-    expect(podSpec(d).terminationGracePeriodSeconds! * 1000).toBeGreaterThan(preStop + drain);
+    expect(journalDrain).toBe(10_000);
+    expect(podSpec(d).terminationGracePeriodSeconds! * 1000).toBeGreaterThanOrEqual(
+      preStop + drain + journalDrain + 5_000,
+    );
     expect(c.readinessProbe?.httpGet?.path).toBe('/readyz');
     expect(c.lifecycle).toBeUndefined();
   });
@@ -259,6 +267,17 @@ describe('default install (operator mode)', () => {
     expect(notes).toMatch(/WARNING: fakeProvider is "auto"/);
     expect(notes).toContain('BUILT-IN FAKE PROVIDER');
     expect(await renderNotes({ fakeProvider: 'off' })).not.toMatch(/WARNING/);
+  });
+
+  it('says where charges from a Redis outage wait, and what the default can lose', async () => {
+    const redis = { url: 'redis://r:6379' };
+    expect(await renderNotes({ redis })).toMatch(
+      /journal on each pod's emptyDir[\s\S]*10 s into its shutdown/,
+    );
+    const persisted = await renderNotes({ redis, journal: { persistence: { enabled: true } } });
+    expect(persisted).not.toMatch(/emptyDir/);
+    // Without Redis there is no journal to speak of.
+    expect(await renderNotes()).not.toMatch(/emptyDir/);
   });
 });
 
@@ -382,6 +401,94 @@ describe('every optional feature on', () => {
   });
 });
 
+describe('journal persistence', () => {
+  let objs: KubeObject[];
+  beforeAll(async () => {
+    objs = await renderChart({
+      ...FEATURES,
+      journal: { persistence: { enabled: true, storageClassName: 'fast-ssd', size: '2Gi' } },
+    });
+  });
+
+  interface StatefulSetSpec {
+    replicas?: number;
+    serviceName: string;
+    podManagementPolicy: string;
+    persistentVolumeClaimRetentionPolicy: { whenScaled: string; whenDeleted: string };
+    selector: { matchLabels: Record<string, string> };
+    template: { spec: PodSpec };
+    volumeClaimTemplates: {
+      metadata: { name: string };
+      spec: {
+        accessModes: string[];
+        storageClassName?: string;
+        resources: { requests: { storage: string } };
+      };
+    }[];
+  }
+
+  it('runs the data plane as a StatefulSet (no Deployment) with a journal volume per pod', () => {
+    expect(objs.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name)).toEqual([
+      'gantry-operator',
+    ]);
+    const set = find(objs, 'StatefulSet', 'gantry').spec as StatefulSetSpec;
+    expect(set.volumeClaimTemplates).toEqual([
+      {
+        metadata: { name: 'journal', labels: expect.any(Object) },
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'fast-ssd',
+          resources: { requests: { storage: '2Gi' } },
+        },
+      },
+    ]);
+    const c = set.template.spec.containers[0]!;
+    const dir = env(c, 'GANTRY_JOURNAL_DIR')?.value;
+    expect(dir).toBe('/var/lib/gantry/journal');
+    expect(c.volumeMounts).toContainEqual({ name: 'journal', mountPath: dir });
+    // A scaled-away pod's journal is kept for when its ordinal returns.
+    expect(set.persistentVolumeClaimRetentionPolicy).toEqual({ whenScaled: 'Retain', whenDeleted: 'Retain' });
+    expect(set.podManagementPolicy).toBe('Parallel');
+    expect(set.replicas).toBeUndefined(); // the HPA's
+  });
+
+  it('is governed by a headless Service, scaled by the HPA and covered by the PDB', () => {
+    const set = find(objs, 'StatefulSet', 'gantry').spec as StatefulSetSpec;
+    const headless = find(objs, 'Service', set.serviceName).spec as {
+      clusterIP: string;
+      selector: Record<string, string>;
+    };
+    expect(headless.clusterIP).toBe('None');
+    expect(headless.selector).toEqual(set.selector.matchLabels);
+    // Clients still use the ClusterIP Service.
+    expect((find(objs, 'Service', 'gantry').spec as { selector: unknown }).selector).toEqual(
+      set.selector.matchLabels,
+    );
+    expect(
+      (find(objs, 'HorizontalPodAutoscaler', 'gantry').spec as { scaleTargetRef: unknown }).scaleTargetRef,
+    ).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      name: 'gantry',
+    });
+    expect(
+      (find(objs, 'PodDisruptionBudget', 'gantry').spec as { selector: { matchLabels: unknown } }).selector
+        .matchLabels,
+    ).toEqual(set.selector.matchLabels);
+  });
+
+  it('leaves storageClassName to the cluster default when empty', async () => {
+    const set = find(
+      await renderChart({ redis: FEATURES.redis, journal: { persistence: { enabled: true } } }),
+      'StatefulSet',
+      'gantry',
+    ).spec as StatefulSetSpec;
+    expect(set.replicas).toBe(1);
+    expect(set.volumeClaimTemplates[0]!.spec.storageClassName).toBeUndefined();
+    expect(set.volumeClaimTemplates[0]!.spec.resources.requests.storage).toBe('1Gi');
+  });
+});
+
 describe('values', () => {
   it('lets the security contexts be changed (helm merges maps; null removes a key)', async () => {
     const objs = await renderChart({
@@ -428,8 +535,23 @@ describe('values', () => {
     ['a providerEnv entry that is no variable name', { providerEnv: ['OPENAI-KEY'] }, /providerEnv/],
     [
       'a drain longer than the grace period',
-      { shutdown: { preStopSeconds: 5, drainSeconds: 58 } },
+      { shutdown: { preStopSeconds: 5, drainSeconds: 61, journalDrainSeconds: 0 } },
       /terminationGracePeriodSeconds/,
+    ],
+    [
+      'a journal drain that does not fit the grace period',
+      { shutdown: { preStopSeconds: 5, drainSeconds: 50, journalDrainSeconds: 11 } },
+      /shutdown.journalDrainSeconds must leave at least 5 s of terminationGracePeriodSeconds/,
+    ],
+    [
+      'journal persistence without Redis',
+      { journal: { persistence: { enabled: true } } },
+      /journal.persistence needs redis.url/,
+    ],
+    [
+      'a journal volume size that is no quantity',
+      { redis: { url: 'redis://r:6379' }, journal: { persistence: { enabled: true, size: 'big' } } },
+      /size/,
     ],
   ])('refuses %s', async (_name, values, message) => {
     await expect(renderChart(values)).rejects.toThrow(message);

@@ -120,7 +120,10 @@ Secret (secretKeyRef), never as a literal value in the pod spec.
 {{- if and (include "gantry.operatorMode" .) .Values.providerSecrets (not .Values.providerEnv) }}
 {{- fail "providerSecrets in operator mode: list in providerEnv the variables of those Secrets that ModelDeployments may name with apiKeyEnv (the data plane offers them no other; docs/chart.md, Upgrading to 0.3)" }}
 {{- end }}
-{{- if gt (add .Values.shutdown.preStopSeconds .Values.shutdown.drainSeconds 5) (int .Values.terminationGracePeriodSeconds) }}
-{{- fail "shutdown.preStopSeconds + shutdown.drainSeconds must leave at least 5 s of terminationGracePeriodSeconds (for settlement and exit)" }}
+{{- if gt (add .Values.shutdown.preStopSeconds .Values.shutdown.drainSeconds .Values.shutdown.journalDrainSeconds 5) (int .Values.terminationGracePeriodSeconds) }}
+{{- fail "shutdown.preStopSeconds + shutdown.drainSeconds + shutdown.journalDrainSeconds must leave at least 5 s of terminationGracePeriodSeconds (for closing the stores and exit)" }}
+{{- end }}
+{{- if and .Values.journal.persistence.enabled (not .Values.redis.url) }}
+{{- fail "journal.persistence needs redis.url: the settlement journal only holds charges a Redis outage kept from Redis (in-process stores have none)" }}
 {{- end }}
 {{- end }}

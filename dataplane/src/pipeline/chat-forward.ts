@@ -23,6 +23,7 @@ import type { PinnedTo } from './resources/chat-files.ts';
 import { guardResponse } from './guardrails/stage.ts';
 import { settle } from './settlement.ts';
 import { chargeStream, chatUsageBounds, hasContent, servedModels } from './stream-charge.ts';
+import { watchSent } from './unanswered-call.ts';
 import { relayStream, type StreamEnd, type StreamMeta, type StreamSettlement } from './stream-relay.ts';
 
 export interface Served {
@@ -66,7 +67,10 @@ export async function forwardChat(
       }
     : routeRequest(ctx, req.model, needs);
   if (!req.stream) {
-    const routed = await deps.router.execute(routing, (d) => chatCall(callContext(deps, ctx, d), req));
+    const routed = await deps.router.execute(
+      routing,
+      watchSent(ctx, req, (d, onSent) => chatCall(callContext(deps, ctx, d, onSent), req)),
+    );
     const answer = { ...routed.value, model: routed.deployment.model };
     const bounds = chatUsageBounds(req, promptTokensOf(ctx, req), routed.deployment, hasContent(answer));
     const usage =
@@ -107,7 +111,9 @@ export async function forwardChat(
     created: Math.floor(Date.now() / 1000),
     model: req.model,
   };
-  const first = await openStream(deps, ctx, routing, req, pending);
+  // A stream left before its first token is charged as a call left unanswered (the relay
+  // charges one left later on what it delivered).
+  const first = await openStream(deps, ctx, routing, req, pending, true);
   const meta = { ...pending, model: first.deployment.model };
   return {
     kind: 'stream',

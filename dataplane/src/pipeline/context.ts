@@ -15,6 +15,7 @@ import type { Admission } from './admission.ts';
 import type { Reservation } from '../stores/index.ts';
 import type { TraceContext } from '../telemetry/trace-context.ts';
 import type { ClientSignal } from '../router/client-signal.ts';
+import type { UnansweredCall } from './unanswered-call.ts';
 
 /** What stages note for the usage record as the request goes. */
 export type UsageDraft = Partial<
@@ -75,12 +76,21 @@ export interface RequestContext {
    * settled with the request, recorded under their own provider label.
    */
   sideCalls?: SideCall[];
+  /** The chat call on the wire upstream, if any: charged when the client leaves it (unanswered-call.ts). */
+  unanswered?: UnansweredCall | undefined;
 }
 
 /** The per-request metering fields of a context. */
 export type Metering = Pick<
   RequestContext,
-  'responseHeaders' | 'usage' | 'admission' | 'settled' | 'served' | 'promptTokens' | 'sideCalls'
+  | 'responseHeaders'
+  | 'usage'
+  | 'admission'
+  | 'settled'
+  | 'served'
+  | 'promptTokens'
+  | 'sideCalls'
+  | 'unanswered'
 >;
 
 /**
@@ -96,6 +106,7 @@ export const freshMetering = (): Metering => ({
   served: undefined,
   promptTokens: undefined,
   sideCalls: undefined,
+  unanswered: undefined,
 });
 
 /** A provider call made for a stage, not for the answer. */

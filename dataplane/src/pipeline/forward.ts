@@ -18,6 +18,7 @@ import type { CacheDeps } from './cache/stage.ts';
 import { prefilled } from './stream-charge.ts';
 import type { CcrStore } from './compression/ccr/types.ts';
 import type { Continue, StreamMeta } from './stream-relay.ts';
+import { watchSent, type SentCall } from './unanswered-call.ts';
 
 export interface ForwardDeps {
   router: Router;
@@ -52,7 +53,12 @@ export function missingObjects(
   return { objects, log: (fields, message) => ctx.log.warn(fields, message) };
 }
 
-export function callContext(deps: ForwardDeps, ctx: RequestContext, d: Deployment): CallContext {
+export function callContext(
+  deps: ForwardDeps,
+  ctx: RequestContext,
+  d: Deployment,
+  onSent?: () => void,
+): CallContext {
   return {
     upstream: deps.upstream,
     adapter: deps.adapters[d.provider],
@@ -60,6 +66,7 @@ export function callContext(deps: ForwardDeps, ctx: RequestContext, d: Deploymen
     signal: ctx.signal,
     deadline: ctx.deadline,
     headers: ctx.upstreamHeaders,
+    onSent,
   };
 }
 
@@ -69,10 +76,15 @@ export function openStream(
   route: RouteRequest,
   req: ChatRequest,
   meta: StreamMeta,
+  /** Note the attempt on the wire in `ctx.unanswered` (a first stream, not a continuation). */
+  watched = false,
 ): Promise<Routed<LiveStream>> {
+  const call: SentCall<LiveStream> = (d, onSent) =>
+    openChatStream(callContext(deps, ctx, d, onSent), req, meta);
   // The stream's verdict on its deployment comes at its end (stream-relay.ts reports it).
-  return deps.router.execute({ ...route, verdictAtEnd: true }, (d) =>
-    openChatStream(callContext(deps, ctx, d), req, meta),
+  return deps.router.execute(
+    { ...route, verdictAtEnd: true },
+    watched ? watchSent(ctx, req, call) : (d) => call(d, undefined),
   );
 }
 

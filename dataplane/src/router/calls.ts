@@ -35,6 +35,8 @@ export interface CallContext {
   deadline: number;
   /** Sent with every attempt (request id, trace context); the adapter's own headers win. */
   headers?: Readonly<Record<string, string>> | undefined;
+  /** Called as the request goes on the wire (the client had not left yet): the provider may bill it from here. */
+  onSent?: (() => void) | undefined;
 }
 
 /** Send and return the response when it is a 2xx; any other status becomes an UpstreamFailure. */
@@ -47,6 +49,8 @@ export async function sendOk(
   const left = Math.max(1, ctx.deadline - Date.now());
   // A stream's first token is due within firstTokenMs of sending, so its headers are too.
   const firstTokenMs = stream && t.firstTokenMs !== undefined ? Math.min(t.firstTokenMs, left) : undefined;
+  // send() refuses a request whose client has gone, synchronously, so this is not called then.
+  if (!ctx.signal.aborted) ctx.onSent?.();
   const res = await ctx.upstream.send(
     ctx.headers ? { ...req, headers: { ...ctx.headers, ...req.headers } } : req,
     {

@@ -17,6 +17,7 @@ import type { Metrics } from '../metrics.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
 import { settle } from '../pipeline/settlement.ts';
 import { countUnknownRefusal } from '../pipeline/unknown-model.ts';
+import { abandonedOutcome } from '../pipeline/unanswered-call.ts';
 import { jsonDepthLimit } from '../formats/json-depth.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
@@ -307,7 +308,14 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       // Release the hold and record the failure; a failed request is never charged. One
       // refused before its pipeline named the endpoint is recorded under its route's.
       ctx.usage.endpoint ??= endpointOfRoute(routeLabel(request));
-      await settle(opts.pipeline, ctx, { status: error.status, errorType: error.type, costUsd: 0 });
+      // Except a call its client left once it was upstream: the provider bills that prompt.
+      // (One cut by the drain deadline is a 503, the gateway's doing: not charged.)
+      const abandoned = error.status === 499 ? abandonedOutcome(ctx) : undefined;
+      await settle(
+        opts.pipeline,
+        ctx,
+        abandoned ?? { status: error.status, errorType: error.type, costUsd: 0 },
+      );
       reply.headers(ctx.responseHeaders);
     }
     reply.code(error.status).headers(error.headers);

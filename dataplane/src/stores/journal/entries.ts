@@ -70,3 +70,30 @@ export function pendingSettlements(text: string): PendingSettlement[] {
   }
   return [...pending.values()];
 }
+
+/** Settlements named one by one in the shutdown log; past this only the totals are. */
+export const LOGGED_SETTLEMENTS = 100;
+
+/**
+ * What a process leaves owed when it exits, for the log: the total (exact to the micro-dollar)
+ * and the first settlements themselves, so an operator whose journal directory does not
+ * outlive the pod can still settle them by hand.
+ */
+export function owedSummary(pending: readonly PendingSettlement[]): {
+  pending: number;
+  owedUsd: number;
+  settlements: { id: string; tenant: string; keyId: string; periodKey: string; amountUsd: number }[];
+} {
+  const micros = pending.reduce((n, s) => n + Math.round(s.amountUsd * 1_000_000), 0);
+  return {
+    pending: pending.length,
+    owedUsd: micros / 1_000_000,
+    settlements: pending.slice(0, LOGGED_SETTLEMENTS).map(({ reservation: r, amountUsd }) => ({
+      id: r.id,
+      tenant: r.tenant,
+      keyId: r.keyId,
+      periodKey: r.periodKey,
+      amountUsd,
+    })),
+  };
+}

@@ -13,7 +13,14 @@ import { testRedisUrl } from '../../../../test/harness/redis.ts';
 import type { BudgetLimit, Reservation } from '../budget.ts';
 import { StoreUnavailableError } from '../errors.ts';
 import { createRedisStores, type Stores } from '../index.ts';
-import { doneLine, pendingSettlements, settleLine, type PendingSettlement } from './entries.ts';
+import {
+  doneLine,
+  LOGGED_SETTLEMENTS,
+  owedSummary,
+  pendingSettlements,
+  settleLine,
+  type PendingSettlement,
+} from './entries.ts';
 import { JOURNAL_FILE, SettlementJournal } from './journal.ts';
 
 const BUDGET: BudgetLimit = { limitUsd: 10, period: 'monthly' };
@@ -87,9 +94,46 @@ describe('journal file format', () => {
     ]);
     expect(pendingSettlements('not json\n{"kind":"settle"}\n')).toEqual([]);
   });
+
+  it('sums what is owed to the micro-dollar and names at most LOGGED_SETTLEMENTS of them', () => {
+    const many = Array.from({ length: LOGGED_SETTLEMENTS + 5 }, (_, i) => entry(`r${i}`, 0.1));
+    const summary = owedSummary(many);
+    expect(summary.pending).toBe(LOGGED_SETTLEMENTS + 5);
+    expect(summary.owedUsd).toBe(10.5); // 105 × 0.1 without float drift
+    expect(summary.settlements).toHaveLength(LOGGED_SETTLEMENTS);
+    expect(summary.settlements[0]).toEqual({
+      id: 'r0',
+      tenant: 't',
+      keyId: 'k',
+      periodKey: 'm2026-11',
+      amountUsd: 0.1,
+    });
+    expect(owedSummary([])).toEqual({ pending: 0, owedUsd: 0, settlements: [] });
+  });
 });
 
 describe('SettlementJournal', () => {
+  it('drain() replays until the store takes everything, and gives up at its window with what is left', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { state, apply } = applier();
+    const journal = await SettlementJournal.open({ dir, apply, retryMs: 10 });
+    const reservation = await reserve(0.5);
+    await journal.add({ reservation, amountUsd: 0.25, at: Date.now() });
+
+    const gaveUp = journal.drain(1_000);
+    await vi.advanceTimersByTimeAsync(1_000);
+    const left = await gaveUp;
+    expect(left.map((s) => s.reservation.id)).toEqual([reservation.id]);
+    expect(state.calls).toBeGreaterThan(50); // it kept trying through the window
+    vi.useRealTimers();
+
+    state.down = false;
+    expect(await journal.drain(60_000)).toEqual([]);
+    expect(await spent()).toBe(0.25);
+    expect(await journal.drain(60_000)).toEqual([]); // nothing pending: at once
+    await journal.close();
+  });
+
   it('keeps a settlement through a minute of outage and applies it exactly once when the store returns', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { state, apply } = applier();

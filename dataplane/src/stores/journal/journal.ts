@@ -66,6 +66,11 @@ export class SettlementJournal {
     return journal;
   }
 
+  /** The directory this journal lives in (for the operator reading a shutdown log). */
+  get dir(): string {
+    return this.opts.dir;
+  }
+
   get pending(): number {
     return this.queue.length;
   }
@@ -113,6 +118,25 @@ export class SettlementJournal {
       this.schedule();
     });
     return this.replaying;
+  }
+
+  /**
+   * Shutdown's last chance to hand what is pending to the store: replays at once, then on every
+   * reconnect and every retry interval, until nothing is pending or `withinMs` has passed.
+   * Resolves with what is still owed (it stays in the file for the next process on this dir).
+   */
+  async drain(withinMs: number): Promise<PendingSettlement[]> {
+    if (this.closed || this.queue.length === 0 || withinMs <= 0) return [...this.queue];
+    void this.replay();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.whenEmpty(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, withinMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    return [...this.queue];
   }
 
   async close(): Promise<void> {
