@@ -11,7 +11,7 @@ import type { Stores } from '../../stores/index.ts';
 import type { OwnedRecord, SweptFamily } from '../../stores/ownership/types.ts';
 import { releasedJob, upstreamIdOf } from '../fine-tuning/held-record.ts';
 import { parseJobId, settlementId } from '../fine-tuning/jobs.ts';
-import { chargeThenClaim, heldBatch } from './held-work.ts';
+import { heldBatch, releaseAtNothing } from './held-work.ts';
 import { budgetOf } from './sweep.ts';
 
 export const HELD_KINDS = ['batch', 'fine_tuning_job'] as const satisfies readonly SweptFamily[];
@@ -66,6 +66,6 @@ export async function releaseHeld(
     });
   const work =
     record.family === 'batch' ? heldBatch(record) : releasedJob(record, upstreamIdOf(record) ?? record.id);
-  const released = await chargeThenClaim(stores, budgetOf(snapshot, record), work, 0);
+  const released = await releaseAtNothing(stores, budgetOf(snapshot, record), work);
   return { record, released };
 }
