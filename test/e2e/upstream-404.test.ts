@@ -59,6 +59,7 @@ describe.each(backends)('upstream 404s on owned objects ($name)', ({ tag, opts }
           tenant('acme'),
           apiKey(`tenant-admin-${tag}`, `sk-gone-tenant-admin-${tag}`, 'acme', { role: 'admin' }),
           ...KEYS.map((k) => apiKey(`${k}-${tag}`, `sk-gone-${k}-${tag}`, 'acme', { budget: BUDGET })),
+          apiKey(`no-budget-${tag}`, `sk-gone-no-budget-${tag}`, 'acme'),
         ].join(''),
       {
         ...opts,
@@ -371,6 +372,58 @@ describe.each(backends)('upstream 404s on owned objects ($name)', ({ tag, opts }
     expect((await stack.gateway.sweepBatches()).costUsd).toBe(0);
     expect(await state('admin-batch')).toMatchObject({ heldUsd: 0, spentUsd: 0 });
     expect(await charged('admin-batch')).toEqual([]);
+  });
+
+  it('refuses to release what holds nothing, and ids no store could hold, without echoing them', async () => {
+    const user = await release(`sk-gone-admin-batch-${tag}`, { tenant_id: 'acme', kind: 'batch', id: 'b' });
+    expect(user.status).toBe(403);
+    const denied = (await user.json()) as { error: { message: string } };
+    expect(denied.error.message).toMatch(/platform admin key/);
+    expect(denied.error.message).not.toMatch(/analytics/);
+
+    // A key without a budget: its batch holds nothing, so a "release" would only leave it uncharged.
+    const owner = new OpenAI({ baseURL: stack.baseURL, apiKey: `sk-gone-no-budget-${tag}`, maxRetries: 0 });
+    const line = JSON.stringify({
+      custom_id: 'r',
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: MODEL, messages: [{ role: 'user', content: 'hi' }], max_tokens: 97 },
+    });
+    const file = await owner.files.create({
+      file: await toFile(Buffer.from(line), 'f.jsonl'),
+      purpose: 'batch',
+    });
+    const batch = await owner.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    const body = { tenant_id: 'acme', kind: 'batch', id: batch.id };
+    const none = await release(PLATFORM_KEY, body);
+    expect(none.status).toBe(409);
+    const refused = (await none.json()) as { error: { message: string; code: number; param: string } };
+    expect(refused.error).toMatchObject({ code: 409, param: 'id' });
+    expect(refused.error.message).toMatch(/holds nothing/);
+    // Refused, not claimed: it settles (at its price, for the usage record) when it finishes.
+    expect(
+      await stack.gateway.stores.ownership.claimed(
+        'acme',
+        'batch',
+        [{ id: batch.id, createdAt: batch.created_at * 1000 }],
+        'settled',
+      ),
+    ).toEqual([false]);
+
+    for (const [field, long] of [
+      ['id', { ...body, id: 'x'.repeat(2_000_000) }],
+      ['tenant_id', { ...body, tenant_id: 't'.repeat(300) }],
+    ] as const) {
+      const res = await release(PLATFORM_KEY, long);
+      expect(res.status).toBe(400);
+      const text = await res.text();
+      expect(text.length).toBeLessThan(1000);
+      expect(JSON.parse(text)).toMatchObject({ error: { param: field, code: 400 } });
+    }
   });
 
   it("lets the platform admin release a fine-tuning job's hold by the id its caller sees", async () => {

@@ -119,16 +119,23 @@ const unavailable = (store: string, work: HeldWork, cause: unknown): GatewayErro
     { cause, headers: { 'retry-after': '1' } },
   );
 
+/** The claim mark a $0 release takes before its settlement claim (see `releaseAtNothing`). */
+export const RELEASE_MARK = 'released';
+
 /**
  * Settles finished work seen by a read: charges `costUsd` to the key's budget (past the limit
  * if need be: the work was done), which drops its hold in the same step, then takes the claim
  * that makes it settled for every pod. The charge comes first and is idempotent by the work's
  * id, so a store failing between the two leaves the work to the next read or the sweep without
- * losing or doubling the money. True when this call took the claim (its read reports the
- * cost); false when another read or the sweep settled it. Work settled under one of its
+ * losing or doubling the money. True when this call reports the cost (its read records usage);
+ * false when another read, the sweep or a release settled it. Work settled under one of its
  * `alsoSettledAs` ids is settled here at nothing, in the same `claimed` look-up, read or sweep
  * alike: its hold is released and its own claim taken, so nothing charges it again. A store
  * that cannot be reached is a 503 naming it.
+ *
+ * Who reports must be whoever's charge the budget kept, also when a $0 release races it
+ * (`reports`); only a release leaves `RELEASE_MARK`, so the rare paths look it up, never the
+ * common one (charge applied, claim taken).
  */
 export async function chargeThenClaim(
   stores: Pick<Stores, 'budgets' | 'ownership'>,
@@ -136,29 +143,95 @@ export async function chargeThenClaim(
   work: HeldWork,
   costUsd: number,
 ): Promise<boolean> {
-  const guard = <T>(store: string, p: Promise<T>): Promise<T> =>
+  const guard = guarded(work);
+  const owned = stores.ownership;
+  const settledElsewhere = await unsettledYet(stores, work, guard);
+  if (settledElsewhere === undefined) return false;
+  const due = settledElsewhere ? 0 : costUsd;
+  // Without a budget nothing is charged, so the claim alone says who reports.
+  const applied = budget
+    ? (await guard('budget store', stores.budgets.charge(settlementCharge(work, budget, due)))).applied
+    : undefined;
+  const took = await guard('ownership store', owned.claim(work.tenant, work.scope, work.claim, 'settled'));
+  if (took && !settledElsewhere) await markSettled(stores, work);
+  if (settledElsewhere) return false;
+  const released =
+    applied === undefined || took === applied
+      ? false
+      : (
+          await guard('ownership store', owned.claimed(work.tenant, work.scope, [work.claim], RELEASE_MARK))
+        )[0]!;
+  return reports(took, applied, released);
+}
+
+/**
+ * Pure: whether a settlement reports its cost, from whether it took the claim, whether the
+ * budget kept its charge (undefined: no budget, nothing charged) and whether a $0 release marked
+ * the work. Two settlements at the real cost: the claim's taker reports (one whose charge a pod
+ * dying before its claim left behind included). A release among them: whoever's charge was kept.
+ */
+export function reports(took: boolean, applied: boolean | undefined, released: boolean): boolean {
+  if (applied === undefined) return took;
+  return took ? applied || !released : applied && released;
+}
+
+/**
+ * Releases held work's hold at $0 (gone for good, or the platform admin's release) unless it
+ * was settled already. The claim first, then the charge of nothing: a pod dying between them
+ * leaves the hold to its TTL, never a finish uncharged and its hold gone while a read still
+ * records it. The mark before the claim tells a read racing it that the claim's taker was a
+ * release (`reports`). True when this call released the hold: it took the claim and its $0
+ * charge was the one the budget kept (not a real settlement's landing first).
+ */
+export async function releaseAtNothing(
+  stores: Pick<Stores, 'budgets' | 'ownership'>,
+  budget: BudgetLimit | undefined,
+  work: HeldWork,
+): Promise<boolean> {
+  const guard = guarded(work);
+  const owned = stores.ownership;
+  const settledElsewhere = await unsettledYet(stores, work, guard);
+  if (settledElsewhere === undefined) return false;
+  await guard('ownership store', owned.claim(work.tenant, work.scope, work.claim, RELEASE_MARK));
+  if (!(await guard('ownership store', owned.claim(work.tenant, work.scope, work.claim, 'settled'))))
+    return false;
+  if (!settledElsewhere) await markSettled(stores, work);
+  const applied = budget
+    ? (await guard('budget store', stores.budgets.charge(settlementCharge(work, budget, 0)))).applied
+    : true;
+  return applied && !settledElsewhere;
+}
+
+type Guard = <T>(store: string, p: Promise<T>) => Promise<T>;
+
+const guarded =
+  (work: HeldWork): Guard =>
+  (store, p) =>
     p.catch((err: unknown) => {
       throw isStoreUnavailable(err) ? unavailable(store, work, err) : err;
     });
-  const owned = stores.ownership;
+
+/** Undefined when the work is settled already; else whether it was under another of its ids. */
+async function unsettledYet(
+  stores: Pick<Stores, 'ownership'>,
+  work: HeldWork,
+  guard: Guard,
+): Promise<boolean | undefined> {
   const others = (work.alsoSettledAs ?? []).map((id) => ({ ...work.claim, id }));
   const [done, ...elsewhere] = await guard(
     'ownership store',
-    owned.claimed(work.tenant, work.scope, [work.claim, ...others], 'settled'),
+    stores.ownership.claimed(work.tenant, work.scope, [work.claim, ...others], 'settled'),
   );
-  if (done) return false;
-  const settledElsewhere = elsewhere.some(Boolean);
-  const due = settledElsewhere ? 0 : costUsd;
-  if (budget) await guard('budget store', stores.budgets.charge(settlementCharge(work, budget, due)));
-  const took = await guard('ownership store', owned.claim(work.tenant, work.scope, work.claim, 'settled'));
-  // Best effort: this id's claim already holds; a failure only leaves the narrower case open.
-  if (took && !settledElsewhere)
-    await Promise.all(
-      (work.marksSettled ?? []).map((id) =>
-        owned.claim(work.tenant, work.scope, { ...work.claim, id }, 'settled').catch(() => false),
-      ),
-    );
-  return took && !settledElsewhere;
+  return done ? undefined : elsewhere.some(Boolean);
+}
+
+/** Best effort: this id's claim already holds; a failure only leaves the narrower case open. */
+async function markSettled(stores: Pick<Stores, 'ownership'>, work: HeldWork): Promise<void> {
+  await Promise.all(
+    (work.marksSettled ?? []).map((id) =>
+      stores.ownership.claim(work.tenant, work.scope, { ...work.claim, id }, 'settled').catch(() => false),
+    ),
+  );
 }
 
 /** Whether held work created at `createdAtMs` has outlived its hold (so a sweep may stop looking). */

@@ -8,7 +8,7 @@
 import type { BudgetLimit, Stores } from '../../stores/index.ts';
 import type { OwnedRecord } from '../../stores/ownership/types.ts';
 import { after404, goneForGood, missingOf, withMissing } from './gone.ts';
-import { chargeThenClaim, type HeldWork } from './held-work.ts';
+import { releaseAtNothing, type HeldWork } from './held-work.ts';
 
 /** Held work's settlement, released at nothing when the work is gone for good. */
 export interface Release {
@@ -35,7 +35,7 @@ export async function missingUpstream(
   if (!marked) return true;
   if (!goneForGood(missingOf(marked), now)) return false;
   // The release first: a record dropped before it would leave the hold to its TTL.
-  if (release) await chargeThenClaim(stores, release.budget, release.work, 0);
+  if (release) await releaseAtNothing(stores, release.budget, release.work);
   // Only if still gone: a success another pod saw meanwhile keeps the record.
   const left = await owned.amend(record.tenant, record.family, record.id, (r) =>
     goneForGood(missingOf(r), now) ? null : r,

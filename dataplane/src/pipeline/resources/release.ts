@@ -11,7 +11,7 @@ import type { Stores } from '../../stores/index.ts';
 import type { OwnedRecord, SweptFamily } from '../../stores/ownership/types.ts';
 import { releasedJob, upstreamIdOf } from '../fine-tuning/held-record.ts';
 import { parseJobId, settlementId } from '../fine-tuning/jobs.ts';
-import { chargeThenClaim, heldBatch } from './held-work.ts';
+import { heldBatch, releaseAtNothing } from './held-work.ts';
 import { budgetOf } from './sweep.ts';
 
 export const HELD_KINDS = ['batch', 'fine_tuning_job'] as const satisfies readonly SweptFamily[];
@@ -23,15 +23,23 @@ export interface ReleaseRequest {
   id: string;
 }
 
+/**
+ * Longest fields accepted: a tenant is a Kubernetes object name; an id is an upstream's id, a
+ * job's prefixed with its deployment's name. Longer ones name nothing, and are not echoed back.
+ */
+const MAX_CHARS = { tenant_id: 253, kind: 64, id: 1024 } as const;
+
 /** Pure: the body checked, each problem a 400 naming its field. */
 export function releaseRequest(body: unknown): ReleaseRequest {
   const b =
     typeof body === 'object' && body !== null && !Array.isArray(body)
       ? (body as Record<string, unknown>)
       : {};
-  const text = (field: string): string => {
+  const text = (field: keyof typeof MAX_CHARS): string => {
     const v = b[field];
     if (typeof v !== 'string' || v === '') throw invalidParam(field, 'is required (a non-empty string)');
+    if (v.length > MAX_CHARS[field])
+      throw invalidParam(field, `must be at most ${MAX_CHARS[field]} characters`);
     return v;
   };
   const tenant = text('tenant_id');
@@ -64,8 +72,16 @@ export async function releaseHeld(
     throw new GatewayError('not_found', `no held ${req.kind} ${req.id} in tenant ${req.tenant}`, {
       param: 'id',
     });
+  const budget = budgetOf(snapshot, record);
+  // Nothing held: "releasing" would only take the claim, and the work would never be charged.
+  if (!budget || !(record.estimateUsd !== undefined && record.estimateUsd > 0))
+    throw new GatewayError(
+      'invalid_request_error',
+      `${req.kind} ${req.id} holds nothing to release: ${budget ? 'it was created without a hold' : `its key ${record.keyId} has no budget now`}`,
+      { status: 409, param: 'id' },
+    );
   const work =
     record.family === 'batch' ? heldBatch(record) : releasedJob(record, upstreamIdOf(record) ?? record.id);
-  const released = await chargeThenClaim(stores, budgetOf(snapshot, record), work, 0);
+  const released = await releaseAtNothing(stores, budget, work);
   return { record, released };
 }

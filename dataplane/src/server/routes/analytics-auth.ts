@@ -25,6 +25,8 @@ export function authorizeAnalytics(
   headers: Record<string, string | string[] | undefined>,
   snapshot: Snapshot,
   adminKeyHash: Buffer | undefined,
+  /** What a key that is no admin is told: the route's own need, when analytics are not it. */
+  notAdmin = 'analytics need an admin key (ApiKey spec.role: admin)',
 ): Principal {
   const key = presentedKey(headers);
   if (key !== undefined && key !== '' && adminKeyHash !== undefined) {
@@ -33,8 +35,7 @@ export function authorizeAnalytics(
       return { kind: 'platform' };
   }
   const { key: record } = authenticate(snapshot, key || undefined);
-  if (record.role !== 'admin')
-    throw new GatewayError('permission_denied', 'analytics need an admin key (ApiKey spec.role: admin)');
+  if (record.role !== 'admin') throw new GatewayError('permission_denied', notAdmin);
   return { kind: 'tenant-admin', tenant: record.tenant, keyId: record.id };
 }
 

@@ -11,6 +11,9 @@ import { releaseHeld, releaseRequest } from '../../pipeline/resources/release.ts
 import type { Stores } from '../../stores/index.ts';
 import { authorizeAnalytics } from './analytics-auth.ts';
 
+const NEEDS_PLATFORM =
+  'releasing held work needs the platform admin key (GANTRY_ADMIN_KEY); no ApiKey may, a tenant admin key neither';
+
 export interface HeldAdminDeps {
   config: ConfigStore;
   stores: Pick<Stores, 'ownership' | 'budgets'>;
@@ -20,11 +23,8 @@ export interface HeldAdminDeps {
 export function registerHeldAdminRoutes(app: FastifyInstance, deps: HeldAdminDeps): void {
   app.post('/api/v1/held-work/release', async (request) => {
     const snapshot = deps.config.current();
-    if (authorizeAnalytics(request.headers, snapshot, deps.adminKeyHash).kind !== 'platform')
-      throw new GatewayError(
-        'permission_denied',
-        'releasing held work needs the platform admin key (GANTRY_ADMIN_KEY); a tenant admin key may not',
-      );
+    if (authorizeAnalytics(request.headers, snapshot, deps.adminKeyHash, NEEDS_PLATFORM).kind !== 'platform')
+      throw new GatewayError('permission_denied', NEEDS_PLATFORM);
     const req = releaseRequest(request.body);
     const { record, released } = await releaseHeld(deps.stores, snapshot, req);
     request.log.info(
