@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SseParser } from '../formats/sse.ts';
 import type { SseEvent } from '../formats/sse.ts';
 import { countTokens, fakeAnswer, fakeEmbedding, startFakeProvider } from './index.ts';
@@ -848,7 +848,8 @@ describe('server lifecycle', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(75);
     slow.setFaults([{ fault: { type: 'hang' } }]);
     const pending = fetch(`${slow.url}/v1/models`, { headers: OPENAI }).catch(() => 'failed');
-    await new Promise((r) => setTimeout(r, 50));
+    // Closes once the hung request has arrived, not after a guessed delay.
+    await vi.waitFor(() => expect(slow.requests).toHaveLength(2), { timeout: 10_000, interval: 5 });
     await slow.close();
     expect(await pending).toBe('failed');
   });
