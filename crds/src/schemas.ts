@@ -259,10 +259,18 @@ export const ModelDeploymentSpec = Type.Object(
       Type.Integer({ minimum: 10, maximum: MAX_TIMEOUT_MS, default: 30000 }),
     ),
     rpm: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Requests per minute; not enforced by the data plane yet' }),
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Provider quota, requests per minute: the router sends this deployment no more (shared across pods through Redis) and fails over to the next candidate when its window is full',
+      }),
     ),
     tpm: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Tokens per minute; not enforced by the data plane yet' }),
+      Type.Integer({
+        minimum: 1,
+        description:
+          "Provider quota, tokens per minute (each attempt counts the request's estimate: prompt plus output bound): the router fails over when the window is full",
+      }),
     ),
     retry: Type.Optional(RetryPolicy),
     circuitBreaker: Type.Optional(CircuitBreakerPolicy),

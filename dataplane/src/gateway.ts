@@ -64,7 +64,8 @@ export interface GatewayOptions {
   retry?: RetryConfig;
   breaker?: BreakerConfig;
   /**
-   * The clock of the breaker, the sweeps and the upstream-404 marks (tests replay minutes of
+   * The clock of the breaker, the sweeps, the upstream-404 marks and the deployments' quota
+   * windows (tests replay minutes of
    * traffic, or days of 404s, without waiting); Date.now by default.
    */
   clock?: () => number;
@@ -289,6 +290,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     redisUrl: opts.redisUrl,
     prefix: opts.redisPrefix,
     ...ledgerBoundFromEnv(env),
+    deploymentClock: opts.clock,
   });
   await stores.ready();
   const journal = await openJournal(stores, metrics, opts);
@@ -298,7 +300,13 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const recorder = new RetryingUsageRecorder(stores.usage, {
     onError: (err) => app.log.warn({ err: (err as Error).message }, 'usage record retry failed'),
   });
-  const router = new Router({ health, observer: metrics, retry: opts.retry });
+  const router = new Router({
+    health,
+    observer: metrics,
+    retry: opts.retry,
+    quota: stores.deploymentQuota,
+    log: (fields, message) => app.log.warn(fields, message),
+  });
   const cache: CacheDeps = {
     vectors: await createVectorIndex({
       milvusAddress: opts.milvusAddress,

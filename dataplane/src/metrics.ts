@@ -125,6 +125,18 @@ export class Metrics implements RouterObserver {
     buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
+  readonly deploymentQuotaSkips = new Counter({
+    name: 'gantry_deployment_quota_skips_total',
+    help: 'Attempts not sent to a deployment because its provider quota window (rpm/tpm) was full, by deployment',
+    labelNames: ['deployment', 'provider', 'model'] as const,
+    registers: [this.registry],
+  });
+  readonly deploymentQuotaFailures = new Counter({
+    name: 'gantry_deployment_quota_store_failures_total',
+    help: 'Attempts sent without a quota check because the deployment quota store failed (fails open), by deployment',
+    labelNames: ['deployment'] as const,
+    registers: [this.registry],
+  });
   readonly streamFailures = new Counter({
     name: 'gantry_stream_failures_total',
     help: 'Streams that ended with an error event after bytes reached the client (no deployment could continue them)',
@@ -396,6 +408,14 @@ export class Metrics implements RouterObserver {
       a.byFailure.set(outcome, (failed = this.failureTallies.child(`${key}\u0000${outcome}`, labels)));
     }
     failed.inc();
+  }
+
+  quotaSkipped(d: Deployment): void {
+    this.deploymentQuotaSkips.inc({ deployment: d.name, provider: d.provider, model: d.model });
+  }
+
+  quotaStoreFailed(d: Deployment): void {
+    this.deploymentQuotaFailures.inc({ deployment: d.name });
   }
 
   /** A semantic cache outcome (band, or SKIP). */

@@ -253,6 +253,8 @@ function compileDeployment(
     },
     retry,
     circuitBreaker,
+    rpm: s.rpm,
+    tpm: s.tpm,
   };
 }
 

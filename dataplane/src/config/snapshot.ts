@@ -66,6 +66,9 @@ export interface Deployment {
   retry?: DeploymentRetry | undefined;
   /** Breaker settings the manifest sets; the rest come from the gateway's defaults. */
   circuitBreaker?: Partial<BreakerConfig> | undefined;
+  /** The provider's quota for this deployment (`spec.rpm`, `spec.tpm`): the router sends no more per minute. */
+  rpm?: number | undefined;
+  tpm?: number | undefined;
 }
 
 export interface ModelRoute {

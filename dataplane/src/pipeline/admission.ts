@@ -105,6 +105,14 @@ export async function admit(
       : estimateCost(routes(), promptTokens(), output);
   const admission: Admission = { ticket: undefined, reservation: undefined };
   const tokens = estimate.promptTokens + estimate.maxOutputTokens;
+  ctx.tokenEstimate = tokenEstimate(
+    metered,
+    unitEstimateUsd !== undefined,
+    tokens,
+    routes,
+    promptTokens,
+    output,
+  );
   const reserveRequest = spec.budget && reserveRequestOf(ctx, spec.budget, estimate.costUsd);
 
   // Both: one step (one Redis round trip), with the same outcomes as the two below in turn.
@@ -144,6 +152,29 @@ export async function admit(
     admission.ticket = await countRate(stores, ctx, spec.rateLimit, tokens).catch(rateLimiterDown);
   if (reserveRequest) admission.reservation = await holdBudget(stores, reserveRequest);
   return admission;
+}
+
+/**
+ * The same token estimate for a deployment's `tpm` window, made only when one asks for it (an
+ * unmetered key's request is not tokenised otherwise). Media priced per unit count no tokens.
+ */
+function tokenEstimate(
+  metered: boolean,
+  perUnit: boolean,
+  tokens: number,
+  routes: () => readonly ModelRoute[],
+  promptTokens: () => number,
+  output: OutputBound,
+): () => number {
+  if (metered || perUnit) return () => tokens;
+  let made: number | undefined;
+  return () => {
+    if (made === undefined) {
+      const e = estimateCost(routes(), promptTokens(), output);
+      made = e.promptTokens + e.maxOutputTokens;
+    }
+    return made;
+  };
 }
 
 /**

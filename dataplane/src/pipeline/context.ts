@@ -78,6 +78,11 @@ export interface RequestContext {
   sideCalls?: SideCall[];
   /** The chat call on the wire upstream, if any: charged when the client leaves it (unanswered-call.ts). */
   unanswered?: UnansweredCall | undefined;
+  /**
+   * Admission's token estimate (prompt plus output bound), computed on first use: a
+   * deployment's `tpm` quota window counts it before each attempt.
+   */
+  tokenEstimate?: (() => number) | undefined;
 }
 
 /** The per-request metering fields of a context. */
@@ -91,6 +96,7 @@ export type Metering = Pick<
   | 'promptTokens'
   | 'sideCalls'
   | 'unanswered'
+  | 'tokenEstimate'
 >;
 
 /**
@@ -107,6 +113,7 @@ export const freshMetering = (): Metering => ({
   promptTokens: undefined,
   sideCalls: undefined,
   unanswered: undefined,
+  tokenEstimate: undefined,
 });
 
 /** A provider call made for a stage, not for the answer. */

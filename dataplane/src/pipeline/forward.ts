@@ -42,6 +42,7 @@ export function routeRequest(ctx: RequestContext, model: string, needs: RouteReq
     needs,
     signal: ctx.signal,
     deadline: ctx.deadline,
+    tokens: ctx.tokenEstimate,
   };
 }
 

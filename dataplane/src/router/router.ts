@@ -27,6 +27,9 @@ import {
 import type { ClientSignal } from './client-signal.ts';
 import { ClientAbortError, UpstreamFailure } from './upstream.ts';
 import { lostObject, type NamedObject } from './lost-object.ts';
+import { QuotaGate, quotaExhausted, type QuotaLog, type QuotaObserver } from './quota.ts';
+import type { DeploymentQuotaStore } from '../stores/deployment-quota.ts';
+import type { RateTicket } from '../stores/rate-limiter.ts';
 
 export interface RouteRequest {
   model: string;
@@ -57,6 +60,11 @@ export interface RouteRequest {
    * its first token does not clear the deployment's past faults.
    */
   verdictAtEnd?: boolean;
+  /**
+   * The request's token estimate (admission's: prompt plus the output bound), taken from a
+   * deployment's `tpm` window before each attempt on it. Absent: the attempt counts no tokens.
+   */
+  tokens?: (() => number) | undefined;
 }
 
 export type LostObjectLog = (fields: Record<string, unknown>, message: string) => void;
@@ -73,9 +81,11 @@ export interface Routed<T> {
   log: AttemptLog;
   /** The slot the answering call holds: a stream's verdict at its end (`streamEnded`) names it. */
   claim: Claim;
+  /** The answering deployment's quota window entry (its `tpm` counted the estimate), if it has one. */
+  quotaTicket?: RateTicket | undefined;
 }
 
-export interface RouterObserver {
+export interface RouterObserver extends QuotaObserver {
   attempt(d: Deployment, outcome: 'success' | UpstreamError['kind'], seconds: number): void;
 }
 
@@ -86,6 +96,10 @@ export interface RouterDeps {
   random?: () => number;
   now?: () => number;
   sleep?: (ms: number, signal: ClientSignal) => Promise<void>;
+  /** Deployments' provider quota windows (ModelDeployment rpm/tpm); none = not enforced. */
+  quota?: DeploymentQuotaStore | undefined;
+  /** Where a failing quota store is reported (once per outage). */
+  log?: QuotaLog | undefined;
 }
 
 interface Candidate {
@@ -98,8 +112,10 @@ export class Router {
   private readonly random: () => number;
   private readonly now: () => number;
   private readonly sleep: (ms: number, signal: ClientSignal) => Promise<void>;
+  private readonly quota: QuotaGate;
 
   constructor(private readonly deps: RouterDeps) {
+    this.quota = new QuotaGate(deps.quota, deps.observer, deps.log ?? (() => undefined));
     this.retry = deps.retry ?? DEFAULT_RETRY;
     this.random = deps.random ?? Math.random;
     this.now = deps.now ?? Date.now;
@@ -112,11 +128,22 @@ export class Router {
     let index = 0;
     let sameRetries = 0;
     let last: { error: UpstreamError; deployment: Deployment } | undefined;
+    /** Waits of the deployments skipped for a full quota window, for the 429's Retry-After. */
+    const quotaWaits: number[] = [];
 
     while (index < candidates.length) {
       const { deployment, modelIndex } = candidates[index]!;
       const claim = this.deps.health.claim(deployment);
       if (!claim) {
+        index++;
+        sameRetries = 0;
+        continue;
+      }
+      const quota = await this.quota.take(deployment, req.tokens);
+      if (quota.kind === 'full') {
+        // Our own pacing, not the provider's answer: the slot goes back, health is not told.
+        this.deps.health.release(deployment, claim);
+        quotaWaits.push(quota.retryAfterMs);
         index++;
         sameRetries = 0;
         continue;
@@ -127,7 +154,7 @@ export class Router {
         const value = await attempt(deployment);
         this.deps.health.succeed(deployment, this.now() - started, req.verdictAtEnd === true, claim);
         this.deps.observer.attempt(deployment, 'success', (this.now() - started) / 1000);
-        return { value, deployment, log, claim };
+        return { value, deployment, log, claim, quotaTicket: quota.ticket };
       } catch (err) {
         if (err instanceof ClientAbortError || req.signal.aborted) {
           this.deps.health.release(deployment, claim);
@@ -221,6 +248,11 @@ export class Router {
       }
     }
     if (last) throw withLog(toGatewayError(last.error, last.deployment.name), log);
+    if (quotaWaits.length > 0)
+      throw withLog(
+        quotaExhausted(req.model, [...quotaWaits, ...skipped.map((s) => s.until - this.now())]),
+        log,
+      );
     throw withLog(unavailable(req.model, skipped, this.now()), log);
   }
 
@@ -233,6 +265,14 @@ export class Router {
   streamEnded(part: Pick<Routed<unknown>, 'deployment' | 'claim'>, failure: UpstreamError | undefined): void {
     if (failure === undefined) this.deps.health.confirm(part.deployment, part.claim);
     else if (isStreamFault(failure)) this.deps.health.failAfter(part.deployment, part.claim);
+  }
+
+  /**
+   * Corrects the answering deployment's `tpm` window from the estimate to the tokens the
+   * provider reported. Never throws: a store that fails leaves the estimate counted.
+   */
+  settleQuota(part: Pick<Routed<unknown>, 'quotaTicket'>, actualTokens: number): Promise<void> {
+    return this.quota.settle(part.quotaTicket, actualTokens);
   }
 
   /** Candidates in order: the model's deployments, then each allowed fallback model's. */

@@ -40,6 +40,11 @@ import type { UsageStore } from '../accounting/usage.ts';
 import { createMemoryUsageStore } from './usage/index.ts';
 import { RedisUsageStore } from './usage/redis.ts';
 import { RedisSettler } from './redis/settlement.ts';
+import {
+  memoryDeploymentWindows,
+  redisDeploymentWindows,
+  type DeploymentQuotaStore,
+} from './deployment-quota.ts';
 import type { Settler } from './settlement.ts';
 
 export interface Stores {
@@ -70,6 +75,8 @@ export interface Stores {
   readonly realtimeSecrets: ClientSecretStore;
   /** Chunks held in shared RAG indexes, per tenant and in all, with holds taken before embedding. */
   readonly ragQuota: RagQuotaStore;
+  /** Each deployment's provider quota window (ModelDeployment rpm/tpm), shared by pods through Redis. */
+  readonly deploymentQuota: DeploymentQuotaStore;
   /** Resolves once the stores can serve (Redis connected); rejects with StoreUnavailableError on timeout. */
   ready(timeoutMs?: number): Promise<void>;
   /** Calls `listener` each time the shared store becomes reachable again (never for in-process stores). */
@@ -97,6 +104,8 @@ function ownedStores(make: (namespace: string, opts: OwnedStoreOptions) => Owned
 
 export interface StoresOptions extends BudgetStoreOptions {
   clock?: Clock;
+  /** The deployment quota windows' clock, when not `clock` (the gateway's injected clock). */
+  deploymentClock?: Clock | undefined;
 }
 
 export interface RedisStoresOptions extends StoresOptions {
@@ -125,6 +134,7 @@ export function createMemoryStores(opts: StoresOptions & { state?: MemoryState }
     videoJobs: new MemoryVideoJobStore({ clock }),
     realtimeSecrets: new MemoryClientSecretStore({ clock }),
     ragQuota: new MemoryRagQuotaStore(clock),
+    deploymentQuota: memoryDeploymentWindows(opts.deploymentClock ?? clock),
     ready: async () => {},
     onReconnect: () => undefined,
     close: async () => {},
@@ -156,6 +166,7 @@ export function createRedisStores(client: Redis | RedisClientOptions, opts: Redi
     videoJobs: new RedisVideoJobStore(redis, keys, clock),
     realtimeSecrets: new RedisClientSecretStore(redis, keys, clock),
     ragQuota: new RedisRagQuotaStore(redis, keys, clock),
+    deploymentQuota: redisDeploymentWindows(redis, keys.prefix, opts.deploymentClock ?? clock),
     ready: (timeoutMs) => waitForReady(redis, timeoutMs),
     onReconnect: (listener) => void redis.on('ready', listener),
     close: async () => {
@@ -176,6 +187,7 @@ export type * from './budget.ts';
 export { AdmissionStoreError, type Admitter, type AdmitResult } from './admission.ts';
 export type { Settler, SettlementRequest } from './settlement.ts';
 export type * from './rate-limiter.ts';
+export type { DeploymentLimits, DeploymentQuotaStore } from './deployment-quota.ts';
 export type * from './wallet.ts';
 export type { KeyRef, Clock } from './types.ts';
 export type { AutoRechargePolicy } from './recharge.ts';

@@ -1,0 +1,231 @@
+/**
+ * Deployment provider quotas (ModelDeployment rpm/tpm) in the router: the pure decisions, then
+ * the router over the real in-process window store with a moved clock (no sleeps).
+ */
+import type { Capability } from '@gantry/crds';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Deployment, ModelRoute, Snapshot } from '../config/snapshot.ts';
+import { GatewayError } from '../errors.ts';
+import { compile } from '../config/compile.ts';
+import { parseManifests } from '../config/load.ts';
+import { memoryDeploymentWindows, type DeploymentQuotaStore } from '../stores/deployment-quota.ts';
+import { StoreUnavailableError } from '../stores/errors.ts';
+import { HealthRegistry } from './health.ts';
+import { limitsOf, quotaExhausted, verdictOf } from './quota.ts';
+import { Router, type RouteRequest } from './router.ts';
+import { testDeployment, testTarget } from './testing.ts';
+
+const dep = (name: string, priority: number, over: Partial<Deployment> = {}): Deployment =>
+  testDeployment({
+    name,
+    model: 'm',
+    priority,
+    target: testTarget({ upstreamModel: name }),
+    capabilities: new Set<Capability>(['chat']),
+    ...over,
+  });
+
+function snapshot(deployments: Deployment[]): Snapshot {
+  const route: ModelRoute = {
+    model: 'm',
+    deployments,
+    fallbacks: [],
+    capabilities: new Set<Capability>(['chat']),
+    ownedBy: 'openai',
+  };
+  return {
+    version: 1,
+    source: 'test',
+    loadedAt: new Date(0),
+    models: new Map([['m', route]]),
+    keys: new Map(),
+    tenants: new Map(),
+  };
+}
+
+describe('quota decisions', () => {
+  it('a deployment without rpm or tpm has no quota', () => {
+    expect(limitsOf(dep('a', 1))).toBeUndefined();
+    expect(limitsOf(dep('a', 1, { rpm: 5 }))).toEqual({ rpm: 5, tpm: undefined });
+    expect(limitsOf(dep('a', 1, { tpm: 900 }))).toEqual({ rpm: undefined, tpm: 900 });
+  });
+
+  it('a refused window is full with its wait; an admitted one goes with its ticket', () => {
+    const ticket = { tenant: 'a', keyId: 'quota', id: 't', tokens: 3 };
+    const base = { requests: undefined, tokens: undefined, tokensExceedLimit: false };
+    expect(verdictOf({ ...base, allowed: true, retryAfterMs: 0, ticket })).toEqual({ kind: 'go', ticket });
+    expect(verdictOf({ ...base, allowed: false, retryAfterMs: 4_200, ticket: undefined })).toEqual({
+      kind: 'full',
+      retryAfterMs: 4_200,
+    });
+  });
+
+  it("the 429 names the deployments' provider quota and waits for the earliest reset", () => {
+    const err = quotaExhausted('m', [42_001, 7_300, 59_000]);
+    expect(err.status).toBe(429);
+    expect(err.type).toBe('rate_limit_exceeded');
+    expect(err.message).toMatch(/every deployment of m is at its provider quota/);
+    expect(err.headers['retry-after']).toBe('8');
+    expect(quotaExhausted('m', [0]).headers['retry-after']).toBe('1');
+  });
+});
+
+describe('rpm and tpm in the config', () => {
+  const manifest = (spec: string) =>
+    `apiVersion: gantry.dev/v1alpha1\nkind: ModelDeployment\nmetadata: {name: d}\n` +
+    `spec: {model: m, provider: openai, upstreamModel: u, apiKeyEnv: K, ${spec}}\n`;
+
+  it('are compiled into the deployment', () => {
+    const parsed = parseManifests(manifest('rpm: 2, tpm: 500'), 'gantry.yaml');
+    expect(parsed.errors).toEqual([]);
+    const result = compile(parsed.items, { env: { K: 'sk' }, version: 1, source: 'gantry.yaml' });
+    if (!result.ok) throw new Error(result.errors.join('; '));
+    const d = result.snapshot.models.get('m')!.deployments[0]!;
+    expect(d.rpm).toBe(2);
+    expect(d.tpm).toBe(500);
+  });
+
+  it('standalone YAML refuses what the CRD refuses', () => {
+    expect(parseManifests(manifest('rpm: 0'), 'gantry.yaml').errors.join('\n')).toMatch(/rpm/);
+    expect(parseManifests(manifest('tpm: 1.5'), 'gantry.yaml').errors.join('\n')).toMatch(/tpm/);
+    expect(parseManifests(manifest('rpm: "10"'), 'gantry.yaml').errors.join('\n')).toMatch(/rpm/);
+  });
+});
+
+describe('the router and deployment quotas', () => {
+  let now: number;
+  let health: HealthRegistry;
+  let skips: string[];
+  let storeFailures: string[];
+  let logs: string[];
+
+  beforeEach(() => {
+    now = 1_000_000;
+    // One failure would open a circuit: a skip counted as one would show at once.
+    health = new HealthRegistry({ failureThreshold: 1, baseOpenMs: 10_000, maxOpenMs: 60_000 }, () => now);
+    skips = [];
+    storeFailures = [];
+    logs = [];
+  });
+
+  const router = (quota: DeploymentQuotaStore) =>
+    new Router({
+      health,
+      observer: {
+        attempt: () => undefined,
+        quotaSkipped: (d) => skips.push(d.name),
+        quotaStoreFailed: (d) => storeFailures.push(d.name),
+      },
+      random: () => 0.5,
+      now: () => now,
+      quota,
+      log: (_fields, message) => logs.push(message),
+    });
+
+  const request = (snap: Snapshot, tokens?: number): RouteRequest => ({
+    model: 'm',
+    snapshot: snap,
+    allowed: () => true,
+    needs: ['chat'],
+    signal: new AbortController().signal,
+    deadline: now + 30_000,
+    tokens: tokens === undefined ? undefined : () => tokens,
+  });
+
+  const serve = (r: Router, snap: Snapshot, tokens?: number) =>
+    r.execute(request(snap, tokens), async (d) => d.name);
+
+  async function refusal(p: Promise<unknown>): Promise<GatewayError> {
+    const err = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!(err instanceof GatewayError)) throw new Error(`expected a GatewayError, got ${String(err)}`);
+    return err;
+  }
+
+  it('rpm 2: two requests, then the next candidate; the skip is no failure', async () => {
+    const a = dep('a', 1, { rpm: 2 });
+    const b = dep('b', 2);
+    const snap = snapshot([a, b]);
+    const r = router(memoryDeploymentWindows(() => now));
+    expect((await serve(r, snap)).value).toBe('a');
+    expect((await serve(r, snap)).value).toBe('a');
+    const third = await serve(r, snap);
+    expect(third.value).toBe('b');
+    expect(third.log).toEqual({ attempts: 1, failed: [] });
+    expect(skips).toEqual(['a']);
+    expect(health.circuitState('a')).toBe('closed');
+    expect(health.availability(a)).toEqual({ ok: true });
+    expect(health.view(a).inflight).toBe(0);
+  });
+
+  it('every deployment full: 429 with Retry-After from the earliest reset; the window slides', async () => {
+    const a = dep('a', 1, { rpm: 1 });
+    const b = dep('b', 1, { rpm: 1 });
+    const snap = snapshot([a, b]);
+    const r = router(memoryDeploymentWindows(() => now));
+    await serve(r, snap);
+    now += 20_000;
+    await serve(r, snap);
+    now += 5_000;
+    const err = await refusal(serve(r, snap));
+    expect(err.status).toBe(429);
+    expect(err.message).toMatch(/provider quota/);
+    // The first request leaves the window 60 s after it was taken: 35 s from now.
+    expect(err.headers['retry-after']).toBe('35');
+    expect(health.circuitState('a')).toBe('closed');
+    expect(health.circuitState('b')).toBe('closed');
+    now += 35_000;
+    expect((await serve(r, snap)).value).toMatch(/^[ab]$/);
+  });
+
+  it('tpm counts the estimate: a request that does not fit goes elsewhere', async () => {
+    const a = dep('a', 1, { tpm: 1_000 });
+    const b = dep('b', 2);
+    const snap = snapshot([a, b]);
+    const r = router(memoryDeploymentWindows(() => now));
+    expect((await serve(r, snap, 600)).value).toBe('a');
+    expect((await serve(r, snap, 600)).value).toBe('b');
+    expect((await serve(r, snap, 400)).value).toBe('a');
+    expect(skips).toEqual(['a']);
+  });
+
+  it('an actual count corrects the estimate at settlement', async () => {
+    const a = dep('a', 1, { tpm: 1_000 });
+    const b = dep('b', 2);
+    const snap = snapshot([a, b]);
+    const r = router(memoryDeploymentWindows(() => now));
+    const first = await serve(r, snap, 900);
+    expect(first.value).toBe('a');
+    await r.settleQuota(first, 100);
+    expect((await serve(r, snap, 900)).value).toBe('a');
+  });
+
+  it('a failing quota store fails open: served, logged once, counted each time', async () => {
+    const a = dep('a', 1, { rpm: 1 });
+    const down: DeploymentQuotaStore = {
+      take: () => Promise.reject(new StoreUnavailableError('redis down')),
+      adjust: () => Promise.reject(new StoreUnavailableError('redis down')),
+    };
+    const r = router(down);
+    for (let i = 0; i < 3; i++) expect((await serve(r, snapshot([a]))).value).toBe('a');
+    expect(storeFailures).toEqual(['a', 'a', 'a']);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatch(/deployment quota store unavailable/);
+    await expect(r.settleQuota({ quotaTicket: undefined }, 5)).resolves.toBeUndefined();
+  });
+
+  it('deployments without a quota never reach the store', async () => {
+    const touched: string[] = [];
+    const spy: DeploymentQuotaStore = {
+      take: async (name) => {
+        touched.push(name);
+        throw new Error('unexpected');
+      },
+      adjust: async () => undefined,
+    };
+    expect((await serve(router(spy), snapshot([dep('a', 1)]))).value).toBe('a');
+    expect(touched).toEqual([]);
+  });
+});
