@@ -65,8 +65,8 @@ export interface GatewayOptions {
   breaker?: BreakerConfig;
   /**
    * The clock of the breaker, the sweeps, the upstream-404 marks and the deployments' quota
-   * windows (tests replay minutes of
-   * traffic, or days of 404s, without waiting); Date.now by default.
+   * windows (tests replay minutes of traffic, or days of 404s, without waiting); Date.now by
+   * default.
    */
   clock?: () => number;
   bodyLimitBytes?: number;

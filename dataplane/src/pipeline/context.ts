@@ -13,6 +13,7 @@ import { estimatePromptTokens } from '../accounting/tokens.ts';
 import type { ChatRequest } from '../formats/openai/types.ts';
 import type { Admission } from './admission.ts';
 import type { Reservation } from '../stores/index.ts';
+import type { RateTicket } from '../stores/rate-limiter.ts';
 import type { TraceContext } from '../telemetry/trace-context.ts';
 import type { ClientSignal } from '../router/client-signal.ts';
 import type { UnansweredCall } from './unanswered-call.ts';
@@ -83,6 +84,13 @@ export interface RequestContext {
    * deployment's `tpm` quota window counts it before each attempt.
    */
   tokenEstimate?: (() => number) | undefined;
+  /** Quota window entries of the deployments that answered, corrected to the actual tokens at settlement. */
+  quotaTickets?: QuotaTicket[] | undefined;
+}
+
+export interface QuotaTicket {
+  deployment: string;
+  ticket: RateTicket;
 }
 
 /** The per-request metering fields of a context. */
@@ -97,6 +105,7 @@ export type Metering = Pick<
   | 'sideCalls'
   | 'unanswered'
   | 'tokenEstimate'
+  | 'quotaTickets'
 >;
 
 /**
@@ -114,6 +123,7 @@ export const freshMetering = (): Metering => ({
   sideCalls: undefined,
   unanswered: undefined,
   tokenEstimate: undefined,
+  quotaTickets: undefined,
 });
 
 /** A provider call made for a stage, not for the answer. */

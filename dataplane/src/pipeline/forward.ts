@@ -43,6 +43,7 @@ export function routeRequest(ctx: RequestContext, model: string, needs: RouteReq
     signal: ctx.signal,
     deadline: ctx.deadline,
     tokens: ctx.tokenEstimate,
+    onQuotaTicket: (d, ticket) => (ctx.quotaTickets ??= []).push({ deployment: d.name, ticket }),
   };
 }
 

@@ -15,7 +15,7 @@ import type { Metrics } from '../metrics.ts';
 import { isStoreUnavailable, type Reservation, type Settler, type Stores } from '../stores/index.ts';
 import type { SettlementJournal } from '../stores/journal/journal.ts';
 import type { UsageRecorder } from '../stores/usage/index.ts';
-import type { RequestContext, SideCall } from './context.ts';
+import type { QuotaTicket, RequestContext, SideCall } from './context.ts';
 import type { SettlementsInFlight } from './settlements-in-flight.ts';
 import { servedModels } from './stream-charge.ts';
 import { recordedModel } from './unknown-model.ts';
@@ -79,6 +79,32 @@ export function settleAnswered(
   });
 }
 
+/**
+ * A deployment's `tpm` window counted admission's estimate for each answer; once the provider
+ * has reported usage it counts that instead (each deployment of a continued stream its own
+ * part). Not awaited, and a failing store leaves the estimate: the quota fails open.
+ */
+function correctQuotas(
+  stores: Stores,
+  tickets: readonly QuotaTicket[],
+  outcome: Outcome,
+  parts: readonly OutcomePart[] | undefined,
+): void {
+  tickets.forEach((t, i) => {
+    const usage = parts
+      ? parts[i]?.deployment.name === t.deployment
+        ? parts[i]!.usage
+        : undefined
+      : outcome.deployment?.name === t.deployment
+        ? outcome.usage
+        : undefined;
+    if (!usage) return;
+    stores.deploymentQuota
+      .adjust(t.ticket, usage.prompt_tokens + usage.completion_tokens)
+      .catch(() => undefined);
+  });
+}
+
 const RETRY_DELAYS_MS = [1_000, 5_000, 15_000];
 const NO_SIDE_CALLS: readonly SideCall[] = [];
 
@@ -88,6 +114,7 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome:
   const prompt = outcome.usage?.prompt_tokens ?? 0;
   const completion = outcome.usage?.completion_tokens ?? 0;
   const parts = outcome.parts && outcome.parts.length > 1 ? outcome.parts : undefined;
+  if (ctx.quotaTickets) correctQuotas(deps.stores, ctx.quotaTickets, outcome, parts);
   ctx.served = {
     model: parts ? servedModels(parts) : outcome.deployment?.model,
     deployments: parts ? parts.map((p) => p.deployment.name).join(',') : outcome.deployment?.name,

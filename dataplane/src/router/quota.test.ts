@@ -10,6 +10,7 @@ import { compile } from '../config/compile.ts';
 import { parseManifests } from '../config/load.ts';
 import { memoryDeploymentWindows, type DeploymentQuotaStore } from '../stores/deployment-quota.ts';
 import { StoreUnavailableError } from '../stores/errors.ts';
+import type { RateTicket } from '../stores/rate-limiter.ts';
 import { HealthRegistry } from './health.ts';
 import { limitsOf, quotaExhausted, verdictOf } from './quota.ts';
 import { Router, type RouteRequest } from './router.ts';
@@ -195,10 +196,16 @@ describe('the router and deployment quotas', () => {
     const a = dep('a', 1, { tpm: 1_000 });
     const b = dep('b', 2);
     const snap = snapshot([a, b]);
-    const r = router(memoryDeploymentWindows(() => now));
-    const first = await serve(r, snap, 900);
+    const windows = memoryDeploymentWindows(() => now);
+    const r = router(windows);
+    const tickets: [string, RateTicket][] = [];
+    const first = await r.execute(
+      { ...request(snap, 900), onQuotaTicket: (d, t) => tickets.push([d.name, t]) },
+      async (d) => d.name,
+    );
     expect(first.value).toBe('a');
-    await r.settleQuota(first, 100);
+    expect(tickets.map(([name, t]) => [name, t.tokens])).toEqual([['a', 900]]);
+    await windows.adjust(tickets[0]![1], 100);
     expect((await serve(r, snap, 900)).value).toBe('a');
   });
 
@@ -213,7 +220,6 @@ describe('the router and deployment quotas', () => {
     expect(storeFailures).toEqual(['a', 'a', 'a']);
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatch(/deployment quota store unavailable/);
-    await expect(r.settleQuota({ quotaTicket: undefined }, 5)).resolves.toBeUndefined();
   });
 
   it('deployments without a quota never reach the store', async () => {

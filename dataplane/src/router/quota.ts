@@ -81,10 +81,4 @@ export class QuotaGate {
     if (verdict.kind === 'full') this.observer.quotaSkipped?.(d);
     return verdict;
   }
-
-  /** Corrects a taken estimate once the actual tokens are known; a failing store leaves the estimate. */
-  async settle(ticket: RateTicket | undefined, actualTokens: number): Promise<void> {
-    if (!ticket || !this.store) return;
-    await this.store.adjust(ticket, actualTokens).catch(() => undefined);
-  }
 }

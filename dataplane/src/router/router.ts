@@ -65,6 +65,8 @@ export interface RouteRequest {
    * deployment's `tpm` window before each attempt on it. Absent: the attempt counts no tokens.
    */
   tokens?: (() => number) | undefined;
+  /** Hears the answering deployment's quota window entry, to correct its tokens at settlement. */
+  onQuotaTicket?: ((d: Deployment, ticket: RateTicket) => void) | undefined;
 }
 
 export type LostObjectLog = (fields: Record<string, unknown>, message: string) => void;
@@ -81,8 +83,6 @@ export interface Routed<T> {
   log: AttemptLog;
   /** The slot the answering call holds: a stream's verdict at its end (`streamEnded`) names it. */
   claim: Claim;
-  /** The answering deployment's quota window entry (its `tpm` counted the estimate), if it has one. */
-  quotaTicket?: RateTicket | undefined;
 }
 
 export interface RouterObserver extends QuotaObserver {
@@ -154,7 +154,8 @@ export class Router {
         const value = await attempt(deployment);
         this.deps.health.succeed(deployment, this.now() - started, req.verdictAtEnd === true, claim);
         this.deps.observer.attempt(deployment, 'success', (this.now() - started) / 1000);
-        return { value, deployment, log, claim, quotaTicket: quota.ticket };
+        if (quota.ticket) req.onQuotaTicket?.(deployment, quota.ticket);
+        return { value, deployment, log, claim };
       } catch (err) {
         if (err instanceof ClientAbortError || req.signal.aborted) {
           this.deps.health.release(deployment, claim);
@@ -265,14 +266,6 @@ export class Router {
   streamEnded(part: Pick<Routed<unknown>, 'deployment' | 'claim'>, failure: UpstreamError | undefined): void {
     if (failure === undefined) this.deps.health.confirm(part.deployment, part.claim);
     else if (isStreamFault(failure)) this.deps.health.failAfter(part.deployment, part.claim);
-  }
-
-  /**
-   * Corrects the answering deployment's `tpm` window from the estimate to the tokens the
-   * provider reported. Never throws: a store that fails leaves the estimate counted.
-   */
-  settleQuota(part: Pick<Routed<unknown>, 'quotaTicket'>, actualTokens: number): Promise<void> {
-    return this.quota.settle(part.quotaTicket, actualTokens);
   }
 
   /** Candidates in order: the model's deployments, then each allowed fallback model's. */
