@@ -13,7 +13,9 @@ export type QuotaVerdict =
   /** `ticket` is undefined when the deployment has no quota or the store failed open. */
   { kind: 'go'; ticket: RateTicket | undefined } | { kind: 'full'; retryAfterMs: number };
 
-const GO: QuotaVerdict = { kind: 'go', ticket: undefined };
+export const NO_QUOTA: QuotaVerdict = { kind: 'go', ticket: undefined };
+
+export const hasQuota = (d: Deployment): boolean => d.rpm !== undefined || d.tpm !== undefined;
 
 /** The deployment's quota, or undefined when it has none (no store call at all). */
 export function limitsOf(d: Deployment): DeploymentLimits | undefined {
@@ -61,7 +63,7 @@ export class QuotaGate {
 
   async take(d: Deployment, tokens: (() => number) | undefined): Promise<QuotaVerdict> {
     const limits = limitsOf(d);
-    if (!limits || !this.store) return GO;
+    if (!limits || !this.store) return NO_QUOTA;
     let decision: RateDecision;
     try {
       // Tokens count only where a tpm is set: the estimate may need the prompt tokenised.
@@ -74,7 +76,7 @@ export class QuotaGate {
           'deployment quota store unavailable: serving without provider quotas until it is back',
         );
       this.failing = true;
-      return GO;
+      return NO_QUOTA;
     }
     this.failing = false;
     const verdict = verdictOf(decision);

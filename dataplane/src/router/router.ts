@@ -27,7 +27,7 @@ import {
 import type { ClientSignal } from './client-signal.ts';
 import { ClientAbortError, UpstreamFailure } from './upstream.ts';
 import { lostObject, type NamedObject } from './lost-object.ts';
-import { QuotaGate, quotaExhausted, type QuotaLog, type QuotaObserver } from './quota.ts';
+import { hasQuota, NO_QUOTA, QuotaGate, quotaExhausted, type QuotaLog, type QuotaObserver } from './quota.ts';
 import type { DeploymentQuotaStore } from '../stores/deployment-quota.ts';
 import type { RateTicket } from '../stores/rate-limiter.ts';
 
@@ -139,7 +139,8 @@ export class Router {
         sameRetries = 0;
         continue;
       }
-      const quota = await this.quota.take(deployment, req.tokens);
+      // No await for a deployment without a quota: the common case costs nothing per attempt.
+      const quota = hasQuota(deployment) ? await this.quota.take(deployment, req.tokens) : NO_QUOTA;
       if (quota.kind === 'full') {
         // Our own pacing, not the provider's answer: the slot goes back, health is not told.
         this.deps.health.release(deployment, claim);
