@@ -124,6 +124,11 @@ export class RealtimeProxy {
     return this.open.size;
   }
 
+  /** The gateway's end of each open session's client socket (tests watch its backlog and reading). */
+  get clients(): ReadonlySet<WebSocket> {
+    return this.open;
+  }
+
   private async accept(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const started = Date.now();
     const requestId = acceptedRequestId(req.headers['x-request-id']) ?? randomUUID();
