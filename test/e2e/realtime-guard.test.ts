@@ -136,7 +136,6 @@ const serverSide = (): WebSocket => {
   return only;
 };
 
-
 describe('Realtime guardrails', () => {
   it('refuses, as chat completions does, client text the tenant policy blocks; nothing reaches the upstream', async () => {
     const chat = await fetch(`${stack.baseURL}/chat/completions`, {
@@ -181,7 +180,12 @@ describe('Realtime guardrails', () => {
     // Each refusal is recorded as HTTP's are, verdict included (never the text).
     const today = new Date().toISOString().slice(0, 10);
     const records = await until('the refusals recorded', async () => {
-      const all = await stack.gateway.stores.usage.logs({ tenant: 'acme', from: today, to: today, limit: 100 });
+      const all = await stack.gateway.stores.usage.logs({
+        tenant: 'acme',
+        from: today,
+        to: today,
+        limit: 100,
+      });
       const mine = all.filter((r) => r.endpoint === 'realtime' && r.status === 403);
       return mine.length >= blocked.length ? mine : undefined;
     });

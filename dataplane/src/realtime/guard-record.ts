@@ -32,7 +32,7 @@ export function recordBlocked(
   verdict: GuardrailVerdictSummary | undefined,
 ): void {
   ctx.usage.guardrails = verdict;
-  void settle(deps, ctx, { status: error.status, errorType: error.type, costUsd: 0 }).catch(
-    (err: unknown) => ctx.log.warn({ err: String(err) }, 'realtime refusal record failed'),
+  void settle(deps, ctx, { status: error.status, errorType: error.type, costUsd: 0 }).catch((err: unknown) =>
+    ctx.log.warn({ err: String(err) }, 'realtime refusal record failed'),
   );
 }
