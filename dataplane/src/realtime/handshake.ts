@@ -41,7 +41,7 @@ export function chosenProtocol(offered: ReadonlySet<string>): string | false {
 /** RFC 6455 §4.1: the key is the base64 of 16 bytes (22 characters and `==`). */
 const WEBSOCKET_KEY = /^[A-Za-z0-9+/]{22}==$/;
 
-/** RFC 7230 §3.2.6: the characters of a token, which is what each subprotocol name is. */
+/** RFC 7230 section 3.2.6: the characters of a token, which is what each subprotocol name is. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
@@ -51,13 +51,15 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
  */
 export function subprotocolProblem(value: string): string | undefined {
   if (/^[ \t]/.test(value)) return 'starts with white space';
-  const seen = new Set<string>();
-  for (const raw of value.split(',')) {
+  // Positions, never the names: a browser's list carries its API key as one of them.
+  const seen = new Map<string, number>();
+  for (const [i, raw] of value.split(',').entries()) {
     const name = raw.replace(/^[ \t]+|[ \t]+$/g, '');
-    if (name === '') return 'has an empty name in its list';
-    if (!TOKEN.test(name)) return `"${name.slice(0, 64)}" is not a token (RFC 7230 §3.2.6)`;
-    if (seen.has(name)) return `"${name.slice(0, 64)}" is listed twice`;
-    seen.add(name);
+    if (name === '') return `entry ${i + 1} of the comma list is empty`;
+    if (!TOKEN.test(name)) return `entry ${i + 1} is not a token (RFC 7230 token characters only)`;
+    const first = seen.get(name);
+    if (first !== undefined) return `entry ${i + 1} repeats entry ${first}`;
+    seen.set(name, i + 1);
   }
   return undefined;
 }
@@ -75,7 +77,7 @@ export function handshakeProblem(
   if (httpVersion === '1.0' || httpVersion === '0.9')
     return new GatewayError(
       'invalid_request_error',
-      `a WebSocket upgrade needs HTTP/1.1 (RFC 6455 §4.1); this request is HTTP/${httpVersion}`,
+      `a WebSocket upgrade needs HTTP/1.1 (RFC 6455); this request is HTTP/${httpVersion}`,
     );
   const key = headers['sec-websocket-key'];
   if (typeof key !== 'string' || !WEBSOCKET_KEY.test(key.trim()))

@@ -139,6 +139,8 @@ export class RealtimeSession {
   start(): void {
     const { client, upstream, limits, shutdown } = this.s;
     client.on('message', (data, isBinary) => {
+      // Ended (the close frame sent, its answer awaited): what still arrives is dropped unread.
+      if (this.ended) return;
       this.touch();
       const text = String(data);
       this.flow.arrived(text.length);
