@@ -395,7 +395,7 @@ export class RealtimeSession {
     const heldCap = this.cap.forHold();
     const held = outputLimits([heldCap]).held;
     const tracked: Tracked = {
-      ctx: this.responseCtx(),
+      ctx: this.heldCtx(),
       clientEventId: undefined,
       inputTokens: input,
       produced: 0,
