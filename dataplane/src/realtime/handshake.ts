@@ -4,7 +4,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { invalidParam, type GatewayError } from '../errors.ts';
+import { GatewayError, invalidParam } from '../errors.ts';
 import { presentedKey } from '../server/auth.ts';
 import { rawErrorResponse } from '../server/protocol-errors.ts';
 
@@ -41,11 +41,44 @@ export function chosenProtocol(offered: ReadonlySet<string>): string | false {
 /** RFC 6455 §4.1: the key is the base64 of 16 bytes (22 characters and `==`). */
 const WEBSOCKET_KEY = /^[A-Za-z0-9+/]{22}==$/;
 
+/** RFC 7230 section 3.2.6: the characters of a token, which is what each subprotocol name is. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
 /**
- * The handshake headers `ws` would refuse after the upstream is already open, refused first
- * so a malformed upgrade never costs an upstream connection, a session slot or a request.
+ * Why a `Sec-WebSocket-Protocol` value is not RFC 6455's comma list of distinct tokens, or
+ * undefined when it is. The same grammar `ws` enforces at the upgrade (its 400 is plain text
+ * and comes after the upstream opened), checked here first; a test holds the two to agreement.
  */
-export function handshakeProblem(headers: IncomingHttpHeaders): GatewayError | undefined {
+export function subprotocolProblem(value: string): string | undefined {
+  if (/^[ \t]/.test(value)) return 'starts with white space';
+  // Positions, never the names: a browser's list carries its API key as one of them.
+  const seen = new Map<string, number>();
+  for (const [i, raw] of value.split(',').entries()) {
+    const name = raw.replace(/^[ \t]+|[ \t]+$/g, '');
+    if (name === '') return `entry ${i + 1} of the comma list is empty`;
+    if (!TOKEN.test(name)) return `entry ${i + 1} is not a token (RFC 7230 token characters only)`;
+    const first = seen.get(name);
+    if (first !== undefined) return `entry ${i + 1} repeats entry ${first}`;
+    seen.set(name, i + 1);
+  }
+  return undefined;
+}
+
+/**
+ * The handshake `ws` would refuse after the upstream is already open (or, for HTTP/1.0, wrongly
+ * accept), refused first so a malformed upgrade never costs an upstream connection, a session
+ * slot or a request.
+ */
+export function handshakeProblem(
+  headers: IncomingHttpHeaders,
+  httpVersion: string,
+): GatewayError | undefined {
+  // RFC 6455 §4.1: the opening handshake is an HTTP/1.1 request (or later).
+  if (httpVersion === '1.0' || httpVersion === '0.9')
+    return new GatewayError(
+      'invalid_request_error',
+      `a WebSocket upgrade needs HTTP/1.1 (RFC 6455); this request is HTTP/${httpVersion}`,
+    );
   const key = headers['sec-websocket-key'];
   if (typeof key !== 'string' || !WEBSOCKET_KEY.test(key.trim()))
     return invalidParam(
@@ -57,6 +90,9 @@ export function handshakeProblem(headers: IncomingHttpHeaders): GatewayError | u
     error.headers['sec-websocket-version'] = '13';
     return error;
   }
+  const protocols = headers['sec-websocket-protocol'];
+  const problem = protocols === undefined ? undefined : subprotocolProblem(protocols);
+  if (problem !== undefined) return invalidParam('Sec-WebSocket-Protocol', problem);
   return undefined;
 }
 

@@ -10,8 +10,15 @@ const OPEN = 1;
 export const HIGH_WATER_BYTES = 4 * 1024 * 1024;
 export const LOW_WATER_BYTES = 1024 * 1024;
 
+/** The side whose reading a backlog pauses: a socket, or one reason's switch over it (client-flow.ts). */
+export interface Reader {
+  readonly isPaused: boolean;
+  pause(): void;
+  resume(): void;
+}
+
 export function relay(
-  from: WebSocket,
+  from: Reader,
   to: WebSocket,
   text: string,
   high = HIGH_WATER_BYTES,

@@ -29,6 +29,7 @@ import { normaliseError } from '../server/errors.ts';
 import type { OtlpTracer } from '../telemetry/otlp.ts';
 import { acceptedRequestId, parseTraceparent, upstreamHeaders } from '../telemetry/trace-context.ts';
 import { admitRealtime } from './admission.ts';
+import { checkGuards } from './guard.ts';
 import { chosenProtocol, handshakeProblem, realtimeKey, refuseUpgrade } from './handshake.ts';
 import { inTurn } from './in-turn.ts';
 import type { RealtimeLimits } from './limits.ts';
@@ -90,8 +91,13 @@ export class RealtimeProxy {
    * answer, or was still being admitted) would open a session the drain has already passed.
    */
   private closing = false;
+  /** Open sessions, checked again on every config reload (caller.ts). */
+  readonly sessionsOpen = new Set<RealtimeSession>();
 
   constructor(private readonly deps: RealtimeDeps) {
+    deps.config.onReload(() => {
+      for (const session of this.sessionsOpen) session.recheck();
+    });
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: deps.limits.maxMessageBytes,
@@ -118,6 +124,11 @@ export class RealtimeProxy {
     return this.open.size;
   }
 
+  /** The gateway's end of each open session's client socket (tests watch its backlog and reading). */
+  get clients(): ReadonlySet<WebSocket> {
+    return this.open;
+  }
+
   private async accept(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const started = Date.now();
     const requestId = acceptedRequestId(req.headers['x-request-id']) ?? randomUUID();
@@ -126,7 +137,7 @@ export class RealtimeProxy {
     let secretSession: Record<string, unknown> | undefined;
     try {
       if (this.closing) throw notAccepting();
-      const malformed = handshakeProblem(req.headers);
+      const malformed = handshakeProblem(req.headers, req.httpVersion);
       if (malformed) throw malformed;
       const who = await this.caller(req);
       ctx = this.context(req, socket, requestId, who);
@@ -140,8 +151,8 @@ export class RealtimeProxy {
           `this client secret opens ${who.secret.model} only, not ${model}`,
           { param: 'model' },
         );
-      secretSession = who.secret?.session;
       ctx.usage = { endpoint: 'realtime', requestedModel: model, stream: true };
+      secretSession = checkGuards(ctx, model, who.secret?.session);
       const route = accessibleRoute(ctx, model);
       if (!servesRealtime(route))
         throw new GatewayError(
@@ -288,6 +299,7 @@ export class RealtimeProxy {
       const session = new RealtimeSession({
         deps: this.deps.pipeline,
         ctx,
+        config: () => this.deps.config.current(),
         client,
         upstream,
         deployment: routed.deployment,
@@ -297,12 +309,14 @@ export class RealtimeProxy {
         limits: this.deps.limits,
         shutdown: this.deps.shutdown,
         onEnd: (summary) => {
+          this.sessionsOpen.delete(session);
           this.open.delete(client);
           this.deps.metrics.inflight.dec();
           releaseSlot();
           void this.ended(ctx, routed.deployment, summary, started).finally(sessionDone);
         },
       });
+      this.sessionsOpen.add(session);
       session.start();
     });
     // Without verifyClient `ws` decides synchronously: no callback by now means no session.

@@ -6,7 +6,8 @@
  * rates. The session ends on either side's close, the idle and duration limits, or shutdown.
  */
 import type { RawData, WebSocket } from 'ws';
-import type { Deployment } from '../config/snapshot.ts';
+import type { GuardrailVerdictSummary } from '../accounting/usage.ts';
+import type { Deployment, Snapshot } from '../config/snapshot.ts';
 import { GatewayError } from '../errors.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
@@ -29,6 +30,10 @@ import {
   type RealtimeEvent,
 } from './events.ts';
 import { DoneIds } from './done-ids.ts';
+import { callerNow } from './caller.ts';
+import { ClientFlow, MAX_REFUSALS_IN_A_ROW } from './client-flow.ts';
+import { screenClientEvent } from './guard.ts';
+import { recordBlocked, withVerdict } from './guard-record.ts';
 import { holdResponse, responseContext, settleResponse } from './hold.ts';
 import type { RealtimeLimits } from './limits.ts';
 import { billedCeiling, outgrowsHold, SessionCap, statedCap, type Cap } from './output-cap.ts';
@@ -36,7 +41,16 @@ import { relay } from './relay.ts';
 import { unmeteredReason, unmeteredSessionField } from './session-policy.ts';
 
 export type SessionEnding =
-  'client_closed' | 'upstream_closed' | 'idle' | 'expired' | 'shutdown' | 'budget_exceeded';
+  | 'client_closed'
+  | 'upstream_closed'
+  | 'idle'
+  | 'expired'
+  | 'shutdown'
+  /** The key was removed or rotated, or lost the model, in a config reload. */
+  | 'revoked'
+  /** MAX_REFUSALS_IN_A_ROW client events in a row were refused. */
+  | 'refused'
+  | 'budget_exceeded';
 
 export interface SessionSummary {
   ending: SessionEnding;
@@ -49,6 +63,8 @@ export interface SessionSetup {
   deps: PipelineDeps;
   /** The connect's context: the caller, its key and snapshot. */
   ctx: RequestContext;
+  /** The serving config, which the caller is checked against again (caller.ts). */
+  config(): Snapshot;
   client: WebSocket;
   upstream: WebSocket;
   deployment: Deployment;
@@ -107,18 +123,32 @@ export class RealtimeSession {
   private idleTimer: NodeJS.Timeout | undefined;
   private lifeTimer: NodeJS.Timeout | undefined;
   private readonly onShutdown = () => this.end('shutdown', 1001, 'gateway shutting down');
+  /** The caller as the config has it now: the connect's, refreshed by `recheck`. */
+  private caller: RequestContext;
+  /** Reading of the client: paused by backlogs either way and by its queue (client-flow.ts). */
+  readonly flow: ClientFlow;
+  /** Guardrail findings (flagged, redacted) in text since the last response, recorded on the next. */
+  private verdict: GuardrailVerdictSummary | undefined;
 
   constructor(setup: SessionSetup) {
     this.s = setup;
+    this.caller = setup.ctx;
+    this.flow = new ClientFlow(setup.client);
   }
 
   start(): void {
     const { client, upstream, limits, shutdown } = this.s;
     client.on('message', (data, isBinary) => {
+      // Ended (the close frame sent, its answer awaited): what still arrives is dropped unread.
+      if (this.ended) return;
       this.touch();
       const text = String(data);
+      this.flow.arrived(text.length);
       this.clientChain = this.clientChain
-        .then(() => this.fromClient(isBinary ? undefined : text))
+        .then(async () => {
+          if (await this.flow.handled(text.length, () => this.fromClient(isBinary ? undefined : text)))
+            this.tooManyRefusals();
+        })
         .catch((err: unknown) => this.s.ctx.log.warn({ err: String(err) }, 'realtime client event failed'));
     });
     upstream.on('message', (data: RawData) => {
@@ -154,11 +184,36 @@ export class RealtimeSession {
   }
 
   private toUpstream(text: string): void {
-    relay(this.s.client, this.s.upstream, text);
+    this.flow.forwarded();
+    relay(this.flow.reader('upstream-backlog'), this.s.upstream, text);
   }
 
+  /** An error event; a client that does not read them stops being read (client-flow.ts). */
   private refuse(error: GatewayError, clientEventId?: unknown): void {
-    this.toClient(errorEvent(error, clientEventId));
+    relay(this.flow.reader('own-backlog'), this.s.client, errorEvent(error, clientEventId));
+  }
+
+  private tooManyRefusals(): void {
+    const message = `${MAX_REFUSALS_IN_A_ROW} events in a row were refused; the session is closed`;
+    this.refuse(new GatewayError('invalid_request_error', message));
+    this.end('refused', 1008, message);
+  }
+
+  /**
+   * The caller checked against the serving config (before each response and on reloads): gone,
+   * the session ends with 1008; else later holds and guardrails use the key and prices as they are.
+   */
+  recheck(): boolean {
+    if (this.ended) return false;
+    const now = callerNow(this.s.config(), this.caller.key, this.s.model, this.s.deployment);
+    if (!now.ok) {
+      this.refuse(new GatewayError('authentication_error', `${now.reason}; the session is closed`));
+      this.end('revoked', 1008, now.reason);
+      return false;
+    }
+    this.caller = { ...this.caller, key: now.key, tenant: now.tenant, snapshot: now.snapshot };
+    this.s.deployment = now.deployment;
+    return true;
   }
 
   private async fromClient(text: string | undefined): Promise<void> {
@@ -173,6 +228,13 @@ export class RealtimeSession {
       );
       return;
     }
+    const screened = screenClientEvent(this.caller, event, this.s.model);
+    if (!screened.ok) {
+      recordBlocked(this.s.deps, this.responseCtx(), screened.error, screened.verdict);
+      return this.refuse(screened.error, event.event_id);
+    }
+    this.verdict = withVerdict(this.verdict, screened.verdict);
+    if (screened.rewritten) text = JSON.stringify(event);
     switch (event.type) {
       case 'session.update':
         return this.sessionUpdate(event);
@@ -232,12 +294,13 @@ export class RealtimeSession {
   }
 
   private async responseCreate(event: RealtimeEvent): Promise<void> {
+    if (!this.recheck()) return;
     const response = isRecord(event.response) ? event.response : {};
     const input = this.conversationTokens + this.addedTokens;
     const heldCap = statedCap(response) ?? this.cap.forHold();
     const held = outputLimits([heldCap]).held;
     const estimate = responseEstimateUsd(this.s.deployment.pricing, input, held);
-    const ctx = this.responseCtx();
+    const ctx = this.heldCtx();
     const tracked: Tracked = {
       ctx,
       clientEventId: undefined,
@@ -268,8 +331,16 @@ export class RealtimeSession {
   }
 
   private responseCtx(): RequestContext {
-    const ctx = responseContext(this.s.ctx);
+    const ctx = responseContext(this.caller);
     ctx.usage = { endpoint: 'realtime', requestedModel: this.s.model, stream: true };
+    return ctx;
+  }
+
+  /** A response's context, carrying the guardrail findings of the text it reads. */
+  private heldCtx(): RequestContext {
+    const ctx = this.responseCtx();
+    ctx.usage.guardrails = this.verdict;
+    this.verdict = undefined;
     return ctx;
   }
 
@@ -324,7 +395,7 @@ export class RealtimeSession {
     const heldCap = this.cap.forHold();
     const held = outputLimits([heldCap]).held;
     const tracked: Tracked = {
-      ctx: this.responseCtx(),
+      ctx: this.heldCtx(),
       clientEventId: undefined,
       inputTokens: input,
       produced: 0,

@@ -49,6 +49,16 @@ function selection(ctx: RequestContext): ReadonlySet<GuardrailName> | undefined 
   }
 }
 
+/**
+ * The checks a tenant's policy runs that no request may turn off: empty unless the policy sets
+ * `allowRequestOptOut: false`. Text the gateway cannot scan (Realtime audio) is refused for them.
+ */
+export function compulsoryChecks(tenant: TenantRecord): GuardrailName[] {
+  const policy = policyOf(tenant);
+  if (policy.allowRequestOptOut) return [];
+  return GuardrailNames.filter((name) => policy.checks[name].action !== 'off');
+}
+
 function optOutRefused(tenant: TenantRecord, skipped: readonly GuardrailName[]): GatewayError {
   const policy = tenant.spec.guardrails?.policyRef?.name ?? '?';
   return new GatewayError(
