@@ -1,6 +1,7 @@
 /**
  * What a request may cost, before it runs: real prompt tokens, the output it may produce
- * (`max_tokens`, else the deployment's limit, else a default) times every multiplier of
+ * (`max_tokens`, else the deployment's limit, else a default, plus for chat the thinking
+ * billing allows) times every multiplier of
  * output (`n` choices, legacy `best_of` candidates, one completion per prompt), held at the
  * most any deployment of any model it may land on (the requested one, its fallbacks, the model
  * difficulty routing may choose) would charge for those tokens, so a reservation is never
@@ -9,6 +10,7 @@
 import type { ModelRoute, Pricing } from '../config/snapshot.ts';
 import { heldScaled } from './cost.ts';
 import { heldMicros, microsToUsd } from './micros.ts';
+import { heldThinkingTokens } from './thinking.ts';
 
 /** Output assumed when neither the request nor the deployment bounds it. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
@@ -29,6 +31,12 @@ export interface OutputBound {
   unitCostUsd?: number | undefined;
   /** The estimate's ceiling when not MAX_ESTIMATE_USD. */
   ceilingUsd?: number | undefined;
+  /**
+   * Chat only: the reasoning efforts the request may carry (the caller's, or those difficulty
+   * routing may inject). Present, the output bound gets billing's thinking allowance when one
+   * thinks or any deployment is Gemini (accounting/thinking.ts).
+   */
+  efforts?: readonly (string | undefined)[] | undefined;
 }
 
 export interface CostEstimate {
@@ -73,8 +81,13 @@ export function heldTokenCostUsd(
 ): number {
   let worst = 0;
   for (const r of routes)
-    for (const d of r.deployments)
-      worst = Math.max(worst, heldScaled(d.pricing, promptTokens, completionTokens));
+    for (const d of r.deployments) {
+      const scaled = heldScaled(d.pricing, promptTokens, completionTokens);
+      // A price no CRD admits (Infinity, 1e308) makes NaN (∞ × 0 tokens) or Infinity here, and
+      // Math.max would let one NaN zero the whole hold: a price that cannot be read holds the
+      // most (the estimate's ceiling, which a budget refuses), never nothing.
+      if (!(scaled <= worst)) worst = Number.isNaN(scaled) ? Infinity : scaled;
+    }
   return microsToUsd(heldMicros(worst));
 }
 
@@ -95,7 +108,11 @@ export function estimateCost(
 ): CostEstimate {
   const sequences = Math.max(1, bound.sequences ?? 1);
   const prompt = Math.min(promptTokens, MAX_ESTIMATE_TOKENS);
-  const output = Math.min(maxOutputTokens(routes, bound.maxTokens) * sequences, MAX_ESTIMATE_TOKENS);
+  const thinking = bound.efforts ? heldThinkingTokens(routes, bound.efforts) : 0;
+  const output = Math.min(
+    (maxOutputTokens(routes, bound.maxTokens) + thinking) * sequences,
+    MAX_ESTIMATE_TOKENS,
+  );
   const cost = heldTokenCostUsd(routes, prompt, output) + (bound.unitCostUsd ?? 0);
   return {
     promptTokens: prompt,

@@ -29,6 +29,8 @@ const HOLD_MARGIN = 2 ** -49;
  */
 export function chargedMicros(scaled: number): number {
   if (!(scaled > 0)) return 0;
+  // Infinity less its forgiven noise is NaN, which every Math.min/max after it passes on.
+  if (scaled === Infinity) return Infinity;
   const forgiven = Math.max(NOISE, scaled * RELATIVE_NOISE);
   return Math.max(1, Math.ceil(scaled - forgiven));
 }

@@ -56,6 +56,7 @@ export async function serveHit(
     usage,
   };
 
+  const chargeUsd = hitChargeUsd(hit.chargeUsd, ctx.admission?.reservation?.amountUsd);
   // A stored answer meets this request's response guardrails like a fresh one would.
   const guarded = guardResponse(ctx, completion);
   await creditWallet(deps, ctx, hit);
@@ -64,12 +65,12 @@ export async function serveHit(
     deployment,
     attempts: log.attempts,
     usage,
-    costUsd: hit.chargeUsd,
+    costUsd: chargeUsd,
     cacheHit: true,
   });
 
   if (!req.stream)
-    return { kind: 'completion', completion: guarded, usage, costUsd: hit.chargeUsd, deployment, log };
+    return { kind: 'completion', completion: guarded, usage, costUsd: chargeUsd, deployment, log };
   const meta: StreamMeta = { id: guarded.id, created, model: guarded.model };
   const text = guarded.choices[0]?.message.content ?? '';
   return {
@@ -91,9 +92,19 @@ export async function serveHit(
         log,
       };
     })(),
-    settle: async () => ({ usage, costUsd: hit.chargeUsd }),
+    settle: async () => ({ usage, costUsd: chargeUsd }),
   };
 }
+
+/**
+ * What a hit is charged: the call it replaced, at most what the request's budget hold took. A
+ * request without `max_tokens` is held for 4,096 output tokens (or the deployment's limit), but
+ * any stored answer serves it, however long; unlike a fresh call, the hit's cost is known before
+ * it is served and no provider bills it, so the quote stands and the budget is never passed.
+ * Without a hold (no budget) the replaced call's price stands.
+ */
+export const hitChargeUsd = (replacedUsd: number, heldUsd: number | undefined): number =>
+  heldUsd === undefined ? replacedUsd : Math.min(replacedUsd, heldUsd);
 
 async function creditWallet(deps: PipelineDeps, ctx: RequestContext, hit: Hit): Promise<void> {
   const amountUsd = walletCreditUsd(

@@ -13,7 +13,7 @@ import { guardRequest } from './guardrails/stage.ts';
 import { lookupCache } from './cache/stage.ts';
 import { serveHit } from './cache-hit.ts';
 import { compressConversation } from './compression/index.ts';
-import { routeByDifficulty, routingCandidates } from './routing/stage.ts';
+import { routeByDifficulty, routingCandidates, routingEfforts } from './routing/stage.ts';
 import { chatOutputField, checkCapabilities, checkOutputBound, inspectChat } from './validate.ts';
 import { holderOfReferencedFiles } from './resources/chat-files.ts';
 
@@ -32,7 +32,11 @@ export async function runChat(
     ctx,
     () => reachableRoutes(ctx, req.model, routingCandidates(ctx)),
     () => promptTokensOf(ctx, req),
-    { maxTokens: chatOutputField(req).value, sequences: req.n },
+    {
+      maxTokens: chatOutputField(req).value,
+      sequences: req.n,
+      efforts: [req.reasoning_effort, ...routingEfforts(ctx, req)],
+    },
   );
 
   // Files the conversation names must be the caller's, checked before any stage can reach an

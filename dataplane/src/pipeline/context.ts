@@ -139,16 +139,21 @@ export interface SideCall {
 }
 
 /**
- * The models a request for `model` may be served by: itself and the fallbacks the key may
- * use, plus, when given, the models difficulty routing may pick.
+ * The models a request for `model` may be served by: itself, plus, when given, the models
+ * difficulty routing may pick, and each one's fallbacks the key may use (the router's chain for
+ * whichever model the request is forwarded as: a routed request fails over to the level
+ * model's fallbacks, not the requested one's).
  */
 export function reachableRoutes(
   ctx: Pick<RequestContext, 'key' | 'tenant' | 'snapshot'>,
   model: string,
   routedModels: readonly string[] = [],
 ): ModelRoute[] {
-  const route = ctx.snapshot.models.get(model);
-  const names = new Set([model, ...(route?.fallbacks ?? []), ...routedModels]);
+  const names = new Set<string>();
+  for (const served of [model, ...routedModels]) {
+    names.add(served);
+    for (const fallback of ctx.snapshot.models.get(served)?.fallbacks ?? []) names.add(fallback);
+  }
   const out: ModelRoute[] = [];
   for (const name of names) {
     const r = ctx.snapshot.models.get(name);

@@ -12,6 +12,7 @@ import {
   type UsageBounds,
 } from '../accounting/reported-usage.ts';
 import { estimatePromptTokens, estimateTextTokens } from '../accounting/tokens.ts';
+import { THINKING_ALLOWANCE_TOKENS, thinkingAllowance } from '../accounting/thinking.ts';
 import type { Deployment } from '../config/snapshot.ts';
 import type { ChatCompletion, ChatRequest, Usage } from '../formats/openai/types.ts';
 import { chatOutputField } from './validate.ts';
@@ -81,19 +82,8 @@ function partUsage(req: ChatRequest, p: StreamPart, bounds: UsageBounds): Usage 
 
 const isFinitePrompt = (u: Usage | undefined): u is Usage => typeof u?.prompt_tokens === 'number';
 
-/**
- * Output a provider may bill beyond the caller's `max_tokens` when it thinks: the Anthropic
- * adapter raises max_tokens by the thinking budget (up to 32,768 for `xhigh`) when the caller's
- * bound does not exceed it, and Gemini 2.5 models think by default (budgets up to 24,576).
- * Believing a report up to the caller's bound alone billed a long thought as the visible answer.
- */
-export const THINKING_ALLOWANCE_TOKENS = 32_768;
-
-function thinkingAllowance(req: ChatRequest, deployment: Deployment): number {
-  if (deployment.provider === 'gemini') return THINKING_ALLOWANCE_TOKENS;
-  const effort = req.reasoning_effort;
-  return effort !== undefined && effort !== 'none' ? THINKING_ALLOWANCE_TOKENS : 0;
-}
+/** Re-exported: the allowance is the hold's rule too (accounting/thinking.ts). */
+export { THINKING_ALLOWANCE_TOKENS };
 
 /** What a chat request tells about the usage of an answer to it from `deployment`. */
 export function chatUsageBounds(
@@ -110,7 +100,8 @@ export function chatUsageBounds(
   return {
     promptTokens,
     output: {
-      maxTokens: bound === undefined ? undefined : bound + thinkingAllowance(req, deployment),
+      maxTokens:
+        bound === undefined ? undefined : bound + thinkingAllowance(req.reasoning_effort, deployment),
       sequences: req.n,
     },
     deployment,

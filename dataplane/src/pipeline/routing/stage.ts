@@ -29,6 +29,21 @@ export function routingCandidates(ctx: RequestContext): string[] {
   return Object.values(policy.levels ?? {}).map((l) => l.model);
 }
 
+/**
+ * The reasoning efforts routing may inject into `req`: a level's, when its model reasons and
+ * the caller named none (the caller's own wins, `injectReasoningEffort`). For the hold.
+ */
+export function routingEfforts(ctx: RequestContext, req: Pick<ChatRequest, 'reasoning_effort'>): string[] {
+  const policy = ctx.tenant.spec.routing;
+  if (req.reasoning_effort !== undefined) return [];
+  if (!policy?.enabled || ctx.requestHeaders[RequestHeaders.route] === 'false') return [];
+  const efforts: string[] = [];
+  for (const level of Object.values(policy.levels ?? {}))
+    if (level.reasoningEffort && ctx.snapshot.models.get(level.model)?.capabilities.has('reasoning'))
+      efforts.push(level.reasoningEffort);
+  return efforts;
+}
+
 export function routeByDifficulty(
   ctx: RequestContext,
   req: ChatRequest,
