@@ -6,7 +6,10 @@ import {
   MAX_ESTIMATE_USD,
   dearestPricing,
   estimateCost,
+  heldTokenCostUsd,
 } from './estimate.ts';
+import { chargedMicros, heldMicros } from './micros.ts';
+import { THINKING_ALLOWANCE_TOKENS } from './thinking.ts';
 
 const route = (model: string, ...prices: [number, number, number?][]): ModelRoute => ({
   model,
@@ -65,5 +68,40 @@ describe('estimateCost', () => {
     expect(Number.isSafeInteger(e.promptTokens + e.maxOutputTokens)).toBe(true);
     expect(e.costUsd).toBe(MAX_ESTIMATE_USD);
     expect(Number.isSafeInteger(e.costUsd * 1e6)).toBe(true);
+  });
+});
+
+describe('holds on prices no CRD admits', () => {
+  it('holds the ceiling, never NaN or nothing, for an infinite or overflowing price', () => {
+    expect(chargedMicros(Infinity)).toBe(Infinity);
+    expect(heldMicros(Number.MAX_VALUE)).toBe(Infinity);
+    // ∞ × 0 output tokens is NaN: one such deployment once zeroed the whole model's hold.
+    const broken = route('m', [1, Infinity], [1, 2]);
+    expect(heldTokenCostUsd([broken], 1000, 0)).toBe(Infinity);
+    expect(estimateCost([broken], 1000, { maxTokens: 0 }).costUsd).toBe(MAX_ESTIMATE_USD);
+    expect(estimateCost([route('m', [Number.MAX_VALUE, 1])], 10, { maxTokens: 10 }).costUsd).toBe(
+      MAX_ESTIMATE_USD,
+    );
+  });
+});
+
+describe('the thinking allowance in a chat hold', () => {
+  const gemini = {
+    ...route('g', [1, 10]),
+    deployments: [{ ...route('g', [1, 10]).deployments[0]!, provider: 'gemini' }] as unknown as Deployment[],
+  };
+  const plain = route('p', [1, 10]);
+  const output = (routes: ModelRoute[], efforts?: (string | undefined)[]) =>
+    estimateCost(routes, 0, { maxTokens: 100, sequences: 2, efforts }).maxOutputTokens;
+
+  it('adds what billing allows per sequence when an effort thinks or a deployment is Gemini', () => {
+    expect(output([plain], [undefined])).toBe(200);
+    expect(output([plain], ['none'])).toBe(200);
+    expect(output([plain], [undefined, 'high'])).toBe(2 * (100 + THINKING_ALLOWANCE_TOKENS));
+    expect(output([plain, gemini], [undefined])).toBe(2 * (100 + THINKING_ALLOWANCE_TOKENS));
+  });
+
+  it('leaves endpoints that are not chat alone', () => {
+    expect(output([gemini])).toBe(200);
   });
 });
