@@ -43,11 +43,23 @@ export class GatewayError extends Error {
   readonly status: number;
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
+  /**
+   * The model (or agent) name a lookup refused, carried by the error itself so the refusal of a
+   * made-up name is counted and recorded (pipeline/unknown-model.ts) even where the route had
+   * not yet noted the name it was asked for.
+   */
+  readonly refusedModel: string | undefined;
 
   constructor(
     type: ErrorType,
     message: string,
-    opts: { param?: string; headers?: Record<string, string>; status?: number; cause?: unknown } = {},
+    opts: {
+      param?: string;
+      headers?: Record<string, string>;
+      status?: number;
+      cause?: unknown;
+      refusedModel?: string;
+    } = {},
   ) {
     super(message, { cause: opts.cause });
     this.name = 'GatewayError';
@@ -55,6 +67,7 @@ export class GatewayError extends Error {
     this.status = opts.status ?? ErrorStatus[type];
     this.param = opts.param;
     this.headers = opts.headers ?? {};
+    this.refusedModel = opts.refusedModel;
   }
 
   toBody(): ErrorBody {

@@ -18,6 +18,9 @@ const USER = 'sk-test-unknown-user';
 const ADMIN = 'sk-test-unknown-admin';
 const LIMITED = 'sk-test-unknown-limited';
 const LIMIT = 5;
+/** A key for the entry points that look the name up in their own way (A2A, fine-tuning, input_tokens). */
+const LIMITED_LOOKUPS = 'sk-test-unknown-limited-lookups';
+const LOOKUPS_LIMIT = 3;
 
 const backends = [
   { name: 'in process', redis: false },
@@ -41,6 +44,7 @@ describe.each(backends)('unknown model names ($name)', ({ redis }) => {
           apiKey('user', USER, 'acme'),
           apiKey('admin', ADMIN, 'acme', { role: 'admin' }),
           apiKey('limited', LIMITED, 'acme', { rateLimit: { requestsPerMinute: LIMIT } }),
+          apiKey('lookups', LIMITED_LOOKUPS, 'acme', { rateLimit: { requestsPerMinute: LOOKUPS_LIMIT } }),
         ].join(''),
       redis ? { redisUrl: testRedisUrl(), redisPrefix: `unknown-${randomUUID()}` } : {},
     );
@@ -85,8 +89,21 @@ describe.each(backends)('unknown model names ($name)', ({ redis }) => {
       post(`/models/${name('gemini-path')}:generateContent`, key, {
         contents: [{ parts: [{ text: 'hi' }] }],
       }),
+      ...lookups(key, tag),
     ];
   };
+
+  /** The entry points that look the name up before admission by a route of their own. */
+  const lookups = (key: string, tag: string): Promise<number>[] => [
+    post(`/a2a/made-up-${tag}-agent/message/send`, key, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: { message: { role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } },
+    }),
+    post('/fine_tuning/jobs', key, { model: `made-up-${tag}-fine-tuning`, training_file: 'file-abc' }),
+    post('/responses/input_tokens', key, { model: `made-up-${tag}-input-tokens`, input: 'hi' }),
+  ];
 
   const filters = async (): Promise<{ models: string[] }> => {
     const res = await fetch(`${stack.gateway.url}/api/analytics/usage/filters`, {
@@ -101,7 +118,7 @@ describe.each(backends)('unknown model names ($name)', ({ redis }) => {
     expect(statuses).toEqual(statuses.map(() => 404));
     const more = await Promise.all(refusals(USER, 'b'));
     expect(more).toEqual(more.map(() => 404));
-    // The records are written as the answers go out: wait until all 18 are counted.
+    // The records are written as the answers go out: wait until all 24 are counted.
     const logs = await until('the refusals in the request log', async () => {
       const res = await fetch(`${stack.gateway.url}/api/analytics/usage/logs?limit=100`, {
         headers: { authorization: `Bearer ${ADMIN}` },
@@ -109,11 +126,18 @@ describe.each(backends)('unknown model names ($name)', ({ redis }) => {
       const body = (await res.json()) as {
         data: { model: string; requested_model: string; status: number }[];
       };
-      return body.data.length >= 18 ? body.data : undefined;
+      return body.data.length >= 24 ? body.data : undefined;
     });
     expect(new Set(logs.map((r) => r.model))).toEqual(new Set(['(unknown)']));
     // The log still says what the caller asked for (it is bounded by the log's length).
-    expect(logs.map((r) => r.requested_model)).toContain('made-up-a-chat');
+    expect(logs.map((r) => r.requested_model)).toEqual(
+      expect.arrayContaining([
+        'made-up-a-chat',
+        'made-up-a-agent',
+        'made-up-a-fine-tuning',
+        'made-up-a-input-tokens',
+      ]),
+    );
     // The filters list the configured models and the one label, nothing a caller made up.
     expect((await filters()).models.sort()).toEqual(['(unknown)', 'gpt-test']);
   });
@@ -137,5 +161,13 @@ describe.each(backends)('unknown model names ($name)', ({ redis }) => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(await statusOf(real)).toBe(429);
+  });
+
+  it('counts the refusals of A2A, fine-tuning and input_tokens too', async () => {
+    // In turn, so each one's count is seen: any of the three left uncounted shifts the 429s.
+    const statuses: number[] = [];
+    for (const tag of ['rl-1', 'rl-2'])
+      for (const refusal of lookups(LIMITED_LOOKUPS, tag)) statuses.push(await refusal);
+    expect(statuses).toEqual([404, 404, 404, 429, 429, 429]);
   });
 });

@@ -192,10 +192,11 @@ export function unknownModel(
     return new GatewayError(
       'model_unavailable',
       `model ${model} is configured but not served in this pod: its deployments are left out here (their credential is not set in this pod)`,
-      { param: 'model' },
+      { param: 'model', refusedModel: model },
     );
   return new GatewayError('model_not_found', `model ${model} does not exist or is not enabled for this key`, {
     param: 'model',
+    refusedModel: model,
   });
 }
 

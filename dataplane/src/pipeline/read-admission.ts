@@ -11,13 +11,18 @@ import type { RequestContext } from './context.ts';
 import type { PipelineDeps } from './forward.ts';
 import { settle } from './settlement.ts';
 
+/** What the read is, for its record: noted before any lookup can refuse it. */
+export function describeRead(ctx: RequestContext, endpoint: UsageEndpoint, model = ''): void {
+  Object.assign(ctx.usage, { endpoint, requestedModel: model, stream: false });
+}
+
 export async function admitRead(
   deps: PipelineDeps,
   ctx: RequestContext,
   endpoint: UsageEndpoint,
   model = '',
 ): Promise<void> {
-  Object.assign(ctx.usage, { endpoint, requestedModel: model, stream: false });
+  describeRead(ctx, endpoint, model);
   // The request count only: a $0 hold is refused once a key's budget is spent, and a key that
   // spent it all may still read what it stored.
   ctx.admission = await admitRequest(deps, ctx);

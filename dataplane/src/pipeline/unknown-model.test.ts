@@ -29,4 +29,9 @@ describe('isUnadmittedUnknownRefusal', () => {
     expect(isUnadmittedUnknownRefusal(ctx('gpt-test'), { status: 404 })).toBe(false);
     expect(isUnadmittedUnknownRefusal(ctx(undefined), { status: 404 })).toBe(false);
   });
+  it('goes by the name the error refused, whatever the route noted', () => {
+    expect(isUnadmittedUnknownRefusal(ctx(undefined), { status: 404, refusedModel: 'made-up' })).toBe(true);
+    expect(isUnadmittedUnknownRefusal(ctx(''), { status: 404, refusedModel: 'made-up' })).toBe(true);
+    expect(isUnadmittedUnknownRefusal(ctx('made-up'), { status: 404, refusedModel: 'gpt-test' })).toBe(false);
+  });
 });

@@ -20,15 +20,23 @@ export function recordedModel(snapshot: Pick<Snapshot, 'models' | 'leftOut'>, na
   return UNKNOWN_MODEL;
 }
 
+/** The name a refusal is of: the one its error carries, else the one the request noted. */
+const refusedName = (
+  ctx: Pick<RequestContext, 'usage'>,
+  error: Partial<Pick<GatewayError, 'refusedModel'>>,
+): string | undefined => error.refusedModel ?? ctx.usage.requestedModel;
+
 /**
  * Whether a refusal is of a model (or A2A agent) the configuration does not know, answered
  * before the request was admitted: the 404 a made-up name gets. Pure; see `countUnknownRefusal`.
  */
 export function isUnadmittedUnknownRefusal(
   ctx: Pick<RequestContext, 'snapshot' | 'usage' | 'admission'>,
-  error: Pick<GatewayError, 'status'>,
+  error: Pick<GatewayError, 'status'> & Partial<Pick<GatewayError, 'refusedModel'>>,
 ): boolean {
-  const name = ctx.usage.requestedModel;
+  // The name the error refused first: a route that looked the name up before noting it in
+  // the usage record must not let the refusal go uncounted.
+  const name = refusedName(ctx, error);
   return (
     error.status === 404 &&
     ctx.admission === undefined &&
@@ -49,6 +57,8 @@ export async function countUnknownRefusal(
   error: GatewayError,
 ): Promise<GatewayError> {
   if (!isUnadmittedUnknownRefusal(ctx, error)) return error;
+  // Recorded under the label, not as "" when the route had not noted the name yet.
+  if (!ctx.usage.requestedModel) ctx.usage.requestedModel = refusedName(ctx, error);
   try {
     await countRefused(stores, ctx);
     return error;

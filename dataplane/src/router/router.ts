@@ -273,7 +273,10 @@ export class Router {
   private plan(req: RouteRequest): { candidates: Candidate[]; skipped: Skipped[] } {
     const route = req.snapshot.models.get(req.model);
     if (!route)
-      throw new GatewayError('model_not_found', `model ${req.model} does not exist`, { param: 'model' });
+      throw new GatewayError('model_not_found', `model ${req.model} does not exist`, {
+        param: 'model',
+        refusedModel: req.model,
+      });
     const chain = [route.model, ...route.fallbacks.filter((m) => m !== route.model && req.allowed(m))];
     const candidates: Candidate[] = [];
     const skipped: Skipped[] = [];

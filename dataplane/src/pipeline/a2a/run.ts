@@ -36,7 +36,9 @@ function agentRoute(ctx: RequestContext, agent: string) {
   try {
     route = accessibleRoute(ctx, agent);
   } catch {
-    throw new GatewayError('not_found', `agent ${agent} does not exist or is not enabled for this key`);
+    throw new GatewayError('not_found', `agent ${agent} does not exist or is not enabled for this key`, {
+      refusedModel: agent,
+    });
   }
   if (!route.capabilities.has('a2a'))
     throw new GatewayError(
@@ -96,6 +98,8 @@ export async function runA2a(
   call: SendCall,
   owners: A2aOwnership,
 ): Promise<A2aOutcome> {
+  // Named before the lookup, so a refused made-up agent is recorded and counted under its name.
+  Object.assign(ctx.usage, { endpoint: 'a2a', requestedModel: agent, stream: false });
   agentRoute(ctx, agent);
   const owner = { tenant: ctx.tenant.name, keyId: ctx.key.id };
   // Admission (rate limit, budget hold) before the store lookups, so a key past its rate pays

@@ -78,6 +78,7 @@ export async function createJob(
   ctx: RequestContext,
   req: CreateJobRequest,
 ): Promise<Record<string, unknown>> {
+  describe(ctx, req.model);
   const route = accessibleRoute(ctx, req.model);
   if (!route.capabilities.has('fine_tuning'))
     throw invalidParam(
@@ -85,7 +86,6 @@ export async function createJob(
       `model ${req.model} has no deployment with the fine_tuning capability; fine-tuning needs one`,
     );
   const body = { ...req, metadata: ownedMetadata(req.metadata, ownerOf(ctx), req.model) };
-  describe(ctx, req.model);
   // The rate limit first, so a create failing on its files counts too; the hold depends on the
   // training file and the deployment holding it, so it is reserved once they are known.
   ctx.admission = await admitRequest(deps, ctx);

@@ -40,7 +40,7 @@ export function placement(input: PlacementInput): Placement {
         new GatewayError(
           'model_not_found',
           `model ${requestedModel} does not exist or is not enabled for this key`,
-          { param: 'model' },
+          { param: 'model', refusedModel: requestedModel },
         )
       );
     if (!route.deployments.some((d) => capable(d, capability)))

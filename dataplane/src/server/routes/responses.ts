@@ -24,7 +24,7 @@ import {
   type ResponsesRequest,
 } from '../../formats/responses/index.ts';
 import { countRefused } from '../../pipeline/admission.ts';
-import { admitRead, settleRead } from '../../pipeline/read-admission.ts';
+import { admitRead, describeRead, settleRead } from '../../pipeline/read-admission.ts';
 import { runChat } from '../../pipeline/chat.ts';
 import { accessibleRoute, type RequestContext } from '../../pipeline/context.ts';
 import { estimatePromptTokens } from '../../accounting/tokens.ts';
@@ -165,6 +165,7 @@ export function responsesRoute(
   app.post('/v1/responses/input_tokens', { schema: { body: InputTokensSchema } }, async (request, reply) => {
     const ctx = hooks.context(request, reply);
     const body = request.body as ResponsesRequest;
+    describeRead(ctx, 'responses', body.model);
     accessibleRoute(ctx, body.model);
     await admitRead(deps, ctx, 'responses', body.model);
     const owner = ownerOf(ctx);

@@ -280,3 +280,23 @@ describe('cache entries (redis) bookkeeping never outlives the entries', () => {
     }
   });
 });
+
+describe('cache entries (redis) the tenants set', () => {
+  it('names the tenant again on its next put once its name was lost', async () => {
+    const backend = entryBackends.find((b) => b.name === 'redis');
+    const clock = fakeClock(Date.parse('2025-03-14T12:00:00Z'));
+    const fixture = await backend!.create(clock.now);
+    const raw = fixture.raw!;
+    try {
+      await fixture.store.put(entry({ id: 'a1' }));
+      // As if the SADD after the tenant's first entry had failed, or its pod died before it.
+      expect(await raw.srem(`${fixture.prefix}:cache-tenants`, 'acme')).toBe(1);
+      expect((await fixture.store.stats()).entries).toBe(0);
+      await fixture.store.put(entry({ id: 'a2' }));
+      expect((await fixture.store.stats()).entries).toBe(2);
+      expect(await fixture.store.flush()).toBe(2);
+    } finally {
+      await fixture.close();
+    }
+  });
+});

@@ -44,7 +44,7 @@ end
 /**
  * KEYS: index, sizes, totals, entry[, digest].
  * ARGV: now, ttl ms, expiresAt, json, entry member, reap limit[, digest member, entry id].
- * Returns 1 when this is the tenant's only live entry (the caller adds it to the tenants set).
+ * The tenants set is the caller's: it lives in another Cluster slot than these keys.
  */
 export const cachePut = {
   name: 'gantryCachePut',
@@ -63,19 +63,17 @@ if KEYS[5] then
   redis.call('SET', KEYS[5], ARGV[8], 'PX', ttl)
   redis.call('ZADD', idx, ARGV[3], ARGV[7])
 end
-local fresh = 0
 if old then
   redis.call('HINCRBY', totals, 'bytes', len - tonumber(old))
 else
-  -- The tenant's first live entry: its bookkeeping is new (or was emptied), name it in the set.
-  if redis.call('HINCRBY', totals, 'entries', 1) == 1 then fresh = 1 end
+  redis.call('HINCRBY', totals, 'entries', 1)
   redis.call('HINCRBY', totals, 'bytes', len)
 end
 -- Each key on its own: Redis deletes an emptied hash, which may come back without a TTL.
 for _, k in ipairs({idx, sizes, totals}) do
   if redis.call('PTTL', k) < ttl then redis.call('PEXPIRE', k, ttl) end
 end
-return fresh
+return 1
 `,
 };
 

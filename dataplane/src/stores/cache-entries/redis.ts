@@ -144,8 +144,13 @@ export class RedisCacheEntryStore implements CacheEntryStore {
       keys.push(`${t.base}:${x}`);
       args.push(x, entry.id);
     }
-    const fresh = await this.scripts.put(keys, args);
-    if (fresh === 1) await this.run('cacheEntries.put', () => this.redis.sadd(this.tenantsKey, segment));
+    // The tenant is named in the global set on every put, not only on its first entry: a name
+    // lost (a failed SADD, a pod gone between the two commands, a set deleted) comes back with
+    // the tenant's next put, where otherwise all-tenants stats and flush would miss the tenant
+    // for good. Sent first and without waiting: both go out together, one round trip.
+    const named = this.run('cacheEntries.put', () => this.redis.sadd(this.tenantsKey, segment));
+    const stored = this.scripts.put(keys, args);
+    await Promise.all([named, stored]);
   }
 
   async getExact(partition: string, digest: string): Promise<CacheEntry | undefined> {
