@@ -4,7 +4,6 @@
  * becomes a fallback reason and the request passes through unchanged.
  */
 import { dearestPricing } from '../../accounting/estimate.ts';
-import { costUsd } from '../../accounting/cost.ts';
 import { RequestHeaders } from '../../brand.ts';
 import type { ChatMessage, ChatRequest } from '../../formats/openai/types.ts';
 import type { Metrics } from '../../metrics.ts';
@@ -14,6 +13,7 @@ import type { RequestContext } from '../context.ts';
 import { callContext, type ForwardDeps } from '../forward.ts';
 import type { Stores } from '../../stores/index.ts';
 import type { CcrStore } from './ccr/types.ts';
+import { extractionUsage } from './extraction-usage.ts';
 import { holdExtraction } from './hold.ts';
 import { assemble, worthIt, type Plan } from './decide.ts';
 import { extractFacts } from './facts.ts';
@@ -185,13 +185,13 @@ async function extract(
       },
       (d) => chatCall({ ...callContext(deps, ctx, d), deadline }, xreq),
     );
-    const usage = routed.value.usage ?? { prompt_tokens: 0, completion_tokens: 0 };
+    const { usage, costUsd } = extractionUsage(xreq, routed.deployment, routed.value);
     const spend = {
       label: EXTRACTION_LABEL,
       deployment: routed.deployment,
       promptTokens: usage.prompt_tokens,
       completionTokens: usage.completion_tokens,
-      costUsd: costUsd(routed.deployment.pricing, usage),
+      costUsd,
       reservation,
     };
     (ctx.sideCalls ??= []).push(spend);
