@@ -47,8 +47,15 @@ describe.each(backends)('the extraction call holds its own worst case ($name)', 
             pricing: { inputPerMillionTokens: 10, outputPerMillionTokens: 10 },
             capabilities: ['chat'],
           }),
-          tenant('acme', ['*'], { compression: { enabled: true, extractionModel: 'dear-extractor' } }),
+          tenant('acme', ['*'], {
+            compression: { enabled: true, extractionModel: 'dear-extractor' },
+            wallet: { balanceUsd: 10 },
+          }),
           apiKey(`poor-${tag}`, `sk-xhold-poor-${tag}`, 'acme', { budget: POOR }),
+          apiKey(`topup-${tag}`, `sk-xhold-topup-${tag}`, 'acme', {
+            budget: POOR,
+            autoRecharge: { enabled: true, thresholdUsd: 0, amountUsd: 1, monthlyCapUsd: 5 },
+          }),
           apiKey(`rich-${tag}`, `sk-xhold-rich-${tag}`, 'acme', { budget: RICH }),
         ].join(''),
       opts,
@@ -56,7 +63,7 @@ describe.each(backends)('the extraction call holds its own worst case ($name)', 
   });
   afterAll(() => stack.close());
 
-  const ask = (who: 'poor' | 'rich') => {
+  const ask = (who: 'poor' | 'rich' | 'topup') => {
     const g = agentTrace(11, 16);
     const client = new OpenAI({ baseURL: stack.baseURL, apiKey: `sk-xhold-${who}-${tag}`, maxRetries: 0 });
     return client.chat.completions
@@ -90,6 +97,16 @@ describe.each(backends)('the extraction call holds its own worst case ($name)', 
       (r) => (r.body as { model?: string } | undefined)?.model === 'dear-extractor',
     );
     expect(extractions).toHaveLength(0);
+  });
+
+  it('an auto-recharging key that cannot hold the extraction skips it: no wallet money moves for it', async () => {
+    const before = await stack.gateway.stores.wallets.balance('acme');
+    const { response } = await ask('topup');
+    expect(response.headers.get(`${H}mode`)).toBe('none');
+    expect(response.headers.get(`${H}fallback`)).toBe('extraction_failed');
+    const ledger = await stack.gateway.stores.wallets.ledger('acme');
+    expect(ledger.filter((e) => e.reference?.endsWith(':compression'))).toEqual([]);
+    expect(await stack.gateway.stores.wallets.balance('acme')).toBe(before);
   });
 
   it('a key that can is charged the answer plus the extraction, and nothing stays held', async () => {

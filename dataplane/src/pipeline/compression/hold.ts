@@ -38,7 +38,7 @@ export function extractionRoutes(
  * Holds the extraction's worst case against the key's budget; a key without one has nothing to
  * overspend. Refused (the budget cannot hold it, or its store cannot be reached) means the
  * extraction is not made: compression is an optimisation, the request goes on uncompressed
- * within its own hold.
+ * within its own hold. Held on the budget as it stands, never by an auto-recharge.
  */
 export async function holdExtraction(
   stores: Pick<Stores, 'budgets'>,
@@ -57,7 +57,8 @@ export async function holdExtraction(
       keyId: ctx.key.id,
       budget: spec.budget,
       estimateUsd: estimate.costUsd,
-      autoRecharge: spec.autoRecharge?.enabled ? spec.autoRecharge : undefined,
+      // No auto-recharge: an optional call must never move wallet money. A key that cannot
+      // hold the extraction skips it (the request goes on uncompressed) rather than top up.
       reference: `${ctx.id}:compression`,
     });
     if (result.ok) return { kind: 'held', reservation: result.reservation };
