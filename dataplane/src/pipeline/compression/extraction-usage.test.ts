@@ -31,9 +31,13 @@ const usage = (p: number, c: number): Usage => ({
 describe('the extraction charge', () => {
   const deployment = testDeployment({ name: 'x', model: 'x', pricing: PRICE, contextWindow: 128_000 });
   // What hold.ts holds for this call.
-  const hold = estimateCost([{ deployments: [deployment] } as unknown as ModelRoute], estimatePromptTokens(XREQ), {
-    maxTokens: XREQ.max_tokens ?? undefined,
-  }).costUsd;
+  const hold = estimateCost(
+    [{ deployments: [deployment] } as unknown as ModelRoute],
+    estimatePromptTokens(XREQ),
+    {
+      maxTokens: XREQ.max_tokens ?? undefined,
+    },
+  ).costUsd;
 
   it('charges an honest report as reported', () => {
     const r = extractionUsage(XREQ, deployment, answer(usage(4010, 300)));

@@ -6,13 +6,16 @@ import {
   createdOn,
   creatorOf,
   jobSettlementId,
+  heldTokensEntry,
   MAX_EPOCHS,
+  MAX_TRAINED_TOKENS,
   OWNER_KEYS,
   ownedMetadata,
   trainingCharge,
   trainingHoldUsd,
   worstCaseEpochs,
 } from './jobs.ts';
+import { toMicros } from '../../stores/money.ts';
 
 describe('trainingCharge', () => {
   it.each([
@@ -132,5 +135,47 @@ describe("a job's training price", () => {
     ];
     expect(pricedTraining(configured, undefined, readable, 'big')).toBe(25);
     expect(pricedTraining(configured, undefined, readable, 'gone-model')).toBe(99);
+  });
+});
+
+describe("a job's charge is cut at what its hold assumed", () => {
+  const PRICE = 25;
+  // 100k training tokens × 3 epochs held: $7.50.
+  const hold = trainingHoldUsd(100_000, 3, PRICE);
+  const job = (trained: number, heldTokens?: Record<string, string>) => ({
+    status: 'succeeded',
+    trained_tokens: trained,
+    metadata: { [OWNER_KEYS.tenant]: 't', ...heldTokens },
+  });
+  const held = heldTokensEntry(100_000, 3);
+
+  it('records the held tokens in the job metadata, none for an uncounted file', () => {
+    expect(held).toEqual({ [OWNER_KEYS.heldTokens]: '300000' });
+    expect(heldTokensEntry(0, MAX_EPOCHS)).toEqual({});
+  });
+
+  it('charges an honest report as reported', () => {
+    expect(trainingCharge(job(250_000, held), PRICE)).toEqual({ trainedTokens: 250_000, costUsd: 6.25 });
+  });
+
+  it.each([3e9, 1e300])('cuts %d trained tokens at the held tokens: never above the hold', (t) => {
+    const c = trainingCharge(job(t, held), PRICE)!;
+    expect(c.trainedTokens).toBe(300_000);
+    expect(c.costUsd).toBe(hold);
+    expect(Number.isSafeInteger(toMicros(c.costUsd))).toBe(true);
+  });
+
+  it.each([
+    ['no record', undefined],
+    ['a record that is not a count', { [OWNER_KEYS.heldTokens]: '1e400' }],
+  ])('with %s, cuts at the sanity ceiling: a storable charge', (_, meta) => {
+    const c = trainingCharge(job(1e300, meta), PRICE)!;
+    expect(c.trainedTokens).toBe(MAX_TRAINED_TOKENS);
+    expect(() => toMicros(c.costUsd)).not.toThrow();
+  });
+
+  it('the held-tokens key is the gateway own: a caller cannot set it, nor sees it', () => {
+    expect(() => ownedMetadata({ [OWNER_KEYS.heldTokens]: '1' }, { tenant: 't', keyId: 'k' }, 'm')).toThrow();
+    expect(clientView({ id: 'j', metadata: held }, 'd').metadata).toBeNull();
   });
 });

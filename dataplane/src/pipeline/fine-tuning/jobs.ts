@@ -5,6 +5,7 @@
  * holds it, so any pod can find, check and answer it. Pure.
  */
 import { MAX_ESTIMATE_USD } from '../../accounting/estimate.ts';
+import { MAX_REPORTED_TOKENS } from '../../accounting/reported-usage.ts';
 import { chargedMicros, heldMicros, microsToUsd } from '../../accounting/micros.ts';
 import { invalidParam } from '../../errors.ts';
 import type { HeldWork } from '../resources/held-work.ts';
@@ -19,6 +20,8 @@ export const OWNER_KEYS = {
    * retrieve it; its settlement is named by this one, so it is charged once whichever reads it.
    */
   deployment: 'gantry_deployment',
+  /** The tokens the job's hold assumed (training file × epochs): the most it is charged for. */
+  heldTokens: 'gantry_held_tokens',
 } as const;
 
 export interface Owner {
@@ -95,20 +98,48 @@ export function clientView(job: Record<string, unknown>, deployment: string): Re
   };
 }
 
+/** OpenAI's ceiling on `n_epochs`; `auto` (or none given) may go that far, so it is held at that. */
+export const MAX_EPOCHS = 50;
+
+/**
+ * Most trained tokens a job without a recorded hold (created before the hold was recorded in
+ * its metadata, or from a file the gateway did not count) is charged for: the per-call sanity
+ * cap times the most epochs. Keeps a corrupt report (1e300) a bounded, storable charge.
+ */
+export const MAX_TRAINED_TOKENS = MAX_REPORTED_TOKENS * MAX_EPOCHS;
+
+/** The held tokens the job's metadata records (undefined when none, or not a count). */
+function heldTokensOf(job: Record<string, unknown>): number | undefined {
+  const raw = metadataOf(job)[OWNER_KEYS.heldTokens];
+  const n = typeof raw === 'string' && /^[0-9]{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
 /**
  * What a job seen upstream owes: its trained tokens at the deployment's training price, once
  * it has succeeded. Nothing for a job still running, failed or cancelled (providers bill only
- * completed training), or when the deployment sets no training price.
+ * completed training), or when the deployment sets no training price. `trained_tokens` is the
+ * provider's word, so it is cut at what the hold assumed (the training file's tokens times the
+ * epochs held, recorded in the job's metadata at creation), else at MAX_TRAINED_TOKENS: a
+ * report of 3e9 tokens for a $7.50 hold charged $75,000, one of 1e300 threw in the store and
+ * the charge was lost.
  */
 export function trainingCharge(
   job: Record<string, unknown>,
   trainingPerMillionTokens: number | undefined,
 ): { trainedTokens: number; costUsd: number } | undefined {
   if (job.status !== 'succeeded' || trainingPerMillionTokens === undefined) return undefined;
-  const trained = job.trained_tokens;
-  if (typeof trained !== 'number' || !Number.isFinite(trained) || trained < 0) return undefined;
+  const reported = job.trained_tokens;
+  if (typeof reported !== 'number' || !Number.isFinite(reported) || reported < 0) return undefined;
+  const trained = Math.min(reported, heldTokensOf(job) ?? MAX_TRAINED_TOKENS, MAX_TRAINED_TOKENS);
   // Whole micro-dollars, up, as every charge (micros.ts).
   return { trainedTokens: trained, costUsd: microsToUsd(chargedMicros(trained * trainingPerMillionTokens)) };
+}
+
+/** The job's metadata entry recording its held tokens; none when the file was not counted. */
+export function heldTokensEntry(trainingTokens: number, epochs: number): Record<string, string> {
+  const held = trainingTokens * epochs;
+  return Number.isSafeInteger(held) && held > 0 ? { [OWNER_KEYS.heldTokens]: String(held) } : {};
 }
 
 /**
@@ -195,9 +226,6 @@ export const jobModelOf = (job: Record<string, unknown>): string | undefined => 
   const m = metadataOf(job)[OWNER_KEYS.model];
   return typeof m === 'string' ? m : undefined;
 };
-
-/** OpenAI's ceiling on `n_epochs`; `auto` (or none given) may go that far, so it is held at that. */
-export const MAX_EPOCHS = 50;
 
 const recordOf = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
