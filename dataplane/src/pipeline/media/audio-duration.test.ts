@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { unitCostUsd } from './pricing.ts';
 import {
+  billedAudioSeconds,
+  CEILING_BYTES_PER_SECOND,
   estimateAudioSeconds,
   FLOOR_BYTES_PER_SECOND,
   reportedSeconds,
@@ -35,5 +38,28 @@ describe('reportedSeconds', () => {
     ).toBe(63.25);
     expect(subtitleSeconds('WEBVTT\n\n00:01.000 --> 00:04.500\nhi\n')).toBe(4.5);
     expect(reportedSeconds('just text')).toBeUndefined();
+  });
+});
+
+describe('billedAudioSeconds', () => {
+  // A 60 s voice note in Opus at 8 kbit/s: 60 kB, estimated (held) at 30 s.
+  const note = Buffer.alloc(60_000, 1);
+  const p = { inputPerMillionTokens: 0, outputPerMillionTokens: 0, perSecond: 0.0001 };
+
+  it('charges an honest report above the hold estimate as reported', () => {
+    expect(billedAudioSeconds({ duration: 60 }, note)).toBe(60);
+  });
+
+  it.each([{ duration: 1e12 }, { duration: Infinity }, { usage: { type: 'duration', seconds: 1e300 } }])(
+    'cuts an absurd report (%o) at what the upload can last',
+    (body) => {
+      const seconds = billedAudioSeconds(body, note);
+      expect(seconds).toBe(60_000 / CEILING_BYTES_PER_SECOND);
+      expect(unitCostUsd(p, 'perSecond', seconds)).toBeLessThanOrEqual(0.012);
+    },
+  );
+
+  it('charges the estimate when the format carries no duration', () => {
+    expect(billedAudioSeconds('just text', note)).toBe(estimateAudioSeconds(note));
   });
 });

@@ -47,3 +47,24 @@ export function reportedSeconds(answer: Record<string, unknown> | string): numbe
     return usage.seconds;
   return undefined;
 }
+
+/**
+ * The lowest bitrate a transcribed upload is taken to have (4 kbit/s), for the ceiling on
+ * the reported duration: below every codec the transcription APIs accept (Opus and MP3 go
+ * down to 6 and 8 kbit/s), so an honest report is never cut; the hold's floor (16 kbit/s) is
+ * an estimate, not a bound, and a 6 kbit/s voice note lasts longer than it says.
+ */
+export const CEILING_BYTES_PER_SECOND = 500;
+
+/** The most seconds an upload of `bytes` can honestly be reported to last. */
+export const maxAudioSeconds = (bytes: number): number =>
+  Math.max(1, Math.ceil(bytes / CEILING_BYTES_PER_SECOND));
+
+/**
+ * The seconds a transcription is charged for: the upstream's report (the estimate when the
+ * format carries none), cut at what the upload can last. Uncut, a reported 1e12 s charged
+ * $1e8, and 1e300 s a charge the store could not take, so the request went free.
+ */
+export function billedAudioSeconds(answer: Record<string, unknown> | string, file: Buffer): number {
+  return Math.min(reportedSeconds(answer) ?? estimateAudioSeconds(file), maxAudioSeconds(file.length));
+}

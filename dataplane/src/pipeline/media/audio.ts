@@ -5,7 +5,7 @@ import { classifyUpstreamFailure, type UpstreamResponse } from '../../router/ups
 import type { Served } from '../chat.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
-import { estimateAudioSeconds, reportedSeconds } from './audio-duration.ts';
+import { billedAudioSeconds, estimateAudioSeconds } from './audio-duration.ts';
 import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
 
 export const TRANSCRIPTION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const;
@@ -63,7 +63,7 @@ export async function runTranscription(
     }
   });
   // Plain text carries no duration: the estimate (exact for WAV) is charged then.
-  const seconds = reportedSeconds(routed.value.body) ?? estimate;
+  const seconds = billedAudioSeconds(routed.value.body, file.data);
   const cost = await settleMedia(deps, ctx, routed, 'perSecond', seconds);
   return {
     format,
