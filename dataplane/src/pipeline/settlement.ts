@@ -13,6 +13,7 @@ import type { Usage } from '../formats/openai/types.ts';
 import type { UsageRecord } from '../accounting/usage.ts';
 import type { Metrics } from '../metrics.ts';
 import { isStoreUnavailable, type Reservation, type Settler, type Stores } from '../stores/index.ts';
+import { chargeableUsd } from '../stores/money.ts';
 import type { SettlementJournal } from '../stores/journal/journal.ts';
 import type { UsageRecorder } from '../stores/usage/index.ts';
 import type { QuotaTicket, RequestContext, SideCall } from './context.ts';
@@ -105,12 +106,34 @@ function correctQuotas(
   });
 }
 
+/**
+ * The outcome with every amount one the stores can book (chargeableUsd): an amount past their
+ * ceiling threw there, and the charge, its record and the cost header were lost (the request
+ * went free). Booked at the ceiling instead, and logged as the fault it is.
+ */
+function bookable(ctx: RequestContext, outcome: Outcome): Outcome {
+  const booked = (what: string, usd: number): number => {
+    const amount = chargeableUsd(usd);
+    if (amount !== usd)
+      ctx.log.error(
+        { what, costUsd: usd, bookedUsd: amount },
+        'charge past the stores ceiling; booked at it',
+      );
+    return amount;
+  };
+  if (ctx.sideCalls?.some((c) => chargeableUsd(c.costUsd) !== c.costUsd))
+    ctx.sideCalls = ctx.sideCalls.map((c) => ({ ...c, costUsd: booked(c.label, c.costUsd) }));
+  const costUsd = booked('request', outcome.costUsd);
+  return costUsd === outcome.costUsd ? outcome : { ...outcome, costUsd };
+}
+
 const RETRY_DELAYS_MS = [1_000, 5_000, 15_000];
 const NO_SIDE_CALLS: readonly SideCall[] = [];
 
-export async function settle(deps: AccountingDeps, ctx: RequestContext, outcome: Outcome): Promise<void> {
+export async function settle(deps: AccountingDeps, ctx: RequestContext, reported: Outcome): Promise<void> {
   if (ctx.settled) return;
   ctx.settled = true;
+  const outcome = bookable(ctx, reported);
   const prompt = outcome.usage?.prompt_tokens ?? 0;
   const completion = outcome.usage?.completion_tokens ?? 0;
   const parts = outcome.parts && outcome.parts.length > 1 ? outcome.parts : undefined;

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WORK_HOLDS_SUMMED, type BudgetLimit, type Reservation, type ReserveResult } from './budget.ts';
 import type { Stores } from './index.ts';
-import { toMicros } from './money.ts';
+import { MAX_CHARGE_USD, toMicros } from './money.ts';
 import { backends, fakeClock, type FakeClock, type StoreFixture } from './testing/backends.ts';
 
 const key = { tenant: 'acme', keyId: 'ci' };
@@ -94,6 +94,17 @@ describe.each(backends)('budget ($name)', (backend) => {
     expect(await budgets.state(key, monthly)).toMatchObject({ spentUsd: 12, remainingUsd: 0 });
     expect((await budgets.reserve({ ...key, budget: monthly, estimateUsd: 0.01 })).ok).toBe(false);
   });
+
+  it.each([1e300, Infinity, Number.NaN])(
+    'books an amount past the ceiling (%d) at the ceiling: never a throw that loses the charge',
+    async (amount) => {
+      const { budgets } = await open();
+      const r = reserved(await budgets.reserve({ ...key, budget: monthly, estimateUsd: 1 }));
+      await budgets.settle(r, amount);
+      await budgets.charge({ ...key, budget: monthly, amountUsd: amount, id: 'direct' });
+      expect((await budgets.state(key, monthly)).spentUsd).toBe(2 * MAX_CHARGE_USD);
+    },
+  );
 
   it('release drops the hold without charging, and a later settle is ignored', async () => {
     const { budgets } = await open();

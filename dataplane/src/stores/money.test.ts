@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { formatUsd, fromMicros, MICROS_PER_USD, roundUsd, toMicros } from './money.ts';
+import {
+  chargeableUsd,
+  chargeMicros,
+  formatUsd,
+  fromMicros,
+  MAX_CHARGE_USD,
+  MICROS_PER_USD,
+  roundUsd,
+  toMicros,
+} from './money.ts';
 
 describe('toMicros', () => {
   it.each([
@@ -158,4 +167,19 @@ describe('formatUsd', () => {
   ])('%s → %s', (usd, text) => {
     expect(formatUsd(usd)).toBe(text);
   });
+});
+
+describe('chargeMicros', () => {
+  it('books an ordinary charge as toMicros does, a negative one as nothing', () => {
+    expect(chargeMicros(1.5)).toBe(1_500_000);
+    expect(chargeMicros(-2)).toBe(0);
+  });
+  it.each([MAX_CHARGE_USD * 10, 1e300, Infinity, Number.NaN])(
+    'books %d at the ceiling, not a throw',
+    (usd) => {
+      expect(chargeableUsd(usd)).toBe(MAX_CHARGE_USD);
+      expect(chargeMicros(usd)).toBe(MAX_CHARGE_USD * 1_000_000);
+      expect(() => toMicros(usd)).toThrow();
+    },
+  );
 });

@@ -57,6 +57,24 @@ export function toMicros(usd: number, rounding: Rounding = 'nearest'): number {
   return micros === 0 ? 0 : micros; // no -0
 }
 
+/**
+ * The most one charge books, the estimator's ceiling too (MAX_ESTIMATE_USD): no real request
+ * comes near it, and its micro-dollars, summed with a period's spend, stay safe integers. A
+ * larger amount (a corrupt report priced as given) threw in toMicros and the charge was
+ * dropped: the request went free.
+ */
+export const MAX_CHARGE_USD = 1e9;
+
+/**
+ * A charge as the stores book it: above the ceiling, infinite or not a number, the ceiling
+ * (an amount that cannot be computed never makes a call free). Callers with a logger say so
+ * when this changes an amount.
+ */
+export const chargeableUsd = (usd: number): number => (usd <= MAX_CHARGE_USD ? usd : MAX_CHARGE_USD);
+
+/** The micro-dollars a charge of `usd` books: never negative, never above the ceiling, never a throw. */
+export const chargeMicros = (usd: number): number => Math.max(0, toMicros(chargeableUsd(usd)));
+
 export function fromMicros(micros: number): number {
   return micros / MICROS_PER_USD;
 }

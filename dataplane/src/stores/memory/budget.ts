@@ -15,7 +15,7 @@ import {
 } from '../budget.ts';
 import { available, fits, splitCharge } from '../budget-math.ts';
 import { newId } from '../ids.ts';
-import { fromMicros, toMicros } from '../money.ts';
+import { chargeMicros, fromMicros, toMicros } from '../money.ts';
 import { monthKey, periodRetentionMs, periodWindow } from '../period.ts';
 import { rechargeForHold, rechargeMicros } from '../recharge.ts';
 import { systemClock, type Clock, type KeyRef } from '../types.ts';
@@ -168,7 +168,7 @@ export class MemoryBudgetStore implements BudgetStore {
   }
 
   async settle(reservation: Reservation, actualUsd: number): Promise<SettleResult> {
-    return this.apply(reservation, Math.max(0, toMicros(actualUsd)));
+    return this.apply(reservation, chargeMicros(actualUsd));
   }
 
   async release(reservation: Reservation): Promise<SettleResult> {
@@ -185,7 +185,7 @@ export class MemoryBudgetStore implements BudgetStore {
         periodKey: window.key,
         limitUsd: req.budget.limitUsd,
       },
-      Math.max(0, toMicros(req.amountUsd)),
+      chargeMicros(req.amountUsd),
       req.rememberMs,
     );
   }

@@ -16,7 +16,7 @@ import {
 } from '../budget.ts';
 import { available } from '../budget-math.ts';
 import { newId } from '../ids.ts';
-import { fromMicros, toMicros } from '../money.ts';
+import { chargeMicros, fromMicros, toMicros } from '../money.ts';
 import { monthKey, periodRetentionMs, periodWindow } from '../period.ts';
 import { rechargeMicros, type RechargeMicros } from '../recharge.ts';
 import { systemClock, type Clock, type KeyRef } from '../types.ts';
@@ -52,8 +52,8 @@ export interface ReserveCall {
   result(raw: unknown): ReserveResult;
 }
 
-/** The micro-dollars a settle of `actualUsd` charges (never negative). */
-export const settleMicros = (actualUsd: number): number => Math.max(0, toMicros(actualUsd));
+/** The micro-dollars a settle of `actualUsd` charges (never negative, never above the ceiling). */
+export const settleMicros = (actualUsd: number): number => chargeMicros(actualUsd);
 
 /** What a settle needs of a reservation (a direct charge makes one up). */
 export type SettleTarget = KeyRef & {
@@ -253,7 +253,7 @@ export class RedisBudgetStore implements BudgetStore {
         limitUsd: req.budget.limitUsd,
         periodRetentionMs: periodRetentionMs(window, now),
       },
-      Math.max(0, toMicros(req.amountUsd)),
+      chargeMicros(req.amountUsd),
       req.rememberMs,
     );
   }
