@@ -42,6 +42,14 @@ export function audioTokens(base64: unknown): number {
   return Math.ceil((base64.length * 3) / 4 / AUDIO_BYTES_PER_TOKEN);
 }
 
+/** The audio tokens of an item's audio parts (`itemTokens` counts them among the rest). */
+export function itemAudioTokens(item: unknown): number {
+  if (!isRecord(item) || !Array.isArray(item.content)) return 0;
+  let tokens = 0;
+  for (const part of item.content) if (isRecord(part)) tokens += audioTokens(part.audio);
+  return tokens;
+}
+
 /** Text is counted at 4 characters a token; audio parts by their bytes; anything else by its JSON. */
 export function itemTokens(item: unknown): number {
   if (!isRecord(item)) return 0;
@@ -61,19 +69,20 @@ export function itemTokens(item: unknown): number {
  * arguments at 4 characters a token, audio by its bytes. Audio transcripts are not counted: they
  * shadow audio already counted. This count bounds a response cut short and is the least a
  * `response.done` bills, so every output the upstream bills must be in it (a function call's
- * arguments were not, and a 16,000-character call counted 0).
+ * arguments were not, and a 16,000-character call counted 0). Audio apart from text: a response
+ * cut short is priced at each one's rate (audio output was priced as text, 4x less).
  */
-export function deltaTokens(event: RealtimeEvent): number {
+export function deltaTokens(event: RealtimeEvent): { text: number; audio: number } {
   switch (event.type) {
     case 'response.output_text.delta':
     case 'response.text.delta':
     case 'response.function_call_arguments.delta':
     case 'response.mcp_call_arguments.delta':
-      return typeof event.delta === 'string' ? Math.ceil(event.delta.length / 4) : 0;
+      return { text: typeof event.delta === 'string' ? Math.ceil(event.delta.length / 4) : 0, audio: 0 };
     case 'response.output_audio.delta':
     case 'response.audio.delta':
-      return audioTokens(event.delta);
+      return { text: 0, audio: audioTokens(event.delta) };
     default:
-      return 0;
+      return { text: 0, audio: 0 };
   }
 }

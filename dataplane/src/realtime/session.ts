@@ -18,6 +18,7 @@ import {
   responseEstimateUsd,
   splitUsage,
   type RealtimeUsage,
+  type TokenSplit,
 } from './cost.ts';
 import {
   audioTokens,
@@ -25,6 +26,7 @@ import {
   errorEvent,
   eventId,
   isRecord,
+  itemAudioTokens,
   itemTokens,
   parseEvent,
   type RealtimeEvent,
@@ -84,7 +86,11 @@ interface Tracked {
   clientEventId: string | undefined;
   /** Input the hold assumed, charged with what was produced if the client leaves mid-response. */
   inputTokens: number;
+  /** The audio among them, priced at the audio rate when the response is cut short. */
+  inputAudioTokens: number;
+  /** Output counted from the deltas relayed (text and audio), and the audio among it. */
   produced: number;
+  producedAudio: number;
   /** The cap its hold assumed. */
   heldCap: Cap;
   /** The most output a report bills: the held cap once `response.created` echoes it (output-cap.ts). */
@@ -114,6 +120,9 @@ export class RealtimeSession {
   /** What the last response read (the conversation so far) plus what was added since. */
   private conversationTokens = 0;
   private addedTokens = 0;
+  /** The audio among those two counts. */
+  private conversationAudio = 0;
+  private addedAudio = 0;
   private readonly cap = new SessionCap();
   private readonly done = new DoneIds();
   /** The upstream said the session reached its own duration limit: its close is no failure. */
@@ -247,11 +256,15 @@ export class RealtimeSession {
           ),
           event.event_id,
         );
-      case 'input_audio_buffer.append':
-        this.addedTokens += audioTokens(event.audio);
+      case 'input_audio_buffer.append': {
+        const audio = audioTokens(event.audio);
+        this.addedTokens += audio;
+        this.addedAudio += audio;
         break;
+      }
       case 'conversation.item.create':
         this.addedTokens += itemTokens(event.item);
+        this.addedAudio += itemAudioTokens(event.item);
         break;
       case 'response.create':
         return this.responseCreate(event);
@@ -305,7 +318,9 @@ export class RealtimeSession {
       ctx,
       clientEventId: undefined,
       inputTokens: input,
+      inputAudioTokens: this.conversationAudio + this.addedAudio,
       produced: 0,
+      producedAudio: 0,
       heldCap,
       maxOutputTokens: MAX_UNBOUNDED_OUTPUT_TOKENS,
       outOfBand: response.conversation === 'none',
@@ -368,9 +383,12 @@ export class RealtimeSession {
         break;
       default: {
         const produced = deltaTokens(event);
-        if (produced > 0 && typeof event.response_id === 'string') {
+        if (produced.text + produced.audio > 0 && typeof event.response_id === 'string') {
           const tracked = this.live.get(event.response_id);
-          if (tracked) tracked.produced += produced;
+          if (tracked) {
+            tracked.produced += produced.text + produced.audio;
+            tracked.producedAudio += produced.audio;
+          }
         }
       }
     }
@@ -398,7 +416,9 @@ export class RealtimeSession {
       ctx: this.heldCtx(),
       clientEventId: undefined,
       inputTokens: input,
+      inputAudioTokens: this.conversationAudio + this.addedAudio,
       produced: 0,
+      producedAudio: 0,
       heldCap,
       maxOutputTokens: billedCeiling(heldCap, event.response, MAX_UNBOUNDED_OUTPUT_TOKENS),
       outOfBand: false,
@@ -446,6 +466,8 @@ export class RealtimeSession {
     if (!tracked.outOfBand) {
       this.conversationTokens = input + output;
       this.addedTokens = 0;
+      this.conversationAudio = split.audioIn + split.audioOut;
+      this.addedAudio = 0;
     }
     const cost = realtimeCostUsd(this.s.deployment.pricing, split);
     void this.settle(tracked, 200, input, output, cost);
@@ -521,15 +543,7 @@ export class RealtimeSession {
     // Holds never started are released.
     const clientLeft = ending !== 'upstream_closed' || this.upstreamExpired || code === 1000 || code === 1001;
     for (const tracked of this.live.values()) {
-      const cost = clientLeft
-        ? realtimeCostUsd(deployment.pricing, {
-            textIn: tracked.inputTokens,
-            audioIn: 0,
-            cachedIn: 0,
-            textOut: tracked.produced,
-            audioOut: 0,
-          })
-        : 0;
+      const cost = clientLeft ? realtimeCostUsd(deployment.pricing, cutShort(tracked)) : 0;
       void this.settle(
         tracked,
         clientLeft ? 499 : 502,
@@ -543,6 +557,22 @@ export class RealtimeSession {
     this.queued.length = 0;
     void this.clientChain.then(() => this.accounting).finally(() => this.s.onEnd({ ending, ...this.totals }));
   }
+}
+
+/**
+ * A response cut short, by the gateway's own count: its input and what it produced so far, audio
+ * apart from text so each is priced at its own rate (all of it was priced as text, and 30 s of
+ * audio in with 10 s out was charged $0.0028 instead of $0.016).
+ */
+function cutShort(tracked: Tracked): TokenSplit {
+  const audioIn = Math.min(tracked.inputAudioTokens, tracked.inputTokens);
+  return {
+    textIn: tracked.inputTokens - audioIn,
+    audioIn,
+    cachedIn: 0,
+    textOut: tracked.produced - tracked.producedAudio,
+    audioOut: tracked.producedAudio,
+  };
 }
 
 /** A server-started response refused its hold still used tokens: charged without a reservation. */

