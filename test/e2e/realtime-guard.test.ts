@@ -228,6 +228,85 @@ describe('Realtime guardrails', () => {
     c.ws.close();
   });
 
+  it('scans prompt-template variables and audio transcripts; a compulsory policy refuses a stored template it cannot read', async () => {
+    const prompt = {
+      id: 'pmpt_1',
+      version: '2',
+      variables: { who: `key ${SECRET}`, part: { type: 'input_text', text: `also ${SECRET}` } },
+    };
+    const plain = await open(PLAIN_KEY);
+    await plain.next('session.created');
+    plain.send({ type: 'session.update', session: { type: 'realtime', prompt } });
+    const updated = await plain.next<{ session: { prompt: typeof prompt } }>('session.updated');
+    const sent = JSON.stringify(updated.session.prompt.variables);
+    expect(sent).toContain('[REDACTED_SECRET]');
+    expect(sent).not.toContain('8fK2mQ9x');
+    plain.send({
+      type: 'conversation.item.create',
+      item: {
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'output_audio', transcript: `the key is ${SECRET}` }],
+      },
+    });
+    const added = await plain.next<{ item: { content: { transcript: string }[] } }>(
+      'conversation.item.added',
+    );
+    expect(added.item.content[0]!.transcript).toContain('[REDACTED_SECRET]');
+    expect(added.item.content[0]!.transcript).not.toContain('8fK2mQ9x');
+    plain.ws.close();
+
+    const strict = await open(STRICT_KEY);
+    await strict.next('session.created');
+    const refused: Event[] = [
+      { type: 'session.update', event_id: 'ev-sp', session: { prompt: { id: 'pmpt_1' } } },
+      { type: 'response.create', event_id: 'ev-rp', response: { prompt: { id: 'pmpt_1' } } },
+    ];
+    for (const event of refused) {
+      strict.send(event);
+      const { error } = await strict.next<ErrorEvent & { error: { param: string } }>('error');
+      expect(error).toMatchObject({ type: 'permission_denied', code: 403, event_id: event.event_id });
+      expect(error.param).toBe(event.type === 'session.update' ? 'session.prompt' : 'response.prompt');
+      expect(error.message).toContain('prompt template');
+    }
+    strict.send({
+      type: 'conversation.item.create',
+      event_id: 'ev-transcript',
+      item: {
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'output_audio', transcript: `the key is ${SECRET}` }],
+      },
+    });
+    expect((await strict.next<ErrorEvent>('error')).error).toMatchObject({
+      type: 'guardrail_blocked',
+      event_id: 'ev-transcript',
+    });
+    expect(strict.count('session.updated')).toBe(0);
+    expect(strict.count('conversation.item.added')).toBe(0);
+    strict.ws.close();
+  });
+
+  it('refuses MCP tools, whose calls the gateway can neither scan nor meter', async () => {
+    const c = await open(PLAIN_KEY);
+    await c.next('session.created');
+    const mcp = { type: 'mcp', server_label: 'x', server_url: 'https://mcp.example', headers: { a: 'b' } };
+    const refused: Event[] = [
+      { type: 'session.update', event_id: 'ev-smcp', session: { tools: [mcp] } },
+      { type: 'response.create', event_id: 'ev-rmcp', response: { tools: [mcp] } },
+    ];
+    for (const event of refused) {
+      c.send(event);
+      const { error } = await c.next<ErrorEvent & { error: { param: string } }>('error');
+      expect(error).toMatchObject({ type: 'invalid_request_error', code: 400, event_id: event.event_id });
+      expect(error.param).toBe(event.type === 'session.update' ? 'session.tools' : 'response.tools');
+      expect(error.message).toContain('MCP');
+    }
+    expect(c.count('session.updated')).toBe(0);
+    expect(c.count('response.created')).toBe(0);
+    c.ws.close();
+  });
+
   it('refuses before the upgrade a guard header the policy forbids', async () => {
     const err = (await open(STRICT_KEY, { 'x-gantry-guard': 'none' }).then(
       () => {

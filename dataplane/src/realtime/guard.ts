@@ -2,9 +2,11 @@
  * The tenant's request guardrails on Realtime client events, with HTTP's verdicts: the texts a
  * model will read (conversation items' text parts, function call arguments and outputs, session
  * and response instructions, function tool descriptions) are put into a chat request in their
- * roles and go through the same stage as `/v1/chat/completions` — block refuses the event,
+ * roles, with prompt-template variables and audio transcripts, and go through the same stage as
+ * `/v1/chat/completions` — block refuses the event,
  * redact rewrites it, flag forwards it and records. Audio cannot be scanned: a tenant whose
- * policy forbids opting out of its checks gets audio input refused, never forwarded unread.
+ * policy forbids opting out of its checks gets audio input refused, never forwarded unread, and
+ * so a stored prompt template (`prompt.id`), whose text the gateway never sees.
  * Live model output is not scanned, as live HTTP streams are not.
  */
 import type { GuardrailVerdictSummary } from '../accounting/usage.ts';
@@ -30,6 +32,8 @@ interface Found {
   slots: Slot[];
   tools: ToolSlot[];
   audio: boolean;
+  /** Where a prompt template is referenced (`session.prompt`): its stored text is never seen. */
+  prompt?: string;
 }
 
 const textOf = (m: ChatMessage, was: string): string => (typeof m.content === 'string' ? m.content : was);
@@ -85,6 +89,37 @@ function item(value: unknown, found: Found): void {
         message: { role, content: part.text },
         write: (g) => (part.text = textOf(g, part.text as string)),
       });
+    // An audio part's transcript is text the model reads, and may be sent without its audio.
+    if (typeof part.transcript === 'string')
+      found.slots.push({
+        message: { role, content: part.transcript },
+        write: (g) => (part.transcript = textOf(g, part.transcript as string)),
+      });
+  }
+}
+
+/**
+ * A prompt template's variables (`prompt: {id, version, variables}`): strings and input_text
+ * parts are text the model reads, scanned as a user's. The template itself is stored at the
+ * provider and never passes the gateway (see `promptRefused`).
+ */
+function prompt(holder: Record<string, unknown>, where: string, found: Found): void {
+  const value = holder.prompt;
+  if (value == null) return;
+  found.prompt = `${where}.prompt`;
+  const variables = isRecord(value) && isRecord(value.variables) ? value.variables : undefined;
+  if (!variables) return;
+  for (const [name, v] of Object.entries(variables)) {
+    if (typeof v === 'string')
+      found.slots.push({
+        message: { role: 'user', content: v },
+        write: (g) => (variables[name] = textOf(g, v)),
+      });
+    else if (isRecord(v) && typeof v.text === 'string')
+      found.slots.push({
+        message: { role: 'user', content: v.text },
+        write: (g) => (v.text = textOf(g, v.text as string)),
+      });
   }
 }
 
@@ -113,12 +148,14 @@ export function textsOf(event: RealtimeEvent): Found {
     case 'session.update':
       if (isRecord(event.session)) {
         instructions(event.session, found);
+        prompt(event.session, 'session', found);
         tools(event.session.tools, found);
       }
       break;
     case 'response.create':
       if (isRecord(event.response)) {
         instructions(event.response, found);
+        prompt(event.response, 'response', found);
         tools(event.response.tools, found);
         if (Array.isArray(event.response.input)) for (const i of event.response.input) item(i, found);
       }
@@ -139,14 +176,26 @@ function audioRefused(ctx: RequestContext): GatewayError {
   );
 }
 
+/** A stored prompt template is text the guardrails cannot read, as audio is. */
+function promptRefused(ctx: RequestContext, param: string): GatewayError {
+  const policy = ctx.tenant.spec.guardrails?.policyRef?.name ?? '?';
+  return new GatewayError(
+    'permission_denied',
+    `${param}: a stored prompt template cannot be scanned by the gateway's guardrails (only its variables pass through the gateway), and GuardrailPolicy ${policy} of tenant ${ctx.tenant.name} does not allow unscanned requests; send the instructions as text instead`,
+    { param },
+  );
+}
+
 /**
  * The tenant's verdict on one client event; a redaction is written into `event` (then
  * `rewritten`). `ctx` is the session's current caller: its tenant's policy, its guard header.
  */
 export function screenClientEvent(ctx: RequestContext, event: RealtimeEvent, model: string): Screened {
   const found = textsOf(event);
-  if (found.audio && compulsoryChecks(ctx.tenant).length > 0)
-    return { ok: false, error: audioRefused(ctx), verdict: undefined };
+  const compulsory = (found.audio || found.prompt !== undefined) && compulsoryChecks(ctx.tenant).length > 0;
+  if (compulsory && found.audio) return { ok: false, error: audioRefused(ctx), verdict: undefined };
+  if (compulsory && found.prompt !== undefined)
+    return { ok: false, error: promptRefused(ctx, found.prompt), verdict: undefined };
   if (found.slots.length === 0 && found.tools.length === 0)
     return { ok: true, rewritten: false, verdict: undefined };
   const probe: ChatRequest = {

@@ -40,7 +40,7 @@ import { holdResponse, responseContext, settleResponse } from './hold.ts';
 import type { RealtimeLimits } from './limits.ts';
 import { billedCeiling, outgrowsHold, SessionCap, statedCap, type Cap } from './output-cap.ts';
 import { relay } from './relay.ts';
-import { unmeteredReason, unmeteredSessionField } from './session-policy.ts';
+import { hasMcpTool, unmeteredReason, unmeteredSessionField } from './session-policy.ts';
 
 export type SessionEnding =
   | 'client_closed'
@@ -307,8 +307,16 @@ export class RealtimeSession {
   }
 
   private async responseCreate(event: RealtimeEvent): Promise<void> {
-    if (!this.recheck()) return;
     const response = isRecord(event.response) ? event.response : {};
+    if (hasMcpTool(response.tools)) {
+      const param = 'response.tools';
+      this.refuse(
+        new GatewayError('invalid_request_error', `${param}: ${unmeteredReason(param)}`, { param }),
+        event.event_id,
+      );
+      return;
+    }
+    if (!this.recheck()) return;
     const input = this.conversationTokens + this.addedTokens;
     const heldCap = statedCap(response) ?? this.cap.forHold();
     const held = outputLimits([heldCap]).held;
