@@ -115,3 +115,27 @@ describe('Realtime: the client leaves', () => {
     expect(record!.costUsd).toBeCloseTo((300 * 32 + 100 * 64) / 1e6, 9);
   });
 });
+
+describe('Realtime: the client leaves before the response started', () => {
+  it('charges the input of a response forwarded upstream but not yet started', async () => {
+    let received!: () => void;
+    const forwarded = new Promise<void>((resolve) => (received = resolve));
+    onCreate = () => received();
+    const c = await open('sk-queued');
+    const text = 'row ok; '.repeat(50_000);
+    c.ws.send(
+      JSON.stringify({
+        type: 'conversation.item.create',
+        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+      }),
+    );
+    c.ws.send(JSON.stringify({ type: 'response.create' }));
+    await forwarded;
+    await leave(c.ws);
+    const [record] = await recordsOf('queued');
+    expect(record!.status).toBe(499);
+    expect(record!.promptTokens).toBeGreaterThan(text.length / 4);
+    expect(record!.costUsd).toBeCloseTo((record!.promptTokens * 4) / 1e6, 9);
+    expect(record!.costUsd).toBeGreaterThan(0.39);
+  });
+});

@@ -548,7 +548,6 @@ export class RealtimeSession {
     // Responses cut short: the client that left pays for what was produced (as on streams);
     // one the upstream broke is not charged. The upstream ending the session on purpose (its
     // own duration limit, a normal close) is no fault: charged as the gateway's own limit is.
-    // Holds never started are released.
     const clientLeft = ending !== 'upstream_closed' || this.upstreamExpired || code === 1000 || code === 1001;
     for (const tracked of this.live.values()) {
       const cost = clientLeft ? realtimeCostUsd(deployment.pricing, cutShort(tracked)) : 0;
@@ -560,7 +559,12 @@ export class RealtimeSession {
         cost,
       );
     }
-    for (const tracked of this.queued) void this.settle(tracked, 499, 0, 0, 0);
+    // Queued holds were forwarded (a hold is queued as its create is sent): the upstream may
+    // have read their input already, so the client that left pays for it, as for a live one.
+    for (const tracked of this.queued) {
+      const cost = clientLeft ? realtimeCostUsd(deployment.pricing, cutShort(tracked)) : 0;
+      void this.settle(tracked, clientLeft ? 499 : 502, clientLeft ? tracked.inputTokens : 0, 0, cost);
+    }
     this.live.clear();
     this.queued.length = 0;
     void this.clientChain.then(() => this.accounting).finally(() => this.s.onEnd({ ending, ...this.totals }));
