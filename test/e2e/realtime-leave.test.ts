@@ -139,3 +139,52 @@ describe('Realtime: the client leaves before the response started', () => {
     expect(record!.costUsd).toBeGreaterThan(0.39);
   });
 });
+
+describe('Realtime: the upstream after the session ended', () => {
+  it('takes no hold for a response the upstream starts after the session ended', async () => {
+    let busy!: (ws: WebSocket) => void;
+    const paused = new Promise<WebSocket>((resolve) => (busy = resolve));
+    // Busy: the upstream reads nothing more (the gateway's close frame included) until resumed.
+    onCreate = (ws) => {
+      ws.pause();
+      busy(ws);
+    };
+    const c = await open('sk-late');
+    c.ws.send(JSON.stringify({ type: 'response.create' }));
+    const up = await paused;
+    await leave(c.ws);
+    // Now, the session over, the upstream starts the response.
+    const upClosed = new Promise((resolve) => up.once('close', resolve));
+    up.send(JSON.stringify({ type: 'response.created', response: { id: 'resp_late' } }));
+    up.send(
+      JSON.stringify({
+        type: 'response.output_text.delta',
+        response_id: 'resp_late',
+        delta: 'x'.repeat(4_000),
+      }),
+    );
+    up.resume();
+    await upClosed;
+    // A whole second session on the key, settled: the late events were handled long before.
+    onCreate = (ws) => {
+      ws.send(JSON.stringify({ type: 'response.created', response: { id: 'resp_2' } }));
+      ws.send(
+        JSON.stringify({
+          type: 'response.done',
+          response: { id: 'resp_2', status: 'completed', usage: { input_tokens: 10, output_tokens: 10 } },
+        }),
+      );
+    };
+    const second = await open('sk-late');
+    second.ws.send(JSON.stringify({ type: 'response.create' }));
+    await second.next('response.done');
+    await leave(second.ws);
+    const records = await recordsOf('late');
+    expect(records.map((r) => r.status).sort()).toEqual([200, 499]);
+    const budget = await stack.gateway.stores.budgets.state(
+      { tenant: 'acme', keyId: 'default/late' },
+      RICH.budget,
+    );
+    expect(budget.heldUsd).toBe(0);
+  });
+});

@@ -161,6 +161,10 @@ export class RealtimeSession {
         .catch((err: unknown) => this.s.ctx.log.warn({ err: String(err) }, 'realtime client event failed'));
     });
     upstream.on('message', (data: RawData) => {
+      // Ended: every hold was settled, and the upstream's close is awaited. A late
+      // `response.created` took a fresh hold nothing settled (held 15 minutes, its rate ticket
+      // leaked), and a late `response.done` was charged after the session was reported.
+      if (this.ended) return;
       this.touch();
       this.fromUpstream(String(data));
     });
