@@ -18,7 +18,7 @@ const PRICING = {
   audioInputPerMillionTokens: 32,
   audioOutputPerMillionTokens: 64,
 };
-const RICH = { budget: { limitUsd: 100, period: 'monthly' } };
+const RICH = { budget: { limitUsd: 100, period: 'monthly' as const } };
 type Json = Record<string, unknown>;
 
 /** What the upstream does with a `response.create`, set by each test. */
