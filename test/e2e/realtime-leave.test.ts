@@ -23,15 +23,16 @@ type Json = Record<string, unknown>;
 
 /** What the upstream does with a `response.create`, set by each test. */
 let onCreate: (ws: WebSocket, e: Json) => void = () => undefined;
-const creates: Json[] = [];
+/** Every client event the upstream got, by type. */
+const received: string[] = [];
 const server = createServer((_q, r) => r.writeHead(404).end());
 const wss = new WebSocketServer({ server });
 wss.on('connection', (ws) => {
   ws.send(JSON.stringify({ type: 'session.created', session: { type: 'realtime', model: 'up' } }));
   ws.on('message', (data) => {
     const e = JSON.parse(String(data)) as Json;
+    received.push(String(e.type));
     if (e.type !== 'response.create') return;
-    creates.push(e);
     onCreate(ws, e);
   });
 });
@@ -41,14 +42,17 @@ let wsBase: string;
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const up = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  stack = await startStack(() =>
-    [
-      deployment({ name: 'rt', model: 'rt', baseUrl: up, capabilities: ['realtime'], pricing: PRICING }),
-      tenant('acme'),
-      apiKey('audio', 'sk-audio', 'acme', RICH),
-      apiKey('queued', 'sk-queued', 'acme', RICH),
-      apiKey('late', 'sk-late', 'acme', RICH),
-    ].join(''),
+  stack = await startStack(
+    () =>
+      [
+        deployment({ name: 'rt', model: 'rt', baseUrl: up, capabilities: ['realtime'], pricing: PRICING }),
+        tenant('acme'),
+        apiKey('audio', 'sk-audio', 'acme', RICH),
+        apiKey('queued', 'sk-queued', 'acme', RICH),
+        apiKey('late', 'sk-late', 'acme', RICH),
+        apiKey('scan', 'sk-scan', 'acme', RICH),
+      ].join(''),
+    { realtime: { maxScannedCharsPerMinute: 1_000_000 } },
   );
   wsBase = stack.gateway.url.replace(/^http/, 'ws');
 });
@@ -186,5 +190,33 @@ describe('Realtime: the upstream after the session ended', () => {
       RICH.budget,
     );
     expect(budget.heldUsd).toBe(0);
+  });
+});
+
+describe('Realtime: guardrail scanning per session', () => {
+  it('refuses, unscanned, text past the per-minute scanning allowance (429) and forwards what fits', async () => {
+    const c = await open('sk-scan');
+    const item = (text: string, id: string) =>
+      JSON.stringify({
+        type: 'conversation.item.create',
+        event_id: id,
+        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+      });
+    received.length = 0;
+    c.ws.send(item('a'.repeat(600_000), 'first'));
+    c.ws.send(item('b'.repeat(600_000), 'second'));
+    c.ws.send(item('small', 'third'));
+    c.ws.send(JSON.stringify({ type: 'input_audio_buffer.clear', event_id: 'fence' }));
+    const error = (await c.next('error')) as { error: { type: string; code: number; event_id: string } };
+    expect(error.error).toMatchObject({ type: 'rate_limit_exceeded', code: 429, event_id: 'second' });
+    await until('the fence upstream', async () =>
+      received.includes('input_audio_buffer.clear') ? true : undefined,
+    );
+    expect(received).toEqual([
+      'conversation.item.create',
+      'conversation.item.create',
+      'input_audio_buffer.clear',
+    ]);
+    await leave(c.ws);
   });
 });

@@ -164,6 +164,18 @@ export function textsOf(event: RealtimeEvent): Found {
   return found;
 }
 
+/** Characters of `event` the guardrails would scan (its texts and tool descriptions). */
+export function scannedChars(event: RealtimeEvent): number {
+  const found = textsOf(event);
+  let chars = 0;
+  for (const { message } of found.slots) {
+    if (typeof message.content === 'string') chars += message.content.length;
+    for (const call of message.tool_calls ?? []) chars += call.function.arguments.length;
+  }
+  for (const { tool } of found.tools) chars += tool.function.description?.length ?? 0;
+  return chars;
+}
+
 export type Screened =
   | { ok: true; rewritten: boolean; verdict: GuardrailVerdictSummary | undefined }
   | { ok: false; error: GatewayError; verdict: GuardrailVerdictSummary | undefined };

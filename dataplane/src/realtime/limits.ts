@@ -11,6 +11,11 @@ export interface RealtimeLimits {
   idleTimeoutMs: number;
   /** Open sessions one API key may hold on one gateway pod; more is a 429 before the upgrade. */
   maxSessionsPerKey: number;
+  /**
+   * Characters of client text one session may have the guardrails scan per minute (scan-budget.ts);
+   * past it an event carrying text is refused (429) unscanned. No CLI flag yet.
+   */
+  maxScannedCharsPerMinute: number;
 }
 
 export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
@@ -18,4 +23,5 @@ export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
   maxSessionMs: 60 * 60 * 1000,
   idleTimeoutMs: 5 * 60 * 1000,
   maxSessionsPerKey: 10,
+  maxScannedCharsPerMinute: 16 * 1024 * 1024,
 };

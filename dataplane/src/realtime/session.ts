@@ -34,7 +34,8 @@ import {
 import { DoneIds } from './done-ids.ts';
 import { callerNow } from './caller.ts';
 import { ClientFlow, MAX_REFUSALS_IN_A_ROW } from './client-flow.ts';
-import { screenClientEvent } from './guard.ts';
+import { scannedChars, screenClientEvent } from './guard.ts';
+import { ScanBudget } from './scan-budget.ts';
 import { recordBlocked, withVerdict } from './guard-record.ts';
 import { holdResponse, responseContext, settleResponse } from './hold.ts';
 import type { RealtimeLimits } from './limits.ts';
@@ -125,6 +126,8 @@ export class RealtimeSession {
   private addedAudio = 0;
   private readonly cap = new SessionCap();
   private readonly done = new DoneIds();
+  /** Guardrail scanning per minute: CPU that no rate limit counts otherwise. */
+  private readonly scanBudget: ScanBudget;
   /** The upstream said the session reached its own duration limit: its close is no failure. */
   private upstreamExpired = false;
   private readonly totals = { responses: 0, tokens: 0, costUsd: 0 };
@@ -143,6 +146,7 @@ export class RealtimeSession {
     this.s = setup;
     this.caller = setup.ctx;
     this.flow = new ClientFlow(setup.client);
+    this.scanBudget = new ScanBudget(setup.limits.maxScannedCharsPerMinute);
   }
 
   start(): void {
@@ -240,6 +244,17 @@ export class RealtimeSession {
         ),
       );
       return;
+    }
+    const chars = scannedChars(event);
+    if (chars > 0 && !this.scanBudget.take(chars, Date.now())) {
+      const max = this.s.limits.maxScannedCharsPerMinute;
+      return this.refuse(
+        new GatewayError(
+          'rate_limit_exceeded',
+          `this session sent more than ${max} characters of text for the guardrails to scan in a minute; retry after ${this.scanBudget.retryAfterS(Date.now())}s`,
+        ),
+        event.event_id,
+      );
     }
     const screened = screenClientEvent(this.caller, event, this.s.model);
     if (!screened.ok) {
