@@ -288,4 +288,18 @@ describe('the router and deployment quotas', () => {
       expect(tickets.map((t) => t.tokens)).toEqual([400]);
     });
   });
+
+  it('a request above every tpm is a 413 without Retry-After, not a 429 for ever', async () => {
+    const snap = snapshot([dep('a', 1, { tpm: 1_000 }), dep('b', 2, { tpm: 2_000 })]);
+    const r = router(memoryDeploymentWindows(() => now));
+    const err = await refusal(serve(r, snap, 5_000));
+    expect(err.status).toBe(413);
+    expect(err.type).toBe('request_too_large');
+    expect(err.message).toMatch(/2000 tokens per minute/);
+    expect(err.headers['retry-after']).toBeUndefined();
+    // One that fits a window later still waits with a 429.
+    await serve(r, snap, 1_000);
+    await serve(r, snap, 2_000);
+    expect((await refusal(serve(r, snap, 1_000))).status).toBe(429);
+  });
 });

@@ -69,7 +69,7 @@ export interface QuotaHold {
 export type QuotaVerdict =
   /** `ticket` is undefined when the deployment has no quota or the store failed open. */
   | { kind: 'go'; ticket: RateTicket | undefined; prompt?: number | undefined }
-  | { kind: 'full'; retryAfterMs: number };
+  | { kind: 'full'; retryAfterMs: number; tooLarge?: boolean | undefined };
 
 export const NO_QUOTA: QuotaVerdict = { kind: 'go', ticket: undefined };
 
@@ -84,7 +84,9 @@ export function limitsOf(d: Deployment): DeploymentLimits | undefined {
 export function verdictOf(decision: RateDecision): QuotaVerdict {
   return decision.allowed
     ? { kind: 'go', ticket: decision.ticket }
-    : { kind: 'full', retryAfterMs: decision.retryAfterMs };
+    : decision.tokensExceedLimit
+      ? { kind: 'full', retryAfterMs: decision.retryAfterMs, tooLarge: true }
+      : { kind: 'full', retryAfterMs: decision.retryAfterMs };
 }
 
 /**
@@ -99,6 +101,22 @@ export function quotaExhausted(model: string, waitsMs: readonly number[]): Gatew
     `every deployment of ${model} is at its provider quota (requests or tokens per minute); ` +
       'not sent upstream, not charged',
     { headers: { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) } },
+  );
+}
+
+/**
+ * Every candidate refused the request as larger than its whole tokens-per-minute quota: no
+ * wait makes room for it, so a 429 with Retry-After would have SDKs retry it for ever. A 413
+ * naming the largest quota, without Retry-After.
+ */
+export function quotaNeverFits(model: string, deployments: readonly Pick<Deployment, 'tpm'>[]): GatewayError {
+  const tpms = deployments.map((d) => d.tpm).filter((t): t is number => t !== undefined);
+  const largest = tpms.length > 0 ? Math.max(...tpms) : 0;
+  return new GatewayError(
+    'request_too_large',
+    `request too large for every deployment of ${model}: its token estimate (prompt plus max_tokens) ` +
+      `is more than the largest provider quota of ${largest} tokens per minute, so it can never be sent; ` +
+      'shorten the input or lower max_tokens; not sent upstream, not charged',
   );
 }
 

@@ -32,6 +32,7 @@ import {
   NO_QUOTA,
   QuotaGate,
   quotaExhausted,
+  quotaNeverFits,
   type QuotaLog,
   type QuotaObserver,
   type FailedAttempt,
@@ -139,11 +140,14 @@ export class Router {
     let last: { error: UpstreamError; deployment: Deployment } | undefined;
     /** Waits of the deployments skipped for a full quota window, for the 429's Retry-After. */
     const quotaWaits: number[] = [];
+    /** Whether every quota refusal was a request larger than the deployment's whole tpm. */
+    let neverFits = true;
 
     while (index < candidates.length) {
       const { deployment, modelIndex } = candidates[index]!;
       const claim = this.deps.health.claim(deployment);
       if (!claim) {
+        neverFits = false;
         index++;
         sameRetries = 0;
         continue;
@@ -154,6 +158,7 @@ export class Router {
         // Our own pacing, not the provider's answer: the slot goes back, health is not told.
         this.deps.health.release(deployment, claim);
         quotaWaits.push(quota.retryAfterMs);
+        if (quota.tooLarge !== true) neverFits = false;
         index++;
         sameRetries = 0;
         continue;
@@ -262,6 +267,14 @@ export class Router {
       }
     }
     if (last) throw withLog(toGatewayError(last.error, last.deployment.name), log);
+    if (quotaWaits.length > 0 && neverFits && skipped.length === 0)
+      throw withLog(
+        quotaNeverFits(
+          req.model,
+          candidates.map((c) => c.deployment),
+        ),
+        log,
+      );
     if (quotaWaits.length > 0)
       throw withLog(
         quotaExhausted(req.model, [...quotaWaits, ...skipped.map((s) => s.until - this.now())]),
