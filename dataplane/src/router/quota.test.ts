@@ -302,4 +302,20 @@ describe('the router and deployment quotas', () => {
     await serve(r, snap, 2_000);
     expect((await refusal(serve(r, snap, 1_000))).status).toBe(429);
   });
+
+  it('in process, windows of deployments gone from traffic (renamed on reload) are freed', async () => {
+    const windows = memoryDeploymentWindows(() => now);
+    for (let d = 0; d < 50; d++)
+      for (let i = 0; i < 20; i++) await windows.take(`dep-${d}-v1`, { rpm: 100 }, 0);
+    expect(windows.size).toBe(50);
+    now += 30_000;
+    // Still live: nothing is dropped.
+    await windows.take('dep-0-v2', { rpm: 100 }, 0);
+    expect(windows.size).toBe(51);
+    now += 60_000;
+    await windows.take('dep-0-v2', { rpm: 100 }, 0);
+    expect(windows.size).toBe(1);
+    // The live window is kept: its one entry fills an rpm of 1.
+    expect((await windows.take('dep-0-v2', { rpm: 1 }, 0)).allowed).toBe(false);
+  });
 });
