@@ -5,6 +5,7 @@
  * so does a settlement journal that still owes the store charges from an outage (the
  * budgets it would read are short of that spend until the journal is replayed).
  */
+import type { TokenEstimate } from '../router/quota.ts';
 import { GatewayError } from '../errors.ts';
 import type { ModelRoute } from '../config/snapshot.ts';
 import { estimateCost, MAX_ESTIMATE_USD, type OutputBound } from '../accounting/estimate.ts';
@@ -108,7 +109,7 @@ export async function admit(
   ctx.tokenEstimate = tokenEstimate(
     metered,
     unitEstimateUsd !== undefined,
-    tokens,
+    { prompt: estimate.promptTokens, output: estimate.maxOutputTokens },
     routes,
     promptTokens,
     output,
@@ -161,17 +162,17 @@ export async function admit(
 function tokenEstimate(
   metered: boolean,
   perUnit: boolean,
-  tokens: number,
+  tokens: TokenEstimate,
   routes: () => readonly ModelRoute[],
   promptTokens: () => number,
   output: OutputBound,
-): () => number {
+): () => TokenEstimate {
   if (metered || perUnit) return () => tokens;
-  let made: number | undefined;
+  let made: TokenEstimate | undefined;
   return () => {
     if (made === undefined) {
       const e = estimateCost(routes(), promptTokens(), output);
-      made = e.promptTokens + e.maxOutputTokens;
+      made = { prompt: e.promptTokens, output: e.maxOutputTokens };
     }
     return made;
   };

@@ -14,6 +14,7 @@ import type { ChatRequest } from '../formats/openai/types.ts';
 import type { Admission } from './admission.ts';
 import type { Reservation } from '../stores/index.ts';
 import type { RateTicket } from '../stores/rate-limiter.ts';
+import type { TokenEstimate } from '../router/quota.ts';
 import type { TraceContext } from '../telemetry/trace-context.ts';
 import type { ClientSignal } from '../router/client-signal.ts';
 import type { UnansweredCall } from './unanswered-call.ts';
@@ -83,7 +84,7 @@ export interface RequestContext {
    * Admission's token estimate (prompt plus output bound), computed on first use: a
    * deployment's `tpm` quota window counts it before each attempt.
    */
-  tokenEstimate?: (() => number) | undefined;
+  tokenEstimate?: (() => TokenEstimate) | undefined;
   /** Quota window entries of the deployments that answered, corrected to the actual tokens at settlement. */
   quotaTickets?: QuotaTicket[] | undefined;
 }

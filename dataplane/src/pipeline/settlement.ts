@@ -19,6 +19,7 @@ import type { UsageRecorder } from '../stores/usage/index.ts';
 import type { QuotaTicket, RequestContext, SideCall } from './context.ts';
 import type { SettlementsInFlight } from './settlements-in-flight.ts';
 import { servedModels } from './stream-charge.ts';
+import { ticketTokens } from './quota-correction.ts';
 import { recordedModel } from './unknown-model.ts';
 
 export interface AccountingDeps {
@@ -91,18 +92,11 @@ function correctQuotas(
   outcome: Outcome,
   parts: readonly OutcomePart[] | undefined,
 ): void {
-  tickets.forEach((t, i) => {
-    const usage = parts
-      ? parts[i]?.deployment.name === t.deployment
-        ? parts[i]!.usage
-        : undefined
-      : outcome.deployment?.name === t.deployment
-        ? outcome.usage
-        : undefined;
-    if (!usage) return;
-    stores.deploymentQuota
-      .adjust(t.ticket, usage.prompt_tokens + usage.completion_tokens)
-      .catch(() => undefined);
+  const used =
+    parts ?? (outcome.deployment ? [{ deployment: outcome.deployment, usage: outcome.usage }] : []);
+  ticketTokens(tickets, used).forEach((tokens, i) => {
+    if (tokens === undefined) return;
+    stores.deploymentQuota.adjust(tickets[i]!.ticket, tokens).catch(() => undefined);
   });
 }
 

@@ -14,6 +14,8 @@ import type { RateTicket } from '../stores/rate-limiter.ts';
 import { HealthRegistry } from './health.ts';
 import { limitsOf, quotaExhausted, verdictOf } from './quota.ts';
 import { Router, type RouteRequest } from './router.ts';
+import { UpstreamFailure } from './upstream.ts';
+import type { UpstreamError } from '../providers/types.ts';
 import { testDeployment, testTarget } from './testing.ts';
 
 const dep = (name: string, priority: number, over: Partial<Deployment> = {}): Deployment =>
@@ -130,7 +132,7 @@ describe('the router and deployment quotas', () => {
     needs: ['chat'],
     signal: new AbortController().signal,
     deadline: now + 30_000,
-    tokens: tokens === undefined ? undefined : () => tokens,
+    tokens: tokens === undefined ? undefined : () => ({ prompt: tokens, output: 0 }),
   });
 
   const serve = (r: Router, snap: Snapshot, tokens?: number) =>
@@ -233,5 +235,87 @@ describe('the router and deployment quotas', () => {
     };
     expect((await serve(router(spy), snapshot([dep('a', 1)]))).value).toBe('a');
     expect(touched).toEqual([]);
+  });
+
+  describe('a failed attempt resolves its window entry', () => {
+    const est = (prompt: number, output: number) => () => ({ prompt, output });
+    const failing = (r: Router, snap: Snapshot, e: unknown) =>
+      refusal(
+        r.execute({ ...request(snap), tokens: est(100, 800) }, async () => {
+          throw e;
+        }),
+      );
+    const upstream = (over: Partial<UpstreamError>) =>
+      new UpstreamFailure({ kind: 'bad_request', status: 400, message: 'nope', ...over });
+
+    it("a caller's upstream 400 leaves nothing: the next request fits at once", async () => {
+      const snap = snapshot([dep('a', 1, { tpm: 1_000 })]);
+      const windows = memoryDeploymentWindows(() => now);
+      const r = router(windows);
+      expect((await failing(r, snap, upstream({}))).status).toBe(400);
+      await Promise.resolve();
+      expect((await serve(r, snap, 1_000)).value).toBe('a');
+    });
+
+    it("the gateway's own refusal (never sent) leaves nothing", async () => {
+      const snap = snapshot([dep('a', 1, { tpm: 1_000 })]);
+      const r = router(memoryDeploymentWindows(() => now));
+      const err = await failing(r, snap, new GatewayError('invalid_request_error', 'cannot translate'));
+      expect(err.status).toBe(400);
+      await Promise.resolve();
+      expect((await serve(r, snap, 1_000)).value).toBe('a');
+    });
+
+    it('an upstream 5xx keeps the prompt only', async () => {
+      const snap = snapshot([dep('a', 1, { tpm: 1_000 })]);
+      const r = router(memoryDeploymentWindows(() => now));
+      await failing(r, snap, upstream({ kind: 'server', status: 500 }));
+      await Promise.resolve();
+      now += 11_000; // past the circuit the 5xx opened
+      // 100 prompt tokens stay: 901 does not fit, 900 does.
+      expect((await refusal(serve(r, snap, 901))).status).toBe(429);
+      expect((await serve(r, snap, 900)).value).toBe('a');
+    });
+
+    it("the output bound is clamped to the deployment's maxOutputTokens", async () => {
+      const snap = snapshot([dep('a', 1, { tpm: 1_000, maxOutputTokens: 300 })]);
+      const tickets: RateTicket[] = [];
+      const r = router(memoryDeploymentWindows(() => now));
+      await r.execute(
+        { ...request(snap), tokens: est(100, 99_950), onQuotaTicket: (_d, t) => tickets.push(t) },
+        async (d) => d.name,
+      );
+      expect(tickets.map((t) => t.tokens)).toEqual([400]);
+    });
+  });
+
+  it('a request above every tpm is a 413 without Retry-After, not a 429 for ever', async () => {
+    const snap = snapshot([dep('a', 1, { tpm: 1_000 }), dep('b', 2, { tpm: 2_000 })]);
+    const r = router(memoryDeploymentWindows(() => now));
+    const err = await refusal(serve(r, snap, 5_000));
+    expect(err.status).toBe(413);
+    expect(err.type).toBe('request_too_large');
+    expect(err.message).toMatch(/2000 tokens per minute/);
+    expect(err.headers['retry-after']).toBeUndefined();
+    // One that fits a window later still waits with a 429.
+    await serve(r, snap, 1_000);
+    await serve(r, snap, 2_000);
+    expect((await refusal(serve(r, snap, 1_000))).status).toBe(429);
+  });
+
+  it('in process, windows of deployments gone from traffic (renamed on reload) are freed', async () => {
+    const windows = memoryDeploymentWindows(() => now);
+    for (let d = 0; d < 50; d++)
+      for (let i = 0; i < 20; i++) await windows.take(`dep-${d}-v1`, { rpm: 100 }, 0);
+    expect(windows.size).toBe(50);
+    now += 30_000;
+    // Still live: nothing is dropped.
+    await windows.take('dep-0-v2', { rpm: 100 }, 0);
+    expect(windows.size).toBe(51);
+    now += 60_000;
+    await windows.take('dep-0-v2', { rpm: 100 }, 0);
+    expect(windows.size).toBe(1);
+    // The live window is kept: its one entry fills an rpm of 1.
+    expect((await windows.take('dep-0-v2', { rpm: 1 }, 0)).allowed).toBe(false);
   });
 });

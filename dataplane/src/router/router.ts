@@ -27,7 +27,17 @@ import {
 import type { ClientSignal } from './client-signal.ts';
 import { ClientAbortError, UpstreamFailure } from './upstream.ts';
 import { lostObject, type NamedObject } from './lost-object.ts';
-import { hasQuota, NO_QUOTA, QuotaGate, quotaExhausted, type QuotaLog, type QuotaObserver } from './quota.ts';
+import {
+  hasQuota,
+  NO_QUOTA,
+  QuotaGate,
+  quotaExhausted,
+  quotaNeverFits,
+  type QuotaLog,
+  type QuotaObserver,
+  type FailedAttempt,
+  type TokenEstimate,
+} from './quota.ts';
 import type { DeploymentQuotaStore } from '../stores/deployment-quota.ts';
 import type { RateTicket } from '../stores/rate-limiter.ts';
 
@@ -64,7 +74,7 @@ export interface RouteRequest {
    * The request's token estimate (admission's: prompt plus the output bound), taken from a
    * deployment's `tpm` window before each attempt on it. Absent: the attempt counts no tokens.
    */
-  tokens?: (() => number) | undefined;
+  tokens?: (() => TokenEstimate) | undefined;
   /** Hears the answering deployment's quota window entry, to correct its tokens at settlement. */
   onQuotaTicket?: ((d: Deployment, ticket: RateTicket) => void) | undefined;
 }
@@ -130,11 +140,14 @@ export class Router {
     let last: { error: UpstreamError; deployment: Deployment } | undefined;
     /** Waits of the deployments skipped for a full quota window, for the 429's Retry-After. */
     const quotaWaits: number[] = [];
+    /** Whether every quota refusal was a request larger than the deployment's whole tpm. */
+    let neverFits = true;
 
     while (index < candidates.length) {
       const { deployment, modelIndex } = candidates[index]!;
       const claim = this.deps.health.claim(deployment);
       if (!claim) {
+        neverFits = false;
         index++;
         sameRetries = 0;
         continue;
@@ -145,6 +158,7 @@ export class Router {
         // Our own pacing, not the provider's answer: the slot goes back, health is not told.
         this.deps.health.release(deployment, claim);
         quotaWaits.push(quota.retryAfterMs);
+        if (quota.tooLarge !== true) neverFits = false;
         index++;
         sameRetries = 0;
         continue;
@@ -158,6 +172,9 @@ export class Router {
         if (quota.ticket) req.onQuotaTicket?.(deployment, quota.ticket);
         return { value, deployment, log, claim };
       } catch (err) {
+        // Every window entry is resolved here or at settlement: one left at its estimate would
+        // hold a shared deployment's tpm for 60 s against every tenant, uncharged.
+        this.quota.release(quota, failedAttempt(err, req.signal.aborted));
         if (err instanceof ClientAbortError || req.signal.aborted) {
           this.deps.health.release(deployment, claim);
           throw err instanceof ClientAbortError ? err : new ClientAbortError();
@@ -250,6 +267,14 @@ export class Router {
       }
     }
     if (last) throw withLog(toGatewayError(last.error, last.deployment.name), log);
+    if (quotaWaits.length > 0 && neverFits && skipped.length === 0)
+      throw withLog(
+        quotaNeverFits(
+          req.model,
+          candidates.map((c) => c.deployment),
+        ),
+        log,
+      );
     if (quotaWaits.length > 0)
       throw withLog(
         quotaExhausted(req.model, [...quotaWaits, ...skipped.map((s) => s.until - this.now())]),
@@ -303,6 +328,14 @@ export class Router {
     } else if (isDeploymentFault(error)) health.fail(d, claim);
     else health.release(d, claim);
   }
+}
+
+/** How a failed attempt ended, for its quota window entry (`failedAttemptTokens`). */
+function failedAttempt(err: unknown, aborted: boolean): FailedAttempt {
+  if (err instanceof ClientAbortError || aborted) return { kind: 'aborted' };
+  if (err instanceof UpstreamFailure) return { kind: 'upstream', error: err.upstream };
+  // Our own translation's refusal or a local fault: nothing went upstream.
+  return { kind: 'unsent' };
 }
 
 /**

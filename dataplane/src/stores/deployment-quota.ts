@@ -6,7 +6,8 @@
 import type { Redis } from 'ioredis';
 import { MemoryRateLimiter } from './memory/rate-limiter.ts';
 import { MemoryState } from './memory/state.ts';
-import type { RateDecision, RateLimiter, RateTicket } from './rate-limiter.ts';
+import { RATE_WINDOW_MS, type RateDecision, type RateLimiter, type RateTicket } from './rate-limiter.ts';
+import { isLive } from './sliding-window.ts';
 import { KeySpace } from './redis/keys.ts';
 import { RedisRateLimiter } from './redis/rate-limiter.ts';
 import type { Clock, KeyRef } from './types.ts';
@@ -46,8 +47,47 @@ export class DeploymentWindows implements DeploymentQuotaStore {
   }
 }
 
-export function memoryDeploymentWindows(clock: Clock): DeploymentWindows {
-  return new DeploymentWindows(new MemoryRateLimiter(new MemoryState(), clock));
+/**
+ * In process, a window is dropped once it has been idle a whole window: a renamed or removed
+ * deployment's window (every revision's name, after hot reloads) would otherwise stay for the
+ * pod's life, up to its rpm's entries each. Swept at most once a window, O(deployments) then;
+ * an idle window's entries have all expired, so dropping it changes no decision.
+ */
+export class MemoryDeploymentWindows extends DeploymentWindows {
+  private lastSweep: number;
+
+  constructor(
+    private readonly state: MemoryState,
+    private readonly clock: Clock,
+  ) {
+    super(new MemoryRateLimiter(state, clock));
+    this.lastSweep = clock();
+  }
+
+  override take(deployment: string, limits: DeploymentLimits, tokens: number): Promise<RateDecision> {
+    const now = this.clock();
+    if (now - this.lastSweep >= RATE_WINDOW_MS) {
+      this.lastSweep = now;
+      this.sweep(now);
+    }
+    return super.take(deployment, limits, tokens);
+  }
+
+  /** Windows held (for tests and the curious). */
+  get size(): number {
+    return this.state.rateWindows.size;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, win] of this.state.rateWindows) {
+      const newest = win.entries.at(-1);
+      if (newest === undefined || !isLive(newest.at, now, RATE_WINDOW_MS)) this.state.rateWindows.delete(key);
+    }
+  }
+}
+
+export function memoryDeploymentWindows(clock: Clock): MemoryDeploymentWindows {
+  return new MemoryDeploymentWindows(new MemoryState(), clock);
 }
 
 export function redisDeploymentWindows(redis: Redis, prefix: string, clock: Clock): DeploymentWindows {

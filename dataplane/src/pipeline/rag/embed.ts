@@ -17,6 +17,7 @@ import { admit } from '../admission.ts';
 import { accessibleRoute, reachableRoutes, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { settle } from '../settlement.ts';
+import type { RateTicket } from '../../stores/rate-limiter.ts';
 
 /** Inputs per embeddings call: within every major provider's per-call limit (OpenAI 2,048). */
 export const EMBED_BATCH = 256;
@@ -66,13 +67,22 @@ export async function embedTexts(
   let scaled = 0;
   let cost = 0;
   let attempts = 0;
+  let batches = 0;
   const failed = new Set<string>();
   let last: Deployment | undefined;
   try {
     for (let at = 0; at < texts.length; at += EMBED_BATCH) {
       const input = texts.slice(at, at + EMBED_BATCH);
-      const routed = await deps.router.execute(routeRequest(ctx, model, ['embeddings']), (d) =>
-        embeddingsCall(callContext(deps, ctx, d), { model, input }),
+      const sent = input.reduce((n, t) => n + estimateTextTokens(t), 0);
+      let held: RateTicket | undefined;
+      const routed = await deps.router.execute(
+        {
+          ...routeRequest(ctx, model, ['embeddings']),
+          // This batch's own tokens, not the document's: each batch is one request to the provider.
+          tokens: () => ({ prompt: sent, output: 0 }),
+          onQuotaTicket: (_d, ticket) => (held = ticket),
+        },
+        (d) => embeddingsCall(callContext(deps, ctx, d), { model, input }),
       );
       const data = [...routed.value.data].sort((a, b) => a.index - b.index);
       if (data.length !== input.length)
@@ -81,8 +91,12 @@ export async function embedTexts(
           `the embedding model returned ${data.length} vectors for ${input.length} inputs`,
         );
       for (const [i, d] of data.entries()) vectors.push(vectorOf(d.embedding, at + i));
-      const tokens = routed.value.usage.prompt_tokens || input.reduce((n, t) => n + estimateTextTokens(t), 0);
+      const tokens = routed.value.usage.prompt_tokens || sent;
+      // Corrected here, per batch: settlement sees one outcome for all batches and would set
+      // each batch's window entry to the whole document's usage.
+      if (held) deps.stores.deploymentQuota.adjust(held, tokens).catch(() => undefined);
       promptTokens += tokens;
+      batches++;
       scaled += scaledCost(routed.deployment.pricing, { prompt_tokens: tokens, completion_tokens: 0 });
       cost = microsToUsd(chargedMicros(scaled));
       attempts += routed.log.attempts;
@@ -102,7 +116,9 @@ export async function embedTexts(
         costUsd: cost,
       });
     }
-    throw err;
+    throw batches > 0 && err instanceof GatewayError
+      ? afterServed(err, batches, texts.length, promptTokens)
+      : err;
   }
   await settle(deps, ctx, {
     status: 200,
@@ -112,4 +128,18 @@ export async function embedTexts(
     costUsd: cost,
   });
   return { vectors, promptTokens, costUsd: cost, deployment: last!, log: { attempts, failed: [...failed] } };
+}
+
+/**
+ * A batch's refusal after earlier batches were embedded: its own words ("not sent upstream, not
+ * charged") hold for that batch only, so the caller is told what was embedded and charged.
+ */
+function afterServed(err: GatewayError, batches: number, inputs: number, tokens: number): GatewayError {
+  const served = Math.min(batches * EMBED_BATCH, inputs);
+  return new GatewayError(
+    err.type,
+    `${err.message}, for batch ${batches + 1} of ${Math.ceil(inputs / EMBED_BATCH)}; the first ${served} ` +
+      `of ${inputs} inputs, embedded before it, were sent and charged (${tokens} tokens)`,
+    { headers: err.headers, param: err.param, cause: err },
+  );
 }
