@@ -20,8 +20,6 @@ export const OWNER_KEYS = {
    * retrieve it; its settlement is named by this one, so it is charged once whichever reads it.
    */
   deployment: 'gantry_deployment',
-  /** The tokens the job's hold assumed (training file × epochs): the most it is charged for. */
-  heldTokens: 'gantry_held_tokens',
 } as const;
 
 export interface Owner {
@@ -102,27 +100,19 @@ export function clientView(job: Record<string, unknown>, deployment: string): Re
 export const MAX_EPOCHS = 50;
 
 /**
- * Most trained tokens a job without a recorded hold (created before the hold was recorded in
- * its metadata, or from a file the gateway did not count) is charged for: the per-call sanity
- * cap times the most epochs. Keeps a corrupt report (1e300) a bounded, storable charge.
+ * Most trained tokens a job is charged for: the per-call sanity cap times the most epochs.
+ * Keeps a corrupt report (1e300) a bounded, storable charge.
  */
 export const MAX_TRAINED_TOKENS = MAX_REPORTED_TOKENS * MAX_EPOCHS;
-
-/** The held tokens the job's metadata records (undefined when none, or not a count). */
-function heldTokensOf(job: Record<string, unknown>): number | undefined {
-  const raw = metadataOf(job)[OWNER_KEYS.heldTokens];
-  const n = typeof raw === 'string' && /^[0-9]{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
 
 /**
  * What a job seen upstream owes: its trained tokens at the deployment's training price, once
  * it has succeeded. Nothing for a job still running, failed or cancelled (providers bill only
  * completed training), or when the deployment sets no training price. `trained_tokens` is the
- * provider's word, so it is cut at what the hold assumed (the training file's tokens times the
- * epochs held, recorded in the job's metadata at creation), else at MAX_TRAINED_TOKENS: a
- * report of 3e9 tokens for a $7.50 hold charged $75,000, one of 1e300 threw in the store and
- * the charge was lost.
+ * provider's bill and is charged as reported up to MAX_TRAINED_TOKENS (one of 1e300 threw in
+ * the store and the charge was lost). It is not cut at the hold's tokens: those are the file's
+ * text tokens, and a vision file's images bill ~20× their text (an image_url line is ~40 text
+ * tokens, ~765+ billed), so that cut charged such jobs a twentieth of their cost.
  */
 export function trainingCharge(
   job: Record<string, unknown>,
@@ -131,15 +121,9 @@ export function trainingCharge(
   if (job.status !== 'succeeded' || trainingPerMillionTokens === undefined) return undefined;
   const reported = job.trained_tokens;
   if (typeof reported !== 'number' || !Number.isFinite(reported) || reported < 0) return undefined;
-  const trained = Math.min(reported, heldTokensOf(job) ?? MAX_TRAINED_TOKENS, MAX_TRAINED_TOKENS);
+  const trained = Math.min(reported, MAX_TRAINED_TOKENS);
   // Whole micro-dollars, up, as every charge (micros.ts).
   return { trainedTokens: trained, costUsd: microsToUsd(chargedMicros(trained * trainingPerMillionTokens)) };
-}
-
-/** The job's metadata entry recording its held tokens; none when the file was not counted. */
-export function heldTokensEntry(trainingTokens: number, epochs: number): Record<string, string> {
-  const held = trainingTokens * epochs;
-  return Number.isSafeInteger(held) && held > 0 ? { [OWNER_KEYS.heldTokens]: String(held) } : {};
 }
 
 /**

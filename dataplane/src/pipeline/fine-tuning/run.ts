@@ -41,7 +41,6 @@ import {
   parseJobId,
   pricedTraining,
   settlementId,
-  heldTokensEntry,
   trainingCharge,
   trainingHoldUsd,
   worstCaseEpochs,
@@ -117,9 +116,6 @@ export async function createJob(
     const until = 'a read sees them finished';
     throw heldRefusal(refusal, held, 'fine-tuning job', 'fine-tuning jobs', until, statesWorkHeld(err));
   });
-  // The job carries what its hold assumed: its charge is cut there (trainingCharge).
-  const held = heldTokensEntry(holder?.trainingTokens ?? 0, epochs.epochs);
-  const sent = { ...body, metadata: { ...body.metadata, ...held } };
   const routing = routeRequest(ctx, req.model, ['fine_tuning']);
   const routed = await deps.router.execute(
     // A training job is never started twice by a retry.
@@ -133,7 +129,7 @@ export async function createJob(
           missingObject: missingObjects(ctx, holder.objects),
         }
       : { ...routing, createsObject: true },
-    (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', createdOn(sent, d.name)),
+    (d) => passthroughCall(callContext(deps, ctx, d), 'POST', 'fine_tuning/jobs', createdOn(body, d.name)),
   );
   // Held under the job's id before the request settles (which would release it). The job
   // exists upstream whatever happens here: hiding it behind a 5xx would leave it running unseen
