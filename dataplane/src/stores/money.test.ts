@@ -174,6 +174,9 @@ describe('chargeMicros', () => {
     expect(chargeMicros(1.5)).toBe(1_500_000);
     expect(chargeMicros(-2)).toBe(0);
   });
+  it.each([-1e12, -1e300, -Infinity])('books %d as nothing, not a throw', (usd) => {
+    expect(chargeMicros(usd)).toBe(0);
+  });
   it.each([MAX_CHARGE_USD * 10, 1e300, Infinity, Number.NaN])(
     'books %d at the ceiling, not a throw',
     (usd) => {

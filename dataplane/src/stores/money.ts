@@ -73,7 +73,7 @@ export const MAX_CHARGE_USD = 1e9;
 export const chargeableUsd = (usd: number): number => (usd <= MAX_CHARGE_USD ? usd : MAX_CHARGE_USD);
 
 /** The micro-dollars a charge of `usd` books: never negative, never above the ceiling, never a throw. */
-export const chargeMicros = (usd: number): number => Math.max(0, toMicros(chargeableUsd(usd)));
+export const chargeMicros = (usd: number): number => toMicros(Math.max(0, chargeableUsd(usd)));
 
 export function fromMicros(micros: number): number {
   return micros / MICROS_PER_USD;
