@@ -35,6 +35,7 @@ import { inTurn } from './in-turn.ts';
 import type { RealtimeLimits } from './limits.ts';
 import { RealtimeSession, type SessionSummary } from './session.ts';
 import { SessionCount } from './session-count.ts';
+import { ScanBudgets } from './scan-budget.ts';
 import { openUpstream, servesRealtime, speaksRealtime } from './upstream.ts';
 import { countUnknownRefusal } from '../pipeline/unknown-model.ts';
 
@@ -93,8 +94,11 @@ export class RealtimeProxy {
   private closing = false;
   /** Open sessions, checked again on every config reload (caller.ts). */
   readonly sessionsOpen = new Set<RealtimeSession>();
+  /** Guardrail scanning per key, shared by the key's sessions: a new session is no new allowance. */
+  readonly scanBudgets: ScanBudgets;
 
   constructor(private readonly deps: RealtimeDeps) {
+    this.scanBudgets = new ScanBudgets(deps.limits.maxScannedCharsPerMinute);
     deps.config.onReload(() => {
       for (const session of this.sessionsOpen) session.recheck();
     });
@@ -307,6 +311,7 @@ export class RealtimeProxy {
         model,
         initialSession,
         limits: this.deps.limits,
+        scanBudget: this.scanBudgets.forKey(`${ctx.tenant.name}/${ctx.key.id}`),
         shutdown: this.deps.shutdown,
         onEnd: (summary) => {
           this.sessionsOpen.delete(session);

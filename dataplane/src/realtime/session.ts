@@ -35,7 +35,8 @@ import { DoneIds } from './done-ids.ts';
 import { callerNow } from './caller.ts';
 import { ClientFlow, MAX_REFUSALS_IN_A_ROW } from './client-flow.ts';
 import { scannedChars, screenClientEvent } from './guard.ts';
-import { ScanBudget } from './scan-budget.ts';
+import { scansText } from '../pipeline/guardrails/stage.ts';
+import type { KeyScanBudget } from './scan-budget.ts';
 import { recordBlocked, withVerdict } from './guard-record.ts';
 import { holdResponse, responseContext, settleResponse } from './hold.ts';
 import type { RealtimeLimits } from './limits.ts';
@@ -77,6 +78,8 @@ export interface SessionSetup {
   /** A client secret's session configuration, applied before the client's first event. */
   initialSession?: Record<string, unknown> | undefined;
   limits: RealtimeLimits;
+  /** The key's guardrail scanning per minute on this pod, shared by all its sessions (scan-budget.ts). */
+  scanBudget: KeyScanBudget;
   shutdown: AbortSignal;
   onEnd(summary: SessionSummary): void;
 }
@@ -126,8 +129,6 @@ export class RealtimeSession {
   private addedAudio = 0;
   private readonly cap = new SessionCap();
   private readonly done = new DoneIds();
-  /** Guardrail scanning per minute: CPU that no rate limit counts otherwise. */
-  private readonly scanBudget: ScanBudget;
   /** The upstream said the session reached its own duration limit: its close is no failure. */
   private upstreamExpired = false;
   private readonly totals = { responses: 0, tokens: 0, costUsd: 0 };
@@ -146,7 +147,6 @@ export class RealtimeSession {
     this.s = setup;
     this.caller = setup.ctx;
     this.flow = new ClientFlow(setup.client);
-    this.scanBudget = new ScanBudget(setup.limits.maxScannedCharsPerMinute);
   }
 
   start(): void {
@@ -245,13 +245,14 @@ export class RealtimeSession {
       );
       return;
     }
-    const chars = scannedChars(event);
-    if (chars > 0 && !this.scanBudget.take(chars, Date.now())) {
+    // Text no check would read costs no scanning: it is neither counted nor refused.
+    const chars = scansText(this.caller) ? scannedChars(event) : 0;
+    if (chars > 0 && !this.s.scanBudget.take(chars, Date.now())) {
       const max = this.s.limits.maxScannedCharsPerMinute;
       return this.refuse(
         new GatewayError(
           'rate_limit_exceeded',
-          `this session sent more than ${max} characters of text for the guardrails to scan in a minute; retry after ${this.scanBudget.retryAfterS(Date.now())}s`,
+          `this key sent more than ${max} characters of text for the guardrails to scan in a minute; retry after ${this.s.scanBudget.retryAfterS(Date.now())}s`,
         ),
         event.event_id,
       );

@@ -59,6 +59,22 @@ export function compulsoryChecks(tenant: TenantRecord): GuardrailName[] {
   return GuardrailNames.filter((name) => policy.checks[name].action !== 'off');
 }
 
+/**
+ * Whether a request by `ctx` has any text scanned: false when the policy turns every check off
+ * or the guard header opts out of all that are on. A selection the policy refuses counts as
+ * scanning (the caller is about to be refused; nothing is waived for it).
+ */
+export function scansText(ctx: RequestContext): boolean {
+  const policy = policyOf(ctx.tenant);
+  let only: ReadonlySet<GuardrailName> | undefined;
+  try {
+    only = selection(ctx);
+  } catch {
+    return true;
+  }
+  return GuardrailNames.some((name) => policy.checks[name].action !== 'off' && (!only || only.has(name)));
+}
+
 function optOutRefused(tenant: TenantRecord, skipped: readonly GuardrailName[]): GatewayError {
   const policy = tenant.spec.guardrails?.policyRef?.name ?? '?';
   return new GatewayError(
