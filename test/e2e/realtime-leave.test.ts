@@ -193,7 +193,7 @@ describe('Realtime: the upstream after the session ended', () => {
   });
 });
 
-describe('Realtime: guardrail scanning per session', () => {
+describe('Realtime: guardrail scanning per key', () => {
   it('refuses, unscanned, text past the per-minute scanning allowance (429) and forwards what fits', async () => {
     const c = await open('sk-scan');
     const item = (text: string, id: string) =>
