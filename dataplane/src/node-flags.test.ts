@@ -30,11 +30,12 @@ describe('the data plane runs with NODE_FLAGS everywhere', () => {
   });
 
   it("the chart's data-plane container command", () => {
-    const line = read('charts/gantry/templates/deployment.yaml')
+    // The pod template both workloads render (Deployment, or StatefulSet with a journal volume).
+    const line = read('charts/gantry/templates/_dataplane-pod.tpl')
       .split('\n')
       .map((l) => l.trim())
       .find((l) => l.startsWith('command:') && l.includes('dataplane/dist/gantry.mjs'));
-    expect(line, 'the data plane command in deployment.yaml').toBeDefined();
+    expect(line, 'the data plane command in _dataplane-pod.tpl').toBeDefined();
     expect(flagsOf(JSON.parse(line!.slice('command:'.length)) as string[])).toEqual(NODE_FLAGS);
   });
 });
