@@ -8,6 +8,7 @@
  */
 import type { Deployment } from '../config/snapshot.ts';
 import type { ChatRequest, Usage } from '../formats/openai/types.ts';
+import { ClientAbortError } from '../router/upstream.ts';
 import { promptTokensOf, type RequestContext } from './context.ts';
 import type { Outcome } from './settlement.ts';
 import { chargeStream } from './stream-charge.ts';
@@ -44,8 +45,9 @@ export function watchSent<T>(
       ctx.unanswered = undefined;
       return value;
     } catch (err) {
-      // A failure of the attempt itself (the router may fail over) is not the client's to pay.
-      if (!ctx.signal.aborted) ctx.unanswered = undefined;
+      // A failure of the attempt itself (the router may fail over) is not the client's to pay,
+      // nor a connection that failed while the client was leaving: nothing reached the provider.
+      if (!ctx.signal.aborted || (err instanceof ClientAbortError && err.unsent)) ctx.unanswered = undefined;
       throw err;
     }
   };

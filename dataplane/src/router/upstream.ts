@@ -31,7 +31,8 @@ export interface UpstreamResponse {
 
 /** The caller went away: stop, do not fail over, do not blame the deployment. */
 export class ClientAbortError extends Error {
-  constructor() {
+  /** True when the upstream connection had failed too: nothing of the request reached it. */
+  constructor(readonly unsent = false) {
     super('client closed the request');
     this.name = 'ClientAbortError';
   }
@@ -154,8 +155,8 @@ export async function readErrorBody(body: UpstreamResponse['body']): Promise<str
 
 export function classifyUpstreamFailure(err: unknown, clientSignal: ClientSignal): Error {
   if (err instanceof ClientAbortError || err instanceof UpstreamFailure) return err;
-  if (clientSignal.aborted) return new ClientAbortError();
   const e = err as { code?: string; name?: string; message?: string };
+  if (clientSignal.aborted) return new ClientAbortError(e.code !== undefined && NEVER_CONNECTED.has(e.code));
   const timeout =
     e.name === 'TimeoutError' ||
     e.code === 'UND_ERR_CONNECT_TIMEOUT' ||
