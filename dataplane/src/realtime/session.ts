@@ -337,29 +337,12 @@ export class RealtimeSession {
       return;
     }
     if (!this.recheck()) return;
-    const input = this.conversationTokens + this.addedTokens;
     const heldCap = statedCap(response) ?? this.cap.forHold();
-    const held = outputLimits([heldCap]).held;
-    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, held);
-    const ctx = this.heldCtx();
-    const tracked: Tracked = {
-      ctx,
-      clientEventId: undefined,
-      inputTokens: input,
-      inputAudioTokens: this.conversationAudio + this.addedAudio,
-      produced: 0,
-      producedAudio: 0,
-      heldCap,
-      maxOutputTokens: MAX_UNBOUNDED_OUTPUT_TOKENS,
-      outOfBand: response.conversation === 'none',
-    };
+    const tracked = this.tracked(heldCap, MAX_UNBOUNDED_OUTPUT_TOKENS, response.conversation === 'none');
     try {
-      await holdResponse(this.s.deps, ctx, estimate, input + held);
+      await this.hold(tracked);
     } catch (err) {
-      this.refuse(
-        err instanceof GatewayError ? err : new GatewayError('internal_error', 'hold failed'),
-        event.event_id,
-      );
+      this.refuse(holdError(err), event.event_id);
       return;
     }
     if (this.ended) {
@@ -437,24 +420,13 @@ export class RealtimeSession {
     // Started by the upstream itself (server voice activity detection), or running under a
     // looser cap than the queued hold (so not its response; that one stays queued for its own
     // response.created or error): held now, and cancelled at once when the key cannot cover it.
-    const input = this.conversationTokens + this.addedTokens;
     const heldCap = this.cap.forHold();
-    const held = outputLimits([heldCap]).held;
-    const tracked: Tracked = {
-      ctx: this.heldCtx(),
-      clientEventId: undefined,
-      inputTokens: input,
-      inputAudioTokens: this.conversationAudio + this.addedAudio,
-      produced: 0,
-      producedAudio: 0,
+    const tracked = this.tracked(
       heldCap,
-      maxOutputTokens: billedCeiling(heldCap, event.response, MAX_UNBOUNDED_OUTPUT_TOKENS),
-      outOfBand: false,
-    };
-    const estimate = responseEstimateUsd(this.s.deployment.pricing, input, held);
-    tracked.holding = holdResponse(this.s.deps, tracked.ctx, estimate, input + held).catch((err: unknown) =>
-      this.serverResponseRefused(id, err),
+      billedCeiling(heldCap, event.response, MAX_UNBOUNDED_OUTPUT_TOKENS),
+      false,
     );
+    tracked.holding = this.hold(tracked).catch((err: unknown) => this.serverResponseRefused(id, err));
     this.live.set(id, tracked);
   }
 
@@ -463,8 +435,30 @@ export class RealtimeSession {
    * ends too: server VAD would start the next turn regardless, and each one's output before
    * its cancel landed was charged unheld, turn after turn past the limit.
    */
+  /** A response about to start over the conversation so far, held under the current key. */
+  private tracked(heldCap: Cap, maxOutputTokens: number, outOfBand: boolean): Tracked {
+    return {
+      ctx: this.heldCtx(),
+      clientEventId: undefined,
+      inputTokens: this.conversationTokens + this.addedTokens,
+      inputAudioTokens: this.conversationAudio + this.addedAudio,
+      produced: 0,
+      producedAudio: 0,
+      heldCap,
+      maxOutputTokens,
+      outOfBand,
+    };
+  }
+
+  /** Holds `tracked`'s input and its cap's worth of output on the key's budget. */
+  private hold(tracked: Tracked): Promise<void> {
+    const held = outputLimits([tracked.heldCap]).held;
+    const estimate = responseEstimateUsd(this.s.deployment.pricing, tracked.inputTokens, held);
+    return holdResponse(this.s.deps, tracked.ctx, estimate, tracked.inputTokens + held);
+  }
+
   private serverResponseRefused(id: string, err: unknown): void {
-    const error = err instanceof GatewayError ? err : new GatewayError('internal_error', 'hold failed');
+    const error = holdError(err);
     this.toUpstream(JSON.stringify({ type: 'response.cancel', event_id: eventId(), response_id: id }));
     this.refuse(error);
     if (error.type === 'budget_exceeded')
@@ -615,3 +609,7 @@ async function chargeUnheld(deps: PipelineDeps, ctx: RequestContext, costUsd: nu
     .charge({ tenant: ctx.tenant.name, keyId: ctx.key.id, budget, amountUsd: costUsd, id: ctx.id })
     .catch((err: unknown) => ctx.log.warn({ err: String(err) }, 'realtime charge deferred'));
 }
+
+/** A hold's failure as the client is told it. */
+const holdError = (err: unknown): GatewayError =>
+  err instanceof GatewayError ? err : new GatewayError('internal_error', 'hold failed');
