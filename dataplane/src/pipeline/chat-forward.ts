@@ -23,7 +23,7 @@ import type { PinnedTo } from './resources/chat-files.ts';
 import { guardResponse } from './guardrails/stage.ts';
 import { settle } from './settlement.ts';
 import { chargeStream, chatUsageBounds, hasContent, servedModels } from './stream-charge.ts';
-import { watchSent } from './unanswered-call.ts';
+import { chatPromptCharge, watchSent } from './unanswered-call.ts';
 import { relayStream, type StreamEnd, type StreamMeta, type StreamSettlement } from './stream-relay.ts';
 
 export interface Served {
@@ -69,7 +69,9 @@ export async function forwardChat(
   if (!req.stream) {
     const routed = await deps.router.execute(
       routing,
-      watchSent(ctx, req, (d, onSent) => chatCall(callContext(deps, ctx, d, onSent), req)),
+      watchSent(ctx, chatPromptCharge(ctx, req), (d, onSent) =>
+        chatCall(callContext(deps, ctx, d, onSent), req),
+      ),
     );
     const answer = { ...routed.value, model: routed.deployment.model };
     const bounds = chatUsageBounds(req, promptTokensOf(ctx, req), routed.deployment, hasContent(answer));

@@ -78,7 +78,7 @@ export interface RequestContext {
    * settled with the request, recorded under their own provider label.
    */
   sideCalls?: SideCall[];
-  /** The chat call on the wire upstream, if any: charged when the client leaves it (unanswered-call.ts). */
+  /** The call on the wire upstream, if any: charged when the client leaves it (unanswered-call.ts). */
   unanswered?: UnansweredCall | undefined;
   /**
    * Admission's token estimate (prompt plus output bound), computed on first use: a

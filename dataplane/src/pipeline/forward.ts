@@ -18,7 +18,7 @@ import type { CacheDeps } from './cache/stage.ts';
 import { prefilled } from './stream-charge.ts';
 import type { CcrStore } from './compression/ccr/types.ts';
 import type { Continue, StreamMeta } from './stream-relay.ts';
-import { watchSent, type SentCall } from './unanswered-call.ts';
+import { chatPromptCharge, watchSent, type SentCall } from './unanswered-call.ts';
 
 export interface ForwardDeps {
   router: Router;
@@ -86,7 +86,7 @@ export function openStream(
   // The stream's verdict on its deployment comes at its end (stream-relay.ts reports it).
   return deps.router.execute(
     { ...route, verdictAtEnd: true },
-    watched ? watchSent(ctx, req, call) : (d) => call(d, undefined),
+    watched ? watchSent(ctx, chatPromptCharge(ctx, req), call) : (d) => call(d, undefined),
   );
 }
 

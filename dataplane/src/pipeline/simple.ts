@@ -23,6 +23,7 @@ import type { Served } from './chat.ts';
 import { settle, settleAnswered } from './settlement.ts';
 import { accessibleRoute, reachableRoutes, type RequestContext } from './context.ts';
 import { callContext, routeRequest, type PipelineDeps } from './forward.ts';
+import { inputTokensCharge, watchSent } from './unanswered-call.ts';
 import {
   checkCapabilities,
   checkCompletionChoices,
@@ -76,7 +77,12 @@ export async function runEmbeddings(
     () => embeddingInputTokens(req.input),
     { maxTokens: 0 },
   );
-  const routed = await deps.router.execute(routing, (d) => embeddingsCall(callContext(deps, ctx, d), req));
+  // Left once sent, the input is charged as the gateway counts it (the provider embedded it).
+  const abandoned = inputTokensCharge(() => embeddingInputTokens(req.input));
+  const routed = await deps.router.execute(
+    routing,
+    watchSent(ctx, abandoned, (d, onSent) => embeddingsCall(callContext(deps, ctx, d, onSent), req)),
+  );
   const response = { ...routed.value, model: routed.deployment.model };
   const usage = {
     prompt_tokens: response.usage.prompt_tokens || embeddingInputTokens(req.input),
@@ -153,8 +159,13 @@ export async function runCompletions(
     deployment,
     answered,
   });
+  // Left once sent (a stream: before its headers), the prompt is charged, as for chat.
+  const abandoned = inputTokensCharge(promptTokens);
   if (!req.stream) {
-    const routed = await deps.router.execute(routing, (d) => completionsCall(callContext(deps, ctx, d), req));
+    const routed = await deps.router.execute(
+      routing,
+      watchSent(ctx, abandoned, (d, onSent) => completionsCall(callContext(deps, ctx, d, onSent), req)),
+    );
     const response = { ...routed.value, model: routed.deployment.model };
     const answerText = response.choices.map((c) => c.text).join('');
     const believed =
@@ -167,13 +178,16 @@ export async function runCompletions(
     return { kind: 'completion', response, costUsd: cost, deployment: routed.deployment, log: routed.log };
   }
   // The stream's verdict on its deployment comes at its end (`settle` reports it).
-  const routed = await deps.router.execute({ ...routing, verdictAtEnd: true }, (d) => {
-    const call = callContext(deps, ctx, d);
-    const adapter = call.adapter.completions;
-    if (!adapter)
-      throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'completions not supported' });
-    return sendOk(call, adapter.request(req, d.target), true);
-  });
+  const routed = await deps.router.execute(
+    { ...routing, verdictAtEnd: true },
+    watchSent(ctx, abandoned, (d, onSent) => {
+      const call = callContext(deps, ctx, d, onSent);
+      const adapter = call.adapter.completions;
+      if (!adapter)
+        throw new UpstreamFailure({ kind: 'bad_request', status: 0, message: 'completions not supported' });
+      return sendOk(call, adapter.request(req, d.target), true);
+    }),
+  );
   const adapter = deps.adapters[routed.deployment.provider].completions!;
   return {
     kind: 'stream',

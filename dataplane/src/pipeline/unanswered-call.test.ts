@@ -3,7 +3,8 @@ import type { ChatRequest } from '../formats/openai/types.ts';
 import { testDeployment } from '../router/testing.ts';
 import { ClientAbortError, classifyUpstreamFailure, UpstreamFailure } from '../router/upstream.ts';
 import type { RequestContext } from './context.ts';
-import { watchSent } from './unanswered-call.ts';
+import { unitsCharge } from './media/run.ts';
+import { abandonedOutcome, chatPromptCharge, watchSent } from './unanswered-call.ts';
 
 const REQ: ChatRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -16,7 +17,7 @@ function context(aborted: boolean): RequestContext {
 
 /** An attempt that goes on the wire, then fails with `err`. */
 async function attempt(ctx: RequestContext, err: Error): Promise<void> {
-  const run = watchSent(ctx, REQ, async (_d, sent) => {
+  const run = watchSent(ctx, chatPromptCharge(ctx, REQ), async (_d, sent) => {
     sent?.();
     throw err;
   });
@@ -40,6 +41,30 @@ describe('an abandoned call is charged only when something may have reached the 
     const ctx = context(false);
     await attempt(ctx, new UpstreamFailure({ kind: 'network', status: 0, message: 'reset' }));
     expect(ctx.unanswered).toBeUndefined();
+  });
+
+  it('the answer arrived as the client left: only the answer is charged, not the abandoned call too', async () => {
+    const ctx = context(true);
+    const run = watchSent(ctx, chatPromptCharge(ctx, REQ), async (_d, sent) => {
+      sent?.();
+      return 'answer';
+    });
+    await expect(run(testDeployment())).resolves.toBe('answer');
+    expect(abandonedOutcome(ctx)).toBeUndefined();
+  });
+
+  it('a route’s own charge is worked out at the deployment that had the call (6 image units)', async () => {
+    const ctx = context(true);
+    const priced = testDeployment({
+      name: 'img',
+      pricing: { inputPerMillionTokens: 0, outputPerMillionTokens: 0, perImage: 0.04 },
+    });
+    const run = watchSent(ctx, unitsCharge('perImage', 6), async (_d, sent) => {
+      sent?.();
+      throw new ClientAbortError();
+    });
+    await expect(run(priced)).rejects.toBeInstanceOf(ClientAbortError);
+    expect(abandonedOutcome(ctx)).toMatchObject({ status: 499, deployment: { name: 'img' }, costUsd: 0.24 });
   });
 
   it.each([

@@ -6,7 +6,7 @@ import type { Served } from '../chat.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
 import { billedAudioSeconds, estimateAudioSeconds } from './audio-duration.ts';
-import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
+import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia, unitsCharge } from './run.ts';
 
 export const TRANSCRIPTION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const;
 export type TranscriptionFormat = (typeof TRANSCRIPTION_FORMATS)[number];
@@ -52,16 +52,23 @@ export async function runTranscription(
     estimateUnits: estimate,
   });
   const body = { kind: 'multipart' as const, fields, files: [file] };
-  const routed = await executeMedia(deps, ctx, routing, async (call) => {
-    const res = await sendMedia(call, 'audio/transcriptions', body, false);
-    const contentType = headerOf(res, 'content-type') ?? 'text/plain; charset=utf-8';
-    if (isJsonFormat(format)) return { body: await readJsonObject(call, res), contentType };
-    try {
-      return { body: await res.body.text(), contentType };
-    } catch (err) {
-      throw classifyUpstreamFailure(err, call.signal);
-    }
-  });
+  const routed = await executeMedia(
+    deps,
+    ctx,
+    routing,
+    async (call) => {
+      const res = await sendMedia(call, 'audio/transcriptions', body, false);
+      const contentType = headerOf(res, 'content-type') ?? 'text/plain; charset=utf-8';
+      if (isJsonFormat(format)) return { body: await readJsonObject(call, res), contentType };
+      try {
+        return { body: await res.body.text(), contentType };
+      } catch (err) {
+        throw classifyUpstreamFailure(err, call.signal);
+      }
+    },
+    // Left once sent: the upload was heard; its seconds as estimated, under the bytes' ceiling.
+    unitsCharge('perSecond', billedAudioSeconds(undefined, file.data)),
+  );
   // Plain text carries no duration: the estimate (exact for WAV) is charged then.
   const seconds = billedAudioSeconds(routed.value.body, file.data);
   const cost = await settleMedia(deps, ctx, routed, 'perSecond', seconds);
@@ -122,8 +129,13 @@ export async function runSpeech(
     estimateUnits: characters,
     stream: true,
   });
-  const routed = await executeMedia(deps, ctx, routing, (call) =>
-    sendMedia(call, 'audio/speech', { kind: 'json', json: body }, true),
+  const routed = await executeMedia(
+    deps,
+    ctx,
+    routing,
+    (call) => sendMedia(call, 'audio/speech', { kind: 'json', json: body }, true),
+    // Left before the audio started: the input was read, and it is what is priced.
+    unitsCharge('perCharacter', characters),
   );
   const cost = await settleMedia(deps, ctx, routed, 'perCharacter', characters);
   return {

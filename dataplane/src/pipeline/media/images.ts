@@ -6,7 +6,7 @@ import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
 import type { Served } from '../chat.ts';
 import { imageUnits } from './pricing.ts';
-import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
+import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia, unitsCharge } from './run.ts';
 
 /** OpenAI's ceiling on images per request. */
 export const MAX_IMAGES = 10;
@@ -66,16 +66,23 @@ export async function runImages(
     unit: 'perImage',
     estimateUnits: params.n * estimatePerImage,
   });
-  const routed = await executeMedia(deps, ctx, routing, async (call) => {
-    const answer = await readJsonObject(call, await sendMedia(call, op, body, false));
-    if (!Array.isArray(answer.data))
-      throw new UpstreamFailure({
-        kind: 'server',
-        status: 200,
-        message: `upstream answered ${op} without a data array`,
-      });
-    return { answer, data: answer.data as unknown[] };
-  });
+  const routed = await executeMedia(
+    deps,
+    ctx,
+    routing,
+    async (call) => {
+      const answer = await readJsonObject(call, await sendMedia(call, op, body, false));
+      if (!Array.isArray(answer.data))
+        throw new UpstreamFailure({
+          kind: 'server',
+          status: 200,
+          message: `upstream answered ${op} without a data array`,
+        });
+      return { answer, data: answer.data as unknown[] };
+    },
+    // Left once sent: every image asked for, at the size asked (the provider renders them unread).
+    unitsCharge('perImage', params.n * imageUnits(params.size, params.quality, 1)),
+  );
   const { answer, data } = routed.value;
   // Charged for what came back at the size and quality it came in, never more than was asked for.
   const delivered = Math.min(data.length, params.n);

@@ -14,6 +14,7 @@ import { admit } from '../admission.ts';
 import { accessibleRoute, reachableRoutes, type RequestContext } from '../context.ts';
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { settle } from '../settlement.ts';
+import { watchSent, type AbandonedCharge } from '../unanswered-call.ts';
 import { estimateUnitCost, unitCostUsd, type Unit } from './pricing.ts';
 
 export interface MediaRequest {
@@ -77,15 +78,28 @@ export function sendMedia(
   return sendOk(call, media.request(op, body, call.deployment.target, id), stream);
 }
 
-/** Run `attempt` on each candidate deployment until one answers. */
+/**
+ * Run `attempt` on each candidate deployment until one answers. With `abandoned`, a client
+ * that leaves once an attempt is on the wire is charged that (unanswered-call.ts).
+ */
 export function executeMedia<T>(
   deps: PipelineDeps,
   ctx: RequestContext,
   routing: RouteRequest,
   attempt: (call: CallContext) => Promise<T>,
+  abandoned?: AbandonedCharge,
 ): Promise<Routed<T>> {
-  return deps.router.execute(routing, (d) => attempt(callContext(deps, ctx, d)));
+  if (!abandoned) return deps.router.execute(routing, (d) => attempt(callContext(deps, ctx, d)));
+  return deps.router.execute(
+    routing,
+    watchSent(ctx, abandoned, (d, onSent) => attempt(callContext(deps, ctx, d, onSent))),
+  );
 }
+
+/** `units` of `unit` at the deployment's price: what a media call left once sent is charged. */
+export const unitsCharge =
+  (unit: Unit, units: number): AbandonedCharge =>
+  ({ pricing }) => ({ costUsd: unitCostUsd(pricing, unit, units) });
 
 export { readJsonObject } from '../../router/calls.ts';
 

@@ -16,6 +16,7 @@ import { accessibleRoute, reachableRoutes, type RequestContext } from '../contex
 import { callContext, routeRequest, type PipelineDeps } from '../forward.ts';
 import { passthroughCall } from '../passthrough/call.ts';
 import { settleAnswered } from '../settlement.ts';
+import { watchSent, type AbandonedCharge } from '../unanswered-call.ts';
 import {
   documentText,
   readUpstreamRerank,
@@ -48,6 +49,18 @@ export function rerankTokens(req: RerankRequest): number {
   return req.documents.reduce((n, d) => n + query + estimateTextTokens(documentText(d)), 0);
 }
 
+/**
+ * A rerank left once sent: the provider read the query and every document, so the tokens the
+ * gateway counts and the searches they make (one per started hundred documents, as held).
+ */
+export function abandonedRerank(req: RerankRequest, tokens: () => number): AbandonedCharge {
+  return ({ pricing }) => {
+    const usage = { prompt_tokens: tokens(), completion_tokens: 0 };
+    const searches = heldSearches(req.documents.length);
+    return { usage, costUsd: costUsd(pricing, usage) + unitCostUsd(pricing, { searches }) };
+  };
+}
+
 export async function runRerank(
   deps: PipelineDeps,
   ctx: RequestContext,
@@ -70,9 +83,12 @@ export async function runRerank(
     maxTokens: 0,
     unitCostUsd: dearestUnitCostUsd(routes(), { searches: heldSearches(req.documents.length) }),
   });
-  const routed = await deps.router.execute(routeRequest(ctx, req.model, ['rerank']), (d) =>
-    passthroughCall(callContext(deps, ctx, d), 'POST', 'rerank', req).then((body) =>
-      readUpstreamRerank(body, req.documents.length),
+  const routed = await deps.router.execute(
+    routeRequest(ctx, req.model, ['rerank']),
+    watchSent(ctx, abandonedRerank(req, counted), (d, onSent) =>
+      passthroughCall(callContext(deps, ctx, d, onSent), 'POST', 'rerank', req).then((body) =>
+        readUpstreamRerank(body, req.documents.length),
+      ),
     ),
   );
   const up = routed.value;

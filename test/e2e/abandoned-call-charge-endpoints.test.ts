@@ -1,0 +1,237 @@
+/**
+ * The abandoned-call rule beyond chat: embeddings, legacy completions (plain and a stream
+ * before its headers), rerank, image generation, transcription and speech left by their
+ * client once on the wire upstream are charged what the provider received, by each route's
+ * own pricing, recorded 499 and settled once; left while no call is on the wire (a backoff
+ * between attempts), they are charged nothing. Over HTTP with fetch and an AbortController;
+ * the fake provider holds each call (`hang`) until the gateway cuts it, so every step waits on
+ * an observed state, never a guessed time.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
+import { estimateTextTokens } from '../../dataplane/src/accounting/tokens.ts';
+import { DEFAULT_RETRY } from '../../dataplane/src/router/policy.ts';
+import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
+import { until } from '../harness/until.ts';
+import { usageToday } from '../harness/usage-record.ts';
+
+const KEY = 'sk-test-abandoned-endpoints';
+const BUDGET = { limitUsd: 50, period: 'monthly' } as const;
+const KEY_REF = { tenant: 'acme', keyId: 'default/k' };
+const PRICING = {
+  inputPerMillionTokens: 100,
+  outputPerMillionTokens: 200,
+  perSearch: 0.002,
+  perImage: 0.04,
+  perSecond: 0.006,
+  perCharacter: 0.000015,
+};
+const PROMPT = Array.from({ length: 40 }, (_, i) => `Invoice ${i} was paid on time by the customer.`).join(
+  ' ',
+);
+const QUERY = 'which invoices were paid late';
+/** 150 documents: two searches by the hundred-documents rule. */
+const DOCUMENTS = Array.from({ length: 150 }, (_, i) => `Invoice ${i} was settled.`);
+/** An MP3-looking upload of 20,000 bytes: 10 s at the hold's 2,000 B/s floor. */
+const MP3 = Buffer.alloc(20_000);
+MP3.write('ID3', 0, 'latin1');
+const SPEECH_INPUT = 'Your invoice has been paid, thank you.';
+
+const micros = (usd: number) => Math.round(usd * 1e6);
+/** $100 per million input tokens is 100 micro-dollars a token: no rounding in play. */
+const tokenMicros = (tokens: number) => tokens * PRICING.inputPerMillionTokens;
+
+interface Case {
+  name: string;
+  model: string;
+  /** What the fake's path contains for this route. */
+  upstreamPath: string;
+  request(): { path: string; init: RequestInit };
+  /** The 499's charge in micro-dollars, and the prompt tokens it records. */
+  micros: number;
+  promptTokens: number;
+}
+
+const json = (path: string, body: unknown) => () => ({
+  path,
+  init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+});
+
+const PROMPT_TOKENS = estimateTextTokens(PROMPT);
+const RERANK_TOKENS = DOCUMENTS.reduce((n, d) => n + estimateTextTokens(QUERY) + estimateTextTokens(d), 0);
+
+const CASES: Case[] = [
+  {
+    name: 'embeddings: the input tokens',
+    model: 'emb',
+    upstreamPath: '/embeddings',
+    request: json('/embeddings', { model: 'emb', input: PROMPT }),
+    micros: tokenMicros(PROMPT_TOKENS),
+    promptTokens: PROMPT_TOKENS,
+  },
+  {
+    name: 'legacy completions: the prompt tokens',
+    model: 'legacy',
+    upstreamPath: '/completions',
+    request: json('/completions', { model: 'legacy', prompt: PROMPT, max_tokens: 20 }),
+    micros: tokenMicros(PROMPT_TOKENS),
+    promptTokens: PROMPT_TOKENS,
+  },
+  {
+    name: 'a legacy completions stream before its headers: the prompt tokens',
+    model: 'legacy',
+    upstreamPath: '/completions',
+    request: json('/completions', { model: 'legacy', prompt: PROMPT, max_tokens: 20, stream: true }),
+    micros: tokenMicros(PROMPT_TOKENS),
+    promptTokens: PROMPT_TOKENS,
+  },
+  {
+    name: 'rerank: the query and documents read, and their two searches',
+    model: 'ranker',
+    upstreamPath: '/rerank',
+    request: json('/rerank', { model: 'ranker', query: QUERY, documents: DOCUMENTS }),
+    micros: tokenMicros(RERANK_TOKENS) + micros(2 * PRICING.perSearch),
+    promptTokens: RERANK_TOKENS,
+  },
+  {
+    name: 'image generation: every image asked for, at its size',
+    model: 'img',
+    upstreamPath: '/images/generations',
+    // 1792×1024 is two 1024×1024 blocks: 3 images are 6 units.
+    request: json('/images/generations', { model: 'img', prompt: 'a paid invoice', n: 3, size: '1792x1024' }),
+    micros: micros(6 * PRICING.perImage),
+    promptTokens: 0,
+  },
+  {
+    name: 'transcription: the seconds the upload is estimated to last',
+    model: 'audio',
+    upstreamPath: '/audio/transcriptions',
+    request: () => {
+      const form = new FormData();
+      form.set('model', 'audio');
+      form.set('file', new Blob([MP3], { type: 'audio/mpeg' }), 'talk.mp3');
+      return { path: '/audio/transcriptions', init: { method: 'POST', body: form } };
+    },
+    micros: micros(10 * PRICING.perSecond),
+    promptTokens: 0,
+  },
+  {
+    name: 'speech before its audio starts: the input characters',
+    model: 'audio',
+    upstreamPath: '/audio/speech',
+    request: json('/audio/speech', { model: 'audio', input: SPEECH_INPUT, voice: 'alloy' }),
+    micros: micros(SPEECH_INPUT.length * PRICING.perCharacter),
+    promptTokens: 0,
+  },
+];
+
+describe('a non-chat call abandoned upstream', () => {
+  let stack: Stack;
+  const fake = () => stack.fakes[0]!;
+
+  beforeAll(async () => {
+    stack = await startStack(
+      ([url]) =>
+        [
+          ['emb', 'openai', ['embeddings']],
+          ['legacy', 'openai', ['completions', 'streaming']],
+          ['ranker', 'openai-compatible', ['rerank']],
+          ['img', 'openai', ['images']],
+          ['audio', 'openai', ['audio']],
+        ]
+          .map(([model, provider, capabilities]) =>
+            deployment({
+              name: model as string,
+              model: model as string,
+              provider: provider as string,
+              baseUrl: fakeBase(url!),
+              capabilities: capabilities as string[],
+              pricing: PRICING,
+            }),
+          )
+          .concat([tenant('acme'), apiKey('k', KEY, 'acme', { budget: BUDGET })])
+          .join(''),
+      // One deployment per model: a failed attempt is retried after a backoff no test outlives.
+      { retry: { ...DEFAULT_RETRY, backoffBaseMs: 30_000, backoffMaxMs: 30_000 } },
+    );
+  });
+  afterAll(() => stack.close());
+  beforeEach(() => {
+    fake().reset();
+    stack.gateway.health.reset();
+  });
+
+  const budget = () => stack.gateway.stores.budgets.state(KEY_REF, BUDGET);
+  const records = () => usageToday(stack, 'acme');
+  const sentTo = (path: string) => fake().requests.filter((r) => r.path.includes(path)).length;
+
+  /** Sends `c`'s request, aborts it once `ready` holds, and returns the one record it left. */
+  async function abandon(
+    c: Case,
+    ready: () => Promise<boolean>,
+  ): Promise<{ record: UsageRecord; spent: number }> {
+    const spentBefore = (await budget()).spentUsd;
+    const before = new Set((await records()).map((r) => r.id));
+    const abort = new AbortController();
+    const { path, init } = c.request();
+    const call = fetch(`${stack.baseURL}${path}`, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${KEY}` },
+      signal: abort.signal,
+    }).then(
+      (res) => `answered ${res.status}`,
+      (err: unknown) => (err as Error).name,
+    );
+    await until('the call to reach its step', async () => ((await ready()) ? true : undefined));
+    abort.abort();
+    expect(await call).toBe('AbortError');
+    const added = await until('its usage record', async () => {
+      const fresh = (await records()).filter((r) => !before.has(r.id));
+      return fresh.length > 0 ? fresh : undefined;
+    });
+    expect(added).toHaveLength(1);
+    // Settled once: spend moved by exactly the record's cost, and nothing is left held.
+    const spent = await until('the settlement', async () => {
+      const state = await budget();
+      const moved = micros(state.spentUsd - spentBefore);
+      return moved === micros(added[0]!.costUsd) && state.heldUsd === 0 ? moved : undefined;
+    });
+    return { record: added[0]!, spent };
+  }
+
+  it.each(CASES.map((c) => [c.name, c] as const))('left once sent upstream, %s', async (_name, c) => {
+    fake().setFaults([{ match: { path: c.upstreamPath }, fault: { type: 'hang' }, times: 1 }]);
+    const { record, spent } = await abandon(c, async () => sentTo(c.upstreamPath) >= 1);
+    expect(record).toMatchObject({
+      status: 499,
+      errorType: 'client_closed_request',
+      deployment: c.model,
+      attempts: 1,
+      promptTokens: c.promptTokens,
+    });
+    expect(c.micros).toBeGreaterThan(0);
+    expect(micros(record.costUsd)).toBe(c.micros);
+    expect(spent).toBe(c.micros);
+  });
+
+  it.each(CASES.map((c) => [c.name, c] as const))(
+    'left between attempts (nothing on the wire), %s: charged nothing',
+    async (_name, c) => {
+      fake().setFaults([
+        { match: { path: c.upstreamPath }, fault: { type: 'status', status: 500 }, times: 1 },
+      ]);
+      // The failed attempt is counted just before the router starts its backoff.
+      const failed = new RegExp(
+        `^gantry_upstream_attempts_total\\{[^}]*deployment="${c.model}"[^}]*outcome="server"[^}]*\\} (\\d+)`,
+        'm',
+      );
+      const failures = async () =>
+        Number(failed.exec(await (await fetch(`${stack.gateway.adminUrl}/metrics`)).text())?.[1] ?? 0);
+      const seen = await failures();
+      const { record, spent } = await abandon(c, async () => (await failures()) > seen);
+      expect(sentTo(c.upstreamPath)).toBe(1);
+      expect(record).toMatchObject({ status: 499, costUsd: 0, promptTokens: 0 });
+      expect(spent).toBe(0);
+    },
+  );
+});
