@@ -726,6 +726,16 @@ describe('faults', () => {
     expect((await post('/v1/chat/completions', chat)).status).toBe(200);
   });
 
+  it('holds an answer until the test releases it', async () => {
+    fp.setFaults([{ times: 1, fault: { type: 'hold' } }]);
+    const seen = fp.requests.length;
+    const answer = post('/v1/chat/completions', chat);
+    await vi.waitFor(() => expect(fp.requests.length).toBe(seen + 1));
+    expect(fp.releaseHeld()).toBe(1);
+    expect((await answer).status).toBe(200);
+    expect(fp.releaseHeld()).toBe(0);
+  });
+
   it('slows a stream down', async () => {
     fp.setFaults([{ fault: { type: 'slow-stream', chunkDelayMs: 20, firstChunkDelayMs: 100 } }]);
     const t0 = Date.now();

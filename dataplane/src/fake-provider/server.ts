@@ -39,6 +39,8 @@ interface State {
   requests: RecordedRequest[];
   abandoned: number;
   abandonWaiters: (() => void)[];
+  /** Exchanges a `hold` fault keeps from answering until `releaseHeld()`. */
+  held: (() => void)[];
   faults: FaultBook;
   latencyMs: number;
 }
@@ -114,6 +116,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     return;
   }
   if (fault?.type === 'hang') return untilClosed(closed.signal);
+  if (fault?.type === 'hold' && !(await untilReleased(state, closed.signal))) return;
   if (!(await sleep(state.latencyMs + (fault?.type === 'delay' ? fault.ms : 0), closed.signal))) return;
   if (fault?.type === 'status')
     return sendError(res, route.errors.status({ ...fault, model }), requestIdHeaders());
@@ -129,11 +132,28 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   await writeStream(res, { ...outcome, headers }, fault, closed.signal, streamError);
 }
 
+/** True once `releaseHeld()` lets the exchange go on; false when its client closed it first. */
+function untilReleased(state: State, closed: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const release = (): void => resolve(true);
+    state.held.push(release);
+    closed.addEventListener(
+      'abort',
+      () => {
+        state.held = state.held.filter((r) => r !== release);
+        resolve(false);
+      },
+      { once: true },
+    );
+  });
+}
+
 export function startFakeProvider(opts: FakeProviderOptions = {}): Promise<FakeProvider> {
   const state: State = {
     requests: [],
     abandoned: 0,
     abandonWaiters: [],
+    held: [],
     faults: new FaultBook(),
     latencyMs: opts.latencyMs ?? 0,
   };
@@ -161,6 +181,11 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): Promise<FakeP
           return state.abandoned;
         },
         whenAbandoned: () => new Promise<void>((wake) => state.abandonWaiters.push(wake)),
+        releaseHeld: () => {
+          const held = state.held.splice(0);
+          for (const release of held) release();
+          return held.length;
+        },
         reset: () => {
           state.requests.length = 0;
           state.faults.clear();

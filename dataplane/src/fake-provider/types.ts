@@ -36,6 +36,8 @@ export type Fault =
       param?: string;
     } & StatusDetail)
   | { type: 'hang' }
+  /** Addition, in-process only: the answer waits for `releaseHeld()` (a race the test starts). */
+  | { type: 'hold' }
   | { type: 'delay'; ms: number }
   | { type: 'reset' }
   | { type: 'slow-stream'; chunkDelayMs: number; firstChunkDelayMs?: number }
@@ -75,6 +77,8 @@ export interface FakeProvider {
   readonly abandoned: number;
   /** Resolves the next time a client closes an exchange before its answer was complete. */
   whenAbandoned(): Promise<void>;
+  /** Lets every exchange a `hold` fault holds go on to its answer; returns how many. */
+  releaseHeld(): number;
   /** Forget recorded requests and fault rules. */
   reset(): void;
   close(): Promise<void>;
