@@ -262,8 +262,9 @@ async function drainJournal(
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const env = opts.env ?? process.env;
-  // Read first: a secret too short stops the start before anything is opened.
+  // Read first: a secret or admin key too short stops the start before anything is opened.
   const compactionSecret = compactionSecretFromEnv(env);
+  const adminKeyHash = adminKeyHashFromEnv(env);
   // A standalone file is its pod's own config; a published snapshot is anyone's who may write a
   // ModelDeployment, so it sees only the provider variables the chart lists.
   const loadOpts = { env: opts.snapshotSecret ? providerEnvOnly(env) : env, fakeBaseUrl: opts.fakeBaseUrl };
@@ -371,7 +372,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     maxJsonDepth: opts.maxJsonDepth,
     realtime: opts.realtime,
     requestTimeoutMs: opts.requestTimeoutMs,
-    adminKeyHash: adminKeyHashFromEnv(env),
+    adminKeyHash,
     compactionSecret,
     tracer,
     rag: rag.store,
