@@ -55,6 +55,19 @@ describe('parseCli', () => {
     );
   });
 
+  it('bounds the shutdown store waits: 2 s by default, 1 ms to 10 minutes', () => {
+    expect(run([]).storeWaitMs).toBe(2_000);
+    expect(run([], { GANTRY_STORE_WAIT_MS: '500' }).storeWaitMs).toBe(500);
+    expect(run(['--store-wait-ms', '600000']).storeWaitMs).toBe(600_000);
+    for (const bad of ['0', '600001', '1.5', 'soon'])
+      expect(error(['--store-wait-ms', bad])).toBe(
+        `--store-wait-ms must be an integer from 1 to 600000 (milliseconds), got "${bad}"`,
+      );
+    expect(error([], { GANTRY_STORE_WAIT_MS: '-1' })).toMatch(
+      /^GANTRY_STORE_WAIT_MS must be an integer from 1/,
+    );
+  });
+
   it('takes the environment, and a flag over it; an empty variable is unset', () => {
     const env = { GANTRY_PORT: '1234', GANTRY_RECEIVE_TIMEOUT_MS: '5000', GANTRY_ADMIN_PORT: '' };
     expect(run([], env)).toMatchObject({ port: 1234, receiveTimeoutMs: 5000, adminPort: 9090 });

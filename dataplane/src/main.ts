@@ -93,6 +93,7 @@ async function main(): Promise<void> {
     journalDir: options.journalDir,
     journalRetryMs: options.journalRetryMs,
     journalDrainMs: options.journalDrainMs,
+    storeWaitMs: options.storeWaitMs,
     batchSweepMs: options.batchSweepMs,
     maxJsonDepth: jsonDepthLimit(process.env.GANTRY_MAX_JSON_DEPTH, 'GANTRY_MAX_JSON_DEPTH'),
     cacheMemory: cacheMemoryFromEnv(process.env),
