@@ -67,7 +67,7 @@ async function boot(): Promise<Gateway> {
  */
 function hangUsageStore(gw: Gateway, failing: number): { calls: () => number } {
   let calls = 0;
-  const hung = new Promise<void>((resolve) => (release = resolve));
+  const hung = new Promise<boolean>((resolve) => (release = () => resolve(true)));
   gw.stores.usage.record = (_r: UsageRecord) => {
     calls++;
     return calls <= failing ? Promise.reject(new StoreUnavailableError('usage.record', 'down')) : hung;
