@@ -55,6 +55,24 @@ describe('parseCli', () => {
     );
   });
 
+  it('takes the Realtime scan budget per key: 16 MiB characters by default, 1 to 256 Mi', () => {
+    expect(run([]).realtimeMaxScannedCharsPerMinute).toBe(16 * 1024 * 1024);
+    expect(
+      run([], { GANTRY_REALTIME_MAX_SCANNED_CHARS_PER_MINUTE: '1000000' }).realtimeMaxScannedCharsPerMinute,
+    ).toBe(1_000_000);
+    expect(
+      run(['--realtime-max-scanned-chars-per-minute', String(256 * 1024 * 1024)])
+        .realtimeMaxScannedCharsPerMinute,
+    ).toBe(268_435_456);
+    for (const bad of ['0', '268435457', '1e6', '-5', 'lots'])
+      expect(error([`--realtime-max-scanned-chars-per-minute=${bad}`])).toBe(
+        `--realtime-max-scanned-chars-per-minute must be an integer from 1 to 268435456 (characters), got "${bad}"`,
+      );
+    expect(error([], { GANTRY_REALTIME_MAX_SCANNED_CHARS_PER_MINUTE: '0' })).toMatch(
+      /^GANTRY_REALTIME_MAX_SCANNED_CHARS_PER_MINUTE must be an integer from 1 to 268435456/,
+    );
+  });
+
   it('bounds the shutdown store waits: 2 s by default, 1 ms to 10 minutes', () => {
     expect(run([]).storeWaitMs).toBe(2_000);
     expect(run([], { GANTRY_STORE_WAIT_MS: '500' }).storeWaitMs).toBe(500);

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS } from './server/limits.ts';
 import { DEFAULT_MAX_UPLOAD_BYTES } from './server/routes/media-scope.ts';
-import { DEFAULT_REALTIME_LIMITS } from './realtime/limits.ts';
+import { DEFAULT_REALTIME_LIMITS, MAX_SCANNED_CHARS_PER_MINUTE_CEILING } from './realtime/limits.ts';
 import { DEFAULT_STORE_WAIT_MS, MAX_STORE_WAIT_MS } from './shutdown-wait.ts';
 
 export const FAKE_PROVIDER_MODES = ['auto', 'off'] as const;
@@ -27,6 +27,7 @@ export interface CliOptions {
   realtimeMaxSessionMs: number;
   realtimeIdleTimeoutMs: number;
   realtimeMaxSessionsPerKey: number;
+  realtimeMaxScannedCharsPerMinute: number;
   receiveTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -191,6 +192,14 @@ export const FLAGS: Record<string, Flag> = {
     help: 'open Realtime sessions one API key may hold per pod (429 before the upgrade above)',
     check: integer(1),
     expects: 'a positive integer',
+  },
+  'realtime-max-scanned-chars-per-minute': {
+    key: 'realtimeMaxScannedCharsPerMinute',
+    env: 'GANTRY_REALTIME_MAX_SCANNED_CHARS_PER_MINUTE',
+    fallback: String(DEFAULT_REALTIME_LIMITS.maxScannedCharsPerMinute),
+    help: "characters of client text one API key's Realtime sessions may have the guardrails scan per minute per pod (an event past it: 429, unscanned)",
+    check: integer(1, MAX_SCANNED_CHARS_PER_MINUTE_CEILING),
+    expects: `an integer from 1 to ${MAX_SCANNED_CHARS_PER_MINUTE_CEILING} (characters)`,
   },
   'receive-timeout-ms': {
     key: 'receiveTimeoutMs',

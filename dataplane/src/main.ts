@@ -89,6 +89,7 @@ async function main(): Promise<void> {
       maxSessionMs: options.realtimeMaxSessionMs,
       idleTimeoutMs: options.realtimeIdleTimeoutMs,
       maxSessionsPerKey: options.realtimeMaxSessionsPerKey,
+      maxScannedCharsPerMinute: options.realtimeMaxScannedCharsPerMinute,
     },
     journalDir: options.journalDir,
     journalRetryMs: options.journalRetryMs,
