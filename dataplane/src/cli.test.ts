@@ -55,6 +55,37 @@ describe('parseCli', () => {
     );
   });
 
+  it('takes the Realtime scan budget per key: 16 MiB characters by default, 1 to 256 Mi', () => {
+    expect(run([]).realtimeMaxScannedCharsPerMinute).toBe(16 * 1024 * 1024);
+    expect(
+      run([], { GANTRY_REALTIME_MAX_SCANNED_CHARS_PER_MINUTE: '1000000' }).realtimeMaxScannedCharsPerMinute,
+    ).toBe(1_000_000);
+    expect(
+      run(['--realtime-max-scanned-chars-per-minute', String(256 * 1024 * 1024)])
+        .realtimeMaxScannedCharsPerMinute,
+    ).toBe(268_435_456);
+    for (const bad of ['0', '268435457', '1e6', '-5', 'lots'])
+      expect(error([`--realtime-max-scanned-chars-per-minute=${bad}`])).toBe(
+        `--realtime-max-scanned-chars-per-minute must be an integer from 1 to 268435456 (characters), got "${bad}"`,
+      );
+    expect(error([], { GANTRY_REALTIME_MAX_SCANNED_CHARS_PER_MINUTE: '0' })).toMatch(
+      /^GANTRY_REALTIME_MAX_SCANNED_CHARS_PER_MINUTE must be an integer from 1 to 268435456/,
+    );
+  });
+
+  it('bounds the shutdown store waits: 2 s by default, 1 ms to 10 minutes', () => {
+    expect(run([]).storeWaitMs).toBe(2_000);
+    expect(run([], { GANTRY_STORE_WAIT_MS: '500' }).storeWaitMs).toBe(500);
+    expect(run(['--store-wait-ms', '600000']).storeWaitMs).toBe(600_000);
+    for (const bad of ['0', '600001', '1.5', 'soon'])
+      expect(error(['--store-wait-ms', bad])).toBe(
+        `--store-wait-ms must be an integer from 1 to 600000 (milliseconds), got "${bad}"`,
+      );
+    expect(error([], { GANTRY_STORE_WAIT_MS: '-1' })).toMatch(
+      /^GANTRY_STORE_WAIT_MS must be an integer from 1/,
+    );
+  });
+
   it('takes the environment, and a flag over it; an empty variable is unset', () => {
     const env = { GANTRY_PORT: '1234', GANTRY_RECEIVE_TIMEOUT_MS: '5000', GANTRY_ADMIN_PORT: '' };
     expect(run([], env)).toMatchObject({ port: 1234, receiveTimeoutMs: 5000, adminPort: 9090 });

@@ -6,7 +6,8 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_BODY_LIMIT, DEFAULT_LIMITS } from './server/limits.ts';
 import { DEFAULT_MAX_UPLOAD_BYTES } from './server/routes/media-scope.ts';
-import { DEFAULT_REALTIME_LIMITS } from './realtime/limits.ts';
+import { DEFAULT_REALTIME_LIMITS, MAX_SCANNED_CHARS_PER_MINUTE_CEILING } from './realtime/limits.ts';
+import { DEFAULT_STORE_WAIT_MS, MAX_STORE_WAIT_MS } from './shutdown-wait.ts';
 
 export const FAKE_PROVIDER_MODES = ['auto', 'off'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -26,6 +27,7 @@ export interface CliOptions {
   realtimeMaxSessionMs: number;
   realtimeIdleTimeoutMs: number;
   realtimeMaxSessionsPerKey: number;
+  realtimeMaxScannedCharsPerMinute: number;
   receiveTimeoutMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
@@ -37,6 +39,7 @@ export interface CliOptions {
   journalDir: string | undefined;
   journalRetryMs: number;
   journalDrainMs: number;
+  storeWaitMs: number;
   batchSweepMs: number;
 }
 
@@ -77,7 +80,7 @@ const oneOf =
 
 /**
  * The chart's 70 s termination grace is pre-stop + drain + the journal's drain + time to
- * close the stores and exit.
+ * close the stores and exit (5 s, which the two store waits of 2 s fit in).
  */
 export const DEFAULT_PRE_STOP_MS = 5_000;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 50_000;
@@ -190,6 +193,14 @@ export const FLAGS: Record<string, Flag> = {
     check: integer(1),
     expects: 'a positive integer',
   },
+  'realtime-max-scanned-chars-per-minute': {
+    key: 'realtimeMaxScannedCharsPerMinute',
+    env: 'GANTRY_REALTIME_MAX_SCANNED_CHARS_PER_MINUTE',
+    fallback: String(DEFAULT_REALTIME_LIMITS.maxScannedCharsPerMinute),
+    help: "characters of client text one API key's Realtime sessions may have the guardrails scan per minute per pod (an event past it: 429, unscanned)",
+    check: integer(1, MAX_SCANNED_CHARS_PER_MINUTE_CEILING),
+    expects: `an integer from 1 to ${MAX_SCANNED_CHARS_PER_MINUTE_CEILING} (characters)`,
+  },
   'receive-timeout-ms': {
     key: 'receiveTimeoutMs',
     env: 'GANTRY_RECEIVE_TIMEOUT_MS',
@@ -273,6 +284,14 @@ export const FLAGS: Record<string, Flag> = {
     help: 'on shutdown, after the drain, journaled settlements keep being replayed this long; what is left stays in the journal directory and is logged (0: none)',
     check: integer(0),
     expects: 'an integer ≥ 0 (milliseconds)',
+  },
+  'store-wait-ms': {
+    key: 'storeWaitMs',
+    env: 'GANTRY_STORE_WAIT_MS',
+    fallback: String(DEFAULT_STORE_WAIT_MS),
+    help: "on shutdown, the longest wait for each of: settlements the stores have not acknowledged, then the usage recorder's last flush; what is left is logged",
+    check: integer(1, MAX_STORE_WAIT_MS),
+    expects: `an integer from 1 to ${MAX_STORE_WAIT_MS} (milliseconds)`,
   },
   'batch-sweep-ms': {
     key: 'batchSweepMs',

@@ -36,6 +36,7 @@ import { createCacheEntryStore } from './stores/cache-entries/index.ts';
 import { warmTokenizer } from './accounting/tokens.ts';
 import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
 import { compactionSecretFromEnv } from './server/compaction-secret.ts';
+import { DEFAULT_STORE_WAIT_MS, settledWithin } from './shutdown-wait.ts';
 import { createStores, type Stores } from './stores/index.ts';
 import { ledgerBoundFromEnv } from './stores/ledger-bound-env.ts';
 import { RetryingUsageRecorder } from './stores/usage/index.ts';
@@ -101,6 +102,11 @@ export interface GatewayOptions {
    * the command line's is 10 s.
    */
   journalDrainMs?: number | undefined;
+  /**
+   * On close, the longest wait for each of: settlements the stores have not acknowledged yet,
+   * then the usage recorder's last flush; what is still unfinished is logged (default 2 s).
+   */
+  storeWaitMs?: number | undefined;
   /**
    * Pause between settlement sweeps of batches and fine-tuning jobs (default 60 s; 0: only
    * `sweepBatches()` and `sweepJobs()` run one).
@@ -262,8 +268,9 @@ async function drainJournal(
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const env = opts.env ?? process.env;
-  // Read first: a secret too short stops the start before anything is opened.
+  // Read first: a secret or admin key too short stops the start before anything is opened.
   const compactionSecret = compactionSecretFromEnv(env);
+  const adminKeyHash = adminKeyHashFromEnv(env);
   // A standalone file is its pod's own config; a published snapshot is anyone's who may write a
   // ModelDeployment, so it sees only the provider variables the chart lists.
   const loadOpts = { env: opts.snapshotSecret ? providerEnvOnly(env) : env, fakeBaseUrl: opts.fakeBaseUrl };
@@ -371,7 +378,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     maxJsonDepth: opts.maxJsonDepth,
     realtime: opts.realtime,
     requestTimeoutMs: opts.requestTimeoutMs,
-    adminKeyHash: adminKeyHashFromEnv(env),
+    adminKeyHash,
     compactionSecret,
     tracer,
     rag: rag.store,
@@ -457,10 +464,20 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     await upstream.close();
     await tracer?.close();
     clearInterval(sweeper);
-    // Answers went out before their settlements were acknowledged: those land first.
-    await settlements.idle();
+    // Answers went out before their settlements were acknowledged: those land first, unless a
+    // store hangs; then what is owed is logged and the shutdown goes on.
+    const storeWaitMs = opts.storeWaitMs ?? DEFAULT_STORE_WAIT_MS;
+    if (!(await settledWithin(settlements.idle(), storeWaitMs)))
+      app.log.error(
+        { settlements: settlements.size, owedUsd: settlements.owedUsd, storeWaitMs },
+        'exiting with settlements the stores have not acknowledged: their charges and usage records may be missing',
+      );
     if (journal) await drainJournal(journal, opts.journalDrainMs ?? 0, app.log);
-    await recorder.close();
+    if (!(await settledWithin(recorder.close(), storeWaitMs)))
+      app.log.error(
+        { records: recorder.pending + recorder.writing, storeWaitMs },
+        'exiting with usage records not written: analytics will miss them (their charges are settled apart)',
+      );
     await journal?.close();
     await Promise.all([
       stores.close(),

@@ -160,6 +160,16 @@ describe('default install (operator mode)', () => {
     expect(find(objs, 'PodDisruptionBudget', 'gantry-operator').spec).toMatchObject({ maxUnavailable: 1 });
   });
 
+  it('passes operator.maxObjectBytes as --max-object-bytes, and nothing at 0 (the default)', async () => {
+    const operator = find(
+      await renderChart({ operator: { maxObjectBytes: 1_048_576 } }),
+      'Deployment',
+      'gantry-operator',
+    );
+    expect(container(operator).args?.slice(-2)).toEqual(['--max-object-bytes', '1048576']);
+    expect(container(find(objs, 'Deployment', 'gantry-operator')).args).not.toContain('--max-object-bytes');
+  });
+
   it('points the data plane at the snapshot Secret of the release namespace, with the fake provider on auto', () => {
     const dataplane = find(objs, 'Deployment', 'gantry');
     const c = container(dataplane);
@@ -278,6 +288,19 @@ describe('default install (operator mode)', () => {
     expect(persisted).not.toMatch(/emptyDir/);
     // Without Redis there is no journal to speak of.
     expect(await renderNotes()).not.toMatch(/emptyDir/);
+  });
+
+  it('warns that whenDeleted: Delete keeps the journal volumes on Kubernetes before 1.27', async () => {
+    const values = {
+      redis: { url: 'redis://r:6379' },
+      journal: { persistence: { enabled: true, whenDeleted: 'Delete' } },
+    };
+    expect(await renderNotes(values, { kubeVersion: '1.26.9' })).toMatch(
+      /whenDeleted is Delete, but Kubernetes v1\.26\.9 is older than 1\.27/,
+    );
+    expect(await renderNotes(values, { kubeVersion: '1.27.0' })).not.toMatch(/older than 1\.27/);
+    const retained = { ...values, journal: { persistence: { enabled: true, whenDeleted: 'Retain' } } };
+    expect(await renderNotes(retained, { kubeVersion: '1.26.9' })).not.toMatch(/older than 1\.27/);
   });
 });
 
@@ -543,6 +566,7 @@ describe('values', () => {
       { shutdown: { preStopSeconds: 5, drainSeconds: 50, journalDrainSeconds: 11 } },
       /shutdown.journalDrainSeconds must leave at least 5 s of terminationGracePeriodSeconds/,
     ],
+    ['an operator.maxObjectBytes under 1024', { operator: { maxObjectBytes: 512 } }, /maxObjectBytes/],
     [
       'journal persistence without Redis',
       { journal: { persistence: { enabled: true } } },

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
-const PLATFORM = 'sk-platform-cache-params';
+const PLATFORM = 'sk-platform-cache-params-0123456789abcdef0123';
 const ACME_ADMIN = 'sk-acme-admin-cache-params';
 
 let stack: Stack;

@@ -16,7 +16,7 @@ import { startRedis, type RedisInstance } from '../harness/redis.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 
 const ADMIN = 'sk-acme-admin-cache-cost';
-const PLATFORM = 'sk-platform-cache-cost';
+const PLATFORM = 'sk-platform-cache-cost-0123456789abcdef0123';
 const PREFIX = `cache-cost-${randomUUID()}`;
 const ACME_ENTRIES = 5;
 

@@ -65,7 +65,7 @@ describe.each(backends)('cache exact tier on $name', ({ opts }) => {
       {
         ...opts,
         redisPrefix: prefix,
-        env: { FAKE_PROVIDER_KEY: 'sk-fake', GANTRY_ADMIN_KEY: 'sk-platform' },
+        env: { FAKE_PROVIDER_KEY: 'sk-fake', GANTRY_ADMIN_KEY: 'sk-platform-0123456789abcdef0123' },
       },
     );
   });

@@ -89,7 +89,7 @@ describe.each(backends)('semantic cache on $name', ({ opts }) => {
       {
         ...opts,
         redisPrefix: `cache-${randomUUID()}`,
-        env: { FAKE_PROVIDER_KEY: 'sk-fake', GANTRY_ADMIN_KEY: 'sk-platform' },
+        env: { FAKE_PROVIDER_KEY: 'sk-fake', GANTRY_ADMIN_KEY: 'sk-platform-0123456789abcdef0123' },
       },
     );
   });
@@ -284,7 +284,7 @@ describe.each(backends)('semantic cache on $name', ({ opts }) => {
           headers: { authorization: `Bearer ${key}` },
         })
       ).json()) as Stats;
-    const stats = await statsOf('sk-platform');
+    const stats = await statsOf('sk-platform-0123456789abcdef0123');
     expect(stats.status).toBe('ok');
     expect(stats.entries).toBeGreaterThan(0);
     // A tenant admin gets its own tenant's numbers, never the global ones.

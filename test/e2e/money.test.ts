@@ -19,7 +19,7 @@ const RATE_KEY = 'sk-money-rate';
 const BUDGET_USD = 0.4;
 const RATE_LIMIT = 40;
 const MAX_TOKENS = 40;
-const PLATFORM_KEY = 'sk-platform-admin';
+const PLATFORM_KEY = 'sk-platform-admin-0123456789abcdef0123';
 const TENANT_ADMIN = 'sk-other-admin';
 
 function config(fakeUrl: string): string {

@@ -19,7 +19,7 @@ const MODEL = 'gone-model';
 const PRICES = { inputPerMillionTokens: 1, outputPerMillionTokens: 10_000, trainingPerMillionTokens: 25_000 };
 const BUDGET = { limitUsd: 5, period: 'monthly' as const };
 const HOUR = 3_600_000;
-const PLATFORM_KEY = 'sk-gone-platform-admin';
+const PLATFORM_KEY = 'sk-gone-platform-admin-0123456789abcdef0123';
 const KEYS = [
   'file-glitch',
   'file-burst',

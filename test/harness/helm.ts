@@ -31,6 +31,8 @@ export interface KubeObject {
 export interface RenderOptions {
   release?: string;
   namespace?: string;
+  /** `.Capabilities.KubeVersion` (helm's --kube-version); helm's own default when unset. */
+  kubeVersion?: string;
 }
 
 let helmPath: Promise<string> | undefined;
@@ -93,7 +95,7 @@ export async function lintChart(values: object = {}): Promise<string> {
  * one more template that renders the notes' text through `tpl`.
  */
 export async function renderNotes(values: object = {}, opts: RenderOptions = {}): Promise<string> {
-  const { release = 'gantry', namespace = 'gantry' } = opts;
+  const { release = 'gantry', namespace = 'gantry', kubeVersion } = opts;
   const dir = await mkdtemp(join(tmpdir(), 'gantry-notes-'));
   try {
     const chart = join(dir, 'gantry');
@@ -115,6 +117,7 @@ export async function renderNotes(values: object = {}, opts: RenderOptions = {})
       file,
       '--show-only',
       'templates/notes-preview.yaml',
+      ...(kubeVersion ? ['--kube-version', kubeVersion] : []),
     ]);
     return (parse(stdout) as { notes: string }).notes;
   } finally {

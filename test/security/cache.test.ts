@@ -69,7 +69,7 @@ describe('semantic cache under attack', () => {
         ].join(''),
       {
         cacheMemory: { maxEntries: 24 },
-        env: { FAKE_PROVIDER_KEY: 'sk-fake', GANTRY_ADMIN_KEY: 'sk-platform' },
+        env: { FAKE_PROVIDER_KEY: 'sk-fake', GANTRY_ADMIN_KEY: 'sk-platform-0123456789abcdef0123' },
       },
     );
   });
@@ -217,10 +217,10 @@ describe('semantic cache under attack', () => {
       expect(own.status).toBe(200);
       expect(own.body).toMatchObject({ tenant_id: 'quiet', entries: quietQuestions.length });
       expect(own.body.memory_bytes).toBeGreaterThan(0);
-      const all = await stats('sk-platform');
+      const all = await stats('sk-platform-0123456789abcdef0123');
       expect(all.body.tenant_id).toBeNull();
       expect(all.body.entries).toBeGreaterThan(own.body.entries);
-      const one = await stats('sk-platform', 'quiet');
+      const one = await stats('sk-platform-0123456789abcdef0123', 'quiet');
       expect(one.body).toMatchObject({ tenant_id: 'quiet', entries: own.body.entries });
       expect((await stats('sk-quiet', 'noisy')).status).toBe(403);
     });

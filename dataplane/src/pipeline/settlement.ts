@@ -168,7 +168,7 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, reported
     }
     stored = Promise.all(jobs);
   }
-  if (deps.settlements) deps.settlements.track(stored);
+  if (deps.settlements) deps.settlements.track(stored, costUsd);
   else await stored;
   for (const c of side)
     deps.metrics.charged(

@@ -34,6 +34,22 @@ describe('SettlementsInFlight', () => {
     expect(inFlight.size).toBe(0);
   });
 
+  it('sums the dollars of the jobs still in flight', async () => {
+    const inFlight = new SettlementsInFlight();
+    const a = deferred();
+    const b = deferred();
+    inFlight.track(a.promise, 0.25);
+    inFlight.track(b.promise, 0.5);
+    expect(inFlight.owedUsd).toBe(0.75);
+    a.resolve();
+    await a.promise;
+    await Promise.resolve();
+    expect(inFlight.owedUsd).toBe(0.5);
+    b.resolve();
+    await inFlight.idle();
+    expect(inFlight.owedUsd).toBe(0);
+  });
+
   it('reports a settlement that rejected anyway, since nobody awaits it', async () => {
     const heard: unknown[] = [];
     const inFlight = new SettlementsInFlight((err) => heard.push(err));

@@ -4,7 +4,8 @@
  * stores, so a drained request's charge and record are never cut off.
  */
 export class SettlementsInFlight {
-  private readonly pending = new Set<Promise<unknown>>();
+  /** Each job with the dollars it settles, for the shutdown's log when a store hangs. */
+  private readonly pending = new Map<Promise<unknown>, number>();
   private waiters: (() => void)[] = [];
 
   /** `onError` hears a job that rejected anyway: nobody awaits it, so it would go unseen. */
@@ -14,9 +15,16 @@ export class SettlementsInFlight {
     return this.pending.size;
   }
 
+  /** Dollars the jobs still in flight settle. */
+  get owedUsd(): number {
+    let sum = 0;
+    for (const usd of this.pending.values()) sum += usd;
+    return sum;
+  }
+
   /** `work` should not reject: a settlement's failures are handled inside it (journal, retries). */
-  track(work: Promise<unknown>): void {
-    this.pending.add(work);
+  track(work: Promise<unknown>, owedUsd = 0): void {
+    this.pending.set(work, owedUsd);
     const done = (): void => {
       this.pending.delete(work);
       if (this.pending.size > 0) return;

@@ -12,11 +12,17 @@ export interface RealtimeLimits {
   /** Open sessions one API key may hold on one gateway pod; more is a 429 before the upgrade. */
   maxSessionsPerKey: number;
   /**
-   * Characters of client text one session may have the guardrails scan per minute (scan-budget.ts);
-   * past it an event carrying text is refused (429) unscanned. No CLI flag yet.
+   * Characters of client text one API key's sessions on one pod may have the guardrails scan per
+   * minute (scan-budget.ts); past it an event carrying text is refused (429) unscanned.
    */
   maxScannedCharsPerMinute: number;
 }
+
+/**
+ * The most `maxScannedCharsPerMinute` may be: 256 Mi characters, about 11 s of scanning CPU a
+ * minute (45 ms a MiB) for one key, a fifth of a core; past that the budget bounds nothing.
+ */
+export const MAX_SCANNED_CHARS_PER_MINUTE_CEILING = 256 * 1024 * 1024;
 
 export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
   maxMessageBytes: 16 * 1024 * 1024,

@@ -13,12 +13,25 @@ import { authenticate, hashKey, presentedKey } from '../auth.ts';
 
 export const ADMIN_KEY_ENV = 'GANTRY_ADMIN_KEY';
 
+/** The key opens every tenant's analytics and held-work release: shorter is guessable. */
+export const MIN_ADMIN_KEY_CHARS = 32;
+
 export type Principal = { kind: 'platform' } | { kind: 'tenant-admin'; tenant: string; keyId: string };
 
-/** The bootstrap key's hash, so the key itself need not stay in memory; undefined when unset. */
+/**
+ * The bootstrap key's hash, so the key itself need not stay in memory; undefined when unset.
+ * Set but shorter than MIN_ADMIN_KEY_CHARS (blank included: a chart Secret with an empty value
+ * meant to set one) stops the start, like GANTRY_COMPACTION_SECRET.
+ */
 export function adminKeyHashFromEnv(env: Readonly<Record<string, string | undefined>>): Buffer | undefined {
-  const key = env[ADMIN_KEY_ENV]?.trim();
-  return key ? hashKey(key) : undefined;
+  const raw = env[ADMIN_KEY_ENV];
+  if (raw === undefined) return undefined;
+  const key = raw.trim();
+  if (key.length < MIN_ADMIN_KEY_CHARS)
+    throw new Error(
+      `${ADMIN_KEY_ENV} must be at least ${MIN_ADMIN_KEY_CHARS} characters, got ${key.length} (e.g. openssl rand -hex 32), or unset it to have no platform admin`,
+    );
+  return hashKey(key);
 }
 
 export function authorizeAnalytics(

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../errors.ts';
-import { adminKeyHashFromEnv, scopeTenant } from './analytics-auth.ts';
+import { adminKeyHashFromEnv, MIN_ADMIN_KEY_CHARS, scopeTenant } from './analytics-auth.ts';
 import { dateRange, dimensionFilters, limitParam } from './analytics-params.ts';
 
 const NOW = Date.parse('2025-03-20T12:00:00Z');
@@ -69,12 +70,20 @@ describe('limit and filters', () => {
 });
 
 describe('analytics auth helpers', () => {
-  it('hashes the bootstrap key and ignores an empty one', () => {
+  it('hashes the bootstrap key (trimmed); unset means no platform admin', () => {
     expect(adminKeyHashFromEnv({})).toBeUndefined();
-    expect(adminKeyHashFromEnv({ GANTRY_ADMIN_KEY: '  ' })).toBeUndefined();
-    expect(adminKeyHashFromEnv({ GANTRY_ADMIN_KEY: 'k' })?.toString('hex')).toBe(
-      '8254c329a92850f6d539dd376f4816ee2764517da5e0235514af433164480d7a',
+    const key = 'k'.repeat(MIN_ADMIN_KEY_CHARS);
+    expect(adminKeyHashFromEnv({ GANTRY_ADMIN_KEY: ` ${key}\n` })).toEqual(
+      createHash('sha256').update(key).digest(),
     );
+  });
+
+  it('refuses a key set but shorter than 32 characters after trim, blank included', () => {
+    expect(MIN_ADMIN_KEY_CHARS).toBe(32);
+    for (const short of ['', '  ', 'abc', ` ${'k'.repeat(31)} `])
+      expect(() => adminKeyHashFromEnv({ GANTRY_ADMIN_KEY: short })).toThrow(
+        /GANTRY_ADMIN_KEY must be at least 32 characters/,
+      );
   });
 
   it('scopes tenants', () => {
@@ -84,5 +93,14 @@ describe('analytics auth helpers', () => {
     expect(() => scopeTenant(admin, 'globex')).toThrow(GatewayError);
     expect(scopeTenant({ kind: 'platform' }, undefined)).toBeNull();
     expect(scopeTenant({ kind: 'platform' }, 'globex')).toBe('globex');
+  });
+});
+
+describe('starting the gateway', () => {
+  it('stops on an admin key that is too short, naming the variable, before reading any config', async () => {
+    const { startGateway } = await import('../../gateway.ts');
+    await expect(
+      startGateway({ configFile: '/nonexistent/gantry.yaml', env: { GANTRY_ADMIN_KEY: 'abc' } }),
+    ).rejects.toThrow(/GANTRY_ADMIN_KEY must be at least 32 characters, got 3/);
   });
 });

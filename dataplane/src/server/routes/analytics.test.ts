@@ -20,7 +20,7 @@ import { registerAnalyticsRoutes } from './analytics.ts';
 
 const NOW = Date.parse('2025-03-20T12:00:00Z');
 const DAY = 86_400_000;
-const PLATFORM_KEY = 'gk-platform-bootstrap';
+const PLATFORM_KEY = 'gk-platform-bootstrap-0123456789abcdef0123';
 const KEYS = { acmeAdmin: 'sk-acme-admin', acmeCi: 'sk-acme-ci', globexAdmin: 'sk-globex-admin' };
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');

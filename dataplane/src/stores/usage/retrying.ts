@@ -53,6 +53,11 @@ export class RetryingUsageRecorder implements UsageRecorder {
     return this.queue.length;
   }
 
+  /** Records sent to the store and not answered yet (not in `pending`). */
+  get writing(): number {
+    return this.inFlight.size;
+  }
+
   get dropped(): number {
     return this.droppedCount;
   }
