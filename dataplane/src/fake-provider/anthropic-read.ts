@@ -1,5 +1,5 @@
 /** Reading and validating an Anthropic Messages request. */
-import { asArray, asString, isRecord } from './behaviour.ts';
+import { asArray, asString, capOf, isRecord } from './behaviour.ts';
 import { anthropicError } from './anthropic-errors.ts';
 import type { Conversation, ErrorReply, ToolChoiceSpec, ToolSpec } from './types.ts';
 
@@ -72,6 +72,7 @@ export function readAnthropicConversation(body: Record<string, unknown>): Conver
     tools: readTools(body.tools),
     toolChoice: readToolChoice(body.tool_choice),
     jsonSchema: readOutputFormat(body),
+    maxTokens: capOf(body.max_tokens),
   };
 }
 

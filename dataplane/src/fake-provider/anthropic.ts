@@ -13,6 +13,7 @@ function contentOf(reply: Reply): Record<string, unknown>[] {
 }
 
 function stopReason(reply: Reply): string {
+  if (reply.cut) return 'max_tokens';
   return reply.kind === 'tool' ? 'tool_use' : 'end_turn';
 }
 

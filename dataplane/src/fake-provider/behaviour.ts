@@ -74,20 +74,49 @@ function chooseTool(tools: ToolSpec[], choice: ToolChoiceSpec): ToolSpec | undef
   return tools[0];
 }
 
+/** A request's output cap when it is a whole number of at least 1 (anything else: no cap). */
+export function capOf(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
+}
+
+/**
+ * `text` stopped after `cap` tokens, as a model stops at its output cap: the longest prefix
+ * `countTokens` puts at `cap` or fewer (4 characters a token), never splitting a surrogate pair.
+ */
+export function cutToCap(text: string, cap: number | undefined): { text: string; cut: boolean } {
+  if (cap === undefined || countTokens(text) <= cap) return { text, cut: false };
+  let end = cap * 4;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return { text: text.slice(0, end), cut: true };
+}
+
+/** The top-level arguments whose JSON text ends within `json` (what a cut call's object keeps). */
+function completeArgs(args: Record<string, unknown>, json: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) {
+    const next = { ...out, [k]: v };
+    if (JSON.stringify(next).length - 1 > json.length) break; // without its closing brace
+    out[k] = v;
+  }
+  return out;
+}
+
 /** What the fake model answers: one tool call, or text (the continuation after a prefill). */
 export function plan(conv: Conversation): Reply {
   const prompt = promptTokens(conv.promptChars, conv.images);
   const tool = conv.lastIsToolResult ? undefined : chooseTool(conv.tools, conv.toolChoice);
   if (tool) {
-    const args = fakeToolArguments(tool.schema);
-    const argsJson = JSON.stringify(args);
+    const full = fakeToolArguments(tool.schema);
+    const { text: argsJson, cut } = cutToCap(JSON.stringify(full), conv.maxTokens);
     return {
       kind: 'tool',
       name: tool.name,
-      args,
+      args: cut ? completeArgs(full, argsJson) : full,
       argsJson,
       promptTokens: prompt,
       completionTokens: countTokens(argsJson),
+      cut,
     };
   }
   const full =
@@ -96,9 +125,11 @@ export function plan(conv: Conversation): Reply {
       : isExtractionPrompt(conv.lastUserText)
         ? fakeExtraction(conv.lastUserText)
         : fakeAnswer(conv.lastUserText);
-  const text =
+  const rest =
     conv.prefill !== undefined && full.startsWith(conv.prefill) ? full.slice(conv.prefill.length) : full;
-  return { kind: 'text', text, promptTokens: prompt, completionTokens: countTokens(text) };
+  // The cap counts generated tokens only: a prefill is the caller's, not the model's.
+  const { text, cut } = cutToCap(rest, conv.maxTokens);
+  return { kind: 'text', text, promptTokens: prompt, completionTokens: countTokens(text), cut };
 }
 
 /** Word-sized pieces whose concatenation is exactly `text` (whitespace rides with the next word). */

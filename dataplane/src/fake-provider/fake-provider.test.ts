@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SseParser } from '../formats/sse.ts';
 import type { SseEvent } from '../formats/sse.ts';
-import { countTokens, fakeAnswer, fakeEmbedding, startFakeProvider } from './index.ts';
+import { countTokens, cutToCap, fakeAnswer, fakeEmbedding, startFakeProvider } from './index.ts';
 import type { FakeProvider } from './index.ts';
 
 let fp: FakeProvider;
@@ -251,7 +251,7 @@ describe('OpenAI', () => {
 
   it('answers legacy completions, plain and streamed', async () => {
     const body = (await (
-      await post('/v1/completions', { model: 'gpt-3.5-turbo-instruct', prompt: 'Say hi' })
+      await post('/v1/completions', { model: 'gpt-3.5-turbo-instruct', prompt: 'Say hi', max_tokens: 100 })
     ).json()) as Json;
     expect(body.object).toBe('text_completion');
     expect(body.choices[0].text).toBe(fakeAnswer('Say hi'));
@@ -260,6 +260,7 @@ describe('OpenAI', () => {
       await post('/v1/completions', {
         model: 'm',
         prompt: 'Say hi',
+        max_tokens: 100,
         stream: true,
         stream_options: { include_usage: true },
       }),
@@ -273,7 +274,14 @@ describe('OpenAI', () => {
   it('streams an echoed legacy prompt whole, in the first token’s event, with logprobs as vLLM sends them', async () => {
     const prompt = 'abcdefghij'.repeat(1000);
     const stream = await readEvents(
-      await post('/vllm/v1/completions', { model: 'm', prompt, stream: true, echo: true, logprobs: 20 }),
+      await post('/vllm/v1/completions', {
+        model: 'm',
+        prompt,
+        max_tokens: 100,
+        stream: true,
+        echo: true,
+        logprobs: 20,
+      }),
     );
     const chunks = jsonEvents(stream).filter((c) => c.choices[0]?.finish_reason === null);
     const [first, ...rest] = chunks;
@@ -621,6 +629,174 @@ describe('Gemini', () => {
       GEMINI,
     );
     expect(((await badRole.json()) as Json).error.status).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('output caps', () => {
+  const question = 'What is the capital of France?';
+  const answer = fakeAnswer(question);
+  const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: question }] };
+  const argsJson = JSON.stringify(WEATHER_ARGS); // 49 characters, 13 tokens
+
+  it('cuts at 4 characters a token, never through a surrogate pair', () => {
+    expect(cutToCap('abcdefghij', 2)).toEqual({ text: 'abcdefgh', cut: true });
+    expect(cutToCap('abcdefgh', 2)).toEqual({ text: 'abcdefgh', cut: false });
+    expect(cutToCap('abcdefgh', undefined)).toEqual({ text: 'abcdefgh', cut: false });
+    const cut = cutToCap('abc😀def', 1);
+    expect(cut).toEqual({ text: 'abc', cut: true });
+    expect(countTokens(cut.text)).toBe(1);
+  });
+
+  it('OpenAI chat: max_tokens cuts the answer with finish_reason length, whole and streamed', async () => {
+    const body = (await (await post('/v1/chat/completions', { ...chat, max_tokens: 5 })).json()) as Json;
+    expect(body.choices[0]).toMatchObject({
+      finish_reason: 'length',
+      message: { content: answer.slice(0, 20) },
+    });
+    expect(body.usage.completion_tokens).toBe(5);
+    // max_completion_tokens wins over max_tokens; a cap the answer fits changes nothing.
+    const newer = { ...chat, max_tokens: 5, max_completion_tokens: 3 };
+    const three = (await (await post('/v1/chat/completions', newer)).json()) as Json;
+    expect(three.choices[0].message.content).toBe(answer.slice(0, 12));
+    expect(three.usage.completion_tokens).toBe(3);
+    const roomy = { ...chat, max_tokens: countTokens(answer) };
+    const fits = (await (await post('/v1/chat/completions', roomy)).json()) as Json;
+    expect(fits.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: answer } });
+
+    const stream = await readEvents(
+      await post('/v1/chat/completions', {
+        ...chat,
+        max_tokens: 5,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    );
+    expect(openaiText(stream)).toBe(answer.slice(0, 20));
+    const chunks = jsonEvents(stream);
+    expect(chunks.at(-2)?.choices[0].finish_reason).toBe('length');
+    expect(chunks.at(-1)?.usage.completion_tokens).toBe(5);
+  });
+
+  it('OpenAI chat: a cut tool call has its arguments cut mid-JSON, finish_reason length', async () => {
+    const req = { ...chat, tools: [WEATHER_TOOL], max_tokens: 6 };
+    const body = (await (await post('/v1/chat/completions', req)).json()) as Json;
+    expect(body.choices[0].finish_reason).toBe('length');
+    expect(body.choices[0].message.tool_calls[0].function.arguments).toBe(argsJson.slice(0, 24));
+    expect(body.usage.completion_tokens).toBe(6);
+    const stream = jsonEvents(await readEvents(await post('/v1/chat/completions', { ...req, stream: true })));
+    const args = stream.map((c) => c.choices[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '').join('');
+    expect(args).toBe(argsJson.slice(0, 24));
+    expect(stream.at(-1)?.choices[0].finish_reason).toBe('length');
+  });
+
+  it('OpenAI legacy completions: 16 tokens when max_tokens is not set, finish_reason length', async () => {
+    const prompt = 'Say hi';
+    const full = fakeAnswer(prompt); // 68 characters: past the default 16 tokens
+    const plain = (await (await post('/v1/completions', { model: 'm', prompt })).json()) as Json;
+    expect(plain.choices[0]).toMatchObject({ text: full.slice(0, 64), finish_reason: 'length' });
+    expect(plain.usage.completion_tokens).toBe(16);
+    const capped = (await (
+      await post('/v1/completions', { model: 'm', prompt, max_tokens: 2 })
+    ).json()) as Json;
+    expect(capped.choices[0]).toMatchObject({ text: full.slice(0, 8), finish_reason: 'length' });
+    const stream = jsonEvents(
+      await readEvents(
+        await post('/v1/completions', {
+          model: 'm',
+          prompt,
+          max_tokens: 2,
+          stream: true,
+          stream_options: { include_usage: true },
+        }),
+      ),
+    );
+    expect(stream.map((c) => c.choices[0]?.text ?? '').join('')).toBe(full.slice(0, 8));
+    expect(stream.at(-2)?.choices[0].finish_reason).toBe('length');
+    expect(stream.at(-1)?.usage.completion_tokens).toBe(2);
+  });
+
+  it('Anthropic: max_tokens gives stop_reason max_tokens and output_tokens = the cap, whole and streamed', async () => {
+    const msg = { model: 'claude-sonnet-4', max_tokens: 4, messages: [{ role: 'user', content: question }] };
+    const body = (await (await post('/v1/messages', msg, ANTHROPIC)).json()) as Json;
+    expect(body.stop_reason).toBe('max_tokens');
+    expect(body.content).toEqual([{ type: 'text', text: answer.slice(0, 16) }]);
+    expect(body.usage.output_tokens).toBe(4);
+    const stream = await readEvents(await post('/v1/messages', { ...msg, stream: true }, ANTHROPIC));
+    const parsed = stream.events.map((e) => JSON.parse(e.data) as Json);
+    const text = parsed.map((p) => (p.delta?.type === 'text_delta' ? p.delta.text : '')).join('');
+    expect(text).toBe(answer.slice(0, 16));
+    expect(parsed.find((p) => p.type === 'message_delta')).toMatchObject({
+      delta: { stop_reason: 'max_tokens' },
+      usage: { output_tokens: 4 },
+    });
+    // The cap counts generated tokens: a prefill is not part of it.
+    const prefill = 'Fake answer to: What';
+    const cont = (await (
+      await post(
+        '/v1/messages',
+        { ...msg, messages: [...msg.messages, { role: 'assistant', content: prefill }] },
+        ANTHROPIC,
+      )
+    ).json()) as Json;
+    expect(cont.content[0].text).toBe(answer.slice(prefill.length, prefill.length + 16));
+  });
+
+  it('Anthropic: a cut tool_use keeps the arguments finished before the cap; streamed, the cut JSON', async () => {
+    const msg = {
+      model: 'claude-sonnet-4',
+      max_tokens: 6,
+      messages: [{ role: 'user', content: question }],
+      tools: [{ name: 'get_weather', input_schema: WEATHER_TOOL.function.parameters }],
+    };
+    const body = (await (await post('/v1/messages', msg, ANTHROPIC)).json()) as Json;
+    expect(body.stop_reason).toBe('max_tokens');
+    // '{"city":"fake","days":1,' is 24 characters: city and days are whole, the rest is not.
+    expect(body.content[0]).toMatchObject({ type: 'tool_use', input: { city: 'fake', days: 1 } });
+    expect(body.usage.output_tokens).toBe(6);
+    const stream = await readEvents(await post('/v1/messages', { ...msg, stream: true }, ANTHROPIC));
+    const parsed = stream.events.map((e) => JSON.parse(e.data) as Json);
+    const json = parsed
+      .map((p) => (p.delta?.type === 'input_json_delta' ? p.delta.partial_json : ''))
+      .join('');
+    expect(json).toBe(argsJson.slice(0, 24));
+    expect(parsed.find((p) => p.type === 'message_delta')?.delta.stop_reason).toBe('max_tokens');
+  });
+
+  it('Gemini: generationConfig.maxOutputTokens gives finishReason MAX_TOKENS, whole and streamed', async () => {
+    const base = '/v1beta/models/gemini-2.0-flash';
+    const req = {
+      contents: [{ role: 'user', parts: [{ text: question }] }],
+      generationConfig: { maxOutputTokens: 5 },
+    };
+    const body = (await (await post(`${base}:generateContent`, req, GEMINI)).json()) as Json;
+    expect(body.candidates[0]).toMatchObject({
+      content: { parts: [{ text: answer.slice(0, 20) }] },
+      finishReason: 'MAX_TOKENS',
+    });
+    expect(body.usageMetadata.candidatesTokenCount).toBe(5);
+    const snake = { ...req, generationConfig: undefined, generation_config: { max_output_tokens: 5 } };
+    const viaSnake = (await (await post(`${base}:generateContent`, snake, GEMINI)).json()) as Json;
+    expect(viaSnake.candidates[0].finishReason).toBe('MAX_TOKENS');
+    const chunks = jsonEvents(
+      await readEvents(await post(`${base}:streamGenerateContent?alt=sse`, req, GEMINI)),
+    );
+    expect(chunks.map((c) => c.candidates[0].content.parts[0].text).join('')).toBe(answer.slice(0, 20));
+    expect(chunks.at(-1)?.candidates[0].finishReason).toBe('MAX_TOKENS');
+    expect(chunks.at(-1)?.usageMetadata.candidatesTokenCount).toBe(5);
+    const tools = [
+      { functionDeclarations: [{ name: 'get_weather', parameters: WEATHER_TOOL.function.parameters }] },
+    ];
+    const call = (await (
+      await post(
+        `${base}:generateContent`,
+        { ...req, tools, generationConfig: { maxOutputTokens: 6 } },
+        GEMINI,
+      )
+    ).json()) as Json;
+    expect(call.candidates[0]).toMatchObject({
+      content: { parts: [{ functionCall: { name: 'get_weather', args: { city: 'fake', days: 1 } } }] },
+      finishReason: 'MAX_TOKENS',
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 /** Gemini: error dialect, and reading/validating a generateContent request. */
-import { asArray, isRecord, stringChars } from './behaviour.ts';
+import { asArray, capOf, isRecord, stringChars } from './behaviour.ts';
 import type { Conversation, ErrorFormat, ErrorReply, ToolChoiceSpec, ToolSpec } from './types.ts';
 
 type Obj = Record<string, unknown>;
@@ -157,6 +157,7 @@ export function readGeminiConversation(body: Obj): Conversation {
   }
   const last = contents.at(-1);
   const lastParts = partsOf(last);
+  const config = field(body, 'generationConfig');
   return {
     lastUserText,
     promptChars: chars,
@@ -166,6 +167,7 @@ export function readGeminiConversation(body: Obj): Conversation {
     lastIsToolResult: hasPart(lastParts, 'functionResponse'),
     tools: readTools(body),
     toolChoice: readToolChoice(body),
+    maxTokens: capOf(isRecord(config) ? field(config, 'maxOutputTokens') : undefined),
   };
 }
 

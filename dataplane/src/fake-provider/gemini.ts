@@ -25,9 +25,18 @@ function usageMetadata(prompt: number, candidates: number): Obj {
   };
 }
 
-function response(parts: Obj[], finish: boolean, usage: Obj | undefined, model: string, id: string): Obj {
+/** Gemini says STOP for a function call too; MAX_TOKENS when the cap cut the answer. */
+const finishOf = (reply: Reply): string => (reply.cut ? 'MAX_TOKENS' : 'STOP');
+
+function response(
+  parts: Obj[],
+  finish: string | undefined,
+  usage: Obj | undefined,
+  model: string,
+  id: string,
+): Obj {
   const candidate: Obj = { content: { parts, role: 'model' } };
-  if (finish) candidate.finishReason = 'STOP';
+  if (finish) candidate.finishReason = finish;
   candidate.index = 0;
   const out: Obj = { candidates: [candidate] };
   if (usage) out.usageMetadata = usage;
@@ -50,16 +59,25 @@ function streamElements(reply: Reply, model: string, usage: boolean): { role: Fr
   if (reply.kind === 'tool') {
     // Gemini delivers a function call whole, finish reason included.
     return [
-      { role: 'content', body: response(replyParts(reply), true, meta(reply.completionTokens), model, id) },
+      {
+        role: 'content',
+        body: response(replyParts(reply), finishOf(reply), meta(reply.completionTokens), model, id),
+      },
     ];
   }
   const out: { role: Frame['role']; body: Obj }[] = [];
   let sent = '';
   for (const w of splitWords(reply.text)) {
     sent += w;
-    out.push({ role: 'content', body: response([{ text: w }], false, meta(countTokens(sent)), model, id) });
+    out.push({
+      role: 'content',
+      body: response([{ text: w }], undefined, meta(countTokens(sent)), model, id),
+    });
   }
-  out.push({ role: 'post', body: response([{ text: '' }], true, meta(reply.completionTokens), model, id) });
+  out.push({
+    role: 'post',
+    body: response([{ text: '' }], finishOf(reply), meta(reply.completionTokens), model, id),
+  });
   return out;
 }
 
@@ -67,7 +85,10 @@ function answerGenerate(ctx: RouteContext, model: string, stream: boolean, usage
   const reply = plan(readGeminiConversation(ctx.body));
   if (!stream) {
     const meta = usage ? usageMetadata(reply.promptTokens, reply.completionTokens) : undefined;
-    return { kind: 'json', body: response(replyParts(reply), true, meta, model, randomId('', 22)) };
+    return {
+      kind: 'json',
+      body: response(replyParts(reply), finishOf(reply), meta, model, randomId('', 22)),
+    };
   }
   const elements = streamElements(reply, model, usage);
   if (ctx.url.searchParams.get('alt') === 'sse') {

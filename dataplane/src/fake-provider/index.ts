@@ -8,6 +8,7 @@ export type { FakeProvider, Fault, FaultRule, RecordedRequest } from './types.ts
 export {
   IMAGE_TOKENS,
   countTokens,
+  cutToCap,
   fakeAnswer,
   fakeToolArguments,
   normalizeText,

@@ -2,6 +2,7 @@
 import {
   asArray,
   asString,
+  capOf,
   isRecord,
   nowSeconds,
   plan,
@@ -74,7 +75,15 @@ export function readChatConversation(body: Record<string, unknown>): Conversatio
     tools: readTools(body),
     toolChoice: readToolChoice(body.tool_choice),
     jsonSchema: readJsonSchema(body.response_format),
+    // The newer name wins: reasoning models take only it, older ones only `max_tokens`.
+    maxTokens: capOf(body.max_completion_tokens) ?? capOf(body.max_tokens),
   };
+}
+
+/** OpenAI's finish reason: `length` when the cap cut the answer, tool call or not. */
+function finishOf(reply: Reply): string {
+  if (reply.cut) return 'length';
+  return reply.kind === 'text' ? 'stop' : 'tool_calls';
 }
 
 function readJsonSchema(format: unknown): unknown {
@@ -209,7 +218,7 @@ function chatJson(reply: Reply, f: ChatFlavour, usage: boolean): Record<string, 
     index: 0,
     message,
     logprobs: null,
-    finish_reason: reply.kind === 'text' ? 'stop' : 'tool_calls',
+    finish_reason: finishOf(reply),
   };
   if (f.azure) choice.content_filter_results = AZURE_FILTER_RESULTS;
   const out: Record<string, unknown> = {
@@ -276,7 +285,7 @@ function chatFrames(reply: Reply, f: ChatFlavour, includeUsage: boolean, obfusca
     frames.push({ role: 'pre', data: chunk([choice({ role: 'assistant', content: '', refusal: null })]) });
     for (const w of splitWords(reply.text))
       frames.push({ role: 'content', data: chunk([choice({ content: w })]) });
-    frames.push({ role: 'post', data: chunk([choice({}, 'stop')]) });
+    frames.push({ role: 'post', data: chunk([choice({}, finishOf(reply))]) });
   } else {
     const call = {
       index: 0,
@@ -292,7 +301,7 @@ function chatFrames(reply: Reply, f: ChatFlavour, includeUsage: boolean, obfusca
       const delta = { tool_calls: [{ index: 0, function: { arguments: piece } }] };
       frames.push({ role: 'content', data: chunk([choice(delta)]) });
     }
-    frames.push({ role: 'post', data: chunk([choice({}, 'tool_calls')]) });
+    frames.push({ role: 'post', data: chunk([choice({}, finishOf(reply))]) });
   }
   if (includeUsage) frames.push({ role: 'post', data: chunk([], { usage: usageOf(reply) }) });
   frames.push({ role: 'end', data: 'data: [DONE]\n\n' });

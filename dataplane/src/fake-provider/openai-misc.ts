@@ -1,5 +1,14 @@
 /** OpenAI legacy completions, embeddings and the model list (Azure speaks the first two). */
-import { countTokens, isRecord, nowSeconds, plan, randomId, splitFixed, splitWords } from './behaviour.ts';
+import {
+  capOf,
+  countTokens,
+  isRecord,
+  nowSeconds,
+  plan,
+  randomId,
+  splitFixed,
+  splitWords,
+} from './behaviour.ts';
 import { DEFAULT_EMBEDDING_DIMS, fakeEmbedding, toBase64 } from './embedding.ts';
 import { OPENAI_GARBAGE } from './openai-chat.ts';
 import { openaiError } from './openai-errors.ts';
@@ -20,7 +29,10 @@ function texts(input: unknown): { texts: string[]; tokens: number[] } | undefine
   return { texts: ok.map((r) => r.text), tokens: ok.map((r) => r.tokens) };
 }
 
-function completionReply(prompt: string): Reply {
+/** OpenAI's legacy completions stop at 16 tokens when the request sets no `max_tokens`. */
+export const LEGACY_DEFAULT_MAX_TOKENS = 16;
+
+function completionReply(prompt: string, maxTokens: number): Reply {
   return plan({
     lastUserText: prompt,
     promptChars: prompt.length,
@@ -29,6 +41,7 @@ function completionReply(prompt: string): Reply {
     lastIsToolResult: false,
     tools: [],
     toolChoice: 'none',
+    maxTokens,
   });
 }
 
@@ -90,7 +103,8 @@ const logprobsAsked = (body: Record<string, unknown>): number | undefined =>
 
 export function answerCompletion(body: Record<string, unknown>, model: string, usage: boolean): Outcome {
   const prompts = texts(body.prompt)?.texts ?? [''];
-  const replies = prompts.map(completionReply);
+  const cap = capOf(body.max_tokens) ?? LEGACY_DEFAULT_MAX_TOKENS;
+  const replies = prompts.map((p) => completionReply(p, cap));
   const promptTokens = replies.reduce((n, r) => n + r.promptTokens, 0);
   const completionTokens = replies.reduce((n, r) => n + r.completionTokens, 0);
   const usageBody = {
@@ -106,7 +120,7 @@ export function answerCompletion(body: Record<string, unknown>, model: string, u
       text: textOf(r),
       index,
       logprobs: null,
-      finish_reason: 'stop',
+      finish_reason: r.cut ? 'length' : 'stop',
     }));
     const out: Record<string, unknown> = { id, object: 'text_completion', created, model, choices };
     if (usage) out.usage = usageBody;
@@ -141,7 +155,8 @@ export function answerCompletion(body: Record<string, unknown>, model: string, u
       const logprobs = alternatives === undefined ? null : legacyLogprobs(prompt, alternatives, 0, true);
       frames.push({ role: 'content', data: chunk([{ text: prompt, index, logprobs, finish_reason: null }]) });
     }
-    frames.push({ role: 'post', data: chunk([{ text: '', index, logprobs: null, finish_reason: 'stop' }]) });
+    const finish_reason = r.cut ? 'length' : 'stop';
+    frames.push({ role: 'post', data: chunk([{ text: '', index, logprobs: null, finish_reason }]) });
   });
   if (includeUsage) frames.push({ role: 'post', data: chunk([], { usage: usageBody }) });
   frames.push({ role: 'end', data: 'data: [DONE]\n\n' });

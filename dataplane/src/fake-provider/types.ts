@@ -99,6 +99,8 @@ export interface Conversation {
   toolChoice: ToolChoiceSpec;
   /** Structured output asked for: the answer is a JSON value satisfying it. */
   jsonSchema?: unknown;
+  /** The request's output cap in tokens (`max_tokens` and the like): the answer stops there. */
+  maxTokens?: number | undefined;
 }
 
 export interface ToolSpec {
@@ -108,15 +110,19 @@ export interface ToolSpec {
 
 export type ToolChoiceSpec = 'auto' | 'none' | 'required' | { name: string };
 
+/** `cut`: the answer was stopped by the request's output cap (finish reason `length` and kin). */
 export type Reply =
-  | { kind: 'text'; text: string; promptTokens: number; completionTokens: number }
+  | { kind: 'text'; text: string; promptTokens: number; completionTokens: number; cut: boolean }
   | {
       kind: 'tool';
       name: string;
+      /** When cut: only the top-level arguments whose JSON ended before the cap. */
       args: Record<string, unknown>;
+      /** When cut: the arguments' JSON text up to the cap (not valid JSON). */
       argsJson: string;
       promptTokens: number;
       completionTokens: number;
+      cut: boolean;
     };
 
 export interface ErrorReply {

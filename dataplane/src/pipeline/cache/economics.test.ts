@@ -3,7 +3,7 @@ import type { Pricing } from '../../config/snapshot.ts';
 import type { ChatCompletion, ChatRequest } from '../../formats/openai/types.ts';
 import type { CacheEntry } from '../../stores/cache-entries/types.ts';
 import { callCostUsd, hitSaving, tweakWorthIt, walletCreditUsd } from './economics.ts';
-import { buildCacheEntry, entryServes, isStorable } from './entry.ts';
+import { buildCacheEntry, entryServes, isStorable, takesExactDigest } from './entry.ts';
 import { partitionKey } from '../../stores/cache-entries/partition.ts';
 import { DEFAULT_SAVINGS_SHARE, resolveCachePolicy, tenantCacheEnabled, tenantTier } from './policy.ts';
 import { estimateTweakTokens, tweakRequest } from './tweak.ts';
@@ -142,6 +142,15 @@ describe('stored answers', () => {
     refusal.choices[0]!.message.refusal = 'I cannot help with that.';
     expect(isStorable(refusal)).toBe(false);
     expect(isStorable({ ...completion('x'), choices: [] })).toBe(false);
+  });
+
+  it('lets the newest answer take the exact digest, unless it is cut and the held one is complete', () => {
+    expect(takesExactDigest(completion('a'), undefined)).toBe(true);
+    expect(takesExactDigest(completion('a'), completion('b'))).toBe(true);
+    expect(takesExactDigest(completion('a'), completion('b', 'length'))).toBe(true);
+    expect(takesExactDigest(completion('a', 'length'), completion('b', 'length'))).toBe(true);
+    expect(takesExactDigest(completion('a', 'length'), undefined)).toBe(true);
+    expect(takesExactDigest(completion('a', 'length'), completion('b'))).toBe(false);
   });
 
   it('builds an entry from the answer, its usage and the policy TTL', () => {

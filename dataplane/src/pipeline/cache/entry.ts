@@ -39,9 +39,23 @@ export function entryServes(
   req: ChatRequest,
 ): boolean {
   const limit = requestMaxTokens(req);
-  const truncated = entry.response.choices.some((c) => c.finish_reason === 'length');
-  if (truncated) return limit === entry.maxTokens;
+  if (isCut(entry.response)) return limit === entry.maxTokens;
   return limit === undefined || entry.completionTokens <= limit;
+}
+
+/** An answer stopped by its request's output cap. */
+export const isCut = (response: ChatCompletion): boolean =>
+  response.choices.some((c) => c.finish_reason === 'length');
+
+/**
+ * Whether a fresh answer takes its request's exact digest from the entry holding it (the newest
+ * answer wins) — except that a cut answer never displaces a complete one: the cut one serves
+ * only its own limit, the complete one every limit it fits, so one low-`max_tokens` request
+ * would otherwise send every later request of that text through the embedder. The displaced
+ * complete answer still stays reachable by meaning; this keeps it reachable by digest too.
+ */
+export function takesExactDigest(fresh: ChatCompletion, held: ChatCompletion | undefined): boolean {
+  return held === undefined || !isCut(fresh) || isCut(held);
 }
 
 export interface BuildEntryInput {

@@ -17,7 +17,7 @@ import { createBuiltinEmbedder } from './builtin-embedder.ts';
 import { createMinilmEmbedder, MINILM_EMBEDDING_MODEL, type MinilmEmbedder } from './minilm-embedder.ts';
 import { callCostUsd, hitSaving, tweakWorthIt, type HitSaving, type TokenCount } from './economics.ts';
 import { embedForCache, type CacheVectors, type Embedder } from './embedder.ts';
-import { buildCacheEntry, entryServes, isStorable } from './entry.ts';
+import { buildCacheEntry, entryServes, isCut, isStorable, takesExactDigest } from './entry.ts';
 import { exactDigest } from './exact.ts';
 import { cacheKeyParts, type CacheKeyParts, type CacheScope } from './key.ts';
 import { questionFacts, questionsConflict } from './lookalike.ts';
@@ -306,7 +306,9 @@ function storeLater(
       meta: typeof meta === 'string' ? meta : undefined,
     });
     await failOpen(deps, ctx, 'store', async () => {
-      await deps.entries.put(entry, digest);
+      // Only a cut answer can lose the digest, so only it pays the read.
+      const held = isCut(response) ? await deps.entries.getExact(parts.partition, digest) : undefined;
+      await deps.entries.put(entry, takesExactDigest(response, held?.response) ? digest : undefined);
       await deps.vectors.upsert(parts.partition, entry.id, entryVector(v.query, v.context), entry.expiresAt);
     });
   };
