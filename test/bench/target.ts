@@ -35,7 +35,10 @@ export const BENCH_USER_PROMPT =
   'I can still switch it to express delivery, and, if it is lost, what the fastest way is to ' +
   'get a replacement copy of the guide? Thanks a lot for your help.';
 
-/** The one request every target gets (about 1 KB): the proxy's cost on a realistic prompt. */
+/**
+ * The one request every target gets (about 1 KB): the proxy's cost on a realistic prompt. Its
+ * cap (64) is above the fake's answer (~31 tokens), which the fake now cuts at the cap.
+ */
 export function chatBody(stream: boolean): Buffer {
   return Buffer.from(
     JSON.stringify({
@@ -44,7 +47,7 @@ export function chatBody(stream: boolean): Buffer {
         { role: 'system', content: BENCH_SYSTEM_PROMPT },
         { role: 'user', content: BENCH_USER_PROMPT },
       ],
-      max_tokens: 16,
+      max_tokens: 64,
       ...(stream && { stream: true }),
     }),
   );
