@@ -74,7 +74,7 @@ describe('the Realtime scan budget flag', () => {
       expect((await say(999, 'a')).type).toBe('conversation.item.done');
       const refused = await say(2, 'b');
       expect(refused.error).toMatchObject({ type: 'rate_limit_exceeded', code: 429, event_id: 'b' });
-      expect(refused.error?.message).toMatch(/^this key sent more than 1000 characters/);
+      expect(refused.error?.message).toMatch(/^the share of this session is 1000 characters/);
     } finally {
       ws.terminate();
     }

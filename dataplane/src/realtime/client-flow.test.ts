@@ -57,6 +57,16 @@ describe('ClientFlow', () => {
     expect(await refused()).toBe(true);
   });
 
+  it('neither counts nor ends the run on an excused refusal (the key spent by its other users)', async () => {
+    const flow = new ClientFlow(new Switch());
+    const refused = () => flow.handled(1, async () => undefined);
+    const excused = () => flow.handled(1, async () => flow.excused());
+    for (let i = 1; i < MAX_REFUSALS_IN_A_ROW; i++) expect(await refused()).toBe(false);
+    for (let i = 0; i < 2 * MAX_REFUSALS_IN_A_ROW; i++) expect(await excused()).toBe(false);
+    // The run of the client's own refusals was kept: one more ends it.
+    expect(await refused()).toBe(true);
+  });
+
   it('takes a handled event off the queue even when handling it failed', async () => {
     const flow = new ClientFlow(new Switch(), 100, 10);
     flow.arrived(150);

@@ -19,6 +19,7 @@ export class ClientFlow {
   private queuedChars = 0;
   private refusedInARow = 0;
   private forwardedCount = 0;
+  private excusedEvent = false;
 
   constructor(
     private readonly socket: Reader,
@@ -69,18 +70,28 @@ export class ClientFlow {
   }
 
   /**
+   * The event being handled was refused for no fault of this client (the key's scanning was
+   * spent by its other users): it neither counts toward the run of refusals nor ends it.
+   */
+  excused(): void {
+    this.excusedEvent = true;
+  }
+
+  /**
    * Handles one queued event with `handle`; true when it ends a run of
    * MAX_REFUSALS_IN_A_ROW refusals, and the session is to be closed.
    */
   async handled(chars: number, handle: () => Promise<void>): Promise<boolean> {
     const before = this.forwardedCount;
+    this.excusedEvent = false;
     try {
       await handle();
     } finally {
       this.queuedChars -= chars;
       if (this.queuedChars < this.low) this.release('queue');
     }
-    this.refusedInARow = this.forwardedCount === before ? this.refusedInARow + 1 : 0;
+    if (this.forwardedCount !== before) this.refusedInARow = 0;
+    else if (!this.excusedEvent) this.refusedInARow++;
     return this.refusedInARow >= MAX_REFUSALS_IN_A_ROW;
   }
 }

@@ -12,10 +12,16 @@ export interface RealtimeLimits {
   /** Open sessions one API key may hold on one gateway pod; more is a 429 before the upgrade. */
   maxSessionsPerKey: number;
   /**
-   * Characters of client text one API key's sessions on one pod may have the guardrails scan per
-   * minute (scan-budget.ts); past it an event carrying text is refused (429) unscanned.
+   * Characters of client text all of one key's sessions on this pod together may have the
+   * guardrails scan per minute (scan-budget.ts); past it an event carrying text is refused (429)
+   * unscanned. Each holder (a session opened with the key, or all sessions of one client secret)
+   * gets at most an even part of it, `maxSessionsPerKey` ways, but no less than
+   * `minScannedCharsPerSession` (scan-share.ts). The total has a CLI flag
+   * (`--realtime-max-scanned-chars-per-minute`); the floor has none.
    */
   maxScannedCharsPerMinute: number;
+  /** The floor of a holder's part of the key's scanning per minute (never more than the key's total). */
+  minScannedCharsPerSession: number;
 }
 
 /**
@@ -30,4 +36,6 @@ export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = {
   idleTimeoutMs: 5 * 60 * 1000,
   maxSessionsPerKey: 10,
   maxScannedCharsPerMinute: 16 * 1024 * 1024,
+  // The even part is 1.6 Mi characters at the defaults; the floor counts with many sessions per key.
+  minScannedCharsPerSession: 256 * 1024,
 };

@@ -1,44 +1,52 @@
 import { describe, expect, it } from 'vitest';
-import { ScanBudget, ScanBudgets } from './scan-budget.ts';
+import { ScanBudgets } from './scan-budget.ts';
 
-describe('ScanBudget', () => {
-  it('takes characters up to its limit per window, and refuses what does not fit without taking it', () => {
-    const b = new ScanBudget(100, 60_000);
-    expect(b.take(60, 0)).toBe(true);
-    expect(b.take(50, 1_000)).toBe(false);
-    expect(b.take(40, 1_000)).toBe(true);
-    expect(b.take(1, 2_000)).toBe(false);
-    expect(b.retryAfterS(2_000)).toBe(58);
-    // The next window starts afresh.
-    expect(b.take(100, 60_000)).toBe(true);
-  });
-});
+const allowance = { keyChars: 100, shareChars: 40 };
 
 describe('ScanBudgets', () => {
-  it('shares one budget per key, keeps keys apart, and drops a key once its window has passed', () => {
-    const budgets = new ScanBudgets(100, 60_000);
-    const a1 = budgets.forKey('a');
-    const a2 = budgets.forKey('a');
-    expect(a1.take(80, 0)).toBe(true);
-    // Another handle on the same key (another session) spends the same allowance.
-    expect(a2.take(30, 1_000)).toBe(false);
-    expect(a2.retryAfterS(1_000)).toBe(59);
-    expect(budgets.take('b', 100, 1_000)).toBe(true);
-    expect(budgets.size).toBe(2);
-    // Past the window, the next use sweeps both idle entries; only the key used again returns.
-    expect(budgets.take('c', 1, 61_000)).toBe(true);
-    expect(budgets.size).toBe(1);
-    // A dropped key starts afresh (nothing lost: its window had passed), under the same handle.
-    expect(a1.take(100, 61_000)).toBe(true);
-    expect(budgets.size).toBe(2);
+  it('takes from the holder and the key, and nothing from either when refused', () => {
+    const budgets = new ScanBudgets(allowance, 60_000);
+    const alice = budgets.forHolder('k', 'alice');
+    expect(alice.take(30, 0)).toMatchObject({ verdict: 'ok', holderUsed: 0, shareChars: 40 });
+    expect(alice.take(20, 1_000)).toEqual({
+      verdict: 'share',
+      holderUsed: 30,
+      shareChars: 40,
+      retryAfterS: 59,
+    });
+    expect(alice.take(10, 2_000)).toMatchObject({ verdict: 'ok', holderUsed: 30 });
+    expect(alice.take(41, 2_000).verdict).toBe('never');
+    // The next window starts afresh.
+    expect(alice.take(40, 60_000)).toMatchObject({ verdict: 'ok', holderUsed: 0 });
   });
 
-  it('keeps a key whose window is still running through a sweep', () => {
-    const budgets = new ScanBudgets(100, 60_000);
-    expect(budgets.take('old', 10, 0)).toBe(true);
-    expect(budgets.take('recent', 90, 30_000)).toBe(true);
-    expect(budgets.take('x', 1, 60_000)).toBe(true);
+  it("keeps holders apart within a key, and still bounds the key's total", () => {
+    const budgets = new ScanBudgets(allowance, 60_000);
+    expect(budgets.take('k', 'mallory', 40, 0).verdict).toBe('ok');
+    expect(budgets.take('k', 'mallory', 1, 0).verdict).toBe('share');
+    // Another holder of the same key has its own share.
+    expect(budgets.take('k', 'alice', 40, 0).verdict).toBe('ok');
+    // A second handle on the same holder (another session of one client secret) shares its part.
+    expect(budgets.forHolder('k', 'alice').take(1, 0).verdict).toBe('share');
+    expect(budgets.take('k', 'bob', 20, 0).verdict).toBe('ok');
+    // 100 taken: a holder within its share is refused for the key (not its doing).
+    expect(budgets.take('k', 'carol', 1, 30_000)).toMatchObject({
+      verdict: 'key',
+      holderUsed: 0,
+      retryAfterS: 30,
+    });
+    // Other keys are untouched.
+    expect(budgets.take('other', 'mallory', 40, 30_000).verdict).toBe('ok');
+  });
+
+  it('drops a key once its window has passed, and keeps one whose window still runs', () => {
+    const budgets = new ScanBudgets(allowance, 60_000);
+    expect(budgets.take('old', 'h', 10, 0).verdict).toBe('ok');
+    expect(budgets.take('recent', 'h', 40, 30_000).verdict).toBe('ok');
+    expect(budgets.take('x', 'h', 1, 60_000).verdict).toBe('ok');
     expect(budgets.size).toBe(2);
-    expect(budgets.take('recent', 20, 60_000)).toBe(false);
+    expect(budgets.take('recent', 'h', 1, 60_000).verdict).toBe('share');
+    // A dropped key starts afresh (nothing lost: its window had passed).
+    expect(budgets.take('old', 'h', 40, 60_000).verdict).toBe('ok');
   });
 });

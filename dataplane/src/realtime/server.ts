@@ -36,6 +36,7 @@ import type { RealtimeLimits } from './limits.ts';
 import { RealtimeSession, type SessionSummary } from './session.ts';
 import { SessionCount } from './session-count.ts';
 import { ScanBudgets } from './scan-budget.ts';
+import { scanAllowance } from './scan-share.ts';
 import { openUpstream, servesRealtime, speaksRealtime } from './upstream.ts';
 import { countUnknownRefusal } from '../pipeline/unknown-model.ts';
 
@@ -79,6 +80,13 @@ function handBack(server: Server, req: IncomingMessage, socket: Duplex, head: Bu
   server.emit('request', req, res);
 }
 
+/** Who a session's guardrail scanning is counted for within its key (scan-share.ts). */
+interface ScanHolder {
+  id: string;
+  /** As refusals name it. */
+  name: string;
+}
+
 export class RealtimeProxy {
   readonly sessions = new SessionCount();
   private readonly wss: WebSocketServer;
@@ -94,11 +102,14 @@ export class RealtimeProxy {
   private closing = false;
   /** Open sessions, checked again on every config reload (caller.ts). */
   readonly sessionsOpen = new Set<RealtimeSession>();
-  /** Guardrail scanning per key, shared by the key's sessions: a new session is no new allowance. */
+  /**
+   * Guardrail scanning per key, shared by the key's sessions (a new session is no new allowance
+   * of the key's), each holder at most its share (a session, or a client secret's sessions).
+   */
   readonly scanBudgets: ScanBudgets;
 
   constructor(private readonly deps: RealtimeDeps) {
-    this.scanBudgets = new ScanBudgets(deps.limits.maxScannedCharsPerMinute);
+    this.scanBudgets = new ScanBudgets(scanAllowance(deps.limits));
     deps.config.onReload(() => {
       for (const session of this.sessionsOpen) session.recheck();
     });
@@ -185,7 +196,12 @@ export class RealtimeProxy {
         routed.value.terminate();
         throw notAccepting();
       }
-      this.upgrade(req, socket, head, ctx, model, routed, started, secretSession, releaseSlot);
+      // A client secret is one end user: its sessions share one part of the key's scanning, so
+      // reconnecting or opening more sessions with it gets that user no more.
+      const scan: ScanHolder = who.secretHash
+        ? { id: `secret:${who.secretHash}`, name: "this client secret's sessions" }
+        : { id: `session:${requestId}`, name: 'this session' };
+      this.upgrade(req, socket, head, ctx, model, routed, started, secretSession, scan, releaseSlot);
     } catch (err) {
       releaseSlot?.();
       const error = ctx
@@ -205,19 +221,25 @@ export class RealtimeProxy {
    * Who is calling: an API key, or a client secret Gantry minted (which stands for the key
    * that minted it, for one model, while it lasts and while that key exists).
    */
-  private async caller(
-    req: IncomingMessage,
-  ): Promise<{ key: KeyRecord; tenant: TenantRecord; secret: ClientSecret | undefined; snapshot: Snapshot }> {
+  private async caller(req: IncomingMessage): Promise<{
+    key: KeyRecord;
+    tenant: TenantRecord;
+    secret: ClientSecret | undefined;
+    /** The secret's store id (its SHA-256, hex). */
+    secretHash: string | undefined;
+    snapshot: Snapshot;
+  }> {
     const snapshot = this.deps.config.current();
     const presented = realtimeKey(req.headers);
     if (presented === undefined || !isClientSecret(presented))
-      return { ...authenticate(snapshot, presented), secret: undefined, snapshot };
-    const secret = await this.deps.pipeline.stores.realtimeSecrets.get(hashKey(presented).toString('hex'));
+      return { ...authenticate(snapshot, presented), secret: undefined, secretHash: undefined, snapshot };
+    const secretHash = hashKey(presented).toString('hex');
+    const secret = await this.deps.pipeline.stores.realtimeSecrets.get(secretHash);
     const key = secret && snapshot.keys.get(secret.keyHash);
     const tenant = key && snapshot.tenants.get(key.tenant);
     if (!secret || !key || !tenant || key.id !== secret.keyId)
       throw new GatewayError('authentication_error', 'invalid or expired client secret');
-    return { key, tenant, secret, snapshot };
+    return { key, tenant, secret, secretHash, snapshot };
   }
 
   /** The connect's context, as createContext builds one for HTTP; aborted if the socket goes first. */
@@ -261,6 +283,7 @@ export class RealtimeProxy {
     routed: { value: WebSocket; deployment: Deployment; log: AttemptLog },
     started: number,
     initialSession: Record<string, unknown> | undefined,
+    scan: ScanHolder,
     releaseSlot: () => void,
   ): void {
     const upstream = routed.value;
@@ -311,7 +334,8 @@ export class RealtimeProxy {
         model,
         initialSession,
         limits: this.deps.limits,
-        scanBudget: this.scanBudgets.forKey(`${ctx.tenant.name}/${ctx.key.id}`),
+        scanBudget: this.scanBudgets.forHolder(`${ctx.tenant.name}/${ctx.key.id}`, scan.id),
+        scanHolder: scan.name,
         shutdown: this.deps.shutdown,
         onEnd: (summary) => {
           this.sessionsOpen.delete(session);

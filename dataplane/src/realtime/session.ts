@@ -36,7 +36,8 @@ import { callerNow } from './caller.ts';
 import { ClientFlow, MAX_REFUSALS_IN_A_ROW } from './client-flow.ts';
 import { scannedChars, screenClientEvent } from './guard.ts';
 import { scansText } from '../pipeline/guardrails/stage.ts';
-import type { KeyScanBudget } from './scan-budget.ts';
+import type { HolderScanBudget } from './scan-budget.ts';
+import { countsAgainstClient, scanRefusalError } from './scan-share.ts';
 import { recordBlocked, withVerdict } from './guard-record.ts';
 import { holdResponse, responseContext, settleResponse } from './hold.ts';
 import type { RealtimeLimits } from './limits.ts';
@@ -78,8 +79,13 @@ export interface SessionSetup {
   /** A client secret's session configuration, applied before the client's first event. */
   initialSession?: Record<string, unknown> | undefined;
   limits: RealtimeLimits;
-  /** The key's guardrail scanning per minute on this pod, shared by all its sessions (scan-budget.ts). */
-  scanBudget: KeyScanBudget;
+  /**
+   * This session's holder's share of the key's guardrail scanning per minute on this pod
+   * (scan-budget.ts): its own, or its client secret's, shared with that secret's other sessions.
+   */
+  scanBudget: HolderScanBudget;
+  /** The holder as refusals name it: "this session", "this client secret's sessions". */
+  scanHolder: string;
   shutdown: AbortSignal;
   onEnd(summary: SessionSummary): void;
 }
@@ -247,15 +253,18 @@ export class RealtimeSession {
     }
     // Text no check would read costs no scanning: it is neither counted nor refused.
     const chars = scansText(this.caller) ? scannedChars(event) : 0;
-    if (chars > 0 && !this.s.scanBudget.take(chars, Date.now())) {
-      const max = this.s.limits.maxScannedCharsPerMinute;
-      return this.refuse(
-        new GatewayError(
-          'rate_limit_exceeded',
-          `this key sent more than ${max} characters of text for the guardrails to scan in a minute; retry after ${this.s.scanBudget.retryAfterS(Date.now())}s`,
-        ),
-        event.event_id,
-      );
+    if (chars > 0) {
+      const taken = this.s.scanBudget.take(chars, Date.now());
+      if (taken.verdict !== 'ok') {
+        if (!countsAgainstClient(taken.verdict)) this.flow.excused();
+        const error = scanRefusalError({
+          ...taken,
+          verdict: taken.verdict,
+          chars,
+          holder: this.s.scanHolder,
+        });
+        return this.refuse(error, event.event_id);
+      }
     }
     const screened = screenClientEvent(this.caller, event, this.s.model);
     if (!screened.ok) {
