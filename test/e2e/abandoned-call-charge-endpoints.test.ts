@@ -7,6 +7,8 @@
  * the fake provider holds each call (`hang`) until the gateway cuts it, so every step waits on
  * an observed state, never a guessed time.
  */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
 import { estimateTextTokens } from '../../dataplane/src/accounting/tokens.ts';
@@ -125,11 +127,35 @@ const CASES: Case[] = [
   },
 ];
 
+/**
+ * A provider that refuses every call with a 429 whose error body is 32 MiB long, held open:
+ * once that much has been written, the gateway has the 429's headers and is reading its body
+ * (loopback buffers hold a few MiB), the moment a client leaving must not turn into a charge.
+ */
+function refusingProvider(): {
+  server: Server;
+  /** Resolves with the refusal once its body is being read; ended by the test. */
+  next(): Promise<ServerResponse>;
+} {
+  const waiting: ((res: ServerResponse) => void)[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.write(Buffer.alloc(32 * 1024 * 1024, 0x20), () => waiting.shift()?.(res));
+    });
+  });
+  return { server, next: () => new Promise((r) => waiting.push(r)) };
+}
+
 describe('a non-chat call abandoned upstream', () => {
   let stack: Stack;
   const fake = () => stack.fakes[0]!;
+  const refusing = refusingProvider();
 
   beforeAll(async () => {
+    await new Promise<void>((r) => refusing.server.listen(0, '127.0.0.1', () => r()));
+    const refusingUrl = `http://127.0.0.1:${(refusing.server.address() as AddressInfo).port}/v1`;
     stack = await startStack(
       ([url]) =>
         [
@@ -149,13 +175,28 @@ describe('a non-chat call abandoned upstream', () => {
               pricing: PRICING,
             }),
           )
+          .concat(
+            ['emb-429', 'chat-429'].map((model) =>
+              deployment({
+                name: model,
+                model,
+                baseUrl: refusingUrl,
+                ...(model === 'emb-429' && { capabilities: ['embeddings'] }),
+                pricing: PRICING,
+              }),
+            ),
+          )
           .concat([tenant('acme'), apiKey('k', KEY, 'acme', { budget: BUDGET })])
           .join(''),
       // One deployment per model: a failed attempt is retried after a backoff no test outlives.
       { retry: { ...DEFAULT_RETRY, backoffBaseMs: 30_000, backoffMaxMs: 30_000 } },
     );
   });
-  afterAll(() => stack.close());
+  afterAll(async () => {
+    await stack.close();
+    refusing.server.closeAllConnections();
+    await new Promise<void>((r) => refusing.server.close(() => r()));
+  });
   beforeEach(() => {
     fake().reset();
     stack.gateway.health.reset();
@@ -254,6 +295,24 @@ describe('a non-chat call abandoned upstream', () => {
       const seen = await failures();
       const { record, spent } = await abandon(c, async () => (await failures()) > seen);
       expect(sentTo(c.upstreamPath)).toBe(1);
+      expect(record).toMatchObject({ status: 499, costUsd: 0, promptTokens: 0 });
+      expect(spent).toBe(0);
+    },
+  );
+
+  it.each([
+    ['embeddings', json('/embeddings', { model: 'emb-429', input: PROMPT })],
+    ['chat', json('/chat/completions', { model: 'chat-429', messages: [{ role: 'user', content: PROMPT }] })],
+  ])(
+    '%s refused by the provider (429) as the client left, its error body still arriving: charged nothing',
+    async (_name, request) => {
+      let response: ServerResponse | undefined;
+      void refusing.next().then((res) => (response = res));
+      const { record, spent } = await abandon(
+        { name: 'refused', model: '', upstreamPath: '', request, micros: 0, promptTokens: 0 },
+        () => Promise.resolve(response !== undefined),
+      );
+      response!.end();
       expect(record).toMatchObject({ status: 499, costUsd: 0, promptTokens: 0 });
       expect(spent).toBe(0);
     },
