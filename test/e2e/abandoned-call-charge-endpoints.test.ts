@@ -148,14 +148,36 @@ function refusingProvider(): {
   return { server, next: () => new Promise((r) => waiting.push(r)) };
 }
 
+/** A reranker that reports no search units (TEI/Jina-style); `hang` keeps its next answer back. */
+function plainRanker(): { server: Server; seen: () => number; hang: (on: boolean) => void } {
+  let seen = 0;
+  let hang = false;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      seen++;
+      if (hang) return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ results: [{ index: 0, relevance_score: 0.9 }] }));
+    });
+  });
+  return { server, seen: () => seen, hang: (on) => (hang = on) };
+}
+
+const listen = async (server: Server): Promise<string> => {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+};
+
 describe('a non-chat call abandoned upstream', () => {
   let stack: Stack;
   const fake = () => stack.fakes[0]!;
   const refusing = refusingProvider();
+  const ranker = plainRanker();
 
   beforeAll(async () => {
-    await new Promise<void>((r) => refusing.server.listen(0, '127.0.0.1', () => r()));
-    const refusingUrl = `http://127.0.0.1:${(refusing.server.address() as AddressInfo).port}/v1`;
+    const refusingUrl = await listen(refusing.server);
+    const rankerUrl = await listen(ranker.server);
     stack = await startStack(
       ([url]) =>
         [
@@ -186,6 +208,16 @@ describe('a non-chat call abandoned upstream', () => {
               }),
             ),
           )
+          .concat(
+            deployment({
+              name: 'plain-ranker',
+              model: 'plain-ranker',
+              provider: 'openai-compatible',
+              baseUrl: rankerUrl,
+              capabilities: ['rerank'],
+              pricing: PRICING,
+            }),
+          )
           .concat([tenant('acme'), apiKey('k', KEY, 'acme', { budget: BUDGET })])
           .join(''),
       // One deployment per model: a failed attempt is retried after a backoff no test outlives.
@@ -194,8 +226,10 @@ describe('a non-chat call abandoned upstream', () => {
   });
   afterAll(async () => {
     await stack.close();
-    refusing.server.closeAllConnections();
-    await new Promise<void>((r) => refusing.server.close(() => r()));
+    for (const { server } of [refusing, ranker]) {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
   beforeEach(() => {
     fake().reset();
@@ -207,12 +241,12 @@ describe('a non-chat call abandoned upstream', () => {
   const sentTo = (path: string) => fake().requests.filter((r) => r.path.includes(path)).length;
 
   /**
-   * Sends `c`'s request, aborts it once `ready` holds (running `alongside` in the same tick),
-   * and returns the one record it left.
+   * Sends `c`'s request, aborts it once `ready` holds (running `alongside` in the same tick;
+   * no `ready`: lets it be answered), and returns the one record it left.
    */
   async function abandon(
     c: Case,
-    ready: () => Promise<boolean>,
+    ready: (() => Promise<boolean>) | undefined,
     alongside?: () => void,
   ): Promise<{ record: UsageRecord; spent: number }> {
     const spentBefore = (await budget()).spentUsd;
@@ -227,12 +261,15 @@ describe('a non-chat call abandoned upstream', () => {
       (res) => `answered ${res.status}`,
       (err: unknown) => (err as Error).name,
     );
-    await until('the call to reach its step', async () => ((await ready()) ? true : undefined));
-    abort.abort();
-    alongside?.();
+    if (ready) {
+      await until('the call to reach its step', async () => ((await ready()) ? true : undefined));
+      abort.abort();
+      alongside?.();
+    }
     const ended = await call;
     // In a race the answer may reach the client first.
-    if (!alongside) expect(ended).toBe('AbortError');
+    if (!ready) expect(ended).toBe('answered 200');
+    else if (!alongside) expect(ended).toBe('AbortError');
     const added = await until('its usage record', async () => {
       const fresh = (await records()).filter((r) => !before.has(r.id));
       return fresh.length > 0 ? fresh : undefined;
@@ -317,4 +354,21 @@ describe('a non-chat call abandoned upstream', () => {
       expect(spent).toBe(0);
     },
   );
+
+  it('rerank from a provider reporting no search units: left once sent, charged what its answer is', async () => {
+    const c: Case = {
+      ...CASES.find((k) => k.model === 'ranker')!,
+      request: json('/rerank', { model: 'plain-ranker', query: QUERY, documents: DOCUMENTS }),
+    };
+    ranker.hang(false);
+    const before = ranker.seen();
+    const answered = await abandon(c, undefined);
+    ranker.hang(true);
+    const left = await abandon(c, () => Promise.resolve(ranker.seen() > before + 1));
+    expect(answered.record.status).toBe(200);
+    expect(left.record.status).toBe(499);
+    // Two searches either way (150 documents, one per started hundred), plus the same tokens.
+    expect(micros(answered.record.costUsd)).toBe(c.micros);
+    expect(micros(left.record.costUsd)).toBe(c.micros);
+  });
 });
