@@ -34,7 +34,10 @@ const PROMPT = Array.from({ length: 40 }, (_, i) => `Invoice ${i} was paid on ti
 const QUERY = 'which invoices were paid late';
 /** 150 documents: two searches by the hundred-documents rule. */
 const DOCUMENTS = Array.from({ length: 150 }, (_, i) => `Invoice ${i} was settled.`);
-/** An MP3-looking upload of 20,000 bytes: 10 s at the hold's 2,000 B/s floor. */
+/**
+ * An MP3-looking upload of 20,000 bytes: 10 s at the hold's 2,000 B/s floor, 1.25 s at 128
+ * kbit/s, and 0.5 s at the 320 kbit/s ceiling a call left unanswered is charged by.
+ */
 const MP3 = Buffer.alloc(20_000);
 MP3.write('ID3', 0, 'latin1');
 const SPEECH_INPUT = 'Your invoice has been paid, thank you.';
@@ -105,7 +108,7 @@ const CASES: Case[] = [
     promptTokens: 0,
   },
   {
-    name: 'transcription: the seconds the upload is estimated to last',
+    name: 'transcription: the fewest seconds the upload can last',
     model: 'audio',
     upstreamPath: '/audio/transcriptions',
     request: () => {
@@ -114,7 +117,7 @@ const CASES: Case[] = [
       form.set('file', new Blob([MP3], { type: 'audio/mpeg' }), 'talk.mp3');
       return { path: '/audio/transcriptions', init: { method: 'POST', body: form } };
     },
-    micros: micros(10 * PRICING.perSecond),
+    micros: micros(0.5 * PRICING.perSecond),
     promptTokens: 0,
   },
   {
@@ -370,5 +373,16 @@ describe('a non-chat call abandoned upstream', () => {
     // Two searches either way (150 documents, one per started hundred), plus the same tokens.
     expect(micros(answered.record.costUsd)).toBe(c.micros);
     expect(micros(left.record.costUsd)).toBe(c.micros);
+  });
+
+  it('a transcription left once sent is charged no more than the same call answered', async () => {
+    const c = CASES.find((k) => k.upstreamPath === '/audio/transcriptions')!;
+    const answered = await abandon(c, undefined);
+    fake().setFaults([{ match: { path: c.upstreamPath }, fault: { type: 'hang' }, times: 1 }]);
+    const left = await abandon(c, async () => sentTo(c.upstreamPath) >= 2);
+    // The fake reports 2 s for 20,000 bytes; the hold's bound, charged before, was 10 s.
+    expect(answered.record.status).toBe(200);
+    expect(left.record.status).toBe(499);
+    expect(left.record.costUsd).toBeLessThanOrEqual(answered.record.costUsd);
   });
 });
