@@ -7,6 +7,8 @@
  * the fake provider holds each call (`hang`) until the gateway cuts it, so every step waits on
  * an observed state, never a guessed time.
  */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
 import { estimateTextTokens } from '../../dataplane/src/accounting/tokens.ts';
@@ -32,7 +34,10 @@ const PROMPT = Array.from({ length: 40 }, (_, i) => `Invoice ${i} was paid on ti
 const QUERY = 'which invoices were paid late';
 /** 150 documents: two searches by the hundred-documents rule. */
 const DOCUMENTS = Array.from({ length: 150 }, (_, i) => `Invoice ${i} was settled.`);
-/** An MP3-looking upload of 20,000 bytes: 10 s at the hold's 2,000 B/s floor. */
+/**
+ * An MP3-looking upload of 20,000 bytes: 10 s at the hold's 2,000 B/s floor, 1.25 s at 128
+ * kbit/s, and 0.5 s at the 320 kbit/s ceiling a call left unanswered is charged by.
+ */
 const MP3 = Buffer.alloc(20_000);
 MP3.write('ID3', 0, 'latin1');
 const SPEECH_INPUT = 'Your invoice has been paid, thank you.';
@@ -103,7 +108,7 @@ const CASES: Case[] = [
     promptTokens: 0,
   },
   {
-    name: 'transcription: the seconds the upload is estimated to last',
+    name: 'transcription: the fewest seconds the upload can last',
     model: 'audio',
     upstreamPath: '/audio/transcriptions',
     request: () => {
@@ -112,7 +117,7 @@ const CASES: Case[] = [
       form.set('file', new Blob([MP3], { type: 'audio/mpeg' }), 'talk.mp3');
       return { path: '/audio/transcriptions', init: { method: 'POST', body: form } };
     },
-    micros: micros(10 * PRICING.perSecond),
+    micros: micros(0.5 * PRICING.perSecond),
     promptTokens: 0,
   },
   {
@@ -125,11 +130,57 @@ const CASES: Case[] = [
   },
 ];
 
+/**
+ * A provider that refuses every call with a 429 whose error body is 32 MiB long, held open:
+ * once that much has been written, the gateway has the 429's headers and is reading its body
+ * (loopback buffers hold a few MiB), the moment a client leaving must not turn into a charge.
+ */
+function refusingProvider(): {
+  server: Server;
+  /** Resolves with the refusal once its body is being read; ended by the test. */
+  next(): Promise<ServerResponse>;
+} {
+  const waiting: ((res: ServerResponse) => void)[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.write(Buffer.alloc(32 * 1024 * 1024, 0x20), () => waiting.shift()?.(res));
+    });
+  });
+  return { server, next: () => new Promise((r) => waiting.push(r)) };
+}
+
+/** A reranker that reports no search units (TEI/Jina-style); `hang` keeps its next answer back. */
+function plainRanker(): { server: Server; seen: () => number; hang: (on: boolean) => void } {
+  let seen = 0;
+  let hang = false;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      seen++;
+      if (hang) return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ results: [{ index: 0, relevance_score: 0.9 }] }));
+    });
+  });
+  return { server, seen: () => seen, hang: (on) => (hang = on) };
+}
+
+const listen = async (server: Server): Promise<string> => {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+};
+
 describe('a non-chat call abandoned upstream', () => {
   let stack: Stack;
   const fake = () => stack.fakes[0]!;
+  const refusing = refusingProvider();
+  const ranker = plainRanker();
 
   beforeAll(async () => {
+    const refusingUrl = await listen(refusing.server);
+    const rankerUrl = await listen(ranker.server);
     stack = await startStack(
       ([url]) =>
         [
@@ -149,13 +200,40 @@ describe('a non-chat call abandoned upstream', () => {
               pricing: PRICING,
             }),
           )
+          .concat(
+            ['emb-429', 'chat-429'].map((model) =>
+              deployment({
+                name: model,
+                model,
+                baseUrl: refusingUrl,
+                ...(model === 'emb-429' && { capabilities: ['embeddings'] }),
+                pricing: PRICING,
+              }),
+            ),
+          )
+          .concat(
+            deployment({
+              name: 'plain-ranker',
+              model: 'plain-ranker',
+              provider: 'openai-compatible',
+              baseUrl: rankerUrl,
+              capabilities: ['rerank'],
+              pricing: PRICING,
+            }),
+          )
           .concat([tenant('acme'), apiKey('k', KEY, 'acme', { budget: BUDGET })])
           .join(''),
       // One deployment per model: a failed attempt is retried after a backoff no test outlives.
       { retry: { ...DEFAULT_RETRY, backoffBaseMs: 30_000, backoffMaxMs: 30_000 } },
     );
   });
-  afterAll(() => stack.close());
+  afterAll(async () => {
+    await stack.close();
+    for (const { server } of [refusing, ranker]) {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
   beforeEach(() => {
     fake().reset();
     stack.gateway.health.reset();
@@ -166,12 +244,12 @@ describe('a non-chat call abandoned upstream', () => {
   const sentTo = (path: string) => fake().requests.filter((r) => r.path.includes(path)).length;
 
   /**
-   * Sends `c`'s request, aborts it once `ready` holds (running `alongside` in the same tick),
-   * and returns the one record it left.
+   * Sends `c`'s request, aborts it once `ready` holds (running `alongside` in the same tick;
+   * no `ready`: lets it be answered), and returns the one record it left.
    */
   async function abandon(
     c: Case,
-    ready: () => Promise<boolean>,
+    ready: (() => Promise<boolean>) | undefined,
     alongside?: () => void,
   ): Promise<{ record: UsageRecord; spent: number }> {
     const spentBefore = (await budget()).spentUsd;
@@ -186,12 +264,15 @@ describe('a non-chat call abandoned upstream', () => {
       (res) => `answered ${res.status}`,
       (err: unknown) => (err as Error).name,
     );
-    await until('the call to reach its step', async () => ((await ready()) ? true : undefined));
-    abort.abort();
-    alongside?.();
+    if (ready) {
+      await until('the call to reach its step', async () => ((await ready()) ? true : undefined));
+      abort.abort();
+      alongside?.();
+    }
     const ended = await call;
     // In a race the answer may reach the client first.
-    if (!alongside) expect(ended).toBe('AbortError');
+    if (!ready) expect(ended).toBe('answered 200');
+    else if (!alongside) expect(ended).toBe('AbortError');
     const added = await until('its usage record', async () => {
       const fresh = (await records()).filter((r) => !before.has(r.id));
       return fresh.length > 0 ? fresh : undefined;
@@ -258,4 +339,50 @@ describe('a non-chat call abandoned upstream', () => {
       expect(spent).toBe(0);
     },
   );
+
+  it.each([
+    ['embeddings', json('/embeddings', { model: 'emb-429', input: PROMPT })],
+    ['chat', json('/chat/completions', { model: 'chat-429', messages: [{ role: 'user', content: PROMPT }] })],
+  ])(
+    '%s refused by the provider (429) as the client left, its error body still arriving: charged nothing',
+    async (_name, request) => {
+      let response: ServerResponse | undefined;
+      void refusing.next().then((res) => (response = res));
+      const { record, spent } = await abandon(
+        { name: 'refused', model: '', upstreamPath: '', request, micros: 0, promptTokens: 0 },
+        () => Promise.resolve(response !== undefined),
+      );
+      response!.end();
+      expect(record).toMatchObject({ status: 499, costUsd: 0, promptTokens: 0 });
+      expect(spent).toBe(0);
+    },
+  );
+
+  it('rerank from a provider reporting no search units: left once sent, charged what its answer is', async () => {
+    const c: Case = {
+      ...CASES.find((k) => k.model === 'ranker')!,
+      request: json('/rerank', { model: 'plain-ranker', query: QUERY, documents: DOCUMENTS }),
+    };
+    ranker.hang(false);
+    const before = ranker.seen();
+    const answered = await abandon(c, undefined);
+    ranker.hang(true);
+    const left = await abandon(c, () => Promise.resolve(ranker.seen() > before + 1));
+    expect(answered.record.status).toBe(200);
+    expect(left.record.status).toBe(499);
+    // Two searches either way (150 documents, one per started hundred), plus the same tokens.
+    expect(micros(answered.record.costUsd)).toBe(c.micros);
+    expect(micros(left.record.costUsd)).toBe(c.micros);
+  });
+
+  it('a transcription left once sent is charged no more than the same call answered', async () => {
+    const c = CASES.find((k) => k.upstreamPath === '/audio/transcriptions')!;
+    const answered = await abandon(c, undefined);
+    fake().setFaults([{ match: { path: c.upstreamPath }, fault: { type: 'hang' }, times: 1 }]);
+    const left = await abandon(c, async () => sentTo(c.upstreamPath) >= 2);
+    // The fake reports 2 s for 20,000 bytes; the hold's bound, charged before, was 10 s.
+    expect(answered.record.status).toBe(200);
+    expect(left.record.status).toBe(499);
+    expect(left.record.costUsd).toBeLessThanOrEqual(answered.record.costUsd);
+  });
 });

@@ -109,6 +109,16 @@ describe('POST /v1/images/generations', () => {
       status: 400,
       error: { type: 'unsupported_endpoint', message: expect.stringContaining('/v1/images/generations') },
     });
+    // A size no provider renders is refused before the call: it was priced (and, left before
+    // the provider's 400, charged) as thousands of images.
+    const sent = stack.fakes[0]!.requests.length;
+    await expect(
+      client.images.generate({ model: 'img', prompt: 'x', size: '99999x99999' as '1024x1024' }),
+    ).rejects.toMatchObject({
+      status: 400,
+      error: { type: 'invalid_request_error', param: 'size', message: expect.stringContaining('4096') },
+    });
+    expect(stack.fakes[0]!.requests.length).toBe(sent);
     const chatOnly = new OpenAI({ apiKey: CHAT_ONLY_KEY, baseURL: stack.baseURL, maxRetries: 0 });
     await expect(chatOnly.images.generate({ model: 'img', prompt: 'x' })).rejects.toMatchObject({
       status: 404,

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { SseParser } from '../formats/sse.ts';
 import type { SseEvent } from '../formats/sse.ts';
 import { countTokens, cutToCap, fakeAnswer, fakeEmbedding, startFakeProvider } from './index.ts';
+import { untilReleased, type Held } from './transport.ts';
 import type { FakeProvider } from './index.ts';
 
 let fp: FakeProvider;
@@ -910,6 +911,32 @@ describe('faults', () => {
     expect(fp.releaseHeld()).toBe(1);
     expect((await answer).status).toBe(200);
     expect(fp.releaseHeld()).toBe(0);
+  });
+
+  it('reset() lets go of an exchange an earlier test left held: a later releaseHeld() sees none', async () => {
+    fp.setFaults([{ times: 1, fault: { type: 'hold' } }]);
+    const seen = fp.requests.length;
+    const abort = new AbortController();
+    const left = post('/v1/chat/completions', chat, OPENAI, abort.signal).catch(() => undefined);
+    await vi.waitFor(() => expect(fp.requests.length).toBe(seen + 1));
+    fp.reset();
+    const released = fp.releaseHeld();
+    abort.abort();
+    await left;
+    expect(released).toBe(0);
+  });
+
+  it('an exchange whose client left before its hold was reached is never held', async () => {
+    const held: Held = new Set();
+    const gone = untilReleased(held, AbortSignal.abort());
+    expect(held.size).toBe(0);
+    await expect(gone).resolves.toBe(false);
+    const closed = new AbortController();
+    const waiting = untilReleased(held, closed.signal);
+    expect(held.size).toBe(1);
+    closed.abort();
+    await expect(waiting).resolves.toBe(false);
+    expect(held.size).toBe(0);
   });
 
   it('slows a stream down', async () => {

@@ -15,7 +15,18 @@ import { openaiError, requestIdHeaders } from './openai-errors.ts';
 import { openaiRoute } from './openai-routes.ts';
 import { attachRealtime } from './realtime.ts';
 import { isMultipart, parseMultipart } from './multipart.ts';
-import { readRaw, sendError, sendRaw, sendJson, sleep, untilClosed, writeStream } from './transport.ts';
+import {
+  letGo,
+  readRaw,
+  sendError,
+  sendRaw,
+  sendJson,
+  sleep,
+  untilClosed,
+  untilReleased,
+  writeStream,
+  type Held,
+} from './transport.ts';
 import type { FakeProvider, FaultRule, RecordedRequest, Route } from './types.ts';
 
 export interface FakeProviderOptions {
@@ -39,8 +50,8 @@ interface State {
   requests: RecordedRequest[];
   abandoned: number;
   abandonWaiters: (() => void)[];
-  /** Exchanges a `hold` fault keeps from answering until `releaseHeld()`. */
-  held: (() => void)[];
+  /** Exchanges a `hold` fault keeps from answering until `releaseHeld()` (or `reset()`). */
+  held: Held;
   faults: FaultBook;
   latencyMs: number;
 }
@@ -49,6 +60,7 @@ function control(state: State, method: string, pathname: string, raw: string, re
   if (method === 'POST' && pathname === '/_fake/reset') {
     state.requests.length = 0;
     state.faults.clear();
+    letGo(state.held, false);
     return sendJson(res, 200, { ok: true });
   }
   if (method === 'POST' && pathname === '/_fake/faults') {
@@ -116,7 +128,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     return;
   }
   if (fault?.type === 'hang') return untilClosed(closed.signal);
-  if (fault?.type === 'hold' && !(await untilReleased(state, closed.signal))) return;
+  if (fault?.type === 'hold' && !(await untilReleased(state.held, closed.signal))) return;
   if (!(await sleep(state.latencyMs + (fault?.type === 'delay' ? fault.ms : 0), closed.signal))) return;
   if (fault?.type === 'status')
     return sendError(res, route.errors.status({ ...fault, model }), requestIdHeaders());
@@ -132,28 +144,12 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   await writeStream(res, { ...outcome, headers }, fault, closed.signal, streamError);
 }
 
-/** True once `releaseHeld()` lets the exchange go on; false when its client closed it first. */
-function untilReleased(state: State, closed: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    const release = (): void => resolve(true);
-    state.held.push(release);
-    closed.addEventListener(
-      'abort',
-      () => {
-        state.held = state.held.filter((r) => r !== release);
-        resolve(false);
-      },
-      { once: true },
-    );
-  });
-}
-
 export function startFakeProvider(opts: FakeProviderOptions = {}): Promise<FakeProvider> {
   const state: State = {
     requests: [],
     abandoned: 0,
     abandonWaiters: [],
-    held: [],
+    held: new Set(),
     faults: new FaultBook(),
     latencyMs: opts.latencyMs ?? 0,
   };
@@ -181,14 +177,12 @@ export function startFakeProvider(opts: FakeProviderOptions = {}): Promise<FakeP
           return state.abandoned;
         },
         whenAbandoned: () => new Promise<void>((wake) => state.abandonWaiters.push(wake)),
-        releaseHeld: () => {
-          const held = state.held.splice(0);
-          for (const release of held) release();
-          return held.length;
-        },
+        releaseHeld: () => letGo(state.held, true),
         reset: () => {
           state.requests.length = 0;
           state.faults.clear();
+          // A test that failed before releasing must not leave its exchange to the next one.
+          letGo(state.held, false);
         },
         close: () =>
           new Promise<void>((done) => {

@@ -67,6 +67,34 @@ export function untilClosed(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
+/** Exchanges a `hold` fault keeps waiting, each told whether to answer (true) or give up (false). */
+export type Held = Set<(answer: boolean) => void>;
+
+/**
+ * True once `letGo(held, true)` lets the exchange answer; false when its client closed it
+ * first (before the hold was reached too: nothing is left held then) or a reset let it go.
+ */
+export function untilReleased(held: Held, closed: AbortSignal): Promise<boolean> {
+  if (closed.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onClose = (): void => go(false);
+    const go = (answer: boolean): void => {
+      held.delete(go);
+      closed.removeEventListener('abort', onClose);
+      resolve(answer);
+    };
+    held.add(go);
+    closed.addEventListener('abort', onClose, { once: true });
+  });
+}
+
+/** Lets every held exchange go on (`answer`) or give up; how many there were. */
+export function letGo(held: Held, answer: boolean): number {
+  const waiting = [...held];
+  for (const go of waiting) go(answer);
+  return waiting.length;
+}
+
 const BREAK_GRACE_MS = 30;
 
 type StreamOutcome = Extract<Outcome, { kind: 'stream' }>;

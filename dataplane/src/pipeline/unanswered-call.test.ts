@@ -37,6 +37,21 @@ describe('an abandoned call is charged only when something may have reached the 
     expect(ctx.unanswered).toBeUndefined();
   });
 
+  it.each([429, 400, 503])(
+    'the provider refused with %s as the client left: answered, billed nothing, charged nothing',
+    async (status) => {
+      const ctx = context(true);
+      await attempt(ctx, new UpstreamFailure({ kind: 'server', status, message: 'no' }, true));
+      expect(abandonedOutcome(ctx)).toBeUndefined();
+    },
+  );
+
+  it('a 200 whose body broke as the client left is not a refusal: still charged', async () => {
+    const ctx = context(true);
+    await attempt(ctx, new UpstreamFailure({ kind: 'server', status: 200, message: 'invalid JSON' }));
+    expect(ctx.unanswered?.deployment.name).toBe(testDeployment().name);
+  });
+
   it('an attempt failing on its own (the router may fail over) is never the client’s to pay', async () => {
     const ctx = context(false);
     await attempt(ctx, new UpstreamFailure({ kind: 'network', status: 0, message: 'reset' }));

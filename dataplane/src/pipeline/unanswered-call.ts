@@ -10,7 +10,7 @@
 import { costUsd } from '../accounting/cost.ts';
 import type { Deployment } from '../config/snapshot.ts';
 import type { ChatRequest } from '../formats/openai/types.ts';
-import { ClientAbortError } from '../router/upstream.ts';
+import { ClientAbortError, UpstreamFailure } from '../router/upstream.ts';
 import { promptTokensOf, type RequestContext } from './context.ts';
 import type { Outcome } from './settlement.ts';
 import { chargeStream } from './stream-charge.ts';
@@ -52,8 +52,15 @@ export function watchSent<T>(
       return value;
     } catch (err) {
       // A failure of the attempt itself (the router may fail over) is not the client's to pay,
-      // nor a connection that failed while the client was leaving: nothing reached the provider.
-      if (!ctx.signal.aborted || (err instanceof ClientAbortError && err.unsent)) ctx.unanswered = undefined;
+      // nor a connection that failed while the client was leaving (nothing reached the
+      // provider), nor a call the provider refused with an error status (it bills none), even
+      // if the client left while its error body was read.
+      if (
+        !ctx.signal.aborted ||
+        (err instanceof ClientAbortError && err.unsent) ||
+        (err instanceof UpstreamFailure && err.refused)
+      )
+        ctx.unanswered = undefined;
       throw err;
     }
   };

@@ -71,6 +71,7 @@ export async function sendOk(
       upstreamModel: ctx.deployment.target.upstreamModel,
       url: req.url,
     }),
+    true,
   );
 }
 

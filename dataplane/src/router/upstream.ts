@@ -40,7 +40,14 @@ export class ClientAbortError extends Error {
 
 /** A failed upstream call, classified for the router (transport error, HTTP error or broken stream). */
 export class UpstreamFailure extends Error {
-  constructor(readonly upstream: UpstreamError) {
+  constructor(
+    readonly upstream: UpstreamError,
+    /**
+     * The provider answered with a non-2xx status (sendOk): it refused the call, and a refusal
+     * is billed by no provider (429, 4xx, 5xx alike), so a client leaving then owes nothing.
+     */
+    readonly refused = false,
+  ) {
     super(upstream.message);
     this.name = 'UpstreamFailure';
   }

@@ -61,15 +61,11 @@ export const maxAudioSeconds = (bytes: number): number =>
   Math.max(1, Math.ceil(bytes / CEILING_BYTES_PER_SECOND));
 
 /**
- * The seconds a transcription is charged for: the upstream's report (the estimate when the
- * format carries none, or no answer came: the client left), cut at what the upload can last.
- * Uncut, a reported 1e12 s charged $1e8, and 1e300 s a charge the store could not take, so
- * the request went free.
+ * The seconds an answered transcription is charged for: the upstream's report (the estimate
+ * when the format carries none), cut at what the upload can last. Uncut, a reported 1e12 s
+ * charged $1e8, and 1e300 s a charge the store could not take, so the request went free. (A
+ * call left unanswered is charged audio-least.ts's lower bound instead.)
  */
-export function billedAudioSeconds(
-  answer: Record<string, unknown> | string | undefined,
-  file: Buffer,
-): number {
-  const reported = answer === undefined ? undefined : reportedSeconds(answer);
-  return Math.min(reported ?? estimateAudioSeconds(file), maxAudioSeconds(file.length));
+export function billedAudioSeconds(answer: Record<string, unknown> | string, file: Buffer): number {
+  return Math.min(reportedSeconds(answer) ?? estimateAudioSeconds(file), maxAudioSeconds(file.length));
 }

@@ -6,6 +6,7 @@ import type { Served } from '../chat.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
 import { billedAudioSeconds, estimateAudioSeconds } from './audio-duration.ts';
+import { leastAudioSeconds } from './audio-least.ts';
 import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia, unitsCharge } from './run.ts';
 
 export const TRANSCRIPTION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const;
@@ -66,8 +67,8 @@ export async function runTranscription(
         throw classifyUpstreamFailure(err, call.signal);
       }
     },
-    // Left once sent: the upload was heard; its seconds as estimated, under the bytes' ceiling.
-    unitsCharge('perSecond', billedAudioSeconds(undefined, file.data)),
+    // Left once sent: the upload was heard; the fewest seconds it can last (never the hold's bound).
+    unitsCharge('perSecond', leastAudioSeconds(file.data)),
   );
   // Plain text carries no duration: the estimate (exact for WAV) is charged then.
   const seconds = billedAudioSeconds(routed.value.body, file.data);

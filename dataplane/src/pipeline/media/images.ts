@@ -21,6 +21,29 @@ export interface ImageParams {
 const RESPONSE_FORMATS = new Set(['url', 'b64_json']);
 
 /**
+ * Pixels a side of an image may have. OpenAI's models take fixed sizes between 256 and 1792
+ * (dall-e-2 256–1024 squares, dall-e-3 1024×1024/1792×1024/1024×1792, gpt-image 1024×1024/
+ * 1536×1024/1024×1536); other providers behind the same API render up to 4K (Gemini's
+ * 4096×2304). Past these no provider renders, yet a size is what an image is priced by: a
+ * 99999×99999 request, left before the provider's 400, was charged ~9,500 images' worth.
+ */
+export const MIN_IMAGE_SIDE = 64;
+export const MAX_IMAGE_SIDE = 4096;
+
+/** `auto` or `<width>x<height>` with each side within the bounds; else a 400 naming `size`. */
+export function checkImageSize(size: string): void {
+  if (size === 'auto') return;
+  const m = /^(\d{1,5})x(\d{1,5})$/.exec(size);
+  const sides = m ? [Number(m[1]), Number(m[2])] : [];
+  if (sides.length === 2 && sides.every((n) => n >= MIN_IMAGE_SIDE && n <= MAX_IMAGE_SIDE)) return;
+  throw invalidParam(
+    'size',
+    `must be auto or <width>x<height> with each side from ${MIN_IMAGE_SIDE} to ${MAX_IMAGE_SIDE} pixels ` +
+      `(OpenAI's models take 256x256, 512x512, 1024x1024, 1536x1024, 1024x1536, 1792x1024 or 1024x1792)`,
+  );
+}
+
+/**
  * The fields that decide routing and price, from a JSON body or multipart fields (where
  * every value is text). `prompt` is required except for variations.
  */
@@ -40,8 +63,7 @@ export function imageParams(fields: Readonly<Record<string, unknown>>, op: Media
     if (v !== undefined && typeof v !== 'string') throw invalidParam(name, 'must be a string');
   }
   const size = fields.size as string | undefined;
-  if (size !== undefined && size !== 'auto' && !/^\d{1,5}x\d{1,5}$/.test(size))
-    throw invalidParam('size', 'must be <width>x<height> or auto');
+  if (size !== undefined) checkImageSize(size);
   const format = fields.response_format;
   if (format !== undefined && (typeof format !== 'string' || !RESPONSE_FORMATS.has(format)))
     throw invalidParam('response_format', 'must be url or b64_json');

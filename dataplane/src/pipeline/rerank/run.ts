@@ -1,8 +1,8 @@
 /**
  * `POST /v1/rerank`: proxied through the router to deployments with the `rerank`
- * capability, charged per search (`pricing.perSearch`, as many as the provider reports) plus
- * the tokens read when the deployment prices tokens; the budget holds the dearest such charge
- * for a search per hundred documents before the call.
+ * capability, charged per search (`pricing.perSearch`: as many as the provider reports, else
+ * one per started hundred documents) plus the tokens read when the deployment prices tokens;
+ * the budget holds the dearest such charge for a search per hundred documents before the call.
  */
 import { randomUUID } from 'node:crypto';
 import { costUsd } from '../../accounting/cost.ts';
@@ -43,6 +43,13 @@ export const DOCUMENTS_PER_SEARCH = 100;
 export const heldSearches = (documents: number): number =>
   Math.max(1, Math.ceil(documents / DOCUMENTS_PER_SEARCH));
 
+/**
+ * Searches charged: the provider's report, else the hold's count, whether the call was
+ * answered or left once sent, so leaving never costs more (or less) than an answer would.
+ */
+export const chargedSearches = (reported: number | undefined, documents: number): number =>
+  reported ?? heldSearches(documents);
+
 /** A reranker reads the query once per document, and every document. */
 export function rerankTokens(req: RerankRequest): number {
   const query = estimateTextTokens(req.query);
@@ -51,12 +58,12 @@ export function rerankTokens(req: RerankRequest): number {
 
 /**
  * A rerank left once sent: the provider read the query and every document, so the tokens the
- * gateway counts and the searches they make (one per started hundred documents, as held).
+ * gateway counts and the searches an answer without a report is charged.
  */
 export function abandonedRerank(req: RerankRequest, tokens: () => number): AbandonedCharge {
   return ({ pricing }) => {
     const usage = { prompt_tokens: tokens(), completion_tokens: 0 };
-    const searches = heldSearches(req.documents.length);
+    const searches = chargedSearches(undefined, req.documents.length);
     return { usage, costUsd: costUsd(pricing, usage) + unitCostUsd(pricing, { searches }) };
   };
 }
@@ -92,7 +99,7 @@ export async function runRerank(
     ),
   );
   const up = routed.value;
-  const searches = up.searchUnits ?? 1;
+  const searches = chargedSearches(up.searchUnits, req.documents.length);
   const promptTokens = up.tokens ?? counted();
   const pricing = routed.deployment.pricing;
   const cost =
