@@ -64,6 +64,17 @@ function nestedMarkup(text: string, h: Hit): boolean {
 /** Categories that a prompt set-up's own layout produces (see injection-structure.ts). */
 const LAYOUT = new Set<InjectionCategory>(['delimiter_injection', 'indirect_injection']);
 
+/** How far back from a hit scoring reads the hit's line (quoted-mention check). */
+const LINE_LOOKBACK = 120;
+
+/**
+ * Work done by scoring, for tests: hits scored, and characters searched back for the start
+ * of a hit's line. Each hit reads at most LINE_LOOKBACK of them, so on any text the second
+ * grows with the first; it used to grow with the hit's offset in a text with no newline
+ * (256 Ki characters of "ignore previous instructions N " took ~4.9 s).
+ */
+export const scoreWork = { hits: 0, lineChars: 0 };
+
 function score(hits: Hit[], near: NearHits<string>, target: Hit, text: string, setup: boolean): number {
   let p = combine(near, target, EVIDENCE_WINDOW, () => true);
   if (
@@ -81,12 +92,17 @@ function score(hits: Hit[], near: NearHits<string>, target: Hit, text: string, s
     notOwnPrompt(text.slice(target.start, target.end), text.slice(target.end, target.end + 40))
   )
     p *= 0.4;
-  const lineStart = text.lastIndexOf('\n', target.start - 1) + 1;
+  // The line's text before the hit, at most 120 characters: the newline is looked for in
+  // those only (a search back to the text's start made a long line quadratic).
+  const lookback = Math.max(0, target.start - LINE_LOOKBACK);
+  const lineStart = text.slice(lookback, target.start).lastIndexOf('\n') + 1 + lookback;
+  scoreWork.hits++;
+  scoreWork.lineChars += target.start - lookback;
   if (
     quotedMention(
       // A match ending in \S* may swallow the closing mark («...»).
       insideQuotes(text, target.start, target.end) || /["”»]/.test(text.slice(target.start, target.end)),
-      text.slice(Math.max(lineStart, target.start - 120), target.start),
+      text.slice(lineStart, target.start),
     )
   )
     p *= 0.35;
