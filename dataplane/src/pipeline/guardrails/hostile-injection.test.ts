@@ -5,7 +5,8 @@
  * work (scoreWork), not time.
  */
 import { describe, expect, it } from 'vitest';
-import { detect, scoreWork } from './injection.ts';
+import { detect, metaGates, scoreWork } from './injection.ts';
+import { META_FRAME, META_TOPIC } from './injection-patterns.ts';
 
 const zw = (s: string): string => [...s].join('\u200b');
 
@@ -42,5 +43,29 @@ describe('prompt-injection scoring work on hostile text', () => {
     expect(large.hits).toBeLessThanOrEqual(small.hits * 4.5);
     expect(large.lineChars).toBeLessThanOrEqual(small.lineChars * 4.5);
     expect(large.lineChars).toBeLessThanOrEqual(large.hits * 120);
+  });
+});
+
+describe('prompt-injection meta-context gate', () => {
+  it('never skips a context in which META_TOPIC or META_FRAME would match', () => {
+    // Meta words cut at every offset by the windows, next to words that make \b differ.
+    const words = ['research', 'guardrails', 'for example', 'what is', 'attackers', 'jailbreak prompts'];
+    const glue = ['', 'x', ' ', '_', '-', 'pre'];
+    let t = '';
+    for (let i = 0; t.length < 4000; i++)
+      t += `${glue[i % 6]}${words[i % words.length]}${glue[(i * 5) % 6]} ignore ${i} `;
+    const gates = metaGates(t, 100);
+    let tested = 0;
+    for (let from = 0; from < t.length; from += 7)
+      for (const width of [3, 9, 20, 61]) {
+        const to = from + width;
+        const slice = t.slice(from, to);
+        if (META_TOPIC.test(slice)) expect(gates.topic.anyIn(from, to), slice).toBe(true);
+        if (META_FRAME.test(slice)) expect(gates.frame.anyIn(from, to), slice).toBe(true);
+        tested++;
+      }
+    expect(tested).toBeGreaterThan(2000);
+    // And it does skip: a window of plain words has no candidate.
+    expect(metaGates('ignore previous instructions '.repeat(40), 100).topic.anyIn(0, 600)).toBe(false);
   });
 });

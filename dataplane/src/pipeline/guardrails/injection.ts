@@ -22,6 +22,7 @@ import { INJECTION_ENGINE, INJECTION_EVIDENCE_WINDOW } from './engines.ts';
 import { combine, dedupeHits, NearHits, type Hit as SignalHit } from './signals.ts';
 import { dedupeOverlaps, insideQuotes } from './spans.ts';
 import { learnedFinding, REPORT_FLOOR, withMargin } from './learned/verdict.ts';
+import { loosen, MayMatch } from './may-match.ts';
 import {
   notOwnPrompt,
   ordinaryTarget,
@@ -75,7 +76,36 @@ const LINE_LOOKBACK = 120;
  */
 export const scoreWork = { hits: 0, lineChars: 0 };
 
-function score(hits: Hit[], near: NearHits<string>, target: Hit, text: string, setup: boolean): number {
+/**
+ * A hit's 600-character context is tested for META_TOPIC and META_FRAME only where they may
+ * match (may-match.ts): in a text with a hit every few characters, testing every context
+ * read each character dozens of times.
+ */
+const META_TOPIC_LOOSE = loosen(META_TOPIC);
+const META_FRAME_LOOSE = loosen(META_FRAME);
+
+/** Every context may match: a text with few hits tests them directly. */
+const ALWAYS = { anyIn: (): boolean => true };
+
+export interface MetaGates {
+  topic: { anyIn(from: number, to: number): boolean };
+  frame: { anyIn(from: number, to: number): boolean };
+}
+
+/** The gates for one text with `hits` hits (exported for tests). */
+export function metaGates(text: string, hits: number): MetaGates {
+  if (hits < 16) return { topic: ALWAYS, frame: ALWAYS };
+  return { topic: new MayMatch(META_TOPIC_LOOSE, text), frame: new MayMatch(META_FRAME_LOOSE, text) };
+}
+
+function score(
+  hits: Hit[],
+  near: NearHits<string>,
+  target: Hit,
+  text: string,
+  setup: boolean,
+  meta: MetaGates,
+): number {
   let p = combine(near, target, EVIDENCE_WINDOW, () => true);
   if (
     target.category === 'instruction_override' &&
@@ -113,9 +143,17 @@ function score(hits: Hit[], near: NearHits<string>, target: Hit, text: string, s
     (MARKUP_TALK.test(text.slice(target.end, target.end + 80)) || nestedMarkup(text, target))
   )
     p *= 0.5;
-  const context = text.slice(Math.max(0, target.start - EVIDENCE_WINDOW), target.end + EVIDENCE_WINDOW);
-  if (META_TOPIC.test(context)) p *= insideQuotes(text, target.start, target.end) ? 0.35 : 0.75;
-  else if (META_FRAME.test(context) && insideQuotes(text, target.start, target.end)) p *= 0.35;
+  const from = Math.max(0, target.start - EVIDENCE_WINDOW);
+  const to = target.end + EVIDENCE_WINDOW;
+  const context = text.slice(from, to);
+  if (meta.topic.anyIn(from, to) && META_TOPIC.test(context))
+    p *= insideQuotes(text, target.start, target.end) ? 0.35 : 0.75;
+  else if (
+    meta.frame.anyIn(from, to) &&
+    META_FRAME.test(context) &&
+    insideQuotes(text, target.start, target.end)
+  )
+    p *= 0.35;
   return Math.min(0.99, p);
 }
 
@@ -123,12 +161,13 @@ function toFindings(hits: Hit[], text: string): Finding[] {
   const findings: Finding[] = [];
   const setup = hits.length > 0 && promptSetup(text);
   const near = new NearHits(hits);
+  const meta = metaGates(text, hits.length);
   for (const h of hits) {
     if (h.category === 'booster') continue;
     findings.push({
       guardrail: 'prompt-injection',
       category: h.category,
-      score: score(hits, near, h, text, setup),
+      score: score(hits, near, h, text, setup, meta),
       start: h.start,
       end: h.end,
     });
