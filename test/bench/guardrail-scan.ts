@@ -19,12 +19,15 @@ import {
 } from '../../dataplane/src/pipeline/guardrails/index.ts';
 import { benchConversation, nextTurn } from '../eval/guardrails-eval.ts';
 import { below } from './checks.ts';
+import { HOSTILE_CHARS, measureHostile } from './guardrail-hostile.ts';
 import { sectionNumber } from './options.ts';
 import type { BenchContext, Section, SectionResult, Table } from './section.ts';
 import { fmtMs, summariseTimes, type Timing, type TimingSpec } from './timing.ts';
 
 /** Issue 4: all four detectors together on a 20,000-token conversation. */
 export const SCAN_P50_TARGET_MS = 2;
+/** Any one detector on any hostile shape (guardrail-hostile.ts), CPU ms per KB of text. */
+export const HOSTILE_MS_PER_KB_TARGET = 1;
 
 /** Every check on, with the action that does the most work when it fires (redact copies). */
 export const ALL_ON: GuardrailPolicySpec = {
@@ -119,6 +122,22 @@ async function run(ctx: BenchContext): Promise<SectionResult> {
       `  ${'all four, next turn'.padEnd(16)} p50 ${fmtMs(timing.p50)} ms  p99 ${fmtMs(timing.p99)} ms  CPU p50 ${fmtMs(cpu.p50)} ms`,
     );
   }
+  const hostile = measureHostile(policy);
+  let worst = { value: 0, where: '-' };
+  for (const h of hostile)
+    for (const name of GuardrailNames)
+      if (h.msPerKb[name] > worst.value) worst = { value: h.msPerKb[name], where: `${name} on ${h.shape}` };
+  ctx.log(`  hostile shapes: worst ${worst.value.toFixed(3)} ms/KB CPU (${worst.where})`);
+  const hostileTable: Table = {
+    title: `Hostile shapes: one ${HOSTILE_CHARS / 1024} KiB user message each, CPU ms per KB (lower of two scans, after a warm-up pass)`,
+    columns: ['shape', ...GuardrailNames, 'all four', 'verdict'],
+    rows: hostile.map((h) => [
+      h.shape,
+      ...GuardrailNames.map((n) => h.msPerKb[n].toFixed(3)),
+      h.msPerKb.all.toFixed(3),
+      h.action,
+    ]),
+  };
   const all = rows[0]!;
   const table: Table = {
     title: `scanRequest on a ${tokens}-token conversation (${req.messages.length} messages, ${chars} chars), in process (ms)`,
@@ -135,21 +154,30 @@ async function run(ctx: BenchContext): Promise<SectionResult> {
       String(r.findings),
     ]),
   };
-  const notes: string[] = [];
+  const notes: string[] = [`hostile shapes: the worst case is ${worst.where}`];
   if (all.action !== 'allow')
     notes.push(
       `the benign bench conversation got a "${all.action}" verdict (${all.findings} findings); the time includes acting on it`,
     );
   return {
-    tables: [table],
+    tables: [table, hostileTable],
     checks: [
       below(
         { name: 'guardrail scan p50, all four, 20k tokens', value: all.timing.p50, unit: ' ms', digits: 3 },
         SCAN_P50_TARGET_MS,
       ),
+      below(
+        {
+          name: 'guardrail worst case, one detector, hostile text',
+          value: worst.value,
+          unit: ' ms/KB',
+          digits: 3,
+        },
+        HOSTILE_MS_PER_KB_TARGET,
+      ),
     ],
     notes,
-    data: { messages: req.messages.length, chars, tokens, ...spec, rows },
+    data: { messages: req.messages.length, chars, tokens, ...spec, rows, hostile },
   };
 }
 

@@ -22,6 +22,7 @@ import { INJECTION_ENGINE, INJECTION_EVIDENCE_WINDOW } from './engines.ts';
 import { combine, dedupeHits, NearHits, type Hit as SignalHit } from './signals.ts';
 import { dedupeOverlaps, insideQuotes } from './spans.ts';
 import { learnedFinding, REPORT_FLOOR, withMargin } from './learned/verdict.ts';
+import { loosen, MayMatch } from './may-match.ts';
 import {
   notOwnPrompt,
   ordinaryTarget,
@@ -64,7 +65,47 @@ function nestedMarkup(text: string, h: Hit): boolean {
 /** Categories that a prompt set-up's own layout produces (see injection-structure.ts). */
 const LAYOUT = new Set<InjectionCategory>(['delimiter_injection', 'indirect_injection']);
 
-function score(hits: Hit[], near: NearHits<string>, target: Hit, text: string, setup: boolean): number {
+/** How far back from a hit scoring reads the hit's line (quoted-mention check). */
+const LINE_LOOKBACK = 120;
+
+/**
+ * Work done by scoring, for tests: hits scored, and characters searched back for the start
+ * of a hit's line. Each hit reads at most LINE_LOOKBACK of them, so on any text the second
+ * grows with the first; it used to grow with the hit's offset in a text with no newline
+ * (256 Ki characters of "ignore previous instructions N " took ~4.9 s).
+ */
+export const scoreWork = { hits: 0, lineChars: 0 };
+
+/**
+ * A hit's 600-character context is tested for META_TOPIC and META_FRAME only where they may
+ * match (may-match.ts): in a text with a hit every few characters, testing every context
+ * read each character dozens of times.
+ */
+const META_TOPIC_LOOSE = loosen(META_TOPIC);
+const META_FRAME_LOOSE = loosen(META_FRAME);
+
+/** Every context may match: a text with few hits tests them directly. */
+const ALWAYS = { anyIn: (): boolean => true };
+
+export interface MetaGates {
+  topic: { anyIn(from: number, to: number): boolean };
+  frame: { anyIn(from: number, to: number): boolean };
+}
+
+/** The gates for one text with `hits` hits (exported for tests). */
+export function metaGates(text: string, hits: number): MetaGates {
+  if (hits < 16) return { topic: ALWAYS, frame: ALWAYS };
+  return { topic: new MayMatch(META_TOPIC_LOOSE, text), frame: new MayMatch(META_FRAME_LOOSE, text) };
+}
+
+function score(
+  hits: Hit[],
+  near: NearHits<string>,
+  target: Hit,
+  text: string,
+  setup: boolean,
+  meta: MetaGates,
+): number {
   let p = combine(near, target, EVIDENCE_WINDOW, () => true);
   if (
     target.category === 'instruction_override' &&
@@ -81,12 +122,17 @@ function score(hits: Hit[], near: NearHits<string>, target: Hit, text: string, s
     notOwnPrompt(text.slice(target.start, target.end), text.slice(target.end, target.end + 40))
   )
     p *= 0.4;
-  const lineStart = text.lastIndexOf('\n', target.start - 1) + 1;
+  // The line's text before the hit, at most 120 characters: the newline is looked for in
+  // those only (a search back to the text's start made a long line quadratic).
+  const lookback = Math.max(0, target.start - LINE_LOOKBACK);
+  const lineStart = text.slice(lookback, target.start).lastIndexOf('\n') + 1 + lookback;
+  scoreWork.hits++;
+  scoreWork.lineChars += target.start - lookback;
   if (
     quotedMention(
       // A match ending in \S* may swallow the closing mark («...»).
       insideQuotes(text, target.start, target.end) || /["”»]/.test(text.slice(target.start, target.end)),
-      text.slice(Math.max(lineStart, target.start - 120), target.start),
+      text.slice(lineStart, target.start),
     )
   )
     p *= 0.35;
@@ -97,9 +143,17 @@ function score(hits: Hit[], near: NearHits<string>, target: Hit, text: string, s
     (MARKUP_TALK.test(text.slice(target.end, target.end + 80)) || nestedMarkup(text, target))
   )
     p *= 0.5;
-  const context = text.slice(Math.max(0, target.start - EVIDENCE_WINDOW), target.end + EVIDENCE_WINDOW);
-  if (META_TOPIC.test(context)) p *= insideQuotes(text, target.start, target.end) ? 0.35 : 0.75;
-  else if (META_FRAME.test(context) && insideQuotes(text, target.start, target.end)) p *= 0.35;
+  const from = Math.max(0, target.start - EVIDENCE_WINDOW);
+  const to = target.end + EVIDENCE_WINDOW;
+  const context = text.slice(from, to);
+  if (meta.topic.anyIn(from, to) && META_TOPIC.test(context))
+    p *= insideQuotes(text, target.start, target.end) ? 0.35 : 0.75;
+  else if (
+    meta.frame.anyIn(from, to) &&
+    META_FRAME.test(context) &&
+    insideQuotes(text, target.start, target.end)
+  )
+    p *= 0.35;
   return Math.min(0.99, p);
 }
 
@@ -107,12 +161,13 @@ function toFindings(hits: Hit[], text: string): Finding[] {
   const findings: Finding[] = [];
   const setup = hits.length > 0 && promptSetup(text);
   const near = new NearHits(hits);
+  const meta = metaGates(text, hits.length);
   for (const h of hits) {
     if (h.category === 'booster') continue;
     findings.push({
       guardrail: 'prompt-injection',
       category: h.category,
-      score: score(hits, near, h, text, setup),
+      score: score(hits, near, h, text, setup, meta),
       start: h.start,
       end: h.end,
     });

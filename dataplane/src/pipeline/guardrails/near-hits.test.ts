@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NearHits, type Hit } from './signals.ts';
+import { combine, dedupeHits, NearHits, type Hit } from './signals.ts';
 import { dedupeOverlaps } from './spans.ts';
 import type { Finding } from './types.ts';
 
@@ -38,6 +38,51 @@ describe('NearHits', () => {
         expect(near.touching(from, to), `seed ${seed}`).toEqual(walk);
       }
     }
+  });
+});
+
+describe('combine', () => {
+  /** The first version: a walk over touching(), each signal once, in the hits' order. */
+  const walk = (near: NearHits<string>, t: Hit, window: number, related: (h: Hit) => boolean): number => {
+    const used = new Set<string>();
+    let miss = 1;
+    for (const h of near.touching(t.start - window, t.end + window)) {
+      if (!related(h) || used.has(h.source)) continue;
+      used.add(h.source);
+      miss *= 1 - h.weight;
+    }
+    return 1 - miss;
+  };
+
+  it('gives bit for bit what a walk over the touching hits gives', () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const rand = random(seed);
+      // Each hit its own weight, so taking another hit of a signal than the first shows.
+      const hits = hitsOf(rand, Math.floor(rand() * 120));
+      const near = new NearHits(hits);
+      const odd = (h: Hit): boolean => h.start % 3 !== 0;
+      for (const target of hits.slice(0, 20))
+        for (const [window, related] of [
+          [300, () => true],
+          [40, odd],
+        ] as const)
+          expect(combine(near, target, window, related), `seed ${seed}`).toBe(
+            walk(near, target, window, related),
+          );
+    }
+  });
+});
+
+describe('dedupeHits', () => {
+  it('keeps the first hit of each signal at each offset, in order', () => {
+    const rand = random(7);
+    const hits = hitsOf(rand, 400).map((h) => ({ ...h, start: h.start % 50 }));
+    const seen = new Set<string>();
+    const expected = hits.filter(
+      (h) => !seen.has(`${h.source}@${h.start}`) && !!seen.add(`${h.source}@${h.start}`),
+    );
+    expect(dedupeHits(hits)).toEqual(expected);
+    expect(expected.length).toBeLessThan(hits.length);
   });
 });
 

@@ -408,6 +408,14 @@ export function normalizeWindow(text: string, from: number, to: number, words?: 
     const mixed = hasLatinAndOther(word);
     for (let i = 0; i < word.length;) {
       const cp = word.codePointAt(i) ?? 0;
+      // ASCII is kept as it is (no invisible, combining, fullwidth, mathematical or look-alike
+      // letter is ASCII), without a one-character string and a regex test for each.
+      if (cp < 0x80) {
+        out += word[i];
+        map.push(offset + i);
+        i++;
+        continue;
+      }
       const ch = String.fromCodePoint(cp);
       const at = offset + i;
       i += ch.length;

@@ -442,12 +442,18 @@ function run<C extends string>(s: Signal<C>, text: string, from: number, to: num
   }
 }
 
+/**
+ * Hits less the repeats of a signal at one offset, first kept. Offsets are grouped by
+ * signal: a key joining the source (a regex source, hundreds of characters) to the offset
+ * built and hashed a long string per hit, most of the cost of a text dense with hits.
+ */
 export function dedupeHits<C extends string>(hits: Hit<C>[]): Hit<C>[] {
-  const seen = new Set<string>();
+  const seen = new Map<string, Set<number>>();
   return hits.filter((h) => {
-    const key = `${h.source}\u0000${h.start}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
+    let starts = seen.get(h.source);
+    if (!starts) seen.set(h.source, (starts = new Set()));
+    if (starts.has(h.start)) return false;
+    starts.add(h.start);
     return true;
   });
 }
@@ -462,16 +468,7 @@ export function combine<C extends string>(
   window: number,
   related: (h: Hit<C>) => boolean,
 ): number {
-  const used = new Set<string>();
-  let miss = 1;
-  for (const h of near.touching(target.start - window, target.end + window)) {
-    if (h.end < target.start - window || h.start > target.end + window || !related(h)) continue;
-    const key = h.source;
-    if (used.has(key)) continue;
-    used.add(key);
-    miss *= 1 - h.weight;
-  }
-  return 1 - miss;
+  return near.noisyOr(target.start - window, target.end + window, related);
 }
 
 /**
@@ -483,28 +480,75 @@ export function combine<C extends string>(
 export class NearHits<C extends string> {
   private readonly byStart: number[];
   private readonly longest: number;
+  /** Each hit's signal as a small number, and per signal the first hit seen by noisyOr (-1: none). */
+  private readonly sourceOf: Int32Array;
+  private readonly firstOf: Int32Array;
+  private readonly seen: number[] = [];
 
   constructor(private readonly hits: readonly Hit<C>[]) {
     this.byStart = hits.map((_, i) => i).sort((a, b) => hits[a]!.start - hits[b]!.start);
     let longest = 0;
     for (const h of hits) longest = Math.max(longest, h.end - h.start);
     this.longest = longest;
+    const ids = new Map<string, number>();
+    this.sourceOf = new Int32Array(hits.length);
+    hits.forEach((h, i) => {
+      let id = ids.get(h.source);
+      if (id === undefined) ids.set(h.source, (id = ids.size));
+      this.sourceOf[i] = id;
+    });
+    this.firstOf = new Int32Array(ids.size).fill(-1);
+  }
+
+  /** Index of the first hit starting at or after `first`, in start order. */
+  private lowerBound(first: number): number {
+    const { hits, byStart } = this;
+    let lo = 0;
+    let hi = byStart.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (hits[byStart[mid]!]!.start < first) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * 1 - the product of (1 - weight) over the signals with a `related` hit touching
+   * [from, to], each signal once with the weight of its first such hit, multiplied in the
+   * order of those first hits: what walking touching(from, to) gives, without building and
+   * sorting that list for every hit (in a text dense with hits, each has dozens near it).
+   */
+  noisyOr(from: number, to: number, related: (h: Hit<C>) => boolean): number {
+    const { hits, byStart, sourceOf, firstOf, seen } = this;
+    for (let k = this.lowerBound(from - this.longest); k < byStart.length; k++) {
+      const i = byStart[k]!;
+      const h = hits[i]!;
+      if (h.start > to) break;
+      if (h.end < from || !related(h)) continue;
+      const id = sourceOf[i]!;
+      const first = firstOf[id]!;
+      if (first === -1) {
+        firstOf[id] = i;
+        seen.push(id);
+      } else if (i < first) firstOf[id] = i;
+    }
+    if (seen.length > 1) seen.sort((a, b) => firstOf[a]! - firstOf[b]!);
+    let miss = 1;
+    for (const id of seen) {
+      miss *= 1 - hits[firstOf[id]!]!.weight;
+      firstOf[id] = -1;
+    }
+    seen.length = 0;
+    return 1 - miss;
   }
 
   /** Hits that end at or after `from` and start at or before `to`, in the hits' own order. */
   touching(from: number, to: number): Hit<C>[] {
     const { hits, byStart } = this;
     // Only a hit starting within its longest length before `from` can reach it.
-    let lo = 0;
-    let hi = byStart.length;
-    const first = from - this.longest;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (hits[byStart[mid]!]!.start < first) lo = mid + 1;
-      else hi = mid;
-    }
     const picked: number[] = [];
-    for (let k = lo; k < byStart.length; k++) {
+    for (let k = this.lowerBound(from - this.longest); k < byStart.length; k++) {
       const i = byStart[k]!;
       const h = hits[i]!;
       if (h.start > to) break;

@@ -53,24 +53,36 @@ export function isWordCode(c: number): boolean {
 }
 
 const QUOTES = '"\'“”„«»‘’`';
+const QUOTE_CODES = new Set([...QUOTES].map((q) => q.charCodeAt(0)));
+const APOSTROPHE = 0x27;
+const RIGHT_SINGLE_QUOTE = 0x2019;
 
-/** Whether [start, end) sits between quote marks on its own line: a mention, not a use. */
+/** Whether text[i] is a quote mark; an apostrophe between letters ("don't") is not one. */
+function isQuote(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (!QUOTE_CODES.has(c)) return false;
+  return (
+    (c !== APOSTROPHE && c !== RIGHT_SINGLE_QUOTE) ||
+    !isWordCode(text.charCodeAt(i - 1)) ||
+    !isWordCode(text.charCodeAt(i + 1))
+  );
+}
+
+/**
+ * Whether [start, end) sits between quote marks on its own line: a mention, not a use.
+ * Character codes, not one-character strings and a closure per call: scoring calls this
+ * for every hit, dozens per line in a text dense with them.
+ */
 export function insideQuotes(text: string, start: number, end: number): boolean {
-  const isQuote = (i: number): boolean => {
-    const ch = text[i] ?? '';
-    if (!QUOTES.includes(ch)) return false;
-    // An apostrophe between letters ("don't") is not a quote mark.
-    return !(ch === "'" || ch === '’') || !/\w/.test(text[i - 1] ?? '') || !/\w/.test(text[i + 1] ?? '');
-  };
   let open = false;
-  for (let i = start - 1; i >= Math.max(0, start - 80) && text[i] !== '\n'; i--) {
-    if (isQuote(i)) {
+  for (let i = start - 1; i >= Math.max(0, start - 80) && text.charCodeAt(i) !== 10; i--) {
+    if (isQuote(text, i)) {
       open = true;
       break;
     }
   }
   if (!open) return false;
-  for (let i = end; i < Math.min(text.length, end + 120) && text[i] !== '\n'; i++)
-    if (isQuote(i)) return true;
+  for (let i = end; i < Math.min(text.length, end + 120) && text.charCodeAt(i) !== 10; i++)
+    if (isQuote(text, i)) return true;
   return false;
 }
