@@ -197,10 +197,12 @@ export class RealtimeProxy {
         throw notAccepting();
       }
       // A client secret is one end user: its sessions share one part of the key's scanning, so
-      // reconnecting or opening more sessions with it gets that user no more.
+      // reconnecting or opening more sessions with it gets that user no more. A session opened
+      // with the key is its own holder, named by the context's id: always server-made (the
+      // request id may be the caller's x-request-id, which two sessions can share).
       const scan: ScanHolder = who.secretHash
         ? { id: `secret:${who.secretHash}`, name: "this client secret's sessions" }
-        : { id: `session:${requestId}`, name: 'this session' };
+        : { id: `session:${ctx.id}`, name: 'this session' };
       this.upgrade(req, socket, head, ctx, model, routed, started, secretSession, scan, releaseSlot);
     } catch (err) {
       releaseSlot?.();
