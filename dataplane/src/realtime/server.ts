@@ -322,9 +322,10 @@ export class RealtimeProxy {
       client.once('close', () => this.sockets.delete(client));
       this.deps.metrics.inflight.inc();
       // A session settles its responses as they finish, the last after the shutdown's
-      // closeAll: the stores stay open until then.
+      // closeAll: the stores stay open until then. What it owes meanwhile is its responses'
+      // (the shutdown logs it when the wait gives up).
       let sessionDone!: () => void;
-      this.deps.pipeline.settlements?.track(new Promise<void>((resolve) => (sessionDone = resolve)));
+      const ended = new Promise<void>((resolve) => (sessionDone = resolve));
       const session = new RealtimeSession({
         deps: this.deps.pipeline,
         ctx,
@@ -347,6 +348,7 @@ export class RealtimeProxy {
           void this.ended(ctx, routed.deployment, summary, started).finally(sessionDone);
         },
       });
+      this.deps.pipeline.settlements?.track(ended, () => session.owedUsd);
       this.sessionsOpen.add(session);
       session.start();
     });
