@@ -465,12 +465,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     await tracer?.close();
     clearInterval(sweeper);
     // Answers went out before their settlements were acknowledged: those land first, unless a
-    // store hangs; then what is owed is logged and the shutdown goes on.
+    // store hangs. The journal drain and the recorder's last flush still use the open stores.
     const storeWaitMs = opts.storeWaitMs ?? DEFAULT_STORE_WAIT_MS;
     if (!(await settledWithin(settlements.idle(), storeWaitMs)))
-      app.log.error(
+      app.log.warn(
         { settlements: settlements.size, owedUsd: settlements.owedUsd, storeWaitMs },
-        'exiting with settlements the stores have not acknowledged: their charges and usage records may be missing',
+        'settlements the stores have not acknowledged: cutting the store connection so they fall back to the journal',
       );
     if (journal) await drainJournal(journal, opts.journalDrainMs ?? 0, app.log);
     if (!(await settledWithin(recorder.close(), storeWaitMs)))
@@ -478,14 +478,17 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
         { records: recorder.pending + recorder.writing, storeWaitMs },
         'exiting with usage records not written: analytics will miss them (their charges are settled apart)',
       );
+    // Closing the stores rejects their hung commands at once (redis/client.ts): a settlement
+    // still waiting on one falls back to the journal, which stays open until it is on disk.
+    // Before, the journal closed first and such a charge, refused by it, was lost.
+    await stores.close();
+    if (!(await settledWithin(settlements.idle(), storeWaitMs)))
+      app.log.error(
+        { settlements: settlements.size, owedUsd: settlements.owedUsd, storeWaitMs },
+        'exiting with settlements the stores have not acknowledged: their charges and usage records may be missing',
+      );
     await journal?.close();
-    await Promise.all([
-      stores.close(),
-      cache.vectors.close(),
-      cache.entries.close(),
-      ccr.close(),
-      rag.close(),
-    ]);
+    await Promise.all([cache.vectors.close(), cache.entries.close(), ccr.close(), rag.close()]);
   };
   // In a cluster a pod is ready once the operator's first snapshot has loaded.
   const admin = buildAdminApp(

@@ -46,6 +46,7 @@ beforeAll(async () => {
         apiKey('big', 'sk-sb-big', 'acme'),
         apiKey('free', 'sk-sb-free', 'unguarded'),
         apiKey('optout', 'sk-sb-optout', 'acme'),
+        apiKey('traced', 'sk-sb-traced', 'acme'),
       ].join(''),
     {
       realtime: {
@@ -217,6 +218,16 @@ describe('Realtime: guardrail scanning, a share per holder within the key total'
     // Mallory's refusals are over her own share: they count, and the run closes her.
     for (let i = 0; i < MAX_REFUSALS_IN_A_ROW; i++) mallory.ws.send(item('hello', `m${i}`));
     expect(await mallory.closed).toBe(1008);
+  });
+
+  it('gives each session opened with the key its own share, even when the callers send the same x-request-id', async () => {
+    // The holder was `session:<request id>`, and the request id is the caller's own header when
+    // well-formed: the second session found the first's share spent and was refused.
+    const a = await open('sk-sb-traced', { 'x-request-id': 'trace-1' });
+    const b = await open('sk-sb-traced', { 'x-request-id': 'trace-1' });
+    expect((await a.say(SHARE, 'a1')).type).toBe('conversation.item.done');
+    expect((await b.say(10, 'b1')).type).toBe('conversation.item.done');
+    expect((await a.say(10, 'a2')).error?.code).toBe(429);
   });
 
   it('says an event bigger than a share can never pass, not when to retry', async () => {

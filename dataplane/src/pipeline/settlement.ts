@@ -142,6 +142,7 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, reported
   // own is charged to that hold; the request's hold takes only the rest.
   const side = ctx.sideCalls ?? NO_SIDE_CALLS;
   const sideUsd = side.length === 0 ? 0 : side.reduce((n, c) => (c.reservation ? n : n + c.costUsd), 0);
+  const ownHoldsUsd = side.length === 0 ? 0 : side.reduce((n, c) => (c.reservation ? n + c.costUsd : n), 0);
   const sideTokens =
     side.length === 0 ? 0 : side.reduce((n, c) => n + c.promptTokens + c.completionTokens, 0);
   const rec = requestRecord(ctx, outcome, prompt, completion);
@@ -168,7 +169,8 @@ export async function settle(deps: AccountingDeps, ctx: RequestContext, reported
     }
     stored = Promise.all(jobs);
   }
-  if (deps.settlements) deps.settlements.track(stored, costUsd);
+  // Owed: all the jobs settle, the side calls' own holds included (the shutdown logs it).
+  if (deps.settlements) deps.settlements.track(stored, costUsd + ownHoldsUsd);
   else await stored;
   for (const c of side)
     deps.metrics.charged(

@@ -50,6 +50,21 @@ describe('SettlementsInFlight', () => {
     expect(inFlight.owedUsd).toBe(0);
   });
 
+  it('reads the amount of a job whose debt changes while it runs (a Realtime session) when asked', async () => {
+    const inFlight = new SettlementsInFlight();
+    const session = deferred();
+    let owes = 0;
+    inFlight.track(session.promise, () => owes);
+    inFlight.track(deferred().promise, 0.5);
+    expect(inFlight.owedUsd).toBe(0.5);
+    owes = 0.25;
+    expect(inFlight.owedUsd).toBe(0.75);
+    session.resolve();
+    await session.promise;
+    await Promise.resolve();
+    expect(inFlight.owedUsd).toBe(0.5);
+  });
+
   it('reports a settlement that rejected anyway, since nobody awaits it', async () => {
     const heard: unknown[] = [];
     const inFlight = new SettlementsInFlight((err) => heard.push(err));

@@ -5,7 +5,7 @@
  */
 export class SettlementsInFlight {
   /** Each job with the dollars it settles, for the shutdown's log when a store hangs. */
-  private readonly pending = new Map<Promise<unknown>, number>();
+  private readonly pending = new Map<Promise<unknown>, number | (() => number)>();
   private waiters: (() => void)[] = [];
 
   /** `onError` hears a job that rejected anyway: nobody awaits it, so it would go unseen. */
@@ -18,12 +18,15 @@ export class SettlementsInFlight {
   /** Dollars the jobs still in flight settle. */
   get owedUsd(): number {
     let sum = 0;
-    for (const usd of this.pending.values()) sum += usd;
+    for (const usd of this.pending.values()) sum += typeof usd === 'number' ? usd : usd();
     return sum;
   }
 
-  /** `work` should not reject: a settlement's failures are handled inside it (journal, retries). */
-  track(work: Promise<unknown>, owedUsd = 0): void {
+  /**
+   * `work` should not reject: a settlement's failures are handled inside it (journal, retries).
+   * `owedUsd` is a function for work whose amount changes while it runs (a Realtime session).
+   */
+  track(work: Promise<unknown>, owedUsd: number | (() => number) = 0): void {
     this.pending.set(work, owedUsd);
     const done = (): void => {
       this.pending.delete(work);

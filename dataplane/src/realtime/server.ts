@@ -197,10 +197,12 @@ export class RealtimeProxy {
         throw notAccepting();
       }
       // A client secret is one end user: its sessions share one part of the key's scanning, so
-      // reconnecting or opening more sessions with it gets that user no more.
+      // reconnecting or opening more sessions with it gets that user no more. A session opened
+      // with the key is its own holder, named by the context's id: always server-made (the
+      // request id may be the caller's x-request-id, which two sessions can share).
       const scan: ScanHolder = who.secretHash
         ? { id: `secret:${who.secretHash}`, name: "this client secret's sessions" }
-        : { id: `session:${requestId}`, name: 'this session' };
+        : { id: `session:${ctx.id}`, name: 'this session' };
       this.upgrade(req, socket, head, ctx, model, routed, started, secretSession, scan, releaseSlot);
     } catch (err) {
       releaseSlot?.();
@@ -320,9 +322,10 @@ export class RealtimeProxy {
       client.once('close', () => this.sockets.delete(client));
       this.deps.metrics.inflight.inc();
       // A session settles its responses as they finish, the last after the shutdown's
-      // closeAll: the stores stay open until then.
+      // closeAll: the stores stay open until then. What it owes meanwhile is its responses'
+      // (the shutdown logs it when the wait gives up).
       let sessionDone!: () => void;
-      this.deps.pipeline.settlements?.track(new Promise<void>((resolve) => (sessionDone = resolve)));
+      const ended = new Promise<void>((resolve) => (sessionDone = resolve));
       const session = new RealtimeSession({
         deps: this.deps.pipeline,
         ctx,
@@ -345,6 +348,7 @@ export class RealtimeProxy {
           void this.ended(ctx, routed.deployment, summary, started).finally(sessionDone);
         },
       });
+      this.deps.pipeline.settlements?.track(ended, () => session.owedUsd);
       this.sessionsOpen.add(session);
       session.start();
     });

@@ -138,6 +138,8 @@ export class RealtimeSession {
   /** The upstream said the session reached its own duration limit: its close is no failure. */
   private upstreamExpired = false;
   private readonly totals = { responses: 0, tokens: 0, costUsd: 0 };
+  /** Dollars of settlements queued behind `accounting`, not yet handed to settle() (which tracks its own). */
+  private queuedUsd = 0;
   private ended = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private lifeTimer: NodeJS.Timeout | undefined;
@@ -527,10 +529,12 @@ export class RealtimeSession {
     this.totals.responses++;
     this.totals.tokens += input + output;
     this.totals.costUsd += costUsd;
+    this.queuedUsd += costUsd;
     const { deps, deployment, attempts } = this.s;
     this.accounting = this.accounting.then(async () => {
       await tracked.holding;
       await chargeUnheld(deps, tracked.ctx, costUsd);
+      this.queuedUsd -= costUsd;
       await settleResponse(deps, tracked.ctx, {
         status,
         errorType: status === 200 ? undefined : status === 499 ? 'client_closed_request' : 'upstream_error',
@@ -542,6 +546,17 @@ export class RealtimeSession {
       });
     });
     return this.accounting;
+  }
+
+  /**
+   * What the session would still charge if it ended now: its settlements not yet handed to the
+   * stores, and each response under way at what a client leaving would pay for it (end()).
+   */
+  get owedUsd(): number {
+    let usd = this.queuedUsd;
+    for (const t of [...this.live.values(), ...this.queued])
+      usd += realtimeCostUsd(this.s.deployment.pricing, cutShort(t));
+    return usd;
   }
 
   private limitReached(ending: 'idle' | 'expired'): void {

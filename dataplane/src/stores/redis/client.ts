@@ -33,6 +33,10 @@ export function createRedisClient(opts: RedisClientOptions): Redis {
     enableOfflineQueue: false,
     // A script whose reply was lost may already have run; resending could apply it twice.
     autoResendUnfulfilledCommands: false,
+    // disconnect() destroys the socket at once rather than waiting up to 2 s for a hung server
+    // to close it: its unanswered commands reject then, so a shutdown's settlements still
+    // waiting on them fall back to the journal before it closes (gateway.ts).
+    disconnectTimeout: 0,
     retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
     lazyConnect: false,
   });
