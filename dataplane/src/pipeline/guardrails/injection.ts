@@ -22,7 +22,7 @@ import { INJECTION_ENGINE, INJECTION_EVIDENCE_WINDOW } from './engines.ts';
 import { combine, dedupeHits, NearHits, type Hit as SignalHit } from './signals.ts';
 import { dedupeOverlaps, insideQuotes } from './spans.ts';
 import { learnedFinding, REPORT_FLOOR, withMargin } from './learned/verdict.ts';
-import { loosen, MayMatch } from './may-match.ts';
+import { MayMatch } from './may-match.ts';
 import {
   notOwnPrompt,
   ordinaryTarget,
@@ -81,9 +81,6 @@ export const scoreWork = { hits: 0, lineChars: 0 };
  * match (may-match.ts): in a text with a hit every few characters, testing every context
  * read each character dozens of times.
  */
-const META_TOPIC_LOOSE = loosen(META_TOPIC);
-const META_FRAME_LOOSE = loosen(META_FRAME);
-
 /** Every context may match: a text with few hits tests them directly. */
 const ALWAYS = { anyIn: (): boolean => true };
 
@@ -95,7 +92,7 @@ export interface MetaGates {
 /** The gates for one text with `hits` hits (exported for tests). */
 export function metaGates(text: string, hits: number): MetaGates {
   if (hits < 16) return { topic: ALWAYS, frame: ALWAYS };
-  return { topic: new MayMatch(META_TOPIC_LOOSE, text), frame: new MayMatch(META_FRAME_LOOSE, text) };
+  return { topic: new MayMatch(META_TOPIC, text), frame: new MayMatch(META_FRAME, text) };
 }
 
 function score(
