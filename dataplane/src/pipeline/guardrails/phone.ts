@@ -29,37 +29,102 @@ const NANP_SHAPE = /^(?:\+?1[ .-]?)?(?:\(\d{3}\)\s?|\d{3}[ .-])\d{3}[ .-]\d{4}$/
 /** dd.dd.dddd, dddd-dd-dd and friends: dates written with any separator. */
 const DATE_SHAPE = /^(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2})$/;
 
-function valid(text: string, country: CountryCode | undefined, loose: boolean): boolean {
-  const parsed = parsePhoneNumberFromString(text, country);
-  if (!parsed) return false;
-  return loose ? parsed.isPossible() : parsed.isValid();
+/** Numbers parsed by libphonenumber, for tests: a parse and its checks cost ~8-40 µs. */
+export const phoneWork = { parses: 0 };
+
+/**
+ * Parses a text may spend on phone judgements: a fixed allowance and this many per KB
+ * (12/KB: ~1 ms CPU per KB on distinct runs after "tel", at ~40 µs a parse there).
+ */
+const FREE_PARSES = 128;
+const PARSES_PER_KB = 12;
+
+/**
+ * Phone judgements for one text. The same run is judged once (a hostile text repeats one
+ * run thousands of times); past the text's parse allowance, a run that still needs a parse
+ * is taken as a valid number: failing closed, since the verdict is PII. Only runs with a
+ * phone's layout or a phone word before them are parsed at all, and a valid number keeps
+ * its score past the allowance: what changes is an invalid one, in a text whose runs need
+ * more than 128 parses plus 12 per KB (an invalid run takes up to 13), now a phone.
+ */
+export class PhoneJudge {
+  private readonly memo = new Map<string, number>();
+  private left: number;
+
+  constructor(textLength: number) {
+    this.left = FREE_PARSES + Math.floor((textLength / 1024) * PARSES_PER_KB);
+  }
+
+  score(run: string, context: boolean): number {
+    const key = (context ? '1' : '0') + run;
+    let s = this.memo.get(key);
+    if (s === undefined) {
+      s = phoneScore(run, context, this);
+      this.memo.set(key, s);
+    }
+    return s;
+  }
+
+  /** The number as libphonenumber reads it for `country` (OVER_BUDGET past the allowance). */
+  parse(text: string, country: CountryCode | undefined): Parsed {
+    if (this.left <= 0) return OVER_BUDGET;
+    this.left--;
+    return parseOnce(text, country);
+  }
+}
+
+interface Parsed {
+  valid: boolean;
+  possible: boolean;
+}
+const NOT_A_NUMBER: Parsed = { valid: false, possible: false };
+/** Past the allowance: taken as valid (failing closed: a run shaped or named as a phone is one). */
+const OVER_BUDGET: Parsed = { valid: true, possible: true };
+
+/** Parses on their own (no memo, no allowance), for a caller judging one run. */
+const UNBOUNDED = { parse: parseOnce };
+
+function parseOnce(text: string, country: CountryCode | undefined): Parsed {
+  phoneWork.parses++;
+  const n = parsePhoneNumberFromString(text, country);
+  return n ? { valid: n.isValid(), possible: n.isPossible() } : NOT_A_NUMBER;
 }
 
 /**
  * Score for a run of digits and separators, 0 when it is not a phone number. `context` is
  * true when a phone word (tel, call, mobile, Handy, téléphone ...) stands just before it.
+ * Each country's number is parsed once and asked both whether it is valid and possible.
  */
-export function phoneScore(run: string, context: boolean): number {
+export function phoneScore(
+  run: string,
+  context: boolean,
+  judge: Pick<PhoneJudge, 'parse'> = UNBOUNDED,
+): number {
   if (DATE_SHAPE.test(run)) return 0;
   const digits = run.replace(/\D/g, '');
   if (digits.length < 7 || digits.length > 15) return 0;
   const groups = run.split(/[\s.\-/()]+/).filter((g) => g !== '').length;
   if (run.startsWith('+') || run.startsWith('(+') || /^00[1-9]/.test(run)) {
     const intl = run.replace(/^\(?00/, '+').replace(/^\(\+/, '+');
-    if (valid(intl, undefined, false)) return context ? 0.95 : 0.9;
-    return context && valid(intl, undefined, true) ? 0.8 : 0;
+    const n = judge.parse(intl, undefined);
+    if (n.valid) return context ? 0.95 : 0.9;
+    return context && n.possible ? 0.8 : 0;
   }
-  if (NANP_SHAPE.test(run) && valid(run, 'US', false)) return context ? 0.9 : 0.8;
+  if (NANP_SHAPE.test(run) && judge.parse(run, 'US').valid) return context ? 0.9 : 0.8;
   if (digits.startsWith('0') && !digits.startsWith('00')) {
     // Dots alone between groups are dates and versions far more often than phones.
     const phoneLike = groups >= 2 && /[ -]/.test(run);
+    // Without a phone word or a phone's layout, the answer is 0 whatever the number.
+    if (!context && !phoneLike) return 0;
+    let possible = false;
     for (const country of TRUNK_ZERO) {
-      if (valid(run, country, false)) return context ? 0.9 : phoneLike ? 0.65 : 0;
+      const n = judge.parse(run, country);
+      if (n.valid) return context ? 0.9 : 0.65;
+      possible ||= n.possible;
     }
-    if (context) for (const country of TRUNK_ZERO) if (valid(run, country, true)) return 0.75;
-    return 0;
+    return context && possible ? 0.75 : 0;
   }
   if (!context) return 0;
-  for (const country of NO_TRUNK) if (valid(run, country, false)) return 0.8;
+  for (const country of NO_TRUNK) if (judge.parse(run, country).valid) return 0.8;
   return 0;
 }

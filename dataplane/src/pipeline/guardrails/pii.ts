@@ -13,7 +13,7 @@
 import { isIP } from 'node:net';
 import { PiiEntities, type PiiEntity } from '@gantry/crds';
 import type { Finding } from './types.ts';
-import { phoneScore } from './phone.ts';
+import { PhoneJudge } from './phone.ts';
 import { dedupeOverlaps, isWordCode } from './spans.ts';
 import {
   brCpfValid,
@@ -124,7 +124,7 @@ function ipv4Score(parts: number[]): number {
   return nonPublic ? WEAK : 0.85;
 }
 
-function classifyRun(text: string, run: string, start: number, out: Finding[]): void {
+function classifyRun(text: string, run: string, start: number, out: Finding[], phones: PhoneJudge): void {
   const end = start + run.length;
   const ip = IPV4_SHAPE.exec(run);
   if (ip) {
@@ -158,7 +158,7 @@ function classifyRun(text: string, run: string, start: number, out: Finding[]): 
       }
     }
   }
-  const phone = phoneScore(run, PHONE_WORDS.test(ctx));
+  const phone = phones.score(run, PHONE_WORDS.test(ctx));
   if (phone > 0) {
     const ext = PHONE_EXTENSION.exec(text.slice(end, end + 24));
     out.push(finding('PHONE', phone, start, end + (ext ? ext[0].length : 0)));
@@ -176,13 +176,14 @@ function classifyRun(text: string, run: string, start: number, out: Finding[]): 
 }
 
 function numericRuns(text: string, out: Finding[]): void {
+  const phones = new PhoneJudge(text.length);
   NUMERIC_RUN.lastIndex = 0;
   for (let m = NUMERIC_RUN.exec(text); m !== null; m = NUMERIC_RUN.exec(text)) {
     let run = m[0];
     // An opening parenthesis that never closes belongs to the prose, not the number.
     if (run.startsWith('(') && !run.includes(')')) run = run.slice(1);
     const start = m.index + (m[0].length - run.length);
-    classifyRun(text, run.replace(/[ ().-]+$/, ''), start, out);
+    classifyRun(text, run.replace(/[ ().-]+$/, ''), start, out, phones);
   }
 }
 
