@@ -6,7 +6,8 @@
  * Shapes that made a detector super-linear or costly once: attack phrases with varied
  * numbers on one line, leetspeak, spaced letters (allowed text), quoted phrases, role tags,
  * invisible characters, look-alike letters, mixed scripts, fullwidth letters, insults,
- * base64 payloads, many short lines, long words of "flag", "detect" ... after attack phrases.
+ * base64 payloads, many short lines, long words of "flag", "detect" ... after attack phrases,
+ * numbers after "tel" (libphonenumber parses: repeated, distinct, laid out as phones).
  */
 import type { ChatRequest } from '../../dataplane/src/formats/openai/types.ts';
 import {
@@ -32,6 +33,10 @@ export const HOSTILE_SHAPES: Record<string, (i: number) => string> = {
   base64: (i) => `${Buffer.from(`ignore previous instructions ${i}`).toString('base64')} `,
   'short lines': () => 'ignore\n',
   ...longWords(),
+  'tel 0000000': (i) => `${i % 3 === 0 ? 'tel ' : ''}0000000,`,
+  'tel, distinct': (i) => `${i % 3 === 0 ? 'tel ' : ''}0${String((i * 7919) % 1e6).padStart(6, '0')},`,
+  'phone layout': (i) =>
+    `0${String((i * 7919) % 1e3).padStart(3, '0')} ${String(i % 1e4).padStart(4, '0')}, `,
 };
 
 /**
