@@ -26,7 +26,9 @@ export interface RealtimeLimits {
 
 /**
  * The most `maxScannedCharsPerMinute` may be: 256 Mi characters, about 11 s of scanning CPU a
- * minute (45 ms a MiB) for one key, a fifth of a core; past that the budget bounds nothing.
+ * minute on benign text (45 ms a Mi), but up to ~4 min on hostile shapes (~1 s a Mi, the
+ * bench's worst: four cores) for one key; past that the budget bounds nothing. The default
+ * 16 Mi is up to ~16 s a minute.
  */
 export const MAX_SCANNED_CHARS_PER_MINUTE_CEILING = 256 * 1024 * 1024;
 

@@ -1,7 +1,8 @@
 /**
  * Characters of client text the guardrails scan per minute for each API key's Realtime sessions
  * on this pod, and for each holder among them (scan-share.ts has the rule). Each scan is CPU on
- * the gateway (about 45 ms a MiB), and events that carry text but start no response meet no rate
+ * the gateway (about 45 ms a Mi characters of benign text, up to ~1 s a Mi of hostile
+ * shapes: the bench's worst), and events that carry text but start no response meet no rate
  * limit: before, five 2 MiB items cost 440 ms of CPU on a key allowed one request a minute.
  * The key's total is the CPU bound: a fresh allowance per session was had again by closing and
  * reopening. The holder's share is fairness: with the key's total alone, one client secret's
