@@ -1,6 +1,7 @@
 /**
  * The abandoned-call rule beyond chat: embeddings, legacy completions (plain and a stream
- * before its headers), rerank, image generation, transcription and speech left by their
+ * before its headers), rerank, image generation, transcription, speech, video creation, OCR
+ * and A2A messages left by their
  * client once on the wire upstream are charged what the provider received, by each route's
  * own pricing, recorded 499 and settled once; left while no call is on the wire (a backoff
  * between attempts), they are charged nothing. Over HTTP with fetch and an AbortController;
@@ -12,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
 import { estimateTextTokens } from '../../dataplane/src/accounting/tokens.ts';
+import { FAKE_URL_PAGES } from '../../dataplane/src/fake-provider/agents.ts';
 import { DEFAULT_RETRY } from '../../dataplane/src/router/policy.ts';
 import { apiKey, deployment, fakeBase, startStack, tenant, type Stack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
@@ -27,6 +29,8 @@ const PRICING = {
   perImage: 0.04,
   perSecond: 0.006,
   perCharacter: 0.000015,
+  perPage: 0.01,
+  perRequest: 0.02,
 };
 const PROMPT = Array.from({ length: 40 }, (_, i) => `Invoice ${i} was paid on time by the customer.`).join(
   ' ',
@@ -55,12 +59,26 @@ interface Case {
   /** The 499's charge in micro-dollars, and the prompt tokens it records. */
   micros: number;
   promptTokens: number;
+  /** A route never retried once the provider may have acted (it creates a job or a task). */
+  createsObject?: true;
 }
 
 const json = (path: string, body: unknown) => () => ({
   path,
   init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
 });
+
+/** A JSON-RPC `message/send` to `agent`'s route. */
+function agentMessage(agent: string) {
+  return {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'message/send',
+    params: {
+      message: { role: 'user', messageId: `m-${agent}`, parts: [{ kind: 'text', text: 'book a flight' }] },
+    },
+  };
+}
 
 const PROMPT_TOKENS = estimateTextTokens(PROMPT);
 const RERANK_TOKENS = DOCUMENTS.reduce((n, d) => n + estimateTextTokens(QUERY) + estimateTextTokens(d), 0);
@@ -128,6 +146,35 @@ const CASES: Case[] = [
     micros: micros(SPEECH_INPUT.length * PRICING.perCharacter),
     promptTokens: 0,
   },
+  {
+    name: 'video creation: the seconds asked, as the job is made and billed upstream anyway',
+    model: 'sora',
+    upstreamPath: '/videos',
+    request: json('/videos', { model: 'sora', prompt: 'a paid invoice', seconds: 8 }),
+    micros: micros(8 * PRICING.perSecond),
+    promptTokens: 0,
+    createsObject: true,
+  },
+  {
+    name: 'OCR: the one page every document has at least',
+    model: 'ocr',
+    upstreamPath: '/ocr',
+    request: json('/ocr', {
+      model: 'ocr',
+      document: { type: 'document_url', document_url: 'https://example.com/report.pdf' },
+    }),
+    micros: micros(PRICING.perPage),
+    promptTokens: 0,
+  },
+  {
+    name: 'A2A: the one request the agent acts on',
+    model: 'agent',
+    upstreamPath: '/a2a/agent',
+    request: json('/a2a/agent/message/send', agentMessage('agent')),
+    micros: micros(PRICING.perRequest),
+    promptTokens: 0,
+    createsObject: true,
+  },
 ];
 
 /**
@@ -189,24 +236,35 @@ describe('a non-chat call abandoned upstream', () => {
           ['ranker', 'openai-compatible', ['rerank']],
           ['img', 'openai', ['images']],
           ['audio', 'openai', ['audio']],
+          ['sora', 'openai', ['video']],
+          ['ocr', 'openai-compatible', ['ocr']],
+          ['agent', 'openai-compatible', ['a2a']],
         ]
           .map(([model, provider, capabilities]) =>
             deployment({
               name: model as string,
               model: model as string,
               provider: provider as string,
-              baseUrl: fakeBase(url!),
+              // An A2A agent's baseUrl is its JSON-RPC endpoint.
+              baseUrl: model === 'agent' ? `${url!}/a2a/agent` : fakeBase(url!),
               capabilities: capabilities as string[],
               pricing: PRICING,
             }),
           )
           .concat(
-            ['emb-429', 'chat-429'].map((model) =>
+            [
+              ['emb-429', 'openai', ['embeddings']],
+              ['chat-429', 'openai', undefined],
+              ['sora-429', 'openai', ['video']],
+              ['ocr-429', 'openai-compatible', ['ocr']],
+              ['agent-429', 'openai-compatible', ['a2a']],
+            ].map(([model, provider, capabilities]) =>
               deployment({
-                name: model,
-                model,
+                name: model as string,
+                model: model as string,
+                provider: provider as string,
                 baseUrl: refusingUrl,
-                ...(model === 'emb-429' && { capabilities: ['embeddings'] }),
+                ...(capabilities && { capabilities: capabilities as string[] }),
                 pricing: PRICING,
               }),
             ),
@@ -322,12 +380,12 @@ describe('a non-chat call abandoned upstream', () => {
   it.each(CASES.map((c) => [c.name, c] as const))(
     'left between attempts (nothing on the wire), %s: charged nothing',
     async (_name, c) => {
-      fake().setFaults([
-        { match: { path: c.upstreamPath }, fault: { type: 'status', status: 500 }, times: 1 },
-      ]);
+      // A route that makes a job or a task retries only a refusal that cannot have acted (429).
+      const [status, outcome] = c.createsObject ? [429, 'rate_limited'] : [500, 'server'];
+      fake().setFaults([{ match: { path: c.upstreamPath }, fault: { type: 'status', status }, times: 1 }]);
       // The failed attempt is counted just before the router starts its backoff.
       const failed = new RegExp(
-        `^gantry_upstream_attempts_total\\{[^}]*deployment="${c.model}"[^}]*outcome="server"[^}]*\\} (\\d+)`,
+        `^gantry_upstream_attempts_total\\{[^}]*deployment="${c.model}"[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`,
         'm',
       );
       const failures = async () =>
@@ -343,6 +401,15 @@ describe('a non-chat call abandoned upstream', () => {
   it.each([
     ['embeddings', json('/embeddings', { model: 'emb-429', input: PROMPT })],
     ['chat', json('/chat/completions', { model: 'chat-429', messages: [{ role: 'user', content: PROMPT }] })],
+    ['video creation', json('/videos', { model: 'sora-429', prompt: 'a paid invoice', seconds: 8 })],
+    [
+      'OCR',
+      json('/ocr', {
+        model: 'ocr-429',
+        document: { type: 'document_url', document_url: 'https://example.com/report.pdf' },
+      }),
+    ],
+    ['A2A', json('/a2a/agent-429/message/send', agentMessage('agent-429'))],
   ])(
     '%s refused by the provider (429) as the client left, its error body still arriving: charged nothing',
     async (_name, request) => {
@@ -372,6 +439,18 @@ describe('a non-chat call abandoned upstream', () => {
     expect(left.record.status).toBe(499);
     // Two searches either way (150 documents, one per started hundred), plus the same tokens.
     expect(micros(answered.record.costUsd)).toBe(c.micros);
+    expect(micros(left.record.costUsd)).toBe(c.micros);
+  });
+
+  it('an OCR call left once sent is charged no more than the same call answered', async () => {
+    const c = CASES.find((k) => k.upstreamPath === '/ocr')!;
+    const answered = await abandon(c, undefined);
+    fake().setFaults([{ match: { path: c.upstreamPath }, fault: { type: 'hang' }, times: 1 }]);
+    const left = await abandon(c, async () => sentTo(c.upstreamPath) >= 2);
+    // The fake reads a URL document as FAKE_URL_PAGES (3) pages; one is the least any read is.
+    expect(answered.record.status).toBe(200);
+    expect(micros(answered.record.costUsd)).toBe(micros(FAKE_URL_PAGES * PRICING.perPage));
+    expect(left.record.status).toBe(499);
     expect(micros(left.record.costUsd)).toBe(c.micros);
   });
 

@@ -3,9 +3,10 @@
  * what it received whether or not anyone reads the answer, so the caller is charged that by
  * the route's own pricing: a chat prompt by the rule a cut stream part follows, an embedding's
  * input, a rerank's query and documents, the images asked for, the audio uploaded, the
- * characters to speak. Charged only for the attempt that was on the wire when the client
- * left: earlier attempts that failed over are never charged, nor is a call the client left
- * before it was sent (admission, guardrails, the cache, a backoff between attempts).
+ * characters to speak, the video seconds asked, one OCR page, one A2A request. Charged only
+ * for the attempt that was on the wire when the client left: earlier attempts that failed
+ * over are never charged, nor is a call the client left before it was sent (admission,
+ * guardrails, the cache, a backoff between attempts).
  */
 import { costUsd } from '../accounting/cost.ts';
 import type { Deployment } from '../config/snapshot.ts';

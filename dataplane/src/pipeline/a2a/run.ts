@@ -4,7 +4,8 @@
  * endpoint. Gantry checks the key may use the agent, holds the per-call price, runs the
  * tenant's guardrails over the message's text parts (redacting in place), forwards the call,
  * records who owns the tasks and contexts the agent creates, and charges `pricing.perRequest`
- * for an answer that carries a result (a JSON-RPC error from the agent is not charged).
+ * for an answer that carries a result (a JSON-RPC error from the agent is not charged), and
+ * for a message its client left once it was sent (unanswered-call.ts).
  */
 import type { Deployment } from '../../config/snapshot.ts';
 import { GatewayError } from '../../errors.ts';
@@ -16,7 +17,7 @@ import { UpstreamFailure } from '../../router/upstream.ts';
 import { accessibleRoute, type RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
 import { guardRequest } from '../guardrails/stage.ts';
-import { admitMedia, executeMedia, settleMedia } from '../media/run.ts';
+import { admitMedia, executeMedia, settleMedia, unitsCharge } from '../media/run.ts';
 import { idsOfResult, partKind, RpcCodes, RpcError, type SendCall } from './jsonrpc.ts';
 import type { Owner as A2aOwner } from '../../stores/owned/types.ts';
 import type { A2aOwnership, A2aThing } from './owners.ts';
@@ -117,21 +118,29 @@ export async function runA2a(
   const sent = guardParts(ctx, call, agent);
   // A message may start a task (or act: book, buy, send) on the agent: once an attempt may have
   // reached it, the message is not sent to another deployment of the agent.
-  const routed = await executeMedia(deps, ctx, { ...routing, createsObject: true }, async (c) => {
-    const target = c.deployment.target;
-    if (!OPENAI_WIRE.has(target.provider))
-      throw new UpstreamFailure({
-        kind: 'bad_request',
-        status: 0,
-        message: `deployment ${c.deployment.name} (${target.provider}) cannot be an A2A agent; use provider openai-compatible`,
-      });
-    const res = await sendOk(
-      c,
-      { method: 'POST', url: target.baseUrl, headers: authHeaders(target), body: JSON.stringify(sent) },
-      false,
-    );
-    return readJsonObject(c, res);
-  });
+  const routed = await executeMedia(
+    deps,
+    ctx,
+    { ...routing, createsObject: true },
+    async (c) => {
+      const target = c.deployment.target;
+      if (!OPENAI_WIRE.has(target.provider))
+        throw new UpstreamFailure({
+          kind: 'bad_request',
+          status: 0,
+          message: `deployment ${c.deployment.name} (${target.provider}) cannot be an A2A agent; use provider openai-compatible`,
+        });
+      const res = await sendOk(
+        c,
+        { method: 'POST', url: target.baseUrl, headers: authHeaders(target), body: JSON.stringify(sent) },
+        false,
+      );
+      return readJsonObject(c, res);
+    },
+    // Left once sent: the agent has the message and acts on it; charged the one request an
+    // answer with a result is (one with a JSON-RPC error is free, but not yet known).
+    unitsCharge('perRequest', 1),
+  );
   const answer = routed.value;
   const answered = answer.result !== undefined && answer.error === undefined;
   if (answered) {

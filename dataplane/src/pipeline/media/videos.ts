@@ -13,7 +13,7 @@ import { admitRead } from '../read-admission.ts';
 import { mayUse, type RequestContext } from '../context.ts';
 import { callContext, missingObjects, type PipelineDeps } from '../forward.ts';
 import { settle } from '../settlement.ts';
-import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia } from './run.ts';
+import { admitMedia, executeMedia, readJsonObject, sendMedia, settleMedia, unitsCharge } from './run.ts';
 import type { VideoJob, VideoJobStore } from '../../stores/video-jobs/types.ts';
 
 /** OpenAI's default clip length when `seconds` is absent. */
@@ -99,6 +99,9 @@ export async function createVideo(
         throw new UpstreamFailure({ kind: 'server', status: 200, message: 'upstream video job has no id' });
       return record;
     },
+    // Left once sent: the provider makes (and bills) the job anyway, though no one will ever
+    // learn its id; charged the seconds asked, what the answer is charged when it reports none.
+    unitsCharge('perSecond', seconds),
   );
   const billed = reportedSeconds(routed.value, seconds);
   const job: VideoJob = {

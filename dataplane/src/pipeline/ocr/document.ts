@@ -10,6 +10,8 @@ import { countPdfPages, PDF_COUNT_BOUNDS } from './pdf-pages.ts';
 
 /** Mistral's own ceiling on pages per document: the estimate when the count is unknown. */
 export const MAX_OCR_PAGES = 1000;
+/** The fewest pages a read document or image can be billed: what a call left unanswered costs. */
+export const LEAST_OCR_PAGES = 1;
 /** Longest http(s) URL forwarded. */
 export const MAX_URL_CHARS = 8192;
 

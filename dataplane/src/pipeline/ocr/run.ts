@@ -8,9 +8,9 @@ import { invalidParam } from '../../errors.ts';
 import type { AttemptLog } from '../../router/router.ts';
 import type { RequestContext } from '../context.ts';
 import type { PipelineDeps } from '../forward.ts';
-import { admitMedia, executeMedia, settleMedia } from '../media/run.ts';
+import { admitMedia, executeMedia, settleMedia, unitsCharge } from '../media/run.ts';
 import { passthroughCall } from '../passthrough/call.ts';
-import { billedPages, checkDocument } from './document.ts';
+import { billedPages, checkDocument, LEAST_OCR_PAGES } from './document.ts';
 
 export interface OcrOutcome {
   response: Record<string, unknown>;
@@ -36,7 +36,15 @@ export async function runOcr(
     unit: 'perPage',
     estimateUnits: doc.maxPages,
   });
-  const routed = await executeMedia(deps, ctx, routing, (call) => passthroughCall(call, 'POST', 'ocr', body));
+  const routed = await executeMedia(
+    deps,
+    ctx,
+    routing,
+    (call) => passthroughCall(call, 'POST', 'ocr', body),
+    // Left once sent: the least the provider reads, one page (an image is one; a document has
+    // at least one, and the gateway's PDF count is an upper bound, never a lower one).
+    unitsCharge('perPage', LEAST_OCR_PAGES),
+  );
   const pages = billedPages(routed.value);
   const cost = await settleMedia(deps, ctx, routed, 'perPage', pages);
   return {
