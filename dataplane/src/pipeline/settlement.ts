@@ -12,8 +12,11 @@ import type { Deployment } from '../config/snapshot.ts';
 import type { Usage } from '../formats/openai/types.ts';
 import type { UsageRecord } from '../accounting/usage.ts';
 import type { Metrics } from '../metrics.ts';
+import type { BudgetLimit } from '../stores/budget.ts';
+import { chargeTarget } from '../stores/charge-target.ts';
 import { isStoreUnavailable, type Reservation, type Settler, type Stores } from '../stores/index.ts';
 import { chargeableUsd } from '../stores/money.ts';
+import type { PendingSettlement } from '../stores/journal/entries.ts';
 import type { SettlementJournal } from '../stores/journal/journal.ts';
 import type { UsageRecorder } from '../stores/usage/index.ts';
 import type { QuotaTicket, RequestContext, SideCall } from './context.ts';
@@ -276,9 +279,9 @@ async function settleMoney(
 /**
  * The charge must reach the budget however long the store is down: a settlement it cannot
  * take now goes to the journal (on disk before the answer completes) and is replayed from
- * there. Without a journal (in-process stores never fail this way) it is retried in memory.
+ * there.
  */
-async function settleBudget(
+function settleBudget(
   deps: AccountingDeps,
   ctx: RequestContext,
   reservation: Reservation,
@@ -286,22 +289,63 @@ async function settleBudget(
 ): Promise<void> {
   const job = () =>
     costUsd > 0 ? deps.stores.budgets.settle(reservation, costUsd) : deps.stores.budgets.release(reservation);
+  return durably(deps, ctx, 'budget.settle', job, (at) => ({ reservation, amountUsd: costUsd, at }));
+}
+
+/**
+ * Spend charged without a reservation (a Realtime response whose hold was refused still used
+ * tokens), as durable as a settlement: one the store cannot take is journaled as the settle of
+ * the reservation the charge makes up (charge-target.ts), under the same id, so the journal's
+ * replay applies it once even when the failed call did reach the store. Before, it was logged
+ * and lost.
+ */
+export function chargeUnreserved(
+  deps: AccountingDeps,
+  ctx: RequestContext,
+  budget: BudgetLimit,
+  costUsd: number,
+): Promise<void> {
+  // Past the stores' ceiling it is booked at it (the response's settle() logs that).
+  const amountUsd = chargeableUsd(costUsd);
+  const req = { tenant: ctx.tenant.name, keyId: ctx.key.id, budget, amountUsd, id: ctx.id };
+  return durably(
+    deps,
+    ctx,
+    'budget.charge',
+    () => deps.stores.budgets.charge(req),
+    (at) => ({ reservation: chargeTarget(req, at), amountUsd, at }),
+  );
+}
+
+/**
+ * A budget job the store cannot take now goes to the journal as `entry` and is replayed from
+ * there. Without a journal (in-process stores never fail this way) it is retried in memory.
+ */
+async function durably(
+  deps: AccountingDeps,
+  ctx: RequestContext,
+  operation: 'budget.settle' | 'budget.charge',
+  job: () => Promise<unknown>,
+  entry: (at: number) => PendingSettlement,
+): Promise<void> {
   const journal = deps.journal;
-  if (!journal) return withRetries(deps, ctx, 'budget.settle', job);
+  if (!journal) return withRetries(deps, ctx, operation, job);
+  // The period a charge counts in is the one of its first attempt, as the store would have had it.
+  const at = Date.now();
   try {
     await job();
   } catch (err) {
-    deps.metrics.accountingFailures.inc({ operation: 'budget.settle' });
+    deps.metrics.accountingFailures.inc({ operation });
     if (!isStoreUnavailable(err)) {
-      ctx.log.warn({ err: (err as Error).message }, 'budget settlement refused by the store');
+      ctx.log.warn({ operation, err: (err as Error).message }, 'budget settlement refused by the store');
       return;
     }
     try {
-      await journal.add({ reservation, amountUsd: costUsd, at: Date.now() });
-      ctx.log.warn({ err: err.message }, 'budget store unavailable; settlement journaled');
+      await journal.add(entry(at));
+      ctx.log.warn({ operation, err: err.message }, 'budget store unavailable; settlement journaled');
     } catch (diskErr) {
       // Still pending in memory (and so still replayed and still failing new requests closed).
-      ctx.log.warn({ err: (diskErr as Error).message }, 'settlement journal write failed');
+      ctx.log.warn({ operation, err: (diskErr as Error).message }, 'settlement journal write failed');
     }
   }
 }

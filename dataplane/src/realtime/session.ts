@@ -11,6 +11,7 @@ import type { Deployment, Snapshot } from '../config/snapshot.ts';
 import { GatewayError } from '../errors.ts';
 import type { RequestContext } from '../pipeline/context.ts';
 import type { PipelineDeps } from '../pipeline/forward.ts';
+import { chargeUnreserved } from '../pipeline/settlement.ts';
 import { MAX_UNBOUNDED_OUTPUT_TOKENS } from '../accounting/reported-usage.ts';
 import {
   outputLimits,
@@ -625,13 +626,15 @@ function cutShort(tracked: Tracked): TokenSplit {
   };
 }
 
-/** A server-started response refused its hold still used tokens: charged without a reservation. */
+/**
+ * A server-started response refused its hold (budget, rate limit, or a store that was down)
+ * still used tokens until its cancel landed: charged without a reservation, journaled like
+ * any settlement when the store cannot take it. Until then `queuedUsd` counts it as owed.
+ */
 async function chargeUnheld(deps: PipelineDeps, ctx: RequestContext, costUsd: number): Promise<void> {
   const budget = ctx.key.spec.budget;
   if (!budget || costUsd <= 0 || ctx.admission?.reservation) return;
-  await deps.stores.budgets
-    .charge({ tenant: ctx.tenant.name, keyId: ctx.key.id, budget, amountUsd: costUsd, id: ctx.id })
-    .catch((err: unknown) => ctx.log.warn({ err: String(err) }, 'realtime charge deferred'));
+  await chargeUnreserved(deps, ctx, budget, costUsd);
 }
 
 /** A hold's failure as the client is told it. */

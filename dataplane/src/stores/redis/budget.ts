@@ -15,6 +15,7 @@ import {
   WORK_HOLDS_SUMMED,
 } from '../budget.ts';
 import { available } from '../budget-math.ts';
+import { chargeTarget } from '../charge-target.ts';
 import { newId } from '../ids.ts';
 import { chargeMicros, fromMicros, toMicros } from '../money.ts';
 import { monthKey, periodRetentionMs, periodWindow } from '../period.ts';
@@ -242,20 +243,8 @@ export class RedisBudgetStore implements BudgetStore {
   }
 
   async charge(req: ChargeRequest): Promise<SettleResult> {
-    const now = Math.floor(this.clock());
-    const window = periodWindow(req.budget.period, now);
-    return this.apply(
-      {
-        tenant: req.tenant,
-        keyId: req.keyId,
-        id: req.id ?? newId(),
-        periodKey: window.key,
-        limitUsd: req.budget.limitUsd,
-        periodRetentionMs: periodRetentionMs(window, now),
-      },
-      chargeMicros(req.amountUsd),
-      req.rememberMs,
-    );
+    const target = chargeTarget({ ...req, id: req.id ?? newId() }, Math.floor(this.clock()));
+    return this.apply(target, chargeMicros(req.amountUsd), req.rememberMs);
   }
 
   async retain(reservation: Reservation, holdId: string, ttlMs: number): Promise<boolean> {
