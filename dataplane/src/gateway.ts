@@ -36,7 +36,7 @@ import { createCacheEntryStore } from './stores/cache-entries/index.ts';
 import { warmTokenizer } from './accounting/tokens.ts';
 import { adminKeyHashFromEnv } from './server/routes/analytics-auth.ts';
 import { compactionSecretFromEnv } from './server/compaction-secret.ts';
-import { DEFAULT_STORE_WAIT_MS, settledWithin } from './shutdown-wait.ts';
+import { DEFAULT_STORE_WAIT_MS, JOURNAL_WRITE_WAIT_MS, settledWithin } from './shutdown-wait.ts';
 import { createStores, type Stores } from './stores/index.ts';
 import { ledgerBoundFromEnv } from './stores/ledger-bound-env.ts';
 import { RetryingUsageRecorder } from './stores/usage/index.ts';
@@ -482,9 +482,9 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     // still waiting on one falls back to the journal, which stays open until it is on disk.
     // Before, the journal closed first and such a charge, refused by it, was lost.
     await stores.close();
-    if (!(await settledWithin(settlements.idle(), storeWaitMs)))
+    if (!(await settledWithin(settlements.idle(), JOURNAL_WRITE_WAIT_MS)))
       app.log.error(
-        { settlements: settlements.size, owedUsd: settlements.owedUsd, storeWaitMs },
+        { settlements: settlements.size, owedUsd: settlements.owedUsd, waitedMs: JOURNAL_WRITE_WAIT_MS },
         'exiting with settlements the stores have not acknowledged: their charges and usage records may be missing',
       );
     await journal?.close();

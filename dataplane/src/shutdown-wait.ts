@@ -4,6 +4,12 @@
  * otherwise hold a terminating pod until SIGKILL, which logs nothing of what was owed.
  */
 export const DEFAULT_STORE_WAIT_MS = 2_000;
+/**
+ * After the stores close, what is left to wait for is settlements writing to the local journal
+ * (their store commands were cut): a disk write, not a store, so it gets its own cap rather than
+ * `--store-wait-ms`, which a test or operator may set far below what a loaded disk needs.
+ */
+export const JOURNAL_WRITE_WAIT_MS = 1_000;
 /** setTimeout fires at once past 2^31-1 ms; ten minutes is beyond any grace period anyway. */
 export const MAX_STORE_WAIT_MS = 600_000;
 
