@@ -62,8 +62,13 @@ export function waitForReady(client: Redis, timeoutMs = 5000): Promise<void> {
   });
 }
 
-/** Redis replies that mean "not serving right now" rather than "your command is wrong". */
-const TRANSIENT_REPLY = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|NOREPLICAS)\b/;
+/**
+ * Redis replies that mean "not serving right now" rather than "your command is wrong". OOM is a
+ * full Redis under `noeviction` (the policy billing wants) and MISCONF one that cannot persist:
+ * both refuse writes until an operator acts, so a charge they refuse is journaled and replayed,
+ * not dropped as a script error (review finding: a full Redis lost every settlement).
+ */
+const TRANSIENT_REPLY = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY|NOREPLICAS|OOM|MISCONF)\b/;
 
 /**
  * Maps a failed command to what the caller should see: StoreUnavailableError for anything that
