@@ -1,8 +1,8 @@
 /**
  * Realtime money when the client leaves mid-way, over real WebSockets on loopback against a
  * small upstream this file drives step by step: a response cut short is priced audio apart from
- * text; one forwarded but not yet started is charged its input; the upstream's events after the
- * session ended take no hold.
+ * text; one forwarded but not yet started is charged its input; the session's instructions and
+ * tools are input too; the upstream's events after the session ended take no hold.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +32,11 @@ wss.on('connection', (ws) => {
   ws.on('message', (data) => {
     const e = JSON.parse(String(data)) as Json;
     received.push(String(e.type));
+    // Applied as asked, echoed as OpenAI does.
+    if (e.type === 'session.update')
+      return ws.send(
+        JSON.stringify({ type: 'session.updated', session: { model: 'up', ...(e.session as Json) } }),
+      );
     if (e.type !== 'response.create') return;
     onCreate(ws, e);
   });
@@ -51,6 +56,8 @@ beforeAll(async () => {
         apiKey('queued', 'sk-queued', 'acme', RICH),
         apiKey('late', 'sk-late', 'acme', RICH),
         apiKey('scan', 'sk-scan', 'acme', RICH),
+        apiKey('prompt', 'sk-prompt', 'acme', RICH),
+        apiKey('prompt2', 'sk-prompt2', 'acme', RICH),
       ].join(''),
     // One session may use the whole allowance: the scan test below is about the key's total.
     { realtime: { maxScannedCharsPerMinute: 1_000_000, minScannedCharsPerSession: 1_000_000 } },
@@ -142,6 +149,76 @@ describe('Realtime: the client leaves before the response started', () => {
     expect(record!.promptTokens).toBeGreaterThan(text.length / 4);
     expect(record!.costUsd).toBeCloseTo((record!.promptTokens * 4) / 1e6, 9);
     expect(record!.costUsd).toBeGreaterThan(0.39);
+  });
+});
+
+describe('Realtime: instructions and tools are input', () => {
+  it("holds and charges a first response cut short for the session's instructions and tools", async () => {
+    const instructions = 'You are a careful phone agent; confirm every order number aloud. '.repeat(64);
+    const tools = [
+      {
+        type: 'function',
+        name: 'lookup_order',
+        description: 'Find an order by its number',
+        parameters: { type: 'object', properties: { order: { type: 'string' } }, required: ['order'] },
+      },
+    ];
+    const promptTokens = Math.ceil(instructions.length / 4) + Math.ceil(JSON.stringify(tools).length / 4);
+    onCreate = (ws) => {
+      ws.send(JSON.stringify({ type: 'response.created', response: { id: 'resp_p' } }));
+      ws.send(
+        JSON.stringify({ type: 'response.output_text.delta', response_id: 'resp_p', delta: 'Hello!!!' }),
+      );
+    };
+    const c = await open('sk-prompt');
+    c.ws.send(
+      JSON.stringify({
+        type: 'session.update',
+        session: { type: 'realtime', instructions, tools, max_output_tokens: 100 },
+      }),
+    );
+    await c.next('session.updated');
+    c.ws.send(JSON.stringify({ type: 'response.create' }));
+    await c.next('response.output_text.delta');
+    // The hold covers the prompt at the dearest input rate (audio, $32/M), beside 100 tokens of output.
+    const held = await stack.gateway.stores.budgets.state(
+      { tenant: 'acme', keyId: 'default/prompt' },
+      RICH.budget,
+    );
+    await leave(c.ws);
+    expect(instructions.length).toBeGreaterThan(4000);
+    expect(held.heldUsd).toBeGreaterThanOrEqual((promptTokens * 32 + 100 * 64) / 1e6);
+    const [record] = await recordsOf('prompt');
+    // No response.done: the gateway's own count, the prompt as text input (it was 0 input, $0.000032).
+    expect(record).toMatchObject({ status: 499, promptTokens, completionTokens: 2 });
+    expect(record!.costUsd).toBeCloseTo((promptTokens * 4 + 2 * 16) / 1e6, 9);
+  });
+});
+
+describe('Realtime: instructions and tools after a response.done', () => {
+  it('counts them once: the reported input already includes them', async () => {
+    const instructions = 'Answer in one short sentence. '.repeat(150);
+    const promptTokens = Math.ceil(instructions.length / 4);
+    let creates = 0;
+    onCreate = (ws) => {
+      const id = `resp_${++creates}`;
+      ws.send(JSON.stringify({ type: 'response.created', response: { id } }));
+      if (creates === 1) {
+        const usage = { input_tokens: promptTokens + 5, output_tokens: 10 };
+        ws.send(JSON.stringify({ type: 'response.done', response: { id, status: 'completed', usage } }));
+      } else ws.send(JSON.stringify({ type: 'response.output_text.delta', response_id: id, delta: 'Hi' }));
+    };
+    const c = await open('sk-prompt2');
+    c.ws.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', instructions } }));
+    await c.next('session.updated');
+    c.ws.send(JSON.stringify({ type: 'response.create' }));
+    await c.next('response.done');
+    c.ws.send(JSON.stringify({ type: 'response.create' }));
+    await c.next('response.output_text.delta');
+    await leave(c.ws);
+    const cut = (await recordsOf('prompt2')).find((r) => r.status === 499);
+    // The first response's input and output, once: 2x the instructions would be double counted.
+    expect(cut).toMatchObject({ promptTokens: promptTokens + 5 + 10, completionTokens: 1 });
   });
 });
 

@@ -43,6 +43,7 @@ import { recordBlocked, withVerdict } from './guard-record.ts';
 import { holdResponse, responseContext, settleResponse } from './hold.ts';
 import type { RealtimeLimits } from './limits.ts';
 import { billedCeiling, outgrowsHold, SessionCap, statedCap, type Cap } from './output-cap.ts';
+import { responseInputTokens, SessionPrompt } from './prompt-count.ts';
 import { relay } from './relay.ts';
 import { hasMcpTool, unmeteredReason, unmeteredSessionField } from './session-policy.ts';
 
@@ -97,6 +98,8 @@ interface Tracked {
   clientEventId: string | undefined;
   /** Input the hold assumed, charged with what was produced if the client leaves mid-response. */
   inputTokens: number;
+  /** The instructions and tools among them (prompt-count.ts). */
+  promptTokens: number;
   /** The audio among them, priced at the audio rate when the response is cut short. */
   inputAudioTokens: number;
   /** Output counted from the deltas relayed (text and audio), and the audio among it. */
@@ -134,7 +137,10 @@ export class RealtimeSession {
   /** The audio among those two counts. */
   private conversationAudio = 0;
   private addedAudio = 0;
+  /** The instructions and tools counted for the last response: its reported input includes them. */
+  private conversationPrompt = 0;
   private readonly cap = new SessionCap();
+  private readonly prompt = new SessionPrompt();
   private readonly done = new DoneIds();
   /** The upstream said the session reached its own duration limit: its close is no failure. */
   private upstreamExpired = false;
@@ -194,6 +200,7 @@ export class RealtimeSession {
     if (initial && Object.keys(initial).length > 0) {
       const id = eventId();
       this.cap.sent(id, initial);
+      this.prompt.sent(id, initial);
       this.toUpstream(
         JSON.stringify({ type: 'session.update', event_id: id, session: { type: 'realtime', ...initial } }),
       );
@@ -335,6 +342,7 @@ export class RealtimeSession {
     // Its cap counts once the upstream confirms it; an id so that a refusal can name it.
     if (typeof event.event_id !== 'string') event.event_id = eventId();
     this.cap.sent(event.event_id as string, session);
+    this.prompt.sent(event.event_id as string, session);
     this.toUpstream(JSON.stringify(event));
   }
 
@@ -350,7 +358,12 @@ export class RealtimeSession {
     }
     if (!this.recheck()) return;
     const heldCap = statedCap(response) ?? this.cap.forHold();
-    const tracked = this.tracked(heldCap, MAX_UNBOUNDED_OUTPUT_TOKENS, response.conversation === 'none');
+    const tracked = this.tracked(
+      heldCap,
+      MAX_UNBOUNDED_OUTPUT_TOKENS,
+      response.conversation === 'none',
+      this.prompt.forResponse(response),
+    );
     try {
       await this.hold(tracked);
     } catch (err) {
@@ -389,6 +402,7 @@ export class RealtimeSession {
       case 'session.created':
       case 'session.updated':
         this.cap.confirmed(event.session, event.type === 'session.updated');
+        this.prompt.confirmed(event.session, event.type === 'session.updated');
         // The client asked for Gantry's model name; the upstream's is an internal detail.
         if (isRecord(event.session) && typeof event.session.model === 'string') {
           event.session.model = this.s.model;
@@ -437,6 +451,7 @@ export class RealtimeSession {
       heldCap,
       billedCeiling(heldCap, event.response, MAX_UNBOUNDED_OUTPUT_TOKENS),
       false,
+      this.prompt.forResponse(event.response),
     );
     tracked.holding = this.hold(tracked).catch((err: unknown) => this.serverResponseRefused(id, err));
     this.live.set(id, tracked);
@@ -448,11 +463,17 @@ export class RealtimeSession {
    * its cancel landed was charged unheld, turn after turn past the limit.
    */
   /** A response about to start over the conversation so far, held under the current key. */
-  private tracked(heldCap: Cap, maxOutputTokens: number, outOfBand: boolean): Tracked {
+  private tracked(heldCap: Cap, maxOutputTokens: number, outOfBand: boolean, prompt: number): Tracked {
     return {
       ctx: this.heldCtx(),
       clientEventId: undefined,
-      inputTokens: this.conversationTokens + this.addedTokens,
+      inputTokens: responseInputTokens({
+        conversation: this.conversationTokens,
+        conversationPrompt: this.conversationPrompt,
+        added: this.addedTokens,
+        prompt,
+      }),
+      promptTokens: prompt,
       inputAudioTokens: this.conversationAudio + this.addedAudio,
       produced: 0,
       producedAudio: 0,
@@ -499,6 +520,7 @@ export class RealtimeSession {
     // out-of-band one read only its own input and added nothing.
     if (!tracked.outOfBand) {
       this.conversationTokens = input + output;
+      this.conversationPrompt = tracked.promptTokens;
       this.addedTokens = 0;
       this.conversationAudio = split.audioIn + split.audioOut;
       this.addedAudio = 0;
@@ -514,6 +536,7 @@ export class RealtimeSession {
     const ref = error.event_id;
     if (typeof ref !== 'string') return;
     this.cap.refused(ref);
+    this.prompt.refused(ref);
     const at = this.queued.findIndex((t) => t.clientEventId === ref);
     if (at === -1) return;
     const [tracked] = this.queued.splice(at, 1);

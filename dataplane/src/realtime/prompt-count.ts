@@ -1,0 +1,106 @@
+/**
+ * The instructions and tool definitions a Realtime response reads besides the conversation. The
+ * upstream bills them as input on every response (OpenAI's cost guide counts a turn's
+ * instructions in its input), so the gateway's own count, which holds a response and prices one
+ * cut short, must include them: a voice agent's first response with 4 KB of instructions was
+ * held and charged as if it read nothing. Counted as other Realtime text (events.ts): 4
+ * characters a token, tools by their JSON.
+ *
+ * The session's values are the upstream's word, as its output cap is (output-cap.ts): what
+ * `session.created`/`session.updated` echo; while an update is unanswered the larger of the
+ * confirmed and the requested, instructions and tools apart. A response's own `instructions` or
+ * `tools` replace the session's for that response.
+ */
+import { isRecord } from './events.ts';
+
+/** Tokens of text, as the gateway counts Realtime text: 4 characters a token. */
+export const textTokens = (text: string): number => Math.ceil(text.length / 4);
+
+interface Prompt {
+  instructions: number;
+  tools: number;
+}
+
+interface Stated {
+  instructions: number | undefined;
+  tools: number | undefined;
+}
+
+/** The instructions and tools a session or response object states (undefined where it states none). */
+export function statedPrompt(o: unknown): Stated {
+  if (!isRecord(o)) return { instructions: undefined, tools: undefined };
+  return {
+    instructions: typeof o.instructions === 'string' ? textTokens(o.instructions) : undefined,
+    tools: Array.isArray(o.tools) ? textTokens(JSON.stringify(o.tools)) : undefined,
+  };
+}
+
+/**
+ * The session's instructions and tools as the upstream confirmed them, and those of updates it
+ * has not answered. The upstream answers `session.update`s in order, each with
+ * `session.updated` or an `error` naming its event id.
+ */
+export class SessionPrompt {
+  /** None until the upstream says (its `session.created` echoes its default instructions). */
+  private confirmedPrompt: Prompt = { instructions: 0, tools: 0 };
+  private readonly pending: { eventId: string; stated: Stated }[] = [];
+
+  /** A `session.update` sent upstream with `eventId`. */
+  sent(eventId: string, session: unknown): void {
+    this.pending.push({ eventId, stated: statedPrompt(session) });
+  }
+
+  /** `session.created` (`answers` false) or `session.updated`: the session as the upstream has it. */
+  confirmed(session: unknown, answers: boolean): void {
+    if (answers) this.pending.shift();
+    const stated = statedPrompt(session);
+    this.confirmedPrompt = {
+      instructions: stated.instructions ?? this.confirmedPrompt.instructions,
+      tools: stated.tools ?? this.confirmedPrompt.tools,
+    };
+  }
+
+  /** An upstream `error` naming `eventId`: that update was not applied. */
+  refused(eventId: string): void {
+    const at = this.pending.findIndex((p) => p.eventId === eventId);
+    if (at !== -1) this.pending.splice(at, 1);
+  }
+
+  /**
+   * The prompt tokens `response` (a `response.create`'s response, or none) reads: its own
+   * instructions and tools where it states them, else the session's, the larger of confirmed and
+   * pending (an update the upstream may still apply).
+   */
+  forResponse(response: unknown): number {
+    let { instructions, tools } = this.confirmedPrompt;
+    for (const { stated } of this.pending) {
+      instructions = Math.max(instructions, stated.instructions ?? 0);
+      tools = Math.max(tools, stated.tools ?? 0);
+    }
+    const own = statedPrompt(response);
+    return (own.instructions ?? instructions) + (own.tools ?? tools);
+  }
+}
+
+/** What the gateway knows of the input of the next response. */
+export interface InputCount {
+  /** The last in-band `response.done`'s input plus output (the upstream's count), 0 before one. */
+  conversation: number;
+  /** The prompt tokens the gateway counted for that response: its input already includes them. */
+  conversationPrompt: number;
+  /** Items and audio added since, by the gateway's count. */
+  added: number;
+  /** The prompt tokens in force for the response about to start. */
+  prompt: number;
+}
+
+/**
+ * The input a response reads by the gateway's own count. `response.done`'s `input_tokens` is
+ * everything the model read (instructions, tools and the conversation items, cached ones among
+ * them), so the prompt counted for that response is taken out before this one's is put in:
+ * an unchanged prompt is counted once, a changed one at its new size. A prompt estimate above
+ * the upstream's whole count leaves the conversation part at 0, never negative.
+ */
+export function responseInputTokens(c: InputCount): number {
+  return Math.max(0, c.conversation - c.conversationPrompt) + c.added + c.prompt;
+}
