@@ -457,11 +457,6 @@ export class RealtimeSession {
     this.live.set(id, tracked);
   }
 
-  /**
-   * A server-started response the key cannot hold is cancelled. Past its budget the session
-   * ends too: server VAD would start the next turn regardless, and each one's output before
-   * its cancel landed was charged unheld, turn after turn past the limit.
-   */
   /** A response about to start over the conversation so far, held under the current key. */
   private tracked(heldCap: Cap, maxOutputTokens: number, outOfBand: boolean, prompt: number): Tracked {
     return {
@@ -490,6 +485,11 @@ export class RealtimeSession {
     return holdResponse(this.s.deps, tracked.ctx, estimate, tracked.inputTokens + held);
   }
 
+  /**
+   * A server-started response the key cannot hold is cancelled. Past its budget the session
+   * ends too: server VAD would start the next turn regardless, and each one's output before
+   * its cancel landed was charged unheld, turn after turn past the limit.
+   */
   private serverResponseRefused(id: string, err: unknown): void {
     const error = holdError(err);
     this.toUpstream(JSON.stringify({ type: 'response.cancel', event_id: eventId(), response_id: id }));
