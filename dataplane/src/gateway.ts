@@ -42,6 +42,7 @@ import { ledgerBoundFromEnv } from './stores/ledger-bound-env.ts';
 import { RetryingUsageRecorder } from './stores/usage/index.ts';
 import { SettlementJournal } from './stores/journal/journal.ts';
 import { owedSummary } from './stores/journal/entries.ts';
+import type { JournalLockOptions } from './stores/journal/lock.ts';
 import { SettlementsInFlight } from './pipeline/settlements-in-flight.ts';
 import { batchSweeper, DEFAULT_BATCH_SWEEP_MS, type SweepReport } from './pipeline/resources/batch-sweep.ts';
 import { jobSweeper } from './pipeline/fine-tuning/sweep.ts';
@@ -96,6 +97,16 @@ export interface GatewayOptions {
   journalDir?: string | undefined;
   /** Delay between replays of the journal while Redis stays unreachable (default 1 s). */
   journalRetryMs?: number | undefined;
+  /**
+   * The journal directory's lock: stale period (10 s), refresh interval (half of it) and how long
+   * a start waits for a held lock before refusing (stale + 1 s). Tests shorten them.
+   */
+  journalLock?: JournalLockOptions | undefined;
+  /**
+   * The journal directory's lock was lost while serving (logged at error here): the journal
+   * has stopped. The command line shuts the process down with a failure code.
+   */
+  onJournalLockLost?: ((err: Error) => void) | undefined;
   /**
    * On close, how long settlements still in the journal keep being replayed before the process
    * gives up on them (they stay in the journal directory, and are logged). Embedded default 0;
@@ -217,6 +228,7 @@ async function openJournal(
   stores: Stores,
   metrics: Metrics,
   opts: GatewayOptions,
+  log: () => FastifyBaseLogger,
 ): Promise<SettlementJournal | undefined> {
   if (stores.kind !== 'redis') return undefined;
   const dir =
@@ -235,6 +247,14 @@ async function openJournal(
     },
     onDropped: () => metrics.journalDropped.inc(),
     onPending: (n) => metrics.journalPending.set(n),
+    lock: opts.journalLock,
+    onLockLost: (err) => {
+      log().error(
+        { err: err.message, journalDir: dir, ...owedSummary(journal.queued()) },
+        'settlement journal lock lost: journaling stopped (another process may own the directory now)',
+      );
+      opts.onJournalLockLost?.(err);
+    },
   });
   stores.onReconnect(() => void journal.replay());
   await journal.replay();
@@ -300,7 +320,11 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     deploymentClock: opts.clock,
   });
   await stores.ready();
-  const journal = await openJournal(stores, metrics, opts);
+  // A journal directory another gateway holds stops the start; the stores opened for it close.
+  const journal = await openJournal(stores, metrics, opts, () => app.log).catch(async (err: unknown) => {
+    await stores.close();
+    throw err;
+  });
   const settlements = new SettlementsInFlight((err) =>
     app.log.error({ err: (err as Error).message }, 'settlement failed after the answer'),
   );

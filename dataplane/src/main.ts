@@ -71,6 +71,10 @@ async function main(): Promise<void> {
     options.fakeProvider === 'off'
       ? undefined
       : await (await import('./fake-provider/index.ts')).startFakeProvider({ port: 0, host: '127.0.0.1' });
+  // A journal whose directory lock was lost has stopped (gateway.ts logs why): the process
+  // drains and exits with a failure code, and its supervisor starts a fresh one.
+  let journalLockLost = false;
+  let stopOnLockLost = (): void => undefined;
   const gateway = await startGateway({
     configFile: options.config,
     snapshotSecret: snapshotSecretRef(options.snapshotSecret),
@@ -94,6 +98,10 @@ async function main(): Promise<void> {
     journalDir: options.journalDir,
     journalRetryMs: options.journalRetryMs,
     journalDrainMs: options.journalDrainMs,
+    onJournalLockLost: () => {
+      journalLockLost = true;
+      stopOnLockLost();
+    },
     storeWaitMs: options.storeWaitMs,
     batchSweepMs: options.batchSweepMs,
     maxJsonDepth: jsonDepthLimit(process.env.GANTRY_MAX_JSON_DEPTH, 'GANTRY_MAX_JSON_DEPTH'),
@@ -125,7 +133,7 @@ async function main(): Promise<void> {
       .then(
         () => {
           logDestination.flushSync();
-          process.exit(0);
+          process.exit(journalLockLost ? 1 : 0);
         },
         (err: unknown) => {
           console.error(`shutdown failed: ${(err as Error).message}`);
@@ -133,6 +141,8 @@ async function main(): Promise<void> {
         },
       );
   };
+  stopOnLockLost = stop(0);
+  if (journalLockLost) stopOnLockLost();
   process.on('SIGTERM', stop(options.preStopMs));
   process.on('SIGINT', stop(0));
 }

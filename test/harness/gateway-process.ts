@@ -24,6 +24,8 @@ export interface GatewayProcess {
    */
   waitForLines(done: (lines: string[]) => boolean, timeoutMs?: number): Promise<string[]>;
   stop(): Promise<void>;
+  /** Resolves with the process's exit code once it has exited by itself or been stopped. */
+  exitCode: Promise<number | null>;
 }
 
 export async function startGatewayProcess(
@@ -64,7 +66,8 @@ export async function startGatewayProcess(
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exitCode = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = exitCode.then(() => undefined);
   let dead = false;
   void exited.then(() => (dead = true));
 
@@ -118,5 +121,5 @@ export async function startGatewayProcess(
       child.stdout.on('data', check);
       check();
     });
-  return { url: `http://${HOST}:${port}`, adminUrl, stdoutLines, waitForLines, stop };
+  return { url: `http://${HOST}:${port}`, adminUrl, stdoutLines, waitForLines, stop, exitCode };
 }

@@ -7,11 +7,16 @@
  *
  * Nothing is written while the store is healthy; the file only exists during an outage and
  * is truncated once everything in it has been applied.
+ *
+ * The directory has one writer (lock.ts): open() refuses a directory another live process
+ * holds, close() releases it (so does exit). A lock lost while open stops all file work and
+ * replays here, fails later writes, and is reported through `onLockLost`.
  */
 import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isStoreUnavailable } from '../errors.ts';
 import { doneLine, pendingSettlements, settleLine, type PendingSettlement } from './entries.ts';
+import { lockJournalDir, type JournalLockOptions } from './lock.ts';
 
 export const JOURNAL_FILE = 'settlements.jsonl';
 export const DEFAULT_JOURNAL_RETRY_MS = 1000;
@@ -27,6 +32,13 @@ export interface JournalOptions {
   onDropped?: (s: PendingSettlement, err: unknown) => void;
   /** Called whenever the number of pending settlements changes. */
   onPending?: (pending: number) => void;
+  /** Timing of the directory's lock (defaults suit production; tests shorten them). */
+  lock?: JournalLockOptions | undefined;
+  /**
+   * The lock was lost while open (another process may own the directory now): the journal has
+   * stopped writing and replaying. Without this the loss is thrown, as proper-lockfile does.
+   */
+  onLockLost?: (err: Error) => void;
 }
 
 export class SettlementJournal {
@@ -40,6 +52,9 @@ export class SettlementJournal {
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Why the directory's lock was lost, once it was. */
+  private lost: Error | undefined;
+  private release: (() => Promise<void>) | undefined;
   private emptyWaiters: (() => void)[] = [];
   /** The file has lines in it (so emptying the queue should truncate it). */
   private dirty: boolean;
@@ -57,12 +72,27 @@ export class SettlementJournal {
 
   /** Reads what an earlier run left unapplied; call replay() to apply it. */
   static async open(opts: JournalOptions): Promise<SettlementJournal> {
-    const text = await readFile(join(opts.dir, JOURNAL_FILE), 'utf8').catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return '';
-      throw err;
+    // A loss reported before the journal exists (while the file is read) is applied once it does.
+    const made: { journal?: SettlementJournal; lostEarly?: Error } = {};
+    const release = await lockJournalDir(opts.dir, opts.lock ?? {}, (err) => {
+      if (made.journal) made.journal.lockLost(err);
+      else made.lostEarly = err;
     });
+    let text: string;
+    try {
+      text = await readFile(join(opts.dir, JOURNAL_FILE), 'utf8').catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return '';
+        throw err;
+      });
+    } catch (err) {
+      await release().catch(() => undefined);
+      throw err;
+    }
     const journal = new SettlementJournal(opts, pendingSettlements(text), text.length > 0);
+    made.journal = journal;
+    journal.release = release;
     journal.opts.onPending?.(journal.pending);
+    if (made.lostEarly) journal.lockLost(made.lostEarly);
     return journal;
   }
 
@@ -75,6 +105,11 @@ export class SettlementJournal {
     return this.queue.length;
   }
 
+  /** What is still owed, in order (for a log line). */
+  queued(): PendingSettlement[] {
+    return [...this.queue];
+  }
+
   /** Resolves once nothing is pending (at once when nothing is). */
   whenEmpty(): Promise<void> {
     if (this.queue.length === 0) return Promise.resolve();
@@ -83,6 +118,13 @@ export class SettlementJournal {
 
   /** Durably records a settlement; resolves once it is on disk. */
   async add(s: PendingSettlement): Promise<void> {
+    if (this.lost) {
+      // Not written (the files may be another process's now), but owed: kept in memory so
+      // metered keys keep failing closed here and the shutdown logs it with what else is owed.
+      this.queue.push(s);
+      this.opts.onPending?.(this.queue.length);
+      throw new Error(`settlement journal lock lost: ${this.lost.message}`);
+    }
     if (this.closed) throw new Error('settlement journal is closed');
     this.queue.push(s);
     this.opts.onPending?.(this.queue.length);
@@ -144,8 +186,25 @@ export class SettlementJournal {
     clearTimeout(this.timer);
     await this.replaying;
     await this.io;
-    await this.file?.close();
+    await this.file?.close().catch(() => undefined);
     this.file = undefined;
+    // After a loss the lock is no longer ours to remove (it may be another process's now).
+    if (!this.lost) await this.release?.();
+    this.release = undefined;
+  }
+
+  /**
+   * Another process may be appending to, replaying or truncating these files now: stop all
+   * file work and replays (what is on disk stays for the directory's holder; what is pending
+   * stays in memory, so budgeted admissions keep failing closed and the owed sum is logged).
+   */
+  private lockLost(err: Error): void {
+    if (this.lost || (this.closed && !this.release)) return;
+    this.lost = err;
+    this.closed = true;
+    clearTimeout(this.timer);
+    if (this.opts.onLockLost) this.opts.onLockLost(err);
+    else throw err;
   }
 
   private async pass(): Promise<void> {
@@ -190,7 +249,10 @@ export class SettlementJournal {
   }
 
   private serial<T>(op: (f: FileHandle) => Promise<T>): Promise<T> {
-    const run = this.io.then(async () => op(await this.handle()));
+    const run = this.io.then(async () => {
+      if (this.lost) throw new Error(`settlement journal lock lost: ${this.lost.message}`);
+      return op(await this.handle());
+    });
     this.io = run.catch(() => undefined);
     return run;
   }
