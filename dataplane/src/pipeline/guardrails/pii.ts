@@ -158,21 +158,30 @@ function classifyRun(text: string, run: string, start: number, out: Finding[], p
       }
     }
   }
+  // A word naming the id and its checksum outweigh a contact word and a phone's shape, and
+  // are checked first: the phone judgement is bounded per text and must not decide them.
+  const id = /^\d+$/.test(run) ? namedId(ctx, digits) : undefined;
+  if (id) {
+    out.push(finding(id, 0.9, start, end));
+    return;
+  }
   const phone = phones.score(run, PHONE_WORDS.test(ctx));
   if (phone > 0) {
     const ext = PHONE_EXTENSION.exec(text.slice(end, end + 24));
     out.push(finding('PHONE', phone, start, end + (ext ? ext[0].length : 0)));
-    return;
   }
-  if (!/^\d+$/.test(run)) return;
-  // Bare 9- and 11-digit ids: a one-in-eleven checksum is too weak without a naming word.
+}
+
+/** Bare 9- and 11-digit ids: a one-in-eleven checksum is too weak without a naming word. */
+function namedId(ctx: string, digits: string): PiiKind | undefined {
   if (digits.length === 9) {
-    if (SSN_WORDS.test(ctx) && ssnValid(digits)) out.push(finding('US_SSN', 0.9, start, end));
-    else if (BSN_WORDS.test(ctx) && nlBsnValid(digits)) out.push(finding('NL_BSN', 0.9, start, end));
+    if (SSN_WORDS.test(ctx) && ssnValid(digits)) return 'US_SSN';
+    if (BSN_WORDS.test(ctx) && nlBsnValid(digits)) return 'NL_BSN';
   } else if (digits.length === 11) {
-    if (DE_TAX_WORDS.test(ctx) && deTaxIdValid(digits)) out.push(finding('DE_TAX_ID', 0.9, start, end));
-    else if (CPF_WORDS.test(ctx) && brCpfValid(digits)) out.push(finding('BR_CPF', 0.9, start, end));
+    if (DE_TAX_WORDS.test(ctx) && deTaxIdValid(digits)) return 'DE_TAX_ID';
+    if (CPF_WORDS.test(ctx) && brCpfValid(digits)) return 'BR_CPF';
   }
+  return undefined;
 }
 
 function numericRuns(text: string, out: Finding[]): void {
