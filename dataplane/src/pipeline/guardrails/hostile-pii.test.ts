@@ -143,3 +143,26 @@ describe('benign number-heavy text past the phone parse allowance', () => {
     expect(scanRequest(request(log), { pii: { action: 'block' } }).action).toBe('allow');
   });
 });
+
+describe('named ids need their naming word whole', () => {
+  // Ids are judged before phones; "sofi" in Sofia or "tin" ending Austin took a phone number
+  // for a BSN or a German tax id whose checksum it passed by chance, and a PHONE-only policy
+  // let it through (review finding).
+  it.each([
+    'Call Sofia on 612160774 tonight',
+    'Call Austin at 19034997687 after lunch',
+    "Martin's cell: 17045080924",
+  ])('a phone after a name stays PHONE: %s', (text) => {
+    const kinds = detect(text).map((f) => f.category);
+    expect(kinds).toEqual(['PHONE']);
+  });
+
+  it.each([
+    ['sofinummer 111222333', 'NL_BSN'],
+    ['SoFi-nr: 111222333', 'NL_BSN'],
+    ['Steuer-ID 12345678995', 'DE_TAX_ID'],
+    ['TIN 12345678995', 'DE_TAX_ID'],
+  ])('the whole word still names the id: %s', (text, kind) => {
+    expect(detect(text).map((f) => f.category)).toEqual([kind]);
+  });
+});

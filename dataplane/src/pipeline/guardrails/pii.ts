@@ -100,9 +100,11 @@ const PHONE_WORDS =
   /(?:phone|tel\b|tel\.|tél|telef|telep|call|mobile|cell|whats ?app|sms|text me|fax|reach|ring|dial|handy|ruf|anruf|portable|numéro de|appel|llam|móvil|movil|cellulare|chiama|bel |bellen|mobiel|ligue|celular|contact|hotline)[^\n]{0,30}$/i;
 const CARD_WORDS =
   /(?:card|karte|carte|tarjeta|carta|cartão|visa|master ?card|maestro|amex|discover|diners|jcb|union ?pay|rupay|mir\b|credit|debit|pan\b|cc\b)[^\n]{0,30}$/i;
-const SSN_WORDS = /(?:ssn|social security|soc\.? sec)[^\n]{0,20}$/i;
-const BSN_WORDS = /(?:bsn|burgerservicenummer|sofi)[^\n]{0,20}$/i;
-const DE_TAX_WORDS = /(?:steuer|idnr|identifikationsnummer|tax id|tin\b)[^\n]{0,30}$/i;
+// Whole words only: "tin" ends Martin and Austin, "sofi" starts Sofia, and with the id checked
+// before the phone a name beside a phone number turned it into a tax id (review finding).
+const SSN_WORDS = /\b(?:ssn|social security|soc\.? sec)[^\n]{0,20}$/i;
+const BSN_WORDS = /\b(?:bsn|burgerservicenummer|sofi(?:-?nummer|-?nr|\b))[^\n]{0,20}$/i;
+const DE_TAX_WORDS = /\b(?:steuer|idnr|identifikationsnummer|tax id|tin\b)[^\n]{0,30}$/i;
 const CPF_WORDS = /\bcpf[^\n]{0,20}$/i;
 
 function before(text: string, index: number, span = 48): string {
