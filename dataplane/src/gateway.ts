@@ -522,8 +522,17 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     opts.limits,
     app.log.child({ listener: 'admin' }),
   );
-  const url = await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
-  const adminUrl = await admin.listen({ host: opts.adminHost ?? '127.0.0.1', port: opts.adminPort ?? 0 });
+  let url: string;
+  let adminUrl: string;
+  try {
+    url = await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 0 });
+    adminUrl = await admin.listen({ host: opts.adminHost ?? '127.0.0.1', port: opts.adminPort ?? 0 });
+  } catch (err) {
+    // A port already taken: what the start opened is closed again, the journal's lock above
+    // all, or an embedder retrying in this process would find its own directory locked.
+    await shutDown(0).catch(() => undefined);
+    throw err;
+  }
   return {
     url,
     adminUrl,

@@ -6,6 +6,7 @@
  * and reports it to its embedder (the command line exits). Real redis-server, real filesystem.
  */
 import { mkdtemp, rm, rmdir, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +61,19 @@ describe('one gateway per journal directory', () => {
     gateways.splice(gateways.indexOf(first), 1);
     const second = await boot(journalDir);
     expect(second.journal?.dir).toBe(journalDir);
+  });
+
+  it('a start that fails on a taken port releases the directory, so a retry in the same process starts', async () => {
+    const journalDir = await mkdtemp(join(dir, 'port-'));
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      await expect(boot(journalDir, { port })).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+    expect((await boot(journalDir)).url).toMatch(/^http:/);
   });
 
   it('a gateway that loses the lock while serving logs it at error and tells its embedder', async () => {
