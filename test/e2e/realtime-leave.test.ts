@@ -2,13 +2,15 @@
  * Realtime money when the client leaves mid-way, over real WebSockets on loopback against a
  * small upstream this file drives step by step: a response cut short is priced audio apart from
  * text; one forwarded but not yet started is charged its input; the session's instructions and
- * tools are input too; the upstream's events after the session ended take no hold.
+ * tools are input too, and an out-of-band response's own input items; the upstream's events
+ * after the session ended take no hold.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { UsageRecord } from '../../dataplane/src/accounting/usage.ts';
+import { itemTokens } from '../../dataplane/src/realtime/events.ts';
 import { apiKey, deployment, startStack, tenant, type Stack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
 
@@ -58,6 +60,7 @@ beforeAll(async () => {
         apiKey('scan', 'sk-scan', 'acme', RICH),
         apiKey('prompt', 'sk-prompt', 'acme', RICH),
         apiKey('prompt2', 'sk-prompt2', 'acme', RICH),
+        apiKey('oob', 'sk-oob', 'acme', RICH),
       ].join(''),
     // One session may use the whole allowance: the scan test below is about the key's total.
     { realtime: { maxScannedCharsPerMinute: 1_000_000, minScannedCharsPerSession: 1_000_000 } },
@@ -219,6 +222,39 @@ describe('Realtime: instructions and tools after a response.done', () => {
     const cut = (await recordsOf('prompt2')).find((r) => r.status === 499);
     // The first response's input and output, once: 2x the instructions would be double counted.
     expect(cut).toMatchObject({ promptTokens: promptTokens + 5 + 10, completionTokens: 1 });
+  });
+});
+
+describe("Realtime: an out-of-band response's own input", () => {
+  it('charges a response cut short for its input items, not the conversation it does not read', async () => {
+    const item = (text: string) => ({
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text }],
+    });
+    const input = [
+      item('The parcel arrived two days late. '.repeat(70)),
+      item('The box was dented on one side. '.repeat(70)),
+    ];
+    const inputTokens = input.reduce((n, i) => n + itemTokens(i), 0);
+    onCreate = (ws) => {
+      ws.send(JSON.stringify({ type: 'response.created', response: { id: 'resp_oob' } }));
+      ws.send(
+        JSON.stringify({ type: 'response.output_text.delta', response_id: 'resp_oob', delta: 'Billing' }),
+      );
+    };
+    const c = await open('sk-oob');
+    c.ws.send(
+      JSON.stringify({ type: 'conversation.item.create', item: item('Hi, my card was charged twice.') }),
+    );
+    c.ws.send(JSON.stringify({ type: 'response.create', response: { conversation: 'none', input } }));
+    await c.next('response.output_text.delta');
+    await leave(c.ws);
+    expect(JSON.stringify(input).length).toBeGreaterThan(4000);
+    const [record] = await recordsOf('oob');
+    // Its own items, not the conversation's one (it was 24 input tokens, the conversation's item).
+    expect(record).toMatchObject({ status: 499, promptTokens: inputTokens, completionTokens: 2 });
+    expect(record!.costUsd).toBeCloseTo((inputTokens * 4 + 2 * 16) / 1e6, 9);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { responseInputTokens, SessionPrompt, statedPrompt, textTokens } from './prompt-count.ts';
+import { itemTokens } from './events.ts';
+import { ownInput, responseInputTokens, SessionPrompt, statedPrompt, textTokens } from './prompt-count.ts';
 
 const INSTRUCTIONS = 'You are a careful phone agent. '.repeat(130); // ~4 KB
 const TOOLS = [
@@ -86,5 +87,51 @@ describe('responseInputTokens', () => {
     expect(responseInputTokens({ conversation: 100, conversationPrompt: 500, added: 5, prompt: 500 })).toBe(
       505,
     );
+  });
+
+  describe("a response's own input", () => {
+    const item = {
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'Classify this call: '.repeat(200) }],
+    };
+    const base = { conversation: prompt + 900, conversationPrompt: prompt, added: 40, prompt };
+
+    it('counts its items instead of the conversation, whatever `conversation` says', () => {
+      for (const conversation of ['none', 'auto', undefined]) {
+        const own = ownInput({ conversation, input: [item, item] });
+        expect(own).toEqual({ tokens: 2 * itemTokens(item), audio: 0, referencesConversation: false });
+        expect(responseInputTokens({ ...base, own })).toBe(2 * itemTokens(item) + prompt);
+      }
+      expect(itemTokens(item)).toBeGreaterThan(1000);
+      // `[]` clears the context: the prompt alone.
+      expect(responseInputTokens({ ...base, own: ownInput({ input: [] }) })).toBe(prompt);
+    });
+
+    it('reads the conversation where it states no input', () => {
+      expect(ownInput({ conversation: 'none' })).toBeUndefined();
+      expect(ownInput(undefined)).toBeUndefined();
+      expect(responseInputTokens({ ...base, own: ownInput({ conversation: 'none' }) })).toBe(
+        900 + 40 + prompt,
+      );
+    });
+
+    it('counts the conversation besides when an item names one of its items', () => {
+      const ref = { type: 'item_reference', id: 'item_1' };
+      const own = ownInput({ conversation: 'none', input: [ref, item] });
+      expect(own?.referencesConversation).toBe(true);
+      expect(responseInputTokens({ ...base, own })).toBe(
+        itemTokens(ref) + itemTokens(item) + 900 + 40 + prompt,
+      );
+    });
+
+    it('counts the audio among its items', () => {
+      const audio = Buffer.alloc(48_000 * 3).toString('base64');
+      const own = ownInput({
+        input: [{ type: 'message', role: 'user', content: [{ type: 'input_audio', audio }] }],
+      });
+      expect(own?.audio).toBe(30);
+      expect(own?.tokens).toBeGreaterThanOrEqual(30);
+    });
   });
 });

@@ -11,7 +11,7 @@
  * confirmed and the requested, instructions and tools apart. A response's own `instructions` or
  * `tools` replace the session's for that response.
  */
-import { isRecord } from './events.ts';
+import { isRecord, itemAudioTokens, itemTokens } from './events.ts';
 
 /** Tokens of text, as the gateway counts Realtime text: 4 characters a token. */
 export const textTokens = (text: string): number => Math.ceil(text.length / 4);
@@ -92,6 +92,35 @@ export interface InputCount {
   added: number;
   /** The prompt tokens in force for the response about to start. */
   prompt: number;
+  /** The response's own `input` items, when it states them (`ownInput`). */
+  own?: OwnInput;
+}
+
+/** A `response.create`'s own `input` items, counted as items added to the conversation are. */
+export interface OwnInput {
+  tokens: number;
+  /** The audio among them. */
+  audio: number;
+  /** An `item_reference` names a conversation item, whose size the gateway does not keep. */
+  referencesConversation: boolean;
+}
+
+/**
+ * A response's own `input` (undefined where it states none). OpenAI's reference: `input` "creates
+ * a new context for this Response instead of using the default conversation" (`[]` clears it),
+ * whatever `conversation` says, which only decides where the answer goes. The upstream bills
+ * those items as input: an out-of-band response with 4 KB of them was held and, cut short,
+ * charged as if it read none.
+ */
+export function ownInput(response: unknown): OwnInput | undefined {
+  if (!isRecord(response) || !Array.isArray(response.input)) return undefined;
+  const own: OwnInput = { tokens: 0, audio: 0, referencesConversation: false };
+  for (const item of response.input) {
+    own.tokens += itemTokens(item);
+    own.audio += itemAudioTokens(item);
+    if (isRecord(item) && item.type === 'item_reference') own.referencesConversation = true;
+  }
+  return own;
 }
 
 /**
@@ -99,8 +128,12 @@ export interface InputCount {
  * everything the model read (instructions, tools and the conversation items, cached ones among
  * them), so the prompt counted for that response is taken out before this one's is put in:
  * an unchanged prompt is counted once, a changed one at its new size. A prompt estimate above
- * the upstream's whole count leaves the conversation part at 0, never negative.
+ * the upstream's whole count leaves the conversation part at 0, never negative. A response with
+ * its own `input` reads those items instead of the conversation; one naming a conversation item
+ * is counted the whole conversation besides, an upper bound of what it names.
  */
 export function responseInputTokens(c: InputCount): number {
-  return Math.max(0, c.conversation - c.conversationPrompt) + c.added + c.prompt;
+  const conversation = Math.max(0, c.conversation - c.conversationPrompt) + c.added;
+  if (c.own === undefined) return conversation + c.prompt;
+  return c.own.tokens + (c.own.referencesConversation ? conversation : 0) + c.prompt;
 }

@@ -43,7 +43,7 @@ import { recordBlocked, withVerdict } from './guard-record.ts';
 import { holdResponse, responseContext, settleResponse } from './hold.ts';
 import type { RealtimeLimits } from './limits.ts';
 import { billedCeiling, outgrowsHold, SessionCap, statedCap, type Cap } from './output-cap.ts';
-import { responseInputTokens, SessionPrompt } from './prompt-count.ts';
+import { ownInput, responseInputTokens, SessionPrompt, type OwnInput } from './prompt-count.ts';
 import { relay } from './relay.ts';
 import { hasMcpTool, unmeteredReason, unmeteredSessionField } from './session-policy.ts';
 
@@ -363,6 +363,7 @@ export class RealtimeSession {
       MAX_UNBOUNDED_OUTPUT_TOKENS,
       response.conversation === 'none',
       this.prompt.forResponse(response),
+      ownInput(response),
     );
     try {
       await this.hold(tracked);
@@ -457,8 +458,15 @@ export class RealtimeSession {
     this.live.set(id, tracked);
   }
 
-  /** A response about to start over the conversation so far, held under the current key. */
-  private tracked(heldCap: Cap, maxOutputTokens: number, outOfBand: boolean, prompt: number): Tracked {
+  /** A response about to start over the conversation so far (or its own input), held under the current key. */
+  private tracked(
+    heldCap: Cap,
+    maxOutputTokens: number,
+    outOfBand: boolean,
+    prompt: number,
+    own?: OwnInput,
+  ): Tracked {
+    const conversationAudio = this.conversationAudio + this.addedAudio;
     return {
       ctx: this.heldCtx(),
       clientEventId: undefined,
@@ -467,9 +475,13 @@ export class RealtimeSession {
         conversationPrompt: this.conversationPrompt,
         added: this.addedTokens,
         prompt,
+        own,
       }),
       promptTokens: prompt,
-      inputAudioTokens: this.conversationAudio + this.addedAudio,
+      inputAudioTokens:
+        own === undefined
+          ? conversationAudio
+          : own.audio + (own.referencesConversation ? conversationAudio : 0),
       produced: 0,
       producedAudio: 0,
       heldCap,
