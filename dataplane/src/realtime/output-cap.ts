@@ -8,6 +8,7 @@
  * (the pairing is first in, first out), and then the echo shows whose it is.
  */
 import { isRecord } from './events.ts';
+import { SessionUpdates } from './session-updates.ts';
 
 /** A `max_output_tokens` as the protocol has it: a whole number, or "inf" (unbounded). */
 export type Cap = number | 'inf';
@@ -27,37 +28,31 @@ export function statedCap(o: unknown): Cap | undefined {
 /** The looser of two caps: "inf" over any number, else the larger. */
 const looser = (a: Cap, b: Cap): Cap => (a === 'inf' || b === 'inf' ? 'inf' : Math.max(a, b));
 
-/**
- * The session's cap as the upstream confirmed it, and the caps of updates it has not answered.
- * The upstream answers `session.update`s in order, each with `session.updated` or an `error`
- * naming its event id.
- */
+/** The session's cap as the upstream confirmed it, and the caps of updates it has not answered. */
 export class SessionCap {
   /** The protocol's default until the upstream says otherwise. */
   private confirmedCap: Cap = 'inf';
-  private readonly pending: { eventId: string; cap: Cap | undefined }[] = [];
+  private readonly updates = new SessionUpdates(statedCap);
 
   /** A `session.update` sent upstream with `eventId`. */
   sent(eventId: string, session: unknown): void {
-    this.pending.push({ eventId, cap: statedCap(session) });
+    this.updates.sent(eventId, session);
   }
 
   /** `session.created` (`answers` false) or `session.updated`: the session as the upstream has it. */
   confirmed(session: unknown, answers: boolean): void {
-    if (answers) this.pending.shift();
-    this.confirmedCap = statedCap(session) ?? this.confirmedCap;
+    this.confirmedCap = this.updates.confirmed(session, answers) ?? this.confirmedCap;
   }
 
   /** An upstream `error` naming `eventId`: that update was not applied. */
   refused(eventId: string): void {
-    const at = this.pending.findIndex((p) => p.eventId === eventId);
-    if (at !== -1) this.pending.splice(at, 1);
+    this.updates.refused(eventId);
   }
 
   /** What a hold assumes: the confirmed cap, loosened by any update the upstream may still apply. */
   forHold(): Cap {
     let cap = this.confirmedCap;
-    for (const p of this.pending) if (p.cap !== undefined) cap = looser(cap, p.cap);
+    for (const stated of this.updates.unanswered()) if (stated !== undefined) cap = looser(cap, stated);
     return cap;
   }
 }

@@ -12,6 +12,7 @@
  * `tools` replace the session's for that response.
  */
 import { isRecord, itemAudioTokens, itemTokens } from './events.ts';
+import { SessionUpdates } from './session-updates.ts';
 
 /** Tokens of text, as the gateway counts Realtime text: 4 characters a token. */
 export const textTokens = (text: string): number => Math.ceil(text.length / 4);
@@ -35,25 +36,20 @@ export function statedPrompt(o: unknown): Stated {
   };
 }
 
-/**
- * The session's instructions and tools as the upstream confirmed them, and those of updates it
- * has not answered. The upstream answers `session.update`s in order, each with
- * `session.updated` or an `error` naming its event id.
- */
+/** The session's instructions and tools as the upstream confirmed them, and those of updates it has not answered. */
 export class SessionPrompt {
   /** None until the upstream says (its `session.created` echoes its default instructions). */
   private confirmedPrompt: Prompt = { instructions: 0, tools: 0 };
-  private readonly pending: { eventId: string; stated: Stated }[] = [];
+  private readonly updates = new SessionUpdates(statedPrompt);
 
   /** A `session.update` sent upstream with `eventId`. */
   sent(eventId: string, session: unknown): void {
-    this.pending.push({ eventId, stated: statedPrompt(session) });
+    this.updates.sent(eventId, session);
   }
 
   /** `session.created` (`answers` false) or `session.updated`: the session as the upstream has it. */
   confirmed(session: unknown, answers: boolean): void {
-    if (answers) this.pending.shift();
-    const stated = statedPrompt(session);
+    const stated = this.updates.confirmed(session, answers);
     this.confirmedPrompt = {
       instructions: stated.instructions ?? this.confirmedPrompt.instructions,
       tools: stated.tools ?? this.confirmedPrompt.tools,
@@ -62,8 +58,7 @@ export class SessionPrompt {
 
   /** An upstream `error` naming `eventId`: that update was not applied. */
   refused(eventId: string): void {
-    const at = this.pending.findIndex((p) => p.eventId === eventId);
-    if (at !== -1) this.pending.splice(at, 1);
+    this.updates.refused(eventId);
   }
 
   /**
@@ -73,7 +68,7 @@ export class SessionPrompt {
    */
   forResponse(response: unknown): number {
     let { instructions, tools } = this.confirmedPrompt;
-    for (const { stated } of this.pending) {
+    for (const stated of this.updates.unanswered()) {
       instructions = Math.max(instructions, stated.instructions ?? 0);
       tools = Math.max(tools, stated.tools ?? 0);
     }
